@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from cdk_nag import AwsSolutionsChecks
+
+from config import DEFAULT_ENV, EnvironmentConfig, load_config
+from stacks.network_stack import NetworkStack
+from stacks.storage_stack import StorageStack
+
+
+def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
+    """Add every stack of ``config``'s environment to ``app``; returns them by short name."""
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
+    p = config.stack_prefix
+    network = NetworkStack(app, f"{p}-Network", config=config)
+    storage = StorageStack(
+        app,
+        f"{p}-Storage",
+        config=config,
+        vpc=network.vpc,
+        file_system_subnet=network.hyperpod_subnet,
+        file_system_security_group=network.security_groups.fsx,
+    )
+    return {"network": network, "storage": storage}
+
+
+def main() -> None:
+    app = cdk.App()
+    config = load_config(app.node.try_get_context("env") or DEFAULT_ENV)
+    build(app, config)
+    app.synth()
+
+
+if __name__ == "__main__":
+    main()

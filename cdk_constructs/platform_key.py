@@ -1,0 +1,57 @@
+"""The platform's customer-managed KMS key."""
+
+from __future__ import annotations
+
+from aws_cdk import Aws, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms
+from constructs import Construct
+
+
+class PlatformKey(Construct):
+    """A customer-managed key with yearly rotation, retained on delete and on replacement.
+
+    Besides the account's administrators (default key policy), the key admits:
+
+    - FSx for Lustre's per-file-system service-linked role ``AWSServiceRoleForFSxS3Access_fs-*``, through S3 only,
+      so the data repository association can read and write the SSE-KMS data bucket. The role's name contains the
+      file system ID, which does not exist until the file system does, hence the ARN pattern;
+    - CloudWatch Logs in this account and region, for encrypted log groups.
+
+    :param alias: key alias without the ``alias/`` prefix. Required.
+    :param removal_policy: default ``RETAIN``.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, alias: str,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+        super().__init__(scope, construct_id)
+        self.key = kms.Key(
+            self,
+            "Key",
+            alias=f"alias/{alias}",
+            description=f"{alias}: platform data at rest (S3, FSx, ECR, logs, secrets)",
+            enable_key_rotation=True,
+            removal_policy=removal_policy,
+        )
+        account, region = Aws.ACCOUNT_ID, Aws.REGION
+        self.key.add_to_resource_policy(iam.PolicyStatement(
+            sid="FsxDataRepositoryThroughS3",
+            principals=[iam.AnyPrincipal()],
+            actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey"],
+            resources=["*"],
+            conditions={
+                "StringEquals": {"kms:CallerAccount": account, "kms:ViaService": f"s3.{region}.amazonaws.com"},
+                "ArnLike": {"aws:PrincipalArn": f"arn:{Aws.PARTITION}:iam::{account}:role/aws-service-role/"
+                                                f"s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*"},
+            },
+        ))
+        self.key.add_to_resource_policy(iam.PolicyStatement(
+            sid="CloudWatchLogs",
+            principals=[iam.ServicePrincipal(f"logs.{Stack.of(self).region}.amazonaws.com")],
+            actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+            resources=["*"],
+            conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn":
+                                    f"arn:{Aws.PARTITION}:logs:{region}:{account}:log-group:*"}},
+        ))
+
+    @property
+    def key_arn(self) -> str:
+        return self.key.key_arn

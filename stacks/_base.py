@@ -1,0 +1,37 @@
+"""Common base for every platform stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+from constructs import Construct
+
+from config import EnvironmentConfig
+
+
+class PlatformStack(cdk.Stack):
+    """A stack bound to one environment's account and region.
+
+    The stack's availability zones come from the validated config instead of a context lookup, so
+    synthesis never needs credentials; the config check has already proved they belong to the region.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, description: str,
+                 stateful: bool = False, **kwargs: Any) -> None:
+        self._config_azs = list(config.network.availability_zones)
+        super().__init__(
+            scope,
+            construct_id,
+            env=cdk.Environment(account=config.account, region=config.region),
+            description=description,
+            termination_protection=stateful and config.protect_stateful,
+            **kwargs,
+        )
+        self.config = config
+        for key, value in config.tags.items():
+            cdk.Tags.of(self).add(key, value)
+
+    @property
+    def availability_zones(self) -> list[str]:  # overrides the context lookup of cdk.Stack
+        return self._config_azs

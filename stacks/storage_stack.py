@@ -1,0 +1,72 @@
+"""`<Env>-Storage`: KMS key, S3 buckets, FSx for Lustre with its S3 link, ECR repository."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
+from constructs import Construct
+
+from cdk_constructs.platform_key import PlatformKey
+from cdk_constructs.secure_bucket import SecureBucket
+from cdk_constructs.shared_file_system import SharedFileSystem
+from cdk_constructs.training_image_repository import TrainingImageRepository
+from config import EnvironmentConfig
+
+from ._base import PlatformStack
+
+
+class StorageStack(PlatformStack):
+    """Stateful data layer. Depends on the network only, so it never waits on EKS.
+
+    Buckets: ``data`` (datasets, models, checkpoints, team prefixes; linked to FSx), ``artifacts`` (MLflow's
+    artifact store: kept out of the FSx link so every job cannot see or overwrite it) and ``access_logs``
+    (server access logs of both; SSE-S3, the only encryption a log target supports).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
+                 file_system_subnet: ec2.ISubnet, file_system_security_group: ec2.ISecurityGroup,
+                 **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
+                         description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR")
+        st = config.storage
+        self.key: kms.IKey = PlatformKey(self, "Encryption", alias=config.resource_prefix).key
+
+        logs_bucket = SecureBucket(self, "AccessLogs", expiration_days=st.s3.access_logs_expiration_days,
+                                   noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
+                                   abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days)
+        self.access_logs_bucket: s3.IBucket = logs_bucket.bucket
+
+        def bucket(construct_id: str) -> s3.IBucket:
+            return SecureBucket(
+                self, construct_id, encryption_key=self.key, server_access_logs_bucket=self.access_logs_bucket,
+                noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
+                abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days,
+            ).bucket
+
+        self.data_bucket = bucket("Data")
+        self.artifacts_bucket = bucket("Artifacts")
+
+        self.file_system = SharedFileSystem(
+            self,
+            "Lustre",
+            vpc=vpc,
+            subnet=file_system_subnet,
+            security_group=file_system_security_group,
+            encryption_key=self.key,
+            data_bucket=self.data_bucket,
+            storage_capacity_gib=st.fsx.storage_capacity_gib,
+            throughput_mib_per_tib=st.fsx.throughput_mib_per_tib,
+            compression=st.fsx.compression,
+            backup_retention_days=st.fsx.backup_retention_days,
+            file_system_path=st.fsx.file_system_path,
+            auto_import=st.fsx.auto_import,
+            auto_export=st.fsx.auto_export,
+        )
+        self.training_images = TrainingImageRepository(
+            self,
+            "TrainingImages",
+            encryption_key=self.key,
+            repository_name=f"{config.resource_prefix}/training",
+            untagged_image_expiry_days=st.ecr.untagged_image_expiry_days,
+        )

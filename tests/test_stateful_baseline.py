@@ -1,0 +1,79 @@
+"""Stateful resources keep their logical IDs: a changed ID makes CloudFormation replace (delete) the resource.
+
+The committed baseline lists (logical ID, type) of every stateful resource per environment and stack. After a
+deliberate change, regenerate it with ``UPDATE_BASELINE=1 make test`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .conftest import ENVIRONMENTS, ROOT, synthesize
+
+BASELINE = ROOT / "tests" / "baselines" / "stateful_resources.json"
+
+STATEFUL_TYPES = {
+    "AWS::KMS::Key",
+    "AWS::S3::Bucket",
+    "AWS::FSx::FileSystem",
+    "AWS::FSx::DataRepositoryAssociation",
+    "AWS::ECR::Repository",
+    "AWS::EKS::Cluster",
+    "AWS::SageMaker::Cluster",
+    "AWS::RDS::DBCluster",
+    "AWS::RDS::DBInstance",
+    "AWS::SageMaker::Domain",
+    "AWS::SageMaker::UserProfile",
+    "AWS::SecretsManager::Secret",
+}
+
+
+def current() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for env in ENVIRONMENTS:
+        synth = synthesize(env)
+        for short, stack in synth.stacks.items():
+            resources = synth.templates[short]["Resources"]
+            found = {lid: r["Type"] for lid, r in sorted(resources.items()) if r["Type"] in STATEFUL_TYPES}
+            if found:
+                out[stack.stack_name] = found
+    return out
+
+
+def test_stateful_logical_ids_match_baseline() -> None:
+    now = current()
+    if os.environ.get("UPDATE_BASELINE") == "1":
+        BASELINE.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n")
+    baseline = json.loads(BASELINE.read_text())
+    problems = []
+    for stack in sorted(set(baseline) | set(now)):
+        before, after = baseline.get(stack, {}), now.get(stack, {})
+        for lid, type_ in sorted(before.items()):
+            if lid not in after:
+                problems.append(f"{stack}: {type_} {lid} is gone or renamed - CloudFormation would DELETE it "
+                                 f"(and create a new one under the new ID), losing its data")
+            elif after[lid] != type_:
+                problems.append(f"{stack}: {lid} changed type {type_} -> {after[lid]}: a replacement")
+        for lid in sorted(set(after) - set(before)):
+            problems.append(f"{stack}: new stateful resource {after[lid]} {lid} is not in the baseline")
+    assert not problems, (
+        "Stateful logical IDs differ from tests/baselines/stateful_resources.json:\n  " + "\n  ".join(problems)
+        + "\nA changed construct ID or path replaces the resource. Restore the old ID, or if the replacement is "
+          "intended (or the resource is new), run `UPDATE_BASELINE=1 make test` and commit the reviewed diff."
+    )
+
+
+def test_stateful_resources_are_retained() -> None:
+    """Every stateful resource survives stack deletion and replacement (Snapshot where the service has it)."""
+    wrong = []
+    for env in ENVIRONMENTS:
+        synth = synthesize(env)
+        for name, template in synth.templates.items():
+            for lid, res in template["Resources"].items():
+                if res["Type"] not in STATEFUL_TYPES:
+                    continue
+                policies = (res.get("DeletionPolicy"), res.get("UpdateReplacePolicy"))
+                if not all(p in ("Retain", "Snapshot", "RetainExceptOnCreate") for p in policies):
+                    wrong.append(f"{env}/{name}: {res['Type']} {lid} has {policies}")
+    assert not wrong, "stateful resources must be Retain/Snapshot on delete and replace:\n" + "\n".join(wrong)
