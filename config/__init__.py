@@ -14,6 +14,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
+from .kubernetes import KubernetesConfig, TeamConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
 
@@ -22,8 +23,8 @@ DEFAULT_ENV = "dev"
 
 __all__ = [
     "CONFIG_DIR", "DEFAULT_ENV", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
-    "HyperPodSubnetConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig", "known_environments",
-    "load_config", "parse_config",
+    "HyperPodSubnetConfig", "KubernetesConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
+    "TeamConfig", "known_environments", "load_config", "parse_config",
 ]
 
 
@@ -39,6 +40,7 @@ class EnvironmentConfig(ConfigModel):
     tags: dict[str, str] = Field(default_factory=dict, description="Tags applied to every resource.")
     network: NetworkConfig
     storage: StorageConfig = StorageConfig()
+    kubernetes: KubernetesConfig = KubernetesConfig()
 
     @field_validator("account")
     @classmethod
