@@ -20,7 +20,6 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         app,
         f"{p}-Storage",
         config=config,
-        vpc=network.vpc,
         file_system_subnet=network.hyperpod_subnet,
         file_system_security_group=network.security_groups.fsx,
     )

@@ -64,12 +64,12 @@ class PlatformSecurityGroups(Construct):
 
         # --- FSx for Lustre -------------------------------------------------------------------------------
         for port in LUSTRE_PORTS:
-            self.fsx.add_ingress_rule(self.fsx, port, f"Lustre {port} between file servers")
-            self.fsx.add_egress_rule(self.fsx, port, f"Lustre {port} between file servers")
+            self.fsx.add_ingress_rule(self.fsx, port, f"Lustre {port.to_string()} between file servers")
+            self.fsx.add_egress_rule(self.fsx, port, f"Lustre {port.to_string()} between file servers")
             for name, client in (("HyperPod/EFA nodes", self.efa), ("EKS nodes", self.eks_nodes),
                                  ("Studio apps", self.studio)):
-                self.fsx.connections.allow_from(client, port, f"Lustre {port} from {name}")
-                self.fsx.connections.allow_to(client, port, f"Lustre {port} to {name}")
+                self.fsx.connections.allow_from(client, port, f"Lustre {port.to_string()} from {name}")
+                self.fsx.connections.allow_to(client, port, f"Lustre {port.to_string()} to {name}")
 
         # --- Studio -------------------------------------------------------------------------------------
         self.studio.add_ingress_rule(self.studio, NFS, "NFS between Studio apps and the domain's home volume")

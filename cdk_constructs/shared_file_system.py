@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, aws_ec2 as ec2, aws_fsx as fsx, aws_kms as kms, aws_s3 as s3
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_fsx as fsx, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 _EVENTS = ["NEW", "CHANGED", "DELETED"]
@@ -15,7 +15,6 @@ class SharedFileSystem(Construct):
     import) and files written there, checkpoints included, are exported to S3 (automatic export). Other top-level
     directories (e.g. Studio home partitions) are not linked.
 
-    :param vpc: the VPC.
     :param subnet: subnet of the file system's network interfaces (the HyperPod subnet, next to the GPUs).
     :param security_group: the FSx security group (Lustre ports from clients only).
     :param encryption_key: customer-managed key for data at rest.
@@ -29,37 +28,40 @@ class SharedFileSystem(Construct):
     :param removal_policy: default ``RETAIN`` (FSx has no CloudFormation snapshot policy).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, subnet: ec2.ISubnet,
+    def __init__(self, scope: Construct, construct_id: str, *, subnet: ec2.ISubnet,
                  security_group: ec2.ISecurityGroup, encryption_key: kms.IKey, data_bucket: s3.IBucket,
                  storage_capacity_gib: int = 1200, throughput_mib_per_tib: int = 125, compression: str = "LZ4",
                  backup_retention_days: int = 7, file_system_path: str = "/data", auto_import: bool = True,
                  auto_export: bool = True, removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, construct_id)
-        self.file_system = fsx.LustreFileSystem(
+        # L1 on purpose: the L2 LustreFileSystem opens TCP 988-1023 on its group to itself, wider than Lustre
+        # needs; the network stack's FSx group already holds exactly 988 and 1018-1023.
+        backups = backup_retention_days > 0
+        self.file_system = fsx.CfnFileSystem(
             self,
             "FileSystem",
-            vpc=vpc,
-            vpc_subnet=subnet,
-            security_group=security_group,
-            kms_key=encryption_key,
-            storage_capacity_gib=storage_capacity_gib,
-            file_system_type_version=fsx.FileSystemTypeVersion.V_2_15,
-            removal_policy=removal_policy,
-            lustre_configuration=fsx.LustreConfiguration(
-                deployment_type=fsx.LustreDeploymentType.PERSISTENT_2,
+            file_system_type="LUSTRE",
+            file_system_type_version="2.15",
+            storage_type="SSD",
+            storage_capacity=storage_capacity_gib,
+            subnet_ids=[subnet.subnet_id],
+            security_group_ids=[security_group.security_group_id],
+            kms_key_id=encryption_key.key_id,
+            lustre_configuration=fsx.CfnFileSystem.LustreConfigurationProperty(
+                deployment_type="PERSISTENT_2",
                 per_unit_storage_throughput=throughput_mib_per_tib,
-                data_compression_type=fsx.LustreDataCompressionType[compression],
-                automatic_backup_retention=Duration.days(backup_retention_days),
-                copy_tags_to_backups=backup_retention_days > 0,
-                daily_automatic_backup_start_time=fsx.DailyAutomaticBackupStartTime(hour=3, minute=0)
-                if backup_retention_days > 0 else None,
-                weekly_maintenance_start_time=fsx.LustreMaintenanceTime(day=fsx.Weekday.SUNDAY, hour=4, minute=0),
+                data_compression_type=compression,
+                automatic_backup_retention_days=backup_retention_days,
+                copy_tags_to_backups=backups or None,
+                daily_automatic_backup_start_time="03:00" if backups else None,
+                weekly_maintenance_start_time="7:04:00",
             ),
         )
+        self.file_system.apply_removal_policy(removal_policy)
         self.data_repository_association = fsx.CfnDataRepositoryAssociation(
             self,
             "DataRepository",
-            file_system_id=self.file_system.file_system_id,
+            file_system_id=self.file_system.ref,
             file_system_path=file_system_path,
             data_repository_path=f"s3://{data_bucket.bucket_name}/",
             batch_import_meta_data_on_create=True,
@@ -75,12 +77,12 @@ class SharedFileSystem(Construct):
 
     @property
     def file_system_id(self) -> str:
-        return self.file_system.file_system_id
+        return self.file_system.ref
 
     @property
     def dns_name(self) -> str:
-        return self.file_system.dns_name
+        return self.file_system.attr_dns_name
 
     @property
     def mount_name(self) -> str:
-        return self.file_system.mount_name
+        return self.file_system.attr_lustre_mount_name

@@ -24,7 +24,7 @@ class StorageStack(PlatformStack):
     (server access logs of both; SSE-S3, the only encryption a log target supports).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig,
                  file_system_subnet: ec2.ISubnet, file_system_security_group: ec2.ISecurityGroup,
                  **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
@@ -50,7 +50,6 @@ class StorageStack(PlatformStack):
         self.file_system = SharedFileSystem(
             self,
             "Lustre",
-            vpc=vpc,
             subnet=file_system_subnet,
             security_group=file_system_security_group,
             encryption_key=self.key,
