@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
 from .kubernetes import KubernetesConfig, TeamConfig
+from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
 
@@ -23,7 +24,7 @@ DEFAULT_ENV = "dev"
 
 __all__ = [
     "CONFIG_DIR", "DEFAULT_ENV", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
-    "HyperPodSubnetConfig", "KubernetesConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
+    "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
 ]
 
@@ -41,6 +42,7 @@ class EnvironmentConfig(ConfigModel):
     network: NetworkConfig
     storage: StorageConfig = StorageConfig()
     kubernetes: KubernetesConfig = KubernetesConfig()
+    mlflow: MlflowConfig = Field(description="MLflow tracking server (`<Env>-Mlflow`); see config/mlflow.py.")
 
     @field_validator("account")
     @classmethod
@@ -65,6 +67,12 @@ class EnvironmentConfig(ConfigModel):
                 f"network.availability_zones {wrong!r} are not AZs of region {self.region!r}; use names like "
                 f"'{self.region}a', '{self.region}b'"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _mlflow_in_environment(self) -> EnvironmentConfig:
+        self.mlflow.check_environment(account=self.account, region=self.region,
+                                      protect_stateful=self.protect_stateful)
         return self
 
     # ---- derived names (one place, so every stack agrees) -------------------------------------------------
