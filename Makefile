@@ -31,7 +31,7 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 synth: install
-	$(CDK) synth --all -c env=$(ENV) --quiet
+	$(CDK) synth -c env=$(ENV) --quiet
 	@echo "Templates for '$(ENV)' are in cdk.out/"
 
 diff: install

@@ -1,0 +1,64 @@
+"""Print the configuration reference (Markdown) from the models: `python -m config`.
+
+The README's "Configuration reference" section is this output; tests/test_readme.py keeps them in sync.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from . import EnvironmentConfig
+
+
+def _models_in(annotation: typing.Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _type_name(annotation: typing.Any) -> str:
+    if isinstance(annotation, type):
+        return annotation.__name__
+    text = str(annotation).replace("typing.", "")
+    return text.replace("config.", "").replace("NoneType", "None")
+
+
+def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for name, field in model.model_fields.items():
+        if not prefix and name == "name":
+            continue  # set from the file name
+        path = f"{prefix}{name}"
+        nested = _models_in(field.annotation)
+        if field.is_required():
+            default = "**required**"
+        elif field.default is PydanticUndefined:
+            default = "(see below)" if nested else "`{}`"
+        elif isinstance(field.default, BaseModel):
+            default = "(see below)"
+        elif isinstance(field.default, (tuple, list)) and any(isinstance(v, BaseModel) for v in field.default):
+            default = f"{len(field.default)} item(s), see `config/dev.yaml`"
+        else:
+            default = f"`{field.default!r}`"
+        doc = (nested[0].__doc__ or "").strip().splitlines() if nested else []
+        desc = (field.description or (doc[0] if doc else "")).replace("|", "\\|").replace("\n", " ")
+        typ = "list of objects" if nested and typing.get_origin(field.annotation) in (tuple, list) else (
+            "object" if nested else _type_name(field.annotation))
+        out.append(f"| `{path}` | {typ} | {default} | {desc} |")
+        for sub in nested:
+            suffix = "[]." if typing.get_origin(field.annotation) in (tuple, list) else "."
+            out.extend(rows(sub, f"{path}{suffix}"))
+    return out
+
+
+def reference() -> str:
+    head = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    return "\n".join(head + rows(EnvironmentConfig)) + "\n"
+
+
+if __name__ == "__main__":
+    print(reference(), end="")
