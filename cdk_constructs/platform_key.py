@@ -5,6 +5,8 @@ from __future__ import annotations
 from aws_cdk import Aws, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms
 from constructs import Construct
 
+from .compliance import skip_checkov
+
 
 class PlatformKey(Construct):
     """A customer-managed key with yearly rotation, retained on delete and on replacement.
@@ -43,6 +45,10 @@ class PlatformKey(Construct):
                                                 f"s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*"},
             },
         ))
+        skip_checkov(self.key, "CKV_AWS_33",
+                     "The only wildcard principal is bound by aws:PrincipalArn to FSx's per-file-system S3 link role, "
+                     "kms:CallerAccount to this account and kms:ViaService to S3; the role name is unknown until the "
+                     "file system exists")
         self.key.add_to_resource_policy(iam.PolicyStatement(
             sid="CloudWatchLogs",
             principals=[iam.ServicePrincipal(f"logs.{Stack.of(self).region}.amazonaws.com")],

@@ -7,6 +7,7 @@ from typing import Any
 from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
+from cdk_constructs.compliance import skip_checkov
 from cdk_constructs.platform_key import PlatformKey
 from cdk_constructs.secure_bucket import SecureBucket
 from cdk_constructs.shared_file_system import SharedFileSystem
@@ -36,6 +37,8 @@ class StorageStack(PlatformStack):
                                    noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
                                    abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days)
         self.access_logs_bucket: s3.IBucket = logs_bucket.bucket
+        skip_checkov(self.access_logs_bucket, "CKV_AWS_18",
+                     "This is the server-access-log target; logging it into itself would loop")
 
         def bucket(construct_id: str) -> s3.IBucket:
             return SecureBucket(
