@@ -1,0 +1,331 @@
+"""Idle monthly cost and maximum GPU burst per hour of one environment, from its synthesized output only.
+
+Inputs: the CloudFormation templates in a cloud assembly (``cdk.out/``) and the Kubernetes manifests written for
+GitOps (``dist/<env>/``). No AWS calls. Prices come from ``prices.yaml`` beside this file.
+
+Every resource type is classified: priced (a line with its figure), usage-based ($0 while idle), free, or
+**unpriced** (a type nobody has reviewed yet: reported, never silently counted as zero).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PRICES_FILE = Path(__file__).with_name("prices.yaml")
+GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def load_prices(path: Path = PRICES_FILE) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text())
+
+
+@dataclass
+class Line:
+    stack: str
+    resource: str
+    type: str
+    item: str
+    monthly_usd: float
+    detail: str = ""
+
+
+@dataclass
+class BurstLine:
+    source: str
+    name: str
+    gpus: int
+    usd_per_gpu_hour: float
+    usd_per_hour: float
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    env: str
+    region: str
+    price_version: str
+    idle: list[Line] = field(default_factory=list)
+    reserved_gpu: list[BurstLine] = field(default_factory=list)   # HyperPod instance groups (run while deployed)
+    burst: list[BurstLine] = field(default_factory=list)          # Karpenter GPU pools at their limits
+    unpriced: list[Line] = field(default_factory=list)
+    usage_based: list[Line] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def idle_total(self) -> float:
+        return round(sum(line.monthly_usd for line in self.idle), 2)
+
+    def idle_by_stack(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for line in self.idle:
+            out[line.stack] = round(out.get(line.stack, 0.0) + line.monthly_usd, 2)
+        return out
+
+    @property
+    def reserved_gpu_per_hour(self) -> float:
+        return round(sum(b.usd_per_hour for b in self.reserved_gpu), 2)
+
+    @property
+    def max_burst_per_hour(self) -> float:
+        return round(sum(b.usd_per_hour for b in self.burst), 2)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "env": self.env, "region": self.region, "price_version": self.price_version,
+            "idle_monthly_usd": self.idle_total, "idle_monthly_usd_by_stack": self.idle_by_stack(),
+            "reserved_gpu_usd_per_hour": self.reserved_gpu_per_hour,
+            "max_burst_usd_per_hour": self.max_burst_per_hour,
+            "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
+            "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
+            "usage_based": [asdict(x) for x in self.usage_based], "notes": self.notes,
+        }
+
+
+class Pricer:
+    """Prices of one region."""
+
+    def __init__(self, prices: dict[str, Any], region: str) -> None:
+        if region not in prices["regions"]:
+            raise KeyError(f"no prices for region {region!r} in {PRICES_FILE.name}; add it (with sources)")
+        self.data = prices
+        self.region = prices["regions"][region]
+        self.hours = prices["hours_per_month"]
+        self.assume = prices["assumptions"]
+
+    def hourly(self, key: str) -> float:
+        return self.region["hourly"][key]["usd"]
+
+    def monthly(self, key: str) -> float:
+        return self.region["monthly"][key]["usd"]
+
+    def instance(self, instance_type: str) -> dict[str, Any] | None:
+        table = "sagemaker_instance_hour" if instance_type.startswith("ml.") else "ec2_instance_hour"
+        return self.region[table].get(instance_type)
+
+    def classify(self, type_: str) -> str:
+        if type_ in self.data["free_types"]:
+            return "free"
+        if any(fnmatch.fnmatch(type_, pattern) for pattern in self.data["usage_types"]):
+            return "usage"
+        return "other"
+
+
+def _ref(value: Any) -> str | None:
+    if isinstance(value, dict):
+        if "Ref" in value:
+            return value["Ref"]
+        if "Fn::GetAtt" in value:
+            return value["Fn::GetAtt"][0]
+    return None
+
+
+def _mentions(value: Any, logical_id: str) -> bool:
+    return logical_id in json.dumps(value)
+
+
+def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Report) -> None:
+    resources: dict[str, dict[str, Any]] = template.get("Resources", {})
+    hours = p.hours
+
+    def add(lid: str, type_: str, item: str, monthly: float, detail: str = "") -> None:
+        report.idle.append(Line(stack, lid, type_, item, round(monthly, 2), detail))
+
+    for lid, res in resources.items():
+        t, props = res["Type"], res.get("Properties", {})
+        if t == "AWS::EKS::Cluster":
+            add(lid, t, "EKS control plane", p.hourly("eks_cluster") * hours)
+        elif t == "AWS::EC2::NatGateway":
+            add(lid, t, "NAT gateway", p.hourly("nat_gateway") * hours)
+        elif t == "AWS::EC2::EIP":
+            add(lid, t, "Public IPv4 address", p.hourly("public_ipv4") * hours)
+        elif t == "AWS::EC2::VPCEndpoint":
+            if props.get("VpcEndpointType", "Gateway") == "Interface":
+                azs = len(props.get("SubnetIds", [])) or 1
+                name = props.get("ServiceName")
+                name = name.split(".", 3)[-1] if isinstance(name, str) else "endpoint"  # com.amazonaws.<region>.X
+                add(lid, t, f"Interface endpoint {name}",
+                    p.hourly("interface_endpoint_az") * azs * hours, f"{azs} AZ")
+            else:
+                report.usage_based.append(Line(stack, lid, t, "Gateway endpoint (free)", 0.0))
+        elif t == "AWS::ElasticLoadBalancingV2::LoadBalancer":
+            kind = props.get("Type", "application")
+            add(lid, t, "Application Load Balancer" if kind == "application" else "Network Load Balancer",
+                p.hourly("alb" if kind == "application" else "nlb") * hours, "LCUs excluded")
+        elif t == "AWS::ECS::Service":
+            task = resources.get(_ref(props.get("TaskDefinition")) or "", {}).get("Properties", {})
+            vcpu = float(task.get("Cpu", 256)) / 1024
+            gb = float(task.get("Memory", 512)) / 1024
+            count = props.get("DesiredCount")
+            if count is None:
+                targets = [r["Properties"] for r in resources.values()
+                           if r["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
+                           and _mentions(r["Properties"].get("ResourceId"), lid)]
+                count = targets[0]["MinCapacity"] if targets else 1
+            per_task = (vcpu * p.hourly("fargate_vcpu") + gb * p.hourly("fargate_gb")) * hours
+            add(lid, t, "Fargate tasks", per_task * int(count), f"{count} x {vcpu:g} vCPU / {gb:g} GB")
+        elif t == "AWS::RDS::DBCluster":
+            scaling = props.get("ServerlessV2ScalingConfiguration", {})
+            floor = float(scaling.get("MinCapacity", 0))
+            instances = [r for r in resources.values() if r["Type"] == "AWS::RDS::DBInstance"
+                         and _ref(r["Properties"].get("DBClusterIdentifier")) == lid
+                         and r["Properties"].get("DBInstanceClass") == "db.serverless"]
+            n = len(instances) or 1
+            add(lid, t, "Aurora Serverless v2 ACU floor", floor * n * p.hourly("aurora_serverless_acu") * hours,
+                f"{n} instance(s) x {floor:g} ACU")
+            gb = p.assume["aurora_storage_gb"]
+            add(lid, t, "Aurora storage (assumed)", gb * p.monthly("aurora_storage_gb"), f"{gb} GB")
+        elif t == "AWS::RDS::DBInstance" and props.get("DBInstanceClass") == "db.serverless":
+            continue  # priced on its cluster (ACU floor x instances)
+        elif t == "AWS::FSx::FileSystem":
+            lustre = props.get("LustreConfiguration", {})
+            tput = str(lustre.get("PerUnitStorageThroughput"))
+            entry = p.region["fsx_lustre_gb_month"].get(tput)
+            if entry is None or lustre.get("DeploymentType") != "PERSISTENT_2":
+                report.unpriced.append(Line(stack, lid, t, f"FSx {lustre.get('DeploymentType')} {tput}", 0.0))
+                continue
+            cap = int(props["StorageCapacity"])
+            add(lid, t, "FSx for Lustre capacity", cap * entry["usd"], f"{cap} GiB x {tput} MB/s/TiB")
+        elif t == "AWS::KMS::Key":
+            add(lid, t, "KMS key", p.monthly("kms_key"))
+        elif t == "AWS::SecretsManager::Secret":
+            add(lid, t, "Secrets Manager secret", p.monthly("secret"))
+        elif t == "AWS::CloudWatch::Alarm":
+            add(lid, t, "CloudWatch alarm", p.monthly("cloudwatch_alarm"))
+        elif t == "AWS::Route53::HostedZone":
+            add(lid, t, "Route 53 hosted zone", p.monthly("hosted_zone"))
+        elif t == "AWS::Logs::LogGroup":
+            gb = p.assume["log_ingest_gb_per_group_month"]
+            add(lid, t, "Log ingestion (estimate)", gb * p.monthly("log_ingest_gb"), f"{gb} GB/month assumed")
+        elif t == "AWS::EKS::Nodegroup":
+            scaling = props.get("ScalingConfig", {})
+            count = int(scaling.get("DesiredSize", scaling.get("MinSize", 1)))
+            types = props.get("InstanceTypes") or ["m5.large"]
+            entry = p.instance(types[0])
+            if entry is None:
+                report.unpriced.append(Line(stack, lid, t, f"node group {types[0]}", 0.0, f"{count} nodes"))
+                continue
+            disk = int(props.get("DiskSize", p.assume["node_root_volume_gb"]))
+            add(lid, t, "EKS system nodes", count * entry["usd"] * hours, f"{count} x {types[0]}")
+            add(lid, t, "EKS node volumes", count * disk * p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
+        elif t == "AWS::SageMaker::Cluster":
+            for group in props.get("InstanceGroups", []):
+                itype, count = group["InstanceType"], int(group.get("InstanceCount", 0))
+                entry = p.instance(itype)
+                if entry is None:
+                    report.unpriced.append(Line(stack, lid, t, f"HyperPod {itype}", 0.0, f"{count} instances"))
+                    continue
+                gpus = entry["gpus"] * count
+                report.reserved_gpu.append(BurstLine(
+                    "HyperPod", f"{group['InstanceGroupName']} ({itype})", gpus,
+                    round(entry["usd"] / entry["gpus"], 3) if entry["gpus"] else 0.0,
+                    round(entry["usd"] * count, 2), f"{count} x {itype}"))
+        else:
+            kind = p.classify(t)
+            if kind == "usage":
+                report.usage_based.append(Line(stack, lid, t, "usage-based", 0.0))
+            elif kind == "other":
+                report.unpriced.append(Line(stack, lid, t, "no price rule", 0.0))
+
+
+def _gpu_instance_types(requirements: list[dict[str, Any]], p: Pricer) -> tuple[list[str], list[str]]:
+    """EC2 GPU instance types a NodePool may launch; second list: values that could not be resolved."""
+    candidates = {k: v for k, v in p.region["ec2_instance_hour"].items() if v["gpus"] > 0}
+    allowed = set(candidates)
+    unresolved: list[str] = []
+    for req in requirements:
+        key, op, values = req.get("key"), req.get("operator"), req.get("values", [])
+        if op != "In":
+            continue
+        if key == "node.kubernetes.io/instance-type":
+            unresolved += [v for v in values if v not in candidates]
+            allowed &= set(values)
+        elif key == "karpenter.k8s.aws/instance-family":
+            allowed &= {t for t in candidates if t.split(".")[0] in values}
+        elif key == "karpenter.k8s.aws/instance-gpu-name":
+            names = {"h100": ("p5.",), "h200": ("p5e.", "p5en."), "a100": ("p4d.", "p4de."), "a10g": ("g5.",),
+                     "l40s": ("g6e.",)}
+            prefixes = tuple(px for v in values for px in names.get(v, ()))
+            unresolved += [v for v in values if v not in names]
+            allowed &= {t for t in candidates if t.startswith(prefixes)}
+    return sorted(allowed), unresolved
+
+
+def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
+    for path in sorted(manifest_dir.glob("*.yaml")) + sorted(manifest_dir.glob("*.yml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if not doc or doc.get("kind") != "NodePool":
+                continue
+            name = doc["metadata"]["name"]
+            spec = doc.get("spec", {})
+            limit = spec.get("limits", {}).get(GPU_RESOURCE)
+            reqs = spec.get("template", {}).get("spec", {}).get("requirements", [])
+            types, unresolved = _gpu_instance_types(reqs, p)
+            if limit is None:
+                report.unpriced.append(Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded",
+                                            0.0))
+                continue
+            if unresolved or not types:
+                report.unpriced.append(Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}",
+                                            0.0))
+                continue
+            per_gpu = {t: p.region["ec2_instance_hour"][t]["usd"] / p.region["ec2_instance_hour"][t]["gpus"]
+                       for t in types}
+            worst = max(per_gpu, key=per_gpu.__getitem__)
+            gpus = int(limit)
+            report.burst.append(BurstLine(
+                "Karpenter", name, gpus, round(per_gpu[worst], 3), round(gpus * per_gpu[worst], 2),
+                f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)"))
+
+
+def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], manifest_dir: Path | None,
+                 prices: dict[str, Any] | None = None) -> Report:
+    prices = prices or load_prices()
+    p = Pricer(prices, region)
+    report = Report(env=env, region=region, price_version=str(prices["version"]))
+    for stack, template in sorted(templates.items()):
+        price_template(stack, template, p, report)
+    if manifest_dir and manifest_dir.is_dir():
+        price_manifests(manifest_dir, p, report)
+    else:
+        report.notes.append(f"no manifests at {manifest_dir}: Karpenter burst not computed (run make synth)")
+    report.notes.append("Excluded from idle: GPU instances (below), Studio apps (billed per running app-hour), data "
+                        "transfer, S3/ECR storage and requests (usage-based).")
+    return report
+
+
+def templates_from_assembly(cdk_out: Path) -> dict[str, dict[str, Any]]:
+    manifest = json.loads((cdk_out / "manifest.json").read_text())
+    out = {}
+    for name, artifact in manifest["artifacts"].items():
+        if artifact.get("type") == "aws:cloudformation:stack":
+            out[name] = json.loads((cdk_out / artifact["properties"]["templateFile"]).read_text())
+    return out
+
+
+def render(report: Report) -> str:
+    rows = [f"Idle monthly cost - {report.env} ({report.region}, prices {report.price_version})", ""]
+    width = max([len(line.item) for line in report.idle] + [20])
+    for stack, total in report.idle_by_stack().items():
+        rows.append(f"{stack}  ${total:,.2f}/month")
+        for line in (x for x in report.idle if x.stack == stack):
+            rows.append(f"    {line.item:<{width}}  {line.monthly_usd:>10,.2f}  {line.detail}")
+    rows += ["", f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month", ""]
+    rows.append("Reserved GPU capacity (HyperPod instance groups, billed while deployed)")
+    for b in report.reserved_gpu:
+        rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
+    rows.append(f"    total ${report.reserved_gpu_per_hour:,.2f}/hour")
+    rows += ["", "Maximum GPU burst (every Karpenter GPU pool at its GPU limit)"]
+    for b in report.burst:
+        rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
+    rows.append(f"    total ${report.max_burst_per_hour:,.2f}/hour")
+    if report.unpriced:
+        rows += ["", "UNPRICED (not counted; add a price rule or a free/usage classification):"]
+        rows += [f"    {u.stack}/{u.resource} {u.type}: {u.item} {u.detail}" for u in report.unpriced]
+    rows += [""] + [f"note: {n}" for n in report.notes]
+    return "\n".join(rows) + "\n"
