@@ -18,6 +18,7 @@ from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
+from .studio import StudioConfig, StudioUserProfileConfig
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_ENV = "dev"
@@ -26,6 +27,7 @@ __all__ = [
     "CONFIG_DIR", "DEFAULT_ENV", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
+    "StudioConfig", "StudioUserProfileConfig",
 ]
 
 
@@ -43,6 +45,8 @@ class EnvironmentConfig(ConfigModel):
     storage: StorageConfig = StorageConfig()
     kubernetes: KubernetesConfig = KubernetesConfig()
     mlflow: MlflowConfig = Field(description="MLflow tracking server (`<Env>-Mlflow`); see config/mlflow.py.")
+    studio: StudioConfig = Field(StudioConfig(), description="SageMaker Studio domain on the cluster's FSx "
+                                                            "(`<Env>-Studio`); see config/studio.py.")
 
     @field_validator("account")
     @classmethod
@@ -67,6 +71,12 @@ class EnvironmentConfig(ConfigModel):
                 f"network.availability_zones {wrong!r} are not AZs of region {self.region!r}; use names like "
                 f"'{self.region}a', '{self.region}b'"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _studio_in_environment(self) -> EnvironmentConfig:
+        self.studio.check_environment(team_names=tuple(t.name for t in self.kubernetes.teams),
+                                      data_path=self.storage.fsx.file_system_path)
         return self
 
     @model_validator(mode="after")
