@@ -1,0 +1,176 @@
+#!/bin/bash
+# SageMaker Studio lifecycle configuration (JupyterLab and Code Editor): a terminal that can `kubectl get pods`
+# and `kubectl apply -f job.yaml` in the user's team namespace at once, and MLflow set up for notebooks.
+#
+# The <Env>-Studio stack inserts the PLATFORM_* / MLFLOW_* assignments below the first line (one lifecycle
+# configuration per team and app type), so this file stays the single reviewed source of the logic.
+#
+# 1. Installs pinned kubectl (the cluster's minor version), eksctl, helm and jq into ~/.local/bin, each verified
+#    against the SHA-256 written here; a mismatch stops the app (possible tampering), a failed download only
+#    warns (the IDE still starts; the next start retries). Verified binaries on the persistent home volume are
+#    reused.
+# 2. `aws eks update-kubeconfig` for the platform cluster, namespace set to the team's.
+# 3. MLFLOW_TRACKING_URI for terminals and kernels; MLflow client credentials into ~/.mlflow/credentials (0600).
+set -euo pipefail
+
+: "${PLATFORM_REGION:?set by the Studio stack}"
+: "${PLATFORM_CLUSTER_NAME:?set by the Studio stack}"
+: "${PLATFORM_NAMESPACE:?set by the Studio stack}"
+: "${PLATFORM_KUBERNETES_VERSION:?set by the Studio stack}"
+MLFLOW_URI="${MLFLOW_URI:-}"
+MLFLOW_CREDENTIALS_SECRET_ARN="${MLFLOW_CREDENTIALS_SECRET_ARN:-}"
+BIN_DIR="${PLATFORM_BIN_DIR:-${HOME}/.local/bin}"
+
+log() { printf '[platform-lcc] %s\n' "$*"; }
+warn() { printf '[platform-lcc] WARNING: %s\n' "$*" >&2; }
+
+# --- pinned tools (linux/amd64) ------------------------------------------------------------------------------
+# kubectl: dl.k8s.io release binaries; one pin per Kubernetes minor the platform supports (config/compute.py).
+case "${PLATFORM_KUBERNETES_VERSION}" in
+  1.33)
+    KUBECTL_VERSION="v1.33.4"
+    KUBECTL_SHA256="c2ba72c115d524b72aaee9aab8df8b876e1596889d2f3f27d68405262ce86ca1"
+    ;;
+  1.34)
+    KUBECTL_VERSION="v1.34.1"
+    KUBECTL_SHA256="7721f265e18709862655affba5343e85e1980639395d5754473dafaadcaa69e3"
+    ;;
+  *)
+    warn "no kubectl pinned for Kubernetes ${PLATFORM_KUBERNETES_VERSION}; add it to this script"
+    exit 1
+    ;;
+esac
+EKSCTL_VERSION="v0.219.0"
+EKSCTL_SHA256="8672bdcc468571fae8eb99e2d190fc385c9d1472c64a4377d9815ff5069c7f4b"
+HELM_VERSION="v3.18.6"
+HELM_SHA256="3f43c0aa57243852dd542493a0f54f1396c0bc8ec7296bbb2c01e802010819ce"
+JQ_VERSION="1.7.1"
+JQ_SHA256="5942c9b0934e510ee61eb3e30273f1b3fe2590df93933a93d7c58b81d19c8ff5"
+
+if [ "$(uname -m)" != "x86_64" ]; then
+  warn "the pinned tools are linux/amd64 builds; this instance is $(uname -m), skipping tool installation"
+  SKIP_TOOLS=1
+else
+  SKIP_TOOLS=0
+fi
+
+WORK_DIR="$(mktemp -d)"
+trap 'rm -rf "${WORK_DIR}"' EXIT
+mkdir -p "${BIN_DIR}"
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# fetch URL SHA256 OUT: download URL to OUT and verify it. 0 = verified, 1 = download failed; exits on mismatch.
+fetch() {
+  local url="$1" expected="$2" out="$3" actual
+  if ! curl --fail --silent --show-error --location --retry 3 --retry-delay 2 --connect-timeout 10 \
+      --max-time 120 --output "${out}" "${url}"; then
+    warn "download failed: ${url}"
+    return 1
+  fi
+  actual="$(sha256_of "${out}")"
+  if [ "${actual}" != "${expected}" ]; then
+    rm -f "${out}"
+    warn "checksum mismatch for ${url}: expected ${expected}, got ${actual}; refusing to install it"
+    exit 1
+  fi
+}
+
+# install_binary NAME URL SHA256: a tool published as a plain binary.
+install_binary() {
+  local name="$1" url="$2" expected="$3" target="${BIN_DIR}/$1"
+  if [ -x "${target}" ] && [ "$(sha256_of "${target}")" = "${expected}" ]; then
+    log "${name}: pinned build already installed"
+    return 0
+  fi
+  if fetch "${url}" "${expected}" "${WORK_DIR}/${name}"; then
+    install -m 0755 "${WORK_DIR}/${name}" "${target}"
+    log "${name}: installed from ${url}"
+  fi
+}
+
+# install_archived NAME URL SHA256 MEMBER: a tool inside a .tar.gz; the archive is what the checksum covers.
+install_archived() {
+  local name="$1" url="$2" expected="$3" member="$4" stamp="${BIN_DIR}/.$1.sha256"
+  if [ -x "${BIN_DIR}/${name}" ] && [ -f "${stamp}" ] && [ "$(cat "${stamp}")" = "${expected}" ]; then
+    log "${name}: pinned build already installed"
+    return 0
+  fi
+  if fetch "${url}" "${expected}" "${WORK_DIR}/${name}.tar.gz"; then
+    tar -xzf "${WORK_DIR}/${name}.tar.gz" -C "${WORK_DIR}" "${member}"
+    install -m 0755 "${WORK_DIR}/${member}" "${BIN_DIR}/${name}"
+    printf '%s\n' "${expected}" > "${stamp}"
+    log "${name}: installed from ${url}"
+  fi
+}
+
+if [ "${SKIP_TOOLS}" = 0 ]; then
+  install_binary kubectl "https://dl.k8s.io/release/${KUBECTL_VERSION}/bin/linux/amd64/kubectl" "${KUBECTL_SHA256}"
+  install_binary jq "https://github.com/jqlang/jq/releases/download/jq-${JQ_VERSION}/jq-linux-amd64" "${JQ_SHA256}"
+  install_archived eksctl \
+    "https://github.com/eksctl-io/eksctl/releases/download/${EKSCTL_VERSION}/eksctl_Linux_amd64.tar.gz" \
+    "${EKSCTL_SHA256}" eksctl
+  install_archived helm "https://get.helm.sh/helm-${HELM_VERSION}-linux-amd64.tar.gz" "${HELM_SHA256}" \
+    linux-amd64/helm
+fi
+export PATH="${BIN_DIR}:${PATH}"
+
+# --- shell environment (terminals) ---------------------------------------------------------------------------
+ENV_FILE="${HOME}/.platform_env"
+{
+  printf '# Written by the platform lifecycle configuration at every app start; edits are overwritten.\n'
+  # shellcheck disable=SC2016  # ${PATH} must expand when the file is sourced, not now
+  printf 'export PATH=%q:"${PATH}"\n' "${BIN_DIR}"
+  printf 'export AWS_REGION=%q\n' "${PLATFORM_REGION}"
+  printf 'export PLATFORM_CLUSTER_NAME=%q\n' "${PLATFORM_CLUSTER_NAME}"
+  printf 'export PLATFORM_NAMESPACE=%q\n' "${PLATFORM_NAMESPACE}"
+  if [ -n "${MLFLOW_URI}" ]; then
+    printf 'export MLFLOW_TRACKING_URI=%q\n' "${MLFLOW_URI}"
+  fi
+  if [ -n "${MLFLOW_CREDENTIALS_SECRET_ARN}" ]; then
+    printf 'export MLFLOW_CREDENTIALS_SECRET_ARN=%q\n' "${MLFLOW_CREDENTIALS_SECRET_ARN}"
+  fi
+} > "${ENV_FILE}"
+for rc in "${HOME}/.bashrc" "${HOME}/.profile"; do
+  touch "${rc}"
+  if ! grep -qF '.platform_env' "${rc}"; then
+    # shellcheck disable=SC2016  # expands in the user's shell
+    printf '\n[ -f "${HOME}/.platform_env" ] && . "${HOME}/.platform_env"\n' >> "${rc}"
+  fi
+done
+
+# --- notebooks and kernels -------------------------------------------------------------------------------------
+if [ -n "${MLFLOW_URI}" ]; then
+  STARTUP_DIR="${HOME}/.ipython/profile_default/startup"
+  mkdir -p "${STARTUP_DIR}"
+  python3 -c 'import sys; print("import os\nos.environ.setdefault(\"MLFLOW_TRACKING_URI\", %r)" % sys.argv[1])' \
+    "${MLFLOW_URI}" > "${STARTUP_DIR}/00-platform-mlflow.py"
+fi
+if [ -n "${MLFLOW_CREDENTIALS_SECRET_ARN}" ] && command -v jq > /dev/null; then
+  if secret="$(aws secretsmanager get-secret-value --region "${PLATFORM_REGION}" \
+      --secret-id "${MLFLOW_CREDENTIALS_SECRET_ARN}" --query SecretString --output text)"; then
+    mkdir -p "${HOME}/.mlflow"
+    umask 077
+    printf '[mlflow]\nmlflow_tracking_username = %s\nmlflow_tracking_password = %s\n' \
+      "$(printf '%s' "${secret}" | jq -r .username)" "$(printf '%s' "${secret}" | jq -r .password)" \
+      > "${HOME}/.mlflow/credentials"
+    unset secret
+    log "MLflow client credentials written to ~/.mlflow/credentials"
+  else
+    warn "could not read the MLflow client credentials secret; MLflow calls will be unauthenticated"
+  fi
+fi
+
+# --- kube context ----------------------------------------------------------------------------------------------
+if aws eks update-kubeconfig --region "${PLATFORM_REGION}" --name "${PLATFORM_CLUSTER_NAME}" \
+    --alias "${PLATFORM_CLUSTER_NAME}"; then
+  if command -v kubectl > /dev/null; then
+    kubectl config set-context --current --namespace "${PLATFORM_NAMESPACE}"
+    log "kubectl context ${PLATFORM_CLUSTER_NAME}, namespace ${PLATFORM_NAMESPACE}"
+  else
+    warn "kubectl is not installed; namespace ${PLATFORM_NAMESPACE} not set as default"
+  fi
+else
+  warn "aws eks update-kubeconfig failed for cluster ${PLATFORM_CLUSTER_NAME}; run it again from a terminal"
+fi
+log "done"
