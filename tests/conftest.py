@@ -108,6 +108,13 @@ def synthesize(env: str, overrides: dict[str, Any] | None = None) -> Synth:
     return result
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """For `make bench`: how many synths this session ran (PLATFORM_SYNTH_STATS=<file>)."""
+    target = os.environ.get("PLATFORM_SYNTH_STATS")
+    if target:
+        Path(target).write_text(json.dumps({"synths": len(_CACHE), "keys": sorted(_CACHE)}))
+
+
 @pytest.fixture(scope="session", params=ENVIRONMENTS)
 def env_synth(request: pytest.FixtureRequest) -> Synth:
     """Every shipped environment, synthesized once per session."""

@@ -1,0 +1,59 @@
+"""`make bench`: wall time of synthesizing the dev environment against an empty app with the same settings (the
+floor), their ratio, the number of synths in one test session, and the wall time of `make test`.
+
+Goals (not asserted anywhere; read the output): ratio <= 2.5, `make test` <= 60 s on 2 cores after install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CDK = ROOT / "node_modules" / ".bin" / "cdk"
+RATIO_GOAL, TEST_GOAL_S = 2.5, 60.0
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def synth_time(app_cmd: str, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as out:
+            times.append(timed([str(CDK), "synth", "--quiet", "--app", app_cmd, "-o", out, "-c", "env=dev"]))
+    return statistics.median(times)
+
+
+def main() -> int:
+    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    python = sys.executable
+    floor = synth_time(f"{python} tools/empty_app.py", runs)
+    dev = synth_time(f"{python} app.py", runs)
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
+        stats = Path(fh.name)
+    test = timed(["make", "test"], env={"PLATFORM_SYNTH_STATS": str(stats)})
+    synths = json.loads(stats.read_text())["synths"] if stats.stat().st_size else None
+    stats.unlink(missing_ok=True)
+    ratio = dev / floor
+    print(f"empty app synth (floor), median of {runs}: {floor:6.2f} s")
+    print(f"dev environment synth,   median of {runs}: {dev:6.2f} s")
+    print(f"ratio dev / floor:                   {ratio:6.2f}   (goal <= {RATIO_GOAL})")
+    print(f"synths in one test session:          {synths}")
+    print(f"make test wall time:                 {test:6.2f} s (goal <= {TEST_GOAL_S:.0f} s)")
+    print(f"cores: {os.cpu_count()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
