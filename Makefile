@@ -14,7 +14,7 @@ CDK := node_modules/.bin/cdk
 CHECKOV_VENV := .checkov-venv
 CHECKOV_VERSION := 3.3.30
 
-.PHONY: install synth test lint clean deploy diff cost bench
+.PHONY: install synth test lint clean deploy diff cost bench docs
 .DEFAULT_GOAL := help
 
 help:
@@ -58,6 +58,9 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV)
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
+
+docs: install
+	$(PY) -m config --write-readme
 
 bench: install
 	$(PY) -m tools.bench

@@ -7,6 +7,7 @@ import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
 from config import DEFAULT_ENV, EnvironmentConfig, load_config
+from stacks.compute_stack import ComputeStack
 from stacks.network_stack import NetworkStack
 from stacks.storage_stack import StorageStack
 
@@ -23,7 +24,17 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         file_system_subnet=network.hyperpod_subnet,
         file_system_security_group=network.security_groups.fsx,
     )
-    return {"network": network, "storage": storage}
+    compute = ComputeStack(
+        app,
+        f"{p}-Compute",
+        config=config,
+        vpc=network.vpc,
+        private_subnets=network.vpc.private_subnets,
+        hyperpod_subnet=network.hyperpod_subnet,
+        security_groups=network.security_groups,
+        file_system=storage.file_system,
+    )
+    return {"network": network, "storage": storage, "compute": compute}
 
 
 def main() -> None:

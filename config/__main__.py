@@ -60,5 +60,23 @@ def reference() -> str:
     return "\n".join(head + rows(EnvironmentConfig)) + "\n"
 
 
+START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
+
+
+def write_readme(path: str = "README.md") -> None:
+    """Replace the README's reference section with the current one (`make docs`)."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"{head}{START}\n{reference()}{END}{tail}")
+
+
 if __name__ == "__main__":
-    print(reference(), end="")
+    import sys
+
+    if "--write-readme" in sys.argv:
+        write_readme()
+    else:
+        print(reference(), end="")
