@@ -1,4 +1,4 @@
-"""Kubernetes section: ML teams (namespaces), job tiers and their priority classes.
+"""Kubernetes section: ML teams (namespaces), job tiers, PriorityClasses and Karpenter GPU node pools.
 
 Teams are what an ML engineer belongs to: each becomes a namespace with a GPU quota, the job tiers it may use
 (and through them the PriorityClasses its pods may request), and an S3 prefix of the data bucket that its
@@ -8,6 +8,7 @@ service account (EKS Pod Identity) may read and write. SageMaker Studio user pro
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -30,6 +31,57 @@ TIER_PRIORITY_CLASSES: dict[str, tuple[str, ...]] = {
 # Namespaces that belong to the platform, not to a team (`default` and `kube-*` are refused separately).
 RESERVED_NAMESPACES: tuple[str, ...] = ("default", "karpenter", "kubeflow", "ray-system", "aws-hyperpod",
                                         "amazon-cloudwatch", "cert-manager")
+
+# Karpenter v1 accepts durations of whole seconds, minutes and hours (a subset of Go's time.ParseDuration).
+_DURATION = re.compile(r"([0-9]+(s|m|h))+")
+PRIORITY_VALUE_MAX = 1_000_000_000  # larger values are reserved for system-node-critical / system-cluster-critical
+
+
+@dataclass(frozen=True)
+class GpuInstanceType:
+    """Facts about one GPU instance type (EC2 name without the HyperPod `ml.` prefix)."""
+
+    gpu_type: str            # value of the `gpu-type` node label
+    gpus: int
+    efa_network_cards: int   # 0 = no EFA; else network cards that each take an EFA-only interface
+    instance_store: bool     # NVMe instance store present (RAID0 for ephemeral storage)
+    vcpus: int
+    memory_gib: int
+
+
+# EC2 GPU instance types the platform knows (from the EC2 accelerated-computing instance documentation).
+GPU_INSTANCE_TYPES: dict[str, GpuInstanceType] = {
+    "p5.48xlarge": GpuInstanceType("h100", 8, 32, True, 192, 2048),
+    "p5e.48xlarge": GpuInstanceType("h200", 8, 32, True, 192, 2048),
+    "p5en.48xlarge": GpuInstanceType("h200", 8, 16, True, 192, 2048),
+    "p4d.24xlarge": GpuInstanceType("a100", 8, 4, True, 96, 1152),
+    "p4de.24xlarge": GpuInstanceType("a100", 8, 4, True, 96, 1152),
+    "g6e.12xlarge": GpuInstanceType("l40s", 4, 1, True, 48, 384),
+    "g6e.48xlarge": GpuInstanceType("l40s", 8, 1, True, 192, 1536),
+    "g5.xlarge": GpuInstanceType("a10g", 1, 0, True, 4, 16),
+    "g5.2xlarge": GpuInstanceType("a10g", 1, 0, True, 8, 32),
+    "g5.12xlarge": GpuInstanceType("a10g", 4, 1, True, 48, 192),
+    "g5.48xlarge": GpuInstanceType("a10g", 8, 1, True, 192, 768),
+}
+
+
+def gpu_instance_type(field: str, name: str) -> GpuInstanceType:
+    """Facts about ``name`` (``ml.`` prefix allowed, as HyperPod names them), or a message naming ``field``."""
+    info = GPU_INSTANCE_TYPES.get(name.removeprefix("ml."))
+    if info is None:
+        raise ValueError(f"{field} {name!r} is not a known GPU instance type; use one of "
+                         f"{', '.join(GPU_INSTANCE_TYPES)} (or add it to config.kubernetes.GPU_INSTANCE_TYPES)")
+    return info
+
+
+def validate_duration(field: str, value: str, *, allow_never: bool) -> str:
+    """Return ``value`` if Karpenter accepts it as a duration (``Never`` if allowed), else raise."""
+    if _DURATION.fullmatch(value) or (allow_never and value == "Never"):
+        return value
+    never = " or 'Never'" if allow_never else ""
+    raise ValueError(f"{field} {value!r} is not a duration; use a Go duration of whole hours, minutes and seconds "
+                     f"such as '30m', '720h' or '1h30m'{never}")
+
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _S3_PREFIX = re.compile(r"[A-Za-z0-9!_.*'()-]+(/[A-Za-z0-9!_.*'()-]+)*/")
@@ -110,12 +162,216 @@ class TeamConfig(ConfigModel):
         return tuple(pc for tier in TIERS if tier in self.allowed_tiers for pc in TIER_PRIORITY_CLASSES[tier])
 
 
+class PriorityClassConfig(ConfigModel):
+    """One PriorityClass. The job tiers use critical/high/medium/low/preemptible."""
+
+    name: str = Field(description="PriorityClass name (DNS-1123 label).")
+    value: int = Field(description=f"Priority, at most {PRIORITY_VALUE_MAX:,}; higher preempts lower.")
+    description: str = Field(description="What the class is for (shown by `kubectl get priorityclass -o wide`).")
+    preemption_policy: Literal["PreemptLowerPriority", "Never"] = Field(
+        "PreemptLowerPriority", description="`Never`: waits in the queue ahead of lower priorities but never "
+                                            "evicts a running pod.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
+            raise ValueError(f"kubernetes.priority_classes[].name {v!r} is not a DNS-1123 label; use lower-case "
+                             f"letters, digits and '-', e.g. 'critical'")
+        if v.startswith("system-"):
+            raise ValueError(f"kubernetes.priority_classes[].name {v!r} uses the reserved 'system-' prefix; "
+                             f"choose another name")
+        return v
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, v: int) -> int:
+        if not -PRIORITY_VALUE_MAX <= v <= PRIORITY_VALUE_MAX:
+            raise ValueError(f"kubernetes.priority_classes[].value {v:,} is out of range; user-defined "
+                             f"PriorityClasses must be between -{PRIORITY_VALUE_MAX:,} and {PRIORITY_VALUE_MAX:,} "
+                             f"(larger values are reserved for system-critical pods)")
+        return v
+
+
+DEFAULT_PRIORITY_CLASSES: tuple[PriorityClassConfig, ...] = (
+    PriorityClassConfig(name="critical", value=1_000_000,
+                        description="Production training on HyperPod reserved capacity; preempts every other "
+                                    "tier when the reserved nodes are full."),
+    PriorityClassConfig(name="high", value=800_000,
+                        description="Development jobs on on-demand EC2 GPU nodes (bursting onto idle HyperPod "
+                                    "nodes); preempts research and experiments."),
+    PriorityClassConfig(name="medium", value=600_000,
+                        description="Research jobs on spot GPU nodes (bursting onto idle HyperPod nodes); "
+                                    "preempts experiments."),
+    PriorityClassConfig(name="low", value=400_000,
+                        description="Experiments on spot GPU nodes; first to be preempted after preemptible."),
+    PriorityClassConfig(name="preemptible", value=200_000, preemption_policy="Never",
+                        description="Opportunistic experiments: never preempt anything and are evicted first."),
+)
+
+
+class GpuNodePoolConfig(ConfigModel):
+    """One Karpenter NodePool of GPU nodes: one GPU class and one capacity type."""
+
+    name: str = Field(description="NodePool name (DNS-1123 label), e.g. `h100-on-demand`.")
+    instance_types: tuple[str, ...] = Field(description="EC2 instance types, all with the same GPU type "
+                                                        "(see config.kubernetes.GPU_INSTANCE_TYPES).")
+    capacity_type: Literal["on-demand", "spot"] = Field(description="`on-demand` serves the development tier "
+                                                                    "(`node-type: eks-on-demand`), `spot` the "
+                                                                    "research/experiment tiers (`eks-spot`).")
+    gpu_limit: int = Field(description="Most GPUs the pool may run at once: the pool's spend cap.")
+    weight: int = Field(description="Karpenter weight 1-100; among pools that fit a pod the highest is tried "
+                                    "first. Must be unique so the order is explicit.")
+    efa: bool = Field(False, description="Attach EFA interfaces on every network card and pin the pool to the "
+                                         "HyperPod AZ (network.hyperpod.availability_zone) for multi-node jobs.")
+    consolidate_after: str = Field("30m", description="How long a node must be empty before it is removed "
+                                                      "(consolidation policy is always WhenEmpty).")
+    expire_after: str = Field("720h", description="Node lifetime before replacement (patching), or `Never`. "
+                                                  "Expiry drains forcefully after termination_grace_period.")
+    termination_grace_period: str = Field("24h", description="Longest a draining node waits for pods (even "
+                                                              "do-not-disrupt training pods) before terminating.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
+            raise ValueError(f"kubernetes.gpu_node_pools[].name {v!r} is not a DNS-1123 label; use lower-case "
+                             f"letters, digits and '-', e.g. 'h100-on-demand'")
+        return v
+
+    @field_validator("consolidate_after", "expire_after")
+    @classmethod
+    def _durations(cls, v: str, info) -> str:
+        return validate_duration(f"kubernetes.gpu_node_pools[].{info.field_name}", v, allow_never=True)
+
+    @field_validator("termination_grace_period")
+    @classmethod
+    def _grace(cls, v: str) -> str:
+        return validate_duration("kubernetes.gpu_node_pools[].termination_grace_period", v, allow_never=False)
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, v: int) -> int:
+        if not 1 <= v <= 100:
+            raise ValueError(f"kubernetes.gpu_node_pools[].weight {v} is outside 1-100; Karpenter weights are "
+                             f"1 (last) to 100 (first)")
+        return v
+
+    @model_validator(mode="after")
+    def _instances(self) -> GpuNodePoolConfig:
+        field = f"kubernetes.gpu_node_pools[{self.name}]"
+        if not self.instance_types:
+            raise ValueError(f"{field}.instance_types is empty; list at least one, e.g. ['p5.48xlarge']")
+        infos = {t: gpu_instance_type(f"{field}.instance_types", t) for t in self.instance_types}
+        if self.instance_types != tuple(t.removeprefix("ml.") for t in self.instance_types):
+            raise ValueError(f"{field}.instance_types {list(self.instance_types)!r} name HyperPod (ml.) types; "
+                             f"Karpenter launches EC2 types, write them without 'ml.'")
+        gpu_types = sorted({i.gpu_type for i in infos.values()})
+        if len(gpu_types) > 1:
+            raise ValueError(f"{field}.instance_types mix GPU types {gpu_types}; one pool holds one GPU type, "
+                             f"split it into one pool per GPU type")
+        if self.efa:
+            no_efa = [t for t, i in infos.items() if not i.efa_network_cards]
+            if no_efa:
+                raise ValueError(f"{field}.efa is true but {no_efa} do not support EFA; remove them or set "
+                                 f"efa: false")
+            cards = sorted({i.efa_network_cards for i in infos.values()})
+            if len(cards) > 1:
+                raise ValueError(f"{field}.instance_types have different EFA network card counts {cards}; an EFA "
+                                 f"pool needs one layout, split it by instance family")
+        smallest = min(i.gpus for i in infos.values())
+        if self.gpu_limit < smallest:
+            raise ValueError(f"{field}.gpu_limit {self.gpu_limit} is below the {smallest} GPUs of its smallest "
+                             f"instance type, so the pool could never launch a node; raise it to at least "
+                             f"{smallest}")
+        return self
+
+    @property
+    def gpu_type(self) -> str:
+        return GPU_INSTANCE_TYPES[self.instance_types[0]].gpu_type
+
+    @property
+    def node_type(self) -> str:
+        """Value of the `node-type` label: `eks-on-demand` or `eks-spot`."""
+        return "eks-on-demand" if self.capacity_type == "on-demand" else "eks-spot"
+
+    @property
+    def efa_network_cards(self) -> int:
+        return GPU_INSTANCE_TYPES[self.instance_types[0]].efa_network_cards if self.efa else 0
+
+    @property
+    def instance_store(self) -> bool:
+        return any(GPU_INSTANCE_TYPES[t].instance_store for t in self.instance_types)
+
+
+class KarpenterNodeConfig(ConfigModel):
+    """Settings shared by every Karpenter GPU node (the EC2NodeClasses)."""
+
+    ami_alias: str = Field("bottlerocket@latest",
+                           description="EKS-optimized AMI alias `family@version`. Bottlerocket selects its NVIDIA "
+                                       "(accelerated) variant on GPU instances. `latest` drifts nodes to each new "
+                                       "release; pin a version (e.g. `bottlerocket@v1.44.0`) for production.")
+    root_volume_gib: int = Field(8, ge=4, description="OS volume /dev/xvda (gp3, KMS-encrypted).")
+    data_volume_gib: int = Field(500, ge=20, description="Data volume /dev/xvdb for images, logs and ephemeral "
+                                                         "storage when no instance store exists (gp3, encrypted).")
+    data_volume_throughput_mibps: int = Field(500, ge=125, le=2000, description="gp3 throughput of the data "
+                                                                                "volume (container image pulls).")
+
+    @field_validator("ami_alias")
+    @classmethod
+    def _alias(cls, v: str) -> str:
+        if not re.fullmatch(r"(al2023|bottlerocket)@(latest|v[0-9][0-9.]*)", v):
+            raise ValueError(f"kubernetes.karpenter.ami_alias {v!r} is not an accelerated EKS AMI alias; use "
+                             f"'bottlerocket@latest' or a pinned 'bottlerocket@v1.44.0' (al2023@... also works)")
+        return v
+
+
 class KubernetesConfig(ConfigModel):
-    """What runs inside the EKS cluster: ML teams and their job tiers."""
+    """What runs inside the EKS cluster: ML teams, job tiers' PriorityClasses and GPU node pools."""
 
     teams: tuple[TeamConfig, ...] = Field(
         (TeamConfig(name="ml-research"),),
         description="ML teams; each becomes a namespace with quotas and an IAM role (Pod Identity).")
+    priority_classes: tuple[PriorityClassConfig, ...] = Field(
+        DEFAULT_PRIORITY_CLASSES, description="PriorityClasses; must include every class a job tier uses "
+                                              "(critical, high, medium, low, preemptible). No global default.")
+    karpenter: KarpenterNodeConfig = KarpenterNodeConfig()
+    gpu_node_pools: tuple[GpuNodePoolConfig, ...] = Field(
+        (GpuNodePoolConfig(name="h100-on-demand", instance_types=("p5.48xlarge",), capacity_type="on-demand",
+                           gpu_limit=16, weight=50, efa=True),
+         GpuNodePoolConfig(name="a100-spot", instance_types=("p4d.24xlarge",), capacity_type="spot",
+                           gpu_limit=16, weight=40)),
+        description="Karpenter GPU NodePools (need at least one on-demand and one spot pool for the "
+                    "development and research tiers).")
+
+    @model_validator(mode="after")
+    def _priority_classes(self) -> KubernetesConfig:
+        for attr in ("name", "value"):
+            seen = [getattr(p, attr) for p in self.priority_classes]
+            dupes = sorted({v for v in seen if seen.count(v) > 1})
+            if dupes:
+                raise ValueError(f"kubernetes.priority_classes {attr}s {dupes!r} are duplicated; give each class "
+                                 f"a unique {attr} so the order between tiers is explicit")
+        names = {p.name for p in self.priority_classes}
+        missing = [pc for pcs in TIER_PRIORITY_CLASSES.values() for pc in pcs if pc not in names]
+        if missing:
+            raise ValueError(f"kubernetes.priority_classes lacks {missing!r}, which the job tiers use; add them")
+        return self
+
+    @model_validator(mode="after")
+    def _pools(self) -> KubernetesConfig:
+        names = [p.name for p in self.gpu_node_pools]
+        weights = [p.weight for p in self.gpu_node_pools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"kubernetes.gpu_node_pools names {names!r} repeat; give each pool a unique name")
+        if len(set(weights)) != len(weights):
+            raise ValueError(f"kubernetes.gpu_node_pools weights {weights!r} repeat; give each pool a unique "
+                             f"weight so the order Karpenter tries them in is explicit")
+        for capacity in ("on-demand", "spot"):
+            if not any(p.capacity_type == capacity for p in self.gpu_node_pools):
+                raise ValueError(f"kubernetes.gpu_node_pools has no {capacity} pool; the "
+                                 f"{'development' if capacity == 'on-demand' else 'research'} tier needs one")
+        return self
 
     @model_validator(mode="after")
     def _unique_teams(self) -> KubernetesConfig:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from config import ConfigError, load_config
 
 from .conftest import config_with
+
+
+SHIPPED_TEAMS = [{"name": "ml-research"}, {"name": "ml-platform"}]  # other sections (Studio) refer to them
 
 
 def _teams(*teams: dict) -> dict:
@@ -24,8 +29,9 @@ def test_shipped_teams() -> None:
 
 
 def test_priority_classes_follow_tiers() -> None:
-    team = config_with("dev", _teams({"name": "a", "allowed_tiers": ["research", "production", "experiment"]}))
-    assert team.kubernetes.teams[0].allowed_priority_classes == ("critical", "medium", "low", "preemptible")
+    team = config_with("dev", _teams(*SHIPPED_TEAMS,
+                                     {"name": "a", "allowed_tiers": ["research", "production", "experiment"]}))
+    assert team.kubernetes.team("a").allowed_priority_classes == ("critical", "medium", "low", "preemptible")
 
 
 def test_unknown_team_lookup() -> None:
@@ -81,3 +87,102 @@ def test_overlapping_s3_prefixes() -> None:
 def test_unknown_team_key() -> None:
     with pytest.raises(ConfigError, match=r"kubernetes.teams.0.gpus: unknown key \(value 4\)"):
         config_with("dev", _teams({"name": "a", "gpus": 4}))
+
+
+# ---- priority classes ----------------------------------------------------------------------------------------
+def _classes(**changes: dict) -> dict:
+    base = [{"name": p.name, "value": p.value, "description": p.description}
+            for p in load_config("dev").kubernetes.priority_classes]
+    for item in base:
+        item.update(changes.get(item["name"], {}))
+    return {"kubernetes": {"priority_classes": base}}
+
+
+def test_priority_value_above_one_billion() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes.priority_classes\[\].value 1,000,000,001 is out of range; "
+                                          r"user-defined PriorityClasses must be between"):
+        config_with("dev", _classes(critical={"value": 1_000_000_001}))
+
+
+def test_priority_value_duplicated() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes.priority_classes values \[600000\] are duplicated"):
+        config_with("dev", _classes(high={"value": 600_000}))
+
+
+def test_priority_class_name_duplicated_or_missing() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes.priority_classes names \['medium'\] are duplicated"):
+        config_with("dev", _classes(high={"name": "medium"}))
+    with pytest.raises(ConfigError, match=r"kubernetes.priority_classes lacks \['high'\], which the job tiers use"):
+        config_with("dev", _classes(high={"name": "urgent"}))
+
+
+def test_priority_class_reserved_prefix_and_policy() -> None:
+    with pytest.raises(ConfigError, match=r"'system-x' uses the reserved 'system-' prefix"):
+        config_with("dev", _classes(low={"name": "system-x"}))
+    with pytest.raises(ConfigError, match=r"preemption_policy: Input should be 'PreemptLowerPriority' or 'Never'"):
+        config_with("dev", _classes(low={"preemption_policy": "Sometimes"}))
+
+
+# ---- GPU node pools ------------------------------------------------------------------------------------------
+def _pool(**changes) -> dict:
+    pool = {"name": "h100-on-demand", "instance_types": ["p5.48xlarge"], "capacity_type": "on-demand",
+            "gpu_limit": 16, "weight": 50, "efa": True}
+    spot = {"name": "a100-spot", "instance_types": ["p4d.24xlarge"], "capacity_type": "spot", "gpu_limit": 16,
+            "weight": 40}
+    return {"kubernetes": {"gpu_node_pools": [{**pool, **changes}, spot]}}
+
+
+def test_shipped_pools() -> None:
+    dev, prod = load_config("dev").kubernetes, load_config("prod").kubernetes
+    assert {(p.gpu_type, p.capacity_type) for p in dev.gpu_node_pools} >= {("h100", "on-demand"), ("a100", "spot")}
+    assert {(p.gpu_type, p.capacity_type) for p in prod.gpu_node_pools} >= {("h100", "on-demand"), ("a100", "spot")}
+    assert all(p.efa for p in dev.gpu_node_pools if p.gpu_type == "h100")
+
+
+def test_efa_on_non_efa_family() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes.gpu_node_pools\[h100-on-demand\].efa is true but "
+                                          r"\['g5.2xlarge'\] do not support EFA"):
+        config_with("dev", _pool(instance_types=["g5.2xlarge"], gpu_limit=4))
+
+
+@pytest.mark.parametrize("field", ["consolidate_after", "expire_after", "termination_grace_period"])
+@pytest.mark.parametrize("value", ["30 minutes", "1d", "10", "-5m", "1.5h"])
+def test_non_go_duration(field: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=rf"kubernetes.gpu_node_pools\[\].{field} '{re.escape(value)}' is not a "
+                                          rf"duration; use a Go duration"):
+        config_with("dev", _pool(**{field: value}))
+
+
+def test_never_is_allowed_except_for_grace_period() -> None:
+    assert config_with("dev", _pool(expire_after="Never")).kubernetes.gpu_node_pools[0].expire_after == "Never"
+    with pytest.raises(ConfigError, match=r"termination_grace_period 'Never' is not a duration"):
+        config_with("dev", _pool(termination_grace_period="Never"))
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"weight": 40}, r"kubernetes.gpu_node_pools weights \[40, 40\] repeat"),
+    ({"weight": 0}, r"weight 0 is outside 1-100"),
+    ({"name": "a100-spot"}, r"kubernetes.gpu_node_pools names .* repeat"),
+    ({"capacity_type": "spot"}, r"kubernetes.gpu_node_pools has no on-demand pool; the development tier needs one"),
+    ({"gpu_limit": 4}, r"gpu_limit 4 is below the 8 GPUs of its smallest instance type"),
+    ({"instance_types": ["p5.48xlarge", "p4d.24xlarge"]}, r"mix GPU types \['a100', 'h100'\]"),
+    ({"instance_types": ["ml.p5.48xlarge"]}, r"name HyperPod \(ml.\) types"),
+    ({"instance_types": ["p9.96xlarge"]}, r"'p9.96xlarge' is not a known GPU instance type"),
+    ({"instance_types": []}, r"instance_types is empty"),
+    ({"name": "H100"}, r"kubernetes.gpu_node_pools\[\].name 'H100' is not a DNS-1123 label"),
+    ({"instance_types": ["p5.48xlarge", "p5en.48xlarge"], "efa": True}, r"mix GPU types"),
+])
+def test_bad_pools(changes: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_with("dev", _pool(**changes))
+
+
+def test_efa_pool_needs_one_network_layout() -> None:
+    with pytest.raises(ConfigError, match=r"different EFA network card counts \[16, 32\]"):
+        config_with("dev", _pool(instance_types=["p5e.48xlarge", "p5en.48xlarge"]))
+
+
+@pytest.mark.parametrize("alias", ["ubuntu@latest", "bottlerocket", "al2@latest", "bottlerocket@1.2"])
+def test_bad_ami_alias(alias: str) -> None:
+    with pytest.raises(ConfigError, match=rf"kubernetes.karpenter.ami_alias '{alias}' is not an accelerated EKS AMI"):
+        config_with("dev", {"kubernetes": {"karpenter": {"ami_alias": alias}}})

@@ -1,0 +1,246 @@
+"""Pod templates of training jobs, written with the typed core `k8s` classes and shared by the job builders.
+
+Every GPU pod: the tier's PriorityClass, node affinity and tolerations; requests equal to limits (CPU, memory,
+GPUs, EFA devices); `/dev/shm` as a size-limited memory emptyDir; the team's FSx claim at /fsx; NCCL (and EFA)
+environment; MLflow settings from the namespace's `mlflow` ConfigMap (no credentials in the manifest); the
+team's service account (EKS Pod Identity); the `restricted` Pod Security Standard; `karpenter.sh/do-not-disrupt`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import cdk8s
+from cdk8s_plus_28 import k8s
+from constructs import Construct
+
+from config.kubernetes import GpuInstanceType, TeamConfig, gpu_instance_type
+from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, tier as tier_named
+from k8s_charts.values import (
+    FSX_CLAIM_NAME,
+    FSX_MOUNT_PATH,
+    MLFLOW_CONFIG_MAP,
+    TEAM_SERVICE_ACCOUNT,
+    PlatformValues,
+)
+
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+RUN_AS_USER = 1000
+_JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
+
+# NCCL over EFA through the aws-ofi-nccl plugin shipped in the training image.
+EFA_ENV = {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "FI_EFA_FORK_SAFE": "1"}
+NCCL_ENV = {"NCCL_DEBUG": "WARN", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
+
+
+def q(value: str | int) -> k8s.Quantity:
+    return k8s.Quantity.from_number(value) if isinstance(value, int) else k8s.Quantity.from_string(value)
+
+
+def validate_job_name(name: str) -> str:
+    if not _JOB_NAME.fullmatch(name):
+        raise ValueError(f"job name {name!r} is not valid; use 1-40 lower-case letters, digits and '-', starting "
+                         f"with a letter (pods and services are named after it)")
+    return name
+
+
+def resolve_tier(team: TeamConfig, tier: JobTier | str) -> JobTier:
+    """The tier (by object or name) if ``team`` may use it, else a ValueError."""
+    resolved = tier_named(tier) if isinstance(tier, str) else tier
+    if resolved.name not in team.allowed_tiers:
+        raise ValueError(f"team {team.name!r} may not submit {resolved.name!r} jobs; its allowed tiers "
+                         f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
+    return resolved
+
+
+@dataclass(frozen=True)
+class GpuNodeShape:
+    """What one job pod takes of one GPU node: validated against the instance type."""
+
+    instance_type: str
+    gpus: int
+    efa: bool
+    cpu: int
+    memory_gib: int
+    shm_gib: int
+    info: GpuInstanceType = field(repr=False)
+
+    @classmethod
+    def of(cls, instance_type: str, *, gpus: int | None = None, efa: bool | None = None, cpu: int | None = None,
+           memory_gib: int | None = None, shm_gib: int | None = None) -> GpuNodeShape:
+        """Defaults: all GPUs of the instance, EFA when the instance has it, a GPU-proportional 85% of its
+        vCPUs and 80% of its memory (the rest is for the kubelet and daemonsets), shm a quarter of memory
+        up to 64 GiB."""
+        info = gpu_instance_type("instance_type", instance_type)
+        gpus = info.gpus if gpus is None else gpus
+        if not 1 <= gpus <= info.gpus:
+            raise ValueError(f"gpus_per_node {gpus} is not possible on {instance_type}, which has {info.gpus} GPUs; "
+                             f"use 1 to {info.gpus} or a larger instance type")
+        if efa and not info.efa_network_cards:
+            raise ValueError(f"efa was requested but {instance_type} has no EFA; use an EFA instance type "
+                             f"(e.g. p5.48xlarge, p4d.24xlarge) or efa=False")
+        efa = bool(info.efa_network_cards) if efa is None else efa
+        share = gpus / info.gpus
+        cpu = cpu or max(1, math.floor(info.vcpus * share * 0.85))
+        memory_gib = memory_gib or max(1, math.floor(info.memory_gib * share * 0.8))
+        shm_gib = shm_gib or max(1, min(64, memory_gib // 4))
+        if shm_gib >= memory_gib:
+            raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                             f"container's limit counts")
+        return cls(instance_type, gpus, efa, cpu, memory_gib, shm_gib, info)
+
+    @property
+    def efa_devices(self) -> int:
+        return self.info.efa_network_cards if self.efa else 0
+
+    def resources(self) -> k8s.ResourceRequirements:
+        amounts = {"cpu": q(self.cpu), "memory": q(f"{self.memory_gib}Gi"), GPU_RESOURCE: q(self.gpus)}
+        if self.efa_devices:
+            amounts[EFA_RESOURCE] = q(self.efa_devices)
+        return k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+
+
+def restricted_pod_security() -> k8s.PodSecurityContext:
+    return k8s.PodSecurityContext(run_as_non_root=True, run_as_user=RUN_AS_USER, run_as_group=RUN_AS_USER,
+                                  seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"))
+
+
+def restricted_container_security() -> k8s.SecurityContext:
+    return k8s.SecurityContext(allow_privilege_escalation=False, privileged=False, read_only_root_filesystem=True,
+                               run_as_non_root=True, capabilities=k8s.Capabilities(drop=["ALL"]),
+                               seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"))
+
+
+def team_dir(values: PlatformValues, team: TeamConfig) -> str:
+    """The team's S3 prefix as seen on FSx, e.g. /fsx/data/teams/ml-research."""
+    return f"{values.data_mount_path}/{team.data_prefix.rstrip('/')}"
+
+
+def image(values: PlatformValues, tag: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}", tag):
+        raise ValueError(f"image tag {tag!r} is not a valid tag; use e.g. '2026.11.1' (tags are immutable in ECR)")
+    return f"{values.training_image_uri}:{tag}"
+
+
+@dataclass(frozen=True)
+class PodSettings:
+    """Inputs of :func:`job_pod_template` that vary per container."""
+
+    container_name: str
+    image: str
+    command: Sequence[str] | None = None
+    args: Sequence[str] | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    ports: Sequence[tuple[str, int]] = ()
+
+
+def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: JobTier, priority_class: str,
+                     values: PlatformValues, settings: PodSettings, shape: GpuNodeShape | None,
+                     zone: str | None, cpu: int = 2, memory_gib: int = 8,
+                     restart_policy: str | None = None) -> k8s.PodTemplateSpec:
+    """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
+    pod (Ray head, submitter) that stays off GPU nodes."""
+    data_dir = team_dir(values, team)
+    env = {
+        "HOME": "/tmp",
+        "TEAM_DATA_DIR": data_dir,
+        "HF_HOME": f"{data_dir}/cache/huggingface",
+        "MLFLOW_EXPERIMENT_NAME": f"{team.name}/{job_name}",
+        **NCCL_ENV,
+        **(EFA_ENV if shape and shape.efa else {}),
+        **settings.env,
+    }
+    mounts = [k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
+              k8s.VolumeMount(name="tmp", mount_path="/tmp")]
+    volumes = [
+        k8s.Volume(name="fsx", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
+        k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
+    ]
+    if shape:
+        mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
+        volumes.append(k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(
+            medium="Memory", size_limit=q(f"{shape.shm_gib}Gi"))))
+        resources = shape.resources()
+        affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier))
+        tolerations = tier.tolerations()
+    else:
+        amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}
+        resources = k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+        affinity, tolerations = None, None
+    container = k8s.Container(
+        name=settings.container_name,
+        image=settings.image,
+        image_pull_policy="IfNotPresent",
+        command=list(settings.command) if settings.command else None,
+        args=list(settings.args) if settings.args else None,
+        env=[k8s.EnvVar(name=k, value=v) for k, v in env.items()],
+        env_from=[k8s.EnvFromSource(config_map_ref=k8s.ConfigMapEnvSource(name=MLFLOW_CONFIG_MAP))],
+        ports=[k8s.ContainerPort(name=n, container_port=p) for n, p in settings.ports] or None,
+        resources=resources,
+        security_context=restricted_container_security(),
+        volume_mounts=mounts,
+    )
+    labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/component": component,
+              "app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name, "platform/tier": tier.name}
+    return k8s.PodTemplateSpec(
+        metadata=k8s.ObjectMeta(labels=labels, annotations={DO_NOT_DISRUPT: "true"}),
+        spec=k8s.PodSpec(
+            priority_class_name=priority_class,
+            service_account_name=TEAM_SERVICE_ACCOUNT,
+            automount_service_account_token=False,
+            security_context=restricted_pod_security(),
+            affinity=affinity,
+            tolerations=tolerations,
+            containers=[container],
+            volumes=volumes,
+            restart_policy=restart_policy,
+            termination_grace_period_seconds=120,
+        ),
+    )
+
+
+def _health(tier: JobTier) -> list[k8s.NodeSelectorRequirement]:
+    """HyperPod-only tiers also require nodes that passed HyperPod's health checks (EC2 nodes lack the label,
+    so tiers that may burst cannot require it; HyperPod taints unhealthy nodes anyway)."""
+    if tier.node_types == ("hyperpod",):
+        return [k8s.NodeSelectorRequirement(key="sagemaker.amazonaws.com/node-health-status", operator="In",
+                                            values=["Schedulable"])]
+    return []
+
+
+def scratch_chart() -> cdk8s.Chart:
+    """A chart outside any app that is synthesized: typed objects are rendered there, then copied."""
+    return cdk8s.Chart(cdk8s.App(), "render")
+
+
+def pod_template_json(template: k8s.PodTemplateSpec) -> dict:
+    """The manifest form of a typed pod template, rendered by cdk8s itself (for CRD fields that embed one)."""
+    return k8s.KubePodTemplate(scratch_chart(), "template", template=template).to_json()["template"]
+
+
+def with_pod_templates(scope: Construct, construct_id: str, typed: cdk8s.ApiObject,
+                       templates: Mapping[str, dict]) -> cdk8s.ApiObject:
+    """Copy ``typed`` (a generated CRD object, built in a :func:`scratch_chart`) into ``scope`` and put the
+    rendered pod ``templates`` at their JSON pointers (relative to the manifest root).
+
+    Why: the job CRDs embed PodTemplateSpec; their generated classes re-map every field on output, which drops
+    values of the core `k8s` Quantity type. So the CRD part is written with the generated classes, the pod part
+    with the core `k8s` classes, and the two rendered manifests are joined here.
+    """
+    manifest = typed.to_json()
+    for pointer, template in templates.items():
+        *parents, last = pointer.strip("/").split("/")
+        node = manifest
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[last] = template
+    meta = manifest["metadata"]
+    obj = cdk8s.ApiObject(scope, construct_id, api_version=manifest["apiVersion"], kind=manifest["kind"],
+                          metadata=cdk8s.ApiObjectMetadata(name=meta["name"], namespace=meta.get("namespace"),
+                                                           labels=meta.get("labels"),
+                                                           annotations=meta.get("annotations")))
+    obj.add_json_patch(cdk8s.JsonPatch.add("/spec", manifest["spec"]))
+    return obj

@@ -1,0 +1,96 @@
+"""Elastic PyTorchJob (Kubeflow kubeflow.org/v1) builder."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cdk8s import ApiObjectMetadata
+from constructs import Construct
+
+from config.kubernetes import TeamConfig
+from k8s_charts.imports.pytorchjob.org import kubeflow as kf
+from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, pod_template_json, resolve_tier
+from k8s_charts.pods import scratch_chart, validate_job_name, with_pod_templates
+from k8s_charts.tiers import JobTier
+from k8s_charts.values import PlatformValues
+
+C10D_PORT = 29400
+# HyperPod job auto-resume (Kubeflow PyTorchJob with restartPolicy OnFailure). HyperPod applies it to jobs in
+# the `kubeflow` namespace or namespaces whose name starts with `hyperpod`.
+AUTO_RESUME = "sagemaker.amazonaws.com/enable-job-auto-resume"
+AUTO_RESUME_RETRIES = "sagemaker.amazonaws.com/job-max-retry-count"
+
+
+class ElasticPyTorchJob(Construct):
+    """A PyTorchJob that runs ``torchrun`` elastically (c10d rendezvous) on ``min_nodes``-``max_nodes`` pods,
+    one per GPU node, ``procs_per_node`` processes each.
+
+    Args (keyword-only):
+        name: job name (1-40 chars, DNS-1123); pods are `<name>-worker-<i>`.
+        team: the submitting team; its namespace, service account, FSx claim and MLflow ConfigMap are used.
+        tier: a :class:`JobTier` or its name; must be one of the team's allowed tiers.
+        values: platform values (image repository, FSx mount, HyperPod AZ).
+        instance_type: GPU instance type (EC2 or HyperPod `ml.` name); sizes the pod and pins placement.
+        entrypoint: what torchrun runs, e.g. ``["-m", "llm_platform.sft"]``; ``args`` follow it.
+        image_tag: tag of the platform training image in ECR.
+        min_nodes / max_nodes: elastic bounds (default 1 / min_nodes).
+        gpus_per_node: default all GPUs of the instance; procs_per_node default gpus_per_node.
+        efa: default True where the instance type has EFA.
+        priority_class: default the tier's class; must be one the tier allows.
+        max_restarts: torchrun restarts of the worker group before the pod fails (default 3).
+        backoff_limit: pod failures before the job fails (default 10); auto_resume_retries: HyperPod job
+            restarts after node failures (production tier; default 3).
+        zone: availability zone for every pod (default the HyperPod AZ, where FSx and EFA pools are).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
+                 values: PlatformValues, instance_type: str, entrypoint: Sequence[str], image_tag: str,
+                 args: Sequence[str] = (), min_nodes: int = 1, max_nodes: int | None = None,
+                 gpus_per_node: int | None = None, procs_per_node: int | None = None, efa: bool | None = None,
+                 priority_class: str | None = None, env: Mapping[str, str] | None = None, max_restarts: int = 3,
+                 backoff_limit: int = 10, auto_resume_retries: int = 3, zone: str | None = None,
+                 cpu: int | None = None, memory_gib: int | None = None, shm_gib: int | None = None) -> None:
+        super().__init__(scope, construct_id)
+        validate_job_name(name)
+        self.tier = resolve_tier(team, tier)
+        self.priority_class = self.tier.priority_class_for(priority_class)
+        max_nodes = min_nodes if max_nodes is None else max_nodes
+        if min_nodes < 1 or min_nodes > max_nodes:
+            raise ValueError(f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
+                             f"1 <= min_nodes <= max_nodes")
+        self.shape = GpuNodeShape.of(instance_type, gpus=gpus_per_node, efa=efa, cpu=cpu, memory_gib=memory_gib,
+                                     shm_gib=shm_gib)
+        procs = self.shape.gpus if procs_per_node is None else procs_per_node
+        if not 1 <= procs <= self.shape.gpus:
+            raise ValueError(f"procs_per_node {procs} must be 1 to gpus_per_node ({self.shape.gpus}): torchrun "
+                             f"starts one process per GPU")
+        if not entrypoint:
+            raise ValueError("entrypoint is empty; give torchrun a script or module, e.g. ['-m', 'llm_platform.sft']")
+        self.min_nodes, self.max_nodes, self.procs_per_node = min_nodes, max_nodes, procs
+
+        template = job_pod_template(
+            job_name=name, component="worker", team=team, tier=self.tier, priority_class=self.priority_class,
+            values=values, shape=self.shape, zone=zone or values.hyperpod_availability_zone,
+            settings=PodSettings(container_name="pytorch", image=image(values, image_tag), command=["torchrun"],
+                                 args=[*entrypoint, *args], env=dict(env or {}), ports=[("c10d", C10D_PORT)]))
+        annotations = {}
+        if self.tier.uses_hyperpod and self.tier.name == "production":
+            annotations = {AUTO_RESUME: "true", AUTO_RESUME_RETRIES: str(auto_resume_retries)}
+        typed = kf.PyTorchJob(
+            scratch_chart(), "Job",
+            metadata=ApiObjectMetadata(name=name, namespace=team.namespace, annotations=annotations or None,
+                                       labels={"platform/team": team.name, "platform/tier": self.tier.name}),
+            spec=kf.PyTorchJobSpec(
+                nproc_per_node=str(procs),
+                elastic_policy=kf.PyTorchJobSpecElasticPolicy(
+                    rdzv_backend="c10d", rdzv_port=C10D_PORT, min_replicas=min_nodes, max_replicas=max_nodes,
+                    max_restarts=max_restarts),
+                run_policy=kf.PyTorchJobSpecRunPolicy(clean_pod_policy="None", backoff_limit=backoff_limit,
+                                                      ttl_seconds_after_finished=7 * 24 * 3600),
+                pytorch_replica_specs={"Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(
+                    replicas=max_nodes, restart_policy="OnFailure")},
+            ),
+        )
+        # The pod template is written with the core `k8s` types (shared with the RayJob builder).
+        self.job = with_pod_templates(self, "Job", typed, {
+            "/spec/pytorchReplicaSpecs/Worker/template": pod_template_json(template)})

@@ -1,0 +1,392 @@
+"""k8s charts: every manifest of dist/<env>/ validates; tiers, priorities, node pools, namespaces, job pods."""
+
+from __future__ import annotations
+
+import copy
+import filecmp
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import pytest
+import yaml
+
+from config import load_config
+from k8s_charts.__main__ import write_dist
+from k8s_charts.pytorch_job import ElasticPyTorchJob
+from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
+from k8s_charts.tiers import JOB_TIERS
+from k8s_charts.validation import CRD_DIR, embedded_pod_templates, kubernetes_schema_version, validate
+from k8s_charts.values import PlatformValues
+
+from .conftest import ROOT, config_with
+
+CHARTS = {"priority-classes", "gpu-capacity", "team-namespaces", "example-sft", "example-eval", "example-grpo"}
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """env -> chart -> manifests, written by the same code `make synth` runs."""
+    out = tmp_path_factory.mktemp("dist")
+    result = {}
+    for env in ("dev", "prod"):
+        files = write_dist(env, out)
+        result[env] = {f.name.removesuffix(".yaml"): [d for d in yaml.safe_load_all(f.read_text()) if d]
+                       for f in files}
+    return result
+
+
+def objects(dist_env: dict[str, list[dict]], kind: str) -> dict[str, dict]:
+    return {f"{d['metadata'].get('namespace', '')}/{d['metadata']['name']}".lstrip("/"): d
+            for docs in dist_env.values() for d in docs if d["kind"] == kind}
+
+
+def pod_specs(doc: dict) -> dict[str, dict]:
+    return {path: tpl for path, tpl in embedded_pod_templates(doc)}
+
+
+def build(factory) -> dict:
+    """Render one construct built by ``factory(chart)`` and return its single manifest."""
+    chart = cdk8s.Chart(cdk8s.App(), "test")
+    factory(chart)
+    docs = chart.to_json()
+    assert len(docs) == 1
+    return docs[0]
+
+
+DEV = load_config("dev")
+VALUES = PlatformValues.placeholders(DEV)
+RESEARCH = DEV.kubernetes.team("ml-research")
+PLATFORM = DEV.kubernetes.team("ml-platform")
+
+
+def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
+    args = dict(name="job", team=PLATFORM, tier="development", values=VALUES, instance_type="p5.48xlarge",
+                entrypoint=["-m", "train"], image_tag="1.0")
+    return ElasticPyTorchJob(chart, "Job", **{**args, **overrides})
+
+
+GRPO = dict(model_path="/fsx/data/m", train_files="/fsx/data/t.parquet", val_files="/fsx/data/v.parquet",
+            checkpoint_dir="/fsx/data/ckpt", nodes=2, gpus_per_node=8)
+
+
+# ---- dist and validation -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_dist_holds_every_chart(dist, env: str) -> None:
+    assert set(dist[env]) == CHARTS
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_every_manifest_validates(dist, env: str) -> None:
+    version = load_config(env).compute.kubernetes_version
+    docs = [d for chart in dist[env].values() for d in chart]
+    errors = [e for d in docs for e in validate(d, version)]
+    assert errors == []
+    kinds = {d["kind"] for d in docs}
+    assert {"NodePool", "EC2NodeClass", "PyTorchJob", "RayJob", "PriorityClass", "Namespace", "ResourceQuota",
+            "LimitRange", "ServiceAccount", "PersistentVolume", "PersistentVolumeClaim", "ConfigMap"} <= kinds
+    assert kubernetes_schema_version(version) == f"{version}.0"  # the configured version's schemas are bundled
+
+
+def test_validation_catches_mistakes(dist) -> None:
+    dev = dist["dev"]
+    pool = copy.deepcopy(objects(dev, "NodePool")["h100-on-demand"])
+    pool["spec"]["disruption"]["consolidateAfterr"] = "1m"
+    pool["spec"]["weight"] = "high"
+    errors = validate(pool, "1.34")
+    assert any("consolidateAfterr" in e for e in errors) and any("'high' is not of type 'integer'" in e for e in errors)
+    job = copy.deepcopy(next(iter(objects(dev, "PyTorchJob").values())))
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"]["limits"] = 8
+    assert any("is not of type 'object'" in e for e in validate(job, "1.34"))
+    quota = copy.deepcopy(objects(dev, "ResourceQuota")["ml-research/gpu"])
+    quota["spec"]["hardd"] = {}
+    assert validate(quota, "1.34")
+    assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, "1.34")
+
+
+def test_no_null_values(dist) -> None:
+    def walk(node: Any, path: str) -> list[str]:
+        if node is None:
+            return [path]
+        if isinstance(node, dict):
+            return [p for k, v in node.items() for p in walk(v, f"{path}/{k}")]
+        if isinstance(node, list):
+            return [p for i, v in enumerate(node) for p in walk(v, f"{path}/{i}")]
+        return []
+    assert [p for env in dist.values() for docs in env.values() for d in docs for p in walk(d, d["kind"])] == []
+
+
+def test_crd_copies_match_shared_folder() -> None:
+    shared = ROOT.parent / "shared" / "crds"
+    if not shared.is_dir():
+        pytest.skip("../shared/crds is not present (fresh clone); the copies in k8s_charts/crds are used")
+    for path in CRD_DIR.glob("*.yaml"):
+        assert filecmp.cmp(path, shared / path.name, shallow=False), f"{path.name} differs; run `make imports`"
+
+
+def test_generated_imports_are_committed_for_each_crd() -> None:
+    imports = ROOT / "k8s_charts" / "imports"
+    for module in ("nodepool/sh/karpenter", "ec2nodeclass/aws/k8s/karpenter", "pytorchjob/org/kubeflow",
+                   "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray"):
+        assert (imports / module / "__init__.py").is_file(), module
+
+
+# ---- PriorityClasses -----------------------------------------------------------------------------------------
+def test_priority_classes(dist) -> None:
+    classes = objects(dist["dev"], "PriorityClass")
+    assert {n: c["value"] for n, c in classes.items()} == {
+        "critical": 1_000_000, "high": 800_000, "medium": 600_000, "low": 400_000, "preemptible": 200_000}
+    for c in classes.values():
+        assert c["globalDefault"] is False
+        assert c["preemptionPolicy"] in ("PreemptLowerPriority", "Never")
+        assert len(c["description"]) > 30
+    assert classes["preemptible"]["preemptionPolicy"] == "Never"
+    assert classes["critical"]["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+# ---- Karpenter -----------------------------------------------------------------------------------------------
+def test_node_pools_never_evict_training(dist) -> None:
+    pools = objects(dist["dev"], "NodePool")
+    assert set(pools) == {"h100-on-demand", "a100-spot"}
+    for pool in pools.values():
+        spec = pool["spec"]
+        assert spec["disruption"]["consolidationPolicy"] == "WhenEmpty"
+        assert spec["disruption"]["consolidateAfter"] == "30m"
+        assert spec["template"]["spec"]["expireAfter"] == "720h"
+        assert spec["template"]["spec"]["terminationGracePeriod"] == "24h"
+        assert spec["limits"] == {"nvidia.com/gpu": 16}
+        assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
+                                                       "effect": "NoSchedule"}]
+    assert pools["h100-on-demand"]["spec"]["template"]["metadata"]["labels"] == {"node-type": "eks-on-demand",
+                                                                                 "gpu-type": "h100"}
+    assert pools["a100-spot"]["spec"]["template"]["metadata"]["labels"] == {"node-type": "eks-spot",
+                                                                            "gpu-type": "a100"}
+    assert pools["h100-on-demand"]["spec"]["weight"] > pools["a100-spot"]["spec"]["weight"]
+
+    def requirement(pool: dict, key: str) -> list[str] | None:
+        reqs = {r["key"]: r["values"] for r in pool["spec"]["template"]["spec"]["requirements"]}
+        return reqs.get(key)
+    assert requirement(pools["h100-on-demand"], "topology.kubernetes.io/zone") == ["us-east-1a"]  # EFA: one AZ
+    assert requirement(pools["a100-spot"], "topology.kubernetes.io/zone") is None
+    assert requirement(pools["a100-spot"], "karpenter.sh/capacity-type") == ["spot"]
+
+
+def test_ec2_node_classes(dist) -> None:
+    classes = objects(dist["dev"], "EC2NodeClass")
+    for nc in classes.values():
+        spec = nc["spec"]
+        assert spec["amiSelectorTerms"] == [{"alias": "bottlerocket@latest"}]
+        assert spec["metadataOptions"]["httpTokens"] == "required"
+        assert spec["metadataOptions"]["httpPutResponseHopLimit"] == 1
+        tags = {"karpenter.sh/discovery": "llmft-dev-eks"}
+        assert spec["subnetSelectorTerms"] == [{"tags": tags}] and spec["securityGroupSelectorTerms"] == [{"tags": tags}]
+        assert [d["deviceName"] for d in spec["blockDeviceMappings"]] == ["/dev/xvda", "/dev/xvdb"]
+        assert all(d["ebs"]["encrypted"] and d["ebs"]["kmsKeyID"] == "${PLATFORM_KMS_KEY_ARN}"
+                   for d in spec["blockDeviceMappings"])
+        assert spec["instanceStorePolicy"] == "RAID0"
+        assert spec["role"] == "${KARPENTER_NODE_ROLE_NAME}"
+    nics = classes["h100-on-demand"]["spec"]["networkInterfaces"]
+    assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
+    assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == 32  # p5.48xlarge: 32 network cards
+    assert "networkInterfaces" not in classes["a100-spot"]["spec"]
+
+
+# ---- team namespaces -----------------------------------------------------------------------------------------
+def test_team_namespace(dist) -> None:
+    dev = dist["dev"]
+    ns = objects(dev, "Namespace")["ml-research"]
+    assert {ns["metadata"]["labels"][f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {
+        "restricted"}
+    quotas = objects(dev, "ResourceQuota")
+    assert quotas["ml-research/gpu"]["spec"]["hard"] == {"requests.nvidia.com/gpu": 16}
+    guard = quotas["ml-research/disallowed-priority-classes"]["spec"]
+    assert guard["hard"] == {"pods": 0}
+    assert guard["scopeSelector"]["matchExpressions"] == [
+        {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high", "medium", "low", "preemptible"]}]
+    assert quotas["ml-platform/disallowed-priority-classes"]["spec"]["scopeSelector"]["matchExpressions"][0][
+        "values"][0] == "critical"
+    assert "ml-research/container-defaults" in objects(dev, "LimitRange")
+    assert objects(dev, "ServiceAccount")["ml-research/training"]["automountServiceAccountToken"] is False
+    pv = objects(dev, "PersistentVolume")["fsx-ml-research"]["spec"]
+    assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
+                         "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}", "mountname": "${FSX_MOUNT_NAME}"}}
+    assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
+        "", ["ReadWriteMany"], "Retain")
+    pvc = objects(dev, "PersistentVolumeClaim")["ml-research/fsx-claim"]["spec"]
+    assert (pvc["volumeName"], pvc["storageClassName"]) == ("fsx-ml-research", "")
+    assert set(objects(dev, "ConfigMap")["ml-research/mlflow"]["data"]) == {
+        "MLFLOW_TRACKING_URI", "MLFLOW_CREDENTIALS_SECRET_ARN"}
+
+
+# ---- tiers ---------------------------------------------------------------------------------------------------
+def _placement(spec: dict) -> tuple[list[str], list[str] | None, set[tuple]]:
+    affinity = spec["affinity"]["nodeAffinity"]
+    required = {e["key"]: e["values"] for e in affinity["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchExpressions"]}
+    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    tolerations = {(t["key"], t.get("value"), t["effect"]) for t in spec["tolerations"]}
+    return required["node-type"], preferred and preferred[0]["preference"]["matchExpressions"][0]["values"], \
+        tolerations
+
+
+@pytest.mark.parametrize("tier,priority,required,preferred,hyperpod_toleration", [
+    ("production", "critical", ["hyperpod"], None, True),
+    ("development", "high", ["hyperpod", "eks-on-demand"], ["hyperpod"], True),
+    ("research", "medium", ["hyperpod", "eks-spot"], ["hyperpod"], True),
+    ("experiment", "low", ["eks-spot"], None, False),
+])
+def test_tier_placement(tier: str, priority: str, required: list[str], preferred: list[str] | None,
+                        hyperpod_toleration: bool) -> None:
+    doc = build(lambda c: pytorch_job(c, tier=tier))
+    spec = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
+    node_types, prefers, tolerations = _placement(spec)
+    assert (spec["priorityClassName"], node_types, prefers) == (priority, required, preferred)
+    assert ("nvidia.com/gpu", None, "NoSchedule") in tolerations
+    assert (("dedicated", "hyperpod", "NoSchedule") in tolerations) is hyperpod_toleration
+    if preferred:
+        weight = spec["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"]
+        assert weight == 100
+    assert JOB_TIERS[tier].priority_class == priority
+
+
+def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
+    doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge"))
+    reqs = {e["key"]: e["values"] for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"][
+        "affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
+        "matchExpressions"]}
+    assert reqs["sagemaker.amazonaws.com/node-health-status"] == ["Schedulable"]
+    assert reqs["node.kubernetes.io/instance-type"] == ["p5.48xlarge", "ml.p5.48xlarge"]
+    assert doc["metadata"]["annotations"]["sagemaker.amazonaws.com/enable-job-auto-resume"] == "true"
+
+
+def test_experiment_may_be_preemptible() -> None:
+    doc = build(lambda c: pytorch_job(c, tier="experiment", priority_class="preemptible",
+                                      instance_type="p4d.24xlarge"))
+    assert doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] == "preemptible"
+
+
+# ---- job pods ------------------------------------------------------------------------------------------------
+def test_pytorch_job_is_elastic_torchrun(dist) -> None:
+    job = objects(dist["dev"], "PyTorchJob")["ml-platform/llama-sft-lora"]
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvPort": 29400, "minReplicas": 1,
+                                            "maxReplicas": 2, "maxRestarts": 3}
+    assert job["spec"]["nprocPerNode"] == "8"
+    worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
+    assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", 2)
+    container = worker["template"]["spec"]["containers"][0]
+    assert container["command"] == ["torchrun"] and container["name"] == "pytorch"
+    args = container["args"]
+    for expected in ("--lora_r=8", "--lora_alpha=16", "--learning_rate=0.0002", "--bf16=true",
+                     "--fsdp=full_shard auto_wrap", "--gradient_checkpointing=true"):
+        assert expected in args
+    assert container["image"] == "${TRAINING_IMAGE_URI}:2026.11.0"
+
+
+def test_job_pods_are_secure_and_complete(dist) -> None:
+    jobs = [*objects(dist["dev"], "PyTorchJob").values(), *objects(dist["dev"], "RayJob").values()]
+    templates = [(job["metadata"]["name"], path, tpl) for job in jobs for path, tpl in pod_specs(job).items()]
+    assert len(templates) == 2 + 3  # two PyTorchJobs (Worker) + RayJob (head, worker group, submitter)
+    for name, path, tpl in templates:
+        spec = tpl["spec"]
+        assert tpl["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] == "true", (name, path)
+        assert spec["securityContext"]["runAsNonRoot"] is True
+        assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == "training"
+        assert spec["priorityClassName"] in ("critical", "high", "medium")
+        assert all("hostPath" not in v for v in spec["volumes"])
+        assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in spec["volumes"]
+        for c in spec["containers"]:
+            sc = c["securityContext"]
+            assert (sc["allowPrivilegeEscalation"], sc["privileged"], sc["readOnlyRootFilesystem"],
+                    sc["capabilities"]) == (False, False, True, {"drop": ["ALL"]})
+            assert c["resources"]["requests"] == c["resources"]["limits"]
+            assert c["envFrom"] == [{"configMapRef": {"name": "mlflow"}}]
+            assert not any(e["name"].startswith(("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN",
+                                                 "AWS_SECRET")) for e in c["env"])
+        gpus = spec["containers"][0]["resources"]["limits"].get("nvidia.com/gpu")
+        if gpus:
+            shm = next(v for v in spec["volumes"] if v["name"] == "dshm")
+            assert shm["emptyDir"]["medium"] == "Memory" and shm["emptyDir"]["sizeLimit"].endswith("Gi")
+            assert any(t["key"] == "nvidia.com/gpu" for t in spec["tolerations"])
+        else:
+            assert "tolerations" not in spec  # head and submitter stay off GPU nodes
+
+
+def test_efa_requests_and_environment() -> None:
+    doc = build(lambda c: pytorch_job(c))
+    container = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"]["vpc.amazonaws.com/efa"] == 32
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 8
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["FI_PROVIDER"] == "efa" and env["NCCL_DEBUG"] == "WARN"
+    doc = build(lambda c: pytorch_job(c, efa=False, gpus_per_node=4, procs_per_node=4))
+    container = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert "vpc.amazonaws.com/efa" not in container["resources"]["limits"]
+    assert "FI_PROVIDER" not in {e["name"] for e in container["env"]}
+
+
+def test_ray_job(dist) -> None:
+    job = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]
+    spec = job["spec"]
+    assert (spec["submissionMode"], spec["shutdownAfterJobFinishes"], spec["ttlSecondsAfterFinished"]) == (
+        "K8sJobMode", True, 3600)
+    assert spec["entrypoint"].startswith("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo ")
+    for override in ("actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.n=5",
+                     "actor_rollout_ref.rollout.tensor_model_parallel_size=2", "trainer.nnodes=2",
+                     "trainer.n_gpus_per_node=8", "trainer.save_freq=20",
+                     "trainer.default_local_dir=/fsx/data/teams/ml-research/checkpoints/qwen-grpo"):
+        assert f" {override} " in f" {spec['entrypoint']} "
+    group = spec["rayClusterSpec"]["workerGroupSpecs"][0]
+    assert (group["replicas"], group["minReplicas"], group["maxReplicas"]) == (2, 2, 2)
+    worker = group["template"]["spec"]
+    assert _placement(worker)[0] == ["hyperpod", "eks-on-demand"]
+    assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8
+    head = spec["rayClusterSpec"]["headGroupSpec"]
+    assert head["rayStartParams"]["num-cpus"] == "0" and "affinity" not in head["template"]["spec"]
+    assert spec["submitterPodTemplate"]["spec"]["restartPolicy"] == "Never"
+
+
+# ---- bad input -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("overrides,message", [
+    ({"tier": "gold"}, r"unknown job tier 'gold'; use one of production, development, research, experiment"),
+    ({"team": RESEARCH, "tier": "production"}, r"team 'ml-research' may not submit 'production' jobs"),
+    ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
+    ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
+    ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
+    ({"instance_type": "g5.2xlarge", "efa": True}, r"efa was requested but g5.2xlarge has no EFA"),
+    ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
+    ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
+    ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
+    ({"name": "Bad_Name"}, r"job name 'Bad_Name' is not valid"),
+    ({"image_tag": "a b"}, r"image tag 'a b' is not a valid tag"),
+    ({"entrypoint": []}, r"entrypoint is empty"),
+])
+def test_pytorch_job_bad_input(overrides: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build(lambda c: pytorch_job(c, **overrides))
+
+
+@pytest.mark.parametrize("overrides,message", [
+    ({"tensor_parallel_size": 3}, r"tensor_parallel_size 3 must divide gpus_per_node 8"),
+    ({"rollout_n": 1}, r"rollout_n 1 must be at least 2"),
+    ({"model_path": "/data/m"}, r"model_path '/data/m' is not on the FSx mount"),
+    ({"nodes": 0}, r"nodes 0 and gpus_per_node 8 must be at least 1"),
+    ({"ppo_mini_batch_size": 100}, r"ppo_mini_batch_size 100 must divide train_batch_size 256"),
+])
+def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        GrpoParameters(**{**GRPO, **overrides})
+
+
+def test_ray_job_gpus_beyond_instance() -> None:
+    with pytest.raises(ValueError, match=r"gpus_per_node 8 is not possible on g5.12xlarge, which has 4 GPUs"):
+        build(lambda c: VerlGrpoRayJob(c, "Job", name="rl", team=RESEARCH, tier="research", values=VALUES,
+                                       instance_type="g5.12xlarge", image_tag="1", params=GrpoParameters(**GRPO)))
+
+
+def test_examples_follow_configured_teams(tmp_path: Path) -> None:
+    cfg = config_with("dev", {"kubernetes": {"teams": [
+        {"name": "ml-research", "allowed_tiers": ["research"]}, {"name": "ml-platform", "allowed_tiers": ["research"]}]}})
+    from k8s_charts.examples import example_charts
+    charts = example_charts(cdk8s.App(), cfg, PlatformValues.placeholders(cfg))
+    assert set(charts) == {"example-eval"}
