@@ -14,7 +14,7 @@ CDK := node_modules/.bin/cdk
 CHECKOV_VENV := .checkov-venv
 CHECKOV_VERSION := 3.3.30
 
-.PHONY: install synth test lint clean deploy diff cost bench docs
+.PHONY: install synth test lint clean deploy diff cost bench docs imports
 .DEFAULT_GOAL := help
 
 help:
@@ -43,7 +43,8 @@ node_modules/.installed: package.json package-lock.json
 
 synth: install
 	$(CDK) synth -c env=$(ENV) --quiet
-	@echo "Templates for '$(ENV)' are in cdk.out/"
+	$(PY) -m k8s_charts --env $(ENV) --out dist
+	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
 
 diff: install
 	$(CDK) diff --all -c env=$(ENV)
@@ -64,6 +65,21 @@ docs: install
 
 bench: install
 	$(PY) -m tools.bench
+
+# Regenerate the typed cdk8s bindings (k8s_charts/imports/, committed) and the CRD copies the tests validate
+# against (k8s_charts/crds/) from the CRD files in ../shared/crds (see its SOURCES.md for the upstream tags).
+CRDS ?= ../shared/crds
+K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s.aws_ec2nodeclasses.yaml \
+	pytorchjob:=kubeflow.org_pytorchjobs.yaml mpijob:=kubeflow.org_mpijobs.yaml rayjob:=ray.io_rayjobs.yaml \
+	raycluster:=ray.io_rayclusters.yaml
+K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
+	ray.io_rayjobs.yaml
+
+imports: node_modules/.installed
+	rm -rf $(foreach i,$(K8S_IMPORTS),k8s_charts/imports/$(firstword $(subst :=, ,$(i))))
+	$(foreach i,$(K8S_IMPORTS),node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
+		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
+	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(f) &&) true
 
 clean:
 	rm -rf cdk.out dist .pytest_cache
