@@ -120,6 +120,8 @@ def team_dir(values: PlatformValues, team: TeamConfig) -> str:
 
 
 def image(values: PlatformValues, tag: str) -> str:
+    if not values.training_image_uri:
+        raise ValueError("values.training_image_uri is empty; job builders need the training image repository URI")
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}", tag):
         raise ValueError(f"image tag {tag!r} is not a valid tag; use e.g. '2026.11.1' (tags are immutable in ECR)")
     return f"{values.training_image_uri}:{tag}"

@@ -86,14 +86,17 @@ class TeamNamespace(Construct):
                 resources=k8s.ResourceRequirements(
                     requests={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")}),
             ))
-        self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=meta(MLFLOW_CONFIG_MAP), data={
-            "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
-            "MLFLOW_CREDENTIALS_SECRET_ARN": values.mlflow.credentials_secret_arn,
-        })
+        self.mlflow = None
+        if values.mlflow:
+            self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=meta(MLFLOW_CONFIG_MAP), data={
+                "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
+                "MLFLOW_CREDENTIALS_SECRET_ARN": values.mlflow.credentials_secret_arn,
+            })
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
                     self.mlflow):
-            obj.add_dependency(self.namespace)
+            if obj is not None:
+                obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)
 
 

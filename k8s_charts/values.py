@@ -45,8 +45,8 @@ class PlatformValues:
     fsx_mount_name: str
     fsx_storage_capacity_gib: int
     fsx_data_path: str               # FSx directory linked to the data bucket, e.g. "/data"
-    training_image_uri: str          # ECR repository URI (no tag)
-    mlflow: MlflowValues
+    training_image_uri: str = ""     # ECR repository URI (no tag); only the job builders need it
+    mlflow: MlflowValues | None = None  # without it team namespaces get no `mlflow` ConfigMap
 
     @property
     def data_mount_path(self) -> str:
