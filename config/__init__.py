@@ -14,6 +14,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
+from .compute import ComputeConfig
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
@@ -24,7 +25,7 @@ CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_ENV = "dev"
 
 __all__ = [
-    "CONFIG_DIR", "DEFAULT_ENV", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
+    "CONFIG_DIR", "DEFAULT_ENV", "ComputeConfig", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
     "StudioConfig", "StudioUserProfileConfig",
@@ -47,6 +48,8 @@ class EnvironmentConfig(ConfigModel):
     mlflow: MlflowConfig = Field(description="MLflow tracking server (`<Env>-Mlflow`); see config/mlflow.py.")
     studio: StudioConfig = Field(StudioConfig(), description="SageMaker Studio domain on the cluster's FSx "
                                                             "(`<Env>-Studio`); see config/studio.py.")
+    compute: ComputeConfig = Field(ComputeConfig(), description="EKS, HyperPod, Karpenter, KubeRay (`<Env>-Compute`); "
+                                                               "see config/compute.py.")
 
     @field_validator("account")
     @classmethod
@@ -71,6 +74,12 @@ class EnvironmentConfig(ConfigModel):
                 f"network.availability_zones {wrong!r} are not AZs of region {self.region!r}; use names like "
                 f"'{self.region}a', '{self.region}b'"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _compute_in_environment(self) -> EnvironmentConfig:
+        self.compute.check_environment(protected=self.protect_stateful,
+                                       hyperpod_az=self.network.hyperpod.availability_zone)
         return self
 
     @model_validator(mode="after")

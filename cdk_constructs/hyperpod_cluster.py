@@ -1,0 +1,171 @@
+"""A SageMaker HyperPod cluster orchestrated by EKS, with its execution role and lifecycle scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from aws_cdk import (
+    RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_s3 as s3,
+    aws_s3_deployment as s3deploy, aws_sagemaker as sagemaker,
+)
+from constructs import Construct, IDependable
+
+from .nag_findings import acknowledge, attribute, managed_policy, wildcard_resources
+from .secure_bucket import SecureBucket
+
+LIFECYCLE_SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "lifecycle_scripts"
+ON_CREATE = "on_create.sh"
+LIFECYCLE_PREFIX = "lifecycle-scripts/"
+
+HYPERPOD_LABEL = ("node-type", "hyperpod")
+HYPERPOD_TAINT = ("dedicated", "hyperpod", "NoSchedule")
+DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
+EXECUTION_ROLE_POLICIES = ("AmazonSageMakerClusterInstanceRolePolicy", "AmazonEKS_CNI_Policy",
+                           "AmazonEC2ContainerRegistryPullOnly")
+
+
+@dataclass(frozen=True)
+class InstanceGroup:
+    """One HyperPod instance group (see config.compute.InstanceGroupConfig for the rules)."""
+
+    name: str
+    instance_type: str
+    count: int
+    gpu_type: str
+    threads_per_core: int = 1
+    ebs_volume_size_gb: int = 500
+    deep_health_checks: bool = False
+    training_plan_arn: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+class HyperPodCluster(Construct):
+    """`AWS::SageMaker::Cluster` with ``Orchestrator.Eks``, node recovery, continuous provisioning.
+
+    - ``execution_role``: ``AmazonSageMakerClusterInstanceRolePolicy`` plus what the nodes need: the EKS CNI policy,
+      ECR pull, read of the lifecycle scripts, ``fsx:DescribeFileSystems`` (without it the Lustre client silently
+      falls back from EFA to TCP) and ``eks-auth:AssumeRoleForPodIdentity``. Data access belongs to the pods (EKS
+      Pod Identity), not to the node role every pod on the node could borrow;
+    - ``lifecycle_bucket``: a ``sagemaker-*`` bucket (the managed policy only reads buckets named so) holding
+      ``lifecycle_scripts/`` under :data:`LIFECYCLE_PREFIX`, deployed before the cluster is created;
+    - ``cluster``: the ``CfnCluster``. Every instance group gets label ``node-type: hyperpod``, ``gpu-type: <...>``
+      and taint ``dedicated=hyperpod:NoSchedule``; GPU groups run the on-start deep health checks.
+
+    :param cluster_name: HyperPod cluster name.
+    :param eks_cluster: the orchestrating EKS cluster.
+    :param subnet: the HyperPod subnet (secondary CIDR, GPU AZ).
+    :param security_group: the EFA security group.
+    :param instance_groups: at least one group.
+    :param bucket_name: name of the lifecycle bucket; must start with ``sagemaker-``.
+    :param node_recovery: ``Automatic`` (default) or ``None``.
+    :param prerequisites: what must exist on the EKS cluster before HyperPod is created (a CloudFormation
+        dependency is added on each).
+    :param removal_policy: default ``RETAIN`` (nodes hold running jobs; deleting the stack must not kill them).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, eks_cluster: eks.ICluster,
+                 subnet: ec2.ISubnet, security_group: ec2.ISecurityGroup, instance_groups: Sequence[InstanceGroup],
+                 bucket_name: str, node_recovery: str = "Automatic", prerequisites: Sequence[IDependable] = (),
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+        super().__init__(scope, construct_id)
+        if not instance_groups:
+            raise ValueError("HyperPodCluster needs at least one instance group")
+        if not bucket_name.startswith("sagemaker-"):
+            raise ValueError(f"lifecycle bucket {bucket_name!r} must start with 'sagemaker-' so that "
+                             f"AmazonSageMakerClusterInstanceRolePolicy lets the nodes read it")
+
+        # --- lifecycle scripts --------------------------------------------------------------------------------
+        self.lifecycle_bucket = SecureBucket(self, "LifecycleScripts").bucket
+        cast(s3.CfnBucket, self.lifecycle_bucket.node.default_child).bucket_name = bucket_name
+        acknowledge(self.lifecycle_bucket, "The bucket holds only the HyperPod lifecycle scripts, which are versioned "
+                                           "in git and deployed by CloudFormation; no user data to audit access to.",
+                    "S1")
+        self.lifecycle_deployment = s3deploy.BucketDeployment(
+            self, "DeployLifecycleScripts",
+            sources=[s3deploy.Source.asset(str(LIFECYCLE_SCRIPTS_DIR))],
+            destination_bucket=self.lifecycle_bucket,
+            destination_key_prefix=LIFECYCLE_PREFIX,
+            prune=True,
+            retain_on_delete=False,
+        )
+        # --- execution role -----------------------------------------------------------------------------------
+        self.execution_role = iam.Role(
+            self, "ExecutionRole",
+            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            description=f"{cluster_name}: SageMaker HyperPod instance role",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in EXECUTION_ROLE_POLICIES],
+        )
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="ReadLifecycleScripts",
+            actions=["s3:GetObject"],
+            resources=[self.lifecycle_bucket.arn_for_objects(f"{LIFECYCLE_PREFIX}*")],
+        ))
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="ListLifecycleScripts",
+            actions=["s3:ListBucket"],
+            resources=[self.lifecycle_bucket.bucket_arn],
+            conditions={"StringLike": {"s3:prefix": [f"{LIFECYCLE_PREFIX}*"]}},
+        ))
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="FsxLustreClientDiscovery",
+            actions=["fsx:DescribeFileSystems"],  # the Lustre client checks EFA support; without it: TCP
+            resources=["*"],
+        ))
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="PodIdentity",
+            actions=["eks-auth:AssumeRoleForPodIdentity"],
+            resources=[eks_cluster.cluster_arn],
+        ))
+        acknowledge(self.execution_role, "HyperPod requires AmazonSageMakerClusterInstanceRolePolicy on the instance "
+                                         "role; the CNI and ECR pull managed policies are what every EKS node needs.",
+                    *(managed_policy(n) for n in EXECUTION_ROLE_POLICIES))
+        acknowledge(self.execution_role, "Nodes read every lifecycle script under the scripts prefix; "
+                                         "fsx:DescribeFileSystems has no resource-level permissions.",
+                    *wildcard_resources("*", f"{attribute(self.lifecycle_bucket)}/{LIFECYCLE_PREFIX}*"))
+
+        # --- the cluster --------------------------------------------------------------------------------------
+        source = f"s3://{bucket_name}/{LIFECYCLE_PREFIX}"
+        self.cluster = sagemaker.CfnCluster(
+            self, "Cluster",
+            cluster_name=cluster_name,
+            orchestrator=sagemaker.CfnCluster.OrchestratorProperty(
+                eks=sagemaker.CfnCluster.ClusterOrchestratorEksConfigProperty(cluster_arn=eks_cluster.cluster_arn)),
+            vpc_config=sagemaker.CfnCluster.VpcConfigProperty(
+                security_group_ids=[security_group.security_group_id], subnets=[subnet.subnet_id]),
+            node_recovery=node_recovery,
+            node_provisioning_mode="Continuous",
+            instance_groups=[self._group(g, source) for g in instance_groups],
+        )
+        self.cluster.apply_removal_policy(removal_policy)
+        # The role itself is referenced (GetAtt); its inline policy must exist too before nodes read the scripts.
+        self.cluster.node.add_dependency(self.lifecycle_deployment, self.execution_role.node.find_child("DefaultPolicy"),
+                                         *prerequisites)
+
+    def _group(self, group: InstanceGroup, source: str) -> sagemaker.CfnCluster.ClusterInstanceGroupProperty:
+        labels = {**group.labels, HYPERPOD_LABEL[0]: HYPERPOD_LABEL[1], "gpu-type": group.gpu_type}
+        key, value, effect = HYPERPOD_TAINT
+        return sagemaker.CfnCluster.ClusterInstanceGroupProperty(
+            instance_group_name=group.name,
+            instance_type=group.instance_type,
+            instance_count=group.count,
+            execution_role=self.execution_role.role_arn,
+            threads_per_core=group.threads_per_core,
+            life_cycle_config=sagemaker.CfnCluster.ClusterLifeCycleConfigProperty(source_s3_uri=source,
+                                                                                  on_create=ON_CREATE),
+            instance_storage_configs=[sagemaker.CfnCluster.ClusterInstanceStorageConfigProperty(
+                ebs_volume_config=sagemaker.CfnCluster.ClusterEbsVolumeConfigProperty(
+                    volume_size_in_gb=group.ebs_volume_size_gb))],
+            on_start_deep_health_checks=list(DEEP_HEALTH_CHECKS) if group.deep_health_checks else None,
+            training_plan_arn=group.training_plan_arn,
+            kubernetes_config=sagemaker.CfnCluster.ClusterKubernetesConfigProperty(
+                labels=labels,
+                taints=[sagemaker.CfnCluster.ClusterKubernetesTaintProperty(key=key, value=value, effect=effect)],
+            ),
+        )
+
+    @property
+    def cluster_arn(self) -> str:
+        return self.cluster.attr_cluster_arn

@@ -1,0 +1,140 @@
+"""Everything SageMaker HyperPod needs on the EKS cluster before `AWS::SageMaker::Cluster` is created."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from aws_cdk import Duration, aws_eks_v2 as eks, aws_s3_assets as s3_assets
+from constructs import Construct, IDependable
+
+CHART_DIR = Path(__file__).resolve().parents[1] / "charts" / "hyperpod-prerequisites"
+
+NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugin", "chart": "nvidia-device-plugin",
+                        "version": "0.17.1"}
+EFA_DEVICE_PLUGIN = {"repository": "https://aws.github.io/eks-charts", "chart": "aws-efa-k8s-device-plugin",
+                     "version": "0.5.20"}
+
+# The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region.
+HEALTH_MONITORING_AGENT_TAG = "1.0.935.0_1.0.282.0"
+HEALTH_MONITORING_AGENT_ACCOUNTS = {
+    "us-east-1": "767398015722", "us-west-2": "905418368575", "us-east-2": "851725546812",
+    "us-west-1": "011528288828", "eu-central-1": "211125453373", "eu-north-1": "654654141839",
+    "eu-west-1": "533267293120", "eu-west-2": "011528288831", "ap-northeast-1": "533267052152",
+    "ap-south-1": "011528288864", "ap-southeast-1": "905418428165", "ap-southeast-2": "851725636348",
+    "sa-east-1": "025066253954",
+}
+
+KARPENTER_GPU_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
+"""Label Karpenter puts on every node it launches with NVIDIA GPUs (value ``nvidia``)."""
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+
+def health_monitoring_agent_image(region: str) -> str:
+    try:
+        account = HEALTH_MONITORING_AGENT_ACCOUNTS[region]
+    except KeyError:
+        raise ValueError(f"the HyperPod health-monitoring agent has no image in region {region!r}; supported "
+                         f"regions: {', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))}") from None
+    return f"{account}.dkr.ecr.{region}.amazonaws.com/hyperpod-health-monitoring-agent:{HEALTH_MONITORING_AGENT_TAG}"
+
+
+def gpu_node_affinity(hyperpod_gpu_types: Sequence[str]) -> dict[str, Any]:
+    """Required node affinity matching HyperPod GPU nodes (by ml.* instance type) OR Karpenter NVIDIA nodes.
+
+    The two terms of ``nodeSelectorTerms`` are ORed, so one DaemonSet covers both node kinds. (HyperPod's own chart
+    pins its plugins to ml.* types only, so Karpenter's EC2 GPU nodes would get no plugin.)
+    """
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(hyperpod_gpu_types)}]},
+        {"matchExpressions": [{"key": KARPENTER_GPU_LABEL, "operator": "In", "values": ["nvidia"]}]},
+    ]}}}
+
+
+TOLERATE_EVERYTHING = [{"operator": "Exists"}]
+"""Device plugins must run on tainted GPU nodes (``dedicated=hyperpod``, ``nvidia.com/gpu``, ...)."""
+
+
+class HyperPodPrerequisites(Construct):
+    """Installs, from pinned sources, what HyperPod requires on the cluster:
+
+    - ``dependencies``: our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
+      (namespace ``aws-hyperpod``), the deep-health-check RBAC, the Kubeflow training operator v1.7.0 (PyTorchJob
+      CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
+      is ours (see its README);
+    - ``nvidia_device_plugin``: NVIDIA's chart from its Helm repository;
+    - ``efa_device_plugin``: the EFA device plugin chart from the EKS charts repository.
+
+    Both device plugins are scheduled on HyperPod ml.* GPU nodes and on Karpenter's NVIDIA nodes, tolerating any
+    taint. Make the HyperPod cluster depend on ``self`` (see :attr:`releases`).
+
+    :param cluster: the EKS cluster.
+    :param region: the cluster's region (selects the health-monitoring agent image).
+    :param nvidia_instance_types: HyperPod ml.* NVIDIA GPU instance types (node affinity).
+    :param neuron_instance_types: HyperPod ml.trn*/ml.inf* instance types. Default: none.
+    :param system_node_selector: nodeSelector of the operators. Default: any node.
+    :param after: constructs to install after (e.g. the system node group and the CNI add-on).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, region: str,
+                 nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str] = (),
+                 system_node_selector: Mapping[str, str] | None = None,
+                 after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        node_selector = dict(system_node_selector or {})
+        self.chart_asset = s3_assets.Asset(self, "ChartAsset", path=str(CHART_DIR))
+        self.dependencies = eks.HelmChart(
+            self, "Dependencies",
+            cluster=cluster,
+            chart_asset=self.chart_asset,
+            release="hyperpod-prerequisites",
+            namespace="kube-system",
+            values={
+                "healthMonitoringAgent": {
+                    "image": health_monitoring_agent_image(region),
+                    "nvidiaInstanceTypes": list(nvidia_instance_types),
+                    "neuronInstanceTypes": list(neuron_instance_types) or ["ml.trn1.32xlarge"],
+                },
+                "trainingOperator": {"nodeSelector": node_selector},
+                "mpiOperator": {"nodeSelector": node_selector},
+            },
+            wait=True,
+            timeout=Duration.minutes(10),
+        )
+        affinity = gpu_node_affinity(nvidia_instance_types)
+        self.nvidia_device_plugin = eks.HelmChart(
+            self, "NvidiaDevicePlugin",
+            cluster=cluster,
+            repository=NVIDIA_DEVICE_PLUGIN["repository"],
+            chart=NVIDIA_DEVICE_PLUGIN["chart"],
+            version=NVIDIA_DEVICE_PLUGIN["version"],
+            release="nvidia-device-plugin",
+            namespace="kube-system",
+            values={"affinity": affinity, "tolerations": TOLERATE_EVERYTHING,
+                    "priorityClassName": "system-node-critical"},
+        )
+        self.efa_device_plugin = eks.HelmChart(
+            self, "EfaDevicePlugin",
+            cluster=cluster,
+            repository=EFA_DEVICE_PLUGIN["repository"],
+            chart=EFA_DEVICE_PLUGIN["chart"],
+            version=EFA_DEVICE_PLUGIN["version"],
+            release="aws-efa-k8s-device-plugin",
+            namespace="kube-system",
+            # The chart ORs one nodeSelectorTerm per key, each with the same value list: instance type in the ml.*
+            # list (HyperPod) OR Karpenter's GPU manufacturer label equal to `nvidia`.
+            values={
+                "supportedInstanceLabels": {
+                    "keys": [INSTANCE_TYPE_LABEL, KARPENTER_GPU_LABEL],
+                    "values": [*nvidia_instance_types, *neuron_instance_types, "nvidia"],
+                },
+                "tolerations": TOLERATE_EVERYTHING,
+            },
+        )
+        for release in self.releases:
+            release.node.add_dependency(*after)
+
+    @property
+    def releases(self) -> list[eks.HelmChart]:
+        return [self.dependencies, self.nvidia_device_plugin, self.efa_device_plugin]

@@ -1,0 +1,239 @@
+"""Karpenter: controller (Helm, OCI), its IAM through EKS Pod Identity, the node role and the interruption queue."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+from aws_cdk import (
+    Aws, Duration, aws_eks_v2 as eks, aws_events as events,
+    aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sqs as sqs,
+)
+from constructs import Construct, IDependable
+
+from .eks_cluster import NODE_POLICIES
+from .nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
+
+KARPENTER_REPOSITORY = "oci://public.ecr.aws/karpenter"
+KARPENTER_VERSION = "1.14.1"
+"""Matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds (tag v1.14.1)."""
+
+INTERRUPTION_EVENTS: dict[str, tuple[str, str]] = {
+    "ScheduledChange": ("aws.health", "AWS Health Event"),
+    "SpotInterruption": ("aws.ec2", "EC2 Spot Instance Interruption Warning"),
+    "Rebalance": ("aws.ec2", "EC2 Instance Rebalance Recommendation"),
+    "InstanceStateChange": ("aws.ec2", "EC2 Instance State-change Notification"),
+}
+"""EventBridge rule id -> (source, detail-type) that Karpenter's interruption handling consumes."""
+
+
+class Karpenter(Construct):
+    """Karpenter v1 on the system nodes of ``cluster``.
+
+    - ``node_role``: role of the nodes Karpenter launches (EC2NodeClass ``role``), with an access entry of type
+      ``EC2_LINUX`` so they can join the cluster;
+    - ``controller_role``: the controller's role, bound to service account ``kube-system/karpenter`` by an EKS Pod
+      Identity association; EC2 actions are scoped by the cluster's tags;
+    - ``interruption_queue`` with EventBridge rules for spot interruption, rebalance recommendation, instance state
+      change and AWS Health scheduled change;
+    - ``crd_release`` (chart ``karpenter-crd``) and ``release`` (chart ``karpenter``), both pinned to
+      :data:`KARPENTER_VERSION` from ECR Public.
+
+    NodePools and EC2NodeClasses are not created here: they select subnets and security groups by the tag
+    ``karpenter.sh/discovery: <cluster name>`` (:attr:`discovery_tag`).
+
+    :param cluster: the EKS cluster (native, authentication mode API).
+    :param cluster_name: its name (a plain string: used in IAM conditions and the chart settings).
+    :param volume_encryption_key: KMS key the EC2NodeClasses may use for node volumes. Default: none.
+    :param node_selector: nodeSelector of the controller pods. Default: any node.
+    :param replicas: controller replicas, default 2.
+    :param after: constructs to install after (system node group, pod identity agent add-on).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
+                 volume_encryption_key: kms.IKey | None = None, node_selector: Mapping[str, str] | None = None,
+                 replicas: int = 2, after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        self.cluster_name = cluster_name
+        self.namespace = "kube-system"
+        self.service_account = "karpenter"
+
+        # --- nodes ------------------------------------------------------------------------------------------
+        self.node_role = iam.Role(
+            self, "NodeRole", assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            description=f"{cluster_name}: nodes launched by Karpenter",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_POLICIES],
+        )
+        acknowledge(self.node_role, "Karpenter nodes are EKS worker nodes: they need the AWS-managed worker, CNI, ECR "
+                                    "pull and SSM policies the Karpenter and EKS guides prescribe for node roles.",
+                    *(managed_policy(n) for n in NODE_POLICIES))
+        self.node_access_entry = eks.AccessEntry(
+            self, "NodeAccessEntry", cluster=cluster, principal=self.node_role.role_arn,
+            access_entry_type=eks.AccessEntryType.EC2_LINUX, access_policies=[],
+        )
+        # EC2_LINUX entries take no access policies: EKS puts the nodes in system:nodes itself.
+        cast(eks.CfnAccessEntry, self.node_access_entry.node.default_child).add_property_deletion_override(
+            "AccessPolicies")
+
+        # --- interruption queue -----------------------------------------------------------------------------
+        self.interruption_queue = sqs.Queue(
+            self, "InterruptionQueue",
+            retention_period=Duration.minutes(5),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+        acknowledge(self.interruption_queue, "Interruption notices are only useful for minutes; Karpenter deletes "
+                                             "what it handles, so a dead-letter queue would only collect stale events.",
+                    "SQS3")
+        self.rules: dict[str, events.Rule] = {}
+        for rule_id, (source, detail_type) in INTERRUPTION_EVENTS.items():
+            rule = events.Rule(self, f"{rule_id}Rule", description=f"Karpenter ({cluster_name}): {detail_type}",
+                               event_pattern=events.EventPattern(source=[source], detail_type=[detail_type]))
+            rule.add_target(targets.SqsQueue(self.interruption_queue))
+            self.rules[rule_id] = rule
+
+        # --- controller IAM (EKS Pod Identity) ----------------------------------------------------------------
+        self.controller_role = iam.Role(
+            self, "ControllerRole",
+            assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
+            description=f"{cluster_name}: Karpenter controller (EKS Pod Identity)",
+        )
+        self._controller_policy(cluster, volume_encryption_key)
+        self.pod_identity = eks.CfnPodIdentityAssociation(
+            self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=self.namespace,
+            service_account=self.service_account, role_arn=self.controller_role.role_arn,
+        )
+
+        # --- Helm releases --------------------------------------------------------------------------------
+        self.crd_release = eks.HelmChart(
+            self, "Crds", cluster=cluster, repository=KARPENTER_REPOSITORY, chart="karpenter-crd",
+            version=KARPENTER_VERSION, release="karpenter-crd", namespace=self.namespace,
+        )
+        self.release = eks.HelmChart(
+            self, "Controller", cluster=cluster, repository=KARPENTER_REPOSITORY, chart="karpenter",
+            version=KARPENTER_VERSION, release="karpenter", namespace=self.namespace, skip_crds=True,
+            wait=True, timeout=Duration.minutes(10),
+            values={
+                "replicas": replicas,
+                "serviceAccount": {"name": self.service_account},
+                "settings": {"clusterName": cluster_name, "interruptionQueue": self.interruption_queue.queue_name},
+                "nodeSelector": dict(node_selector or {}),
+                "controller": {"resources": {"requests": {"cpu": "500m", "memory": "1Gi"},
+                                             "limits": {"memory": "1Gi"}}},
+            },
+        )
+        self.release.node.add_dependency(self.crd_release, self.pod_identity, self.node_access_entry)
+        for release in (self.crd_release, self.release):
+            release.node.add_dependency(*after)
+
+    @property
+    def discovery_tag(self) -> dict[str, str]:
+        """Tag on the private subnets and the node security group that EC2NodeClasses select by."""
+        return {"karpenter.sh/discovery": self.cluster_name}
+
+    def _controller_policy(self, cluster: eks.Cluster, key: kms.IKey | None) -> None:
+        name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
+
+        def ec2(resource: str) -> str:
+            return f"arn:{partition}:ec2:{region}:{account}:{resource}" if resource.startswith(
+                ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")) \
+                else f"arn:{partition}:ec2:{region}:*:{resource}"
+
+        shared_arns = [f"arn:<AWS::Partition>:ec2:<AWS::Region>:{r}" for r in (
+            ":image/*", ":snapshot/*", "*:security-group/*", "*:subnet/*", "*:capacity-reservation/*")]
+        created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in (
+            "fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*", "spot-instances-request/*")}
+        instance_profiles = "arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*"
+        ssm_parameters = "arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/*"
+        owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
+        created = ["fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
+                   "spot-instances-request/*"]
+        statements = [
+            iam.PolicyStatement(sid="AllowScopedEC2InstanceAccessActions",
+                                actions=["ec2:RunInstances", "ec2:CreateFleet"],
+                                resources=[f"arn:{partition}:ec2:{region}::image/*",
+                                           f"arn:{partition}:ec2:{region}::snapshot/*",
+                                           ec2("security-group/*"), ec2("subnet/*"),
+                                           ec2("capacity-reservation/*")]),
+            iam.PolicyStatement(sid="AllowScopedEC2LaunchTemplateAccessActions",
+                                actions=["ec2:RunInstances", "ec2:CreateFleet"],
+                                resources=[ec2("launch-template/*")],
+                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}),
+            iam.PolicyStatement(sid="AllowScopedEC2InstanceActionsWithTags",
+                                actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+                                resources=[ec2(r) for r in created],
+                                conditions={"StringEquals": owned,
+                                            "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}),
+            iam.PolicyStatement(sid="AllowScopedResourceCreationTagging", actions=["ec2:CreateTags"],
+                                resources=[ec2(r) for r in created],
+                                conditions={"StringEquals": {**owned, "ec2:CreateAction": [
+                                    "RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
+                                    "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}),
+            iam.PolicyStatement(sid="AllowScopedResourceTagging", actions=["ec2:CreateTags"],
+                                resources=[ec2("instance/*")],
+                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                                            "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": name},
+                                            "ForAllValues:StringEquals": {"aws:TagKeys": [
+                                                "eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]}}),
+            iam.PolicyStatement(sid="AllowScopedDeletion",
+                                actions=["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+                                resources=[ec2("instance/*"), ec2("launch-template/*")],
+                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}),
+            iam.PolicyStatement(sid="AllowRegionalReadActions",
+                                actions=["ec2:DescribeCapacityReservations", "ec2:DescribeImages",
+                                         "ec2:DescribeInstances", "ec2:DescribeInstanceTypeOfferings",
+                                         "ec2:DescribeInstanceTypes", "ec2:DescribeLaunchTemplates",
+                                         "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
+                                         "ec2:DescribeSubnets", "ec2:DescribeAvailabilityZones"],
+                                resources=["*"], conditions={"StringEquals": {"aws:RequestedRegion": region}}),
+            iam.PolicyStatement(sid="AllowSSMReadActions", actions=["ssm:GetParameter"],
+                                resources=[f"arn:{partition}:ssm:{region}::parameter/aws/service/*"]),
+            iam.PolicyStatement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
+            iam.PolicyStatement(sid="AllowInterruptionQueueActions",
+                                actions=["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+                                resources=[self.interruption_queue.queue_arn]),
+            iam.PolicyStatement(sid="AllowPassingInstanceRole", actions=["iam:PassRole"],
+                                resources=[self.node_role.role_arn],
+                                conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}}),
+            iam.PolicyStatement(sid="AllowScopedInstanceProfileCreationActions",
+                                actions=["iam:CreateInstanceProfile"],
+                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
+                                conditions={"StringEquals": {**owned, "aws:RequestTag/topology.kubernetes.io/region":
+                                                             region},
+                                            "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"}}),
+            iam.PolicyStatement(sid="AllowScopedInstanceProfileActions",
+                                actions=["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile",
+                                         "iam:DeleteInstanceProfile", "iam:TagInstanceProfile"],
+                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
+                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned",
+                                                             "aws:ResourceTag/topology.kubernetes.io/region": region},
+                                            "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"}}),
+            iam.PolicyStatement(sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile",
+                                                                                "iam:ListInstanceProfiles"],
+                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"]),
+            iam.PolicyStatement(sid="AllowAPIServerEndpointDiscovery", actions=["eks:DescribeCluster"],
+                                resources=[cluster.cluster_arn]),
+        ]
+        if key is not None:
+            statements.append(iam.PolicyStatement(
+                sid="AllowNodeVolumeEncryption",
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
+                         "kms:CreateGrant"],
+                resources=[key.key_arn],
+                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
+            ))
+        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
+                                   description=f"{name}: Karpenter controller")
+        self.controller_role.add_managed_policy(policy)
+        instance_scoped = [created_arns[r] for r in created]
+        acknowledge(
+            policy,
+            "Karpenter creates instances, fleets, launch templates and instance profiles whose IDs are not known in "
+            "advance; each wildcard is narrowed by the cluster's ownership tags, the nodepool tag or the region as in "
+            "Karpenter's reference policy; Describe and pricing APIs have no resource-level permissions.",
+            *wildcard_resources("*", *shared_arns, *instance_scoped, instance_profiles, ssm_parameters),
+            *(wildcard_actions("kms:GenerateDataKey*", "kms:ReEncrypt*") if key is not None else ()),
+        )

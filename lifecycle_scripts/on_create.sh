@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SageMaker HyperPod (EKS orchestrator) on-create lifecycle script: runs once as root on every new node.
+#
+# Moves containerd's image/snapshot store and kubelet's pod state off the small root volume onto the secondary
+# EBS volume HyperPod mounts at /opt/sagemaker (size: ebs_volume_size_gb in config/<env>.yaml). Training images
+# are tens of GB; on the root volume they trigger disk-pressure evictions.
+#
+# The move uses bind mounts recorded in /etc/fstab, so the services keep their default paths and the layout
+# survives reboots. The script is idempotent: a second run finds the bind mounts in place and changes nothing.
+set -euo pipefail
+
+readonly STATE_VOLUME="${STATE_VOLUME:-/opt/sagemaker}"
+readonly LOG_DIR="/var/log/provision"
+readonly SERVICES=(kubelet containerd)
+readonly STATE_DIRS=(/var/lib/containerd /var/lib/kubelet)
+
+mkdir -p "${LOG_DIR}"
+exec > >(tee -a "${LOG_DIR}/on_create.log") 2>&1
+
+log() {
+  printf '%s on_create: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*"
+}
+
+is_bind_mounted() {
+  local dir="$1"
+  findmnt --noheadings --target "${dir}" --output TARGET | grep -qx "${dir}"
+}
+
+active_services() {
+  local svc
+  for svc in "${SERVICES[@]}"; do
+    if systemctl is-active --quiet "${svc}"; then
+      printf '%s\n' "${svc}"
+    fi
+  done
+}
+
+relocate() {
+  local dir="$1"
+  local target="${STATE_VOLUME}${dir}"
+  if is_bind_mounted "${dir}"; then
+    log "${dir} is already a mount point; leaving it"
+    return 0
+  fi
+  mkdir -p "${target}" "${dir}"
+  if [[ -n "$(ls -A "${dir}")" ]]; then
+    log "copying existing ${dir} to ${target}"
+    cp -a "${dir}/." "${target}/"
+  fi
+  if ! grep -qs "^${target} ${dir} " /etc/fstab; then
+    printf '%s %s none bind,nofail 0 0\n' "${target}" "${dir}" >> /etc/fstab
+  fi
+  mount --bind "${target}" "${dir}"
+  log "${dir} now lives on ${STATE_VOLUME}"
+}
+
+main() {
+  log "starting (state volume ${STATE_VOLUME})"
+  if ! mountpoint -q "${STATE_VOLUME}"; then
+    log "${STATE_VOLUME} is not mounted; keeping containerd and kubelet state on the root volume"
+    return 0
+  fi
+
+  local running=()
+  mapfile -t running < <(active_services)
+  local svc
+  for svc in "${running[@]}"; do
+    log "stopping ${svc}"
+    systemctl stop "${svc}"
+  done
+
+  local dir
+  for dir in "${STATE_DIRS[@]}"; do
+    relocate "${dir}"
+  done
+
+  # Start in reverse order: containerd before kubelet.
+  local i
+  for ((i = ${#running[@]} - 1; i >= 0; i--)); do
+    log "starting ${running[i]}"
+    systemctl start "${running[i]}"
+  done
+  log "done"
+}
+
+main "$@"

@@ -1,0 +1,174 @@
+"""`<Env>-Compute`: EKS (aws_eks_v2), SageMaker HyperPod with its prerequisites, Karpenter, KubeRay, FSx volume."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import cdk8s
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
+from constructs import Construct
+
+from cdk_constructs.compliance import ignore_cfn_lint
+from cdk_constructs.eks_cluster import PlatformEksCluster
+from cdk_constructs.fsx_static_volume import FsxStaticVolume
+from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
+from cdk_constructs.hyperpod_prerequisites import HyperPodPrerequisites
+from cdk_constructs.karpenter import Karpenter
+from cdk_constructs.kuberay_operator import KubeRayOperator
+from cdk_constructs.nag_findings import (
+    acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
+)
+from cdk_constructs.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.shared_file_system import SharedFileSystem
+from config import EnvironmentConfig
+from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
+
+from ._base import PlatformStack
+
+
+class ComputeStack(PlatformStack):
+    """The cluster layer. Contracts other stacks and charts rely on:
+
+    - ``cluster`` (``aws_eks_v2.Cluster``), ``cluster_name`` (= ``config.cluster_name``, the Karpenter discovery tag
+      value on the private subnets and the ``eks_nodes`` security group);
+    - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
+    - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct);
+    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator and MPI CRDs;
+      anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
+    - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
+    - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
+    - ``system_node_selector``: nodeSelector of the system node group (controllers).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
+                 private_subnets: Sequence[ec2.ISubnet], hyperpod_subnet: ec2.ISubnet,
+                 security_groups: PlatformSecurityGroups, file_system: SharedFileSystem, mlflow: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
+                         description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, "
+                                     f"KubeRay")
+        del mlflow  # accepted for wiring order; nothing of MLflow is needed by the cluster yet
+        cc = config.compute
+        self.cluster_name = config.cluster_name
+
+        self.encryption_key: kms.IKey = kms.Key(
+            self, "EncryptionKey",
+            alias=f"alias/{config.resource_prefix}-compute",
+            description=f"{config.resource_prefix}: EKS secrets envelope encryption, Karpenter node volumes",
+            enable_key_rotation=True,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+
+        # --- EKS ------------------------------------------------------------------------------------------
+        self.eks = PlatformEksCluster(
+            self, "Eks",
+            cluster_name=self.cluster_name,
+            version=cc.kubernetes_version,
+            vpc=vpc,
+            subnets=private_subnets,
+            control_plane_security_group=security_groups.eks_nodes,
+            encryption_key=self.encryption_key,
+            addon_versions=cc.addons.model_dump(),
+            admin_role_arns=cc.admin_role_arns,
+            public_access_cidrs=cc.public_access_cidrs,
+            system_instance_types=cc.system_nodes.instance_types,
+            system_min_size=cc.system_nodes.min_size,
+            system_desired_size=cc.system_nodes.desired_size,
+            system_max_size=cc.system_nodes.max_size,
+            system_disk_size_gib=cc.system_nodes.disk_size_gib,
+        )
+        self.cluster: eks.Cluster = self.eks.cluster
+        self.system_node_selector = self.eks.system_node_selector
+        system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
+
+        # --- HyperPod prerequisites, then HyperPod ---------------------------------------------------------
+        self.hyperpod_prerequisites = HyperPodPrerequisites(
+            self, "HyperPodPrerequisites",
+            cluster=self.cluster,
+            region=config.region,
+            nvidia_instance_types=[t for t in hyperpod_instance_types() if is_nvidia_gpu(t)],
+            neuron_instance_types=[t for t in hyperpod_instance_types()
+                                   if is_accelerated(t) and not is_nvidia_gpu(t)],
+            system_node_selector=self.system_node_selector,
+            after=system_ready,
+        )
+        self.hyperpod = HyperPodCluster(
+            self, "HyperPod",
+            cluster_name=f"{config.resource_prefix}-hyperpod",
+            eks_cluster=self.cluster,
+            subnet=hyperpod_subnet,
+            security_group=security_groups.efa,
+            instance_groups=[
+                InstanceGroup(name=g.name, instance_type=g.instance_type, count=g.count, gpu_type=g.node_gpu_type,
+                              threads_per_core=g.threads_per_core, ebs_volume_size_gb=g.ebs_volume_size_gb,
+                              deep_health_checks=g.run_deep_health_checks, training_plan_arn=g.training_plan_arn,
+                              labels=g.labels)
+                for g in cc.hyperpod.instance_groups
+            ],
+            bucket_name=f"sagemaker-{config.resource_prefix}-lifecycle-{config.account}-{config.region}",
+            node_recovery=cc.hyperpod.node_recovery,
+            prerequisites=[*self.hyperpod_prerequisites.releases, self.eks.addons["vpc-cni"],
+                           self.eks.addons["eks-pod-identity-agent"], self.eks.addons["aws-fsx-csi-driver"]],
+        )
+        self.hyperpod_execution_role: iam.IRole = self.hyperpod.execution_role
+
+        # --- Karpenter and KubeRay ------------------------------------------------------------------------
+        self.karpenter = Karpenter(
+            self, "Karpenter",
+            cluster=self.cluster,
+            cluster_name=self.cluster_name,
+            volume_encryption_key=self.encryption_key,
+            node_selector=self.system_node_selector,
+            replicas=cc.karpenter.replicas,
+            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]],
+        )
+        self.karpenter_node_role: iam.IRole = self.karpenter.node_role
+        self.kuberay = KubeRayOperator(self, "KubeRay", cluster=self.cluster, node_selector=self.system_node_selector,
+                                       after=system_ready)
+
+        self.crd_dependencies: list[Construct] = [
+            self.karpenter.crd_release,
+            self.karpenter.release,
+            self.kuberay.release,
+            self.hyperpod_prerequisites.dependencies,
+        ]
+
+        # --- the shared file system as a volume -----------------------------------------------------------
+        self.fsx_volume = FsxStaticVolume(
+            self, "FsxVolume",
+            cluster=self.cluster,
+            file_system_id=file_system.file_system_id,
+            dns_name=file_system.dns_name,
+            mount_name=file_system.mount_name,
+            storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
+            after=[self.eks.addons["aws-fsx-csi-driver"]],
+        )
+        for namespace in cc.fsx_claim_namespaces:
+            self.fsx_volume.add_claim(namespace)
+
+        self._acknowledge_shared_handlers()
+
+    def add_cdk8s_chart(self, construct_id: str, chart: cdk8s.Chart, *, ingress_alb: bool = False
+                        ) -> eks.KubernetesManifest:
+        """Deploy a cdk8s chart after every CRD-installing release (so its custom resources have their types)."""
+        manifest = self.cluster.add_cdk8s_chart(construct_id, chart, ingress_alb=ingress_alb)
+        manifest.node.add_dependency(*self.crd_dependencies)
+        return manifest
+
+    def _acknowledge_shared_handlers(self) -> None:
+        """Stack-level singleton aws-cdk-lib creates for the lifecycle-scripts BucketDeployment."""
+        for child in self.node.children:
+            if child.node.id.startswith("Custom::CDKBucketDeployment"):
+                acknowledge(
+                    child,
+                    "The BucketDeployment handler of aws-cdk-lib logs through the AWS-managed basic execution policy "
+                    "and copies every object of the scripts asset into the lifecycle bucket (object wildcards).",
+                    managed_policy("service-role/AWSLambdaBasicExecutionRole"),
+                    *wildcard_actions("s3:Abort*", "s3:DeleteObject*", "s3:GetBucket*", "s3:GetObject*", "s3:List*"),
+                    *wildcard_resources(asset_bucket_objects(self), f"{attribute(self.hyperpod.lifecycle_bucket)}/*"),
+                )
+                ignore_cfn_lint(child, "W3005", "aws-cdk-lib adds DependsOn on the handler's service role next to "
+                                                "the GetAtt; harmless and not editable from here.")
+                acknowledge(child, "The BucketDeployment runtime is pinned by aws-cdk-lib to match its bundled AWS "
+                                   "CLI layer; it moves forward with aws-cdk-lib upgrades.", "L1")
