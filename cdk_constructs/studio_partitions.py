@@ -1,0 +1,131 @@
+"""Studio's FSx partition directories (``/shared`` or ``/<user>``), created with their ownership by a Kubernetes Job."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aws_cdk import Duration, aws_eks_v2 as eks
+from constructs import Construct
+
+NAMESPACE = "studio-partitions"
+CLAIM_NAME = "fsx-claim"
+MOUNT_PATH = "/fsx"
+SHARED_MODE = "2775"   # setgid: files created in the shared partition keep the Studio group
+PER_USER_MODE = "0755"  # owner writes; jobs (other uids) can read the user's code and data
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One directory at the root of the file system and who owns it."""
+
+    directory: str
+    uid: int
+    gid: int
+    mode: str
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", self.directory):
+            raise ValueError(f"partition {self.directory!r} must be one directory name")
+        if not re.fullmatch(r"[0-7]{3,4}", self.mode):
+            raise ValueError(f"partition mode {self.mode!r} must be octal, e.g. '0755'")
+
+
+def partition_script(partitions: Sequence[Partition]) -> str:
+    """POSIX sh that creates each directory if missing and (re)sets its owner and mode. Never deletes, never
+    recurses: files inside a partition keep whatever ownership their users gave them."""
+    lines = ["set -eu"]
+    for p in sorted(partitions, key=lambda p: p.directory):
+        d = f"{MOUNT_PATH}/{p.directory}"  # validated: no characters the shell would interpret
+        lines.append(f"mkdir -p {d} && chown {p.uid}:{p.gid} {d} && chmod {p.mode} {d} && "
+                     f"echo 'ok {d} {p.uid}:{p.gid} {p.mode}'")
+    lines.append(f'echo "{len(partitions)} partition(s) reconciled"')
+    return "\n".join(lines) + "\n"
+
+
+class StudioPartitions(Construct):
+    """Creates the partition directories on the shared FSx for Lustre file system before Studio apps mount them.
+
+    A Job in namespace ``studio-partitions`` (Pod Security ``baseline``: it needs root with CHOWN/FOWNER/
+    DAC_OVERRIDE, which team namespaces under ``restricted`` refuse) mounts the claim ``fsx-claim`` and runs
+    :func:`partition_script` over **every** configured partition, so users that existed before this mechanism are
+    reconciled too. Removing a user only drops it from the next run; no directory is ever deleted.
+
+    The Job's name carries a hash of its spec (Jobs are immutable): any change of users, uid/gid, mode, image or
+    ``revision`` starts a new Job. The stack waits for ``.status.succeeded`` of that Job
+    (``KubernetesObjectValue``, ``timeout``) and fails the deployment if it does not succeed; ``wait_handle`` is
+    what user profiles depend on.
+
+    :param cluster: the EKS cluster (its kubectl provider applies the manifests).
+    :param partitions: the directories to reconcile.
+    :param volume: ``(namespace) -> [PersistentVolume, PersistentVolumeClaim]`` for the FSx claim in the Job's
+        namespace (the compute stack's FSx volume builders).
+    :param image: container image pinned by digest, with ``sh``, ``mkdir``, ``chown``, ``chmod``.
+    :param node_selector: where the Job may run (the system nodes). Default: anywhere.
+    :param revision: bump to force a new run. Default 1.
+    :param timeout: how long the stack waits for the Job. Default 10 minutes.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, partitions: Sequence[Partition],
+                 volume: Callable[[str], Sequence[Mapping[str, Any]]], image: str,
+                 node_selector: Mapping[str, str] | None = None, revision: int = 1,
+                 timeout: Duration = Duration.minutes(10)) -> None:
+        super().__init__(scope, construct_id)
+        labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "studio-partitions"}
+        pss = {f"pod-security.kubernetes.io/{m}": "baseline" for m in ("enforce", "audit", "warn")}
+        self.namespace = eks.KubernetesManifest(self, "Namespace", cluster=cluster, overwrite=True, manifest=[
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {**labels, **pss}}},
+        ])
+        self.claim = eks.KubernetesManifest(self, "Claim", cluster=cluster, overwrite=True,
+                                            manifest=list(volume(NAMESPACE)))
+        self.claim.node.add_dependency(self.namespace)
+
+        self.script = partition_script(partitions)
+        pod_spec: dict[str, Any] = {
+            "restartPolicy": "Never",
+            "automountServiceAccountToken": False,
+            "securityContext": {"runAsUser": 0, "runAsGroup": 0, "runAsNonRoot": False,
+                                "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{
+                "name": "partitions",
+                "image": image,
+                "command": ["/bin/sh", "-c", self.script],
+                "securityContext": {
+                    "allowPrivilegeEscalation": False,
+                    "readOnlyRootFilesystem": True,
+                    "privileged": False,
+                    "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "FOWNER", "DAC_OVERRIDE"]},
+                },
+                "resources": {"requests": {"cpu": "50m", "memory": "32Mi"},
+                              "limits": {"cpu": "200m", "memory": "64Mi"}},
+                "volumeMounts": [{"name": "fsx", "mountPath": MOUNT_PATH}],
+            }],
+            "volumes": [{"name": "fsx", "persistentVolumeClaim": {"claimName": CLAIM_NAME}}],
+        }
+        if node_selector:
+            pod_spec["nodeSelector"] = dict(node_selector)
+        job_spec = {"backoffLimit": 3, "activeDeadlineSeconds": int(timeout.to_seconds()),
+                    "template": {"metadata": {"labels": labels}, "spec": pod_spec}}
+        digest = hashlib.sha256(json.dumps([job_spec, revision], sort_keys=True).encode()).hexdigest()[:10]
+        self.job_name = f"studio-partitions-{digest}"
+        self.job = eks.KubernetesManifest(self, "Job", cluster=cluster, manifest=[{
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": self.job_name, "namespace": NAMESPACE, "labels": labels},
+            "spec": job_spec,
+        }])
+        self.job.node.add_dependency(self.claim)
+        self.succeeded = eks.KubernetesObjectValue(
+            self, "Succeeded", cluster=cluster, object_type="job", object_name=self.job_name,
+            object_namespace=NAMESPACE, json_path=".status.succeeded", timeout=timeout,
+        )
+        self.succeeded.node.add_dependency(self.job)
+
+    @property
+    def wait_handle(self) -> Construct:
+        """Depend on this to run after the partitions exist."""
+        return self.succeeded

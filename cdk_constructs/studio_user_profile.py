@@ -1,0 +1,183 @@
+"""A Studio user profile with its own execution role, scoped to the user's team."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import jsii
+
+from aws_cdk import (
+    Acknowledgment, ArnFormat, CfnTag, RemovalPolicy, Stack, Validations, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms,
+    aws_s3 as s3, aws_sagemaker as sagemaker,
+)
+from constructs import Construct, IValidation
+
+from cdk_constructs.studio_domain import StudioDomain
+
+UP = sagemaker.CfnUserProfile
+TEAM_ACCESS_POLICY = "AmazonEKSEditPolicy"
+STUDIO_LOG_GROUP = "/aws/sagemaker/studio"
+
+
+class _Pullable(Protocol):
+    def grant_pull(self, grantee: iam.IGrantable) -> iam.Grant: ...
+
+
+class _MlflowClient(Protocol):
+    def grant_client_access(self, grantee: iam.IGrantable) -> iam.Grant: ...
+
+
+class StudioUserProfile(Construct):
+    """``AWS::SageMaker::UserProfile`` in ``domain`` with an execution role holding only what a data scientist of
+    ``namespace`` needs, and (with ``cluster``) an EKS access entry limited to that namespace.
+
+    The role's permissions (exactly):
+
+    - ``eks:DescribeCluster`` on the platform cluster (``aws eks update-kubeconfig``);
+    - ``s3:ListBucket`` on the data bucket for keys under ``data_prefix`` only; ``s3:GetObject``, ``s3:PutObject``,
+      ``s3:DeleteObject``, ``s3:AbortMultipartUpload`` on ``<data bucket>/<data_prefix>*``;
+    - ``kms:Decrypt``, ``kms:GenerateDataKey`` on the data key, only through S3;
+    - ECR pull of the training image repository (``training_images.grant_pull``);
+    - the MLflow client credentials (``mlflow.grant_client_access``);
+    - ``logs:CreateLogGroup``, ``logs:CreateLogStream``, ``logs:PutLogEvents`` on ``/aws/sagemaker/studio`` (app and
+      lifecycle-configuration logs).
+
+    Kubernetes: ``AmazonEKSEditPolicy`` scoped to ``namespace`` (create/delete pods, jobs, services, config maps in
+    the team namespace; nothing cluster-wide).
+
+    Attributes: ``role``, ``profile`` (``CfnUserProfile``), ``access_entry`` (or None).
+
+    :param domain: the Studio domain.
+    :param user_profile_name: the profile name (validated by the config).
+    :param namespace: the team's Kubernetes namespace.
+    :param data_bucket / data_key / data_prefix: the team's S3 prefix of the data bucket and the bucket's key.
+    :param cluster_name: the EKS cluster name (for ``eks:DescribeCluster``).
+    :param lifecycle_config_arns: app type (``JupyterLab``, ``CodeEditor``) -> the team's lifecycle configuration,
+        attached and run by default.
+    :param file_system_path: the user's own FSx partition (``/<name>``), or None when the domain mounts a shared one.
+    :param posix_uid / posix_gid: the user's own uid (None: the domain default).
+    :param cluster: the EKS cluster for the access entry. Default: none (no Kubernetes access).
+    :param training_images: repository to pull from. Default: none.
+    :param mlflow: MLflow stack (``grant_client_access``). Default: none.
+    :param removal_policy: default ``RETAIN``: removing a user from the config keeps the profile (and never touches
+        their FSx partition or S3 data).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, domain: StudioDomain, user_profile_name: str,
+                 namespace: str, data_bucket: s3.IBucket, data_key: kms.IKey, data_prefix: str, cluster_name: str,
+                 lifecycle_config_arns: Mapping[str, str], file_system_path: str | None = None,
+                 posix_uid: int | None = None, posix_gid: int | None = None, cluster: eks.ICluster | None = None,
+                 training_images: _Pullable | None = None, mlflow: _MlflowClient | None = None,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        self.role = iam.Role(
+            self, "ExecutionRole", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            description=f"Studio user {user_profile_name} (team {namespace}): EKS describe, team S3 prefix, ECR pull, "
+                        f"MLflow client",
+        )
+        cluster_arn = stack.format_arn(service="eks", resource="cluster", resource_name=cluster_name)
+        self.role.add_to_policy(iam.PolicyStatement(sid="DescribePlatformCluster", actions=["eks:DescribeCluster"],
+                                                    resources=[cluster_arn]))
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="ListTeamPrefix", actions=["s3:ListBucket"], resources=[data_bucket.bucket_arn],
+            conditions={"StringLike": {"s3:prefix": [data_prefix, f"{data_prefix}*"]}}))
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="ReadWriteTeamPrefix",
+            actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+            resources=[data_bucket.arn_for_objects(f"{data_prefix}*")]))
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="DataKeyThroughS3", actions=["kms:Decrypt", "kms:GenerateDataKey"], resources=[data_key.key_arn],
+            conditions={"StringEquals": {"kms:ViaService": f"s3.{stack.region}.amazonaws.com"}}))
+        log_group_arn = stack.format_arn(service="logs", resource="log-group", resource_name=f"{STUDIO_LOG_GROUP}:*",
+                                         arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="StudioLogs", actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
+            resources=[log_group_arn]))
+        if training_images is not None:
+            training_images.grant_pull(self.role)
+        if mlflow is not None:
+            mlflow.grant_client_access(self.role)
+        self.node.add_validation(_AcknowledgeTeamPrefix(
+            self.role, f"/{data_prefix}*", "The user reads and writes objects under the team's data prefix only; "
+                                           "object keys are the user's choice."))
+        Validations.of(self.role).acknowledge(Acknowledgment(
+            id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{log_group_arn}]",
+            reason="SageMaker names the Studio log streams per app at run time, inside the one Studio log group.",
+        ))
+        Validations.of(self.role).acknowledge(Acknowledgment(
+            id="AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+            reason="ecr:GetAuthorizationToken (part of ECR pull) has no resource-level permission.",
+        ))
+
+        def app_settings(cls: type, app_type: str) -> object:
+            arn = lifecycle_config_arns[app_type]
+            # Idle shutdown is a domain setting (CloudFormation has no AppLifecycleManagement on user profiles).
+            return cls(
+                default_resource_spec=UP.ResourceSpecProperty(instance_type=domain.default_instance_type,
+                                                              lifecycle_config_arn=arn),
+                lifecycle_config_arns=[arn],
+            )
+
+        posix = (UP.CustomPosixUserConfigProperty(uid=posix_uid, gid=posix_gid or 1001)
+                 if posix_uid is not None else None)
+        self.profile = sagemaker.CfnUserProfile(
+            self,
+            "Resource",
+            domain_id=domain.domain_id,
+            user_profile_name=user_profile_name,
+            user_settings=UP.UserSettingsProperty(
+                execution_role=self.role.role_arn,
+                custom_file_system_configs=[UP.CustomFileSystemConfigProperty(
+                    f_sx_lustre_file_system_config=UP.FSxLustreFileSystemConfigProperty(
+                        file_system_id=domain.file_system_id, file_system_path=file_system_path))]
+                if file_system_path else None,
+                custom_posix_user_config=posix,
+                jupyter_lab_app_settings=app_settings(UP.JupyterLabAppSettingsProperty, "JupyterLab"),
+                code_editor_app_settings=app_settings(UP.CodeEditorAppSettingsProperty, "CodeEditor"),
+            ),
+            tags=[CfnTag(key="platform/team", value=namespace)],
+        )
+        self.profile.apply_removal_policy(removal_policy)
+
+        self.access_entry: eks.AccessEntry | None = None
+        if cluster is not None:
+            self.access_entry = eks.AccessEntry(
+                self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
+                access_policies=[eks.AccessPolicy.from_access_policy_name(
+                    TEAM_ACCESS_POLICY, access_scope_type=eks.AccessScopeType.NAMESPACE, namespaces=[namespace])],
+            )
+
+
+@jsii.implements(IValidation)
+class _AcknowledgeTeamPrefix:
+    """Acknowledge IAM5 for the team-prefix object ARN once cross-stack references are resolved (validation runs
+    after CDK rewrote the bucket ARN into the producer stack's output), rendered the way cdk-nag prints it."""
+
+    def __init__(self, role: iam.Role, suffix: str, reason: str) -> None:
+        self._role, self._suffix, self._reason = role, suffix, reason
+
+    def validate(self) -> list[str]:
+        policy = self._role.node.try_find_child("DefaultPolicy")
+        if policy is None:
+            return [f"{self._role.node.path} has no default policy"]
+        document = Stack.of(self._role).resolve(policy.node.default_child.policy_document)
+        for statement in document.get("Statement", []):
+            resources = statement.get("Resource", [])
+            for resource in resources if isinstance(resources, list) else [resources]:
+                rendered = _render(resource)
+                if rendered.endswith(self._suffix):
+                    Validations.of(self._role).acknowledge(Acknowledgment(
+                        id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]", reason=self._reason))
+        return []
+
+
+def _render(value: Any) -> str:
+    """A policy resource as cdk-nag prints it: strings as they are, intrinsics as compact JSON, joins concatenated."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and list(value) == ["Fn::Join"] and value["Fn::Join"][0] == "":
+        return "".join(_render(part) for part in value["Fn::Join"][1])
+    return json.dumps(value, separators=(",", ":"))

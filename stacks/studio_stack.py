@@ -1,0 +1,153 @@
+"""`<Env>-Studio`: SageMaker Studio domain on the cluster's FSx for Lustre, user profiles with team-scoped roles and
+EKS access entries, lifecycle configurations that leave a working kube context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from aws_cdk import CfnOutput, Duration, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from constructs import Construct
+
+from cdk_constructs.fsx_eni_security_groups import FsxEniSecurityGroups
+from cdk_constructs.shared_file_system import SharedFileSystem
+from cdk_constructs.studio_domain import StudioDomain
+from cdk_constructs.studio_lifecycle_configs import StudioLifecycleConfigs
+from cdk_constructs.studio_partitions import PER_USER_MODE, SHARED_MODE, Partition, StudioPartitions
+from cdk_constructs.studio_user_profile import StudioUserProfile
+from config import EnvironmentConfig
+
+from ._base import PlatformStack
+
+
+class _Pullable(Protocol):
+    def grant_pull(self, grantee: iam.IGrantable) -> iam.Grant: ...
+
+
+class _FsxVolume(Protocol):
+    def persistent_volume(self, namespace: str) -> dict[str, Any]: ...
+    def persistent_volume_claim(self, namespace: str) -> dict[str, Any]: ...
+
+
+class _Mlflow(Protocol):
+    tracking_uri: str
+
+    def grant_client_access(self, grantee: iam.IGrantable) -> iam.Grant: ...
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("-"))
+
+
+class StudioStack(PlatformStack):
+    """Studio for data scientists, next to the cluster.
+
+    - Domain (VPC-only, private subnets, IAM auth, KMS, idle shutdown) with the Studio security group.
+    - ``FsxEniSecurityGroups``: adds that group to the FSx file system's interfaces (no file system replacement).
+    - ``shared`` mode: the domain mounts ``/shared`` for everyone; ``per-user``: each profile mounts ``/<name>``.
+    - ``StudioPartitions`` (needs ``cluster`` and ``fsx_volume``): a Job that creates every partition with the
+      configured uid/gid before any profile is created or changed.
+    - Per team: lifecycle configurations for JupyterLab and Code Editor (kube context in the team namespace).
+    - Per user: profile + execution role + access entry scoped to the team namespace (needs ``cluster``).
+
+    ``cluster``, ``fsx_volume``, ``mlflow``, ``node_selector`` are optional so the stack also synthesizes before the
+    compute and MLflow stacks exist; without ``cluster`` there are no access entries and no partition Job.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
+                 subnets: Sequence[ec2.ISubnet], studio_security_group: ec2.ISecurityGroup,
+                 encryption_key: kms.IKey, data_bucket: s3.IBucket, file_system: SharedFileSystem,
+                 training_images: _Pullable | None = None, cluster: eks.ICluster | None = None,
+                 fsx_volume: _FsxVolume | None = None, node_selector: Mapping[str, str] | None = None,
+                 mlflow: _Mlflow | None = None, **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
+                         description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the "
+                                     f"cluster's FSx for Lustre")
+        st = config.studio
+        shared = st.fsx_mode == "shared"
+        teams = {t.name: t for t in config.kubernetes.teams}
+
+        self.fsx_access = FsxEniSecurityGroups(
+            self, "FsxAccess", file_system_id=file_system.file_system_id, security_groups=[studio_security_group],
+            vpc=vpc, log_encryption_key=encryption_key,
+        )
+        self.domain = StudioDomain(
+            self,
+            "Domain",
+            domain_name=f"{config.resource_prefix}-studio",
+            vpc=vpc,
+            subnets=subnets,
+            security_group=studio_security_group,
+            encryption_key=encryption_key,
+            file_system_id=file_system.file_system_id,
+            shared_path=f"/{st.shared_directory}" if shared else None,
+            posix_uid=st.posix_uid,
+            posix_gid=st.posix_gid,
+            idle_timeout_minutes=st.idle_timeout_minutes,
+            max_idle_timeout_minutes=st.max_idle_timeout_minutes,
+            default_instance_type=st.default_instance_type,
+        )
+        self.domain.node.add_dependency(self.fsx_access)  # mounts need the group on the file system's interfaces
+
+        # --- partitions --------------------------------------------------------------------------------------
+        self.partitions: StudioPartitions | None = None
+        if cluster is not None and fsx_volume is not None:
+            if shared:
+                wanted = [Partition(st.shared_directory, st.posix_uid, st.posix_gid, SHARED_MODE)]
+            else:
+                wanted = [Partition(p.name, st.uid_of(p), st.posix_gid, PER_USER_MODE) for p in st.user_profiles]
+            volume: Callable[[str], list[dict[str, Any]]] = lambda ns: [  # noqa: E731
+                fsx_volume.persistent_volume(ns), fsx_volume.persistent_volume_claim(ns)]
+            self.partitions = StudioPartitions(
+                self, "Partitions", cluster=cluster, partitions=wanted, volume=volume,
+                image=st.partition_job_image, node_selector=node_selector, revision=st.partition_job_revision,
+                timeout=Duration.minutes(10),
+            )
+
+        # --- lifecycle configurations, one pair per team with users --------------------------------------------
+        self.lifecycle_configs: dict[str, StudioLifecycleConfigs] = {}
+        for team_name in sorted({p.team for p in st.user_profiles}):
+            settings = {
+                "PLATFORM_REGION": config.region,
+                "PLATFORM_CLUSTER_NAME": config.cluster_name,
+                "PLATFORM_NAMESPACE": teams[team_name].namespace,
+                "PLATFORM_KUBERNETES_VERSION": config.compute.kubernetes_version,
+            }
+            if mlflow is not None:
+                settings["MLFLOW_URI"] = mlflow.tracking_uri
+                secret = getattr(mlflow, "client_credentials_secret", None)
+                if secret is not None:
+                    settings["MLFLOW_CREDENTIALS_SECRET_ARN"] = secret.secret_arn
+            self.lifecycle_configs[team_name] = StudioLifecycleConfigs(
+                self, f"Lifecycle{_pascal(team_name)}", name_prefix=f"{config.resource_prefix}-{team_name}"[:51],
+                settings=settings,
+            )
+
+        # --- user profiles -----------------------------------------------------------------------------------
+        self.user_profiles: dict[str, StudioUserProfile] = {}
+        for p in st.user_profiles:
+            team = teams[p.team]
+            user = StudioUserProfile(
+                self,
+                f"User{_pascal(p.name)}",
+                domain=self.domain,
+                user_profile_name=p.name,
+                namespace=team.namespace,
+                data_bucket=data_bucket,
+                data_key=encryption_key,
+                data_prefix=team.data_prefix,
+                cluster_name=config.cluster_name,
+                lifecycle_config_arns=self.lifecycle_configs[p.team].arns,
+                file_system_path=None if shared else st.partition_of(p),
+                posix_uid=p.posix_uid,
+                posix_gid=st.posix_gid,
+                cluster=cluster,
+                training_images=training_images,
+                mlflow=mlflow,
+            )
+            if self.partitions is not None:
+                user.node.add_dependency(self.partitions.wait_handle)
+            self.user_profiles[p.name] = user
+
+        CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
+        CfnOutput(self, "FsxMode", value=st.fsx_mode, description="shared: /shared for everyone; per-user: /<user>")
