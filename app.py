@@ -8,8 +8,10 @@ from cdk_nag import AwsSolutionsChecks
 
 from config import DEFAULT_ENV, EnvironmentConfig, load_config
 from stacks.compute_stack import ComputeStack
+from stacks.mlflow_stack import MlflowStack
 from stacks.network_stack import NetworkStack
 from stacks.storage_stack import StorageStack
+from stacks.studio_stack import StudioStack
 
 
 def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
@@ -24,6 +26,17 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         file_system_subnet=network.hyperpod_subnet,
         file_system_security_group=network.security_groups.fsx,
     )
+    mlflow = MlflowStack(
+        app,
+        f"{p}-Mlflow",
+        config=config,
+        vpc=network.vpc,
+        security_groups=network.security_groups,
+        client_cidrs=network.client_cidrs,
+        encryption_key=storage.key,
+        artifacts_bucket=storage.artifacts_bucket,
+        access_logs_bucket=storage.access_logs_bucket,
+    )
     compute = ComputeStack(
         app,
         f"{p}-Compute",
@@ -33,8 +46,27 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         hyperpod_subnet=network.hyperpod_subnet,
         security_groups=network.security_groups,
         file_system=storage.file_system,
+        data_bucket=storage.data_bucket,
     )
-    return {"network": network, "storage": storage, "compute": compute}
+    stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
+    if config.studio.enabled:
+        stacks["studio"] = StudioStack(
+            app,
+            f"{p}-Studio",
+            config=config,
+            vpc=network.vpc,
+            subnets=network.vpc.private_subnets,
+            studio_security_group=network.security_groups.studio,
+            encryption_key=storage.key,
+            data_bucket=storage.data_bucket,
+            file_system=storage.file_system,
+            training_images=storage.training_images,
+            cluster=compute.cluster,
+            fsx_volume=compute.fsx_volume,
+            node_selector=compute.system_node_selector,
+            mlflow=mlflow,
+        )
+    return stacks
 
 
 def main() -> None:

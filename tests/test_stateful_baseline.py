@@ -73,6 +73,8 @@ def test_stateful_resources_are_retained() -> None:
             for lid, res in template["Resources"].items():
                 if res["Type"] not in STATEFUL_TYPES:
                     continue
+                if res["Type"] == "AWS::RDS::DBInstance" and "DBClusterIdentifier" in res.get("Properties", {}):
+                    continue  # an Aurora cluster member holds no data; its cluster is the one retained/snapshotted
                 policies = (res.get("DeletionPolicy"), res.get("UpdateReplacePolicy"))
                 if not all(p in ("Retain", "Snapshot", "RetainExceptOnCreate") for p in policies):
                     wrong.append(f"{env}/{name}: {res['Type']} {lid} has {policies}")

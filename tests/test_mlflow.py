@@ -1,0 +1,375 @@
+"""`<Env>-Mlflow`: configuration checks and assertions on the synthesized templates of dev and prod."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk import aws_iam as iam, aws_secretsmanager as sm
+from aws_cdk.assertions import Template
+
+from config import ConfigError
+
+from .conftest import CDK_CONTEXT, ROOT, Synth, config_with, synthesize
+
+TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+
+
+def _one(synth: Synth, type_: str) -> tuple[str, dict[str, Any]]:
+    found = synth.resources("mlflow", type_)
+    assert len(found) == 1, f"expected one {type_}, found {list(found)}"
+    return next(iter(found.items()))
+
+
+def _container(synth: Synth) -> dict[str, Any]:
+    _, task = _one(synth, "AWS::ECS::TaskDefinition")
+    (container,) = task["Properties"]["ContainerDefinitions"]
+    return container
+
+
+def _env(synth: Synth) -> dict[str, Any]:
+    return {e["Name"]: e["Value"] for e in _container(synth)["Environment"]}
+
+
+def _cluster_id(synth: Synth) -> str:
+    return _one(synth, "AWS::RDS::DBCluster")[0]
+
+
+# ---- wiring and contract -------------------------------------------------------------------------------------
+def test_stack_is_named_and_ordered(env_synth: Synth) -> None:
+    names = [s.stack_name for s in env_synth.stacks.values()]
+    prefix = env_synth.config.stack_prefix
+    assert f"{prefix}-Mlflow" in names
+    assert names.index(f"{prefix}-Mlflow") == names.index(f"{prefix}-Storage") + 1
+    mlflow = env_synth.stacks["mlflow"]
+    assert {d.stack_name for d in mlflow.dependencies} == {f"{prefix}-Network", f"{prefix}-Storage"}
+
+
+def test_contract_attributes(env_synth: Synth) -> None:
+    mlflow = env_synth.stacks["mlflow"]
+    assert mlflow.tracking_uri == f"https://{env_synth.config.mlflow.endpoint.domain_name}"
+    assert isinstance(mlflow.client_credentials_secret, sm.Secret)  # an ISecret
+    assert mlflow.load_balancer is not None
+    outputs = env_synth.templates["mlflow"]["Outputs"]
+    assert outputs["TrackingUri"]["Value"] == mlflow.tracking_uri
+    assert outputs["ClientCredentialsSecretArn"]["Value"] == {"Ref": "ClientCredentialsSecret522EF0B9"}
+
+
+def test_client_credentials_are_username_and_generated_password(env_synth: Synth) -> None:
+    secret = env_synth.templates["mlflow"]["Resources"]["ClientCredentialsSecret522EF0B9"]["Properties"]
+    gen = secret["GenerateSecretString"]
+    assert json.loads(gen["SecretStringTemplate"]) == {"username": "mlflow-client"}
+    assert gen["GenerateStringKey"] == "password" and gen["PasswordLength"] >= 32
+    assert "SecretString" not in secret
+
+
+def test_grant_client_access_stays_in_the_grantee_stack() -> None:
+    """A role of a later stack gets GetSecretValue + kms:Decrypt by its own policy; Mlflow does not depend on it."""
+    import app as platform_app
+
+    app = cdk.App(context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []}, builtin_cloud_formation_validation=False)
+    config = config_with("dev")
+    stacks = platform_app.build(app, config)
+    consumer = cdk.Stack(app, "Consumer", env=cdk.Environment(account=config.account, region=config.region))
+    role = iam.Role(consumer, "Job", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
+    stacks["mlflow"].grant_client_access(role)
+    policies = Template.from_stack(consumer).find_resources("AWS::IAM::Policy")
+    statements = [s for p in policies.values() for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    actions = {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    assert {"secretsmanager:GetSecretValue", "kms:Decrypt"} <= actions
+    kms = next(s for s in statements if s["Action"] == "kms:Decrypt")
+    assert kms["Condition"]["StringEquals"]["kms:ViaService"] == "secretsmanager.us-east-1.amazonaws.com"
+    assert consumer not in stacks["mlflow"].dependencies
+
+
+# ---- no credentials in templates ----------------------------------------------------------------------------
+def test_no_password_literal_anywhere(env_synth: Synth) -> None:
+    for name, template in env_synth.templates.items():
+        assert "password1234" not in json.dumps(template), f"{name} template"
+    for path in (ROOT / "mlflow_image").iterdir():
+        assert "password1234" not in path.read_text(), path
+
+
+def test_secrets_are_generated_never_literal(env_synth: Synth) -> None:
+    secrets = env_synth.resources("mlflow", "AWS::SecretsManager::Secret")
+    assert len(secrets) == 4, "database, admin, client, Flask key"
+    for lid, secret in secrets.items():
+        props = secret["Properties"]
+        assert "SecretString" not in props and "GenerateSecretString" in props, lid
+        assert props["KmsKeyId"] == {"Fn::GetAtt": ["SecretsKey317DCF94", "Arn"]}, lid
+    _, cluster = _one(env_synth, "AWS::RDS::DBCluster")
+    assert "{{resolve:secretsmanager:" in json.dumps(cluster["Properties"]["MasterUserPassword"])
+
+
+def test_task_definition_takes_credentials_from_secrets_manager(env_synth: Synth) -> None:
+    container = _container(env_synth)
+    env = _env(env_synth)
+    assert not [k for k in env if re.search(r"PASSWORD|SECRET|TOKEN", k)], "credentials in plain environment"
+    secrets = {s["Name"]: json.dumps(s["ValueFrom"]) for s in container["Secrets"]}
+    assert set(secrets) == {"MLFLOW_DB_USERNAME", "MLFLOW_DB_PASSWORD", "MLFLOW_AUTH_ADMIN_USERNAME",
+                            "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_CLIENT_USERNAME", "MLFLOW_CLIENT_PASSWORD",
+                            "MLFLOW_FLASK_SERVER_SECRET_KEY"}
+    assert "DatabaseClusterSecretAttachment" in secrets["MLFLOW_DB_PASSWORD"]
+    assert "AdminCredentialsSecret" in secrets["MLFLOW_AUTH_ADMIN_PASSWORD"]
+    assert "ClientCredentialsSecret" in secrets["MLFLOW_CLIENT_PASSWORD"]
+    assert "FlaskSecretKeySecret" in secrets["MLFLOW_FLASK_SERVER_SECRET_KEY"]
+
+
+# ---- server ---------------------------------------------------------------------------------------------------
+def test_backend_is_aurora_postgresql_and_auth_store_too(env_synth: Synth) -> None:
+    _, cluster = _one(env_synth, "AWS::RDS::DBCluster")
+    assert cluster["Properties"]["Engine"] == "aurora-postgresql"
+    env = _env(env_synth)
+    assert env["MLFLOW_DB_HOST"] == {"Fn::GetAtt": [_cluster_id(env_synth), "Endpoint.Address"]}
+    assert env["MLFLOW_DB_PORT"] == "5432" and env["MLFLOW_DB_NAME"] == "mlflow"
+    assert env["MLFLOW_AUTH"] == "basic-auth", "MLflow's basic-auth app"
+    assert env["MLFLOW_AUTH_DB_NAME"] == "mlflow_auth", "user store: a database in the same Aurora cluster"
+
+
+def test_artifacts_are_proxied_to_the_artifact_bucket(env_synth: Synth) -> None:
+    dest = json.dumps(_env(env_synth)["MLFLOW_ARTIFACTS_DESTINATION"])
+    assert '"s3://"' in dest and "ArtifactsBucket" in dest and dest.endswith('"/mlflow"]]}')
+
+
+def test_allowed_hosts_are_the_dns_name(env_synth: Synth) -> None:
+    domain = env_synth.config.mlflow.endpoint.domain_name
+    assert _env(env_synth)["MLFLOW_SERVER_ALLOWED_HOSTS"] == f"{domain},{domain}:443"
+
+
+def test_connection_pool_off_only_where_the_database_pauses(dev: Synth, prod: Synth) -> None:
+    assert _env(dev)["MLFLOW_SQLALCHEMYSTORE_POOLCLASS"] == "NullPool"
+    assert "MLFLOW_SQLALCHEMYSTORE_POOLCLASS" not in _env(prod)
+    for synth in (dev, prod):
+        assert _env(synth)["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] == "false"
+
+
+def test_container_is_hardened_with_health_check_and_logs(env_synth: Synth) -> None:
+    c = _container(env_synth)
+    assert c["ReadonlyRootFilesystem"] is True
+    assert c["MountPoints"] == [{"ContainerPath": "/tmp", "ReadOnly": False, "SourceVolume": "tmp"}]
+    assert "/health" in " ".join(c["HealthCheck"]["Command"])
+    assert c["LogConfiguration"]["LogDriver"] == "awslogs"
+    assert c["PortMappings"][0]["ContainerPort"] == 5000
+    groups = env_synth.resources("mlflow", "AWS::Logs::LogGroup")
+    svc_days = env_synth.config.mlflow.service.log_retention_days
+    assert svc_days in {g["Properties"]["RetentionInDays"] for g in groups.values()}
+    assert all("KmsKeyId" in g["Properties"] for g in groups.values())
+
+
+def test_image_is_an_asset_built_at_deploy(env_synth: Synth) -> None:
+    manifest = json.loads(next(env_synth.outdir.glob("Dev-Mlflow.assets.json" if env_synth.config.name == "dev"
+                                                     else "Prod-Mlflow.assets.json")).read_text())
+    (image,) = manifest["dockerImages"].values()
+    assert image["source"]["directory"].startswith("asset.")
+    assert image["source"].get("platform") == "linux/amd64"
+
+
+def test_cluster_and_service(env_synth: Synth) -> None:
+    svc_cfg = env_synth.config.mlflow.service
+    _, cluster = _one(env_synth, "AWS::ECS::Cluster")
+    assert {"Name": "containerInsights", "Value": "enabled"} in cluster["Properties"]["ClusterSettings"]
+    _, service = _one(env_synth, "AWS::ECS::Service")
+    props = service["Properties"]
+    assert props["DesiredCount"] == svc_cfg.min_tasks
+    assert props["LaunchType"] == "FARGATE"
+    net = props["NetworkConfiguration"]["AwsvpcConfiguration"]
+    assert net["AssignPublicIp"] == "DISABLED"
+    assert "MlflowTasks" in json.dumps(net["SecurityGroups"])
+    assert "PrivateSubnet" in json.dumps(net["Subnets"])
+    assert props["DeploymentConfiguration"]["DeploymentCircuitBreaker"] == {"Enable": True, "Rollback": True}
+    _, target = _one(env_synth, "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert (target["Properties"]["MinCapacity"], target["Properties"]["MaxCapacity"]) == (svc_cfg.min_tasks,
+                                                                                         svc_cfg.max_tasks)
+    metrics = {p["Properties"]["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"]
+               ["PredefinedMetricType"]
+               for p in env_synth.resources("mlflow", "AWS::ApplicationAutoScaling::ScalingPolicy").values()}
+    assert metrics == {"ECSServiceAverageCPUUtilization", "ALBRequestCountPerTarget"}
+
+
+def test_prod_runs_at_least_two_tasks_in_at_least_two_azs(prod: Synth) -> None:
+    _, service = _one(prod, "AWS::ECS::Service")
+    assert service["Properties"]["DesiredCount"] >= 2
+    assert len(service["Properties"]["NetworkConfiguration"]["AwsvpcConfiguration"]["Subnets"]) >= 2
+
+
+def test_task_role_reaches_only_its_prefix_and_the_key(env_synth: Synth) -> None:
+    template = env_synth.templates["mlflow"]
+    _, task = _one(env_synth, "AWS::ECS::TaskDefinition")
+    role_id = task["Properties"]["TaskRoleArn"]["Fn::GetAtt"][0]
+    statements = [s for p in env_synth.resources("mlflow", "AWS::IAM::Policy").values()
+                  if {"Ref": role_id} in p["Properties"].get("Roles", [])
+                  for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    by_sid = {s["Sid"]: s for s in statements}
+    assert set(by_sid) == {"ListArtifactPrefix", "ArtifactObjects", "ArtifactEncryption"}
+    assert by_sid["ListArtifactPrefix"]["Condition"] == {"StringLike": {"s3:prefix": ["mlflow", "mlflow/*"]}}
+    assert json.dumps(by_sid["ArtifactObjects"]["Resource"]).endswith('"/mlflow/*"]]}')
+    assert "EncryptionKey" in json.dumps(by_sid["ArtifactEncryption"]["Resource"])
+    assert by_sid["ArtifactEncryption"]["Condition"]["StringEquals"]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
+    assert not any(s.get("Resource") == "*" for s in statements)
+    assert template["Resources"][role_id]["Properties"].get("ManagedPolicyArns") is None
+
+
+# ---- load balancer --------------------------------------------------------------------------------------------
+def test_https_only_listener_and_redirect(env_synth: Synth) -> None:
+    listeners = {r["Properties"]["Port"]: r["Properties"]
+                 for r in env_synth.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()}
+    assert set(listeners) == {443, 80}
+    https = listeners[443]
+    assert https["Protocol"] == "HTTPS" and https["SslPolicy"] == TLS_POLICY and https["Certificates"]
+    assert [a["Type"] for a in https["DefaultActions"]] == ["forward"]
+    http = listeners[80]
+    assert http["DefaultActions"] == [{"Type": "redirect", "RedirectConfig": {"Port": "443", "Protocol": "HTTPS",
+                                                                               "StatusCode": "HTTP_301"}}]
+    groups = env_synth.resources("mlflow", "AWS::ElasticLoadBalancingV2::TargetGroup")
+    (group,) = groups.values()
+    assert group["Properties"]["HealthCheckPath"] == "/health"
+
+
+def test_load_balancer_is_internal_drops_bad_headers_and_logs(env_synth: Synth) -> None:
+    _, alb = _one(env_synth, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    attrs = {a["Key"]: a["Value"] for a in alb["Properties"]["LoadBalancerAttributes"]}
+    assert alb["Properties"]["Scheme"] == "internal"
+    assert attrs["routing.http.drop_invalid_header_fields.enabled"] == "true"
+    assert attrs["access_logs.s3.enabled"] == "true"
+    assert "AccessLogsBucket" in json.dumps(attrs["access_logs.s3.bucket"])
+    storage = json.dumps(env_synth.templates["storage"])
+    assert f"{env_synth.config.resource_prefix}-mlflow-alb/AWSLogs/" in storage, "ELB log delivery policy"
+
+
+def test_certificate_from_config(dev: Synth, prod: Synth) -> None:
+    listener = next(r for r in dev.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()
+                    if r["Properties"]["Port"] == 443)
+    assert listener["Properties"]["Certificates"] == [{"CertificateArn": dev.config.mlflow.endpoint.certificate_arn}]
+    assert not dev.resources("mlflow", "AWS::CertificateManager::Certificate")
+    (cert,) = prod.resources("mlflow", "AWS::CertificateManager::Certificate").values()
+    ep = prod.config.mlflow.endpoint
+    assert cert["Properties"]["DomainName"] == ep.domain_name
+    assert cert["Properties"]["DomainValidationOptions"] == [{"DomainName": ep.domain_name,
+                                                              "HostedZoneId": ep.hosted_zone_id}]
+    (record,) = prod.resources("mlflow", "AWS::Route53::RecordSet").values()
+    assert record["Properties"]["Name"] == ep.domain_name + "." and record["Properties"]["Type"] == "A"
+    assert record["Properties"]["HostedZoneId"] == ep.hosted_zone_id
+
+
+def test_security_group_rules(env_synth: Synth) -> None:
+    """ALB 443 from the VPC (network stack) + 80 redirect added here; tasks from the ALB; Aurora from tasks only."""
+    ingress = list(env_synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values())
+    assert {(r["Properties"]["FromPort"], r["Properties"]["CidrIp"]) for r in ingress} == {
+        (80, cidr) for cidr in env_synth.stacks["network"].client_cidrs}
+    assert all("SecurityGroupsAlb" in json.dumps(r["Properties"]["GroupId"]) for r in ingress)
+
+    network = env_synth.templates["network"]["Resources"]
+    aurora_rules = [r["Properties"] for r in network.values() if r["Type"] == "AWS::EC2::SecurityGroupIngress"
+                    and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsAurora9F07737D", "GroupId"]}]
+    assert len(aurora_rules) == 1, aurora_rules
+    rule = aurora_rules[0]
+    assert (rule["FromPort"], rule["ToPort"]) == (5432, 5432)
+    assert rule["SourceSecurityGroupId"] == {"Fn::GetAtt": ["SecurityGroupsMlflowTasksAFF141C1", "GroupId"]}
+    aurora = network["SecurityGroupsAurora9F07737D"]["Properties"]
+    assert "SecurityGroupIngress" not in aurora
+    task_rules = [r["Properties"] for r in network.values() if r["Type"] == "AWS::EC2::SecurityGroupIngress"
+                  and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsMlflowTasksAFF141C1", "GroupId"]}]
+    assert [(r["FromPort"], r["SourceSecurityGroupId"]["Fn::GetAtt"][0]) for r in task_rules] == [
+        (5000, "SecurityGroupsAlbFB2F0AE8")]
+
+
+# ---- database ---------------------------------------------------------------------------------------------------
+def test_aurora_encryption_backups_and_protection(env_synth: Synth) -> None:
+    cfg = env_synth.config
+    lid, cluster = _one(env_synth, "AWS::RDS::DBCluster")
+    props = cluster["Properties"]
+    assert props["StorageEncrypted"] is True
+    assert "EncryptionKey" in json.dumps(props["KmsKeyId"]), "the platform's customer-managed key"
+    assert props["BackupRetentionPeriod"] == cfg.mlflow.database.backup_retention_days >= 7
+    assert props["DeletionProtection"] is cfg.protect_stateful
+    assert cluster["DeletionPolicy"] == cluster["UpdateReplacePolicy"] == "Snapshot"
+    assert "SecurityGroupsAurora" in json.dumps(props["VpcSecurityGroupIds"])
+    _, subnets = _one(env_synth, "AWS::RDS::DBSubnetGroup")
+    assert all("IsolatedSubnet" in json.dumps(s) for s in subnets["Properties"]["SubnetIds"])
+    _, params = _one(env_synth, "AWS::RDS::DBClusterParameterGroup")
+    assert params["Properties"]["Parameters"] == {"rds.force_ssl": "1"}
+    for instance in env_synth.resources("mlflow", "AWS::RDS::DBInstance").values():
+        # Aurora instances hold no data (the cluster volume does, and it is snapshotted); a retained instance
+        # would block the cluster's deletion and keep billing after a replacement.
+        assert instance["Properties"]["DBInstanceClass"] == "db.serverless"
+        assert instance["Properties"]["DBClusterIdentifier"] == {"Ref": lid}
+
+
+def test_dev_scales_to_zero_prod_keeps_a_floor_and_a_reader(dev: Synth, prod: Synth) -> None:
+    dev_scaling = _one(dev, "AWS::RDS::DBCluster")[1]["Properties"]["ServerlessV2ScalingConfiguration"]
+    assert dev_scaling == {"MinCapacity": 0, "MaxCapacity": 2, "SecondsUntilAutoPause": 600}
+    prod_scaling = _one(prod, "AWS::RDS::DBCluster")[1]["Properties"]["ServerlessV2ScalingConfiguration"]
+    assert prod_scaling["MinCapacity"] >= 0.5 and "SecondsUntilAutoPause" not in prod_scaling
+    assert len(dev.resources("mlflow", "AWS::RDS::DBInstance")) == 1
+    assert len(prod.resources("mlflow", "AWS::RDS::DBInstance")) == 1 + prod.config.mlflow.database.readers
+
+
+# ---- configuration ------------------------------------------------------------------------------------------------
+BAD_CONFIGS = [
+    ("dev", {"mlflow": {"endpoint": {"internet_facing": True}}}, r"internet_facing is true but ingress_cidrs"),
+    ("dev", {"mlflow": {"authentication": "none", "endpoint": {"internet_facing": True,
+                                                               "ingress_cidrs": ["203.0.113.0/24"]}}},
+     r"mlflow.authentication 'none' with mlflow.endpoint.internet_facing"),
+    ("dev", {"mlflow": {"endpoint": {"certificate_arn": None}}}, r"mlflow.endpoint has no certificate"),
+    ("dev", {"mlflow": {"database": {"min_capacity_acu": 4, "max_capacity_acu": 2}}},
+     r"min_capacity_acu 4 exceeds max_capacity_acu 2"),
+    ("dev", {"mlflow": {"database": {"max_capacity_acu": 512}}}, r"max_capacity_acu 512.0 is outside"),
+    ("dev", {"mlflow": {"database": {"min_capacity_acu": 0.25}}}, r"multiple of 0.5 from 0 to 256"),
+    ("dev", {"mlflow": {"database": {"max_capacity_acu": 0.5}}}, r"from 1 to 256"),
+    ("dev", {"mlflow": {"database": {"backup_retention_days": 0}}}, r"backup_retention_days 0 is outside 1-35"),
+    ("dev", {"mlflow": {"database": {"backup_retention_days": 36}}}, r"backup_retention_days 36 is outside 1-35"),
+    ("prod", {"mlflow": {"database": {"deletion_protection": False}}},
+     r"deletion_protection is false in an environment with protect_stateful"),
+    ("prod", {"mlflow": {"database": {"min_capacity_acu": 0}}}, r"would let the production database pause"),
+    ("prod", {"mlflow": {"service": {"min_tasks": 1}}}, r"min_tasks 1 is a single point of failure"),
+    ("dev", {"mlflow": {"endpoint": {"certificate_arn": "arn:aws:acm:us-east-1:123456789012:cert/abc"}}},
+     r"is not an ACM certificate ARN"),
+    ("dev", {"mlflow": {"endpoint": {"certificate_arn":
+                                     "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000"}}},
+     r"is in region eu-west-1, but the load balancer is in us-east-1"),
+    ("dev", {"mlflow": {"endpoint": {"certificate_arn":
+                                     "arn:aws:acm:us-east-1:210987654321:certificate/00000000-0000-4000-8000-000000000000"}}},
+     r"belongs to account 210987654321"),
+    ("dev", {"mlflow": {"endpoint": {"hosted_zone_id": "Z0123456789EXAMPLE0AB"}}}, r"go together"),
+    ("prod", {"mlflow": {"endpoint": {"hosted_zone_name": "other.example.com"}}}, r"is not inside hosted_zone_name"),
+    ("dev", {"mlflow": {"endpoint": {"domain_name": "https://mlflow.example.com"}}}, r"is not a lower-case DNS name"),
+    ("dev", {"mlflow": {"endpoint": {"internet_facing": True, "ingress_cidrs": ["0.0.0.0/0"]}}},
+     r"opens MLflow to a /0"),
+    ("dev", {"mlflow": {"database": {"engine_version": "12.4"}}}, r"engine_version '12.4' is not offered"),
+    ("dev", {"mlflow": {"database": {"auto_pause_seconds": 60}}}, r"auto_pause_seconds 60 is outside 300-86400"),
+    ("dev", {"mlflow": {"service": {"cpu": 1024, "memory_mib": 1024}}}, r"memory_mib 1024 is not valid with cpu"),
+    ("dev", {"mlflow": {"service": {"min_tasks": 3, "max_tasks": 2}}}, r"min_tasks 3 exceeds max_tasks 2"),
+    ("prod", {"mlflow": {"authentication": "none"}}, r"'none' is not allowed when protect_stateful"),
+]
+
+
+@pytest.mark.parametrize(("env", "overrides", "message"), BAD_CONFIGS,
+                         ids=[re.sub(r"\W+", "-", m)[:40] for _, _, m in BAD_CONFIGS])
+def test_bad_config_is_refused(env: str, overrides: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_with(env, overrides)
+
+
+def test_missing_mlflow_section_names_the_file() -> None:
+    from config import parse_config
+    from .conftest import raw_config
+
+    data = raw_config("dev")
+    del data["mlflow"]
+    with pytest.raises(ConfigError, match=r"mlflow: required field is missing; add it to config/dev.yaml"):
+        parse_config("dev", data, source="config/dev.yaml")
+
+
+def test_internet_facing_with_allowed_cidrs_synthesizes_in_public_subnets() -> None:
+    synth = synthesize("dev", {"mlflow": {"endpoint": {"internet_facing": True, "ingress_cidrs": ["203.0.113.0/24"]}}})
+    assert synth.error is None, synth.error
+    _, alb = _one(synth, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    assert alb["Properties"]["Scheme"] == "internet-facing"
+    assert all("PublicSubnet" in json.dumps(s) for s in alb["Properties"]["Subnets"])
+    rules = {(r["Properties"]["FromPort"], r["Properties"]["CidrIp"])
+             for r in synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values()}
+    assert {(443, "203.0.113.0/24"), (80, "203.0.113.0/24")} <= rules
+    assert not any(cidr == "0.0.0.0/0" for _, cidr in rules)
