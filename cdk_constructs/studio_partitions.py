@@ -35,12 +35,12 @@ class Partition:
             raise ValueError(f"partition mode {self.mode!r} must be octal, e.g. '0755'")
 
 
-def partition_script(partitions: Sequence[Partition]) -> str:
+def partition_script(partitions: Sequence[Partition], *, root: str = MOUNT_PATH) -> str:
     """POSIX sh that creates each directory if missing and (re)sets its owner and mode. Never deletes, never
     recurses: files inside a partition keep whatever ownership their users gave them."""
     lines = ["set -eu"]
     for p in sorted(partitions, key=lambda p: p.directory):
-        d = f"{MOUNT_PATH}/{p.directory}"  # validated: no characters the shell would interpret
+        d = f"{root}/{p.directory}"  # validated: no characters the shell would interpret
         lines.append(f"mkdir -p {d} && chown {p.uid}:{p.gid} {d} && chmod {p.mode} {d} && "
                      f"echo 'ok {d} {p.uid}:{p.gid} {p.mode}'")
     lines.append(f'echo "{len(partitions)} partition(s) reconciled"')

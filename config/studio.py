@@ -24,6 +24,7 @@ GID_RANGE = (1001, 4000000)
 # AppLifecycleManagement.IdleSettings limits (minutes).
 IDLE_RANGE = (60, 525600)
 FSX_MODES = ("shared", "per-user")
+PARTITION_NAMESPACE = "studio-partitions"  # namespace of the Job that creates the partitions (Pod Security baseline)
 DEFAULT_PARTITION_IMAGE = (
     "public.ecr.aws/docker/library/busybox:1.37.0"
     "@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0"
@@ -201,6 +202,9 @@ class StudioConfig(ConfigModel):
 
     def check_environment(self, *, team_names: tuple[str, ...], data_path: str) -> None:
         """Cross-section checks: teams exist; no partition is the directory linked to the data bucket."""
+        if self.enabled and PARTITION_NAMESPACE in team_names:
+            raise ValueError(f"kubernetes.teams names {PARTITION_NAMESPACE!r}, the namespace of Studio's partition "
+                             f"Job; rename the team")
         for p in self.user_profiles:
             if p.team not in team_names:
                 raise ValueError(f"studio.user_profiles[{p.name}].team {p.team!r} is not a team in "

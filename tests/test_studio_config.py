@@ -137,3 +137,10 @@ def test_partition_must_not_be_the_data_bucket_mirror() -> None:
 def test_unknown_key_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"studio\.fsx_modes: unknown key"):
         config_with("dev", {"studio": {"fsx_modes": "shared"}})
+
+
+def test_team_named_like_the_partition_namespace() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes\.teams names 'studio-partitions', the namespace of Studio's "
+                                          r"partition Job; rename the team"):
+        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research"}, {"name": "ml-platform"},
+                                                     {"name": "studio-partitions"}]}})
