@@ -1,0 +1,351 @@
+"""`<Env>-Compute`: fine-grained assertions on the synthesized templates of every shipped environment."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cdk_constructs.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
+from cdk_constructs.karpenter import INTERRUPTION_EVENTS, KARPENTER_VERSION
+from cdk_constructs.kuberay_operator import KUBERAY_VERSION
+from config.compute import nvidia_hyperpod_instance_types
+
+from .conftest import Synth
+
+STACK = "compute"
+HELM = "Custom::AWSCDK-EKS-HelmChart"
+MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
+
+
+def only(synth: Synth, type_: str) -> tuple[str, dict[str, Any]]:
+    found = synth.resources(STACK, type_)
+    assert len(found) == 1, f"expected one {type_}, found {sorted(found)}"
+    return next(iter(found.items()))
+
+
+def untoken(value: Any) -> str:
+    """A string property, with CloudFormation expressions inside ``Fn::Join`` replaced by ``<token>``."""
+    if isinstance(value, str):
+        return value
+    parts = value["Fn::Join"][1]
+    return "".join(p if isinstance(p, str) else "<token>" for p in parts)
+
+
+def helm_releases(synth: Synth) -> dict[str, dict[str, Any]]:
+    """Release name -> properties (``Values`` decoded)."""
+    out = {}
+    for lid, res in synth.resources(STACK, HELM).items():
+        props = dict(res["Properties"])
+        props["Values"] = json.loads(untoken(props["Values"])) if "Values" in props else {}
+        props["LogicalId"] = lid
+        props["DependsOn"] = res.get("DependsOn", [])
+        out[props["Release"]] = props
+    return out
+
+
+# ---- EKS -----------------------------------------------------------------------------------------------------
+
+def test_cluster_is_native_with_api_authentication_and_no_creator_admin(env_synth: Synth) -> None:
+    _, cluster = only(env_synth, "AWS::EKS::Cluster")
+    props = cluster["Properties"]
+    assert props["Name"] == env_synth.config.cluster_name
+    assert props["AccessConfig"] == {"AuthenticationMode": "API", "BootstrapClusterCreatorAdminPermissions": False}
+    assert props["Version"] == env_synth.config.compute.kubernetes_version
+    assert not env_synth.resources(STACK, "Custom::AWSCDK-EKS-Cluster"), "must be AWS::EKS::Cluster, not aws_eks"
+    assert cluster["DeletionPolicy"] == "Retain"
+
+
+def test_endpoint_is_private_only(env_synth: Synth) -> None:
+    _, cluster = only(env_synth, "AWS::EKS::Cluster")
+    vpc = cluster["Properties"]["ResourcesVpcConfig"]
+    assert vpc["EndpointPrivateAccess"] is True
+    assert vpc["EndpointPublicAccess"] is False
+    assert "PublicAccessCidrs" not in vpc
+
+
+def test_all_control_plane_logs_and_secrets_encryption(env_synth: Synth) -> None:
+    lid, cluster = only(env_synth, "AWS::EKS::Cluster")
+    props = cluster["Properties"]
+    types = {t["Type"] for t in props["Logging"]["ClusterLogging"]["EnabledTypes"]}
+    assert types == {"api", "audit", "authenticator", "controllerManager", "scheduler"}
+    (enc,) = props["EncryptionConfig"]
+    assert enc["Resources"] == ["secrets"]
+    key_lid = enc["Provider"]["KeyArn"]["Fn::GetAtt"][0]
+    key = env_synth.templates[STACK]["Resources"][key_lid]
+    assert key["Type"] == "AWS::KMS::Key" and key["Properties"]["EnableKeyRotation"] is True
+
+
+def test_admins_from_config_get_cluster_admin_access_entries(env_synth: Synth) -> None:
+    entries = [r["Properties"] for r in env_synth.resources(STACK, "AWS::EKS::AccessEntry").values()]
+    admins = {e["PrincipalArn"] for e in entries if isinstance(e["PrincipalArn"], str)}
+    assert admins == set(env_synth.config.compute.admin_role_arns)
+    for entry in entries:
+        if isinstance(entry["PrincipalArn"], str):
+            (policy,) = entry["AccessPolicies"]
+            assert policy["AccessScope"] == {"Type": "cluster"}
+            assert untoken(policy["PolicyArn"]).endswith("AmazonEKSClusterAdminPolicy")
+
+
+def test_addons_are_pinned_to_the_configured_versions(env_synth: Synth) -> None:
+    addons = {r["Properties"]["AddonName"]: r["Properties"]
+              for r in env_synth.resources(STACK, "AWS::EKS::Addon").values()}
+    pinned = env_synth.config.compute.addons
+    assert {name: p["AddonVersion"] for name, p in addons.items()} == {
+        "vpc-cni": pinned.vpc_cni, "coredns": pinned.coredns, "kube-proxy": pinned.kube_proxy,
+        "eks-pod-identity-agent": pinned.eks_pod_identity_agent, "aws-fsx-csi-driver": pinned.aws_fsx_csi_driver,
+    }
+    assert json.loads(addons["vpc-cni"]["ConfigurationValues"]) == {"enableNetworkPolicy": "true"}
+    _, cluster = only(env_synth, "AWS::EKS::Cluster")
+    assert cluster["Properties"]["BootstrapSelfManagedAddons"] is False
+
+
+def test_system_node_group_private_imdsv2_encrypted(env_synth: Synth) -> None:
+    _, group = only(env_synth, "AWS::EKS::Nodegroup")
+    props = group["Properties"]
+    assert props["Labels"] == {"llmft.io/node-role": "system"}
+    sizes = env_synth.config.compute.system_nodes
+    assert props["ScalingConfig"] == {"MinSize": sizes.min_size, "DesiredSize": sizes.desired_size,
+                                      "MaxSize": sizes.max_size}
+    private = {o for o in json.dumps(props["Subnets"]).split('"') if "PrivateSubnet" in o}
+    assert len(private) == len(env_synth.config.network.availability_zones)
+    lt_lid = props["LaunchTemplate"]["Id"]["Ref"]
+    data = env_synth.templates[STACK]["Resources"][lt_lid]["Properties"]["LaunchTemplateData"]
+    assert data["MetadataOptions"] == {"HttpTokens": "required", "HttpPutResponseHopLimit": 1}
+    (device,) = data["BlockDeviceMappings"]
+    assert device["Ebs"]["Encrypted"] is True
+
+
+# ---- HyperPod ---------------------------------------------------------------------------------------------------
+
+def test_hyperpod_cluster_properties(env_synth: Synth) -> None:
+    _, res = only(env_synth, "AWS::SageMaker::Cluster")
+    props = res["Properties"]
+    eks_lid, _ = only(env_synth, "AWS::EKS::Cluster")
+    assert props["Orchestrator"] == {"Eks": {"ClusterArn": {"Fn::GetAtt": [eks_lid, "Arn"]}}}
+    assert props["NodeRecovery"] == "Automatic"
+    assert props["NodeProvisioningMode"] == "Continuous"
+    assert "HyperPodSubnet" in json.dumps(props["VpcConfig"]["Subnets"])
+    assert "SecurityGroupsEfa" in json.dumps(props["VpcConfig"]["SecurityGroupIds"])
+    assert res["DeletionPolicy"] == "Retain"
+
+
+def test_hyperpod_instance_groups_follow_config(env_synth: Synth) -> None:
+    _, res = only(env_synth, "AWS::SageMaker::Cluster")
+    groups = {g["InstanceGroupName"]: g for g in res["Properties"]["InstanceGroups"]}
+    configured = env_synth.config.compute.hyperpod.instance_groups
+    assert list(groups) == [g.name for g in configured]
+    for want in configured:
+        got = groups[want.name]
+        assert got["InstanceType"] == want.instance_type
+        assert got["InstanceCount"] == want.count
+        assert got["ThreadsPerCore"] == want.threads_per_core
+        assert got["InstanceStorageConfigs"] == [{"EbsVolumeConfig": {"VolumeSizeInGB": want.ebs_volume_size_gb}}]
+        assert got["LifeCycleConfig"]["OnCreate"] == "on_create.sh"
+        assert got["LifeCycleConfig"]["SourceS3Uri"].startswith("s3://sagemaker-")
+        labels = got["KubernetesConfig"]["Labels"]
+        assert labels[HYPERPOD_LABEL[0]] == HYPERPOD_LABEL[1]
+        assert labels["gpu-type"] == want.node_gpu_type
+        key, value, effect = HYPERPOD_TAINT
+        assert got["KubernetesConfig"]["Taints"] == [{"Key": key, "Value": value, "Effect": effect}]
+        if want.run_deep_health_checks:
+            assert got["OnStartDeepHealthChecks"] == ["InstanceStress", "InstanceConnectivity"]
+        else:
+            assert "OnStartDeepHealthChecks" not in got
+
+
+def test_gpu_groups_get_a_gpu_type_label_and_deep_health_checks(prod: Synth) -> None:
+    _, res = only(prod, "AWS::SageMaker::Cluster")
+    groups = {g["InstanceType"]: g for g in res["Properties"]["InstanceGroups"]}
+    assert groups["ml.p5.48xlarge"]["KubernetesConfig"]["Labels"]["gpu-type"] == "h100"
+    assert "OnStartDeepHealthChecks" in groups["ml.p5.48xlarge"]
+    assert groups["ml.m7i.4xlarge"]["KubernetesConfig"]["Labels"]["gpu-type"] == "none"
+    assert "OnStartDeepHealthChecks" not in groups["ml.m7i.4xlarge"]
+
+
+def test_hyperpod_is_created_after_every_prerequisite(env_synth: Synth) -> None:
+    """The CloudFormation dependency, not only construct order: HyperPod checks the cluster on create."""
+    _, res = only(env_synth, "AWS::SageMaker::Cluster")
+    depends = set(res["DependsOn"])
+    releases = helm_releases(env_synth)
+    for release in ("hyperpod-prerequisites", "nvidia-device-plugin", "aws-efa-k8s-device-plugin"):
+        assert releases[release]["LogicalId"] in depends, f"HyperPod does not wait for {release}"
+    addons = {r["Properties"]["AddonName"]: lid for lid, r in env_synth.resources(STACK, "AWS::EKS::Addon").items()}
+    assert addons["vpc-cni"] in depends
+    deployments = env_synth.resources(STACK, "Custom::CDKBucketDeployment")
+    assert set(deployments) <= depends, "the lifecycle scripts must be in S3 before the nodes start"
+
+
+def test_prerequisites_chart_comes_from_an_s3_asset(env_synth: Synth) -> None:
+    chart = helm_releases(env_synth)["hyperpod-prerequisites"]
+    assert chart["ChartAssetURL"].startswith("s3://") and "Repository" not in chart
+    values = chart["Values"]
+    hma = values["healthMonitoringAgent"]
+    region = env_synth.config.region
+    assert hma["image"].split("/")[0].endswith(f".dkr.ecr.{region}.amazonaws.com")
+    assert "ml.p5.48xlarge" in hma["nvidiaInstanceTypes"]
+    assert values["trainingOperator"]["nodeSelector"] == {"llmft.io/node-role": "system"}
+
+
+def test_execution_role_policies(env_synth: Synth) -> None:
+    _, res = only(env_synth, "AWS::SageMaker::Cluster")
+    role_lid = res["Properties"]["InstanceGroups"][0]["ExecutionRole"]["Fn::GetAtt"][0]
+    resources = env_synth.templates[STACK]["Resources"]
+    role = resources[role_lid]["Properties"]
+    managed = {untoken(a).rsplit("/", 1)[-1] for a in role["ManagedPolicyArns"]}
+    assert managed == {"AmazonSageMakerClusterInstanceRolePolicy", "AmazonEKS_CNI_Policy",
+                       "AmazonEC2ContainerRegistryPullOnly"}
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
+    inline = [s for lid, r in resources.items() if r["Type"] == "AWS::IAM::Policy"
+              and {"Ref": role_lid} in r["Properties"]["Roles"] for s in r["Properties"]["PolicyDocument"]["Statement"]]
+    actions = {a for s in inline for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    assert "fsx:DescribeFileSystems" in actions, "without it the Lustre client falls back from EFA to TCP"
+    assert {"s3:GetObject", "s3:ListBucket"} <= actions
+    assert not any(a.startswith("s3:Put") or a.startswith("s3:Delete") for a in actions)
+
+
+def test_lifecycle_bucket_name_matches_the_managed_policy(env_synth: Synth) -> None:
+    buckets = [r["Properties"] for r in env_synth.resources(STACK, "AWS::S3::Bucket").values()]
+    (bucket,) = buckets
+    assert bucket["BucketName"].startswith("sagemaker-")  # AmazonSageMakerClusterInstanceRolePolicy reads sagemaker-*
+    assert bucket["PublicAccessBlockConfiguration"]["BlockPublicPolicy"] is True
+
+
+# ---- device plugins: both node kinds ---------------------------------------------------------------------------
+
+HYPERPOD_GPU_NODE = {"node.kubernetes.io/instance-type": "ml.p5.48xlarge", "node-type": "hyperpod",
+                     "gpu-type": "h100"}
+KARPENTER_GPU_NODE = {"node.kubernetes.io/instance-type": "p5.48xlarge",
+                      "karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia", "karpenter.sh/nodepool": "h100"}
+SYSTEM_NODE = {"node.kubernetes.io/instance-type": "m7i.xlarge", "llmft.io/node-role": "system"}
+GPU_TAINTS = [{"key": "dedicated", "value": "hyperpod", "effect": "NoSchedule"},
+              {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+
+
+def matches(terms: list[dict[str, Any]], labels: dict[str, str]) -> bool:
+    """Kubernetes required node affinity: terms are ORed, expressions in a term ANDed."""
+    def expr_ok(e: dict[str, Any]) -> bool:
+        if e["operator"] == "In":
+            return labels.get(e["key"]) in e["values"]
+        if e["operator"] == "Exists":
+            return e["key"] in labels
+        raise AssertionError(f"unexpected operator {e['operator']}")
+    return any(all(expr_ok(e) for e in t["matchExpressions"]) for t in terms)
+
+
+def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, str]) -> bool:
+    for t in tolerations:
+        if t.get("effect") not in (None, "", taint["effect"]):
+            continue
+        if t.get("operator") == "Exists" and t.get("key") in (None, taint["key"]):
+            return True
+        if t.get("key") == taint["key"] and t.get("value") == taint["value"]:
+            return True
+    return False
+
+
+def test_nvidia_device_plugin_covers_hyperpod_and_karpenter_gpu_nodes(env_synth: Synth) -> None:
+    values = helm_releases(env_synth)["nvidia-device-plugin"]["Values"]
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert matches(terms, HYPERPOD_GPU_NODE) and matches(terms, KARPENTER_GPU_NODE)
+    assert not matches(terms, SYSTEM_NODE)
+    assert all(tolerates(values["tolerations"], t) for t in GPU_TAINTS)
+    for instance_type in nvidia_hyperpod_instance_types():
+        assert matches(terms, {"node.kubernetes.io/instance-type": instance_type})
+
+
+def test_efa_device_plugin_covers_hyperpod_and_karpenter_gpu_nodes(env_synth: Synth) -> None:
+    values = helm_releases(env_synth)["aws-efa-k8s-device-plugin"]["Values"]
+    labels = values["supportedInstanceLabels"]
+    # The chart renders one nodeSelectorTerm per key, each `In` the shared value list.
+    terms = [{"matchExpressions": [{"key": k, "operator": "In", "values": labels["values"]}]} for k in labels["keys"]]
+    assert matches(terms, HYPERPOD_GPU_NODE) and matches(terms, KARPENTER_GPU_NODE)
+    assert not matches(terms, SYSTEM_NODE)
+    assert all(tolerates(values["tolerations"], t) for t in GPU_TAINTS)
+
+
+def test_charts_are_pinned_to_official_repositories(env_synth: Synth) -> None:
+    releases = helm_releases(env_synth)
+    pins = {name: (r.get("Repository"), r.get("Chart"), r.get("Version")) for name, r in releases.items()}
+    assert pins["karpenter"] == ("oci://public.ecr.aws/karpenter", "karpenter", KARPENTER_VERSION)
+    assert pins["karpenter-crd"] == ("oci://public.ecr.aws/karpenter", "karpenter-crd", KARPENTER_VERSION)
+    assert pins["kuberay-operator"] == ("https://ray-project.github.io/kuberay-helm/", "kuberay-operator",
+                                        KUBERAY_VERSION)
+    assert pins["nvidia-device-plugin"][0] == "https://nvidia.github.io/k8s-device-plugin"
+    assert pins["aws-efa-k8s-device-plugin"][0] == "https://aws.github.io/eks-charts"
+    for name, (repo, _, version) in pins.items():
+        if name != "hyperpod-prerequisites":
+            assert version, f"{name} is not pinned"
+            assert "github.com" not in repo
+
+
+# ---- Karpenter -----------------------------------------------------------------------------------------------
+
+def test_karpenter_interruption_queue_rules(env_synth: Synth) -> None:
+    (queue_lid,) = env_synth.resources(STACK, "AWS::SQS::Queue")
+    patterns = set()
+    for rule in env_synth.resources(STACK, "AWS::Events::Rule").values():
+        props = rule["Properties"]
+        (target,) = props["Targets"]
+        assert target["Arn"] == {"Fn::GetAtt": [queue_lid, "Arn"]}
+        patterns.add((props["EventPattern"]["source"][0], props["EventPattern"]["detail-type"][0]))
+    assert patterns == set(INTERRUPTION_EVENTS.values())
+    assert helm_releases(env_synth)["karpenter"]["Values"]["settings"] == {
+        "clusterName": env_synth.config.cluster_name, "interruptionQueue": "<token>"}
+
+
+def test_karpenter_uses_pod_identity_and_an_ec2_linux_node_entry(env_synth: Synth) -> None:
+    (assoc,) = [r for lid, r in env_synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()
+                if lid.startswith("KarpenterPodIdentity")]
+    assert (assoc["Properties"]["Namespace"], assoc["Properties"]["ServiceAccount"]) == ("kube-system", "karpenter")
+    role = env_synth.templates[STACK]["Resources"][assoc["Properties"]["RoleArn"]["Fn::GetAtt"][0]]
+    (statement,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert set(statement["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
+    node_entries = [r["Properties"] for r in env_synth.resources(STACK, "AWS::EKS::AccessEntry").values()
+                    if r["Properties"].get("Type") == "EC2_LINUX"]
+    assert len(node_entries) == 1 and "AccessPolicies" not in node_entries[0]
+    controller = helm_releases(env_synth)["karpenter"]
+    assert controller["Values"]["nodeSelector"] == {"llmft.io/node-role": "system"}
+    assert helm_releases(env_synth)["karpenter-crd"]["LogicalId"] in controller["DependsOn"]
+
+
+def test_discovery_tags_name_the_cluster(env_synth: Synth) -> None:
+    stack = env_synth.stacks[STACK]
+    assert stack.cluster_name == env_synth.config.cluster_name
+    assert stack.karpenter.discovery_tag == {"karpenter.sh/discovery": env_synth.config.cluster_name}
+
+
+# ---- FSx volume and contracts ----------------------------------------------------------------------------------
+
+def test_fsx_claims_bind_one_volume_per_namespace(env_synth: Synth) -> None:
+    manifests = [json.loads(untoken(r["Properties"]["Manifest"]))
+                 for r in env_synth.resources(STACK, MANIFEST).values()]
+    objects = [o for m in manifests for o in m]
+    pvs = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PersistentVolume"}
+    pvcs = {o["metadata"]["namespace"]: o for o in objects if o["kind"] == "PersistentVolumeClaim"}
+    assert set(env_synth.config.compute.fsx_claim_namespaces) <= set(pvcs)  # team namespaces come from the charts
+    for namespace, pvc in pvcs.items():
+        assert pvc["metadata"]["name"] == "fsx-claim"
+        assert pvc["spec"]["volumeName"] == f"fsx-{namespace}" and pvc["spec"]["storageClassName"] == ""
+        pv = pvs[f"fsx-{namespace}"]["spec"]
+        assert pv["csi"]["driver"] == "fsx.csi.aws.com"
+        assert pv["csi"]["volumeHandle"] == "<token>"
+        assert set(pv["csi"]["volumeAttributes"]) == {"dnsname", "mountname"}
+        assert pv["accessModes"] == ["ReadWriteMany"] and pv["persistentVolumeReclaimPolicy"] == "Retain"
+        assert pv["storageClassName"] == ""
+
+
+def test_stack_exposes_the_contracts(dev: Synth) -> None:
+    from aws_cdk import aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
+
+    stack = dev.stacks[STACK]
+    assert isinstance(stack.cluster, eks.Cluster)
+    assert isinstance(stack.karpenter_node_role, iam.Role) and isinstance(stack.hyperpod_execution_role, iam.Role)
+    assert isinstance(stack.encryption_key, kms.Key)
+    releases = {c.node.path.split("/", 1)[1] for c in stack.crd_dependencies}
+    assert releases == {"Karpenter/Crds", "Karpenter/Controller", "KubeRay/Release",
+                        "HyperPodPrerequisites/Dependencies"}
+    with pytest.raises(ValueError, match="already has"):
+        stack.fsx_volume.add_claim("default")
