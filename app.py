@@ -11,6 +11,7 @@ from stacks.compute_stack import ComputeStack
 from stacks.mlflow_stack import MlflowStack
 from stacks.network_stack import NetworkStack
 from stacks.storage_stack import StorageStack
+from stacks.studio_stack import StudioStack
 
 
 def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
@@ -46,7 +47,25 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         security_groups=network.security_groups,
         file_system=storage.file_system,
     )
-    return {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
+    stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
+    if config.studio.enabled:
+        stacks["studio"] = StudioStack(
+            app,
+            f"{p}-Studio",
+            config=config,
+            vpc=network.vpc,
+            subnets=network.vpc.private_subnets,
+            studio_security_group=network.security_groups.studio,
+            encryption_key=storage.key,
+            data_bucket=storage.data_bucket,
+            file_system=storage.file_system,
+            training_images=storage.training_images,
+            cluster=compute.cluster,
+            fsx_volume=compute.fsx_volume,
+            node_selector=compute.system_node_selector,
+            mlflow=mlflow,
+        )
+    return stacks
 
 
 def main() -> None:
