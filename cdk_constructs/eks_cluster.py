@@ -158,9 +158,11 @@ class PlatformEksCluster(Construct):
                                                         version=launch_template.latest_version_number),
             enable_node_auto_repair=True,
         )
-        # The CNI must run before nodes can become Ready; CoreDNS needs a node to schedule on.
+        # The CNI must run before nodes can become Ready. Add-ons with Deployments (CoreDNS, the FSx CSI controller)
+        # or node agents only become ACTIVE once a node runs them, so they wait for the system nodes.
         self.system_nodegroup.node.add_dependency(self.addons["vpc-cni"], self.addons["kube-proxy"])
-        self.addons["coredns"].node.add_dependency(self.system_nodegroup)
+        for name in ("coredns", "eks-pod-identity-agent", "aws-fsx-csi-driver"):
+            self.addons[name].node.add_dependency(self.system_nodegroup)
 
     @property
     def cluster_name(self) -> str:
