@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
 from .compute import ComputeConfig
+from .cost import CostConfig, burst_per_hour
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
@@ -50,6 +51,7 @@ class EnvironmentConfig(ConfigModel):
                                                             "(`<Env>-Studio`); see config/studio.py.")
     compute: ComputeConfig = Field(ComputeConfig(), description="EKS, HyperPod, Karpenter, KubeRay (`<Env>-Compute`); "
                                                                "see config/compute.py.")
+    cost: CostConfig = Field(CostConfig(), description="GPU spend budget; see config/cost.py and `make cost`.")
 
     @field_validator("account")
     @classmethod
@@ -92,6 +94,28 @@ class EnvironmentConfig(ConfigModel):
     def _mlflow_in_environment(self) -> EnvironmentConfig:
         self.mlflow.check_environment(account=self.account, region=self.region,
                                       protect_stateful=self.protect_stateful)
+        return self
+
+    @model_validator(mode="after")
+    def _burst_within_budget(self) -> EnvironmentConfig:
+        budget = self.cost.max_burst_usd_per_hour
+        if budget is None:
+            return self
+        pools = [(p.name, p.instance_types, p.gpu_limit) for p in self.kubernetes.gpu_node_pools]
+        groups = [(g.name, g.instance_type, g.count) for g in self.compute.hyperpod.instance_groups]
+        total, lines, missing = burst_per_hour(self.region, pools, groups)
+        if missing:
+            raise ValueError(
+                f"cost.max_burst_usd_per_hour is set but instance types {sorted(set(missing))!r} have no price in "
+                f"tools/cost/prices.yaml for {self.region}; add them (with source and date) so the budget can be "
+                f"checked"
+            )
+        if total > budget:
+            raise ValueError(
+                f"cost.max_burst_usd_per_hour {budget:g}: the GPU pools and HyperPod groups could spend "
+                f"${total:,.2f}/hour ({'; '.join(lines)}); lower kubernetes.gpu_node_pools[].gpu_limit or "
+                f"compute.hyperpod.instance_groups[].count, or raise the budget"
+            )
         return self
 
     # ---- derived names (one place, so every stack agrees) -------------------------------------------------
