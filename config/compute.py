@@ -269,10 +269,17 @@ class ComputeConfig(ConfigModel):
     public_access_cidrs: tuple[str, ...] = Field(
         (), description="Turn on the public API endpoint for these CIDRs only. Default: private endpoint only. "
                         "0.0.0.0/0 is rejected for protected (prod) environments.")
-    addons: AddonVersionsConfig = AddonVersionsConfig()
-    system_nodes: SystemNodesConfig = SystemNodesConfig()
-    hyperpod: HyperPodConfig = HyperPodConfig()
-    karpenter: KarpenterConfig = KarpenterConfig()
+    addons: AddonVersionsConfig = Field(
+        AddonVersionsConfig(), description="Pinned EKS add-on versions (vpc-cni, coredns, kube-proxy, "
+                                           "eks-pod-identity-agent, aws-fsx-csi-driver), each offered for "
+                                           "`kubernetes_version` (`aws eks describe-addon-versions`).")
+    system_nodes: SystemNodesConfig = Field(
+        SystemNodesConfig(), description="Managed CPU node group in the private subnets for the controllers "
+                                         "(Karpenter, KubeRay, training and MPI operators, CoreDNS).")
+    hyperpod: HyperPodConfig = Field(HyperPodConfig(), description="The SageMaker HyperPod cluster (EKS "
+                                                                   "orchestrator, continuous provisioning).")
+    karpenter: KarpenterConfig = Field(KarpenterConfig(), description="The Karpenter controller; NodePools and "
+                                                                      "EC2NodeClasses come from `kubernetes`.")
     fsx_claim_namespaces: tuple[str, ...] = Field(
         ("default",), description="Namespaces that get PV `fsx-<namespace>` + PVC `fsx-claim` from the compute stack "
                                   "(team namespaces get theirs from the k8s charts).")
