@@ -46,6 +46,8 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         hyperpod_subnet=network.hyperpod_subnet,
         security_groups=network.security_groups,
         file_system=storage.file_system,
+        data_bucket=storage.data_bucket,
+        mlflow=mlflow,
     )
     stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
     if config.studio.enabled:

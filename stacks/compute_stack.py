@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 from cdk_constructs.compliance import ignore_cfn_lint
@@ -19,6 +19,7 @@ from cdk_constructs.kuberay_operator import KubeRayOperator
 from cdk_constructs.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
 )
+from cdk_constructs.platform_charts import PlatformCharts
 from cdk_constructs.platform_security_groups import PlatformSecurityGroups
 from cdk_constructs.shared_file_system import SharedFileSystem
 from config import EnvironmentConfig
@@ -44,11 +45,10 @@ class ComputeStack(PlatformStack):
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
                  private_subnets: Sequence[ec2.ISubnet], hyperpod_subnet: ec2.ISubnet,
                  security_groups: PlatformSecurityGroups, file_system: SharedFileSystem, mlflow: Any = None,
-                 **kwargs: Any) -> None:
+                 data_bucket: s3.IBucket | None = None, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
                          description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, "
                                      f"KubeRay")
-        del mlflow  # accepted for wiring order; nothing of MLflow is needed by the cluster yet
         cc = config.compute
         self.cluster_name = config.cluster_name
 
@@ -146,6 +146,13 @@ class ComputeStack(PlatformStack):
         )
         for namespace in cc.fsx_claim_namespaces:
             self.fsx_volume.add_claim(namespace)
+
+        # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces; teams' Pod Identity roles ---------
+        self.platform_charts = PlatformCharts(
+            self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
+            node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
+            data_bucket=data_bucket, mlflow_tracking_uri=getattr(mlflow, "tracking_uri", None),
+            mlflow_client_secret=getattr(mlflow, "client_credentials_secret", None))
 
         self._acknowledge_shared_handlers()
 

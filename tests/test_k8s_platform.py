@@ -1,0 +1,73 @@
+"""The compute stack deploys the platform charts (after the CRD releases) and the teams' Pod Identity roles."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from .conftest import Synth
+
+MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
+
+
+def manifests(synth: Synth) -> dict[str, dict]:
+    return {k: v for k, v in synth.resources("compute", MANIFEST).items()
+            if any(k.startswith(f"EksCluster{n}") for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces"))}
+
+
+def rendered(resource: dict) -> str:
+    return json.dumps(resource["Properties"]["Manifest"])
+
+
+def test_platform_charts_are_deployed_in_order(env_synth: Synth) -> None:
+    found = manifests(env_synth)
+    by_chart = {n: next(v for k, v in found.items() if k.startswith(f"EksCluster{n}"))
+                for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces")}
+    crd_releases = [k for k in env_synth.templates["compute"]["Resources"] if re.fullmatch(
+        r"(KarpenterCrds|KarpenterController|KubeRayRelease|HyperPodPrerequisitesDependencies)[0-9A-F]{8}", k)]
+    assert len(crd_releases) == 4
+    assert crd_releases and set(crd_releases) <= set(by_chart["GpuCapacity"]["DependsOn"])
+    assert any(d.startswith("EksClusterPriorityClasses") for d in by_chart["TeamNamespaces"]["DependsOn"])
+    assert '\\"kind\\":\\"NodePool\\"' in rendered(by_chart["GpuCapacity"])
+    assert '\\"kind\\":\\"PriorityClass\\"' in rendered(by_chart["PriorityClasses"])
+    for team in env_synth.config.kubernetes.teams:
+        assert f'\\"name\\":\\"{team.name}\\"' in rendered(by_chart["TeamNamespaces"])
+    namespaces = rendered(by_chart["TeamNamespaces"])
+    assert '\\"MLFLOW_TRACKING_URI\\":\\"https://' in namespaces and "MLFLOW_CREDENTIALS_SECRET_ARN" in namespaces
+
+
+def test_gpu_nodes_use_the_karpenter_role_and_compute_key(env_synth: Synth) -> None:
+    gpu = next(v for k, v in manifests(env_synth).items() if k.startswith("EksClusterGpuCapacity"))
+    text = rendered(gpu)
+    role = next(k for k in env_synth.resources("compute", "AWS::IAM::Role") if k.startswith("KarpenterNodeRole"))
+    key = next(k for k in env_synth.resources("compute", "AWS::KMS::Key") if k.startswith("EncryptionKey"))
+    assert f'"Ref": "{role}"' in text and f'"Fn::GetAtt": ["{key}", "Arn"]' in text
+    assert "${" not in text  # no dist placeholders left in what CloudFormation applies
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
+    synth: Synth = request.getfixturevalue(env)
+    associations = synth.resources("compute", "AWS::EKS::PodIdentityAssociation")
+    teams = {a["Properties"]["Namespace"]: a["Properties"] for a in associations.values()}
+    assert set(teams) >= {t.name for t in synth.config.kubernetes.teams}
+    for team in synth.config.kubernetes.teams:
+        assert teams[team.name]["ServiceAccount"] == "training"
+        role_id = teams[team.name]["RoleArn"]["Fn::GetAtt"][0]
+        role = synth.templates["compute"]["Resources"][role_id]["Properties"]
+        principal = role["AssumeRolePolicyDocument"]["Statement"][0]
+        assert principal["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+        assert set(principal["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
+        policy = next(p["Properties"]["PolicyDocument"] for p in synth.resources("compute", "AWS::IAM::Policy").values()
+                      if p["Properties"]["Roles"] == [{"Ref": role_id}])
+        statements = {s.get("Sid"): s for s in policy["Statement"]}
+        assert statements["ListTeamPrefix"]["Condition"] == {
+            "StringLike": {"s3:prefix": [team.data_prefix, f"{team.data_prefix}*"]}}
+        objects = json.dumps(statements["ReadWriteTeamObjects"]["Resource"])
+        assert objects.endswith(f'"/{team.data_prefix}*"]]}}')
+        assert "s3:*" not in json.dumps(policy)
+        assert statements["ReadMlflowClientCredentials"]["Action"] == ["secretsmanager:DescribeSecret",
+                                                                       "secretsmanager:GetSecretValue"]
+        assert f"{synth.config.stack_prefix}-Mlflow" in json.dumps(statements["ReadMlflowClientCredentials"]["Resource"])
