@@ -142,17 +142,18 @@ class MlflowEndpointConfig(ConfigModel):
     """How clients reach MLflow: an HTTPS-only Application Load Balancer with a DNS name and a certificate.
 
     Give ``domain_name`` plus either ``certificate_arn`` (an existing ACM certificate for that name) or
-    ``hosted_zone_id`` + ``hosted_zone_name`` (a public or private Route 53 zone: the stack creates a
-    DNS-validated certificate and the alias record). With both a certificate and a zone, the zone gets the record.
+    ``hosted_zone_id`` + ``hosted_zone_name`` of a public Route 53 zone (the stack creates a DNS-validated
+    certificate and the alias record). With both, the zone - public or private - only gets the alias record.
     """
 
     domain_name: str = Field(description="DNS name clients use, e.g. `mlflow.dev.example.com`; the tracking URI "
                                          "is https://<domain_name>.")
     certificate_arn: str | None = Field(None, description="Existing ACM certificate covering domain_name, in the "
                                                           "environment's account and region.")
-    hosted_zone_id: str | None = Field(None, description="Route 53 zone of domain_name: creates the certificate "
-                                                         "(DNS validation, unless certificate_arn is set) and an "
-                                                         "alias record to the load balancer.")
+    hosted_zone_id: str | None = Field(None, description="Route 53 zone of domain_name: the stack creates an alias "
+                                                         "record to the load balancer and, unless certificate_arn is "
+                                                         "set, an ACM certificate validated through this zone (which "
+                                                         "must then be public: ACM validates over public DNS).")
     hosted_zone_name: str | None = Field(None, description="Name of hosted_zone_id, e.g. `dev.example.com`.")
     internet_facing: bool = Field(False, description="Internet-facing ALB in the public subnets. Default: internal, "
                                                      "reachable from the VPC (cluster, Studio) only.")
