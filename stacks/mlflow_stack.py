@@ -44,6 +44,15 @@ class MlflowStack(PlatformStack):
       MLflow user that workloads log with;
     - ``grant_client_access(grantee)``: lets a role read that secret (``GetSecretValue`` + ``kms:Decrypt``);
     - ``load_balancer``: the internal (by default) HTTPS Application Load Balancer.
+
+    A workload whose role was granted the secret, with ``MLFLOW_TRACKING_URI`` and ``MLFLOW_CREDENTIALS_SECRET_ARN``
+    in its environment (the team namespaces' ConfigMap ``mlflow``), authenticates with two lines::
+
+        arn = os.environ["MLFLOW_CREDENTIALS_SECRET_ARN"]; creds = json.loads(boto3.client("secretsmanager", region_name=arn.split(":")[3]).get_secret_value(SecretId=arn)["SecretString"])
+        os.environ.update(MLFLOW_TRACKING_USERNAME=creds["username"], MLFLOW_TRACKING_PASSWORD=creds["password"])
+
+    MLflow reads the tracking URI and the basic-auth credentials from those variables; the region comes from the
+    ARN, so pods need no AWS_REGION.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
