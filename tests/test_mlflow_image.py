@@ -211,3 +211,32 @@ def test_concurrent_creation_falls_back_to_update() -> None:
     store = FakeStore({"admin": ("created-by-the-other-task", True)}, race=True)
     assert ep.ensure_user(store, "admin", "Generated0123456789", is_admin=True, conflict=_Conflict) == "updated"
     assert store.users["admin"] == ("Generated0123456789", True)
+
+
+# ---- client side ----------------------------------------------------------------------------------------------
+def test_the_two_lines_a_training_script_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines documented in MlflowStack, run against a mocked Secrets Manager (moto), with no AWS_REGION."""
+    import json
+    import os
+
+    import boto3
+    from moto import mock_aws
+
+    from stacks.mlflow_stack import MlflowStack
+
+    doc = MlflowStack.__doc__ or ""
+    lines = [ln.strip() for ln in doc.splitlines() if ln.strip().startswith(("arn = ", "os.environ.update("))]
+    assert len(lines) == 2, doc
+    for var in ("AWS_REGION", "AWS_DEFAULT_REGION", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    with mock_aws():
+        arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
+            Name="mlflow-client", SecretString=json.dumps({"username": "mlflow-client", "password": "p" * 32}))["ARN"]
+        monkeypatch.setenv("MLFLOW_CREDENTIALS_SECRET_ARN", arn)
+        exec("\n".join(lines), {"os": os, "json": json, "boto3": boto3})  # noqa: S102 - the documented snippet
+    assert os.environ["MLFLOW_TRACKING_USERNAME"] == "mlflow-client"
+    assert os.environ["MLFLOW_TRACKING_PASSWORD"] == "p" * 32
+    monkeypatch.delenv("MLFLOW_TRACKING_USERNAME")
+    monkeypatch.delenv("MLFLOW_TRACKING_PASSWORD")
