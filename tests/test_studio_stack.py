@@ -1,0 +1,346 @@
+"""`<Env>-Studio` template assertions: domain, FSx modes, lifecycle configurations, IAM, access entries, the FSx ENI
+custom resource and the partition Job."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cdk_constructs.studio_lifecycle_configs import render_script
+from cdk_constructs.studio_partitions import NAMESPACE, PER_USER_MODE, SHARED_MODE, Partition, partition_script
+from config.studio import PARTITION_NAMESPACE
+
+from .conftest import Synth, synthesize
+
+SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).with_name("shellcheck"))
+
+# The exact actions a Studio user's execution role holds (see cdk_constructs/studio_user_profile.py).
+USER_ROLE_ACTIONS = {
+    "eks:DescribeCluster",
+    "s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+    "kms:Decrypt", "kms:GenerateDataKey",
+    "ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage", "ecr:GetAuthorizationToken",
+    "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret",
+    "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents",
+}
+HANDLER_ACTIONS = {"fsx:DescribeFileSystems", "ec2:DescribeNetworkInterfaces", "ec2:ModifyNetworkInterfaceAttribute",
+                   "ec2:CreateTags", "ec2:DeleteTags"}
+
+
+def studio(synth: Synth) -> dict[str, Any]:
+    assert "studio" in synth.templates, f"no Studio stack: {synth.error}"
+    return synth.templates["studio"]["Resources"]
+
+
+def of_type(resources: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in resources.items() if v["Type"] == type_}
+
+
+def one(resources: dict[str, Any], type_: str) -> tuple[str, dict[str, Any]]:
+    found = of_type(resources, type_)
+    assert len(found) == 1, f"expected one {type_}, got {list(found)}"
+    return next(iter(found.items()))
+
+
+def actions(statement: dict[str, Any]) -> set[str]:
+    a = statement["Action"]
+    return {a} if isinstance(a, str) else set(a)
+
+
+def role_actions(resources: dict[str, Any], role_id: str) -> set[str]:
+    out: set[str] = set()
+    for policy in of_type(resources, "AWS::IAM::Policy").values():
+        if {"Ref": role_id} in policy["Properties"]["Roles"]:
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+                out |= actions(statement)
+    return out
+
+
+def flatten(value: Any) -> str:
+    """A CloudFormation string value with intrinsics replaced by <...> placeholders."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and "Fn::Join" in value:
+        return "".join(flatten(p) for p in value["Fn::Join"][1])
+    return "<TOKEN>"
+
+
+@pytest.fixture(scope="module", params=[("dev", None), ("prod", None), ("dev", "per-user"), ("prod", "shared")],
+                ids=["dev-shared", "prod-per-user", "dev-per-user", "prod-shared"])
+def any_mode(request: pytest.FixtureRequest) -> Synth:
+    env, mode = request.param
+    return synthesize(env, {"studio": {"fsx_mode": mode}} if mode else None)
+
+
+# ---- domain --------------------------------------------------------------------------------------------------------
+
+def test_every_mode_synthesizes_clean(any_mode: Synth) -> None:
+    """cdk-nag and CloudFormation validation report nothing for the Studio stack (cfn-lint: test_compliance)."""
+    name = f"{any_mode.config.stack_prefix}-Studio"
+    assert any_mode.stacks["studio"].stack_name == name
+    report = any_mode.validation_report or {"pluginReports": []}
+    findings = [f"{v['ruleName']} at {c['constructPath']}" for plugin in report["pluginReports"]
+                for v in plugin["violations"] for c in v["violatingConstructs"]
+                if c["constructPath"].startswith(f"{name}/")]
+    assert not findings, "\n".join(findings)
+
+
+def test_domain_is_vpc_only_iam_kms_with_idle_shutdown(env_synth: Synth) -> None:
+    _, domain = one(studio(env_synth), "AWS::SageMaker::Domain")
+    props = domain["Properties"]
+    st = env_synth.config.studio
+    assert props["AppNetworkAccessType"] == "VpcOnly"
+    assert props["AuthMode"] == "IAM"
+    assert "Fn::GetStackOutput" in json.dumps(props["KmsKeyId"]) and "EncryptionKey" in json.dumps(props["KmsKeyId"])
+    assert len(props["SubnetIds"]) == len(env_synth.config.network.availability_zones)
+    assert all("PrivateSubnet" in json.dumps(s) for s in props["SubnetIds"])
+    settings = props["DefaultUserSettings"]
+    assert len(settings["SecurityGroups"]) == 1 and "SecurityGroupsStudio" in json.dumps(settings["SecurityGroups"])
+    assert settings["CustomPosixUserConfig"] == {"Uid": st.posix_uid, "Gid": st.posix_gid}
+    for app in ("JupyterLabAppSettings", "CodeEditorAppSettings"):
+        idle = settings[app]["AppLifecycleManagement"]["IdleSettings"]
+        assert idle == {"LifecycleManagement": "ENABLED", "IdleTimeoutInMinutes": st.idle_timeout_minutes,
+                        "MinIdleTimeoutInMinutes": 60, "MaxIdleTimeoutInMinutes": st.max_idle_timeout_minutes}
+        assert settings[app]["DefaultResourceSpec"]["InstanceType"] == st.default_instance_type
+    assert domain["DeletionPolicy"] == "Retain" and domain["UpdateReplacePolicy"] == "Retain"
+
+
+def test_domain_waits_for_the_fsx_interfaces(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    cr_id, _ = one(resources, "Custom::FsxEniSecurityGroups")
+    _, domain = one(resources, "AWS::SageMaker::Domain")
+    assert cr_id in domain["DependsOn"]
+
+
+# ---- FSx modes ---------------------------------------------------------------------------------------------------
+
+def _fsx_configs(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c["FSxLustreFileSystemConfig"] for c in settings.get("CustomFileSystemConfigs", [])]
+
+
+def test_file_system_config_follows_the_mode(any_mode: Synth) -> None:
+    resources = studio(any_mode)
+    st = any_mode.config.studio
+    _, domain = one(resources, "AWS::SageMaker::Domain")
+    profiles = {p["Properties"]["UserProfileName"]: p["Properties"]["UserSettings"]
+                for p in of_type(resources, "AWS::SageMaker::UserProfile").values()}
+    assert set(profiles) == {p.name for p in st.user_profiles}
+    domain_fsx = _fsx_configs(domain["Properties"]["DefaultUserSettings"])
+    if st.fsx_mode == "shared":
+        assert [c["FileSystemPath"] for c in domain_fsx] == ["/shared"]
+        assert all(not _fsx_configs(s) for s in profiles.values())
+    else:
+        assert domain_fsx == []
+        for name, settings in profiles.items():
+            assert [c["FileSystemPath"] for c in _fsx_configs(settings)] == [f"/{name}"]
+    for config in domain_fsx + [c for s in profiles.values() for c in _fsx_configs(s)]:
+        assert "LustreFileSystem" in json.dumps(config["FileSystemId"])
+
+
+# ---- lifecycle configurations ----------------------------------------------------------------------------------------
+
+def test_each_profile_runs_its_teams_lifecycle_configs(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    lccs = of_type(resources, "AWS::SageMaker::StudioLifecycleConfig")
+    teams = {p.name: p.team for p in env_synth.config.studio.user_profiles}
+    assert len(lccs) == 2 * len(set(teams.values()))
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        name = profile["Properties"]["UserProfileName"]
+        settings = profile["Properties"]["UserSettings"]
+        for app, app_type in (("JupyterLabAppSettings", "JupyterLab"), ("CodeEditorAppSettings", "CodeEditor")):
+            arn = settings[app]["DefaultResourceSpec"]["LifecycleConfigArn"]
+            assert settings[app]["LifecycleConfigArns"] == [arn]
+            lcc = lccs[arn["Fn::GetAtt"][0]]["Properties"]
+            assert lcc["StudioLifecycleConfigAppType"] == app_type
+            assert f"-{teams[name]}-" in lcc["StudioLifecycleConfigName"]
+            content = flatten(lcc["StudioLifecycleConfigContent"]["Fn::Base64"])
+            assert f"PLATFORM_NAMESPACE={teams[name]}\n" in content
+            assert f"PLATFORM_CLUSTER_NAME={env_synth.config.cluster_name}\n" in content
+            assert f"PLATFORM_KUBERNETES_VERSION={env_synth.config.compute.kubernetes_version}\n" in content
+            assert "MLFLOW_URI=" in content and "MLFLOW_CREDENTIALS_SECRET_ARN=" in content
+            assert "aws eks update-kubeconfig" in content
+
+
+def test_rendered_lifecycle_script_is_shellcheck_clean_and_fits(env_synth: Synth) -> None:
+    if not Path(SHELLCHECK).exists():
+        pytest.skip("shellcheck not installed")
+    lcc = next(iter(of_type(studio(env_synth), "AWS::SageMaker::StudioLifecycleConfig").values()))
+    content = flatten(lcc["Properties"]["StudioLifecycleConfigContent"]["Fn::Base64"])
+    assert len(base64.b64encode(content.encode())) < 16384
+    proc = subprocess.run([SHELLCHECK, "-"], input=content, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_render_script_quotes_values() -> None:
+    out = render_script({"PLATFORM_NAMESPACE": "team's ns", "MLFLOW_URI": "https://x"})
+    assert out.startswith("#!/bin/bash\n# --- set by the <Env>-Studio stack ---\n")
+    assert "PLATFORM_NAMESPACE='team'\"'\"'s ns'\n" in out and "export PLATFORM_NAMESPACE MLFLOW_URI\n" in out
+
+
+# ---- user roles and access entries -----------------------------------------------------------------------------------
+
+def test_user_roles_hold_exactly_the_documented_actions(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        role_id = profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]
+        assert role_actions(resources, role_id) == USER_ROLE_ACTIONS
+        trust = resources[role_id]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+        assert trust == [{"Action": "sts:AssumeRole", "Effect": "Allow",
+                          "Principal": {"Service": "sagemaker.amazonaws.com"}}]
+
+
+def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    teams = {t.name: t.data_prefix for t in env_synth.config.kubernetes.teams}
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        team = next(t["Value"] for t in profile["Properties"]["Tags"] if t["Key"] == "platform/team")
+        role_id = profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]
+        statements = [s for p in of_type(resources, "AWS::IAM::Policy").values()
+                      if {"Ref": role_id} in p["Properties"]["Roles"]
+                      for s in p["Properties"]["PolicyDocument"]["Statement"]]
+        s3_objects = [s for s in statements if "s3:GetObject" in actions(s)]
+        assert len(s3_objects) == 1 and flatten(s3_objects[0]["Resource"]).endswith(f"/{teams[team]}*")
+        listing = next(s for s in statements if "s3:ListBucket" in actions(s))
+        assert listing["Condition"] == {"StringLike": {"s3:prefix": [teams[team], f"{teams[team]}*"]}}
+        kms = next(s for s in statements if "kms:GenerateDataKey" in actions(s))
+        assert kms["Condition"]["StringEquals"]["kms:ViaService"] == f"s3.{env_synth.config.region}.amazonaws.com"
+        eks = next(s for s in statements if "eks:DescribeCluster" in actions(s))
+        assert flatten(eks["Resource"]).endswith(f":cluster/{env_synth.config.cluster_name}")
+        wildcard = [s for s in statements if s["Resource"] == "*"]
+        assert [actions(s) for s in wildcard] == [{"ecr:GetAuthorizationToken"}]
+
+
+def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    entries = of_type(resources, "AWS::EKS::AccessEntry")
+    profiles = of_type(resources, "AWS::SageMaker::UserProfile")
+    assert len(entries) == len(profiles) == len(env_synth.config.studio.user_profiles)
+    by_role = {e["Properties"]["PrincipalArn"]["Fn::GetAtt"][0]: e["Properties"] for e in entries.values()}
+    for profile in profiles.values():
+        team = next(t["Value"] for t in profile["Properties"]["Tags"] if t["Key"] == "platform/team")
+        entry = by_role[profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]]
+        assert entry["AccessPolicies"] == [{
+            "AccessScope": {"Namespaces": [team], "Type": "namespace"},
+            "PolicyArn": {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":eks::aws:cluster-access-policy/"
+                                                                                 "AmazonEKSEditPolicy"]]},
+        }]
+        assert "EksCluster" in json.dumps(entry["ClusterName"])
+
+
+def test_user_profiles_are_retained(env_synth: Synth) -> None:
+    for profile in of_type(studio(env_synth), "AWS::SageMaker::UserProfile").values():
+        assert profile["DeletionPolicy"] == "Retain" and profile["UpdateReplacePolicy"] == "Retain"
+
+
+# ---- the FSx ENI custom resource -------------------------------------------------------------------------------------
+
+def test_fsx_custom_resource_wiring_and_timeout(env_synth: Synth) -> None:
+    resources = studio(env_synth)
+    _, cr = one(resources, "Custom::FsxEniSecurityGroups")
+    props = cr["Properties"]
+    assert props["ServiceTimeout"] == "600"
+    assert "LustreFileSystem" in json.dumps(props["FileSystemId"])
+    assert len(props["SecurityGroupIds"]) == 1 and "SecurityGroupsStudio" in json.dumps(props["SecurityGroupIds"])
+    framework_id = props["ServiceToken"]["Fn::GetAtt"][0]
+    framework = resources[framework_id]["Properties"]
+    handler_ids = [k for k, v in of_type(resources, "AWS::Lambda::Function").items()
+                   if v["Properties"].get("Handler") == "index.on_event"]
+    assert len(handler_ids) == 1
+    handler = resources[handler_ids[0]]["Properties"]
+    assert handler_ids[0] in json.dumps(framework["Environment"])  # the framework invokes our handler
+    assert handler["Runtime"].startswith("python3.") and handler["Timeout"] == 300 < 600
+    assert "Environment" not in handler  # nothing to download or configure at cold start
+    role_id = handler["Role"]["Fn::GetAtt"][0]
+    statements = [s for p in of_type(resources, "AWS::IAM::Policy").values()
+                  if {"Ref": role_id} in p["Properties"]["Roles"] for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    assert set().union(*(actions(s) for s in statements)) == HANDLER_ACTIONS
+    for s in statements:
+        if actions(s) & {"ec2:ModifyNetworkInterfaceAttribute", "ec2:CreateTags", "ec2:DeleteTags"}:
+            assert "ec2:Vpc" in s["Condition"]["ArnEquals"]
+        if actions(s) & {"ec2:CreateTags", "ec2:DeleteTags"}:
+            assert s["Condition"]["ForAllValues:StringLike"] == {"aws:TagKeys": ["fsx-eni-sg/*"]}
+        if s["Resource"] == "*":
+            assert actions(s) == {"fsx:DescribeFileSystems", "ec2:DescribeNetworkInterfaces"}
+
+
+# ---- partitions ------------------------------------------------------------------------------------------------------
+
+def _manifests(resources: dict[str, Any]) -> list[dict[str, Any]]:
+    docs = []
+    for r in of_type(resources, "Custom::AWSCDK-EKS-KubernetesResource").values():
+        docs += json.loads(re.sub(r"<TOKEN>", "TOKEN", flatten(r["Properties"]["Manifest"])))
+    return docs
+
+
+def test_partition_job_covers_every_user_and_profiles_wait_for_it(any_mode: Synth) -> None:
+    resources = studio(any_mode)
+    st = any_mode.config.studio
+    docs = {(d["kind"], d["metadata"]["name"]): d for d in _manifests(resources)}
+    ns = docs[("Namespace", NAMESPACE)]
+    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    assert ("PersistentVolumeClaim", "fsx-claim") in docs and ("PersistentVolume", f"fsx-{NAMESPACE}") in docs
+    job = next(d for (kind, _), d in docs.items() if kind == "Job")
+    pod = job["spec"]["template"]["spec"]
+    script = pod["containers"][0]["command"][-1]
+    if st.fsx_mode == "shared":
+        expected = [Partition("shared", st.posix_uid, st.posix_gid, SHARED_MODE)]
+    else:
+        expected = [Partition(p.name, st.uid_of(p), st.posix_gid, PER_USER_MODE) for p in st.user_profiles]
+    assert script == partition_script(expected)
+    assert pod["volumes"] == [{"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}}]
+    assert pod["containers"][0]["image"] == st.partition_job_image
+    assert pod["nodeSelector"] == {"llmft.io/node-role": "system"}
+    wait_id, wait = one(resources, "Custom::AWSCDK-EKS-KubernetesObjectValue")
+    assert wait["Properties"]["ObjectName"] == job["metadata"]["name"]
+    assert wait["Properties"]["JsonPath"] == ".status.succeeded"
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        assert wait_id in profile["DependsOn"]
+
+
+def test_partition_namespace_is_the_one_the_config_reserves() -> None:
+    assert NAMESPACE == PARTITION_NAMESPACE
+
+
+def _fake_tools(bin_dir: Path, log: Path) -> None:
+    for tool in ("chown", "chmod"):
+        path = bin_dir / tool
+        path.write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -> None:
+    root = tmp_path / "fsx"
+    (root / "alice").mkdir(parents=True)
+    (root / "alice" / "notebook.ipynb").write_text("{}")
+    (root / "removed-user").mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    _fake_tools(bin_dir, log)
+    script = partition_script([Partition("alice", 200001, 1001, "0755"), Partition("bob", 300001, 1001, "0755")],
+                              root=str(root))
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    for _ in range(2):  # idempotent
+        proc = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in root.iterdir()) == ["alice", "bob", "removed-user"]
+    assert (root / "alice" / "notebook.ipynb").read_text() == "{}"
+    calls = log.read_text().splitlines()
+    assert f"chown 200001:1001 {root}/alice" in calls and f"chown 300001:1001 {root}/bob" in calls
+    assert not any("-R" in c for c in calls)
+    assert "2 partition(s) reconciled" in proc.stdout
+
+
+@pytest.mark.parametrize("bad", [{"directory": "../etc"}, {"directory": "a b"}, {"mode": "rwx"}])
+def test_partition_refuses_unsafe_values(bad: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        Partition(**{"directory": "ok", "uid": 1, "gid": 1, "mode": "0755", **bad})
