@@ -548,3 +548,25 @@ def test_handler_needs_nothing_beyond_the_lambda_runtime() -> None:
                if line.startswith(("import ", "from ")) and not line.startswith("from __future__")}
     assert imports <= {"boto3", "botocore", "hashlib", "json", "logging", "os", "random", "time", "typing"}
     assert "urllib.request" not in source and "pip" not in source and "cfnresponse" not in source
+
+
+def test_repeated_update_changes_nothing(world: World) -> None:
+    enis = world.make_file_system(count=2)
+    world.invoke("Create", [world.studio_sg])
+    old = {"FileSystemId": FS_ID, "SecurityGroupIds": [world.studio_sg]}
+    world.invoke("Update", [world.studio2_sg], old=old)
+    calls = Calls(world.ec2)
+    world.invoke("Update", [world.studio2_sg], old=old)  # CloudFormation retried the same update
+    assert calls.writes() == 0, calls.counts
+    assert_attached(world, enis, [world.fsx_sg], [world.studio2_sg])
+
+
+def test_update_rollback_restores_the_previous_group(world: World) -> None:
+    """UPDATE_ROLLBACK sends an Update with the old properties as the new ones."""
+    enis = world.make_file_system(count=2)
+    world.invoke("Create", [world.studio_sg])
+    world.invoke("Update", [world.studio2_sg], old={"FileSystemId": FS_ID, "SecurityGroupIds": [world.studio_sg]})
+    world.invoke("Update", [world.studio_sg], old={"FileSystemId": FS_ID, "SecurityGroupIds": [world.studio2_sg]})
+    assert_attached(world, enis, [world.fsx_sg], [world.studio_sg])
+    world.invoke("Delete", [world.studio_sg])
+    assert_pristine(world, enis, [world.fsx_sg])
