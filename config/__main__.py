@@ -48,6 +48,7 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
         desc = (field.description or (doc[0] if doc else "")).replace("|", "\\|").replace("\n", " ")
         typ = "list of objects" if nested and typing.get_origin(field.annotation) in (tuple, list) else (
             "object" if nested else _type_name(field.annotation))
+        typ = typ.replace("|", "\\|")
         out.append(f"| `{path}` | {typ} | {default} | {desc} |")
         for sub in nested:
             suffix = "[]." if typing.get_origin(field.annotation) in (tuple, list) else "."
