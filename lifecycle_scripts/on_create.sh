@@ -9,10 +9,13 @@
 # survives reboots. The script is idempotent: a second run finds the bind mounts in place and changes nothing.
 set -euo pipefail
 
+# Overridable for the sandbox test (tests/test_lifecycle_scripts.py); HyperPod runs the script without them.
 readonly STATE_VOLUME="${STATE_VOLUME:-/opt/sagemaker}"
-readonly LOG_DIR="/var/log/provision"
+readonly LOG_DIR="${LOG_DIR:-/var/log/provision}"
+readonly FSTAB="${FSTAB:-/etc/fstab}"
 readonly SERVICES=(kubelet containerd)
-readonly STATE_DIRS=(/var/lib/containerd /var/lib/kubelet)
+read -r -a STATE_DIRS <<< "${STATE_DIRS:-/var/lib/containerd /var/lib/kubelet}"
+readonly STATE_DIRS
 
 mkdir -p "${LOG_DIR}"
 exec > >(tee -a "${LOG_DIR}/on_create.log") 2>&1
@@ -47,8 +50,8 @@ relocate() {
     log "copying existing ${dir} to ${target}"
     cp -a "${dir}/." "${target}/"
   fi
-  if ! grep -qs "^${target} ${dir} " /etc/fstab; then
-    printf '%s %s none bind,nofail 0 0\n' "${target}" "${dir}" >> /etc/fstab
+  if ! grep -qs "^${target} ${dir} " "${FSTAB}"; then
+    printf '%s %s none bind,nofail 0 0\n' "${target}" "${dir}" >> "${FSTAB}"
   fi
   mount --bind "${target}" "${dir}"
   log "${dir} now lives on ${STATE_VOLUME}"

@@ -349,3 +349,27 @@ def test_stack_exposes_the_contracts(dev: Synth) -> None:
                         "HyperPodPrerequisites/Dependencies"}
     with pytest.raises(ValueError, match="already has"):
         stack.fsx_volume.add_claim("default")
+
+
+def test_public_endpoint_only_for_the_configured_cidrs() -> None:
+    """compute.public_access_cidrs turns the public endpoint on for exactly those CIDRs (private stays on)."""
+    import aws_cdk as cdk
+    from aws_cdk import aws_ec2 as ec2, aws_kms as kms
+
+    from cdk_constructs.eks_cluster import PlatformEksCluster
+
+    app = cdk.App()
+    stack = cdk.Stack(app, "Probe", env=cdk.Environment(account="123456789012", region="us-east-1"))
+    vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0, availability_zones=["us-east-1a", "us-east-1b"],
+                  subnet_configuration=[ec2.SubnetConfiguration(name="p", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)])
+    eks = PlatformEksCluster(stack, "Eks", cluster_name="probe", version="1.34", vpc=vpc, subnets=vpc.isolated_subnets,
+                             control_plane_security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
+                             encryption_key=kms.Key(stack, "Key"),
+                             addon_versions={"vpc-cni": "v1.20.4-eksbuild.1", "coredns": "v1.12.3-eksbuild.1",
+                                             "kube-proxy": "v1.34.0-eksbuild.2",
+                                             "eks-pod-identity-agent": "v1.3.9-eksbuild.3",
+                                             "aws-fsx-csi-driver": "v1.7.0-eksbuild.1"},
+                             public_access_cidrs=["203.0.113.0/24"])
+    vpc_config = stack.resolve(eks.cluster.node.default_child.resources_vpc_config)  # no synthesis needed
+    assert vpc_config["endpointPublicAccess"] is True and vpc_config["endpointPrivateAccess"] is True
+    assert vpc_config["publicAccessCidrs"] == ["203.0.113.0/24"]
