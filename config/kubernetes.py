@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
+from .compute import GPU_TYPE_BY_FAMILY
 
 Tier = Literal["production", "development", "research", "experiment"]
 TIERS: tuple[str, ...] = ("production", "development", "research", "experiment")
@@ -49,19 +50,26 @@ class GpuInstanceType:
     memory_gib: int
 
 
-# EC2 GPU instance types the platform knows (from the EC2 accelerated-computing instance documentation).
+def _gpu(family: str, gpus: int, efa_network_cards: int, vcpus: int, memory_gib: int) -> GpuInstanceType:
+    # `gpu-type` values are shared with the HyperPod instance groups (config.compute.GPU_TYPE_BY_FAMILY), so a
+    # job can ask for e.g. `gpu-type: h100` on either kind of node.
+    return GpuInstanceType(GPU_TYPE_BY_FAMILY[f"ml.{family}"], gpus, efa_network_cards, True, vcpus, memory_gib)
+
+
+# EC2 GPU instance types the platform knows (from the EC2 accelerated-computing instance documentation); all of
+# them have NVMe instance store. Extend as needed.
 GPU_INSTANCE_TYPES: dict[str, GpuInstanceType] = {
-    "p5.48xlarge": GpuInstanceType("h100", 8, 32, True, 192, 2048),
-    "p5e.48xlarge": GpuInstanceType("h200", 8, 32, True, 192, 2048),
-    "p5en.48xlarge": GpuInstanceType("h200", 8, 16, True, 192, 2048),
-    "p4d.24xlarge": GpuInstanceType("a100", 8, 4, True, 96, 1152),
-    "p4de.24xlarge": GpuInstanceType("a100", 8, 4, True, 96, 1152),
-    "g6e.12xlarge": GpuInstanceType("l40s", 4, 1, True, 48, 384),
-    "g6e.48xlarge": GpuInstanceType("l40s", 8, 1, True, 192, 1536),
-    "g5.xlarge": GpuInstanceType("a10g", 1, 0, True, 4, 16),
-    "g5.2xlarge": GpuInstanceType("a10g", 1, 0, True, 8, 32),
-    "g5.12xlarge": GpuInstanceType("a10g", 4, 1, True, 48, 192),
-    "g5.48xlarge": GpuInstanceType("a10g", 8, 1, True, 192, 768),
+    "p5.48xlarge": _gpu("p5", 8, 32, 192, 2048),
+    "p5e.48xlarge": _gpu("p5e", 8, 32, 192, 2048),
+    "p5en.48xlarge": _gpu("p5en", 8, 16, 192, 2048),
+    "p4d.24xlarge": _gpu("p4d", 8, 4, 96, 1152),
+    "p4de.24xlarge": _gpu("p4de", 8, 4, 96, 1152),
+    "g6e.12xlarge": _gpu("g6e", 4, 1, 48, 384),
+    "g6e.48xlarge": _gpu("g6e", 8, 1, 192, 1536),
+    "g5.xlarge": _gpu("g5", 1, 0, 4, 16),
+    "g5.2xlarge": _gpu("g5", 1, 0, 8, 32),
+    "g5.12xlarge": _gpu("g5", 4, 1, 48, 192),
+    "g5.48xlarge": _gpu("g5", 8, 1, 192, 768),
 }
 
 

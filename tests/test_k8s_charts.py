@@ -390,3 +390,24 @@ def test_examples_follow_configured_teams(tmp_path: Path) -> None:
     from k8s_charts.examples import example_charts
     charts = example_charts(cdk8s.App(), cfg, PlatformValues.placeholders(cfg))
     assert set(charts) == {"example-eval"}
+
+
+def test_team_namespace_without_mlflow_has_no_config_map() -> None:
+    from dataclasses import replace
+
+    from k8s_charts.team_namespaces import TeamNamespacesChart
+    chart = TeamNamespacesChart(cdk8s.App(), "t", teams=DEV.kubernetes.teams, values=replace(VALUES, mlflow=None))
+    assert "ConfigMap" not in {d["kind"] for d in chart.to_json()}
+
+
+def test_gpu_type_labels_match_hyperpod_nodes() -> None:
+    from config.compute import GPU_TYPE_BY_FAMILY
+    from config.kubernetes import GPU_INSTANCE_TYPES
+    for name, info in GPU_INSTANCE_TYPES.items():
+        assert GPU_TYPE_BY_FAMILY["ml." + name.rsplit(".", 1)[0]] == info.gpu_type
+
+
+def test_job_builders_need_the_image_repository() -> None:
+    from dataclasses import replace
+    with pytest.raises(ValueError, match="values.training_image_uri is empty"):
+        build(lambda c: pytorch_job(c, values=replace(VALUES, training_image_uri="")))
