@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -62,7 +63,12 @@ def kubernetes_schema_version(kubernetes_version: str) -> str:
     """``kubernetes_version`` (e.g. '1.34') as kubernetes-validate names it, or its newest bundled version."""
     wanted = kubernetes_version if kubernetes_version.count(".") == 2 else f"{kubernetes_version}.0"
     bundled = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / f"v{wanted}-local-strict"
-    return wanted if bundled.is_dir() else kubernetes_validate.latest_version()
+    if bundled.is_dir():
+        return wanted
+    newest = kubernetes_validate.latest_version()
+    warnings.warn(f"kubernetes-validate {kubernetes_validate.__version__} has no schemas for Kubernetes "
+                  f"{kubernetes_version}; validating core kinds against {newest}, the newest it bundles", stacklevel=2)
+    return newest
 
 
 def embedded_pod_templates(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

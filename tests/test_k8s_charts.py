@@ -411,3 +411,9 @@ def test_job_builders_need_the_image_repository() -> None:
     from dataclasses import replace
     with pytest.raises(ValueError, match="values.training_image_uri is empty"):
         build(lambda c: pytorch_job(c, values=replace(VALUES, training_image_uri="")))
+
+
+def test_unbundled_kubernetes_version_falls_back_to_newest_with_a_warning() -> None:
+    import kubernetes_validate
+    with pytest.warns(UserWarning, match=r"no schemas for Kubernetes 9.99; validating core kinds against"):
+        assert kubernetes_schema_version("9.99") == kubernetes_validate.latest_version()
