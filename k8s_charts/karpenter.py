@@ -18,7 +18,8 @@ DISCOVERY_TAG = "karpenter.sh/discovery"
 DISRUPTION_BUDGET = "10%"
 
 
-def _ebs(size_gib: int, kms_key_arn: str, throughput: int | None = None) -> ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs:
+def _ebs(size_gib: int, kms_key_arn: str,
+         throughput: int | None = None) -> ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs:
     return ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs(
         volume_size=f"{size_gib}Gi", volume_type=ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType.GP3,
         encrypted=True, kms_key_id=kms_key_arn, delete_on_termination=True, throughput=throughput)
@@ -42,7 +43,8 @@ def efa_interfaces(network_cards: int) -> list[ec2nc.Ec2NodeClassSpecNetworkInte
     then one EFA-only interface on card 0 (device 1) and on every other card (device 0)."""
     t = ec2nc.Ec2NodeClassSpecNetworkInterfacesInterfaceType
     nics = [ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=0, interface_type=t.INTERFACE),
-            ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=1, interface_type=t.EFA_HYPHEN_ONLY)]
+            ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=1,
+                                                    interface_type=t.EFA_HYPHEN_ONLY)]
     nics += [ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=card, device_index=0,
                                                      interface_type=t.EFA_HYPHEN_ONLY)
              for card in range(1, network_cards)]
@@ -126,7 +128,8 @@ class GpuCapacityChart(cdk8s.Chart):
                             group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name),
                         requirements=requirements,
                         taints=[kp.NodePoolSpecTemplateSpecTaints(
-                            key=GPU_RESOURCE, value="true", effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
+                            key=GPU_RESOURCE, value="true",
+                            effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
                         expire_after=pool.expire_after,
                         termination_grace_period=pool.termination_grace_period,
                     ),

@@ -158,7 +158,8 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
     mounts = [k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
               k8s.VolumeMount(name="tmp", mount_path="/tmp")]
     volumes = [
-        k8s.Volume(name="fsx", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
+        k8s.Volume(name="fsx",
+                   persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
         k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
     ]
     if shape:

@@ -179,7 +179,8 @@ def test_ec2_node_classes(dist) -> None:
         assert spec["metadataOptions"]["httpTokens"] == "required"
         assert spec["metadataOptions"]["httpPutResponseHopLimit"] == 1
         tags = {"karpenter.sh/discovery": "llmft-dev-eks"}
-        assert spec["subnetSelectorTerms"] == [{"tags": tags}] and spec["securityGroupSelectorTerms"] == [{"tags": tags}]
+        assert spec["subnetSelectorTerms"] == [{"tags": tags}]
+        assert spec["securityGroupSelectorTerms"] == [{"tags": tags}]
         assert [d["deviceName"] for d in spec["blockDeviceMappings"]] == ["/dev/xvda", "/dev/xvdb"]
         assert all(d["ebs"]["encrypted"] and d["ebs"]["kmsKeyID"] == "${PLATFORM_KMS_KEY_ARN}"
                    for d in spec["blockDeviceMappings"])
@@ -386,7 +387,8 @@ def test_ray_job_gpus_beyond_instance() -> None:
 
 def test_examples_follow_configured_teams(tmp_path: Path) -> None:
     cfg = config_with("dev", {"kubernetes": {"teams": [
-        {"name": "ml-research", "allowed_tiers": ["research"]}, {"name": "ml-platform", "allowed_tiers": ["research"]}]}})
+        {"name": "ml-research", "allowed_tiers": ["research"]},
+        {"name": "ml-platform", "allowed_tiers": ["research"]}]}})
     from k8s_charts.examples import example_charts
     charts = example_charts(cdk8s.App(), cfg, PlatformValues.placeholders(cfg))
     assert set(charts) == {"example-eval"}

@@ -70,4 +70,5 @@ def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
         assert "s3:*" not in json.dumps(policy)
         assert statements["ReadMlflowClientCredentials"]["Action"] == ["secretsmanager:DescribeSecret",
                                                                        "secretsmanager:GetSecretValue"]
-        assert f"{synth.config.stack_prefix}-Mlflow" in json.dumps(statements["ReadMlflowClientCredentials"]["Resource"])
+        secret = json.dumps(statements["ReadMlflowClientCredentials"]["Resource"])
+        assert f"{synth.config.stack_prefix}-Mlflow" in secret
