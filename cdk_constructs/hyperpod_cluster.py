@@ -13,6 +13,8 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
+from cdk_constructs.compliance import skip_checkov
+
 from .nag_findings import acknowledge, attribute, managed_policy, wildcard_resources
 from .secure_bucket import SecureBucket
 
@@ -83,6 +85,9 @@ class HyperPodCluster(Construct):
         acknowledge(self.lifecycle_bucket, "The bucket holds only the HyperPod lifecycle scripts, which are versioned "
                                            "in git and deployed by CloudFormation; no user data to audit access to.",
                     "S1")
+        skip_checkov(self.lifecycle_bucket, "CKV_AWS_18",
+                     "Holds only the HyperPod lifecycle scripts deployed by CloudFormation; logging into the storage "
+                     "stack's log bucket would make that stack depend on this one (a cycle)")
         self.lifecycle_deployment = s3deploy.BucketDeployment(
             self, "DeployLifecycleScripts",
             sources=[s3deploy.Source.asset(str(LIFECYCLE_SCRIPTS_DIR))],

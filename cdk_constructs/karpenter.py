@@ -11,6 +11,8 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
+from cdk_constructs.compliance import skip_checkov
+
 from .eks_cluster import NODE_POLICIES
 from .nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
@@ -82,6 +84,9 @@ class Karpenter(Construct):
             encryption=sqs.QueueEncryption.SQS_MANAGED,
             enforce_ssl=True,
         )
+        skip_checkov(self.interruption_queue, "CKV_AWS_27",
+                     "Encrypted with SQS-managed SSE (SqsManagedSseEnabled); this checkov version only recognizes a "
+                     "KMS key, which would need EventBridge grants for notices that carry no sensitive data")
         acknowledge(self.interruption_queue, "Interruption notices are only useful for minutes; Karpenter deletes "
                                              "what it handles, so a dead-letter queue would only collect stale events.",
                     "SQS3")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from aws_cdk import (
-    Acknowledgment, Duration, RemovalPolicy, Validations, aws_ec2 as ec2, aws_kms as kms, aws_logs as logs,
+    Acknowledgment, CfnResource, Duration, RemovalPolicy, Validations, aws_ec2 as ec2, aws_kms as kms, aws_logs as logs,
     aws_rds as rds,
 )
 from constructs import Construct
+
+from cdk_constructs.compliance import skip_checkov
 
 PORT = 5432
 TRACKING_DATABASE = "mlflow"
@@ -93,6 +95,12 @@ class MlflowDatabase(Construct):
                                        retention=log_retention, encryption_key=encryption_key)
         self.cluster.node.add_dependency(self.log_group)
         self.engine_major_version = major
+        for instance in self.cluster.node.children:
+            if isinstance(instance.node.default_child, CfnResource) and \
+                    instance.node.default_child.cfn_resource_type == "AWS::RDS::DBInstance":
+                skip_checkov(instance, "CKV_AWS_118",
+                             "Enhanced Monitoring bills OS metrics into CloudWatch Logs per instance; Serverless v2 "
+                             "publishes ACU, CPU and connection metrics to CloudWatch without it")
         assert self.cluster.secret is not None  # generated credentials always create one
         self.secret = self.cluster.secret  # the attachment: its ARN is the secret's, with the cluster's host/port
         # The generated secret outlives the cluster, like its final snapshot (which needs these credentials).

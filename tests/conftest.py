@@ -108,6 +108,22 @@ def synthesize(env: str, overrides: dict[str, Any] | None = None) -> Synth:
     return result
 
 
+_MANIFESTS: dict[str, Path] = {}
+
+
+def manifests(env: str) -> Path:
+    """The GitOps manifests of ``env`` as `make synth` writes them (``python -m k8s_charts``), once per session."""
+    if env not in _MANIFESTS:
+        import subprocess
+        import sys
+
+        out = _TMP / f"manifests-{env}"
+        subprocess.run([sys.executable, "-m", "k8s_charts", "--env", env, "--out", str(out)], cwd=ROOT, check=True,
+                       capture_output=True, text=True)
+        _MANIFESTS[env] = out / env
+    return _MANIFESTS[env]
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """For `make bench`: how many synths this session ran (PLATFORM_SYNTH_STATS=<file>)."""
     target = os.environ.get("PLATFORM_SYNTH_STATS")

@@ -72,14 +72,20 @@ class Report:
         return round(sum(b.usd_per_hour for b in self.reserved_gpu), 2)
 
     @property
-    def max_burst_per_hour(self) -> float:
+    def karpenter_burst_per_hour(self) -> float:
         return round(sum(b.usd_per_hour for b in self.burst), 2)
+
+    @property
+    def max_burst_per_hour(self) -> float:
+        """Most the GPUs can cost per hour: every Karpenter pool at its limit plus the HyperPod groups."""
+        return round(self.karpenter_burst_per_hour + self.reserved_gpu_per_hour, 2)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "env": self.env, "region": self.region, "price_version": self.price_version,
             "idle_monthly_usd": self.idle_total, "idle_monthly_usd_by_stack": self.idle_by_stack(),
             "reserved_gpu_usd_per_hour": self.reserved_gpu_per_hour,
+            "karpenter_burst_usd_per_hour": self.karpenter_burst_per_hour,
             "max_burst_usd_per_hour": self.max_burst_per_hour,
             "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
             "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
@@ -127,6 +133,13 @@ def _ref(value: Any) -> str | None:
 
 def _mentions(value: Any, logical_id: str) -> bool:
     return logical_id in json.dumps(value)
+
+
+def _launch_template_disk(resources: dict[str, dict[str, Any]], nodegroup: dict[str, Any]) -> int:
+    """Total EBS GiB of the node group's launch template, 0 when it has none."""
+    template = resources.get(_ref(nodegroup.get("LaunchTemplate", {}).get("Id")) or "", {})
+    mappings = template.get("Properties", {}).get("LaunchTemplateData", {}).get("BlockDeviceMappings", [])
+    return sum(int(m.get("Ebs", {}).get("VolumeSize", 0)) for m in mappings)
 
 
 def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Report) -> None:
@@ -210,7 +223,8 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
             if entry is None:
                 report.unpriced.append(Line(stack, lid, t, f"node group {types[0]}", 0.0, f"{count} nodes"))
                 continue
-            disk = int(props.get("DiskSize", p.assume["node_root_volume_gb"]))
+            disk = int(props.get("DiskSize") or _launch_template_disk(resources, props) or
+                       p.assume["node_root_volume_gb"])
             add(lid, t, "EKS system nodes", count * entry["usd"] * hours, f"{count} x {types[0]}")
             add(lid, t, "EKS node volumes", count * disk * p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
         elif t == "AWS::SageMaker::Cluster":
@@ -316,14 +330,15 @@ def render(report: Report) -> str:
         for line in (x for x in report.idle if x.stack == stack):
             rows.append(f"    {line.item:<{width}}  {line.monthly_usd:>10,.2f}  {line.detail}")
     rows += ["", f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month", ""]
-    rows.append("Reserved GPU capacity (HyperPod instance groups, billed while deployed)")
+    rows.append("HyperPod instance groups (reserved capacity, billed while deployed; excluded from idle)")
     for b in report.reserved_gpu:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
     rows.append(f"    total ${report.reserved_gpu_per_hour:,.2f}/hour")
     rows += ["", "Maximum GPU burst (every Karpenter GPU pool at its GPU limit)"]
     for b in report.burst:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
-    rows.append(f"    total ${report.max_burst_per_hour:,.2f}/hour")
+    rows.append(f"    total ${report.karpenter_burst_per_hour:,.2f}/hour")
+    rows += ["", f"MAXIMUM GPU SPEND (pools at their limits + HyperPod groups): ${report.max_burst_per_hour:,.2f}/hour"]
     if report.unpriced:
         rows += ["", "UNPRICED (not counted; add a price rule or a free/usage classification):"]
         rows += [f"    {u.stack}/{u.resource} {u.type}: {u.item} {u.detail}" for u in report.unpriced]

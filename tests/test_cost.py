@@ -1,0 +1,113 @@
+"""Cost report and GPU budget: priced from the synthesized output, pinned totals, unpriced never counted as 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from config import ConfigError
+from tools.cost.report import build_report, load_prices, render
+
+from .conftest import ENVIRONMENTS, ROOT, config_with, manifests, synthesize
+
+PINNED = ROOT / "tests" / "baselines" / "cost.json"
+
+
+def report_for(env: str):
+    synth = synthesize(env)
+    templates = {s.stack_name: synth.templates[k] for k, s in synth.stacks.items()}
+    return build_report(env, synth.config.region, templates, manifests(env))
+
+
+def test_every_price_line_has_source_and_date() -> None:
+    prices = load_prices()
+    for region, tables in prices["regions"].items():
+        for table, entries in tables.items():
+            for name, entry in entries.items():
+                assert entry.get("source") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry.get("as_of", "")), \
+                    f"{region}/{table}/{name} lacks a source or an as_of date"
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_burst_is_computed_from_the_shipped_pools_and_fits_the_budget(env: str) -> None:
+    report = report_for(env)
+    config = synthesize(env).config
+    assert {b.name for b in report.burst} == {p.name for p in config.kubernetes.gpu_node_pools}
+    assert report.max_burst_per_hour <= config.cost.max_burst_usd_per_hour
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_configured_regions_are_priced(env: str) -> None:
+    assert synthesize(env).config.region in load_prices()["regions"]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_nothing_in_the_templates_is_unpriced(env: str) -> None:
+    report = report_for(env)
+    assert not report.unpriced, "resource types without a price rule or a free/usage classification:\n" + \
+        "\n".join(f"{u.stack}/{u.resource} {u.type}" for u in report.unpriced)
+
+
+def test_unknown_resource_type_is_reported_unpriced_not_zero() -> None:
+    template = {"Resources": {"Mystery": {"Type": "AWS::NewService::Thing", "Properties": {}},
+                              "Nat": {"Type": "AWS::EC2::NatGateway", "Properties": {}}}}
+    report = build_report("x", "us-east-1", {"S": template}, None)
+    assert [(u.resource, u.type) for u in report.unpriced] == [("Mystery", "AWS::NewService::Thing")]
+    assert report.idle_total == round(0.045 * 730, 2)
+    assert "UNPRICED" in render(report)
+
+
+def test_burst_from_nodepool_manifests(tmp_path: Path) -> None:
+    (tmp_path / "pools.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: h100}\nspec:\n  limits: {nvidia.com/gpu: 16}\n"
+        "  template:\n    spec:\n      requirements:\n"
+        "        - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}\n"
+        "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: nolimit}\nspec:\n  template:\n"
+        "    spec: {requirements: []}\n")
+    report = build_report("x", "us-east-1", {}, tmp_path)
+    assert [(b.name, b.gpus, b.usd_per_hour) for b in report.burst] == [("h100", 16, round(16 * 55.04 / 8, 2))]
+    assert [u.resource for u in report.unpriced] == ["nolimit"]  # an unbounded pool is never "free"
+
+
+def test_pinned_totals() -> None:
+    """An accidental cost jump fails here with the delta. After a deliberate change: UPDATE_BASELINE=1."""
+    now = {}
+    for env in ENVIRONMENTS:
+        r = report_for(env)
+        now[env] = {"idle_monthly_usd": r.idle_total, "max_burst_usd_per_hour": r.max_burst_per_hour}
+    if os.environ.get("UPDATE_BASELINE") == "1":
+        PINNED.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n")
+    pinned = json.loads(PINNED.read_text())
+    deltas = [f"{env} {key}: {pinned[env][key]} -> {now[env][key]} ({now[env][key] - pinned[env][key]:+.2f})"
+              for env in now for key in now[env] if abs(now[env][key] - pinned.get(env, {}).get(key, 0)) > 0.005]
+    assert not deltas, "cost changed (run `make cost ENV=<env>` to see why):\n" + "\n".join(deltas)
+
+
+def test_budget_exceeded_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"cost\.max_burst_usd_per_hour 10: the GPU pools and HyperPod groups "
+                                          r"could spend \$[\d,.]+/hour \(.*h100-on-demand: 16 GPUs.*\); lower "
+                                          r"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
+        config_with("dev", {"cost": {"max_burst_usd_per_hour": 10}})
+
+
+def test_budget_needs_prices_for_every_instance_type() -> None:
+    groups = [{"name": "extra", "instance_type": "ml.g6e.xlarge", "count": 1}]
+    with pytest.raises(ConfigError, match=r"instance types \['ml\.g6e\.xlarge'\] have no price in "
+                                          r"tools/cost/prices\.yaml"):
+        config_with("dev", {"compute": {"hyperpod": {"instance_groups": groups}},
+                            "cost": {"max_burst_usd_per_hour": 1000}})
+
+
+def test_idle_targets() -> None:
+    """prod stays under $1,000/month idle with HA. dev cannot reach $300: the README explains why, and this keeps
+    the explanation true - the lines that no dev config can remove already add up to $300."""
+    assert report_for("prod").idle_total < 1000
+    dev = report_for("dev")
+    floor_items = {"FSx for Lustre capacity", "EKS control plane", "NAT gateway", "Public IPv4 address",
+                   "Application Load Balancer", "KMS key", "Secrets Manager secret"}
+    floor = sum(line.monthly_usd for line in dev.idle if line.item in floor_items)
+    assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and the README"
