@@ -52,8 +52,9 @@ diff: install
 deploy: install
 	$(CDK) deploy --all -c env=$(ENV)
 
+# Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 cost: synth
 	$(PY) -m tools.cost --env $(ENV)

@@ -124,11 +124,26 @@ def manifests(env: str) -> Path:
     return _MANIFESTS[env]
 
 
+_SYNTH_FIXTURES = {"env_synth", "dev", "prod", "checkov_results"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`), every test that needs a synthesized app runs on
+    one worker, so each configuration is still synthesized once per run; the other worker takes the rest."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
+                (module is not None and "synthesize" in vars(module)):
+            item.add_marker(pytest.mark.xdist_group("synth"))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """For `make bench`: how many synths this session ran (PLATFORM_SYNTH_STATS=<file>)."""
+    """For `make bench`: which synths this process ran (PLATFORM_SYNTH_STATS=<prefix>; one file per xdist worker)."""
     target = os.environ.get("PLATFORM_SYNTH_STATS")
-    if target:
-        Path(target).write_text(json.dumps({"synths": len(_CACHE), "keys": sorted(_CACHE)}))
+    if target and _CACHE:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        Path(f"{target}.{worker}.json").write_text(json.dumps({"synths": len(_CACHE), "keys": sorted(_CACHE)}))
 
 
 @pytest.fixture(scope="session", params=ENVIRONMENTS)

@@ -26,6 +26,9 @@ FS_ID = "fs-0123456789abcdef0"
 OTHER_FS_ID = "fs-0fedcba9876543210"
 STACK_ID = "arn:aws:cloudformation:us-east-1:123456789012:stack/Dev-Studio/abc"
 
+# One session for every client: botocore loads each service model once instead of once per test.
+_SESSION = boto3.Session()
+
 
 def load_handler():
     spec = importlib.util.spec_from_file_location("fsx_eni_security_groups_index", HANDLER_PATH)
@@ -91,9 +94,9 @@ class World:
     """A VPC with an FSx-like set of interfaces, and the two clients the handler uses."""
 
     def __init__(self) -> None:
-        self.ec2 = boto3.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
-        self.admin = boto3.client("ec2", region_name=REGION)  # side channel, no fault hooks
-        self.fsx = boto3.client("fsx", region_name=REGION, config=handler.RETRY_CONFIG)
+        self.ec2 = _SESSION.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
+        self.admin = _SESSION.client("ec2", region_name=REGION)  # side channel, no fault hooks
+        self.fsx = _SESSION.client("fsx", region_name=REGION, config=handler.RETRY_CONFIG)
         self.stub = Stubber(self.fsx)
         self.stub.activate()
         vpc = self.admin.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
@@ -320,7 +323,7 @@ def test_throttling_then_success(world: World) -> None:
 def test_fsx_throttling_then_success(world: World) -> None:
     """DescribeFileSystems throttled once, retried by the adaptive retry mode (served without the Stubber)."""
     enis = world.make_file_system(count=1)
-    fsx = boto3.client("fsx", region_name=REGION, config=handler.RETRY_CONFIG)
+    fsx = _SESSION.client("fsx", region_name=REGION, config=handler.RETRY_CONFIG)
     answers = [json_response(400, {"__type": "ThrottlingException", "message": "Rate exceeded"}),
                json_response(200, {"FileSystems": [{"FileSystemId": FS_ID, "NetworkInterfaceIds": enis}]})]
     fsx.meta.events.register_first("before-send.fsx.DescribeFileSystems", lambda **_: answers.pop(0))
@@ -505,7 +508,7 @@ def test_killed_midway_then_deleted_restores_everything(world: World) -> None:
     inject(world.ec2, "ModifyNetworkInterfaceAttribute", kill_when(lambda p: p["NetworkInterfaceId"] == enis[2]))
     with pytest.raises(Killed):
         world.invoke("Create")
-    world.ec2 = boto3.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
+    world.ec2 = _SESSION.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
     world.invoke("Delete")
     assert_pristine(world, enis, [world.fsx_sg])
 
@@ -517,7 +520,7 @@ def test_killed_during_delete_then_delete_again(world: World) -> None:
     with pytest.raises(Killed):
         world.invoke("Delete")
     assert world.groups(enis[0]) == [world.fsx_sg]  # group removed, record still there
-    world.ec2 = boto3.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
+    world.ec2 = _SESSION.client("ec2", region_name=REGION, config=handler.RETRY_CONFIG)
     world.invoke("Delete")
     assert_pristine(world, enis, [world.fsx_sg])
 

@@ -40,16 +40,19 @@ def main() -> int:
     python = sys.executable
     floor = synth_time(f"{python} tools/empty_app.py", runs)
     dev = synth_time(f"{python} app.py", runs)
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        stats = Path(fh.name)
-    test = timed(["make", "test"], env={"PLATFORM_SYNTH_STATS": str(stats)})
-    synths = json.loads(stats.read_text())["synths"] if stats.stat().st_size else None
-    stats.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = Path(tmp) / "synths"
+        test = timed(["make", "test"], env={"PLATFORM_SYNTH_STATS": str(prefix)})
+        per_worker = [json.loads(f.read_text()) for f in sorted(Path(tmp).glob("synths.*.json"))]
+    synths = sum(w["synths"] for w in per_worker)
+    keys = [k for w in per_worker for k in w["keys"]]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
     ratio = dev / floor
     print(f"empty app synth (floor), median of {runs}: {floor:6.2f} s")
     print(f"dev environment synth,   median of {runs}: {dev:6.2f} s")
     print(f"ratio dev / floor:                   {ratio:6.2f}   (goal <= {RATIO_GOAL})")
-    print(f"synths in one test session:          {synths}")
+    print(f"synths in one test session:          {synths} ({len(per_worker)} process(es) synthesized; "
+          f"configurations synthesized more than once: {repeated or 'none'})")
     print(f"make test wall time:                 {test:6.2f} s (goal <= {TEST_GOAL_S:.0f} s)")
     print(f"cores: {os.cpu_count()}")
     return 0
