@@ -129,12 +129,13 @@ _SYNTH_FIXTURES = {"env_synth", "dev", "prod", "checkov_results"}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`), every test that needs a synthesized app runs on
-    one worker, so each configuration is still synthesized once per run; the other worker takes the rest."""
+    """`make test` runs two pytest-xdist workers with `--dist loadgroup`: every test that needs a synthesized app
+    joins the group `synth`, so it runs on one worker and each configuration is still synthesized once per run.
+    (tryfirst: xdist reads the marks in its own hook.)"""
     for item in items:
         module = getattr(item, "module", None)
         if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
-                (module is not None and "synthesize" in vars(module)):
+                (module is not None and {"synthesize", "Synth"} & set(vars(module))):
             item.add_marker(pytest.mark.xdist_group("synth"))
 
 
