@@ -6,8 +6,7 @@ checkov reads ``Metadata.checkov.skip`` of each CloudFormation resource; cfn-lin
 
 from __future__ import annotations
 
-import jsii
-from aws_cdk import CfnResource, IAspect
+from aws_cdk import CfnResource, Stack
 from constructs import IConstruct
 
 
@@ -62,16 +61,17 @@ _CDK_HANDLER_SKIPS = {
 }
 
 
-@jsii.implements(IAspect)
-class CdkManagedHandlerFindings:
-    """Aspect: record why checkov's Lambda and log-group checks do not apply to aws-cdk-lib's own deploy-time
-    handlers (the EKS kubectl provider, BucketDeployment), whose properties this project does not control.
-    Our own functions are annotated where they are defined."""
-
-    def visit(self, node: IConstruct) -> None:
-        if not isinstance(node, CfnResource) or not any(p in f"/{node.node.path}" for p in _CDK_HANDLER_PATHS):
-            return
-        existing = {s["id"] for s in (node.get_metadata("checkov") or {}).get("skip", [])}
-        for check_id, reason in _CDK_HANDLER_SKIPS.get(node.cfn_resource_type, {}).items():
-            if check_id not in existing:
-                skip_checkov(node, check_id, reason)
+def annotate_cdk_managed_handlers(stack: Stack, *clusters: IConstruct) -> None:
+    """Record why checkov's Lambda and log-group checks do not apply to aws-cdk-lib's own deploy-time handlers, whose
+    properties this project does not control: the BucketDeployment singleton of ``stack`` and the kubectl provider
+    of each of ``clusters``. Our own functions are annotated where they are defined. Only those subtrees are walked:
+    every visited construct costs a call into the jsii kernel."""
+    roots = [c for c in stack.node.children if c.node.id.startswith("Custom::CDKBucketDeployment")]
+    roots += [p for p in (c.node.try_find_child("KubectlProvider") for c in clusters) if p is not None]
+    for root in roots:
+        for node in root.node.find_all():
+            if isinstance(node, CfnResource):
+                existing = {s["id"] for s in (node.get_metadata("checkov") or {}).get("skip", [])}
+                for check_id, reason in _CDK_HANDLER_SKIPS.get(node.cfn_resource_type, {}).items():
+                    if check_id not in existing:
+                        skip_checkov(node, check_id, reason)

@@ -9,7 +9,7 @@ import cdk8s
 from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
-from cdk_constructs.compliance import ignore_cfn_lint
+from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.eks_cluster import PlatformEksCluster
 from cdk_constructs.fsx_static_volume import FsxStaticVolume
 from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
@@ -155,6 +155,7 @@ class ComputeStack(PlatformStack):
             mlflow_client_secret=getattr(mlflow, "client_credentials_secret", None))
 
         self._acknowledge_shared_handlers()
+        annotate_cdk_managed_handlers(self, self.cluster)
 
     def add_cdk8s_chart(self, construct_id: str, chart: cdk8s.Chart, *, ingress_alb: bool = False
                         ) -> eks.KubernetesManifest:

@@ -22,8 +22,10 @@ RATIO_GOAL, TEST_GOAL_S = 2.5, 60.0
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          check=False)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
     return time.perf_counter() - start
 
 
