@@ -1,5 +1,5 @@
 """The benchmark's floor: an app with the same settings as app.py (cdk.json context, cdk-nag, built-in
-validation) and one stack with a single no-op resource. Run by `python -m tools.bench` through the same CDK CLI as app.py."""
+validation) and one stack with a single no-op resource. `python -m tools.bench` runs it through the same CDK CLI."""
 
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
