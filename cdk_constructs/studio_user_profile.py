@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import jsii
 
@@ -15,6 +15,7 @@ from aws_cdk import (
 from constructs import Construct, IValidation
 
 from cdk_constructs.studio_domain import StudioDomain
+from k8s_charts.values import team_group
 
 UP = sagemaker.CfnUserProfile
 TEAM_ACCESS_POLICY = "AmazonEKSEditPolicy"
@@ -149,6 +150,10 @@ class StudioUserProfile(Construct):
                 access_policies=[eks.AccessPolicy.from_access_policy_name(
                     TEAM_ACCESS_POLICY, access_scope_type=eks.AccessScopeType.NAMESPACE, namespaces=[namespace])],
             )
+            # The access policy covers core kinds only; the team's group is bound in its namespace to the Role
+            # that submits PyTorchJobs and RayJobs (k8s_charts/team_namespaces.py). The L2 has no property for it.
+            cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
+                team_group(namespace)]
 
 
 @jsii.implements(IValidation)

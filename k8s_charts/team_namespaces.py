@@ -16,6 +16,7 @@ from k8s_charts.values import (
     TEAM_SERVICE_ACCOUNT,
     PlatformValues,
     fsx_volume_name,
+    team_group,
 )
 
 POD_SECURITY_LEVEL = "restricted"
@@ -23,6 +24,10 @@ POD_SECURITY_LEVEL = "restricted"
 
 def _q(value: str | int) -> k8s.Quantity:
     return k8s.Quantity.from_number(value) if isinstance(value, int) else k8s.Quantity.from_string(value)
+
+
+JOB_SUBMITTER_ROLE = "job-submitter"
+JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
 
 
 class TeamNamespace(Construct):
@@ -36,6 +41,8 @@ class TeamNamespace(Construct):
     - ServiceAccount `training` (the compute stack associates it with the team's IAM role via EKS Pod Identity).
     - PersistentVolume `fsx-<team>` (static, FSx for Lustre CSI) bound to PVC `fsx-claim`.
     - ConfigMap `mlflow` (MLFLOW_TRACKING_URI, MLFLOW_CREDENTIALS_SECRET_ARN) for `envFrom` in job pods.
+    - Role `job-submitter` (PyTorchJob, MPIJob, RayJob, RayCluster) bound to the team's group
+      (:func:`team_group`), which the EKS access entries of the team's Studio users carry.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, team: TeamConfig, values: PlatformValues) -> None:
@@ -92,9 +99,20 @@ class TeamNamespace(Construct):
                 "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
                 "MLFLOW_CREDENTIALS_SECRET_ARN": values.mlflow.credentials_secret_arn,
             })
+        self.job_submitter = k8s.KubeRole(self, "JobSubmitter", metadata=meta(JOB_SUBMITTER_ROLE), rules=[
+            k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
+            k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs", "rayclusters"], verbs=JOB_VERBS),
+            k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs/status", "mpijobs/status"],
+                           verbs=["get"]),
+            k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs/status", "rayclusters/status"], verbs=["get"]),
+        ])
+        self.job_submitters = k8s.KubeRoleBinding(
+            self, "JobSubmitters", metadata=meta(JOB_SUBMITTER_ROLE),
+            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=JOB_SUBMITTER_ROLE),
+            subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow):
+                    self.mlflow, self.job_submitter, self.job_submitters):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)

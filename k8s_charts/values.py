@@ -18,6 +18,12 @@ MLFLOW_CONFIG_MAP = "mlflow"
 TEAM_SERVICE_ACCOUNT = "training"
 
 
+def team_group(team: str) -> str:
+    """Kubernetes group of a team's people (Studio users' EKS access entries carry it; the team namespace binds it
+    to the `job-submitter` Role, because EKS access policies do not cover custom resources such as PyTorchJob)."""
+    return f"llmft:team:{team}"
+
+
 def fsx_volume_name(namespace: str) -> str:
     """Name of the static PersistentVolume of ``namespace`` (agreed with the compute stack)."""
     return f"fsx-{namespace}"

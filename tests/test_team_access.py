@@ -1,0 +1,47 @@
+"""Studio users can submit jobs in their team's namespace, and only there.
+
+EKS access policies (AmazonEKSEditPolicy) cover core kinds only; PyTorchJob and RayJob are custom resources, so each
+team namespace binds the team's Kubernetes group to a `job-submitter` Role and the users' access entries carry it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from k8s_charts.values import team_group
+
+from .conftest import ENVIRONMENTS, Synth, manifests
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_team_namespace_binds_the_team_group_to_job_submission(env: str) -> None:
+    docs = [d for d in yaml.safe_load_all((manifests(env) / "team-namespaces.yaml").read_text()) if d]
+    roles = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "Role"}
+    bindings = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "RoleBinding"}
+    namespaces = {d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"}
+    assert namespaces and set(roles) == set(bindings) == namespaces
+    for ns, role in roles.items():
+        granted = {(g, r): set(rule["verbs"]) for rule in role["rules"] for g in rule["apiGroups"]
+                   for r in rule["resources"]}
+        for kind in (("kubeflow.org", "pytorchjobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")):
+            assert {"create", "get", "list", "watch", "delete"} <= granted[kind], (ns, kind)
+        assert not any("*" in verbs for verbs in granted.values())
+        binding = bindings[ns]
+        assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                      "name": role["metadata"]["name"]}
+        assert binding["subjects"] == [{"kind": "Group", "name": team_group(ns),
+                                        "apiGroup": "rbac.authorization.k8s.io"}]
+
+
+def test_studio_access_entries_carry_the_team_group(env_synth: Synth) -> None:
+    entries = env_synth.resources("studio", "AWS::EKS::AccessEntry")
+    users = {u.name: u.team for u in env_synth.config.studio.user_profiles}
+    assert len(entries) == len(users)
+    for entry in entries.values():
+        props = entry["Properties"]
+        (policy,) = props["AccessPolicies"]
+        (namespace,) = policy["AccessScope"]["Namespaces"]
+        assert policy["AccessScope"]["Type"] == "namespace"
+        assert props["KubernetesGroups"] == [team_group(namespace)]
+        assert namespace in users.values()
