@@ -145,6 +145,18 @@ class TeamConfig(ConfigModel):
                 raise ValueError(f"kubernetes.teams[].allowed_tiers {list(v)!r} lists a tier twice; list each once")
         return v
 
+    @model_validator(mode="after")
+    def _production_needs_auto_resume_namespace(self) -> TeamConfig:
+        # Production PyTorchJobs rely on HyperPod job auto-resume, which HyperPod applies only to jobs in the
+        # namespace `kubeflow` or in namespaces whose name starts with `hyperpod`.
+        if "production" in self.allowed_tiers and not self.name.startswith("hyperpod"):
+            raise ValueError(
+                f"kubernetes.teams[].name {self.name!r} may run the production tier, whose jobs rely on HyperPod job "
+                f"auto-resume, but HyperPod resumes jobs only in namespaces named 'kubeflow' or starting with "
+                f"'hyperpod'; rename the team to 'hyperpod-{self.name}' or drop 'production' from its allowed_tiers"
+            )
+        return self
+
     @field_validator("s3_prefix")
     @classmethod
     def _prefix(cls, v: str | None) -> str | None:

@@ -57,7 +57,7 @@ def build(factory) -> dict:
 DEV = load_config("dev")
 VALUES = PlatformValues.placeholders(DEV)
 RESEARCH = DEV.kubernetes.team("ml-research")
-PLATFORM = DEV.kubernetes.team("ml-platform")
+PLATFORM = DEV.kubernetes.team("hyperpod-platform")
 
 
 def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
@@ -204,7 +204,7 @@ def test_team_namespace(dist) -> None:
     assert guard["hard"] == {"pods": 0}
     assert guard["scopeSelector"]["matchExpressions"] == [
         {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high", "medium", "low", "preemptible"]}]
-    assert quotas["ml-platform/disallowed-priority-classes"]["spec"]["scopeSelector"]["matchExpressions"][0][
+    assert quotas["hyperpod-platform/disallowed-priority-classes"]["spec"]["scopeSelector"]["matchExpressions"][0][
         "values"][0] == "critical"
     assert "ml-research/container-defaults" in objects(dev, "LimitRange")
     assert objects(dev, "ServiceAccount")["ml-research/training"]["automountServiceAccountToken"] is False
@@ -268,7 +268,7 @@ def test_experiment_may_be_preemptible() -> None:
 
 # ---- job pods ------------------------------------------------------------------------------------------------
 def test_pytorch_job_is_elastic_torchrun(dist) -> None:
-    job = objects(dist["dev"], "PyTorchJob")["ml-platform/llama-sft-lora"]
+    job = objects(dist["dev"], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
     assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvPort": 29400, "minReplicas": 1,
                                             "maxReplicas": 2, "maxRestarts": 3}
     assert job["spec"]["nprocPerNode"] == "8"
@@ -388,7 +388,7 @@ def test_ray_job_gpus_beyond_instance() -> None:
 def test_examples_follow_configured_teams(tmp_path: Path) -> None:
     cfg = config_with("dev", {"kubernetes": {"teams": [
         {"name": "ml-research", "allowed_tiers": ["research"]},
-        {"name": "ml-platform", "allowed_tiers": ["research"]}]}})
+        {"name": "hyperpod-platform", "allowed_tiers": ["research"]}]}})
     from k8s_charts.examples import example_charts
     charts = example_charts(cdk8s.App(), cfg, PlatformValues.placeholders(cfg))
     assert set(charts) == {"example-eval"}

@@ -11,7 +11,7 @@ from config import ConfigError, load_config
 from .conftest import config_with
 
 
-SHIPPED_TEAMS = [{"name": "ml-research"}, {"name": "ml-platform"}]  # other sections (Studio) refer to them
+SHIPPED_TEAMS = [{"name": "ml-research"}, {"name": "hyperpod-platform"}]  # other sections (Studio) refer to them
 
 
 def _teams(*teams: dict) -> dict:
@@ -21,7 +21,7 @@ def _teams(*teams: dict) -> dict:
 def test_shipped_teams() -> None:
     for env in ("dev", "prod"):
         teams = load_config(env).kubernetes.teams
-        assert [t.name for t in teams] == ["ml-research", "ml-platform"]
+        assert [t.name for t in teams] == ["ml-research", "hyperpod-platform"]
         research = load_config(env).kubernetes.team("ml-research")
         assert research.data_prefix == "teams/ml-research/"
         assert "production" not in research.allowed_tiers
@@ -30,12 +30,12 @@ def test_shipped_teams() -> None:
 
 def test_priority_classes_follow_tiers() -> None:
     team = config_with("dev", _teams(*SHIPPED_TEAMS,
-                                     {"name": "a", "allowed_tiers": ["research", "production", "experiment"]}))
-    assert team.kubernetes.team("a").allowed_priority_classes == ("critical", "medium", "low", "preemptible")
+                                     {"name": "hyperpod-a", "allowed_tiers": ["research", "production", "experiment"]}))
+    assert team.kubernetes.team("hyperpod-a").allowed_priority_classes == ("critical", "medium", "low", "preemptible")
 
 
 def test_unknown_team_lookup() -> None:
-    with pytest.raises(ValueError, match="unknown team 'nope'; known teams .*ml-research, ml-platform"):
+    with pytest.raises(ValueError, match="unknown team 'nope'; known teams .*ml-research, hyperpod-platform"):
         load_config("dev").kubernetes.team("nope")
 
 
@@ -186,3 +186,15 @@ def test_efa_pool_needs_one_network_layout() -> None:
 def test_bad_ami_alias(alias: str) -> None:
     with pytest.raises(ConfigError, match=rf"kubernetes.karpenter.ami_alias '{alias}' is not an accelerated EKS AMI"):
         config_with("dev", {"kubernetes": {"karpenter": {"ami_alias": alias}}})
+
+
+def test_production_team_must_live_where_hyperpod_auto_resumes() -> None:
+    from config import ConfigError
+
+    from .conftest import config_with
+
+    teams = [{"name": "ml-research"}, {"name": "prod-team", "allowed_tiers": ["production"]}]
+    with pytest.raises(ConfigError, match=r"kubernetes\.teams\[\]\.name 'prod-team' may run the production tier.*"
+                                          r"HyperPod resumes jobs only in namespaces named 'kubeflow' or starting "
+                                          r"with 'hyperpod'; rename the team to 'hyperpod-prod-team'"):
+        config_with("dev", {"kubernetes": {"teams": teams}})

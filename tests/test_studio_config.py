@@ -48,7 +48,7 @@ def test_valid_profile_names(name: str) -> None:
 def test_duplicate_profile_name() -> None:
     with pytest.raises(ConfigError, match=r"studio\.user_profiles lists 'jane' twice; give each user profile a "
                                           r"unique name"):
-        config_with("dev", users({"name": "jane", "team": "ml-research"}, {"name": "jane", "team": "ml-platform"}))
+        config_with("dev", users({"name": "jane", "team": "ml-research"}, {"name": "jane", "team": "hyperpod-platform"}))
 
 
 def test_profile_names_differing_only_in_case_are_duplicates() -> None:
@@ -100,7 +100,7 @@ def test_user_uid_duplicating_the_default() -> None:
 
 def test_team_that_does_not_exist() -> None:
     with pytest.raises(ConfigError, match=r"studio\.user_profiles\[jane\]\.team 'nlp' is not a team in "
-                                          r"kubernetes\.teams \(ml-research, ml-platform\)"):
+                                          r"kubernetes\.teams \(ml-research, hyperpod-platform\)"):
         config_with("dev", users({"name": "jane", "team": "nlp"}))
 
 
@@ -142,5 +142,5 @@ def test_unknown_key_is_refused() -> None:
 def test_team_named_like_the_partition_namespace() -> None:
     with pytest.raises(ConfigError, match=r"kubernetes\.teams names 'studio-partitions', the namespace of Studio's "
                                           r"partition Job; rename the team"):
-        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research"}, {"name": "ml-platform"},
+        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research"}, {"name": "hyperpod-platform"},
                                                      {"name": "studio-partitions"}]}})
