@@ -42,15 +42,16 @@ def ignore_cfn_lint(construct: IConstruct, rule_id: str, reason: str) -> None:
     resource.add_metadata("cfn-lint", meta)
 
 
-_CDK_HANDLER_PATHS = ("/KubectlProvider/", "/Custom::CDKBucketDeployment")
+# Stack-level singletons aws-cdk-lib creates for its own deploy-time handlers.
+_CDK_SINGLETONS = ("Custom::CDKBucketDeployment", "Custom::VpcRestrictDefaultSG")
 _CDK_HANDLER_SKIPS = {
     "AWS::Lambda::Function": {
         "CKV_AWS_115": "aws-cdk-lib's deploy-time handler, invoked by CloudFormation only during deployments; a "
                        "reserved concurrency would only add throttling risk",
         "CKV_AWS_116": "aws-cdk-lib's deploy-time handler is invoked synchronously by CloudFormation (through the "
                        "Provider framework), which reports every failure; a DLQ would never receive an event",
-        "CKV_AWS_117": "aws-cdk-lib's deploy-time handler calls only AWS APIs (S3 copy / EKS through its own "
-                       "configured network); it is placed in the VPC where it must reach the private EKS endpoint",
+        "CKV_AWS_117": "aws-cdk-lib's deploy-time handler calls only AWS APIs; the one that must reach the private "
+                       "EKS endpoint (kubectl) is placed in the VPC",
         "CKV_AWS_173": "the environment holds no secrets (paths, ARNs, flags); Lambda encrypts it at rest with an "
                        "AWS-managed key",
     },
@@ -63,10 +64,10 @@ _CDK_HANDLER_SKIPS = {
 
 def annotate_cdk_managed_handlers(stack: Stack, *clusters: IConstruct) -> None:
     """Record why checkov's Lambda and log-group checks do not apply to aws-cdk-lib's own deploy-time handlers, whose
-    properties this project does not control: the BucketDeployment singleton of ``stack`` and the kubectl provider
-    of each of ``clusters``. Our own functions are annotated where they are defined. Only those subtrees are walked:
+    properties this project does not control: the BucketDeployment and default-security-group singletons of
+    ``stack`` and the kubectl provider of each of ``clusters``. Our own functions are annotated where they are defined. Only those subtrees are walked:
     every visited construct costs a call into the jsii kernel."""
-    roots = [c for c in stack.node.children if c.node.id.startswith("Custom::CDKBucketDeployment")]
+    roots = [c for c in stack.node.children if c.node.id.startswith(_CDK_SINGLETONS)]
     roots += [p for p in (c.node.try_find_child("KubectlProvider") for c in clusters) if p is not None]
     for root in roots:
         for node in root.node.find_all():

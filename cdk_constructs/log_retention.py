@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from aws_cdk import aws_logs as logs
 
-_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+from config._base import LOG_RETENTION_DAYS as _DAYS
+
+# RetentionDays lists its members in ascending order, like _DAYS (INFINITE aside).
 _BY_DAYS = dict(zip(_DAYS, [m for m in logs.RetentionDays if m is not logs.RetentionDays.INFINITE]))
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from aws_cdk import Acknowledgment, CfnResource, Stack, Validations, aws_ec2 as ec2, aws_logs as logs
 from constructs import Construct
 
-from .compliance import ignore_cfn_lint, skip_checkov
+from .compliance import annotate_cdk_managed_handlers, ignore_cfn_lint, skip_checkov
 
 
 class PlatformVpc(Construct):
@@ -67,17 +67,15 @@ class PlatformVpc(Construct):
         )
 
     def _annotate_default_sg_provider(self) -> None:
-        """Explain the findings on aws-cdk-lib's own default-SG custom resource handler, which we do not control."""
+        """Explain the findings on aws-cdk-lib's own default-SG custom resource handler, which we do not control
+        (checkov's Lambda checks: see compliance.annotate_cdk_managed_handlers)."""
         provider = Stack.of(self).node.try_find_child("Custom::VpcRestrictDefaultSGCustomResourceProvider")
         handler = provider.node.try_find_child("Handler") if provider else None
         if not isinstance(handler, CfnResource):
             return
         ignore_cfn_lint(handler, "W3005", "aws-cdk-lib's CustomResourceProvider adds DependsOn on its role next to "
                                           "the GetAtt; redundant and harmless")
-        why = "aws-cdk-lib's singleton handler that strips the default security group's rules once per deploy"
-        skip_checkov(handler, "CKV_AWS_115", f"{why}; it never runs concurrently, a reserved limit adds nothing")
-        skip_checkov(handler, "CKV_AWS_116", f"{why}; CloudFormation invokes it synchronously and reports failures")
-        skip_checkov(handler, "CKV_AWS_117", f"{why}; it calls only the EC2 API and needs no VPC access")
+        annotate_cdk_managed_handlers(Stack.of(self))
 
     def nat_gateway_in(self, availability_zone: str) -> str:
         """ID of the NAT gateway in ``availability_zone``, or of the first one when that AZ has none."""

@@ -17,3 +17,16 @@ class ConfigModel(BaseModel):
 
 class ConfigError(ValueError):
     """Configuration is invalid. The message names the field, the value and the fix."""
+
+
+# CloudWatch Logs accepts only these retention values (days); cdk_constructs.log_retention maps them to the enum.
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
+                      2922, 3288, 3653)
+
+
+def check_log_retention(field: str, days: int) -> int:
+    """``days`` if CloudWatch Logs offers it as a retention, else a ValueError naming ``field``."""
+    if days not in LOG_RETENTION_DAYS:
+        raise ValueError(f"{field} {days} is not a CloudWatch Logs retention; use one of "
+                         f"{', '.join(map(str, LOG_RETENTION_DAYS))}")
+    return days

@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ._base import ConfigModel
-from .network import LOG_RETENTION_DAYS
+from ._base import ConfigModel, check_log_retention
 
 # Aurora PostgreSQL versions this app offers (all support Serverless v2 scale-to-zero, which needs 13.15+, 14.12+,
 # 15.7+ or 16.3+). The stack maps them to aws-cdk-lib's AuroraPostgresEngineVersion constants.
@@ -87,10 +86,7 @@ class MlflowDatabaseConfig(ConfigModel):
     @field_validator("log_retention_days")
     @classmethod
     def _log_retention(cls, v: int) -> int:
-        if v not in LOG_RETENTION_DAYS:
-            raise ValueError(f"mlflow.database.log_retention_days {v} is not a CloudWatch Logs retention; use one of "
-                             f"{', '.join(map(str, LOG_RETENTION_DAYS))}")
-        return v
+        return check_log_retention("mlflow.database.log_retention_days", v)
 
     @model_validator(mode="after")
     def _range(self) -> MlflowDatabaseConfig:
@@ -132,9 +128,7 @@ class MlflowServiceConfig(ConfigModel):
         if self.min_tasks > self.max_tasks:
             raise ValueError(f"mlflow.service.min_tasks {self.min_tasks} exceeds max_tasks {self.max_tasks}; lower "
                              f"the minimum or raise the maximum")
-        if self.log_retention_days not in LOG_RETENTION_DAYS:
-            raise ValueError(f"mlflow.service.log_retention_days {self.log_retention_days} is not a CloudWatch Logs "
-                             f"retention; use one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
+        check_log_retention("mlflow.service.log_retention_days", self.log_retention_days)
         return self
 
 

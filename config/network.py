@@ -7,15 +7,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ._base import ConfigModel
+from ._base import ConfigModel, check_log_retention
 
 # RFC 1918 plus the shared address space AWS accepts for secondary VPC CIDRs (often used for pods).
 _PRIMARY_RANGES = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 _SECONDARY_RANGES = _PRIMARY_RANGES + (ipaddress.ip_network("100.64.0.0/10"),)
 
-# CloudWatch Logs accepts only these retention values (days); cdk_constructs.log_retention maps them.
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
-                      2922, 3288, 3653)
 
 # Interface endpoints of the `full` profile. Each costs per AZ-hour, so `minimal` has none.
 FULL_INTERFACE_ENDPOINTS = (
@@ -106,10 +103,7 @@ class NetworkConfig(ConfigModel):
     @field_validator("flow_logs_retention_days")
     @classmethod
     def _retention(cls, v: int) -> int:
-        if v not in LOG_RETENTION_DAYS:
-            raise ValueError(f"network.flow_logs_retention_days {v} is not a CloudWatch Logs retention; use one of "
-                             f"{', '.join(map(str, LOG_RETENTION_DAYS))}")
-        return v
+        return check_log_retention("network.flow_logs_retention_days", v)
 
     @model_validator(mode="after")
     def _layout(self) -> NetworkConfig:
