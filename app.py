@@ -63,8 +63,7 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
             file_system=storage.file_system,
             training_images=storage.training_images,
             cluster=compute.cluster,
-            fsx_volume=compute.fsx_volume,
-            node_selector=compute.system_node_selector,
+            directories_ready=compute.fsx_directories.wait_handle,
             mlflow=mlflow,
         )
     return stacks

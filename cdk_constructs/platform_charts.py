@@ -77,7 +77,6 @@ class PlatformCharts(Construct):
             fsx_dns_name=file_system.dns_name,
             fsx_mount_name=file_system.mount_name,
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
-            fsx_data_path=config.storage.fsx.file_system_path,
             mlflow=mlflow,
         )
         k = config.kubernetes

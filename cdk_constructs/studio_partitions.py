@@ -1,4 +1,5 @@
-"""Studio's FSx partition directories (``/shared`` or ``/<user>``), created with their ownership by a Kubernetes Job."""
+"""The platform's directories on the shared FSx file system (the teams' trees ``/teams/<team>`` and Studio users'
+``users/<user>``), created with their ownership and mode by a Kubernetes Job."""
 
 from __future__ import annotations
 
@@ -6,54 +7,47 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from aws_cdk import Duration, aws_eks_v2 as eks
 from constructs import Construct
 
+from k8s_charts.team_storage import Directory
+
 NAMESPACE = "studio-partitions"
 CLAIM_NAME = "fsx-claim"
 MOUNT_PATH = "/fsx"
-SHARED_MODE = "2775"   # setgid: files created in the shared partition keep the Studio group
-PER_USER_MODE = "0755"  # owner writes; jobs (other uids) can read the user's code and data
+_PATH = re.compile(r"(/[A-Za-z0-9][A-Za-z0-9._-]{0,62})+")
+_MODE = re.compile(r"[0-7]{3,4}")
 
 
-@dataclass(frozen=True)
-class Partition:
-    """One directory at the root of the file system and who owns it."""
-
-    directory: str
-    uid: int
-    gid: int
-    mode: str
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", self.directory):
-            raise ValueError(f"partition {self.directory!r} must be one directory name")
-        if not re.fullmatch(r"[0-7]{3,4}", self.mode):
-            raise ValueError(f"partition mode {self.mode!r} must be octal, e.g. '0755'")
-
-
-def partition_script(partitions: Sequence[Partition], *, root: str = MOUNT_PATH) -> str:
-    """POSIX sh that creates each directory if missing and (re)sets its owner and mode. Never deletes, never
-    recurses: files inside a partition keep whatever ownership their users gave them."""
+def partition_script(directories: Sequence[Directory], *, root: str = MOUNT_PATH) -> str:
+    """POSIX sh that creates each directory if missing and (re)sets its owner and mode, parents first. Never
+    deletes, never recurses: files inside keep whatever ownership their writers gave them."""
     lines = ["set -eu"]
-    for p in sorted(partitions, key=lambda p: p.directory):
-        d = f"{root}/{p.directory}"  # validated: no characters the shell would interpret
-        lines.append(f"mkdir -p {d} && chown {p.uid}:{p.gid} {d} && chmod {p.mode} {d} && "
-                     f"echo 'ok {d} {p.uid}:{p.gid} {p.mode}'")
-    lines.append(f'echo "{len(partitions)} partition(s) reconciled"')
+    for d in sorted(directories, key=lambda d: d.path):
+        if not _PATH.fullmatch(d.path):
+            raise ValueError(f"directory {d.path!r} must be an absolute path of plain names")
+        if not _MODE.fullmatch(d.mode):
+            raise ValueError(f"directory mode {d.mode!r} must be octal, e.g. '2770'")
+        path = f"{root}{d.path}"  # validated: no characters the shell would interpret
+        # chmod keeps a directory's setgid bit (inherited from a 2770 parent) on a numeric mode that lacks it
+        # (GNU coreutils; busybox alike), so it is cleared explicitly when the mode has no special bits.
+        clear = f" && chmod u-s,g-s {path}" if len(d.mode) == 3 or d.mode[0] == "0" else ""
+        lines.append(f"mkdir -p {path} && chown {d.uid}:{d.gid} {path} && chmod {d.mode} {path}{clear} && "
+                     f"echo 'ok {path} {d.uid}:{d.gid} {d.mode}'")
+    lines.append(f'echo "{len(directories)} directories reconciled"')
     return "\n".join(lines) + "\n"
 
 
-class StudioPartitions(Construct):
-    """Creates the partition directories on the shared FSx for Lustre file system before Studio apps mount them.
+class FsxDirectories(Construct):
+    """Creates the platform's directories on the shared FSx for Lustre file system before anything mounts them.
 
     A Job in namespace ``studio-partitions`` (Pod Security ``baseline``: it needs root with CHOWN/FOWNER/
     DAC_OVERRIDE, which team namespaces under ``restricted`` refuse) mounts the claim ``fsx-claim`` and runs
-    :func:`partition_script` over **every** configured partition, so users that existed before this mechanism are
-    reconciled too. Removing a user only drops it from the next run; no directory is ever deleted.
+    :func:`partition_script` over **every** configured directory (k8s_charts/team_storage.py: team trees 2770 with
+    the team's uid/gid, Studio users' private directories 0700), so directories that existed before are reconciled
+    too. Removing a team or user only drops it from the next run; no directory is ever deleted.
 
     The Job's name carries a hash of its spec (Jobs are immutable): any change of users, uid/gid, mode, image or
     ``revision`` starts a new Job. The stack waits for ``.status.succeeded`` of that Job
@@ -61,7 +55,7 @@ class StudioPartitions(Construct):
     what user profiles depend on.
 
     :param cluster: the EKS cluster (its kubectl provider applies the manifests).
-    :param partitions: the directories to reconcile.
+    :param directories: the directories to reconcile (absolute paths on the file system).
     :param volume: ``(namespace) -> [PersistentVolume, PersistentVolumeClaim]`` for the FSx claim in the Job's
         namespace (the compute stack's FSx volume builders).
     :param image: container image pinned by digest, with ``sh``, ``mkdir``, ``chown``, ``chmod``.
@@ -70,12 +64,12 @@ class StudioPartitions(Construct):
     :param timeout: how long the stack waits for the Job. Default 10 minutes.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, partitions: Sequence[Partition],
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, directories: Sequence[Directory],
                  volume: Callable[[str], Sequence[Mapping[str, Any]]], image: str,
                  node_selector: Mapping[str, str] | None = None, revision: int = 1,
                  timeout: Duration = Duration.minutes(10)) -> None:
         super().__init__(scope, construct_id)
-        labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "studio-partitions"}
+        labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "fsx-directories"}
         pss = {f"pod-security.kubernetes.io/{m}": "baseline" for m in ("enforce", "audit", "warn")}
         self.namespace = eks.KubernetesManifest(self, "Namespace", cluster=cluster, overwrite=True, manifest=[
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {**labels, **pss}}},
@@ -84,7 +78,8 @@ class StudioPartitions(Construct):
                                             manifest=list(volume(NAMESPACE)))
         self.claim.node.add_dependency(self.namespace)
 
-        self.script = partition_script(partitions)
+        self.directories = tuple(directories)
+        self.script = partition_script(self.directories)
         pod_spec: dict[str, Any] = {
             "restartPolicy": "Never",
             "automountServiceAccountToken": False,
@@ -127,5 +122,5 @@ class StudioPartitions(Construct):
 
     @property
     def wait_handle(self) -> Construct:
-        """Depend on this to run after the partitions exist."""
+        """Depend on this to run after the directories exist."""
         return self.succeeded

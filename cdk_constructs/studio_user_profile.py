@@ -57,8 +57,10 @@ class StudioUserProfile(Construct):
     :param cluster_name: the EKS cluster name (for ``eks:DescribeCluster``).
     :param lifecycle_config_arns: app type (``JupyterLab``, ``CodeEditor``) -> the team's lifecycle configuration,
         attached and run by default.
-    :param file_system_path: the user's own FSx partition (``/<name>``), or None when the domain mounts a shared one.
-    :param posix_uid / posix_gid: the user's own uid (None: the domain default).
+    :param file_system_path: the FSx directory the user mounts (their team's tree ``/teams/<team>``; the user
+        can reach only that directory and below), or None for the domain's default.
+    :param posix_uid / posix_gid: the user's uid and gid (their team's gid, so files they write belong to the
+        team's group). None: the domain default.
     :param cluster: the EKS cluster for the access entry. Default: none (no Kubernetes access).
     :param training_images: repository to pull from. Default: none.
     :param mlflow: MLflow stack (``grant_client_access``). Default: none.

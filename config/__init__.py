@@ -87,7 +87,7 @@ class EnvironmentConfig(ConfigModel):
     @model_validator(mode="after")
     def _studio_in_environment(self) -> EnvironmentConfig:
         self.studio.check_environment(team_names=tuple(t.name for t in self.kubernetes.teams),
-                                      data_path=self.storage.fsx.file_system_path)
+                                      team_gids={t.name: t.posix_gid for t in self.kubernetes.teams})
         return self
 
     @model_validator(mode="after")

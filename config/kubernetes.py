@@ -8,6 +8,7 @@ service account (EKS Pod Identity) may read and write. SageMaker Studio user pro
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +36,21 @@ RESERVED_NAMESPACES: tuple[str, ...] = ("default", "karpenter", "kubeflow", "ray
 
 # Karpenter v1 accepts durations of whole seconds, minutes and hours (a subset of Go's time.ParseDuration).
 _DURATION = re.compile(r"([0-9]+(s|m|h))+")
+
+# POSIX identities of teams (owner of /teams/<team> on FSx and of every file a team's pod writes). Team uids stay
+# below SageMaker Studio's uid range (CustomPosixUserConfig: 10000-4000000), so no Studio user can ever be a team;
+# team gids are Studio gids too (a team's Studio users get the team's gid), so they use Studio's gid range.
+TEAM_UID_RANGE = (1000, 9999)
+TEAM_GID_RANGE = (1001, 4000000)
+_DEFAULT_ID_BASE, _DEFAULT_ID_SPAN = 5000, 5000
+# FSx for Lustre allows at most 8 data repository associations per file system, and each team has its own
+# (CreateDataRepositoryAssociation, https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html).
+MAX_TEAMS = 8
+
+
+def default_team_posix_id(name: str) -> int:
+    """Default uid and gid of team ``name``: 5000-9999, stable under renaming other teams or reordering."""
+    return _DEFAULT_ID_BASE + zlib.crc32(name.encode()) % _DEFAULT_ID_SPAN
 PRIORITY_VALUE_MAX = 1_000_000_000  # larger values are reserved for system-node-critical / system-cluster-critical
 
 
@@ -124,6 +140,46 @@ class TeamConfig(ConfigModel):
     s3_prefix: str | None = Field(
         None, description="Prefix of the data bucket the team's service account may read/write; default "
                           "`teams/<name>/`. Must end with '/' and must not overlap another team's prefix.")
+    posix_uid: int = Field(
+        None, validate_default=True,
+        description="POSIX uid the team's pods run as (enforced) and owner of its FSx tree `/teams/<name>`; "
+                    "1000-9999 (below Studio's uid range), unique across teams. Default: 5000 + a stable hash of "
+                    "the name.")
+    posix_gid: int = Field(
+        None, validate_default=True,
+        description="POSIX gid of the team's pods, of its FSx tree and of its Studio users; 1001-4000000, unique "
+                    "across teams, not `studio.posix_gid`. Default: the same number as the default uid.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_ids(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("name"), str):
+            default = default_team_posix_id(data["name"].strip())
+            data = {**data}
+            for key in ("posix_uid", "posix_gid"):
+                if data.get(key) is None:
+                    data[key] = default
+        return data
+
+    @field_validator("posix_uid")
+    @classmethod
+    def _uid(cls, v: int) -> int:
+        low, high = TEAM_UID_RANGE
+        if not low <= v <= high:
+            studio = " (that is SageMaker Studio's uid range: a Studio user could own the team's files)" \
+                if v >= 10000 else ""
+            raise ValueError(f"kubernetes.teams[].posix_uid {v} is outside {low}-{high}{studio}; pick an unused uid "
+                             f"such as 5001 (0-999 are system accounts)")
+        return v
+
+    @field_validator("posix_gid")
+    @classmethod
+    def _gid(cls, v: int) -> int:
+        low, high = TEAM_GID_RANGE
+        if not low <= v <= high:
+            raise ValueError(f"kubernetes.teams[].posix_gid {v} is outside {low}-{high} (SageMaker Studio's gid "
+                             f"range; the team's Studio users get this gid); pick e.g. 5001")
+        return v
 
     @field_validator("name")
     @classmethod
@@ -408,6 +464,23 @@ class KubernetesConfig(ConfigModel):
                         f"prefix {a.data_prefix!r}, so {a.name!r} could read {b.name!r}'s data; give each team "
                         f"a separate prefix such as 'teams/{b.name}/'"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def _team_identities(self) -> KubernetesConfig:
+        if len(self.teams) > MAX_TEAMS:
+            raise ValueError(f"kubernetes.teams lists {len(self.teams)} teams; each team's FSx tree has its own data "
+                             f"repository association and FSx for Lustre allows at most {MAX_TEAMS} per file "
+                             f"system; merge teams or run another environment")
+        for attr in ("posix_uid", "posix_gid"):
+            owners: dict[int, str] = {}
+            for t in self.teams:
+                value = getattr(t, attr)
+                if value in owners:
+                    raise ValueError(f"kubernetes.teams[{t.name}].{attr} {value} is already the {attr} of team "
+                                     f"{owners[value]!r}; each team needs its own, or one team could read and "
+                                     f"write the other's files (set {attr} explicitly)")
+                owners[value] = t.name
         return self
 
     def team(self, name: str) -> TeamConfig:

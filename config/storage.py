@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -31,16 +30,17 @@ class S3LifecycleConfig(ConfigModel):
 
 
 class FsxConfig(ConfigModel):
-    """FSx for Lustre PERSISTENT_2 file system in the HyperPod subnet, linked to the data bucket."""
+    """FSx for Lustre PERSISTENT_2 file system in the HyperPod subnet; each team's tree is linked to its S3 prefix."""
 
     storage_capacity_gib: int = Field(1200, description="1200, 2400 or a multiple of 2400 GiB.")
     throughput_mib_per_tib: int = Field(125, description="PERSISTENT_2 per-unit throughput: 125, 250, 500 or 1000.")
     backup_retention_days: int = Field(7, description="Daily automatic backups kept (0 turns backups off).")
     compression: Literal["LZ4", "NONE"] = Field("LZ4", description="Data compression.")
-    file_system_path: str = Field("/data", description="Where the data bucket appears in the file system. "
-                                                       "Other top-level directories (Studio homes) stay local.")
-    auto_import: bool = Field(True, description="Import new/changed/deleted S3 objects automatically.")
-    auto_export: bool = Field(True, description="Export new/changed/deleted files to S3 automatically.")
+    auto_import: bool = Field(True, description="Import new/changed/deleted S3 objects of a team's prefix into its "
+                                                "FSx tree `/teams/<team>` automatically (one data repository "
+                                                "association per team).")
+    auto_export: bool = Field(True, description="Export new/changed/deleted files of a team's FSx tree to its S3 "
+                                                "prefix automatically.")
 
     @field_validator("storage_capacity_gib")
     @classmethod
@@ -66,13 +66,6 @@ class FsxConfig(ConfigModel):
     def _retention(cls, v: int) -> int:
         if not 0 <= v <= 90:
             raise ValueError(f"storage.fsx.backup_retention_days {v} is outside 0-90; use 0 (no backups) to 90")
-        return v
-
-    @field_validator("file_system_path")
-    @classmethod
-    def _path(cls, v: str) -> str:
-        if not re.fullmatch(r"/[A-Za-z0-9_.-]+", v):
-            raise ValueError(f"storage.fsx.file_system_path {v!r} must be one top-level directory such as '/data'")
         return v
 
 

@@ -1,9 +1,9 @@
-"""Studio section: the SageMaker Studio domain (`<Env>-Studio`), its user profiles and the FSx partitions.
+"""Studio section: the SageMaker Studio domain (`<Env>-Studio`), its user profiles and their FSx directories.
 
-Data scientists work in JupyterLab or Code Editor directly on the cluster's FSx for Lustre file system, either in
-one partition every user shares (``fsx_mode: shared`` -> ``/shared``) or in a partition per user profile
-(``fsx_mode: per-user`` -> ``/<user_profile_name>``). Each user profile belongs to one team of
-``kubernetes.teams``; its execution role gets an EKS access entry limited to that team's namespace.
+Data scientists work in JupyterLab or Code Editor directly on the cluster's FSx for Lustre file system, in their
+team's tree ``/teams/<team>`` (what the team's jobs see at ``/fsx``; k8s_charts/team_storage.py), with a private
+``users/<name>/`` there in ``fsx_mode: per-user``. Each user profile belongs to one team of ``kubernetes.teams``;
+its execution role gets an EKS access entry limited to that team's namespace.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ DEFAULT_PARTITION_IMAGE = (
     "@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0"
 )
 _IMAGE = re.compile(r"[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}")
-_DIRECTORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 
 
 @lru_cache(maxsize=1)
@@ -57,10 +56,10 @@ class StudioUserProfileConfig(ConfigModel):
 
     name: str = Field(description="User profile name: SageMaker's pattern `[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}` "
                                   "(letters, digits, inner hyphens, at most 63). In per-user mode also the name "
-                                  "of the user's FSx partition `/<name>`.")
+                                  "of the user's private directory `users/<name>/` in the team's FSx tree.")
     team: str = Field(description="Name of a team in `kubernetes.teams`; `kubectl` works in that namespace.")
-    posix_uid: int | None = Field(None, description="POSIX uid of this user's apps (and owner of their partition "
-                                                    "in per-user mode); default `studio.posix_uid`. Must differ "
+    posix_uid: int | None = Field(None, description="POSIX uid of this user's apps (and owner of their private "
+                                                    "users/<name>/ in per-user mode); default `studio.posix_uid`. Must differ "
                                                     "from the default and from every other user's uid.")
 
     @field_validator("name")
@@ -85,13 +84,12 @@ class StudioConfig(ConfigModel):
 
     enabled: bool = Field(True, description="Deploy `<Env>-Studio`.")
     fsx_mode: Literal["shared", "per-user"] = Field(
-        "shared", description="`shared`: every user mounts one partition `/<shared_directory>`. `per-user`: each "
-                              "user profile mounts its own partition `/<user_profile_name>`.")
-    shared_directory: str = Field("shared", description="Directory (at the file-system root) of the shared "
-                                                        "partition in `shared` mode.")
+        "shared", description="Every user mounts their team's FSx tree `/teams/<team>` (the `/fsx` of the team's "
+                              "jobs). `per-user` also gives each user a private `users/<name>/` there (mode 0700).")
     posix_uid: int = Field(200001, description="Default POSIX uid of Studio apps (CustomPosixUserConfig) and owner "
-                                               "of the partitions; 10000-4000000.")
-    posix_gid: int = Field(1001, description="POSIX gid of Studio apps and group of the partitions; 1001-4000000.")
+                                               "of users' private directories; 10000-4000000.")
+    posix_gid: int = Field(1001, description="Domain-default POSIX gid of Studio apps (each user profile gets "
+                                             "its team's `posix_gid` instead); 1001-4000000, no team's gid.")
     idle_timeout_minutes: int = Field(120, description="Idle JupyterLab/Code Editor apps shut down after this "
                                                        "many minutes (60-525600).")
     max_idle_timeout_minutes: int = Field(480, description="Longest idle timeout a user may choose (60-525600, "
@@ -99,10 +97,10 @@ class StudioConfig(ConfigModel):
     default_instance_type: str = Field("ml.t3.medium", description="Default instance of JupyterLab and Code "
                                                                    "Editor spaces (a SageMaker AppInstanceType).")
     user_profiles: tuple[StudioUserProfileConfig, ...] = Field(
-        (), description="User profiles to create; removing one keeps its FSx partition and S3 data.")
+        (), description="User profiles to create; removing one keeps its FSx directory and S3 data.")
     partition_job_image: str = Field(
         DEFAULT_PARTITION_IMAGE, description="Image (pinned by digest) of the Kubernetes Job that creates and "
-                                             "chowns the partition directories; needs `sh`, `mkdir`, `chown`, "
+                                             "chowns the teams' FSx trees and users' directories; needs `sh`, `mkdir`, `chown`, "
                                              "`chmod`.")
     partition_job_revision: int = Field(1, ge=1, description="Bump to re-run the partition Job although nothing "
                                                              "else changed (it re-runs on every other change).")
@@ -111,16 +109,8 @@ class StudioConfig(ConfigModel):
     @classmethod
     def _mode(cls, v: object) -> object:
         if v not in FSX_MODES:
-            raise ValueError(f"studio.fsx_mode {v!r} is not a mode; use 'shared' (one /shared partition for "
-                             f"everyone) or 'per-user' (one /<user> partition per user profile)")
-        return v
-
-    @field_validator("shared_directory")
-    @classmethod
-    def _shared_directory(cls, v: str) -> str:
-        if not _DIRECTORY.fullmatch(v):
-            raise ValueError(f"studio.shared_directory {v!r} must be one directory name (letters, digits, '.', "
-                             f"'_', '-'; no '/'), e.g. 'shared'")
+            raise ValueError(f"studio.fsx_mode {v!r} is not a mode; use 'shared' (every user works in the team's "
+                             f"tree) or 'per-user' (also a private users/<name>/ directory per user)")
         return v
 
     @field_validator("posix_uid")
@@ -178,7 +168,7 @@ class StudioConfig(ConfigModel):
             if key in seen:
                 same = "twice" if seen[key] == p.name else f"twice ({seen[key]!r} and {p.name!r} differ only in case)"
                 raise ValueError(f"studio.user_profiles lists {p.name!r} {same}; give each user profile a unique "
-                                 f"name (it is also their partition directory)")
+                                 f"name (it is also their directory name)")
             seen[key] = p.name
         uids: dict[int, str] = {}
         for p in self.user_profiles:
@@ -196,12 +186,8 @@ class StudioConfig(ConfigModel):
     def uid_of(self, profile: StudioUserProfileConfig) -> int:
         return profile.posix_uid if profile.posix_uid is not None else self.posix_uid
 
-    def partition_of(self, profile: StudioUserProfileConfig) -> str:
-        """The FSx path the profile mounts: ``/shared`` or ``/<name>``."""
-        return f"/{self.shared_directory}" if self.fsx_mode == "shared" else f"/{profile.name}"
-
-    def check_environment(self, *, team_names: tuple[str, ...], data_path: str) -> None:
-        """Cross-section checks: teams exist; no partition is the directory linked to the data bucket."""
+    def check_environment(self, *, team_names: tuple[str, ...], team_gids: dict[str, int] | None = None) -> None:
+        """Cross-section checks: teams exist; the domain's default gid is no team's gid."""
         if self.enabled and PARTITION_NAMESPACE in team_names:
             raise ValueError(f"kubernetes.teams names {PARTITION_NAMESPACE!r}, the namespace of Studio's partition "
                              f"Job; rename the team")
@@ -210,13 +196,16 @@ class StudioConfig(ConfigModel):
                 raise ValueError(f"studio.user_profiles[{p.name}].team {p.team!r} is not a team in "
                                  f"kubernetes.teams ({', '.join(team_names) or 'none'}); use one of them or add "
                                  f"the team there")
-        data_dir = data_path.strip("/")
-        if self.fsx_mode == "shared" and self.shared_directory == data_dir:
-            raise ValueError(f"studio.shared_directory {self.shared_directory!r} is storage.fsx.file_system_path "
-                             f"{data_path!r} (the data bucket's mirror); pick another directory such as 'shared'")
         if self.fsx_mode == "per-user":
+            seen: dict[tuple[str, int], str] = {}
             for p in self.user_profiles:
-                if p.name == data_dir:
-                    raise ValueError(f"studio.user_profiles[{p.name}]: in per-user mode the partition /{p.name} "
-                                     f"would be storage.fsx.file_system_path {data_path!r} (the data bucket's "
-                                     f"mirror); rename the user profile")
+                key = (p.team, self.uid_of(p))
+                if key in seen:
+                    raise ValueError(f"studio.user_profiles[{p.name}] has the same uid {key[1]} as {seen[key]!r} in "
+                                     f"team {p.team!r}; in per-user mode each user's private directory is theirs "
+                                     f"only by uid, so give one of them a posix_uid of its own")
+                seen[key] = p.name
+        for team, gid in (team_gids or {}).items():
+            if gid == self.posix_gid:
+                raise ValueError(f"kubernetes.teams[{team}].posix_gid {gid} equals studio.posix_gid, the default "
+                                 f"group of every Studio app; give the team a gid of its own")

@@ -87,7 +87,7 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
             instance_type="p4d.24xlarge", gpus_per_node=8, image_tag=EXAMPLE_IMAGE_TAG,
             entrypoint=["-m", "llm_platform.evaluate"],
             args=[f"--model_path={base}/checkpoints/llama-sft-lora", f"--dataset_path={base}/datasets/eval",
-                  "--metrics=rouge", "--bf16=true", f"--output_dir={base}/evaluations/llama-sft-lora"])
+                  "--metrics=rouge", "--bf16=true", f"--output_dir={base}/outputs/llama-sft-eval"])
 
     team = _team_for(config, "development")
     if team:

@@ -1,9 +1,10 @@
 """Pod templates of training jobs, written with the typed core `k8s` classes and shared by the job builders.
 
 Every GPU pod: the tier's PriorityClass, node affinity and tolerations; requests equal to limits (CPU, memory,
-GPUs, EFA devices); `/dev/shm` as a size-limited memory emptyDir; the team's FSx claim at /fsx; NCCL (and EFA)
-environment; MLflow settings from the namespace's `mlflow` ConfigMap (no credentials in the manifest); the
-team's service account (EKS Pod Identity); the `restricted` Pod Security Standard; `karpenter.sh/do-not-disrupt`.
+GPUs, EFA devices); `/dev/shm` as a size-limited memory emptyDir; the team's FSx claim at /fsx (its own tree only,
+k8s_charts/team_storage.py); NCCL (and EFA) environment; MLflow settings from the namespace's `mlflow` ConfigMap (no
+credentials in the manifest); the team's service account (EKS Pod Identity); the team's uid/gid and the `restricted`
+Pod Security Standard; `karpenter.sh/do-not-disrupt`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import GpuInstanceType, TeamConfig, gpu_instance_type
+from k8s_charts.team_storage import team_paths, team_security_context
 from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, tier as tier_named
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -39,7 +41,6 @@ CHECKOV_SKIPS = {
     "checkov.io/skip4": "CKV_K8S_15=Tags are immutable, so IfNotPresent never runs a stale image and spares "
                         "re-pulling multi-GB images on every restart",
 }
-RUN_AS_USER = 1000
 _JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 
 # NCCL over EFA through the aws-ofi-nccl plugin shipped in the training image.
@@ -114,11 +115,6 @@ class GpuNodeShape:
         return k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
 
 
-def restricted_pod_security() -> k8s.PodSecurityContext:
-    return k8s.PodSecurityContext(run_as_non_root=True, run_as_user=RUN_AS_USER, run_as_group=RUN_AS_USER,
-                                  seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"))
-
-
 def restricted_container_security() -> k8s.SecurityContext:
     return k8s.SecurityContext(allow_privilege_escalation=False, privileged=False, read_only_root_filesystem=True,
                                run_as_non_root=True, capabilities=k8s.Capabilities(drop=["ALL"]),
@@ -126,8 +122,10 @@ def restricted_container_security() -> k8s.SecurityContext:
 
 
 def team_dir(values: PlatformValues, team: TeamConfig) -> str:
-    """The team's S3 prefix as seen on FSx, e.g. /fsx/data/teams/ml-research."""
-    return f"{values.data_mount_path}/{team.data_prefix.rstrip('/')}"
+    """The root of the team's tree in a pod (``/fsx``: its PV mounts only /teams/<team>, linked to its S3 prefix).
+    Prefer :func:`k8s_charts.team_storage.team_paths`."""
+    del values
+    return team_paths(team).root
 
 
 def image(values: PlatformValues, tag: str) -> str:
@@ -160,7 +158,7 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
     env = {
         "HOME": "/tmp",
         "TEAM_DATA_DIR": data_dir,
-        "HF_HOME": f"{data_dir}/cache/huggingface",
+        "HF_HOME": team_paths(team).hf_cache,
         "MLFLOW_EXPERIMENT_NAME": f"{team.name}/{job_name}",
         **NCCL_ENV,
         **(EFA_ENV if shape and shape.efa else {}),
@@ -205,7 +203,7 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
             priority_class_name=priority_class,
             service_account_name=TEAM_SERVICE_ACCOUNT,
             automount_service_account_token=False,
-            security_context=restricted_pod_security(),
+            security_context=team_security_context(team),
             affinity=affinity,
             tolerations=tolerations,
             containers=[container],

@@ -9,6 +9,8 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.team_isolation import TeamIdentityPolicy, TeamNetworkPolicies
+from k8s_charts.team_storage import team_mount_name
 from k8s_charts.tiers import GPU_RESOURCE
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -39,10 +41,13 @@ class TeamNamespace(Construct):
       (this also refuses pods that name no PriorityClass, so every pod states its tier).
     - LimitRange `container-defaults`: requests/limits for containers that set none.
     - ServiceAccount `training` (the compute stack associates it with the team's IAM role via EKS Pod Identity).
-    - PersistentVolume `fsx-<team>` (static, FSx for Lustre CSI) bound to PVC `fsx-claim`.
+    - PersistentVolume `fsx-<team>` (static, FSx for Lustre CSI) mounting only the team's tree `/teams/<team>`,
+      pre-bound to PVC `fsx-claim` of the namespace (k8s_charts/team_storage.py).
     - ConfigMap `mlflow` (MLFLOW_TRACKING_URI, MLFLOW_CREDENTIALS_SECRET_ARN) for `envFrom` in job pods.
     - Role `job-submitter` (PyTorchJob, MPIJob, RayJob, RayCluster) bound to the team's group
       (:func:`team_group`), which the EKS access entries of the team's Studio users carry.
+    - ValidatingAdmissionPolicy + binding `llmft-team-identity-<team>`: pods run as the team's uid/gid only.
+    - NetworkPolicies: default deny; same namespace, KubeRay operator, metrics scrapers, DNS, Pod Identity, HTTPS.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, team: TeamConfig, values: PlatformValues) -> None:
@@ -84,7 +89,8 @@ class TeamNamespace(Construct):
                 claim_ref=k8s.ObjectReference(namespace=ns, name=FSX_CLAIM_NAME),
                 csi=k8s.CsiPersistentVolumeSource(
                     driver="fsx.csi.aws.com", volume_handle=values.fsx_file_system_id,
-                    volume_attributes={"dnsname": values.fsx_dns_name, "mountname": values.fsx_mount_name}),
+                    volume_attributes={"dnsname": values.fsx_dns_name,
+                                       "mountname": team_mount_name(values.fsx_mount_name, team)}),
             ))
         self.claim = k8s.KubePersistentVolumeClaim(
             self, "FsxClaim", metadata=meta(FSX_CLAIM_NAME),
@@ -110,9 +116,12 @@ class TeamNamespace(Construct):
             self, "JobSubmitters", metadata=meta(JOB_SUBMITTER_ROLE),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=JOB_SUBMITTER_ROLE),
             subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
+        # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
+        self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=labels)
+        self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow, self.job_submitter, self.job_submitters):
+                    self.mlflow, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)

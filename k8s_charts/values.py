@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from config import EnvironmentConfig
 
-# Where the FSx for Lustre claim is mounted in every job pod; the data bucket appears at <mount>/<file_system_path>.
-FSX_MOUNT_PATH = "/fsx"
+from k8s_charts.team_storage import TEAM_MOUNT_PATH
+
+# Where the team's FSx claim (its own tree /teams/<team>, linked to its S3 prefix) is mounted in every job pod.
+FSX_MOUNT_PATH = TEAM_MOUNT_PATH
 FSX_CLAIM_NAME = "fsx-claim"
 MLFLOW_CONFIG_MAP = "mlflow"
 TEAM_SERVICE_ACCOUNT = "training"
@@ -50,14 +52,8 @@ class PlatformValues:
     fsx_dns_name: str
     fsx_mount_name: str
     fsx_storage_capacity_gib: int
-    fsx_data_path: str               # FSx directory linked to the data bucket, e.g. "/data"
     training_image_uri: str = ""     # ECR repository URI (no tag); only the job builders need it
     mlflow: MlflowValues | None = None  # without it team namespaces get no `mlflow` ConfigMap
-
-    @property
-    def data_mount_path(self) -> str:
-        """Where the data bucket appears inside a pod (e.g. /fsx/data)."""
-        return FSX_MOUNT_PATH + self.fsx_data_path
 
     @classmethod
     def placeholders(cls, config: EnvironmentConfig) -> PlatformValues:
@@ -72,7 +68,6 @@ class PlatformValues:
             fsx_dns_name="${FSX_DNS_NAME}",
             fsx_mount_name="${FSX_MOUNT_NAME}",
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
-            fsx_data_path=config.storage.fsx.file_system_path,
             training_image_uri="${TRAINING_IMAGE_URI}",
             mlflow=MlflowValues(tracking_uri="${MLFLOW_TRACKING_URI}",
                                 credentials_secret_arn="${MLFLOW_CREDENTIALS_SECRET_ARN}"),

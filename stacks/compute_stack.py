@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import Duration, RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
@@ -22,8 +22,10 @@ from cdk_constructs.nag_findings import (
 from cdk_constructs.platform_charts import PlatformCharts
 from cdk_constructs.platform_security_groups import PlatformSecurityGroups
 from cdk_constructs.shared_file_system import SharedFileSystem
+from cdk_constructs.studio_partitions import FsxDirectories
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
+from k8s_charts.team_storage import platform_directories
 
 from ._base import PlatformStack
 
@@ -39,7 +41,8 @@ class ComputeStack(PlatformStack):
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
-    - ``system_node_selector``: nodeSelector of the system node group (controllers).
+    - ``system_node_selector``: nodeSelector of the system node group (controllers);
+    - ``fsx_directories``: the Job creating every team's FSx tree (``wait_handle``: the directories exist).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
@@ -146,6 +149,13 @@ class ComputeStack(PlatformStack):
         )
         for namespace in cc.fsx_claim_namespaces:
             self.fsx_volume.add_claim(namespace)
+        # The teams' trees (and Studio users' private directories) with their owners, before any pod mounts them.
+        self.fsx_directories = FsxDirectories(
+            self, "FsxDirectories", cluster=self.cluster, directories=platform_directories(config),
+            volume=lambda ns: [self.fsx_volume.persistent_volume(ns), self.fsx_volume.persistent_volume_claim(ns)],
+            image=config.studio.partition_job_image, node_selector=self.system_node_selector,
+            revision=config.studio.partition_job_revision, timeout=Duration.minutes(10),
+        )
 
         # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces; teams' Pod Identity roles ---------
         self.platform_charts = PlatformCharts(

@@ -13,6 +13,7 @@ from cdk_constructs.secure_bucket import SecureBucket
 from cdk_constructs.shared_file_system import SharedFileSystem
 from cdk_constructs.training_image_repository import TrainingImageRepository
 from config import EnvironmentConfig
+from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
 
@@ -61,10 +62,14 @@ class StorageStack(PlatformStack):
             throughput_mib_per_tib=st.fsx.throughput_mib_per_tib,
             compression=st.fsx.compression,
             backup_retention_days=st.fsx.backup_retention_days,
-            file_system_path=st.fsx.file_system_path,
             auto_import=st.fsx.auto_import,
             auto_export=st.fsx.auto_export,
         )
+        # One association per team: /teams/<team> <-> s3://<data bucket>/<team prefix> (k8s_charts/team_storage.py).
+        for team in config.kubernetes.teams:
+            self.file_system.add_data_repository(
+                f"DataRepository{''.join(p.title() for p in team.name.split('-'))}",
+                file_system_path=team_fs_path(team), s3_prefix=team.data_prefix)
         self.training_images = TrainingImageRepository(
             self,
             "TrainingImages",

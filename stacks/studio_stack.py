@@ -3,30 +3,25 @@ EKS access entries, lifecycle configurations that leave a working kube context."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
-from aws_cdk import CfnOutput, Duration, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 from cdk_constructs.fsx_eni_security_groups import FsxEniSecurityGroups
 from cdk_constructs.shared_file_system import SharedFileSystem
 from cdk_constructs.studio_domain import StudioDomain
 from cdk_constructs.studio_lifecycle_configs import StudioLifecycleConfigs
-from cdk_constructs.studio_partitions import PER_USER_MODE, SHARED_MODE, Partition, StudioPartitions
 from cdk_constructs.studio_user_profile import StudioUserProfile
 from config import EnvironmentConfig
+from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
 
 
 class _Pullable(Protocol):
     def grant_pull(self, grantee: iam.IGrantable) -> iam.Grant: ...
-
-
-class _FsxVolume(Protocol):
-    def persistent_volume(self, namespace: str) -> dict[str, Any]: ...
-    def persistent_volume_claim(self, namespace: str) -> dict[str, Any]: ...
 
 
 class _Mlflow(Protocol):
@@ -44,27 +39,26 @@ class StudioStack(PlatformStack):
 
     - Domain (VPC-only, private subnets, IAM auth, KMS, idle shutdown) with the Studio security group.
     - ``FsxEniSecurityGroups``: adds that group to the FSx file system's interfaces (no file system replacement).
-    - ``shared`` mode: the domain mounts ``/shared`` for everyone; ``per-user``: each profile mounts ``/<name>``.
-    - ``StudioPartitions`` (needs ``cluster`` and ``fsx_volume``): a Job that creates every partition with the
-      configured uid/gid before any profile is created or changed.
+    - Every profile mounts its team's FSx tree ``/teams/<team>`` (what the team's jobs see at ``/fsx``) with its
+      uid and the team's gid (k8s_charts/team_storage.py); in ``per-user`` mode its private ``users/<name>/`` is
+      there too. Profiles wait for ``directories_ready`` (the compute stack's ``FsxDirectories`` Job).
     - Per team: lifecycle configurations for JupyterLab and Code Editor (kube context in the team namespace).
     - Per user: profile + execution role + access entry scoped to the team namespace (needs ``cluster``).
 
-    ``cluster``, ``fsx_volume``, ``mlflow``, ``node_selector`` are optional so the stack also synthesizes before the
-    compute and MLflow stacks exist; without ``cluster`` there are no access entries and no partition Job.
+    ``cluster``, ``directories_ready``, ``mlflow`` are optional so the stack also synthesizes before the compute and
+    MLflow stacks exist; without ``cluster`` there are no access entries.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
                  subnets: Sequence[ec2.ISubnet], studio_security_group: ec2.ISecurityGroup,
                  encryption_key: kms.IKey, data_bucket: s3.IBucket, file_system: SharedFileSystem,
                  training_images: _Pullable | None = None, cluster: eks.ICluster | None = None,
-                 fsx_volume: _FsxVolume | None = None, node_selector: Mapping[str, str] | None = None,
+                 directories_ready: Construct | None = None,
                  mlflow: _Mlflow | None = None, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
                          description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the "
                                      f"cluster's FSx for Lustre")
         st = config.studio
-        shared = st.fsx_mode == "shared"
         teams = {t.name: t for t in config.kubernetes.teams}
 
         self.fsx_access = FsxEniSecurityGroups(
@@ -80,7 +74,7 @@ class StudioStack(PlatformStack):
             security_group=studio_security_group,
             encryption_key=encryption_key,
             file_system_id=file_system.file_system_id,
-            shared_path=f"/{st.shared_directory}" if shared else None,
+            shared_path=None,  # each profile mounts its team's tree
             posix_uid=st.posix_uid,
             posix_gid=st.posix_gid,
             idle_timeout_minutes=st.idle_timeout_minutes,
@@ -89,20 +83,8 @@ class StudioStack(PlatformStack):
         )
         self.domain.node.add_dependency(self.fsx_access)  # mounts need the group on the file system's interfaces
 
-        # --- partitions --------------------------------------------------------------------------------------
-        self.partitions: StudioPartitions | None = None
-        if cluster is not None and fsx_volume is not None:
-            if shared:
-                wanted = [Partition(st.shared_directory, st.posix_uid, st.posix_gid, SHARED_MODE)]
-            else:
-                wanted = [Partition(p.name, st.uid_of(p), st.posix_gid, PER_USER_MODE) for p in st.user_profiles]
-            volume: Callable[[str], list[dict[str, Any]]] = lambda ns: [  # noqa: E731
-                fsx_volume.persistent_volume(ns), fsx_volume.persistent_volume_claim(ns)]
-            self.partitions = StudioPartitions(
-                self, "Partitions", cluster=cluster, partitions=wanted, volume=volume,
-                image=st.partition_job_image, node_selector=node_selector, revision=st.partition_job_revision,
-                timeout=Duration.minutes(10),
-            )
+        # --- FSx: every user works in the team's tree, created by the compute stack's FsxDirectories Job ---------
+        self.directories_ready = directories_ready
 
         # --- lifecycle configurations, one pair per team with users --------------------------------------------
         self.lifecycle_configs: dict[str, StudioLifecycleConfigs] = {}
@@ -138,16 +120,17 @@ class StudioStack(PlatformStack):
                 data_prefix=team.data_prefix,
                 cluster_name=config.cluster_name,
                 lifecycle_config_arns=self.lifecycle_configs[p.team].arns,
-                file_system_path=None if shared else st.partition_of(p),
-                posix_uid=p.posix_uid,
-                posix_gid=st.posix_gid,
+                file_system_path=team_fs_path(team),
+                posix_uid=st.uid_of(p),
+                posix_gid=team.posix_gid,
                 cluster=cluster,
                 training_images=training_images,
                 mlflow=mlflow,
             )
-            if self.partitions is not None:
-                user.node.add_dependency(self.partitions.wait_handle)
+            if directories_ready is not None:
+                user.node.add_dependency(directories_ready)
             self.user_profiles[p.name] = user
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
-        CfnOutput(self, "FsxMode", value=st.fsx_mode, description="shared: /shared for everyone; per-user: /<user>")
+        CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "
+                                                                "users/<name>/")

@@ -209,8 +209,11 @@ def test_team_namespace(dist) -> None:
     assert "ml-research/container-defaults" in objects(dev, "LimitRange")
     assert objects(dev, "ServiceAccount")["ml-research/training"]["automountServiceAccountToken"] is False
     pv = objects(dev, "PersistentVolume")["fsx-ml-research"]["spec"]
+    # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
     assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
-                         "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}", "mountname": "${FSX_MOUNT_NAME}"}}
+                         "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
+                                              "mountname": "${FSX_MOUNT_NAME}/teams/ml-research"}}
+    assert pv["claimRef"] == {"namespace": "ml-research", "name": "fsx-claim"}
     assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
         "", ["ReadWriteMany"], "Retain")
     pvc = objects(dev, "PersistentVolumeClaim")["ml-research/fsx-claim"]["spec"]
@@ -335,7 +338,7 @@ def test_ray_job(dist) -> None:
     for override in ("actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.n=5",
                      "actor_rollout_ref.rollout.tensor_model_parallel_size=2", "trainer.nnodes=2",
                      "trainer.n_gpus_per_node=8", "trainer.save_freq=20",
-                     "trainer.default_local_dir=/fsx/data/teams/ml-research/checkpoints/qwen-grpo"):
+                     "trainer.default_local_dir=/fsx/checkpoints/qwen-grpo"):
         assert f" {override} " in f" {spec['entrypoint']} "
     group = spec["rayClusterSpec"]["workerGroupSpecs"][0]
     assert (group["replicas"], group["minReplicas"], group["maxReplicas"]) == (2, 2, 2)

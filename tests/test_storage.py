@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import aws_cdk as cdk
+import pytest
+from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
+
+from cdk_constructs.shared_file_system import SharedFileSystem
+
 from .conftest import Synth
 from .test_network import lid
 
@@ -78,16 +84,39 @@ def test_backups_per_environment(dev: Synth, prod: Synth) -> None:
     assert retention(dev) == 0 and retention(prod) == 14
 
 
-def test_data_repository_association(env_synth: Synth) -> None:
+def test_one_data_repository_association_per_team(env_synth: Synth) -> None:
+    """Each team's tree /teams/<team> is linked to its own prefix and nothing else is linked, so an export can only
+    land in the prefix of the tree a file is in (no whole-bucket association)."""
     stack = env_synth.stacks["storage"]
-    dra = next(iter(env_synth.resources("storage", "AWS::FSx::DataRepositoryAssociation").values()))
-    props = dra["Properties"]
-    assert props["FileSystemPath"] == "/data"
-    assert props["DataRepositoryPath"] == {"Fn::Join": ["", ["s3://", {"Ref": lid(stack.data_bucket)}, "/"]]}
-    assert props["BatchImportMetaDataOnCreate"] is True
+    dras = env_synth.resources("storage", "AWS::FSx::DataRepositoryAssociation").values()
+    bucket = {"Ref": lid(stack.data_bucket)}
+    linked = {d["Properties"]["FileSystemPath"]: d for d in dras}
+    teams = env_synth.config.kubernetes.teams
+    assert set(linked) == {f"/teams/{t.name}" for t in teams}
     events = ["NEW", "CHANGED", "DELETED"]
-    assert props["S3"] == {"AutoImportPolicy": {"Events": events}, "AutoExportPolicy": {"Events": events}}
-    assert dra["DeletionPolicy"] == "Retain"
+    for team in teams:
+        dra = linked[f"/teams/{team.name}"]
+        props = dra["Properties"]
+        assert props["DataRepositoryPath"] == {"Fn::Join": ["", ["s3://", bucket, f"/{team.data_prefix}"]]}
+        assert props["BatchImportMetaDataOnCreate"] is True
+        assert props["S3"] == {"AutoImportPolicy": {"Events": events}, "AutoExportPolicy": {"Events": events}}
+        assert dra["DeletionPolicy"] == "Retain"
+
+
+def test_data_repository_paths_follow_fsx_rules() -> None:
+    """FSx refuses nesting file system paths and a ninth association per file system (CreateDataRepositoryAssociation)."""
+    stack = cdk.Stack(cdk.App(), "T")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=1, nat_gateways=0)
+    fs = SharedFileSystem(stack, "Fs", subnet=vpc.public_subnets[0], security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
+                          encryption_key=kms.Key(stack, "K"), data_bucket=s3.Bucket(stack, "B"))
+    fs.add_data_repository("A", file_system_path="/teams/a", s3_prefix="teams/a/")
+    for path in ("/teams", "/teams/a/sub"):
+        with pytest.raises(ValueError, match="nest"):
+            fs.add_data_repository("X", file_system_path=path, s3_prefix="x/")
+    for i in range(7):
+        fs.add_data_repository(f"T{i}", file_system_path=f"/teams/t{i}", s3_prefix=f"teams/t{i}/")
+    with pytest.raises(ValueError, match="at most 8 data repository associations"):
+        fs.add_data_repository("Ninth", file_system_path="/teams/nine", s3_prefix="teams/nine/")
 
 
 def test_ecr_repository(env_synth: Synth) -> None:

@@ -25,13 +25,6 @@ def test_defaults() -> None:
     assert s.partition_job_image == DEFAULT_PARTITION_IMAGE
 
 
-def test_partition_paths_per_mode() -> None:
-    shared = config_with("dev").studio
-    per_user = config_with("prod").studio
-    assert {shared.partition_of(p) for p in shared.user_profiles} == {"/shared"}
-    assert [per_user.partition_of(p) for p in per_user.user_profiles] == ["/data-scientist", "/platform-engineer"]
-
-
 @pytest.mark.parametrize("name", ["-leading", "trailing-", "under_score", "dot.ted", "x" * 64, "", "spa ce",
                                   "ünï"])
 def test_invalid_profile_name(name: str) -> None:
@@ -121,17 +114,19 @@ def test_unpinned_partition_image() -> None:
         config_with("dev", {"studio": {"partition_job_image": "busybox:latest"}})
 
 
-@pytest.mark.parametrize("value", ["a/b", "", "/shared", ".."])
-def test_bad_shared_directory(value: str) -> None:
-    with pytest.raises(ConfigError, match=r"studio\.shared_directory .* must be one directory name"):
-        config_with("dev", {"studio": {"shared_directory": value}})
+def test_per_user_mode_needs_distinct_uids_within_a_team() -> None:
+    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[bob\] has the same uid 200001 as 'alice' in team "
+                                          r"'ml-research'; in per-user mode .* give one of them a posix_uid"):
+        config_with("prod", users({"name": "alice", "team": "ml-research"}, {"name": "bob", "team": "ml-research"}))
+    # the same default uid in different teams is fine: each mounts only its own team's tree
+    config_with("prod", users({"name": "alice", "team": "ml-research"}, {"name": "bob", "team": "hyperpod-platform"}))
 
 
-def test_partition_must_not_be_the_data_bucket_mirror() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.shared_directory 'data' is storage\.fsx\.file_system_path"):
-        config_with("dev", {"studio": {"shared_directory": "data"}})
-    with pytest.raises(ConfigError, match=r"partition /data would be storage\.fsx\.file_system_path"):
-        config_with("prod", users({"name": "data", "team": "ml-research"}))
+def test_team_gid_must_not_be_the_studio_default_gid() -> None:
+    with pytest.raises(ConfigError, match=r"kubernetes\.teams\[ml-research\]\.posix_gid 1001 equals "
+                                          r"studio\.posix_gid, the default group of every Studio app"):
+        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research", "posix_gid": 1001},
+                                                     {"name": "hyperpod-platform"}]}})
 
 
 def test_unknown_key_is_refused() -> None:

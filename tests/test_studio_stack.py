@@ -1,5 +1,5 @@
 """`<Env>-Studio` template assertions: domain, FSx modes, lifecycle configurations, IAM, access entries, the FSx ENI
-custom resource and the partition Job."""
+custom resource and the wait for the FSx directories Job."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from cdk_constructs.studio_lifecycle_configs import render_script
-from cdk_constructs.studio_partitions import NAMESPACE, PER_USER_MODE, SHARED_MODE, Partition, partition_script
+from cdk_constructs.studio_partitions import NAMESPACE
+from cdk_constructs.studio_user_profile import StudioUserProfile
 from config.studio import PARTITION_NAMESPACE
 
 from .conftest import Synth, synthesize
@@ -127,23 +128,23 @@ def _fsx_configs(settings: dict[str, Any]) -> list[dict[str, Any]]:
     return [c["FSxLustreFileSystemConfig"] for c in settings.get("CustomFileSystemConfigs", [])]
 
 
-def test_file_system_config_follows_the_mode(any_mode: Synth) -> None:
+def test_every_profile_mounts_its_teams_tree_as_its_team(any_mode: Synth) -> None:
+    """Whatever the mode, a user mounts /teams/<team> (the /fsx of the team's jobs, k8s_charts/team_storage.py)
+    with their uid and the team's gid, so what they write belongs to the team's group; the domain mounts nothing."""
     resources = studio(any_mode)
     st = any_mode.config.studio
+    teams = {t.name: t for t in any_mode.config.kubernetes.teams}
     _, domain = one(resources, "AWS::SageMaker::Domain")
+    assert _fsx_configs(domain["Properties"]["DefaultUserSettings"]) == []
     profiles = {p["Properties"]["UserProfileName"]: p["Properties"]["UserSettings"]
                 for p in of_type(resources, "AWS::SageMaker::UserProfile").values()}
     assert set(profiles) == {p.name for p in st.user_profiles}
-    domain_fsx = _fsx_configs(domain["Properties"]["DefaultUserSettings"])
-    if st.fsx_mode == "shared":
-        assert [c["FileSystemPath"] for c in domain_fsx] == ["/shared"]
-        assert all(not _fsx_configs(s) for s in profiles.values())
-    else:
-        assert domain_fsx == []
-        for name, settings in profiles.items():
-            assert [c["FileSystemPath"] for c in _fsx_configs(settings)] == [f"/{name}"]
-    for config in domain_fsx + [c for s in profiles.values() for c in _fsx_configs(s)]:
-        assert "LustreFileSystem" in json.dumps(config["FileSystemId"])
+    for p in st.user_profiles:
+        settings = profiles[p.name]
+        configs = _fsx_configs(settings)
+        assert [c["FileSystemPath"] for c in configs] == [f"/teams/{p.team}"]
+        assert "LustreFileSystem" in json.dumps(configs[0]["FileSystemId"])
+        assert settings["CustomPosixUserConfig"] == {"Uid": st.uid_of(p), "Gid": teams[p.team].posix_gid}
 
 
 # ---- lifecycle configurations ----------------------------------------------------------------------------------------
@@ -272,75 +273,17 @@ def test_fsx_custom_resource_wiring_and_timeout(env_synth: Synth) -> None:
             assert actions(s) == {"fsx:DescribeFileSystems", "ec2:DescribeNetworkInterfaces"}
 
 
-# ---- partitions ------------------------------------------------------------------------------------------------------
+# ---- FSx directories ----------------------------------------------------------------------------------------------
 
-def _manifests(resources: dict[str, Any]) -> list[dict[str, Any]]:
-    docs = []
-    for r in of_type(resources, "Custom::AWSCDK-EKS-KubernetesResource").values():
-        docs += json.loads(re.sub(r"<TOKEN>", "TOKEN", flatten(r["Properties"]["Manifest"])))
-    return docs
-
-
-def test_partition_job_covers_every_user_and_profiles_wait_for_it(any_mode: Synth) -> None:
-    resources = studio(any_mode)
-    st = any_mode.config.studio
-    docs = {(d["kind"], d["metadata"]["name"]): d for d in _manifests(resources)}
-    ns = docs[("Namespace", NAMESPACE)]
-    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
-    assert ("PersistentVolumeClaim", "fsx-claim") in docs and ("PersistentVolume", f"fsx-{NAMESPACE}") in docs
-    job = next(d for (kind, _), d in docs.items() if kind == "Job")
-    pod = job["spec"]["template"]["spec"]
-    script = pod["containers"][0]["command"][-1]
-    if st.fsx_mode == "shared":
-        expected = [Partition("shared", st.posix_uid, st.posix_gid, SHARED_MODE)]
-    else:
-        expected = [Partition(p.name, st.uid_of(p), st.posix_gid, PER_USER_MODE) for p in st.user_profiles]
-    assert script == partition_script(expected)
-    assert pod["volumes"] == [{"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}}]
-    assert pod["containers"][0]["image"] == st.partition_job_image
-    assert pod["nodeSelector"] == {"llmft.io/node-role": "system"}
-    wait_id, wait = one(resources, "Custom::AWSCDK-EKS-KubernetesObjectValue")
-    assert wait["Properties"]["ObjectName"] == job["metadata"]["name"]
-    assert wait["Properties"]["JsonPath"] == ".status.succeeded"
-    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
-        assert wait_id in profile["DependsOn"]
+def test_profiles_wait_for_the_fsx_directories(env_synth: Synth) -> None:
+    """The compute stack's FsxDirectories Job (tests/test_team_storage.py) runs before any profile is created."""
+    studio_stack, compute = env_synth.stacks["studio"], env_synth.stacks["compute"]
+    assert compute in studio_stack.dependencies
+    profiles = [c for c in studio_stack.node.find_all() if isinstance(c, StudioUserProfile)]
+    assert profiles
+    waits = {d for p in profiles for d in p.node.dependencies}
+    assert compute.fsx_directories.wait_handle in waits
 
 
 def test_partition_namespace_is_the_one_the_config_reserves() -> None:
     assert NAMESPACE == PARTITION_NAMESPACE
-
-
-def _fake_tools(bin_dir: Path, log: Path) -> None:
-    for tool in ("chown", "chmod"):
-        path = bin_dir / tool
-        path.write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
-        path.chmod(path.stat().st_mode | stat.S_IEXEC)
-
-
-def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -> None:
-    root = tmp_path / "fsx"
-    (root / "alice").mkdir(parents=True)
-    (root / "alice" / "notebook.ipynb").write_text("{}")
-    (root / "removed-user").mkdir()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "calls.log"
-    _fake_tools(bin_dir, log)
-    script = partition_script([Partition("alice", 200001, 1001, "0755"), Partition("bob", 300001, 1001, "0755")],
-                              root=str(root))
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
-    for _ in range(2):  # idempotent
-        proc = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in root.iterdir()) == ["alice", "bob", "removed-user"]
-    assert (root / "alice" / "notebook.ipynb").read_text() == "{}"
-    calls = log.read_text().splitlines()
-    assert f"chown 200001:1001 {root}/alice" in calls and f"chown 300001:1001 {root}/bob" in calls
-    assert not any("-R" in c for c in calls)
-    assert "2 partition(s) reconciled" in proc.stdout
-
-
-@pytest.mark.parametrize("bad", [{"directory": "../etc"}, {"directory": "a b"}, {"mode": "rwx"}])
-def test_partition_refuses_unsafe_values(bad: dict[str, str]) -> None:
-    with pytest.raises(ValueError):
-        Partition(**{"directory": "ok", "uid": 1, "gid": 1, "mode": "0755", **bad})

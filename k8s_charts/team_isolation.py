@@ -1,0 +1,163 @@
+"""What keeps one team's namespace apart from the others': who its pods may run as, and who may talk to them.
+
+- ValidatingAdmissionPolicy + binding ``llmft-team-identity-<team>`` (admissionregistration.k8s.io/v1, GA since
+  Kubernetes 1.30): every pod of the namespace runs as the team's uid/gid (``kubernetes.teams[].posix_uid`` /
+  ``posix_gid``), pod- and container-level, no other fsGroup or supplemental group, and no inline FSx CSI volume
+  (the only FSx access is the team's PVC, which mounts only ``/teams/<team>``). Pod Security `restricted` (the
+  namespace label) keeps pods non-root, unprivileged and off hostPath; this policy pins the identity.
+- NetworkPolicies (enforced by the VPC CNI's network policy agent, turned on in cdk_constructs/eks_cluster.py):
+  default deny in both directions, then allow: within the namespace (NCCL, torchrun rendezvous, Ray GCS/workers),
+  the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), metrics scrapers to
+  Ray's metrics port, DNS to CoreDNS, the EKS Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS
+  endpoints, S3 through the gateway endpoint, the MLflow load balancer, Hugging Face). FSx for Lustre traffic is the
+  node's kernel client, not pod traffic. The training operator and Kueue only talk to the API server.
+
+There is no typed binding for admissionregistration.k8s.io/v1 in cdk8s-plus-28 (it has v1alpha1/v1beta1 only), so
+the policy objects are plain ``ApiObject``s; tests validate them with kubernetes-validate for the cluster's version.
+"""
+
+from __future__ import annotations
+
+import cdk8s
+from cdk8s_plus_28 import k8s
+from constructs import Construct
+
+from config.kubernetes import TeamConfig
+
+FSX_CSI_DRIVER = "fsx.csi.aws.com"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace (immutable)
+
+# Who may reach pods of a team from outside its namespace, and on which ports.
+KUBERAY_NAMESPACE = "kuberay"                  # cdk_constructs/kuberay_operator.py
+KUBERAY_OPERATOR_LABELS = {"app.kubernetes.io/name": "kuberay-operator"}  # kuberay-operator chart _helpers.tpl
+RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
+RAY_DASHBOARD_PORT = 8265
+RAY_GCS_PORT = 6379
+RAY_CLIENT_PORT = 10001
+RAY_METRICS_PORT = 8080                         # Ray's default metrics export port
+METRICS_NAMESPACES = ("amazon-cloudwatch",)     # CloudWatch Observability add-on (Container Insights) scrapers
+DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
+POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
+HTTPS_PORT = 443
+
+
+def identity_policy_name(team: TeamConfig) -> str:
+    return f"llmft-team-identity-{team.name}"
+
+
+def identity_rules(team: TeamConfig) -> list[dict[str, str]]:
+    """The CEL validations of the team's identity policy (each a ``{expression, message}``)."""
+    uid, gid, ns = team.posix_uid, team.posix_gid, team.namespace
+    spec = "object.spec"
+
+    def each_container(field: str, check: str) -> str:
+        return f"!has({spec}.{field}) || {spec}.{field}.all(c, {check})"
+
+    def unset_or(attr: str, value: int) -> str:
+        return f"!has(c.securityContext) || !has(c.securityContext.{attr}) || c.securityContext.{attr} == {value}"
+
+    rules = [
+        (f"has({spec}.securityContext) && has({spec}.securityContext.runAsUser) && "
+         f"{spec}.securityContext.runAsUser == {uid}",
+         f"pods in namespace {ns} must set spec.securityContext.runAsUser: {uid} (the team's uid)"),
+        (f"has({spec}.securityContext) && has({spec}.securityContext.runAsGroup) && "
+         f"{spec}.securityContext.runAsGroup == {gid}",
+         f"pods in namespace {ns} must set spec.securityContext.runAsGroup: {gid} (the team's gid)"),
+        (f"!has({spec}.securityContext) || !has({spec}.securityContext.fsGroup) || "
+         f"{spec}.securityContext.fsGroup == {gid}",
+         f"pods in namespace {ns} may only use fsGroup {gid}"),
+        (f"!has({spec}.securityContext) || !has({spec}.securityContext.supplementalGroups) || "
+         f"{spec}.securityContext.supplementalGroups.all(g, g == {gid})",
+         f"pods in namespace {ns} may only add supplemental group {gid}"),
+    ]
+    for field in ("containers", "initContainers", "ephemeralContainers"):
+        rules.append((each_container(field, unset_or("runAsUser", uid)),
+                      f"{field} in namespace {ns} may not run as a uid other than {uid}"))
+        rules.append((each_container(field, unset_or("runAsGroup", gid)),
+                      f"{field} in namespace {ns} may not run with a gid other than {gid}"))
+    rules.append((f"!has({spec}.volumes) || {spec}.volumes.all(v, !has(v.csi) || v.csi.driver != '{FSX_CSI_DRIVER}')",
+                  f"pods in namespace {ns} reach FSx only through the PVC fsx-claim (the team's own tree)"))
+    return [{"expression": e, "message": m} for e, m in rules]
+
+
+class TeamIdentityPolicy(Construct):
+    """ValidatingAdmissionPolicy + binding (action Deny) that pins the pods of ``team``'s namespace to its uid/gid.
+
+    The binding selects the namespace by ``kubernetes.io/metadata.name``, which the API server sets and nobody can
+    change, and both objects are cluster-scoped, out of reach of a team's namespace-scoped permissions.
+    Attributes: ``policy``, ``binding`` (``cdk8s.ApiObject``)."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, team: TeamConfig, labels: dict[str, str]) -> None:
+        super().__init__(scope, construct_id)
+        name = identity_policy_name(team)
+        self.policy = cdk8s.ApiObject(
+            self, "Policy", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicy",
+            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
+        self.policy.add_json_patch(cdk8s.JsonPatch.add("/spec", {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{
+                "apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                "resources": ["pods", "pods/ephemeralcontainers"]}]},
+            "validations": identity_rules(team),
+        }))
+        self.binding = cdk8s.ApiObject(
+            self, "Binding", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicyBinding",
+            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
+        self.binding.add_json_patch(cdk8s.JsonPatch.add("/spec", {
+            "policyName": name,
+            "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}}},
+        }))
+        self.binding.add_dependency(self.policy)
+
+
+def _ns(name: str) -> k8s.LabelSelector:
+    return k8s.LabelSelector(match_labels={NAMESPACE_NAME_LABEL: name})
+
+
+def _ports(*ports: int, protocol: str = "TCP") -> list[k8s.NetworkPolicyPort]:
+    return [k8s.NetworkPolicyPort(port=k8s.IntOrString.from_number(p), protocol=protocol) for p in ports]
+
+
+class TeamNetworkPolicies(Construct):
+    """The NetworkPolicies of ``team``'s namespace (see the module docstring). Attribute ``policies``: name ->
+    ``k8s.KubeNetworkPolicy``."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, team: TeamConfig, labels: dict[str, str]) -> None:
+        super().__init__(scope, construct_id)
+        ns = team.namespace
+        every_pod = k8s.LabelSelector()
+        self.policies: dict[str, k8s.KubeNetworkPolicy] = {}
+
+        def policy(name: str, spec: k8s.NetworkPolicySpec) -> None:
+            self.policies[name] = k8s.KubeNetworkPolicy(
+                self, name, metadata=k8s.ObjectMeta(name=name, namespace=ns, labels=labels), spec=spec)
+
+        policy("default-deny", k8s.NetworkPolicySpec(pod_selector=every_pod, policy_types=["Ingress", "Egress"]))
+        policy("allow-same-namespace", k8s.NetworkPolicySpec(
+            pod_selector=every_pod, policy_types=["Ingress", "Egress"],
+            ingress=[k8s.NetworkPolicyIngressRule(from_=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])],
+            egress=[k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])]))
+        policy("allow-kuberay-operator", k8s.NetworkPolicySpec(
+            pod_selector=k8s.LabelSelector(match_labels=RAY_HEAD_LABELS), policy_types=["Ingress"],
+            ingress=[k8s.NetworkPolicyIngressRule(
+                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(KUBERAY_NAMESPACE),
+                                             pod_selector=k8s.LabelSelector(match_labels=KUBERAY_OPERATOR_LABELS))],
+                ports=_ports(RAY_DASHBOARD_PORT))]))
+        policy("allow-metrics-scrapers", k8s.NetworkPolicySpec(
+            pod_selector=every_pod, policy_types=["Ingress"],
+            ingress=[k8s.NetworkPolicyIngressRule(
+                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(m)) for m in METRICS_NAMESPACES],
+                ports=_ports(RAY_METRICS_PORT))]))
+        policy("allow-egress-platform", k8s.NetworkPolicySpec(
+            pod_selector=every_pod, policy_types=["Egress"],
+            egress=[
+                k8s.NetworkPolicyEgressRule(
+                    to=[k8s.NetworkPolicyPeer(namespace_selector=_ns(DNS_NAMESPACE),
+                                              pod_selector=k8s.LabelSelector(match_labels=DNS_LABELS))],
+                    ports=_ports(53, protocol="UDP") + _ports(53)),
+                k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr=POD_IDENTITY_AGENT))],
+                                            ports=_ports(80)),
+                k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr="0.0.0.0/0"))],
+                                            ports=_ports(HTTPS_PORT)),
+            ]))

@@ -1,0 +1,174 @@
+"""The team storage contract (k8s_charts/team_storage.py): config rules for the teams' POSIX identities, the FSx
+directories Job, the teams' volumes and the pods' security context. All expectations come from the config."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cdk_constructs.studio_partitions import NAMESPACE, partition_script
+from config import ConfigError
+from config.kubernetes import MAX_TEAMS, TeamConfig, default_team_posix_id
+from k8s_charts.team_storage import (
+    TEAM_DIR_MODE,
+    TEAM_MOUNT_PATH,
+    TOP_LEVEL_DIRS,
+    USER_DIR_MODE,
+    Directory,
+    platform_directories,
+    team_paths,
+    team_security_context_json,
+)
+
+from .conftest import Synth, config_with
+
+
+def _teams(*teams: dict) -> dict:
+    return {"kubernetes": {"teams": list(teams)}}
+
+
+SHIPPED = ({"name": "ml-research", "posix_uid": 5001, "posix_gid": 5001},
+           {"name": "hyperpod-platform", "posix_uid": 5002, "posix_gid": 5002})
+
+
+# ---- config ----------------------------------------------------------------------------------------------------------
+
+def test_shipped_teams_have_distinct_identities() -> None:
+    for env in ("dev", "prod"):
+        teams = config_with(env).kubernetes.teams
+        assert len({t.posix_uid for t in teams}) == len({t.posix_gid for t in teams}) == len(teams)
+
+
+def test_default_identity_is_stable_and_outside_studio_uids() -> None:
+    team = TeamConfig(name="ml-vision")
+    assert team.posix_uid == team.posix_gid == default_team_posix_id("ml-vision")
+    assert TeamConfig(name="ml-vision").posix_uid == team.posix_uid
+    assert 5000 <= team.posix_uid < 10000
+
+
+@pytest.mark.parametrize("uid", [0, 999, 10000, 200001])
+def test_team_uid_outside_range(uid: int) -> None:
+    with pytest.raises(ConfigError, match=rf"kubernetes\.teams\[\]\.posix_uid {uid} is outside 1000-9999"):
+        config_with("dev", _teams({**SHIPPED[0], "posix_uid": uid}, SHIPPED[1]))
+
+
+def test_studio_range_uid_message_says_why() -> None:
+    with pytest.raises(ConfigError, match=r"SageMaker Studio's uid range: a Studio user could own the team's files"):
+        config_with("dev", _teams({**SHIPPED[0], "posix_uid": 200001}, SHIPPED[1]))
+
+
+@pytest.mark.parametrize("gid", [0, 1000, 4000001])
+def test_team_gid_outside_range(gid: int) -> None:
+    with pytest.raises(ConfigError, match=rf"kubernetes\.teams\[\]\.posix_gid {gid} is outside 1001-4000000"):
+        config_with("dev", _teams({**SHIPPED[0], "posix_gid": gid}, SHIPPED[1]))
+
+
+@pytest.mark.parametrize("attr", ["posix_uid", "posix_gid"])
+def test_team_identities_unique(attr: str) -> None:
+    with pytest.raises(ConfigError, match=rf"kubernetes\.teams\[hyperpod-platform\]\.{attr} 5001 is already the "
+                                          rf"{attr} of team 'ml-research'"):
+        config_with("dev", _teams(SHIPPED[0], {**SHIPPED[1], attr: 5001}))
+
+
+def test_at_most_eight_teams() -> None:
+    teams = [{"name": f"team-{i}", "posix_uid": 6000 + i, "posix_gid": 6000 + i} for i in range(MAX_TEAMS + 1)]
+    with pytest.raises(ConfigError, match=r"kubernetes\.teams lists 9 teams; .* at most 8 per file system"):
+        config_with("dev", {"kubernetes": {"teams": teams}, "studio": {"user_profiles": []}})
+
+
+# ---- the directories Job ---------------------------------------------------------------------------------------------
+
+def _manifests(resources: dict[str, Any]) -> list[dict[str, Any]]:
+    from .test_studio_stack import flatten
+
+    docs = []
+    for r in resources.values():
+        if r["Type"] == "Custom::AWSCDK-EKS-KubernetesResource":
+            docs += json.loads(re.sub(r"<TOKEN>", "TOKEN", flatten(r["Properties"]["Manifest"])))
+    return docs
+
+
+def expected_directories(synth: Synth) -> dict[str, tuple[int, int, str]]:
+    """What the config says must exist on the file system: path -> (uid, gid, mode)."""
+    cfg = synth.config
+    out = {"/teams": (0, 0, "0755")}
+    for team in cfg.kubernetes.teams:
+        for d in ("", *(f"/{n}" for n in ("datasets", "models", "checkpoints", "outputs", "hf-cache", "users"))):
+            out[f"/teams/{team.name}{d}"] = (team.posix_uid, team.posix_gid, "2770")
+        if cfg.studio.fsx_mode == "per-user":
+            for p in cfg.studio.user_profiles:
+                if p.team == team.name:
+                    out[f"/teams/{team.name}/users/{p.name}"] = (cfg.studio.uid_of(p), team.posix_gid, "0700")
+    return out
+
+
+def test_directories_job_creates_every_team_tree(env_synth: Synth) -> None:
+    docs = _manifests(env_synth.templates["compute"]["Resources"])
+    job = next(d for d in docs if d["kind"] == "Job" and d["metadata"]["namespace"] == NAMESPACE)
+    script = job["spec"]["template"]["spec"]["containers"][0]["command"][-1]
+    created = {m.group(1): (int(m.group(2)), int(m.group(3)), m.group(4)) for m in re.finditer(
+        r"mkdir -p /fsx(\S+) && chown (\d+):(\d+) \S+ && chmod (\d+) ", script)}
+    assert created == expected_directories(env_synth)
+    assert [(d.path, d.uid, d.gid, d.mode) for d in platform_directories(env_synth.config)] == \
+        [(p, *v) for p, v in expected_directories(env_synth).items()]
+
+
+def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -> None:
+    """Runs the real script with the real mkdir/chmod (chown to other uids needs root, so only chown is logged)."""
+    root = tmp_path / "fsx"
+    (root / "teams" / "a" / "datasets").mkdir(parents=True)
+    (root / "teams" / "a" / "datasets" / "train.jsonl").write_text("{}")
+    (root / "teams" / "removed").mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "chown.log"
+    chown = bin_dir / "chown"
+    chown.write_text(f'#!/bin/sh\necho "chown $*" >> {log}\n')
+    chown.chmod(chown.stat().st_mode | stat.S_IEXEC)
+    dirs = [Directory("/teams", 0, 0, "0755"), Directory("/teams/a", 5001, 5001, TEAM_DIR_MODE),
+            Directory("/teams/a/datasets", 5001, 5001, TEAM_DIR_MODE),
+            Directory("/teams/a/users/alice", 200001, 5001, USER_DIR_MODE)]
+    script = partition_script(dirs, root=str(root))
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    for _ in range(2):  # idempotent
+        proc = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+    assert (root / "teams" / "a" / "datasets" / "train.jsonl").read_text() == "{}"
+    assert (root / "teams" / "removed").is_dir()
+    assert stat.S_IMODE((root / "teams" / "a").stat().st_mode) == 0o2770
+    assert stat.S_IMODE((root / "teams" / "a" / "users" / "alice").stat().st_mode) == 0o700
+    calls = log.read_text().splitlines()
+    assert f"chown 5001:5001 {root}/teams/a" in calls and f"chown 200001:5001 {root}/teams/a/users/alice" in calls
+    assert not any("-R" in c for c in calls)
+    assert "4 directories reconciled" in proc.stdout
+
+
+@pytest.mark.parametrize("bad", [Directory("/../etc", 1, 1, "0755"), Directory("/a b", 1, 1, "0755"),
+                                 Directory("relative", 1, 1, "0755"), Directory("/ok", 1, 1, "rwx"),
+                                 Directory("/a;rm", 1, 1, "0755")])
+def test_partition_script_refuses_unsafe_values(bad: Directory) -> None:
+    with pytest.raises(ValueError):
+        partition_script([bad])
+
+
+# ---- volumes and pods ------------------------------------------------------------------------------------------------
+
+def test_layout_is_the_contract() -> None:
+    paths = team_paths()
+    assert paths.root == TEAM_MOUNT_PATH == "/fsx"
+    assert (paths.datasets, paths.models, paths.checkpoints, paths.outputs, paths.hf_cache, paths.user("x")) == (
+        "/fsx/datasets", "/fsx/models", "/fsx/checkpoints", "/fsx/outputs", "/fsx/hf-cache", "/fsx/users/x")
+    assert TOP_LEVEL_DIRS == ("datasets", "models", "checkpoints", "outputs", "hf-cache", "users")
+
+
+def test_security_context_is_the_teams_identity() -> None:
+    team = TeamConfig(name="ml-vision", posix_uid=7001, posix_gid=7002)
+    ctx = team_security_context_json(team)
+    assert (ctx["runAsUser"], ctx["runAsGroup"], ctx["fsGroup"], ctx["runAsNonRoot"]) == (7001, 7002, 7002, True)
