@@ -124,6 +124,8 @@ ENV_FILE="${HOME}/.platform_env"
   printf 'export AWS_REGION=%q\n' "${PLATFORM_REGION}"
   printf 'export PLATFORM_CLUSTER_NAME=%q\n' "${PLATFORM_CLUSTER_NAME}"
   printf 'export PLATFORM_NAMESPACE=%q\n' "${PLATFORM_NAMESPACE}"
+  # Files on the team's FSx tree keep the team's group (setgid); group-writable so the team's jobs can write them.
+  printf 'umask 0002\n'
   if [ -n "${MLFLOW_URI}" ]; then
     printf 'export MLFLOW_TRACKING_URI=%q\n' "${MLFLOW_URI}"
   fi
@@ -140,6 +142,10 @@ for rc in "${HOME}/.bashrc" "${HOME}/.profile"; do
 done
 
 # --- notebooks and kernels -------------------------------------------------------------------------------------
+STARTUP_DIR="${HOME}/.ipython/profile_default/startup"
+mkdir -p "${STARTUP_DIR}"
+printf 'import os\nos.umask(0o002)  # team FSx tree: files group-writable for the team (platform lifecycle)\n' \
+  > "${STARTUP_DIR}/00-platform-umask.py"
 if [ -n "${MLFLOW_URI}" ]; then
   STARTUP_DIR="${HOME}/.ipython/profile_default/startup"
   mkdir -p "${STARTUP_DIR}"

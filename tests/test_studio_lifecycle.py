@@ -133,6 +133,21 @@ def test_offline_start_still_configures_the_kube_context_and_mlflow(sandbox: dic
 
 
 @needs_x86
+def test_files_a_user_writes_are_group_writable(sandbox: dict, tmp_path: Path) -> None:
+    """Terminals and kernels get umask 0002, so a file written in the team tree is writable by the team's jobs
+    (same group through the tree's setgid; k8s_charts/team_storage.py)."""
+    assert run(sandbox, CURL_OFFLINE).returncode == 0
+    home: Path = sandbox["home"]
+    shell = subprocess.run(["bash", "-c", f'. {home}/.platform_env && touch {tmp_path}/from-shell'], check=True)
+    assert shell.returncode == 0
+    startup = home / ".ipython" / "profile_default" / "startup" / "00-platform-umask.py"
+    subprocess.run([sys.executable, "-c", f"exec(open({str(startup)!r}).read()); open({str(tmp_path)!r} + "
+                                          f"'/from-kernel', 'w').close()"], check=True)
+    for name in ("from-shell", "from-kernel"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o664
+
+
+@needs_x86
 def test_a_second_start_is_idempotent(sandbox: dict) -> None:
     run(sandbox, CURL_OFFLINE)
     run(sandbox, CURL_OFFLINE)
