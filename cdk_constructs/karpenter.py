@@ -16,7 +16,12 @@ from cdk_constructs.compliance import skip_checkov
 from .eks_cluster import NODE_POLICIES
 from .nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
-KARPENTER_REPOSITORY = "oci://public.ecr.aws/karpenter"
+KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
+"""ECR Public namespace of Karpenter's charts: ``<registry>/karpenter`` and ``<registry>/karpenter-crd``
+(https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/ installs
+``oci://public.ecr.aws/karpenter/karpenter``). aws_eks_v2's Helm handler runs ``helm pull <Repository> --version
+<Version> --untar`` for ``oci://`` repositories and ignores ``Chart``, so ``repository`` must be the chart's full
+OCI path (see tests/test_helm_targets.py)."""
 KARPENTER_VERSION = "1.14.1"
 """Matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds (tag v1.14.1)."""
 
@@ -111,11 +116,11 @@ class Karpenter(Construct):
 
         # --- Helm releases --------------------------------------------------------------------------------
         self.crd_release = eks.HelmChart(
-            self, "Crds", cluster=cluster, repository=KARPENTER_REPOSITORY, chart="karpenter-crd",
+            self, "Crds", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter-crd", chart="karpenter-crd",
             version=KARPENTER_VERSION, release="karpenter-crd", namespace=self.namespace,
         )
         self.release = eks.HelmChart(
-            self, "Controller", cluster=cluster, repository=KARPENTER_REPOSITORY, chart="karpenter",
+            self, "Controller", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter", chart="karpenter",
             version=KARPENTER_VERSION, release="karpenter", namespace=self.namespace, skip_crds=True,
             wait=True, timeout=Duration.minutes(10),
             values={
