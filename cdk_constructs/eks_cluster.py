@@ -72,7 +72,7 @@ class PlatformEksCluster(Construct):
     :param system_instance_types: default ``["m7i.xlarge"]``.
     :param system_min_size / system_desired_size / system_max_size: default 2 / 2 / 4.
     :param system_disk_size_gib: encrypted gp3 root volume of the system nodes, default 50.
-    :param removal_policy: default ``RETAIN`` (the cluster holds every workload's state).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (the cluster holds every workload's state).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, version: str, vpc: ec2.IVpc,
@@ -81,7 +81,7 @@ class PlatformEksCluster(Construct):
                  admin_role_arns: Sequence[str] = (), public_access_cidrs: Sequence[str] = (),
                  system_instance_types: Sequence[str] = ("m7i.xlarge",), system_min_size: int = 2,
                  system_desired_size: int = 2, system_max_size: int = 4, system_disk_size_gib: int = 50,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         endpoint = (eks.EndpointAccess.PUBLIC_AND_PRIVATE.only_from(*public_access_cidrs) if public_access_cidrs
                     else eks.EndpointAccess.PRIVATE)

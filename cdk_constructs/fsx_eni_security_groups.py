@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aws_cdk import (
-    Acknowledgment, CustomResource, Duration, Stack, Validations, aws_ec2 as ec2, aws_iam as iam,
+    Acknowledgment, CustomResource, Duration, RemovalPolicy, Stack, Validations, aws_ec2 as ec2, aws_iam as iam,
     aws_kms as kms, aws_lambda as lambda_, aws_logs as logs, custom_resources as cr,
 )
 from constructs import Construct
@@ -58,7 +58,8 @@ class FsxEniSecurityGroups(Construct):
         stack = Stack.of(self)
         vpc_arn = stack.format_arn(service="ec2", resource="vpc", resource_name=vpc.vpc_id)
 
-        log_group = logs.LogGroup(self, "HandlerLogs", retention=log_retention, encryption_key=log_encryption_key)
+        log_group = logs.LogGroup(self, "HandlerLogs", retention=log_retention, encryption_key=log_encryption_key,
+                                   removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.function = lambda_.Function(
             self,
             "Handler",
@@ -110,7 +111,8 @@ class FsxEniSecurityGroups(Construct):
                                                 "the GetAtt of the role; harmless and not editable from here.")
 
         provider_logs = logs.LogGroup(self, "ProviderLogs", retention=log_retention,
-                                      encryption_key=log_encryption_key)
+                                      encryption_key=log_encryption_key,
+                                      removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.provider = cr.Provider(self, "Provider", on_event_handler=self.function, log_group=provider_logs)
         _ack(self.provider, "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
                             "AWSLambdaBasicExecutionRole]",

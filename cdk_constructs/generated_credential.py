@@ -19,12 +19,12 @@ class GeneratedCredential(Construct):
     :param username: default: none (the secret is one generated string, e.g. a signing key).
     :param length: generated length. Default 32.
     :param rotation_reason: why the secret is not rotated by a function (cdk-nag SMG4). Required.
-    :param removal_policy: default ``RETAIN``.
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey, description: str,
                  rotation_reason: str, username: str | None = None, length: int = 32,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         generator = sm.SecretStringGenerator(
             password_length=length,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from aws_cdk import (
-    RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_s3 as s3,
+    CfnResource, RemovalPolicy, Stack, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_s3 as s3,
     aws_s3_deployment as s3deploy, aws_sagemaker as sagemaker,
 )
 from constructs import Construct, IDependable
@@ -25,6 +25,10 @@ LIFECYCLE_PREFIX = "lifecycle-scripts/"
 HYPERPOD_LABEL = ("node-type", "hyperpod")
 HYPERPOD_TAINT = ("dedicated", "hyperpod", "NoSchedule")
 DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
+VPC_ACTIONS_WITHOUT_RESOURCE_LEVEL = (
+    "ec2:DeleteNetworkInterfacePermission", "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSecurityGroups",
+    "ec2:DescribeSubnets", "ec2:DescribeNetworkInterfaces", "cloudwatch:DescribeAlarms",
+)
 EXECUTION_ROLE_POLICIES = ("AmazonSageMakerClusterInstanceRolePolicy", "AmazonEKS_CNI_Policy",
                            "AmazonEC2ContainerRegistryPullOnly")
 
@@ -65,13 +69,13 @@ class HyperPodCluster(Construct):
     :param node_recovery: ``Automatic`` (default) or ``None``.
     :param prerequisites: what must exist on the EKS cluster before HyperPod is created (a CloudFormation
         dependency is added on each).
-    :param removal_policy: default ``RETAIN`` (nodes hold running jobs; deleting the stack must not kill them).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (nodes hold running jobs; deleting the stack must not kill them).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, eks_cluster: eks.ICluster,
                  subnet: ec2.ISubnet, security_group: ec2.ISecurityGroup, instance_groups: Sequence[InstanceGroup],
                  bucket_name: str, node_recovery: str = "Automatic", prerequisites: Sequence[IDependable] = (),
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         if not instance_groups:
             raise ValueError("HyperPodCluster needs at least one instance group")
@@ -96,6 +100,13 @@ class HyperPodCluster(Construct):
             prune=True,
             retain_on_delete=False,
         )
+        # The deployment's singleton handler (aws-cdk-lib) logs to a log group named after the function, Retain by
+        # default: a rolled-back first deploy would leave it behind.
+        for singleton in Stack.of(self).node.children:
+            if singleton.node.id.startswith("Custom::CDKBucketDeployment"):
+                for node in singleton.node.find_all():
+                    if isinstance(node, CfnResource) and node.cfn_resource_type == "AWS::Logs::LogGroup":
+                        node.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         # --- execution role -----------------------------------------------------------------------------------
         self.execution_role = iam.Role(
             self, "ExecutionRole",
@@ -124,6 +135,31 @@ class HyperPodCluster(Construct):
             actions=["eks-auth:AssumeRoleForPodIdentity"],
             resources=[eks_cluster.cluster_arn],
         ))
+        # With a VpcConfig, HyperPod attaches network interfaces in our subnet to its instances through this role.
+        # AWS's reference execution role (aws-samples/awsome-distributed-training, 1.architectures/
+        # 7.sagemaker-hyperpod-eks/cfn-templates/nested-stacks/sagemaker-iam-role-stack.yaml, commit 7217859) grants
+        # these on top of the instance-role, CNI and ECR managed policies (tests/test_compute.py
+        # test_execution_role_covers_the_reference_role diffs the two). Describe*, DeleteNetworkInterfacePermission
+        # and DescribeAlarms on "*" as there, held to this region. Left out: ecr:BatchCheckLayerAvailability, which
+        # only pushes use (AmazonEC2ContainerRegistryPullOnly omits it).
+        stack = Stack.of(self)
+        region_only = {"StringEquals": {"aws:RequestedRegion": stack.region}}
+        network_interfaces = stack.format_arn(service="ec2", resource="network-interface", resource_name="*")
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="VpcNetworkInterfacePermissions",
+            actions=["ec2:CreateNetworkInterfacePermission"],
+            resources=[network_interfaces],
+        ))
+        self.execution_role.add_to_principal_policy(iam.PolicyStatement(
+            sid="VpcDiscovery",
+            actions=[*VPC_ACTIONS_WITHOUT_RESOURCE_LEVEL],
+            resources=["*"],
+            conditions=region_only,
+        ))
+        acknowledge(self.execution_role, "HyperPod creates the network interfaces of its instances in our subnet at "
+                                         "run time (IDs unknown in advance); the Describe, DeleteNetworkInterfacePermission "
+                                         "and DescribeAlarms calls name no resource in advance and are region-bound.",
+                    *wildcard_resources(f"arn:<AWS::Partition>:ec2:{stack.region}:{stack.account}:network-interface/*"))
         acknowledge(self.execution_role, "HyperPod requires AmazonSageMakerClusterInstanceRolePolicy on the instance "
                                          "role; the CNI and ECR pull managed policies are what every EKS node needs.",
                     *(managed_policy(n) for n in EXECUTION_ROLE_POLICIES))

@@ -25,6 +25,9 @@ OCI path (see tests/test_helm_targets.py)."""
 KARPENTER_VERSION = "1.14.1"
 """Matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds (tag v1.14.1)."""
 
+SPOT_SERVICE = "spot.amazonaws.com"
+SPOT_SERVICE_LINKED_ROLE = "AWSServiceRoleForEC2Spot"
+
 INTERRUPTION_EVENTS: dict[str, tuple[str, str]] = {
     "ScheduledChange": ("aws.health", "AWS Health Event"),
     "SpotInterruption": ("aws.ec2", "EC2 Spot Instance Interruption Warning"),
@@ -226,6 +229,14 @@ class Karpenter(Construct):
                                 resources=[f"arn:{partition}:iam::{account}:instance-profile/*"]),
             iam.PolicyStatement(sid="AllowAPIServerEndpointDiscovery", actions=["eks:DescribeCluster"],
                                 resources=[cluster.cluster_arn]),
+            # Spot launches need the account's AWSServiceRoleForEC2Spot. In an account that never used Spot, EC2
+            # creates it with the caller's credentials or fails with ServiceLinkedRoleCreationNotPermitted
+            # (karpenter-provider-aws v1.14.1 website/content/en/docs/troubleshooting.md "Missing Service Linked
+            # Role"; its getting-started step06-add-spot-role.sh creates the role). Only that role, only for Spot.
+            iam.PolicyStatement(sid="AllowSpotServiceLinkedRoleCreation", actions=["iam:CreateServiceLinkedRole"],
+                                resources=[f"arn:{partition}:iam::{account}:role/aws-service-role/"
+                                           f"{SPOT_SERVICE}/{SPOT_SERVICE_LINKED_ROLE}"],
+                                conditions={"StringEquals": {"iam:AWSServiceName": SPOT_SERVICE}}),
         ]
         if key is not None:
             statements.append(iam.PolicyStatement(

@@ -92,7 +92,8 @@ class MlflowDatabase(Construct):
         # The exported log's group, created here with retention and encryption (instead of CDK's log-retention
         # Lambda). RDS writes to /aws/rds/cluster/<identifier>/postgresql, so the cluster waits for it.
         self.log_group = logs.LogGroup(self, "PostgresLog", log_group_name=f"/aws/rds/cluster/{identifier}/postgresql",
-                                       retention=log_retention, encryption_key=encryption_key)
+                                       retention=log_retention, encryption_key=encryption_key,
+                                       removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.cluster.node.add_dependency(self.log_group)
         self.engine_major_version = major
         for instance in self.cluster.node.children:
@@ -104,7 +105,7 @@ class MlflowDatabase(Construct):
         assert self.cluster.secret is not None  # generated credentials always create one
         self.secret = self.cluster.secret  # the attachment: its ARN is the secret's, with the cluster's host/port
         # The generated secret outlives the cluster, like its final snapshot (which needs these credentials).
-        self.cluster.node.find_child("Secret").apply_removal_policy(RemovalPolicy.RETAIN)
+        self.cluster.node.find_child("Secret").apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
 
         Validations.of(self.cluster.node.find_child("Secret")).acknowledge(Acknowledgment(
             id="AwsSolutions::AwsSolutions-SMG4",

@@ -11,6 +11,7 @@ from aws_cdk import (
     Acknowledgment,
     Validations,
     Duration,
+    RemovalPolicy,
     Stack,
     aws_ec2 as ec2,
     aws_ecr_assets as ecr_assets,
@@ -98,7 +99,8 @@ class MlflowServer(Construct):
         region = Stack.of(self).region
 
         self.cluster = ecs.Cluster(self, "Cluster", vpc=vpc, container_insights_v2=ecs.ContainerInsights.ENABLED)
-        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention, encryption_key=encryption_key)
+        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention, encryption_key=encryption_key,
+                                       removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.image = ecr_assets.DockerImageAsset(self, "Image", directory=str(IMAGE_DIRECTORY),
                                                  platform=ecr_assets.Platform.LINUX_AMD64)
 

@@ -19,11 +19,11 @@ class PlatformKey(Construct):
     - CloudWatch Logs in this account and region, for encrypted log groups.
 
     :param alias: key alias without the ``alias/`` prefix. Required.
-    :param removal_policy: default ``RETAIN``.
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, alias: str,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         self.key = kms.Key(
             self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aws_cdk import Acknowledgment, CfnResource, Stack, Validations, aws_ec2 as ec2, aws_logs as logs
+from aws_cdk import Acknowledgment, CfnResource, RemovalPolicy, Stack, Validations, aws_ec2 as ec2, aws_logs as logs
 from constructs import Construct
 
 from .compliance import annotate_cdk_managed_handlers, ignore_cfn_lint, skip_checkov
@@ -56,7 +56,8 @@ class PlatformVpc(Construct):
                    "and the config check proves every AZ belongs to the region.",
         ))
         self._annotate_default_sg_provider()
-        self.flow_log_group = logs.LogGroup(self, "FlowLogs", retention=flow_logs_retention)
+        self.flow_log_group = logs.LogGroup(self, "FlowLogs", retention=flow_logs_retention,
+                                            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         skip_checkov(self.flow_log_group, "CKV_AWS_158",
                      "Flow logs use CloudWatch Logs' service encryption: the platform key lives in the storage stack, "
                      "which depends on this one, and the logs hold no payload data")

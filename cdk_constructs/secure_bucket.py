@@ -19,13 +19,13 @@ class SecureBucket(Construct):
     :param noncurrent_version_expiration_days: default 30.
     :param abort_incomplete_multipart_upload_days: default 7.
     :param expiration_days: expire current objects too (log buckets). Default: never.
-    :param removal_policy: default ``RETAIN`` (on delete and on replacement).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (on delete and on replacement).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None,
                  server_access_logs_bucket: s3.IBucket | None = None, server_access_logs_prefix: str | None = None,
                  noncurrent_version_expiration_days: int = 30, abort_incomplete_multipart_upload_days: int = 7,
-                 expiration_days: int | None = None, removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 expiration_days: int | None = None, removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         self.bucket = s3.Bucket(
             self,

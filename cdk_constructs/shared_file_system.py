@@ -25,7 +25,8 @@ class SharedFileSystem(Construct):
     :param compression: ``LZ4`` (default) or ``NONE``.
     :param backup_retention_days: daily automatic backups kept; 0 disables them. Default 7.
     :param auto_import: default True.  :param auto_export: default True (for every association).
-    :param removal_policy: default ``RETAIN`` (FSx has no CloudFormation snapshot policy).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when
+        the create that made it rolls back, so a retry finds no orphan; FSx has no CloudFormation snapshot policy).
     """
 
     MAX_DATA_REPOSITORIES = 8
@@ -34,7 +35,7 @@ class SharedFileSystem(Construct):
                  security_group: ec2.ISecurityGroup, encryption_key: kms.IKey, data_bucket: s3.IBucket,
                  storage_capacity_gib: int = 1200, throughput_mib_per_tib: int = 125, compression: str = "LZ4",
                  backup_retention_days: int = 7, auto_import: bool = True, auto_export: bool = True,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         # L1 on purpose: the L2 LustreFileSystem opens TCP 988-1023 on its group to itself, wider than Lustre
         # needs; the network stack's FSx group already holds exactly 988 and 1018-1023.
@@ -91,7 +92,7 @@ class SharedFileSystem(Construct):
                 if self._auto_export else None,
             ),
         )
-        dra.apply_removal_policy(RemovalPolicy.RETAIN)
+        dra.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.data_repository_associations[file_system_path] = dra
         return dra
 

@@ -43,7 +43,7 @@ class StudioDomain(Construct):
     :param posix_uid / posix_gid: default 200001 / 1001.
     :param idle_timeout_minutes / max_idle_timeout_minutes: default 120 / 480.
     :param default_instance_type: default ``ml.t3.medium``.
-    :param removal_policy: default ``RETAIN`` (user data lives in the domain's home volumes).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (user data lives in the domain's home volumes).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, domain_name: str, vpc: ec2.IVpc,
@@ -51,7 +51,7 @@ class StudioDomain(Construct):
                  file_system_id: str, shared_path: str | None = None, posix_uid: int = 200001,
                  posix_gid: int = 1001, idle_timeout_minutes: int = 120, max_idle_timeout_minutes: int = 480,
                  default_instance_type: str = "ml.t3.medium",
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         self.file_system_id = file_system_id
         self.lifecycle = idle_shutdown(idle_timeout_minutes, max_idle_timeout_minutes)

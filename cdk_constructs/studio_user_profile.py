@@ -64,7 +64,7 @@ class StudioUserProfile(Construct):
     :param cluster: the EKS cluster for the access entry. Default: none (no Kubernetes access).
     :param training_images: repository to pull from. Default: none.
     :param mlflow: MLflow stack (``grant_client_access``). Default: none.
-    :param removal_policy: default ``RETAIN``: removing a user from the config keeps the profile (and never touches
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan): removing a user from the config keeps the profile (and never touches
         their FSx partition or S3 data).
     """
 
@@ -73,7 +73,7 @@ class StudioUserProfile(Construct):
                  lifecycle_config_arns: Mapping[str, str], file_system_path: str | None = None,
                  posix_uid: int | None = None, posix_gid: int | None = None, cluster: eks.ICluster | None = None,
                  training_images: _Pullable | None = None, mlflow: _MlflowClient | None = None,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         self.role = iam.Role(

@@ -60,7 +60,7 @@ class ComputeStack(PlatformStack):
             alias=f"alias/{config.resource_prefix}-compute",
             description=f"{config.resource_prefix}: EKS secrets envelope encryption, Karpenter node volumes",
             enable_key_rotation=True,
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
 
         # --- EKS ------------------------------------------------------------------------------------------

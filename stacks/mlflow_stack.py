@@ -70,7 +70,7 @@ class MlflowStack(PlatformStack):
         self.secrets_key = kms.Key(
             self, "SecretsKey", alias=f"alias/{config.resource_prefix}-mlflow-secrets", enable_key_rotation=True,
             description=f"{config.resource_prefix}: MLflow credentials (database, admin, client, Flask key)",
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         self.database = MlflowDatabase(
             self,

@@ -54,7 +54,7 @@ def test_cluster_is_native_with_api_authentication_and_no_creator_admin(env_synt
     assert props["AccessConfig"] == {"AuthenticationMode": "API", "BootstrapClusterCreatorAdminPermissions": False}
     assert props["Version"] == env_synth.config.compute.kubernetes_version
     assert not env_synth.resources(STACK, "Custom::AWSCDK-EKS-Cluster"), "must be AWS::EKS::Cluster, not aws_eks"
-    assert cluster["DeletionPolicy"] == "Retain"
+    assert cluster["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_endpoint_is_private_only(env_synth: Synth) -> None:
@@ -128,7 +128,7 @@ def test_hyperpod_cluster_properties(env_synth: Synth) -> None:
     assert props["NodeProvisioningMode"] == "Continuous"
     assert "HyperPodSubnet" in json.dumps(props["VpcConfig"]["Subnets"])
     assert "SecurityGroupsEfa" in json.dumps(props["VpcConfig"]["SecurityGroupIds"])
-    assert res["DeletionPolicy"] == "Retain"
+    assert res["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_hyperpod_instance_groups_follow_config(env_synth: Synth) -> None:
@@ -203,6 +203,49 @@ def test_execution_role_policies(env_synth: Synth) -> None:
     assert "fsx:DescribeFileSystems" in actions, "without it the Lustre client falls back from EFA to TCP"
     assert {"s3:GetObject", "s3:ListBucket"} <= actions
     assert not any(a.startswith("s3:Put") or a.startswith("s3:Delete") for a in actions)
+
+
+# AWS's reference HyperPod EKS execution role: aws-samples/awsome-distributed-training @7217859,
+# 1.architectures/7.sagemaker-hyperpod-eks/cfn-templates/nested-stacks/sagemaker-iam-role-stack.yaml (inline policy;
+# its managed policies are AmazonSageMakerClusterInstanceRolePolicy and AmazonEKS_CNI_Policy).
+REFERENCE_EXECUTION_ROLE_ACTIONS = {
+    "ec2:AssignPrivateIpAddresses", "ec2:CreateNetworkInterface", "ec2:CreateNetworkInterfacePermission",
+    "ec2:DeleteNetworkInterface", "ec2:DeleteNetworkInterfacePermission", "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups",
+    "ec2:DetachNetworkInterface", "ec2:ModifyNetworkInterfaceAttribute", "ec2:UnassignPrivateIpAddresses",
+    "ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer",
+    "eks-auth:AssumeRoleForPodIdentity", "cloudwatch:DescribeAlarms", "ec2:CreateTags", "s3:ListBucket", "s3:GetObject",
+}
+DELIBERATELY_OMITTED = {"ecr:BatchCheckLayerAvailability": "used by pushes only; AmazonEC2ContainerRegistryPullOnly "
+                                                            "leaves it out"}
+
+
+def managed_policy_actions(name: str) -> set[str]:
+    """Allowed actions of an AWS-managed policy, from the policy documents moto ships (a copy of IAM's)."""
+    from moto.iam.aws_managed_policies import aws_managed_policies_data
+    doc = json.loads(aws_managed_policies_data)[name]["Document"]
+    return {a for s in doc["Statement"] if s["Effect"] == "Allow"
+            for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+
+
+def test_execution_role_covers_the_reference_role(env_synth: Synth) -> None:
+    _, res = only(env_synth, "AWS::SageMaker::Cluster")
+    role_lid = res["Properties"]["InstanceGroups"][0]["ExecutionRole"]["Fn::GetAtt"][0]
+    resources = env_synth.templates[STACK]["Resources"]
+    role = resources[role_lid]["Properties"]
+    allowed = set()
+    for arn in role["ManagedPolicyArns"]:
+        allowed |= managed_policy_actions(untoken(arn).rsplit("/", 1)[-1])
+    statements = [s for r in resources.values() if r["Type"] == "AWS::IAM::Policy"
+                  and {"Ref": role_lid} in r["Properties"]["Roles"] for s in r["Properties"]["PolicyDocument"]["Statement"]]
+    for s in statements:
+        allowed |= set([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    missing = REFERENCE_EXECUTION_ROLE_ACTIONS - allowed - set(DELIBERATELY_OMITTED)
+    assert not missing, f"HyperPod's execution role lacks what AWS's reference role grants: {sorted(missing)}"
+    # What we add on "*" is held to the environment's region.
+    for s in statements:
+        if s["Resource"] == "*" and not s["Action"] == "fsx:DescribeFileSystems":
+            assert s["Condition"] == {"StringEquals": {"aws:RequestedRegion": env_synth.config.region}}, s
 
 
 def test_lifecycle_bucket_name_matches_the_managed_policy(env_synth: Synth) -> None:
@@ -311,6 +354,25 @@ def test_karpenter_uses_pod_identity_and_an_ec2_linux_node_entry(env_synth: Synt
     controller = helm_releases(env_synth)["karpenter"]
     assert controller["Values"]["nodeSelector"] == {"llmft.io/node-role": "system"}
     assert helm_releases(env_synth)["karpenter-crd"]["LogicalId"] in controller["DependsOn"]
+
+
+def test_karpenter_can_launch_spot_in_an_account_that_never_used_spot(env_synth: Synth) -> None:
+    """A NodePool that allows Spot needs AWSServiceRoleForEC2Spot; EC2 creates it with the controller's credentials
+    (karpenter-provider-aws v1.14.1 docs/troubleshooting.md, "Missing Service Linked Role")."""
+    (gpu,) = [r for lid, r in env_synth.resources(STACK, MANIFEST).items() if lid.startswith("EksClusterGpuCapacity")]
+    objects = json.loads(untoken(gpu["Properties"]["Manifest"]))
+    spot_pools = [o["metadata"]["name"] for o in objects if o["kind"] == "NodePool" and any(
+        r["key"] == "karpenter.sh/capacity-type" and "spot" in r.get("values", [])
+        for r in o["spec"]["template"]["spec"]["requirements"])]
+    assert spot_pools, "the shipped configs have spot tiers; this test needs a Spot NodePool to mean anything"
+    (policy,) = [r for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
+                 if lid.startswith("KarpenterControllerPolicy")]
+    grants = [s for s in policy["Properties"]["PolicyDocument"]["Statement"]
+              if "iam:CreateServiceLinkedRole" in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])]
+    assert len(grants) == 1, f"Spot pools {spot_pools} cannot launch until AWSServiceRoleForEC2Spot exists"
+    (grant,) = grants
+    assert grant["Condition"] == {"StringEquals": {"iam:AWSServiceName": "spot.amazonaws.com"}}
+    assert untoken(grant["Resource"]).endswith(":role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot")
 
 
 def test_discovery_tags_name_the_cluster(env_synth: Synth) -> None:

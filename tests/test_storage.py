@@ -16,7 +16,7 @@ def test_kms_key_rotates_and_is_retained(env_synth: Synth) -> None:
     keys = list(env_synth.resources("storage", "AWS::KMS::Key").values())
     assert len(keys) == 1
     assert keys[0]["Properties"]["EnableKeyRotation"] is True
-    assert keys[0]["DeletionPolicy"] == keys[0]["UpdateReplacePolicy"] == "Retain"
+    assert (keys[0]["DeletionPolicy"], keys[0]["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
 
 
 def test_key_admits_fsx_s3_link_role_only_through_s3(env_synth: Synth) -> None:
@@ -70,7 +70,7 @@ def test_lustre_file_system(env_synth: Synth) -> None:
     assert lustre["AutomaticBackupRetentionDays"] == fsx_cfg.backup_retention_days
     assert props["StorageCapacity"] == fsx_cfg.storage_capacity_gib
     assert props["KmsKeyId"] == {"Ref": lid(env_synth.stacks["storage"].key)}
-    assert fs["DeletionPolicy"] == fs["UpdateReplacePolicy"] == "Retain"
+    assert (fs["DeletionPolicy"], fs["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
     # Subnet and group are the network stack's HyperPod subnet and FSx group (cross-stack references).
     assert lid(network.hyperpod.subnet.node.default_child) in str(props["SubnetIds"])
     assert lid(network.security_groups.fsx) in str(props["SecurityGroupIds"])
@@ -100,7 +100,7 @@ def test_one_data_repository_association_per_team(env_synth: Synth) -> None:
         assert props["DataRepositoryPath"] == {"Fn::Join": ["", ["s3://", bucket, f"/{team.data_prefix}"]]}
         assert props["BatchImportMetaDataOnCreate"] is True
         assert props["S3"] == {"AutoImportPolicy": {"Events": events}, "AutoExportPolicy": {"Events": events}}
-        assert dra["DeletionPolicy"] == "Retain"
+        assert dra["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_data_repository_paths_follow_fsx_rules() -> None:
@@ -128,7 +128,7 @@ def test_ecr_repository(env_synth: Synth) -> None:
     assert "tagStatus" in props["LifecyclePolicy"]["LifecyclePolicyText"]
     assert f'"countNumber":{env_synth.config.storage.ecr.untagged_image_expiry_days}' in \
         props["LifecyclePolicy"]["LifecyclePolicyText"]
-    assert repo["DeletionPolicy"] == "Retain"
+    assert repo["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_termination_protection_on_stateful_stacks_in_prod(dev: Synth, prod: Synth) -> None:

@@ -112,7 +112,7 @@ def test_domain_is_vpc_only_iam_kms_with_idle_shutdown(env_synth: Synth) -> None
         assert idle == {"LifecycleManagement": "ENABLED", "IdleTimeoutInMinutes": st.idle_timeout_minutes,
                         "MinIdleTimeoutInMinutes": 60, "MaxIdleTimeoutInMinutes": st.max_idle_timeout_minutes}
         assert settings[app]["DefaultResourceSpec"]["InstanceType"] == st.default_instance_type
-    assert domain["DeletionPolicy"] == "Retain" and domain["UpdateReplacePolicy"] == "Retain"
+    assert domain["DeletionPolicy"] == "RetainExceptOnCreate" and domain["UpdateReplacePolicy"] == "Retain"
 
 
 def test_domain_waits_for_the_fsx_interfaces(env_synth: Synth) -> None:
@@ -239,7 +239,7 @@ def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> No
 
 def test_user_profiles_are_retained(env_synth: Synth) -> None:
     for profile in of_type(studio(env_synth), "AWS::SageMaker::UserProfile").values():
-        assert profile["DeletionPolicy"] == "Retain" and profile["UpdateReplacePolicy"] == "Retain"
+        assert profile["DeletionPolicy"] == "RetainExceptOnCreate" and profile["UpdateReplacePolicy"] == "Retain"
 
 
 # ---- the FSx ENI custom resource -------------------------------------------------------------------------------------
