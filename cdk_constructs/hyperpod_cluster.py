@@ -159,7 +159,7 @@ class HyperPodCluster(Construct):
         acknowledge(self.execution_role, "HyperPod creates the network interfaces of its instances in our subnet at "
                                          "run time (IDs unknown in advance); the Describe, DeleteNetworkInterfacePermission "
                                          "and DescribeAlarms calls name no resource in advance and are region-bound.",
-                    *wildcard_resources(f"arn:<AWS::Partition>:ec2:{stack.region}:{stack.account}:network-interface/*"))
+                    *wildcard_resources(network_interfaces))
         acknowledge(self.execution_role, "HyperPod requires AmazonSageMakerClusterInstanceRolePolicy on the instance "
                                          "role; the CNI and ECR pull managed policies are what every EKS node needs.",
                     *(managed_policy(n) for n in EXECUTION_ROLE_POLICIES))
