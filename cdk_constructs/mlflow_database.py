@@ -96,6 +96,9 @@ class MlflowDatabase(Construct):
                                        removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         self.cluster.node.add_dependency(self.log_group)
         self.engine_major_version = major
+        # The writer instance: the cluster resource is "created" before any instance can accept connections, so
+        # whatever connects at start (the MLflow tasks) must wait for this one.
+        self.writer_instance: Construct = self.cluster.node.find_child("Writer")
         for instance in self.cluster.node.children:
             if isinstance(instance.node.default_child, CfnResource) and \
                     instance.node.default_child.cfn_resource_type == "AWS::RDS::DBInstance":

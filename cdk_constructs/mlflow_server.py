@@ -208,11 +208,15 @@ class MlflowServer(Construct):
             deregistration_delay=Duration.seconds(30),
         )
         # CDK makes the service depend on the target group it already references (cfn-lint W3005); keep only the
-        # dependencies that order anything: the listener (the group must be attached first) and the task role.
+        # dependencies that order anything: the listener (the group must be attached first), the task role, and the
+        # database's writer instance. The cluster resource completes before any instance exists, and only the
+        # writer accepts connections: without it the first tasks of a fresh deploy fail their bootstrap and trip
+        # the deployment circuit breaker.
         cfn_service = self.service.node.default_child
         stack = Stack.of(self)
         cfn_service.add_override("DependsOn", sorted(
-            stack.get_logical_id(c.node.default_child) for c in (load_balancer.https_listener, self.task_role)))
+            stack.get_logical_id(c.node.default_child)
+            for c in (load_balancer.https_listener, self.task_role, database.writer_instance)))
         self.scaling = self.service.auto_scale_task_count(min_capacity=min_tasks, max_capacity=max_tasks)
         self.scaling.scale_on_cpu_utilization("Cpu", target_utilization_percent=cpu_target_percent,
                                               scale_in_cooldown=Duration.minutes(5),

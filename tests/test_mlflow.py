@@ -373,3 +373,21 @@ def test_internet_facing_with_allowed_cidrs_synthesizes_in_public_subnets() -> N
              for r in synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values()}
     assert {(443, "203.0.113.0/24"), (80, "203.0.113.0/24")} <= rules
     assert not any(cidr == "0.0.0.0/0" for _, cidr in rules)
+
+
+def test_service_starts_only_after_the_database_writer(env_synth: Synth) -> None:
+    """Tasks connect at start: the service waits for the cluster's writer instance, not only for the cluster
+    (CloudFormation completes AWS::RDS::DBCluster before any instance that accepts connections exists)."""
+    resources = env_synth.templates["mlflow"]["Resources"]
+    cluster_id = _cluster_id(env_synth)
+    instances = {k: v for k, v in resources.items() if v["Type"] == "AWS::RDS::DBInstance"
+                 and v["Properties"]["DBClusterIdentifier"] == {"Ref": cluster_id}}
+    # Aurora makes the first instance created the writer: the one that waits for no other instance of the cluster
+    # (CDK makes readers depend on it), with failover tier 0.
+    writers = [k for k, v in instances.items() if not set(v.get("DependsOn", [])) & set(instances)
+               and v["Properties"].get("PromotionTier") == 0]
+    assert len(writers) == 1, f"expected exactly one writer among {sorted(instances)}"
+    service_id, service = _one(env_synth, "AWS::ECS::Service")
+    depends = set(service.get("DependsOn", []))
+    assert writers[0] in depends, f"{service_id} must depend on the writer instance {writers[0]}"
+    assert all(resources[d]["Type"] != "AWS::ElasticLoadBalancingV2::TargetGroup" for d in depends), "W3005"
