@@ -6,6 +6,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
+from cdk_constructs.trust_conditions import ServiceTrustConditions
 from config import DEFAULT_ENV, EnvironmentConfig, load_config
 from stacks.compute_stack import ComputeStack
 from stacks.mlflow_stack import MlflowStack
@@ -17,6 +18,7 @@ from stacks.studio_stack import StudioStack
 def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
     """Add every stack of ``config``'s environment to ``app``; returns them by short name."""
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
+    cdk.Aspects.of(app).add(ServiceTrustConditions())  # confused-deputy conditions on every service role
     p = config.stack_prefix
     network = NetworkStack(app, f"{p}-Network", config=config)
     storage = StorageStack(

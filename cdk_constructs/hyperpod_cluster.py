@@ -14,6 +14,7 @@ from aws_cdk import (
 from constructs import Construct, IDependable
 
 from cdk_constructs.compliance import skip_checkov
+from cdk_constructs.trust_conditions import exempt_from_trust_conditions
 
 from .nag_findings import acknowledge, attribute, managed_policy, wildcard_resources
 from .secure_bucket import SecureBucket
@@ -114,6 +115,11 @@ class HyperPodCluster(Construct):
             description=f"{cluster_name}: SageMaker HyperPod instance role",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in EXECUTION_ROLE_POLICIES],
         )
+        exempt_from_trust_conditions(
+            self.execution_role,
+            "HyperPod nodes take this role like an EC2 instance profile; SageMaker documents aws:SourceArn/"
+            "aws:SourceAccount for jobs, endpoints and Studio, not for cluster instances, and a key the service does "
+            "not send would keep every node from getting credentials.")
         self.execution_role.add_to_principal_policy(iam.PolicyStatement(
             sid="ReadLifecycleScripts",
             actions=["s3:GetObject"],

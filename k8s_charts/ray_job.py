@@ -16,6 +16,10 @@ from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import FSX_MOUNT_PATH, PlatformValues
 
+# Ray in the training image (images/verl-sglang). Token authentication needs Ray >= 2.52.0
+# (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates spec.rayVersion against it.
+RAY_VERSION = "2.52.0"
+
 # CPU and memory (GiB) of the pods without GPUs: the Ray head (GCS, dashboard, job driver) and the submitter.
 CPU_POD_SIZES = {"head": (4, 16), "submitter": (1, 2)}
 
@@ -146,6 +150,13 @@ class VerlGrpoRayJob(Construct):
                 backoff_limit=0,
                 submitter_config=ray.RayJobSpecSubmitterConfig(backoff_limit=2),
                 ray_cluster_spec=ray.RayJobSpecRayClusterSpec(
+                    # Ray token authentication on the dashboard/Jobs API and GCS (Ray >= 2.52.0, KubeRay >= 1.5.1,
+                    # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
+                    # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
+                    # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
+                    ray_version=RAY_VERSION,
+                    auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
+                        mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
                         # no work on the head: tasks and actors go to the GPU workers
                         ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0"},

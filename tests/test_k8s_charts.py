@@ -342,6 +342,10 @@ def test_ray_job(dist) -> None:
         assert f" {override} " in f" {spec['entrypoint']} "
     group = spec["rayClusterSpec"]["workerGroupSpecs"][0]
     assert (group["replicas"], group["minReplicas"], group["maxReplicas"]) == (2, 2, 2)
+    # Ray token auth: KubeRay (>= 1.5.1, pinned 1.7.0) refuses mode token unless rayVersion >= 2.52.0
+    cluster = spec["rayClusterSpec"]
+    assert cluster["authOptions"] == {"mode": "token"}
+    assert tuple(int(p) for p in cluster["rayVersion"].split(".")) >= (2, 52, 0)
     worker = group["template"]["spec"]
     assert _placement(worker)[0] == ["hyperpod", "eks-on-demand"]
     assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8

@@ -172,3 +172,86 @@ def test_security_context_is_the_teams_identity() -> None:
     team = TeamConfig(name="ml-vision", posix_uid=7001, posix_gid=7002)
     ctx = team_security_context_json(team)
     assert (ctx["runAsUser"], ctx["runAsGroup"], ctx["fsGroup"], ctx["runAsNonRoot"]) == (7001, 7002, 7002, True)
+
+
+# ---- the identity policy, evaluated (CEL) ----------------------------------------------------------------------------
+
+def _policy_rules(dist_docs: list[dict[str, Any]], namespace: str) -> list[dict[str, str]]:
+    binding = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicyBinding"
+                   and d["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]
+                   ["kubernetes.io/metadata.name"] == namespace)
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    policy = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicy"
+                  and d["metadata"]["name"] == binding["spec"]["policyName"])
+    assert policy["spec"]["failurePolicy"] == "Fail"
+    assert {"pods", "pods/ephemeralcontainers"} <= set(policy["spec"]["matchConstraints"]["resourceRules"][0]["resources"])
+    return policy["spec"]["validations"]
+
+
+def _admits(rules: list[dict[str, str]], pod_spec: dict[str, Any]) -> list[str]:
+    """The messages of the rules ``pod_spec`` violates (empty: admitted), evaluated with a CEL interpreter."""
+    import celpy
+
+    env = celpy.Environment()
+    activation = {"object": celpy.json_to_cel({"apiVersion": "v1", "kind": "Pod", "spec": pod_spec})}
+    return [r["message"] for r in rules if not env.program(env.compile(r["expression"])).evaluate(activation)]
+
+
+@pytest.fixture(scope="module")
+def dist_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    import yaml
+
+    from k8s_charts.__main__ import write_dist
+
+    out = tmp_path_factory.mktemp("dist")
+    return {env: [d for f in write_dist(env, out) for d in yaml.safe_load_all(f.read_text()) if d]
+            for env in ("dev", "prod")}
+
+
+def _job_pods(docs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    from k8s_charts.validation import embedded_pod_templates
+
+    return [(d["metadata"]["namespace"], tpl["spec"]) for d in docs if d["kind"] in ("PyTorchJob", "RayJob")
+            for _, tpl in embedded_pod_templates(d)]
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_every_job_pod_is_admitted_in_its_namespace_only(dist_docs, env: str) -> None:
+    docs = dist_docs[env]
+    teams = [t.namespace for t in config_with(env).kubernetes.teams]
+    pods = _job_pods(docs)
+    assert pods
+    for namespace, spec in pods:
+        assert _admits(_policy_rules(docs, namespace), spec) == []
+        for other in set(teams) - {namespace}:  # the same pod submitted into another team's namespace
+            assert _admits(_policy_rules(docs, other), spec), f"{other} admits a pod of {namespace}"
+
+
+MUTATIONS = {
+    "no pod securityContext": lambda s: s.pop("securityContext"),
+    "pod runs as root": lambda s: s["securityContext"].update(runAsUser=0),
+    "pod picks another uid": lambda s: s["securityContext"].update(runAsUser=5002),
+    "pod picks another gid": lambda s: s["securityContext"].update(runAsGroup=5002),
+    "other fsGroup": lambda s: s["securityContext"].update(fsGroup=5002),
+    "extra supplemental group": lambda s: s["securityContext"].update(supplementalGroups=[5001, 5002]),
+    "container overrides uid": lambda s: s["containers"][0]["securityContext"].update(runAsUser=200001),
+    "container overrides gid": lambda s: s["containers"][0]["securityContext"].update(runAsGroup=0),
+    "init container overrides uid": lambda s: s.update(initContainers=[{"name": "i", "image": "x",
+                                                                         "securityContext": {"runAsUser": 5002}}]),
+    "ephemeral container overrides uid": lambda s: s.update(ephemeralContainers=[{"name": "d", "image": "x",
+                                                                                   "securityContext": {"runAsUser": 1}}]),
+    "inline FSx CSI volume": lambda s: s["volumes"].append({"name": "root", "csi": {
+        "driver": "fsx.csi.aws.com", "volumeAttributes": {"dnsname": "fs", "mountname": "m"}}}),
+}
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_a_pod_that_leaves_the_team_identity_is_refused(dist_docs, mutation: str) -> None:
+    import copy
+
+    docs = dist_docs["dev"]
+    namespace, spec = next((ns, s) for ns, s in _job_pods(docs) if ns == "ml-research")
+    assert config_with("dev").kubernetes.team("ml-research").posix_uid == 5001  # the mutations assume it
+    bad = copy.deepcopy(spec)
+    MUTATIONS[mutation](bad)
+    assert _admits(_policy_rules(docs, namespace), bad), f"admitted: {mutation}"

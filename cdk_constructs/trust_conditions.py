@@ -1,0 +1,127 @@
+"""Confused-deputy conditions on the trust policy of every role an AWS service assumes, applied as an aspect.
+
+Each service principal gets the conditions its own documentation says it sets when it assumes a role:
+
+- ``sagemaker.amazonaws.com`` (Studio execution roles, the domain's default role, the HyperPod execution role):
+  ``aws:SourceAccount`` and ``aws:SourceArn`` like ``arn:<partition>:sagemaker:<region>:<account>:*``
+  (https://docs.aws.amazon.com/sagemaker/latest/dg/security-confused-deputy-prevention.html).
+- ``ecs-tasks.amazonaws.com`` (MLflow task and task-execution roles): ``aws:SourceAccount`` and ``aws:SourceArn``
+  like ``arn:<partition>:ecs:<region>:<account>:*`` (https://docs.aws.amazon.com/AmazonECS/latest/developerguide/
+  task-iam-roles.html, "Create the task IAM role"; task-execution-IAM-role.html).
+- ``vpc-flow-logs.amazonaws.com`` (flow-log delivery role): ``aws:SourceAccount`` and ``aws:SourceArn`` like
+  ``arn:<partition>:ec2:<region>:<account>:vpc-flow-log/*``
+  (https://docs.aws.amazon.com/vpc/latest/userguide/flow-logs-iam-role.html).
+- ``pods.eks.amazonaws.com`` (EKS Pod Identity): the session tags Pod Identity adds, ``aws:RequestTag/eks-cluster-name``,
+  ``aws:RequestTag/kubernetes-namespace`` and ``aws:RequestTag/kubernetes-service-account``, pinned to the
+  associations that use the role in the same stack, so another association (another namespace, another team) cannot
+  assume it (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, pod-id-abac.html).
+
+:data:`UNCONDITIONED` lists the service principals the platform trusts without such conditions, each with the reason;
+tests/test_trust_conditions.py fails on any other service principal in any role of any template.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsii
+from aws_cdk import Aws, CfnResource, IAspect, Stack, aws_iam as iam
+from constructs import IConstruct
+
+POD_IDENTITY = "pods.eks.amazonaws.com"
+POD_IDENTITY_ASSOCIATION = "AWS::EKS::PodIdentityAssociation"
+# service principal -> the ARN pattern (after arn:<partition>:) its aws:SourceArn matches, {region}/{account} filled
+SOURCE_ARN_PATTERNS: dict[str, str] = {
+    "sagemaker.amazonaws.com": "sagemaker:{region}:{account}:*",
+    "ecs-tasks.amazonaws.com": "ecs:{region}:{account}:*",
+    "vpc-flow-logs.amazonaws.com": "ec2:{region}:{account}:vpc-flow-log/*",
+}
+# Service principals trusted without confused-deputy conditions, and why.
+UNCONDITIONED: dict[str, str] = {
+    "lambda.amazonaws.com": "Lambda documents no aws:SourceArn/aws:SourceAccount for assuming a function's execution "
+                            "role (lambda-intro-execution-role.html shows an unconditioned trust); a key the service "
+                            "does not send would deny every invocation. The roles are the CDK-managed custom-resource "
+                            "handlers of this app, not passable by teams.",
+    "ec2.amazonaws.com": "EC2 documents no aws:SourceArn/aws:SourceAccount for instance-profile role assumption "
+                         "(EKS node IAM role and Karpenter node role docs show an unconditioned trust); only the "
+                         "node group and Karpenter's instance profile use these roles.",
+    "eks.amazonaws.com": "The EKS cluster IAM role trust documented by EKS (cluster-iam-role.html) has no condition "
+                         "keys; only the platform's own cluster uses it.",
+}
+
+
+EXEMPTION_METADATA = "platform:trust-conditions-exemption"
+
+
+def exempt_from_trust_conditions(role: iam.Role, reason: str) -> None:
+    """Leave ``role``'s trust without confused-deputy conditions, with ``reason`` written into the template
+    (resource metadata ``platform:trust-conditions-exemption``), where tests/test_trust_conditions.py reads it."""
+    if len(reason) < 40:
+        raise ValueError("give a specific reason (at least 40 characters) for a trust policy without conditions")
+    cfn = role.node.default_child
+    assert isinstance(cfn, iam.CfnRole)
+    cfn.add_metadata(EXEMPTION_METADATA, reason)
+
+
+def _services(statement: dict[str, Any]) -> list[str]:
+    principal = statement.get("Principal", {})
+    services = principal.get("Service", []) if isinstance(principal, dict) else []
+    return [services] if isinstance(services, str) else list(services)
+
+
+@jsii.implements(IAspect)
+class ServiceTrustConditions:
+    """Adds the documented confused-deputy conditions (module docstring) to every ``AWS::IAM::Role`` whose trust
+    policy names a service principal of :data:`SOURCE_ARN_PATTERNS` or EKS Pod Identity. Conditions already on a
+    statement are kept (merged per operator)."""
+
+    def visit(self, node: IConstruct) -> None:
+        if not isinstance(node, iam.CfnRole) or node.get_metadata(EXEMPTION_METADATA):
+            return
+        stack = Stack.of(node)
+        document = stack.resolve(node.assume_role_policy_document)
+        if not isinstance(document, dict):
+            return
+        for index, statement in enumerate(document.get("Statement", [])):
+            services = _services(statement)
+            wanted: dict[str, dict[str, Any]] = {}
+            arn_services = [s for s in services if s in SOURCE_ARN_PATTERNS]
+            if arn_services:
+                wanted["StringEquals"] = {"aws:SourceAccount": stack.account}
+                arns = [f"arn:{Aws.PARTITION}:" + SOURCE_ARN_PATTERNS[s].format(region=stack.region,
+                                                                                account=stack.account)
+                        for s in arn_services]
+                wanted["ArnLike"] = {"aws:SourceArn": arns[0] if len(arns) == 1 else arns}
+            if POD_IDENTITY in services:
+                tags = self._pod_identity_tags(node, stack)
+                if tags:
+                    wanted.setdefault("StringEquals", {}).update(tags)
+            if not wanted:
+                continue
+            merged = {op: dict(values) for op, values in statement.get("Condition", {}).items()}
+            for op, values in wanted.items():
+                merged.setdefault(op, {}).update(values)
+            node.add_property_override(f"AssumeRolePolicyDocument.Statement.{index}.Condition", merged)
+
+    @staticmethod
+    def _pod_identity_tags(role: iam.CfnRole, stack: Stack) -> dict[str, Any]:
+        """Session-tag conditions from the Pod Identity associations of ``role`` in its stack."""
+        arn = stack.resolve(role.attr_arn)
+        namespaces, accounts, clusters = set(), set(), set()
+        for construct in stack.node.find_all():
+            # aws_eks and aws_eks_v2 each generate their own L1 class for this type: match the type name
+            if isinstance(construct, CfnResource) and construct.cfn_resource_type == POD_IDENTITY_ASSOCIATION and \
+                    stack.resolve(construct.role_arn) == arn:  # type: ignore[attr-defined]
+                namespaces.add(construct.namespace)  # type: ignore[attr-defined]
+                accounts.add(construct.service_account)  # type: ignore[attr-defined]
+                clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
+        if not namespaces:
+            return {}
+
+        def one_or_many(values: set[Any]) -> Any:
+            items = sorted(values, key=str)
+            return items[0] if len(items) == 1 else items
+
+        return {"aws:RequestTag/kubernetes-namespace": one_or_many(namespaces),
+                "aws:RequestTag/kubernetes-service-account": one_or_many(accounts),
+                "aws:RequestTag/eks-cluster-name": one_or_many(clusters)}

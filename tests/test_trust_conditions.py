@@ -1,0 +1,93 @@
+"""Every role an AWS service assumes, in every template of every environment, carries the confused-deputy conditions
+its service documents (cdk_constructs/trust_conditions.py), or its service is listed as unconditioned with a reason."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cdk_constructs.trust_conditions import EXEMPTION_METADATA, POD_IDENTITY, SOURCE_ARN_PATTERNS, UNCONDITIONED
+
+from .conftest import Synth
+
+PARTITION = {"Ref": "AWS::Partition"}
+
+
+def _services(statement: dict[str, Any]) -> list[str]:
+    principal = statement.get("Principal", {})
+    services = principal.get("Service", []) if isinstance(principal, dict) else []
+    return [services] if isinstance(services, str) else list(services)
+
+
+def _roles(synth: Synth) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(stack, lid, r) for stack, template in synth.templates.items()
+            for lid, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Role"]
+
+
+def _associations(template: dict[str, Any], role_id: str) -> list[dict[str, Any]]:
+    return [r["Properties"] for r in template["Resources"].values()
+            if r["Type"] == "AWS::EKS::PodIdentityAssociation"
+            and r["Properties"]["RoleArn"] == {"Fn::GetAtt": [role_id, "Arn"]}]
+
+
+def test_every_service_role_is_conditioned_or_explained(env_synth: Synth) -> None:
+    account, region = env_synth.config.account, env_synth.config.region
+    seen: set[str] = set()
+    problems = []
+    exempt = []
+    for stack, role_id, role in _roles(env_synth):
+        reason = role.get("Metadata", {}).get(EXEMPTION_METADATA)
+        if reason:
+            exempt.append(f"{stack}/{role_id}")
+            assert len(reason) >= 40 and not role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0].get(
+                "Condition"), role_id
+            continue
+        for statement in role["Properties"]["AssumeRolePolicyDocument"]["Statement"]:
+            condition = statement.get("Condition", {})
+            for service in _services(statement):
+                seen.add(service)
+                where = f"{stack}/{role_id} trusts {service}"
+                if service in SOURCE_ARN_PATTERNS:
+                    arn = {"Fn::Join": ["", ["arn:", PARTITION, ":" + SOURCE_ARN_PATTERNS[service].format(
+                        region=region, account=account)]]}
+                    if condition.get("StringEquals", {}).get("aws:SourceAccount") != account:
+                        problems.append(f"{where} without aws:SourceAccount {account}")
+                    source_arn = condition.get("ArnLike", {}).get("aws:SourceArn")
+                    if arn != source_arn and arn not in (source_arn if isinstance(source_arn, list) else []):
+                        problems.append(f"{where}: aws:SourceArn {json.dumps(source_arn)} is not {json.dumps(arn)}")
+                elif service == POD_IDENTITY:
+                    assocs = _associations(env_synth.templates[stack], role_id)
+                    if not assocs:
+                        problems.append(f"{where} but no Pod Identity association in its stack uses it")
+                        continue
+                    tags = condition.get("StringEquals", {})
+                    for key, attr in (("kubernetes-namespace", "Namespace"),
+                                      ("kubernetes-service-account", "ServiceAccount"),
+                                      ("eks-cluster-name", "ClusterName")):
+                        want = sorted({json.dumps(a[attr], sort_keys=True) for a in assocs})
+                        got = tags.get(f"aws:RequestTag/{key}")
+                        got = sorted(json.dumps(g, sort_keys=True) for g in (got if isinstance(got, list) else [got]))
+                        if got != want:
+                            problems.append(f"{where}: aws:RequestTag/{key} {got} is not its associations' {want}")
+                elif service not in UNCONDITIONED:
+                    problems.append(f"{where}: no documented condition and not in UNCONDITIONED")
+    assert not problems, "\n".join(problems)
+    assert {POD_IDENTITY, "sagemaker.amazonaws.com"} <= seen  # the walk found the roles the issue names
+    assert [e.split("/")[1].startswith("HyperPodExecutionRole") for e in exempt] == [True]  # the only exemption
+    stale = set(UNCONDITIONED) - seen
+    assert not stale, f"UNCONDITIONED lists services no role trusts any more: {stale}"
+
+
+def test_a_team_role_trusts_only_its_own_namespace(env_synth: Synth) -> None:
+    """The Pod Identity role of each team is assumable only for its namespace's `training` service account."""
+    compute = env_synth.templates["compute"]
+    for team in env_synth.config.kubernetes.teams:
+        ids = [r["Properties"]["RoleArn"]["Fn::GetAtt"][0] for r in compute["Resources"].values()
+               if r["Type"] == "AWS::EKS::PodIdentityAssociation" and r["Properties"]["Namespace"] == team.namespace]
+        assert len(ids) == 1
+        statement = compute["Resources"][ids[0]]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
+        tags = statement["Condition"]["StringEquals"]
+        assert tags["aws:RequestTag/kubernetes-namespace"] == team.namespace
+        assert tags["aws:RequestTag/kubernetes-service-account"] == "training"
+        others = {t.namespace for t in env_synth.config.kubernetes.teams} - {team.namespace}
+        assert all(f"\"{o}\"" not in json.dumps(tags) for o in others)  # no other team's namespace
