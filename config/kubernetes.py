@@ -31,7 +31,8 @@ TIER_PRIORITY_CLASSES: dict[str, tuple[str, ...]] = {
 }
 
 # Namespaces that belong to the platform, not to a team (`default` and `kube-*` are refused separately).
-RESERVED_NAMESPACES: tuple[str, ...] = ("default", "karpenter", "kubeflow", "ray-system", "aws-hyperpod",
+# `kuberay` and `amazon-cloudwatch` may reach team pods (k8s_charts/team_isolation.py), so no team may be called so.
+RESERVED_NAMESPACES: tuple[str, ...] = ("default", "karpenter", "kubeflow", "ray-system", "kuberay", "aws-hyperpod",
                                         "amazon-cloudwatch", "cert-manager")
 
 # Karpenter v1 accepts durations of whole seconds, minutes and hours (a subset of Go's time.ParseDuration).

@@ -188,7 +188,7 @@ class StudioConfig(ConfigModel):
 
     def check_environment(self, *, team_names: tuple[str, ...], team_gids: dict[str, int] | None = None) -> None:
         """Cross-section checks: teams exist; the domain's default gid is no team's gid."""
-        if self.enabled and PARTITION_NAMESPACE in team_names:
+        if PARTITION_NAMESPACE in team_names:  # the FSx directories Job runs there whether Studio is on or not
             raise ValueError(f"kubernetes.teams names {PARTITION_NAMESPACE!r}, the namespace of Studio's partition "
                              f"Job; rename the team")
         for p in self.user_profiles:

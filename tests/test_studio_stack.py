@@ -195,8 +195,10 @@ def test_user_roles_hold_exactly_the_documented_actions(env_synth: Synth) -> Non
         role_id = profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]
         assert role_actions(resources, role_id) == USER_ROLE_ACTIONS
         trust = resources[role_id]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
-        assert trust == [{"Action": "sts:AssumeRole", "Effect": "Allow",
-                          "Principal": {"Service": "sagemaker.amazonaws.com"}}]
+        assert [{k: v for k, v in t.items() if k != "Condition"} for t in trust] == [
+            {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}}]
+        # confused-deputy conditions: tests/test_trust_conditions.py
+        assert trust[0]["Condition"]["StringEquals"] == {"aws:SourceAccount": env_synth.config.account}
 
 
 def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
