@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
 from cdk_constructs.trust_conditions import ServiceTrustConditions
-from config import DEFAULT_ENV, EnvironmentConfig, load_config
+from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config
 from stacks.compute_stack import ComputeStack
 from stacks.mlflow_stack import MlflowStack
 from stacks.network_stack import NetworkStack
@@ -73,7 +75,12 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
 
 def main() -> None:
     app = cdk.App()
-    config = load_config(app.node.try_get_context("env") or DEFAULT_ENV)
+    try:
+        config = load_config(app.node.try_get_context("env") or DEFAULT_ENV)
+    except ConfigError as exc:
+        # A config error is the user's to fix, not a crash: print it as it is (it names field, value and fix).
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
     build(app, config)
     app.synth()
 

@@ -9,6 +9,8 @@ from typing import Any
 from aws_cdk import Duration, aws_eks_v2 as eks, aws_s3_assets as s3_assets
 from constructs import Construct, IDependable
 
+from config.regions import HEALTH_MONITORING_AGENT_ACCOUNTS
+
 CHART_DIR = Path(__file__).resolve().parents[1] / "charts" / "hyperpod-prerequisites"
 
 NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugin", "chart": "nvidia-device-plugin",
@@ -18,13 +20,7 @@ EFA_DEVICE_PLUGIN = {"repository": "https://aws.github.io/eks-charts", "chart": 
 
 # The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region.
 HEALTH_MONITORING_AGENT_TAG = "1.0.935.0_1.0.282.0"
-HEALTH_MONITORING_AGENT_ACCOUNTS = {
-    "us-east-1": "767398015722", "us-west-2": "905418368575", "us-east-2": "851725546812",
-    "us-west-1": "011528288828", "eu-central-1": "211125453373", "eu-north-1": "654654141839",
-    "eu-west-1": "533267293120", "eu-west-2": "011528288831", "ap-northeast-1": "533267052152",
-    "ap-south-1": "011528288864", "ap-southeast-1": "905418428165", "ap-southeast-2": "851725636348",
-    "sa-east-1": "025066253954",
-}
+# The account table is config data (the config check refuses regions without an image): config/regions.py.
 
 KARPENTER_GPU_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
 """Label Karpenter puts on every node it launches with NVIDIA GPUs (value ``nvidia``)."""

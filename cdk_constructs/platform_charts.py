@@ -13,6 +13,7 @@ from constructs import Construct, IDependable, IValidation
 
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.karpenter import GpuCapacityChart
+from k8s_charts.node_shapes import node_kinds
 from k8s_charts.priority_classes import PriorityClassesChart
 from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.values import TEAM_SERVICE_ACCOUNT, MlflowValues, PlatformValues
@@ -78,6 +79,7 @@ class PlatformCharts(Construct):
             fsx_mount_name=file_system.mount_name,
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
             mlflow=mlflow,
+            node_kinds=node_kinds(config),
         )
         k = config.kubernetes
         app = cdk8s.App()

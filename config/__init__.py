@@ -10,12 +10,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
+from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
+from .strict_yaml import load_yaml
 from .compute import ComputeConfig
-from .cost import CostConfig, burst_per_hour
+from .cost import CostConfig, burst_per_hour, priced_regions
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
@@ -53,20 +54,68 @@ class EnvironmentConfig(ConfigModel):
                                                                "see config/compute.py.")
     cost: CostConfig = Field(CostConfig(), description="GPU spend budget; see config/cost.py and `make cost`.")
 
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", v):
+            raise ValueError(f"environment name {v!r} (the file name config/{v}.yaml) must be 1-16 lower-case ASCII "
+                             f"letters, digits and '-', starting with a letter and not ending with '-'; it becomes "
+                             f"part of bucket, cluster and stack names")
+        return v
+
     @field_validator("account")
     @classmethod
     def _account(cls, v: str) -> str:
-        if not re.fullmatch(r"\d{12}", v):
-            raise ValueError(f"account {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. "
-                             f"account: \"123456789012\"")
+        # [0-9], not \d: \d also matches non-ASCII digits such as '١٢٣'.
+        if not re.fullmatch(r"[0-9]{12}", v):
+            raise ValueError(f"account {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. account: "
+                             f"\"123456789012\" (ASCII digits 0-9 only)")
         return v
 
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d", v):
+        if not re.fullmatch(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]", v):
             raise ValueError(f"region {v!r} is not an AWS region name; use e.g. 'us-east-1'")
+        if v not in HEALTH_MONITORING_AGENT_ACCOUNTS:
+            raise ValueError(f"region {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
+                             f"HyperPod EKS cluster runs; use one of "
+                             f"{', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))} "
+                             f"(or add the region's image account to config/regions.py, with its source)")
         return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        # AWS tag rules ("Tag naming limits and requirements", AWS General Reference, Tagging AWS resources):
+        # keys 1-128 and values 0-256 Unicode characters, letters/digits/spaces and + - = . _ : / @, and the
+        # `aws:` prefix is reserved for AWS. CloudFormation propagates stack tags to every resource.
+        allowed = re.compile(r"[\w\s+\-=.:/@]*")
+        if len(v) > 50:
+            raise ValueError(f"tags has {len(v)} entries; AWS allows at most 50 user tags per resource")
+        for key, value in v.items():
+            if not 1 <= len(key) <= 128 or not allowed.fullmatch(key):
+                raise ValueError(f"tags key {key!r} is not a valid AWS tag key; use 1-128 letters, digits, spaces "
+                                 f"and + - = . _ : / @")
+            if key.lower().startswith("aws:"):
+                raise ValueError(f"tags key {key!r} starts with 'aws:', a prefix reserved for AWS; rename it, e.g. "
+                                 f"{key[4:] or 'project'!r}")
+            if len(value) > 256 or not allowed.fullmatch(value):
+                raise ValueError(f"tags {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
+                                 f"at most 256 letters, digits, spaces and + - = . _ : / @")
+        return v
+
+    @model_validator(mode="after")
+    def _physical_names_fit(self) -> EnvironmentConfig:
+        # S3 bucket names are 3-63 characters ("General purpose bucket naming rules", Amazon S3 User Guide).
+        name = self.lifecycle_bucket_name
+        if len(name) > 63:
+            room = 63 - (len(name) - len(self.name))
+            raise ValueError(f"environment name {self.name!r} makes the HyperPod lifecycle bucket name {name!r} "
+                             f"{len(name)} characters long, over S3's 63-character limit; with account "
+                             f"{self.account} and region {self.region} the environment name may have at most "
+                             f"{room} characters (rename config/{self.name}.yaml)")
+        return self
 
     @model_validator(mode="after")
     def _azs_in_region(self) -> EnvironmentConfig:
@@ -81,7 +130,9 @@ class EnvironmentConfig(ConfigModel):
     @model_validator(mode="after")
     def _compute_in_environment(self) -> EnvironmentConfig:
         self.compute.check_environment(protected=self.protect_stateful,
-                                       hyperpod_az=self.network.hyperpod.availability_zone)
+                                       hyperpod_az=self.network.hyperpod.availability_zone,
+                                       account=self.account, region=self.region,
+                                       team_namespaces=tuple(t.namespace for t in self.kubernetes.teams))
         return self
 
     @model_validator(mode="after")
@@ -103,6 +154,13 @@ class EnvironmentConfig(ConfigModel):
             return self
         pools = [(p.name, p.instance_types, p.gpu_limit) for p in self.kubernetes.gpu_node_pools]
         groups = [(g.name, g.instance_type, g.count) for g in self.compute.hyperpod.instance_groups]
+        priced = priced_regions()
+        if self.region not in priced:
+            raise ValueError(
+                f"cost.max_burst_usd_per_hour is set but tools/cost/prices.yaml has no prices for region "
+                f"{self.region!r} (priced: {', '.join(priced)}); add the region's prices (with source and date) or "
+                f"remove cost.max_burst_usd_per_hour"
+            )
         total, lines, missing = burst_per_hour(self.region, pools, groups)
         if missing:
             raise ValueError(
@@ -128,6 +186,11 @@ class EnvironmentConfig(ConfigModel):
     def resource_prefix(self) -> str:
         """Lower-case prefix for physical names that must be unique per account/region."""
         return f"llmft-{self.name}"
+
+    @property
+    def lifecycle_bucket_name(self) -> str:
+        """The HyperPod lifecycle-script bucket; HyperPod's managed policy only reads buckets named `sagemaker-*`."""
+        return f"sagemaker-{self.resource_prefix}-lifecycle-{self.account}-{self.region}"
 
     @property
     def cluster_name(self) -> str:
@@ -158,6 +221,8 @@ def _format_error(err: dict[str, Any], path: str, model: type[ConfigModel]) -> s
         return f"{loc}: unknown key (value {err['input']!r}); remove it or fix its spelling{hint}"
     if err["type"] == "missing":
         return f"{loc}: required field is missing; add it to {path}"
+    if err["type"] == "yaml_type":
+        return f"{loc}: {msg} (fix the value in {path})"
     if err["type"].startswith("value_error") or err["type"] == "assertion_error":
         return msg
     return f"{loc}: {msg} (got {err['input']!r}); fix the value in {path}"
@@ -180,15 +245,11 @@ def load_config(name: str | None = None, *, config_dir: Path = CONFIG_DIR) -> En
     """Load and validate ``config/<name>.yaml`` (default ``dev``)."""
     name = name or DEFAULT_ENV
     path = config_dir / f"{name}.yaml"
-    if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", name) or not path.is_file():
+    if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", name, flags=re.ASCII) or not path.is_file():
         known = ", ".join(known_environments(config_dir))
         raise ConfigError(
             f"unknown environment {name!r} (-c env={name}); known environments are: {known}. "
             f"Pass one of them, or create config/{name}.yaml (copy config/dev.yaml) to add one"
         )
-    with path.open(encoding="utf-8") as fh:
-        try:
-            data = yaml.safe_load(fh)
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"config/{name}.yaml is not valid YAML: {exc}") from None
+    data = load_yaml(path.read_bytes(), source=f"config/{name}.yaml")
     return parse_config(name, data or {}, source=f"config/{name}.yaml")

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
+from .instances import instance_spec
 
 # SageMaker HyperPod (EKS orchestrator) supports Kubernetes 1.28-1.34 ("Getting started with Amazon EKS support in
 # SageMaker HyperPod", requirements: Kubernetes version support). The app pins a kubectl Lambda layer package per
@@ -21,9 +22,9 @@ DEFAULT_KUBERNETES_VERSION = "1.34"
 
 # HyperPod requires the Amazon VPC CNI add-on at 1.18.3 or later.
 MIN_VPC_CNI = (1, 18, 3)
-_ADDON_VERSION = re.compile(r"v(\d+)\.(\d+)\.(\d+)-eksbuild\.(\d+)")
-_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}")
-_TRAINING_PLAN_ARN = re.compile(r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:training-plan/[A-Za-z0-9_.-]+")
+_ADDON_VERSION = re.compile(r"v([0-9]+)\.([0-9]+)\.([0-9]+)-eksbuild\.([0-9]+)")
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}")
+_TRAINING_PLAN_ARN = re.compile(r"arn:(aws[a-z-]*):sagemaker:([a-z0-9-]+):([0-9]{12}):training-plan/[A-Za-z0-9_.-]+")
 _GROUP_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 _LABEL_KEY = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*"
                         r"[A-Za-z0-9])?")
@@ -36,8 +37,49 @@ GPU_TYPE_BY_FAMILY = {
     "ml.p6-b200": "b200", "ml.p6-b300": "b300", "ml.p6e-gb200": "gb200", "ml.g4dn": "t4", "ml.g5": "a10g",
     "ml.g6": "l4", "ml.gr6": "l4", "ml.g6e": "l40s", "ml.g7e": "rtx-pro-6000",
 }
-_NVIDIA_FAMILY = re.compile(r"ml\.(p\d[a-z]*(-[a-z0-9]+)?|g\d[a-z]*|gr\d)")
-_NEURON_FAMILY = re.compile(r"ml\.(trn|inf)\d")
+_NVIDIA_FAMILY = re.compile(r"ml\.(p[0-9][a-z]*(-[a-z0-9]+)?|g[0-9][a-z]*|gr[0-9])")
+_NEURON_FAMILY = re.compile(r"ml\.(trn|inf)[0-9]")
+
+# EBS volumes (gp3, the type every node volume here uses) are at most 16 TiB = 16,384 GiB ("Amazon EBS volume
+# types", EBS User Guide: gp3 volume size 1 GiB - 16 TiB).
+EBS_MAX_GIB = 16_384
+# Address blocks from which no client reaches a public EKS endpoint (RFC 1918, RFC 6598 shared, loopback,
+# link-local, "this network", multicast and reserved): a public_access_cidrs entry inside one is a mistake.
+NON_PUBLIC_BLOCKS = tuple(ipaddress.IPv4Network(c) for c in (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+    "192.168.0.0/16", "224.0.0.0/4", "240.0.0.0/4"))
+# Namespaces that exist in every cluster without the platform creating them. fsx_claim_namespaces may name these;
+# team namespaces get their claim from the k8s charts.
+PREEXISTING_NAMESPACES = ("default",)
+
+
+@lru_cache(maxsize=1)
+def ec2_instance_types() -> frozenset[str]:
+    """Every EC2 `InstanceType` the pinned botocore's EC2 model knows (read offline; pinned in requirements.txt)."""
+    import botocore.session
+
+    return frozenset(botocore.session.get_session().get_service_model("ec2").shape_for("InstanceType").enum)
+
+
+@lru_cache(maxsize=1)
+def hyperpod_instance_count_range() -> tuple[int, int]:
+    """(min, max) of `ClusterInstanceCount` in the pinned botocore SageMaker model (the API's own bounds)."""
+    import botocore.session
+
+    shape = botocore.session.get_session().get_service_model("sagemaker").shape_for("ClusterInstanceCount")
+    return int(shape.metadata["min"]), int(shape.metadata["max"])
+
+
+def check_ec2_instance_type(field: str, value: str) -> str:
+    """``value`` if the pinned EC2 model lists it, else a ValueError with close matches of the same family."""
+    known = ec2_instance_types()
+    if value in known:
+        return value
+    family = value.split(".", 1)[0]
+    sizes = sorted(t for t in known if t.split(".", 1)[0] == family)
+    hint = (f"{family} comes in {', '.join(sizes)}" if sizes else
+            f"close matches: {', '.join(difflib.get_close_matches(value, sorted(known), n=5, cutoff=0.6)) or 'none'}")
+    raise ValueError(f"{field} {value!r} is not an EC2 instance type (botocore's EC2 model); {hint}")
 
 
 @lru_cache(maxsize=1)
@@ -112,10 +154,13 @@ class SystemNodesConfig(ConfigModel):
     @field_validator("instance_types")
     @classmethod
     def _types(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [t for t in v if not re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9]+", t) or t.startswith("ml.")]
+        bad = [t for t in v if not re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9-]+", t) or t.startswith("ml.")]
         if not v or bad:
             raise ValueError(f"compute.system_nodes.instance_types {list(v)!r} must list EC2 instance types such as "
                              f"'m7i.xlarge' (not ml.* SageMaker types)")
+        for t in v:
+            check_ec2_instance_type("compute.system_nodes.instance_types", t)
+            instance_spec("compute.system_nodes.instance_types", t)  # pods on them are sized from the specs
         return v
 
     @model_validator(mode="after")
@@ -124,6 +169,25 @@ class SystemNodesConfig(ConfigModel):
             raise ValueError(f"compute.system_nodes sizes must satisfy min_size <= desired_size <= max_size; got "
                              f"{self.min_size} <= {self.desired_size} <= {self.max_size}")
         return self
+
+
+def covers_public_internet(networks: list[ipaddress.IPv4Network]) -> bool:
+    """True when ``networks`` together contain every address outside NON_PUBLIC_BLOCKS (however it is split)."""
+    covered = sorted((int(n.network_address), int(n.broadcast_address)) for n in networks)
+    holes = sorted((int(b.network_address), int(b.broadcast_address)) for b in NON_PUBLIC_BLOCKS)
+    # Walk the address space; every public address must be inside some listed network.
+    position = 0
+    top = 2**32 - 1
+    while position <= top:
+        hole = next(((lo, hi) for lo, hi in holes if lo <= position <= hi), None)
+        if hole:
+            position = hole[1] + 1
+            continue
+        reach = max((hi for lo, hi in covered if lo <= position <= hi), default=None)
+        if reach is None:
+            return False
+        position = reach + 1
+    return True
 
 
 class InstanceGroupConfig(ConfigModel):
@@ -166,21 +230,26 @@ class InstanceGroupConfig(ConfigModel):
             hint = f"close matches: {', '.join(close)}" if close else f"known types start with: {', '.join(known[:8])}"
             raise ValueError(f"compute.hyperpod.instance_groups instance_type {v!r} is not a SageMaker HyperPod "
                              f"ClusterInstanceType known to botocore; {hint}")
+        instance_spec("compute.hyperpod.instance_groups instance_type", v)  # pods on it are sized from the specs
         return v
 
     @field_validator("count")
     @classmethod
     def _count(cls, v: int) -> int:
-        if not 0 <= v <= 6758:
-            raise ValueError(f"compute.hyperpod.instance_groups count {v} is outside 0-6758; use 0 (scale to zero; "
-                             f"continuous provisioning allows it) or a positive number of instances")
+        low, high = hyperpod_instance_count_range()  # the API's ClusterInstanceCount bounds
+        if not low <= v <= high:
+            raise ValueError(f"compute.hyperpod.instance_groups count {v} is outside {low}-{high} (SageMaker "
+                             f"ClusterInstanceCount); use 0 (scale to zero; continuous provisioning allows it) or a "
+                             f"positive number of instances")
         return v
 
     @field_validator("ebs_volume_size_gb")
     @classmethod
     def _ebs(cls, v: int) -> int:
-        if not 1 <= v <= 16384:
-            raise ValueError(f"compute.hyperpod.instance_groups ebs_volume_size_gb {v} is outside 1-16384 GB")
+        # The API field (ClusterEbsVolumeConfig.VolumeSizeInGB) is 1-16384: EBS's own maximum.
+        if not 1 <= v <= EBS_MAX_GIB:
+            raise ValueError(f"compute.hyperpod.instance_groups ebs_volume_size_gb {v} is outside 1-{EBS_MAX_GIB} GB "
+                             f"(the largest EBS volume is 16 TiB)")
         return v
 
     @field_validator("training_plan_arn")
@@ -268,7 +337,8 @@ class ComputeConfig(ConfigModel):
                                                              "(cluster-creator admin is off).")
     public_access_cidrs: tuple[str, ...] = Field(
         (), description="Turn on the public API endpoint for these CIDRs only. Default: private endpoint only. "
-                        "0.0.0.0/0 is rejected for protected (prod) environments.")
+                        "Public blocks only; CIDRs that together cover the whole internet (0.0.0.0/0 "
+                        "in any split) are rejected.")
     addons: AddonVersionsConfig = Field(
         AddonVersionsConfig(), description="Pinned EKS add-on versions (vpc-cni, coredns, kube-proxy, "
                                            "eks-pod-identity-agent, aws-fsx-csi-driver), each offered for "
@@ -307,12 +377,24 @@ class ComputeConfig(ConfigModel):
     @field_validator("public_access_cidrs")
     @classmethod
     def _cidrs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        networks = []
         for cidr in v:
             try:
-                ipaddress.IPv4Network(cidr, strict=True)
+                network = ipaddress.IPv4Network(cidr, strict=True)
             except ValueError as exc:
                 raise ValueError(f"compute.public_access_cidrs {cidr!r} is not an IPv4 CIDR ({exc}); write e.g. "
                                  f"'203.0.113.0/24'") from None
+            inside = next((b for b in NON_PUBLIC_BLOCKS if network.subnet_of(b)), None)
+            if inside is not None:
+                raise ValueError(f"compute.public_access_cidrs {cidr!r} lies in the non-public block {inside}; the "
+                                 f"public endpoint only sees public source addresses, so list your office/VPN egress "
+                                 f"CIDRs (clients inside the VPC use the private endpoint)")
+            networks.append(network)
+        if networks and covers_public_internet(networks):
+            raise ValueError(f"compute.public_access_cidrs {list(v)!r} together cover every public IPv4 address "
+                             f"(e.g. 0.0.0.0/0, or 0.0.0.0/1 + 128.0.0.0/1), which opens the Kubernetes API to the "
+                             f"whole internet; list your office/VPN CIDRs instead, or remove the key for a "
+                             f"private-only endpoint")
         return v
 
     @field_validator("fsx_claim_namespaces")
@@ -333,11 +415,25 @@ class ComputeConfig(ConfigModel):
                              f"v{self.kubernetes_version}.x-eksbuild.N kube-proxy (and re-check the other add-ons)")
         return self
 
-    def check_environment(self, *, protected: bool, hyperpod_az: str) -> None:
+    def check_environment(self, *, protected: bool, hyperpod_az: str, account: str = "", region: str = "",
+                          team_namespaces: tuple[str, ...] = ()) -> None:
         """Rules that need the rest of the environment (called by EnvironmentConfig)."""
-        if protected and "0.0.0.0/0" in self.public_access_cidrs:
-            raise ValueError("compute.public_access_cidrs contains '0.0.0.0/0' in a protected (prod) environment; "
-                             "list your office/VPN CIDRs instead, or remove the key for a private-only endpoint")
+        for namespace in self.fsx_claim_namespaces:
+            if namespace in team_namespaces:
+                raise ValueError(f"compute.fsx_claim_namespaces names {namespace!r}, a team namespace, which gets its "
+                                 f"own (team-scoped) fsx-claim from the k8s charts; a second claim of that name would "
+                                 f"collide, so remove it from the list")
+            if namespace not in PREEXISTING_NAMESPACES:
+                raise ValueError(f"compute.fsx_claim_namespaces names {namespace!r}, a namespace nothing creates (it "
+                                 f"is not a team in kubernetes.teams nor one of {', '.join(PREEXISTING_NAMESPACES)}), "
+                                 f"so the claim could never be applied; add a team of that name instead, or remove it")
+        for group in self.hyperpod.instance_groups:
+            plan = _TRAINING_PLAN_ARN.fullmatch(group.training_plan_arn or "")
+            if plan and (plan[3] != account or plan[2] != region):
+                raise ValueError(f"compute.hyperpod.instance_groups {group.name!r} training_plan_arn is in account "
+                                 f"{plan[3]} region {plan[2]}, but the environment deploys to account {account} "
+                                 f"region {region}; a HyperPod cluster can only use training plans of its own account "
+                                 f"and region")
         for group in self.hyperpod.instance_groups:
             if group.availability_zone and group.availability_zone != hyperpod_az:
                 raise ValueError(f"compute.hyperpod.instance_groups {group.name!r} availability_zone "

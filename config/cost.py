@@ -44,3 +44,10 @@ def burst_per_hour(region: str, pools: list[tuple[str, tuple[str, ...], int]],
         total += count * entry["usd"]
         lines.append(f"{name}: {count} x {itype} ${entry['usd']:.2f} = ${count * entry['usd']:,.2f}/h")
     return total, lines, missing
+
+
+def priced_regions() -> tuple[str, ...]:
+    """Regions tools/cost/prices.yaml has prices for."""
+    from tools.cost.report import load_prices
+
+    return tuple(sorted(load_prices()["regions"]))

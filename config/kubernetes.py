@@ -15,7 +15,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
-from .compute import GPU_TYPE_BY_FAMILY
+from .compute import EBS_MAX_GIB
+from .instances import instance_specs
 
 Tier = Literal["production", "development", "research", "experiment"]
 TIERS: tuple[str, ...] = ("production", "development", "research", "experiment")
@@ -52,7 +53,13 @@ MAX_TEAMS = 8
 def default_team_posix_id(name: str) -> int:
     """Default uid and gid of team ``name``: 5000-9999, stable under renaming other teams or reordering."""
     return _DEFAULT_ID_BASE + zlib.crc32(name.encode()) % _DEFAULT_ID_SPAN
+
+
 PRIORITY_VALUE_MAX = 1_000_000_000  # larger values are reserved for system-node-critical / system-cluster-critical
+# Upper bound for GPU counts in config (pool limits, team quotas): 512 eight-GPU nodes. Not a service limit but a
+# sanity bound: a typo such as 1e30 would otherwise reach the NodePool as `1e+30` (jsii passes numbers as
+# JavaScript doubles), which Karpenter reads as "no limit".
+MAX_GPUS = 4096
 
 
 @dataclass(frozen=True)
@@ -67,26 +74,11 @@ class GpuInstanceType:
     memory_gib: int
 
 
-def _gpu(family: str, gpus: int, efa_network_cards: int, vcpus: int, memory_gib: int) -> GpuInstanceType:
-    # `gpu-type` values are shared with the HyperPod instance groups (config.compute.GPU_TYPE_BY_FAMILY), so a
-    # job can ask for e.g. `gpu-type: h100` on either kind of node.
-    return GpuInstanceType(GPU_TYPE_BY_FAMILY[f"ml.{family}"], gpus, efa_network_cards, True, vcpus, memory_gib)
-
-
-# EC2 GPU instance types the platform knows (from the EC2 accelerated-computing instance documentation); all of
-# them have NVMe instance store. Extend as needed.
+# EC2 GPU instance types the platform knows: the `gpu` section of config/data/instance_specs.yaml (with sources).
 GPU_INSTANCE_TYPES: dict[str, GpuInstanceType] = {
-    "p5.48xlarge": _gpu("p5", 8, 32, 192, 2048),
-    "p5e.48xlarge": _gpu("p5e", 8, 32, 192, 2048),
-    "p5en.48xlarge": _gpu("p5en", 8, 16, 192, 2048),
-    "p4d.24xlarge": _gpu("p4d", 8, 4, 96, 1152),
-    "p4de.24xlarge": _gpu("p4de", 8, 4, 96, 1152),
-    "g6e.12xlarge": _gpu("g6e", 4, 1, 48, 384),
-    "g6e.48xlarge": _gpu("g6e", 8, 1, 192, 1536),
-    "g5.xlarge": _gpu("g5", 1, 0, 4, 16),
-    "g5.2xlarge": _gpu("g5", 1, 0, 8, 32),
-    "g5.12xlarge": _gpu("g5", 4, 1, 48, 192),
-    "g5.48xlarge": _gpu("g5", 8, 1, 192, 768),
+    name: GpuInstanceType(spec.gpu_type, spec.gpus, spec.efa_interfaces, spec.instance_store, spec.vcpus,
+                          spec.memory_gib)
+    for name, spec in instance_specs().items() if spec.is_gpu
 }
 
 
@@ -132,7 +124,8 @@ class TeamConfig(ConfigModel):
 
     name: str = Field(description="Team name, used as the namespace name (DNS-1123 label; not `default`, "
                                   "`kube-*` or a platform namespace).")
-    gpu_quota: int = Field(8, ge=0, description="Most GPUs (`requests.nvidia.com/gpu`) the team's pods may "
+    gpu_quota: int = Field(8, ge=0, le=MAX_GPUS,
+                           description="Most GPUs (`requests.nvidia.com/gpu`) the team's pods may "
                                                 "request at once, across all tiers.")
     allowed_tiers: tuple[Tier, ...] = Field(
         ("development", "research", "experiment"),
@@ -296,7 +289,8 @@ class GpuNodePoolConfig(ConfigModel):
     capacity_type: Literal["on-demand", "spot"] = Field(description="`on-demand` serves the development tier "
                                                                     "(`node-type: eks-on-demand`), `spot` the "
                                                                     "research/experiment tiers (`eks-spot`).")
-    gpu_limit: int = Field(description="Most GPUs the pool may run at once: the pool's spend cap.")
+    gpu_limit: int = Field(description=f"Most GPUs the pool may run at once: the pool's spend cap (at most "
+                                       f"{MAX_GPUS}).")
     weight: int = Field(description="Karpenter weight 1-100; among pools that fit a pod the highest is tried "
                                     "first. Must be unique so the order is explicit.")
     efa: bool = Field(False, description="Attach EFA interfaces on every network card and pin the pool to the "
@@ -325,6 +319,14 @@ class GpuNodePoolConfig(ConfigModel):
     @classmethod
     def _grace(cls, v: str) -> str:
         return validate_duration("kubernetes.gpu_node_pools[].termination_grace_period", v, allow_never=False)
+
+    @field_validator("gpu_limit")
+    @classmethod
+    def _gpu_limit(cls, v: int) -> int:
+        if not 1 <= v <= MAX_GPUS:
+            raise ValueError(f"kubernetes.gpu_node_pools[].gpu_limit {v} is outside 1-{MAX_GPUS}; it is the pool's "
+                             f"spend cap in GPUs, e.g. 16 for two 8-GPU nodes")
+        return v
 
     @field_validator("weight")
     @classmethod
@@ -388,8 +390,9 @@ class KarpenterNodeConfig(ConfigModel):
                            description="EKS-optimized AMI alias `family@version`. Bottlerocket selects its NVIDIA "
                                        "(accelerated) variant on GPU instances. `latest` drifts nodes to each new "
                                        "release; pin a version (e.g. `bottlerocket@v1.44.0`) for production.")
-    root_volume_gib: int = Field(8, ge=4, description="OS volume /dev/xvda (gp3, KMS-encrypted).")
-    data_volume_gib: int = Field(500, ge=20, description="Data volume /dev/xvdb for images, logs and ephemeral "
+    root_volume_gib: int = Field(8, ge=4, le=EBS_MAX_GIB, description="OS volume /dev/xvda (gp3, KMS-encrypted).")
+    data_volume_gib: int = Field(500, ge=20, le=EBS_MAX_GIB,
+                                 description="Data volume /dev/xvdb for images, logs and ephemeral "
                                                          "storage when no instance store exists (gp3, encrypted).")
     data_volume_throughput_mibps: int = Field(500, ge=125, le=2000, description="gp3 throughput of the data "
                                                                                 "volume (container image pulls).")

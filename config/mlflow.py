@@ -27,7 +27,7 @@ FARGATE_SIZES: dict[int, tuple[int, ...]] = {
     4096: tuple(range(8192, 30721, 1024)),
 }
 
-_CERT_ARN = re.compile(r"arn:(aws[a-z-]*):acm:([a-z0-9-]+):(\d{12}):certificate/[0-9a-f-]{36}")
+_CERT_ARN = re.compile(r"arn:(aws[a-z-]*):acm:([a-z0-9-]+):([0-9]{12}):certificate/[0-9a-f-]{36}")
 _DOMAIN = re.compile(r"(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 
 

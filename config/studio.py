@@ -29,7 +29,7 @@ DEFAULT_PARTITION_IMAGE = (
     "public.ecr.aws/docker/library/busybox:1.37.0"
     "@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0"
 )
-_IMAGE = re.compile(r"[a-z0-9.-]+(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}")
+_IMAGE = re.compile(r"[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}")
 
 
 @lru_cache(maxsize=1)

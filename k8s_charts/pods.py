@@ -9,7 +9,6 @@ Pod Security Standard; `karpenter.sh/do-not-disrupt`.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ import cdk8s
 from cdk8s_plus_28 import k8s
 from constructs import Construct
 
-from config.kubernetes import GpuInstanceType, TeamConfig, gpu_instance_type
+from config.kubernetes import TeamConfig, gpu_instance_type
+from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
 from k8s_charts.team_storage import team_paths, team_security_context
 from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, tier as tier_named
 from k8s_charts.values import (
@@ -70,49 +70,74 @@ def resolve_tier(team: TeamConfig, tier: JobTier | str) -> JobTier:
 
 @dataclass(frozen=True)
 class GpuNodeShape:
-    """What one job pod takes of one GPU node: validated against the instance type."""
+    """What one job pod takes of one GPU node, sized from the node kinds it may land on (k8s_charts.node_shapes)."""
 
     instance_type: str
     gpus: int
-    efa: bool
+    efa_devices: int
     cpu: int
     memory_gib: int
     shm_gib: int
-    info: GpuInstanceType = field(repr=False)
+    kinds: tuple[NodeKind, ...] = field(repr=False)
 
     @classmethod
-    def of(cls, instance_type: str, *, gpus: int | None = None, efa: bool | None = None, cpu: int | None = None,
-           memory_gib: int | None = None, shm_gib: int | None = None) -> GpuNodeShape:
-        """Defaults: all GPUs of the instance, EFA when the instance has it, a GPU-proportional 85% of its
-        vCPUs and 80% of its memory (the rest is for the kubelet and daemonsets), shm a quarter of memory
-        up to 64 GiB."""
+    def of(cls, instance_type: str, *, kinds: Sequence[NodeKind], tier: str = "", gpus: int | None = None,
+           efa: bool | None = None, cpu: int | None = None, memory_gib: int | None = None,
+           shm_gib: int | None = None) -> GpuNodeShape:
+        """``kinds``: every node kind the pod's affinity allows (node_shapes.kinds_for(values.node_kinds, tier=...,
+        instance_type=...)). Defaults: all GPUs of the instance, EFA when every kind has it, and a GPU-proportional
+        share of the smallest allocatable (after kubelet reservations and DaemonSets) in whole cores and GiB; shm a
+        quarter of memory up to 64 GiB. Explicit cpu/memory_gib must fit every kind."""
         info = gpu_instance_type("instance_type", instance_type)
         gpus = info.gpus if gpus is None else gpus
         if not 1 <= gpus <= info.gpus:
             raise ValueError(f"gpus_per_node {gpus} is not possible on {instance_type}, which has {info.gpus} GPUs; "
                              f"use 1 to {info.gpus} or a larger instance type")
-        if efa and not info.efa_network_cards:
-            raise ValueError(f"efa was requested but {instance_type} has no EFA; use an EFA instance type "
-                             f"(e.g. p5.48xlarge, p4d.24xlarge) or efa=False")
-        efa = bool(info.efa_network_cards) if efa is None else efa
-        share = gpus / info.gpus
-        cpu = cpu or max(1, math.floor(info.vcpus * share * 0.85))
-        memory_gib = memory_gib or max(1, math.floor(info.memory_gib * share * 0.8))
+        if not kinds:
+            raise ValueError(f"no node of tier {tier!r} runs {instance_type} in this environment, so the pod could "
+                             f"never be scheduled; pick an instance type of the tier's HyperPod groups or GPU pools")
+        with_efa = [k for k in kinds if k.allocatable.efa]
+        if efa and len(with_efa) < len(kinds):
+            missing = ", ".join(k.name for k in kinds if not k.allocatable.efa)
+            raise ValueError(f"efa was requested but {missing} ({instance_type}) has no EFA interfaces; use an EFA "
+                             f"node kind or efa=False")
+        efa = (len(with_efa) == len(kinds)) if efa is None else efa
+        request = pod_request(kinds, gpus, efa=bool(efa))
+        cpu = cpu or max(1, request.cpu_m // 1000)
+        memory_gib = memory_gib or max(1, request.memory_mib // 1024)
         shm_gib = shm_gib or max(1, min(64, memory_gib // 4))
         if shm_gib >= memory_gib:
             raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
                              f"container's limit counts")
-        return cls(instance_type, gpus, efa, cpu, memory_gib, shm_gib, info)
+        wanted = Resources(cpu_m=cpu * 1000, memory_mib=memory_gib * 1024, gpus=gpus, efa=request.efa)
+        for kind in kinds:
+            problem = why_not(wanted, kind)
+            if problem:
+                raise ValueError(f"a pod of {cpu} CPU / {memory_gib}Gi / {gpus} GPU does not fit {kind.name} "
+                                 f"({kind.instance_type}, allocatable {kind.allocatable.describe()}): {problem}")
+        return cls(instance_type, gpus, request.efa, cpu, memory_gib, shm_gib, tuple(kinds))
 
     @property
-    def efa_devices(self) -> int:
-        return self.info.efa_network_cards if self.efa else 0
+    def efa(self) -> bool:
+        return self.efa_devices > 0
+
+    def request(self) -> Resources:
+        return Resources(cpu_m=self.cpu * 1000, memory_mib=self.memory_gib * 1024, gpus=self.gpus,
+                         efa=self.efa_devices)
 
     def resources(self) -> k8s.ResourceRequirements:
         amounts = {"cpu": q(self.cpu), "memory": q(f"{self.memory_gib}Gi"), GPU_RESOURCE: q(self.gpus)}
         if self.efa_devices:
             amounts[EFA_RESOURCE] = q(self.efa_devices)
         return k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+
+
+def node_kinds_for(values: PlatformValues, tier: JobTier, instance_type: str) -> tuple[NodeKind, ...]:
+    """The node kinds a GPU pod of ``tier`` pinned to ``instance_type`` may land on."""
+    if not values.node_kinds:
+        raise ValueError("values.node_kinds is empty; build the values with PlatformValues.placeholders(config) or "
+                         "pass node_kinds=node_shapes.node_kinds(config)")
+    return kinds_for(values.node_kinds, tier=tier.name, instance_type=instance_type)
 
 
 def restricted_container_security() -> k8s.SecurityContext:

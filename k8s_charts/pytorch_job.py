@@ -9,7 +9,8 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.pytorchjob.org import kubeflow as kf
-from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, pod_template_json, resolve_tier
+from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
+from k8s_charts.pods import resolve_tier
 from k8s_charts.pods import scratch_chart, validate_job_name, with_pod_templates
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -58,7 +59,8 @@ class ElasticPyTorchJob(Construct):
         if min_nodes < 1 or min_nodes > max_nodes:
             raise ValueError(f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
                              f"1 <= min_nodes <= max_nodes")
-        self.shape = GpuNodeShape.of(instance_type, gpus=gpus_per_node, efa=efa, cpu=cpu, memory_gib=memory_gib,
+        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
+                                     tier=self.tier.name, gpus=gpus_per_node, efa=efa, cpu=cpu, memory_gib=memory_gib,
                                      shm_gib=shm_gib)
         procs = self.shape.gpus if procs_per_node is None else procs_per_node
         if not 1 <= procs <= self.shape.gpus:

@@ -11,7 +11,8 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.rayjob.io import ray
-from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, pod_template_json, resolve_tier
+from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
+from k8s_charts.pods import resolve_tier
 from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import FSX_MOUNT_PATH, PlatformValues
@@ -21,7 +22,10 @@ from k8s_charts.values import FSX_MOUNT_PATH, PlatformValues
 RAY_VERSION = "2.52.0"
 
 # CPU and memory (GiB) of the pods without GPUs: the Ray head (GCS, dashboard, job driver) and the submitter.
-CPU_POD_SIZES = {"head": (4, 16), "submitter": (1, 2)}
+# (CPU, GiB) of the CPU pods. They run on the system nodes (no GPU toleration); the head does no work
+# (`num-cpus: 0`: tasks and actors go to the GPU workers), so 1 CPU / 4 GiB fits the smallest system node
+# (k8s_charts.node_shapes; tests/test_node_shapes.py checks every rendered pod fits its node kinds).
+CPU_POD_SIZES = {"head": (1, 4), "submitter": (1, 2)}
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,8 @@ class VerlGrpoRayJob(Construct):
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
-        self.shape = GpuNodeShape.of(instance_type, gpus=params.gpus_per_node, efa=efa)
+        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
+                                     tier=self.tier.name, gpus=params.gpus_per_node, efa=efa)
         self.params = params
         img = image(values, image_tag)
         zone = zone or values.hyperpod_availability_zone

@@ -8,8 +8,12 @@ syntax of `envsubst` and of Flux post-build substitution, so a GitOps pipeline f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from config import EnvironmentConfig
+
+if TYPE_CHECKING:
+    from k8s_charts.node_shapes import NodeKind
 
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 
@@ -54,10 +58,13 @@ class PlatformValues:
     fsx_storage_capacity_gib: int
     training_image_uri: str = ""     # ECR repository URI (no tag); only the job builders need it
     mlflow: MlflowValues | None = None  # without it team namespaces get no `mlflow` ConfigMap
+    node_kinds: tuple[NodeKind, ...] = ()  # k8s_charts.node_shapes.node_kinds(config): job builders size pods
 
     @classmethod
     def placeholders(cls, config: EnvironmentConfig) -> PlatformValues:
         """Values known from the config; `${VAR}` placeholders for what exists only after deployment."""
+        from k8s_charts.node_shapes import node_kinds
+
         return cls(
             cluster_name=config.cluster_name,
             region=config.region,
@@ -71,4 +78,5 @@ class PlatformValues:
             training_image_uri="${TRAINING_IMAGE_URI}",
             mlflow=MlflowValues(tracking_uri="${MLFLOW_TRACKING_URI}",
                                 credentials_secret_arn="${MLFLOW_CREDENTIALS_SECRET_ARN}"),
+            node_kinds=node_kinds(config),
         )

@@ -109,7 +109,7 @@ class ComputeStack(PlatformStack):
                               labels=g.labels)
                 for g in cc.hyperpod.instance_groups
             ],
-            bucket_name=f"sagemaker-{config.resource_prefix}-lifecycle-{config.account}-{config.region}",
+            bucket_name=config.lifecycle_bucket_name,
             node_recovery=cc.hyperpod.node_recovery,
             prerequisites=[*self.hyperpod_prerequisites.releases, self.eks.addons["vpc-cni"],
                            self.eks.addons["eks-pod-identity-agent"], self.eks.addons["aws-fsx-csi-driver"]],

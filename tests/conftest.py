@@ -132,11 +132,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """`make test` runs two pytest-xdist workers with `--dist loadgroup`: every test that needs a synthesized app
     joins the group `synth`, so it runs on one worker and each configuration is still synthesized once per run.
     (tryfirst: xdist reads the marks in its own hook.)"""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return  # `-p no:xdist`: one process, nothing to group (the mark would not be registered)
     for item in items:
         module = getattr(item, "module", None)
         if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 (module is not None and {"synthesize", "Synth"} & set(vars(module))):
             item.add_marker(pytest.mark.xdist_group("synth"))
+        elif "k8s_dist" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("k8s-dist"))  # dist/<env>/ written once, on one worker
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -161,3 +165,17 @@ def dev() -> Synth:
 @pytest.fixture(scope="session")
 def prod() -> Synth:
     return synthesize("prod")
+
+
+@pytest.fixture(scope="session")
+def k8s_dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """env -> chart -> manifests of dist/<env>/, written once per session by the code `make synth` runs."""
+    from k8s_charts.__main__ import write_dist
+
+    out = tmp_path_factory.mktemp("dist")
+    result = {}
+    for env in ENVIRONMENTS:
+        files = write_dist(env, out)
+        result[env] = {f.name.removesuffix(".yaml"): [d for d in yaml.safe_load_all(f.read_text()) if d]
+                       for f in files}
+    return result

@@ -80,7 +80,7 @@ def test_ec2_instance_type_is_not_a_hyperpod_type() -> None:
 
 
 def test_negative_count() -> None:
-    with pytest.raises(ConfigError, match=r"instance_groups count -1 is outside 0-6758; use 0 \(scale to zero"):
+    with pytest.raises(ConfigError, match=r"instance_groups count -1 is outside 0-6758 \(SageMaker ClusterInstanceCount\); use 0 \(scale to zero"):
         config_with("dev", hyperpod(group(count=-1)))
 
 
@@ -138,15 +138,16 @@ def test_malformed_admin_arn(arn: str) -> None:
         config_with("dev", {"compute": {"admin_role_arns": [arn]}})
 
 
-def test_public_endpoint_open_to_the_world_is_rejected_in_prod() -> None:
-    with pytest.raises(ConfigError, match=r"compute\.public_access_cidrs contains '0\.0\.0\.0/0' in a protected "
-                                          r"\(prod\) environment; list your office/VPN CIDRs"):
-        config_with("prod", {"compute": {"public_access_cidrs": ["0.0.0.0/0"]}})
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_public_endpoint_open_to_the_world_is_rejected(env: str) -> None:
+    with pytest.raises(ConfigError, match=r"compute\.public_access_cidrs \['0\.0\.0\.0/0'\] together cover every "
+                                          r"public IPv4 address.*list your office/VPN CIDRs"):
+        config_with(env, {"compute": {"public_access_cidrs": ["0.0.0.0/0"]}})
 
 
 def test_public_endpoint_with_explicit_cidrs_is_allowed() -> None:
     assert config_with("prod", {"compute": {"public_access_cidrs": ["203.0.113.0/24"]}}).compute.public_access_cidrs
-    assert config_with("dev", {"compute": {"public_access_cidrs": ["0.0.0.0/0"]}}).compute.public_access_cidrs
+    assert config_with("dev", {"compute": {"public_access_cidrs": ["198.51.100.0/24", "8.0.0.0/7"]}})
 
 
 def test_malformed_public_cidr() -> None:

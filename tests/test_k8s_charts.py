@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from config import load_config
+from config.kubernetes import GPU_INSTANCE_TYPES
 from k8s_charts.__main__ import write_dist
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
@@ -25,15 +26,9 @@ CHARTS = {"priority-classes", "gpu-capacity", "team-namespaces", "example-sft", 
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """env -> chart -> manifests, written by the same code `make synth` runs."""
-    out = tmp_path_factory.mktemp("dist")
-    result = {}
-    for env in ("dev", "prod"):
-        files = write_dist(env, out)
-        result[env] = {f.name.removesuffix(".yaml"): [d for d in yaml.safe_load_all(f.read_text()) if d]
-                       for f in files}
-    return result
+def dist(k8s_dist) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """env -> chart -> manifests, written by the same code `make synth` runs (tests/conftest.py)."""
+    return k8s_dist
 
 
 def objects(dist_env: dict[str, list[dict]], kind: str) -> dict[str, dict]:
@@ -58,6 +53,11 @@ DEV = load_config("dev")
 VALUES = PlatformValues.placeholders(DEV)
 RESEARCH = DEV.kubernetes.team("ml-research")
 PLATFORM = DEV.kubernetes.team("hyperpod-platform")
+PROD = load_config("prod")
+PROD_VALUES = PlatformValues.placeholders(PROD)
+# An instance type each tier can run in dev (HyperPod group, on-demand pool, spot pool).
+DEV_INSTANCE = {"production": "ml.g5.8xlarge", "development": "p5.48xlarge", "research": "p4d.24xlarge",
+                "experiment": "p4d.24xlarge"}
 
 
 def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
@@ -241,7 +241,7 @@ def _placement(spec: dict) -> tuple[list[str], list[str] | None, set[tuple]]:
 ])
 def test_tier_placement(tier: str, priority: str, required: list[str], preferred: list[str] | None,
                         hyperpod_toleration: bool) -> None:
-    doc = build(lambda c: pytorch_job(c, tier=tier))
+    doc = build(lambda c: pytorch_job(c, tier=tier, instance_type=DEV_INSTANCE[tier]))
     spec = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     node_types, prefers, tolerations = _placement(spec)
     assert (spec["priorityClassName"], node_types, prefers) == (priority, required, preferred)
@@ -254,7 +254,8 @@ def test_tier_placement(tier: str, priority: str, required: list[str], preferred
 
 
 def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
-    doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge"))
+    doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge", values=PROD_VALUES,
+                                      team=PROD.kubernetes.team("hyperpod-platform")))
     reqs = {e["key"]: e["values"] for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"][
         "affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
         "matchExpressions"]}
@@ -274,7 +275,9 @@ def test_pytorch_job_is_elastic_torchrun(dist) -> None:
     job = objects(dist["dev"], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
     assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvPort": 29400, "minReplicas": 1,
                                             "maxReplicas": 2, "maxRestarts": 3}
-    assert job["spec"]["nprocPerNode"] == "8"
+    hyperpod_gpus = max(GPU_INSTANCE_TYPES[g.instance_type.removeprefix("ml.")].gpus
+                        for g in DEV.compute.hyperpod.instance_groups)  # the example runs on the largest group
+    assert job["spec"]["nprocPerNode"] == str(hyperpod_gpus)
     worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
     assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", 2)
     container = worker["template"]["spec"]["containers"][0]
@@ -361,7 +364,9 @@ def test_ray_job(dist) -> None:
     ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
     ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
     ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
-    ({"instance_type": "g5.2xlarge", "efa": True}, r"efa was requested but g5.2xlarge has no EFA"),
+    ({"instance_type": "g5.2xlarge"}, r"no node of tier 'development' runs g5.2xlarge in this environment"),
+    ({"instance_type": "p4d.24xlarge", "team": RESEARCH, "tier": "research", "efa": True},
+     r"efa was requested but karpenter/a100-spot/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
     ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
     ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
     ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
