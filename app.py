@@ -13,6 +13,7 @@ from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config
 from stacks.compute_stack import ComputeStack
 from stacks.mlflow_stack import MlflowStack
 from stacks.network_stack import NetworkStack
+from stacks.observability_stack import ObservabilityStack
 from stacks.storage_stack import StorageStack
 from stacks.studio_stack import StudioStack
 
@@ -52,8 +53,24 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
         file_system=storage.file_system,
         data_bucket=storage.data_bucket,
         mlflow=mlflow,
+        log_encryption_key=storage.key,
     )
     stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
+    stacks["observability"] = ObservabilityStack(
+        app,
+        f"{p}-Observability",
+        config=config,
+        cluster=compute.cluster,
+        encryption_key=storage.key,
+        file_system_id=storage.file_system.file_system_id,
+        load_balancer=mlflow.load_balancer,
+        target_group=mlflow.server.target_group,
+        database_cluster=mlflow.database.cluster,
+        hyperpod_cluster_arn=compute.hyperpod.cluster.attr_cluster_arn,
+        spot_interruption_rule_name=compute.karpenter.rules["SpotInterruption"].rule_name,
+        system_node_selector=compute.system_node_selector,
+        addon_after=[compute.eks.system_nodegroup, compute.eks.addons["eks-pod-identity-agent"]],
+    )
     if config.studio.enabled:
         stacks["studio"] = StudioStack(
             app,

@@ -55,15 +55,11 @@ _CDK_HANDLER_SKIPS = {
         "CKV_AWS_173": "the environment holds no secrets (paths, ARNs, flags); Lambda encrypts it at rest with an "
                        "AWS-managed key",
     },
-    "AWS::Logs::LogGroup": {
-        "CKV_AWS_158": "log group of an aws-cdk-lib deploy-time handler: deployment logs only, encrypted by "
-                       "CloudWatch Logs' service keys",
-    },
 }
 
 
 def annotate_cdk_managed_handlers(stack: Stack, *clusters: IConstruct) -> None:
-    """Record why checkov's Lambda and log-group checks do not apply to aws-cdk-lib's own deploy-time handlers, whose
+    """Record why checkov's Lambda checks do not apply to aws-cdk-lib's own deploy-time handlers, whose
     properties this project does not control: the BucketDeployment and default-security-group singletons of
     ``stack`` and the kubectl provider of each of ``clusters``. Our own functions are annotated where they are defined. Only those subtrees are walked:
     every visited construct costs a call into the jsii kernel."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from aws_cdk import (
     CfnCondition, RemovalPolicy, Stack, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam,
-    aws_kms as kms, aws_lambda as lambda_,
+    aws_kms as kms, aws_lambda as lambda_, aws_logs as logs,
 )
 from constructs import Construct
 
@@ -72,7 +72,14 @@ class PlatformEksCluster(Construct):
     :param system_instance_types: default ``["m7i.xlarge"]``.
     :param system_min_size / system_desired_size / system_max_size: default 2 / 2 / 4.
     :param system_disk_size_gib: encrypted gp3 root volume of the system nodes, default 50.
+    :param log_encryption_key: KMS key of the control-plane log group (its policy must admit CloudWatch Logs).
+        Default: CloudWatch Logs' own encryption.
+    :param log_retention: retention of the control-plane log group, default one month.
     :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (the cluster holds every workload's state).
+
+    The control-plane log group ``/aws/eks/<cluster_name>/cluster`` (``control_plane_log_group``) is created before
+    the cluster: EKS writes into an existing group of that name and would otherwise create one without encryption or
+    retention ("Send control plane logs to CloudWatch Logs", EKS User Guide).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, version: str, vpc: ec2.IVpc,
@@ -81,8 +88,13 @@ class PlatformEksCluster(Construct):
                  admin_role_arns: Sequence[str] = (), public_access_cidrs: Sequence[str] = (),
                  system_instance_types: Sequence[str] = ("m7i.xlarge",), system_min_size: int = 2,
                  system_desired_size: int = 2, system_max_size: int = 4, system_disk_size_gib: int = 50,
+                 log_encryption_key: kms.IKey | None = None,
+                 log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
+        self.control_plane_log_group = logs.LogGroup(
+            self, "ControlPlaneLogs", log_group_name=f"/aws/eks/{cluster_name}/cluster", retention=log_retention,
+            encryption_key=log_encryption_key)
         endpoint = (eks.EndpointAccess.PUBLIC_AND_PRIVATE.only_from(*public_access_cidrs) if public_access_cidrs
                     else eks.EndpointAccess.PRIVATE)
         self.cluster = eks.Cluster(
@@ -106,6 +118,7 @@ class PlatformEksCluster(Construct):
             ),
             removal_policy=removal_policy,
         )
+        self.cluster.node.add_dependency(self.control_plane_log_group)
         self._acknowledge_kubectl_provider()
 
         for i, arn in enumerate(admin_role_arns):

@@ -20,6 +20,7 @@ from .cost import CostConfig, burst_per_hour, priced_regions
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
+from .observability import AlarmThresholds, ObservabilityConfig
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
 from .studio import StudioConfig, StudioUserProfileConfig
 
@@ -29,6 +30,7 @@ DEFAULT_ENV = "dev"
 __all__ = [
     "CONFIG_DIR", "DEFAULT_ENV", "ComputeConfig", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
+    "AlarmThresholds", "ObservabilityConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
     "StudioConfig", "StudioUserProfileConfig",
 ]
@@ -53,6 +55,9 @@ class EnvironmentConfig(ConfigModel):
     compute: ComputeConfig = Field(ComputeConfig(), description="EKS, HyperPod, Karpenter, KubeRay (`<Env>-Compute`); "
                                                                "see config/compute.py.")
     cost: CostConfig = Field(CostConfig(), description="GPU spend budget; see config/cost.py and `make cost`.")
+    observability: ObservabilityConfig = Field(
+        ObservabilityConfig(), description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
+                                           "(`<Env>-Observability`); see config/observability.py.")
 
     @field_validator("name")
     @classmethod
@@ -175,6 +180,11 @@ class EnvironmentConfig(ConfigModel):
                 f"compute.hyperpod.instance_groups[].count, or raise the budget"
             )
         return self
+
+    @property
+    def burst_alarm_usd_per_hour(self) -> float | None:
+        """Threshold of the burst-spend alarm: its own setting, else the configured GPU budget (None: no alarm)."""
+        return self.observability.thresholds.burst_usd_per_hour or self.cost.max_burst_usd_per_hour
 
     # ---- derived names (one place, so every stack agrees) -------------------------------------------------
     @property

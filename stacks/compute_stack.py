@@ -12,10 +12,12 @@ from constructs import Construct
 from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.eks_cluster import PlatformEksCluster
 from cdk_constructs.fsx_static_volume import FsxStaticVolume
+from cdk_constructs.function_logs import govern_handler_logs
 from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
 from cdk_constructs.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.karpenter import Karpenter
 from cdk_constructs.kuberay_operator import KubeRayOperator
+from cdk_constructs.log_retention import retention
 from cdk_constructs.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
 )
@@ -48,7 +50,8 @@ class ComputeStack(PlatformStack):
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
                  private_subnets: Sequence[ec2.ISubnet], hyperpod_subnet: ec2.ISubnet,
                  security_groups: PlatformSecurityGroups, file_system: SharedFileSystem, mlflow: Any = None,
-                 data_bucket: s3.IBucket | None = None, **kwargs: Any) -> None:
+                 data_bucket: s3.IBucket | None = None, log_encryption_key: kms.IKey | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
                          description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, "
                                      f"KubeRay")
@@ -80,6 +83,8 @@ class ComputeStack(PlatformStack):
             system_desired_size=cc.system_nodes.desired_size,
             system_max_size=cc.system_nodes.max_size,
             system_disk_size_gib=cc.system_nodes.disk_size_gib,
+            log_encryption_key=log_encryption_key,
+            log_retention=retention(config.observability.log_retention_days),
         )
         self.cluster: eks.Cluster = self.eks.cluster
         self.system_node_selector = self.eks.system_node_selector
@@ -165,6 +170,9 @@ class ComputeStack(PlatformStack):
             mlflow_client_secret=getattr(mlflow, "client_credentials_secret", None))
 
         self._acknowledge_shared_handlers()
+        govern_handler_logs(self, self.cluster, retention_days=config.observability.log_retention_days,
+                            encryption_key=log_encryption_key,
+                            no_key_reason="No platform key was passed to the compute stack (log_encryption_key)")
         annotate_cdk_managed_handlers(self, self.cluster)
 
     def add_cdk8s_chart(self, construct_id: str, chart: cdk8s.Chart, *, ingress_alb: bool = False

@@ -10,6 +10,7 @@ from constructs import Construct
 from cdk_constructs.log_retention import retention
 from cdk_constructs.hyperpod_subnet import HyperPodSubnet
 from cdk_constructs.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.function_logs import govern_handler_logs
 from cdk_constructs.platform_vpc import PlatformVpc
 from cdk_constructs.vpc_endpoints import VpcEndpoints
 from config import EnvironmentConfig
@@ -38,6 +39,9 @@ class NetworkStack(PlatformStack):
         )
         self.vpc: ec2.IVpc = platform_vpc.vpc
         self.flow_log_group = platform_vpc.flow_log_group
+        govern_handler_logs(self, retention_days=config.observability.log_retention_days,
+                            no_key_reason="Deploy-time handler log of the network stack, which precedes the platform "
+                                          "key (storage stack); CloudWatch Logs encrypts it with its own key")
 
         self.hyperpod = HyperPodSubnet(
             self,

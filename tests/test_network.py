@@ -155,8 +155,9 @@ def test_s3_gateway_endpoint_serves_the_hyperpod_subnet(env_synth: Synth) -> Non
 def test_flow_logs_with_retention(env_synth: Synth) -> None:
     flow = list(env_synth.resources("network", "AWS::EC2::FlowLog").values())
     assert len(flow) == 1 and flow[0]["Properties"]["TrafficType"] == "ALL"
-    groups = env_synth.resources("network", "AWS::Logs::LogGroup").values()
-    assert [g["Properties"]["RetentionInDays"] for g in groups] == [env_synth.config.network.flow_logs_retention_days]
+    groups = env_synth.resources("network", "AWS::Logs::LogGroup")
+    target = flow[0]["Properties"]["LogGroupName"]["Ref"]
+    assert groups[target]["Properties"]["RetentionInDays"] == env_synth.config.network.flow_logs_retention_days
 
 
 def test_karpenter_discovery_tags(env_synth: Synth) -> None:

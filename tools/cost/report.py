@@ -19,6 +19,7 @@ import yaml
 
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
 GPU_RESOURCE = "nvidia.com/gpu"
+CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
 
 
 def load_prices(path: Path = PRICES_FILE) -> dict[str, Any]:
@@ -56,6 +57,7 @@ class Report:
     unpriced: list[Line] = field(default_factory=list)
     usage_based: list[Line] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def idle_total(self) -> float:
@@ -66,6 +68,12 @@ class Report:
         for line in self.idle:
             out[line.stack] = round(out.get(line.stack, 0.0) + line.monthly_usd, 2)
         return out
+
+    @property
+    def observability_total(self) -> float:
+        """What watching the platform costs per month: the observability stack plus every log group."""
+        return round(sum(line.monthly_usd for line in self.idle
+                         if line.stack.endswith("Observability") or line.type == "AWS::Logs::LogGroup"), 2)
 
     @property
     def reserved_gpu_per_hour(self) -> float:
@@ -90,6 +98,7 @@ class Report:
             "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
             "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
             "usage_based": [asdict(x) for x in self.usage_based], "notes": self.notes,
+            "observability_monthly_usd": self.observability_total,
         }
 
 
@@ -109,6 +118,9 @@ class Pricer:
 
     def monthly(self, key: str) -> float:
         return self.region["monthly"][key]["usd"]
+
+    def per_million(self, key: str) -> float:
+        return self.region["per_million"][key]["usd"]
 
     def instance(self, instance_type: str) -> dict[str, Any] | None:
         table = "sagemaker_instance_hour" if instance_type.startswith("ml.") else "ec2_instance_hour"
@@ -140,6 +152,20 @@ def _launch_template_disk(resources: dict[str, dict[str, Any]], nodegroup: dict[
     template = resources.get(_ref(nodegroup.get("LaunchTemplate", {}).get("Id")) or "", {})
     mappings = template.get("Properties", {}).get("LaunchTemplateData", {}).get("BlockDeviceMappings", [])
     return sum(int(m.get("Ebs", {}).get("VolumeSize", 0)) for m in mappings)
+
+
+def _idle_nodes(templates: dict[str, dict[str, Any]]) -> int:
+    """Nodes running in an idle environment: managed node groups at their desired size plus HyperPod instances."""
+    nodes = 0
+    for template in templates.values():
+        for res in template.get("Resources", {}).values():
+            props = res.get("Properties", {})
+            if res["Type"] == "AWS::EKS::Nodegroup":
+                scaling = props.get("ScalingConfig", {})
+                nodes += int(scaling.get("DesiredSize", scaling.get("MinSize", 1)))
+            elif res["Type"] == "AWS::SageMaker::Cluster":
+                nodes += sum(int(g.get("InstanceCount", 0)) for g in props.get("InstanceGroups", []))
+    return nodes
 
 
 def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Report) -> None:
@@ -209,7 +235,18 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
         elif t == "AWS::SecretsManager::Secret":
             add(lid, t, "Secrets Manager secret", p.monthly("secret"))
         elif t == "AWS::CloudWatch::Alarm":
-            add(lid, t, "CloudWatch alarm", p.monthly("cloudwatch_alarm"))
+            # billed per metric the alarm evaluates (a metric math alarm over two metrics costs two)
+            n = sum(1 for m in props.get("Metrics", []) if "MetricStat" in m) or 1
+            add(lid, t, "CloudWatch alarm", n * p.monthly("cloudwatch_alarm"), f"{n} metric(s)")
+        elif t == "AWS::CloudWatch::Dashboard":
+            add(lid, t, "CloudWatch dashboard", p.monthly("cloudwatch_dashboard"))
+        elif t == "AWS::EKS::Addon" and props.get("AddonName") == CLOUDWATCH_ADDON:
+            nodes = _idle_nodes(report.templates)
+            obs = nodes * p.assume["container_insights_observations_per_node_month"]
+            add(lid, t, "Container Insights observations (estimate)",
+                obs / 1e6 * p.per_million("container_insights_observation"), f"{nodes} idle nodes, {obs / 1e6:g}M obs")
+            n = p.assume["prometheus_custom_metrics"]
+            add(lid, t, "Prometheus custom metrics (estimate)", n * p.monthly("custom_metric"), f"{n} metrics")
         elif t == "AWS::Route53::HostedZone":
             add(lid, t, "Route 53 hosted zone", p.monthly("hosted_zone"))
         elif t == "AWS::Logs::LogGroup":
@@ -301,7 +338,7 @@ def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], ma
                  prices: dict[str, Any] | None = None) -> Report:
     prices = prices or load_prices()
     p = Pricer(prices, region)
-    report = Report(env=env, region=region, price_version=str(prices["version"]))
+    report = Report(env=env, region=region, price_version=str(prices["version"]), templates=templates)
     for stack, template in sorted(templates.items()):
         price_template(stack, template, p, report)
     if manifest_dir and manifest_dir.is_dir():
@@ -329,7 +366,9 @@ def render(report: Report) -> str:
         rows.append(f"{stack}  ${total:,.2f}/month")
         for line in (x for x in report.idle if x.stack == stack):
             rows.append(f"    {line.item:<{width}}  {line.monthly_usd:>10,.2f}  {line.detail}")
-    rows += ["", f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month", ""]
+    rows += ["", f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month",
+             f"  of which observability (dashboard, alarms, Container Insights, every log group): "
+             f"${report.observability_total:,.2f}/month", ""]
     rows.append("HyperPod instance groups (reserved capacity, billed while deployed; excluded from idle)")
     for b in report.reserved_gpu:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")

@@ -1,0 +1,144 @@
+"""Container Insights with enhanced observability: the Amazon CloudWatch Observability EKS add-on, pinned, with its
+IAM through EKS Pod Identity, the log groups it writes to (created first, with retention and the platform key) and
+an extra agent that scrapes Karpenter's Prometheus metrics.
+
+Facts this construct relies on (checked 2026-11-22):
+
+- Add-on name ``amazon-cloudwatch-observability``; from v3.1.0 its IAM can come from EKS Pod Identity for service
+  account ``cloudwatch-agent`` with ``CloudWatchAgentServerPolicy`` (CloudWatch User Guide, "Quick start with the
+  Amazon CloudWatch Observability EKS add-on", Container-Insights-setup-EKS-addon.html).
+- Fluent Bit writes to ``/aws/containerinsights/<cluster>/{application,dataplane,host}`` (chart
+  aws-observability/helm-charts, tag amazon-cloudwatch-observability-6.4.0, values.yaml ``log_group_name``), the
+  agent's enhanced metrics to ``/aws/containerinsights/<cluster>/performance`` and Prometheus EMF to
+  ``/aws/containerinsights/<cluster>/prometheus``. Groups that exist are used as they are, so creating them here
+  gives them a retention and a KMS key instead of never-expiring unencrypted groups.
+- The chart's root ``tolerations`` (default ``[{operator: Exists}]``) apply to the agent, Fluent Bit, DCGM exporter
+  and Neuron monitor DaemonSets; set explicitly here so every node kind (HyperPod with its health taints, Karpenter
+  GPU pools tainted ``nvidia.com/gpu``, system nodes) runs them whatever the chart default becomes.
+- ``agent.config.logs.metrics_collected.kubernetes``: ``enhanced_container_insights``,
+  ``accelerated_compute_metrics`` (NVIDIA DCGM, Neuron, EFA) and ``kueue_container_insights`` (Kueue metrics, add-on
+  >= v2.4.0; CloudWatch User Guide "Enable Kueue metrics"). Leaving ``application_signals`` out of the agent config and
+  turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off keeps the operator from instrumenting
+  training pods (Application Signals is billed per request and not needed here).
+- ``agents``: each entry is an AmazonCloudWatchAgent workload using ``agent``'s schema and defaults (values.yaml of the
+  same tag); the operator mounts ``prometheus.config`` at ``/etc/prometheusconfig/prometheus.yaml``. The CloudWatch
+  agent turns Prometheus counters into per-scrape deltas and drops histograms ("Prometheus metric type conversion by
+  the CloudWatch agent"), which is why Kueue's admission-wait histogram is not collected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from aws_cdk import aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_logs as logs
+from constructs import Construct, IDependable
+
+from .documented_metrics import PROMETHEUS
+from .nag_findings import acknowledge, managed_policy
+
+ADDON_NAME = "amazon-cloudwatch-observability"
+NAMESPACE = "amazon-cloudwatch"
+SERVICE_ACCOUNT = "cloudwatch-agent"
+AGENT_POLICY = "CloudWatchAgentServerPolicy"
+LOG_GROUP_KINDS = ("application", "dataplane", "host", "performance", "prometheus")
+PROMETHEUS_AGENT = "cloudwatch-agent-prometheus"
+PROMETHEUS_CONFIG_PATH = "/etc/prometheusconfig/prometheus.yaml"
+
+# EMF declarations of the Prometheus agent: they ARE the dimensions these metrics are published with
+# (documented_metrics.py lists the same sets). Labels from Karpenter v1.14.1 metrics.md.
+PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
+    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName", "nodepool"]],
+     "metric_selectors": ["^karpenter_nodeclaims_created_total$", "^karpenter_nodeclaims_terminated_total$"]},
+    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName", "message_type"]],
+     "metric_selectors": ["^karpenter_interruption_received_messages_total$"]},
+    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName"]],
+     "metric_selectors": ["^controller_runtime_reconcile_errors_total$"]},
+)
+
+
+def log_group_name(cluster_name: str, kind: str) -> str:
+    return f"/aws/containerinsights/{cluster_name}/{kind}"
+
+
+class ContainerInsights(Construct):
+    """The CloudWatch Observability add-on on ``cluster``.
+
+    Attributes: ``addon`` (``CfnAddon``), ``role`` (Pod Identity role of ``amazon-cloudwatch/cloudwatch-agent``),
+    ``log_groups`` (kind -> ``logs.LogGroup``), ``configuration`` (the add-on configuration as a dict).
+
+    :param cluster: the EKS cluster.
+    :param cluster_name: its name (plain string: log group names and the agents' ``ClusterName`` dimension).
+    :param addon_version: pinned add-on version, e.g. ``v6.4.0-eksbuild.1``. Required.
+    :param log_retention: retention of the container log groups. Required.
+    :param encryption_key: KMS key of the log groups; its policy must admit CloudWatch Logs. Required.
+    :param prometheus_node_selector: nodeSelector of the Prometheus scraper (a Deployment). Default: any node.
+    :param karpenter_namespace: namespace of the ``karpenter`` Service to scrape. Default ``kube-system``.
+    :param after: constructs the add-on waits for (system nodes, the Pod Identity agent).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, cluster_name: str,
+                 addon_version: str, log_retention: logs.RetentionDays, encryption_key: kms.IKey,
+                 prometheus_node_selector: Mapping[str, str] | None = None, karpenter_namespace: str = "kube-system",
+                 after: tuple[IDependable, ...] = ()) -> None:
+        super().__init__(scope, construct_id)
+        self.log_groups: dict[str, logs.LogGroup] = {
+            kind: logs.LogGroup(self, f"{kind.title()}Logs", log_group_name=log_group_name(cluster_name, kind),
+                                retention=log_retention, encryption_key=encryption_key)
+            for kind in LOG_GROUP_KINDS
+        }
+        self.role = iam.Role(
+            self, "AgentRole", assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
+            description=f"{cluster_name}: CloudWatch agent and Fluent Bit (EKS Pod Identity)",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(AGENT_POLICY)],
+        )
+        acknowledge(self.role, "The CloudWatch Observability add-on documents CloudWatchAgentServerPolicy as the "
+                               "permissions of its cloudwatch-agent service account; AWS keeps it in step with the "
+                               "agent's API calls.", managed_policy(AGENT_POLICY))
+        self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
+                                                 karpenter_namespace)
+        self.addon = eks_l1.CfnAddon(
+            self, "Addon", cluster_name=cluster.cluster_name, addon_name=ADDON_NAME, addon_version=addon_version,
+            resolve_conflicts="OVERWRITE", preserve_on_delete=False,
+            pod_identity_associations=[eks_l1.CfnAddon.PodIdentityAssociationProperty(
+                service_account=SERVICE_ACCOUNT, role_arn=self.role.role_arn)],
+            configuration_values=json.dumps(self.configuration, sort_keys=True),
+        )
+        self.addon.node.add_dependency(*self.log_groups.values(), *after)
+
+    @staticmethod
+    def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str) -> dict[str, Any]:
+        kubernetes = {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
+                      "kueue_container_insights": True}
+        prometheus_agent_config = {"logs": {"metrics_collected": {"prometheus": {
+            "cluster_name": cluster_name,
+            "log_group_name": log_group_name(cluster_name, "prometheus"),
+            "prometheus_config_path": PROMETHEUS_CONFIG_PATH,
+            "emf_processor": {"metric_declaration_dedup": True, "metric_namespace": PROMETHEUS,
+                              "metric_declaration": list(PROMETHEUS_DECLARATIONS)},
+        }}}}
+        scrape = {
+            "global": {"scrape_interval": "1m", "scrape_timeout": "10s"},
+            "scrape_configs": [{
+                "job_name": "karpenter",
+                "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [karpenter_namespace]}}],
+                "relabel_configs": [
+                    {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+                     "regex": "karpenter;http-metrics", "action": "keep"},
+                    {"target_label": "ClusterName", "replacement": cluster_name},
+                ],
+            }],
+        }
+        return {
+            "tolerations": [{"operator": "Exists"}],
+            "containerLogs": {"enabled": True},
+            "manager": {"applicationSignals": {"autoMonitor": {"monitorAllServices": False}}},
+            "agent": {"config": {"logs": {"metrics_collected": {"kubernetes": kubernetes}}}},
+            "agents": [
+                {"name": "cloudwatch-agent"},
+                {"name": "cloudwatch-agent-cluster-scraper", "mode": "deployment", "config": "default"},
+                {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
+                 "prometheus": {"config": scrape}, "nodeSelector": node_selector},
+            ],
+        }

@@ -1,0 +1,179 @@
+"""The platform's alarms and the SNS topic they notify (README "Alarms and runbooks" has one runbook line each)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_cdk import (
+    Duration, RemovalPolicy, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
+    aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sns as sns,
+    aws_sns_subscriptions as subscriptions,
+)
+from constructs import Construct
+
+from config.observability import AlarmThresholds
+
+from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric
+
+HYPERPOD_EVENT_DETAIL_TYPE = "SageMaker HyperPod Cluster Event"
+"""EventBridge detail-type of HyperPod cluster events (clusters with NodeProvisioningMode Continuous): SageMaker
+Developer Guide, "SageMaker HyperPod cluster events reference" (sagemaker-hyperpod-cluster-events-reference.html)."""
+
+
+@dataclass(frozen=True)
+class AlarmSpec:
+    """What an alarm watches, for the README table and the tests: the alarm's construct id, the metric(s) behind it
+    and the config field its threshold comes from."""
+
+    construct_id: str
+    metric: str
+    threshold_field: str
+
+
+class PlatformAlarms(Construct):
+    """An SNS topic encrypted with its own KMS key (CloudWatch alarms and EventBridge may use it), e-mail
+    subscriptions, and one alarm per failure mode, each notifying the topic.
+
+    Attributes: ``topic``, ``key``, ``alarms`` (construct id -> ``cw.Alarm``), ``specs`` (construct id ->
+    :class:`AlarmSpec`), ``hyperpod_events_rule``.
+
+    :param prefix: resource prefix for names (``llmft-dev``). Required.
+    :param emails: subscribed addresses. Default: none.
+    :param cluster_name: EKS cluster name (``ClusterName`` of Container Insights). Required.
+    :param file_system_id / file_system_capacity_gib: the FSx file system and its size. Required.
+    :param load_balancer_full_name / target_group_full_name: MLflow's ALB and target group (``LoadBalancer`` /
+        ``TargetGroup`` dimensions). Required.
+    :param database_cluster_identifier: Aurora cluster of MLflow. Required.
+    :param hyperpod_cluster_arn: HyperPod cluster whose instance Warning/Error events are counted. Required.
+    :param spot_interruption_rule_name: the EventBridge rule matching EC2 Spot interruption warnings. Required.
+    :param reserved_gpus: GPUs of the HyperPod instance groups (0: no idle-reservation alarm).
+    :param burst_usd_per_gpu_hour: most expensive on-demand price per GPU among the Karpenter pools.
+    :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
+        no burst alarm).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, emails: Sequence[str], cluster_name: str,
+                 file_system_id: str, file_system_capacity_gib: int, load_balancer_full_name: str,
+                 target_group_full_name: str, database_cluster_identifier: str, hyperpod_cluster_arn: str,
+                 spot_interruption_rule_name: str, reserved_gpus: int, burst_usd_per_gpu_hour: float,
+                 thresholds: AlarmThresholds, burst_usd_per_hour: float | None) -> None:
+        super().__init__(scope, construct_id)
+        t = thresholds
+        self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
+                           description=f"{prefix}: alarm topic (SNS)", removal_policy=RemovalPolicy.DESTROY)
+        # CloudWatch alarms and EventBridge publish to an encrypted topic only if the key lets them (SNS Developer
+        # Guide, "Enable compatibility between event sources from AWS services and encrypted topics").
+        self.key.add_to_resource_policy(iam.PolicyStatement(
+            sid="AlarmAndEventPublishers",
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com"), iam.ServicePrincipal("events.amazonaws.com")],
+            actions=["kms:Decrypt", "kms:GenerateDataKey*"], resources=["*"]))
+        self.topic = sns.Topic(self, "Topic", topic_name=f"{prefix}-alarms", display_name=f"{prefix} platform alarms",
+                               master_key=self.key, enforce_ssl=True)
+        for address in emails:
+            self.topic.add_subscription(subscriptions.EmailSubscription(address))
+        self.alarms: dict[str, cw.Alarm] = {}
+        self.specs: dict[str, AlarmSpec] = {}
+        action = cw_actions.SnsAction(self.topic)
+        ci = {"ClusterName": cluster_name}
+
+        def add(construct_id: str, metric_: cw.IMetric, threshold: float, comparison: cw.ComparisonOperator,
+                description: str, field: str, metric_name: str, *, periods: int = 1,
+                missing: cw.TreatMissingData = cw.TreatMissingData.NOT_BREACHING) -> None:
+            alarm = cw.Alarm(self, construct_id, metric=metric_, threshold=threshold, comparison_operator=comparison,
+                             evaluation_periods=periods, datapoints_to_alarm=periods, treat_missing_data=missing,
+                             alarm_name=f"{prefix}-{construct_id}", alarm_description=description)
+            alarm.add_alarm_action(action)
+            self.alarms[construct_id] = alarm
+            self.specs[construct_id] = AlarmSpec(construct_id, metric_name, field)
+
+        # FSx free capacity low
+        free_bytes = t.fsx_free_capacity_percent / 100 * file_system_capacity_gib * 2**30
+        add("FsxFreeCapacityLow",
+            metric("AWS/FSx", "FreeDataStorageCapacity", {"FileSystemId": file_system_id}, statistic="Minimum"),
+            round(free_bytes), cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+            f"FSx for Lustre free capacity under {t.fsx_free_capacity_percent:g} % of {file_system_capacity_gib} GiB",
+            "fsx_free_capacity_percent", "AWS/FSx FreeDataStorageCapacity")
+
+        # MLflow: unhealthy targets, 5xx
+        add("MlflowUnhealthyTargets",
+            metric("AWS/ApplicationELB", "UnHealthyHostCount",
+                   {"LoadBalancer": load_balancer_full_name, "TargetGroup": target_group_full_name},
+                   statistic="Maximum", period=Duration.minutes(1)),
+            t.mlflow_unhealthy_targets, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow tasks failing the load balancer health check for 5 minutes", "mlflow_unhealthy_targets",
+            "AWS/ApplicationELB UnHealthyHostCount", periods=5)
+        lb = {"LoadBalancer": load_balancer_full_name}
+        add("Mlflow5xx",
+            cw.MathExpression(expression="FILL(elb, 0) + FILL(target, 0)", label="MLflow 5xx", period=Duration.minutes(5),
+                              using_metrics={
+                                  "elb": metric("AWS/ApplicationELB", "HTTPCode_ELB_5XX_Count", lb, statistic="Sum"),
+                                  "target": metric("AWS/ApplicationELB", "HTTPCode_Target_5XX_Count", lb,
+                                                   statistic="Sum")}),
+            t.mlflow_5xx_per_5_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow answered HTTP 5xx (load balancer + tasks) in 5 minutes", "mlflow_5xx_per_5_minutes",
+            "AWS/ApplicationELB HTTPCode_ELB_5XX_Count + HTTPCode_Target_5XX_Count")
+
+        # Aurora at max ACU
+        add("AuroraAtMaxAcu",
+            metric("AWS/RDS", "ACUUtilization", {"DBClusterIdentifier": database_cluster_identifier}),
+            t.aurora_acu_percent, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow's Aurora Serverless v2 runs at its ACU ceiling (mlflow.database.max_capacity_acu)",
+            "aurora_acu_percent", "AWS/RDS ACUUtilization", periods=3)
+
+        # HyperPod node replaced or unhealthy: instance Warning/Error events of this cluster, to the topic as they
+        # come and counted by the rule's MatchedEvents
+        self.hyperpod_events_rule = events.Rule(
+            self, "HyperPodNodeEventsRule", description=f"{prefix}: HyperPod instance Warning/Error events",
+            event_pattern=events.EventPattern(
+                source=["aws.sagemaker"], detail_type=[HYPERPOD_EVENT_DETAIL_TYPE], resources=[hyperpod_cluster_arn],
+                detail={"EventDetails": {"ResourceType": ["Instance"], "EventLevel": ["Warning", "Error"]}}))
+        self.hyperpod_events_rule.add_target(targets.SnsTopic(self.topic))
+        add("HyperPodNodeEvents",
+            metric("AWS/Events", "MatchedEvents", {"RuleName": self.hyperpod_events_rule.rule_name},
+                   statistic="Sum", period=Duration.hours(1)),
+            t.hyperpod_node_events_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "HyperPod replaced, rebooted or failed a node (instance Warning/Error cluster events)",
+            "hyperpod_node_events_per_hour", "AWS/Events MatchedEvents (HyperPod instance events rule)")
+
+        # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, for N hours. cluster_gpu_request counts
+        # requests on every node, so reserved - requested is a lower bound of the idle reserved GPUs.
+        if reserved_gpus > 0:
+            add("ReservedGpusIdle",
+                cw.MathExpression(
+                    expression=f"{reserved_gpus} - FILL(requested, 0)", label="Reserved GPUs requested by no pod",
+                    period=Duration.hours(1),
+                    using_metrics={"requested": metric(CONTAINER_INSIGHTS, "cluster_gpu_request", ci,
+                                                       statistic="Maximum", period=Duration.hours(1))}),
+                t.reserved_idle_gpus, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"At least {t.reserved_idle_gpus} of the {reserved_gpus} HyperPod GPUs requested by no pod for "
+                f"{t.reserved_idle_hours} h: the reservation is paid for nothing", "reserved_idle_gpus",
+                "ContainerInsights cluster_gpu_request", periods=t.reserved_idle_hours,
+                missing=cw.TreatMissingData.BREACHING)
+
+        # Burst spend: running non-HyperPod GPUs x the most expensive per-GPU price of the Karpenter pools
+        if burst_usd_per_hour is not None:
+            add("BurstSpendOverBudget",
+                cw.MathExpression(
+                    expression=f"MAX([FILL(total, 0) - {reserved_gpus}, 0]) * {burst_usd_per_gpu_hour:.4f}",
+                    label="Burst GPU spend, USD/hour (upper bound)", period=Duration.minutes(15),
+                    using_metrics={"total": metric(CONTAINER_INSIGHTS, "cluster_gpu_total", ci, statistic="Maximum",
+                                                   period=Duration.minutes(15))}),
+                burst_usd_per_hour, cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour", "burst_usd_per_hour",
+                "ContainerInsights cluster_gpu_total x price per GPU (tools/cost/prices.yaml)", periods=2)
+
+        # Karpenter controller errors, spot interruption rate
+        add("KarpenterErrors",
+            metric(PROMETHEUS, "controller_runtime_reconcile_errors_total", ci, statistic="Sum",
+                   period=Duration.minutes(15)),
+            t.karpenter_errors_per_15_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "Karpenter controllers failed reconciles (controller_runtime_reconcile_errors_total)",
+            "karpenter_errors_per_15_minutes", "ContainerInsights/Prometheus controller_runtime_reconcile_errors_total")
+        add("SpotInterruptions",
+            metric("AWS/Events", "MatchedEvents", {"RuleName": spot_interruption_rule_name}, statistic="Sum",
+                   period=Duration.hours(1)),
+            t.spot_interruptions_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "EC2 Spot interruption warnings in an hour (Karpenter's interruption rule)", "spot_interruptions_per_hour",
+            "AWS/Events MatchedEvents (Karpenter SpotInterruption rule)")
+

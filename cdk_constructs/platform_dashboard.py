@@ -1,0 +1,226 @@
+"""One CloudWatch dashboard per environment: GPUs by capacity kind and team, reserved-capacity utilization, Karpenter,
+job queues, FSx, MLflow and burst spend. Every metric comes from cdk_constructs/documented_metrics.py."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from aws_cdk import Duration, aws_cloudwatch as cw
+from constructs import Construct
+
+from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
+
+_NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
+_NODE_GPU_COUNT = ["ClusterName", "InstanceId", "InstanceType", "NodeName"]
+HYPERPOD_NODE_TOKEN = "hyperpod"
+"""HyperPod registers its nodes as ``hyperpod-i-<instance id>`` (SageMaker Developer Guide, HyperPod EKS node
+names), so a search term ``NodeName=hyperpod`` selects exactly the reserved capacity; Karpenter and system nodes are
+named after their private DNS name (``ip-...``)."""
+
+
+@dataclass(frozen=True)
+class CapacityKinds:
+    """Instance types per capacity kind, from the config (Karpenter pools by capacity type). ``reserved`` is selected
+    by node name (:data:`HYPERPOD_NODE_TOKEN`)."""
+
+    on_demand: tuple[str, ...]
+    spot: tuple[str, ...]
+    burst_price_per_gpu: Mapping[str, float] = field(default_factory=dict)
+    """Karpenter instance type -> on-demand USD per GPU-hour (tools/cost/prices.yaml)."""
+
+
+class PlatformDashboard(Construct):
+    """``<prefix>-platform`` dashboard. Attributes: ``dashboard``, ``widget_titles`` (in order).
+
+    :param prefix: resource prefix (dashboard name ``<prefix>-platform``). Required.
+    :param cluster_name: EKS cluster. Required.
+    :param teams: team namespaces (per-team GPU widgets). Required.
+    :param capacity: instance types per capacity kind and their prices. Required.
+    :param reserved_usd_per_hour: what the HyperPod groups cost per hour (a constant line on the spend widget).
+    :param burst_budget_usd_per_hour: budget line on the spend widget (None: none).
+    :param file_system_id, load_balancer_full_name, target_group_full_name, database_cluster_identifier,
+        spot_interruption_rule_name: the resources whose AWS metrics are shown. Required.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, cluster_name: str, teams: Sequence[str],
+                 capacity: CapacityKinds, reserved_usd_per_hour: float, burst_budget_usd_per_hour: float | None,
+                 file_system_id: str, load_balancer_full_name: str, target_group_full_name: str,
+                 database_cluster_identifier: str, spot_interruption_rule_name: str) -> None:
+        super().__init__(scope, construct_id)
+        self.dashboard = cw.Dashboard(self, "Dashboard", dashboard_name=f"{prefix}-platform",
+                                      default_interval=Duration.hours(12))
+        self.widget_titles: list[str] = []
+        c = {"ClusterName": cluster_name}
+        period = 300
+
+        def kind_searches(name: str, stat: str) -> dict[str, str]:
+            """Capacity kind -> SEARCH over its GPU nodes: HyperPod by node name, Karpenter pools by instance type."""
+            kinds: dict[str, Mapping[str, str | Sequence[str]]] = {"reserved (HyperPod)": {"NodeName": HYPERPOD_NODE_TOKEN}}
+            if capacity.on_demand:
+                kinds["on-demand (Karpenter)"] = {"InstanceType": capacity.on_demand}
+            if capacity.spot:
+                kinds["spot (Karpenter)"] = {"InstanceType": capacity.spot}
+            return {k: search_expression(CONTAINER_INSIGHTS, name, _NODE_GPU, {"ClusterName": cluster_name, **v},
+                                         statistic=stat, period_seconds=period) for k, v in kinds.items()}
+
+        def by_kind(title: str, name: str, unit_label: str) -> cw.GraphWidget:
+            lines = [cw.MathExpression(expression=f"AVG({e})", label=k, period=Duration.seconds(period))
+                     for k, e in kind_searches(name, "Average").items()]
+            return self._graph(title, lines, left_label=unit_label, left_max=100)
+
+        # --- GPUs --------------------------------------------------------------------------------------------
+        gpu_row = [
+            by_kind("GPU utilization by capacity kind", "node_gpu_utilization", "%"),
+            by_kind("GPU memory utilization by capacity kind", "node_gpu_memory_utilization", "%"),
+        ]
+        team_util = [metric(CONTAINER_INSIGHTS, "pod_gpu_utilization", {**c, "Namespace": t}, label=t) for t in teams]
+        team_mem = [metric(CONTAINER_INSIGHTS, "pod_gpu_memory_utilization", {**c, "Namespace": t}, label=t)
+                    for t in teams]
+        gpu_row += [self._graph("GPU utilization by team", team_util, left_label="%", left_max=100),
+                    self._graph("GPU memory utilization by team", team_mem, left_label="%", left_max=100)]
+        allocated = []
+        for i, team in enumerate(teams):
+            req = metric(CONTAINER_INSIGHTS, "pod_gpu_request", {**c, "Namespace": team}, statistic="Sum",
+                         period=Duration.minutes(1))
+            util = metric(CONTAINER_INSIGHTS, "pod_gpu_utilization", {**c, "Namespace": team},
+                          period=Duration.minutes(1))
+            allocated.append(cw.MathExpression(expression=f"FILL(req{i}, 0)", label=f"{team} allocated",
+                                               using_metrics={f"req{i}": req}, period=Duration.minutes(1)))
+            allocated.append(cw.MathExpression(expression=f"FILL(req{i}, 0) * FILL(util{i}, 0) / 100",
+                                               label=f"{team} used (GPU-equivalents)",
+                                               using_metrics={f"req{i}": req, f"util{i}": util},
+                                               period=Duration.minutes(1)))
+        flavors = cw.MathExpression(
+            expression=search_expression(CONTAINER_INSIGHTS, "kueue_cluster_queue_resource_usage",
+                                         ["ClusterName", "ClusterQueue", "Flavor", "Resource"],
+                                         {"ClusterName": cluster_name, "Resource": "nvidia.com/gpu"},
+                                         statistic="Maximum", period_seconds=period),
+            label="", period=Duration.seconds(period))
+        alloc_row = [self._graph("GPUs allocated vs used per team", allocated, left_label="GPUs"),
+                     self._graph("GPUs admitted per queue and capacity kind (Kueue flavor)", [flavors],
+                                 left_label="GPUs")]
+        busy = kind_searches("node_gpu_utilization", "Average")["reserved (HyperPod)"]
+        hp = {"ClusterName": cluster_name, "NodeName": HYPERPOD_NODE_TOKEN}
+        req_s = search_expression(CONTAINER_INSIGHTS, "node_gpu_request", _NODE_GPU_COUNT, hp, statistic="Maximum",
+                                  period_seconds=period)
+        lim_s = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT, hp, statistic="Maximum",
+                                  period_seconds=period)
+        reserved = [
+            cw.MathExpression(expression=f"AVG({busy})", label="HyperPod GPUs busy (utilization %)",
+                              period=Duration.seconds(period)),
+            cw.MathExpression(expression=f"100 * SUM({req_s}) / SUM({lim_s})", label="HyperPod GPUs allocated (%)",
+                              period=Duration.seconds(period)),
+        ]
+        alloc_row.append(self._graph("Reserved capacity utilization (does the reservation pay?)", reserved,
+                                     left_label="%", left_max=100))
+
+        # --- Karpenter and jobs ------------------------------------------------------------------------------
+        created = cw.MathExpression(expression=search_expression(
+            PROMETHEUS, "karpenter_nodeclaims_created_total", ["ClusterName", "nodepool"], c, statistic="Sum",
+            period_seconds=period), label="launched", period=Duration.seconds(period))
+        terminated = cw.MathExpression(expression=search_expression(
+            PROMETHEUS, "karpenter_nodeclaims_terminated_total", ["ClusterName", "nodepool"], c, statistic="Sum",
+            period_seconds=period), label="terminated", period=Duration.seconds(period))
+        spot = metric("AWS/Events", "MatchedEvents", {"RuleName": spot_interruption_rule_name}, statistic="Sum",
+                      label="spot interruption warnings")
+        messages = cw.MathExpression(expression=search_expression(
+            PROMETHEUS, "karpenter_interruption_received_messages_total", ["ClusterName", "message_type"], c,
+            statistic="Sum", period_seconds=period), label="", period=Duration.seconds(period))
+        pending = [metric(CONTAINER_INSIGHTS, "kueue_pending_workloads", {**c, "Status": s}, statistic="Maximum",
+                          label=f"pending ({s})") for s in ("active", "inadmissible")]
+        running = metric(CONTAINER_INSIGHTS, "kueue_admitted_active_workloads", c, statistic="Maximum",
+                         label="admitted (running)")
+        preempted = metric(CONTAINER_INSIGHTS, "kueue_evicted_workloads_total", {**c, "Reason": "Preempted"},
+                           statistic="Sum", label="preempted")
+        per_queue = cw.MathExpression(expression=search_expression(
+            CONTAINER_INSIGHTS, "kueue_pending_workloads", ["ClusterName", "ClusterQueue"], c, statistic="Maximum",
+            period_seconds=period), label="", period=Duration.seconds(period))
+        karpenter_row = [
+            self._graph("Karpenter nodes launched / terminated (per nodepool)", [created, terminated],
+                        left_label="nodes"),
+            self._graph("Spot interruptions", [spot, messages], left_label="events"),
+            self._graph("Jobs: pending, running, preempted (Kueue)", [*pending, running, preempted],
+                        left_label="workloads"),
+            self._graph("Pending jobs per queue (time pending = how long a line stays up)", [per_queue],
+                        left_label="workloads"),
+        ]
+
+        # --- FSx, MLflow, Aurora -----------------------------------------------------------------------------
+        fs = {"FileSystemId": file_system_id}
+        fsx_tput = cw.MathExpression(
+            expression="(FILL(r, 0) + FILL(w, 0)) / PERIOD(r) / 1048576", label="throughput (MiB/s)",
+            using_metrics={"r": metric("AWS/FSx", "DataReadBytes", fs, statistic="Sum"),
+                           "w": metric("AWS/FSx", "DataWriteBytes", fs, statistic="Sum")})
+        fsx_iops = cw.MathExpression(
+            expression="(FILL(ro, 0) + FILL(wo, 0) + FILL(mo, 0)) / PERIOD(ro)", label="IOPS (data + metadata)",
+            using_metrics={"ro": metric("AWS/FSx", "DataReadOperations", fs, statistic="Sum"),
+                           "wo": metric("AWS/FSx", "DataWriteOperations", fs, statistic="Sum"),
+                           "mo": metric("AWS/FSx", "MetadataOperations", fs, statistic="Sum")})
+        fsx_free = cw.MathExpression(
+            expression="free / 1073741824", label="free capacity (GiB)",
+            using_metrics={"free": metric("AWS/FSx", "FreeDataStorageCapacity", fs, statistic="Minimum")})
+        lb = {"LoadBalancer": load_balancer_full_name}
+        tg = {**lb, "TargetGroup": target_group_full_name}
+        db = {"DBClusterIdentifier": database_cluster_identifier}
+        storage_row = [
+            self._graph("FSx throughput and IOPS", [fsx_tput], right=[fsx_iops], left_label="MiB/s",
+                        right_label="IOPS"),
+            self._graph("FSx free capacity", [fsx_free], left_label="GiB"),
+            self._graph("MLflow ALB requests and 5xx", [
+                metric("AWS/ApplicationELB", "RequestCount", lb, statistic="Sum", label="requests")], right=[
+                metric("AWS/ApplicationELB", "HTTPCode_ELB_5XX_Count", lb, statistic="Sum", label="ELB 5xx"),
+                metric("AWS/ApplicationELB", "HTTPCode_Target_5XX_Count", lb, statistic="Sum", label="MLflow 5xx"),
+                metric("AWS/ApplicationELB", "UnHealthyHostCount", tg, statistic="Maximum", label="unhealthy tasks"),
+            ], left_label="requests", right_label="errors / tasks"),
+            self._graph("MLflow latency and Aurora ACUs", [
+                metric("AWS/ApplicationELB", "TargetResponseTime", lb, statistic="p50", label="latency p50 (s)"),
+                metric("AWS/ApplicationELB", "TargetResponseTime", lb, statistic="p99", label="latency p99 (s)"),
+            ], right=[
+                metric("AWS/RDS", "ServerlessDatabaseCapacity", db, statistic="Maximum", label="Aurora ACUs"),
+                metric("AWS/RDS", "ACUUtilization", db, statistic="Maximum", label="Aurora % of max ACU"),
+            ], left_label="seconds", right_label="ACU / %"),
+        ]
+
+        # --- burst spend -----------------------------------------------------------------------------------------
+        spend_terms = []
+        for itype, per_gpu in sorted(capacity.burst_price_per_gpu.items()):
+            expr = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT,
+                                     {"ClusterName": cluster_name, "InstanceType": itype}, statistic="Maximum",
+                                     period_seconds=period)
+            spend_terms.append(f"FILL(SUM({expr}), 0) * {per_gpu:.4f}")
+        spend = [cw.MathExpression(expression=" + ".join(spend_terms) if spend_terms else "0",
+                                   label="Karpenter GPU nodes, USD/hour (on-demand list price)",
+                                   period=Duration.seconds(period))]
+        annotations = [cw.HorizontalAnnotation(value=round(reserved_usd_per_hour, 2),
+                                               label="HyperPod groups, USD/hour (reserved)")]
+        if burst_budget_usd_per_hour is not None:
+            annotations.append(cw.HorizontalAnnotation(value=burst_budget_usd_per_hour, label="burst budget",
+                                                       color=cw.Color.RED))
+        spend_row = [self._graph("Burst spend per hour (running GPU instances x prices.yaml)", spend,
+                                 left_label="USD/hour", annotations=annotations, width=12),
+                     self._text("Ray dashboard and job wait times", _RAY_AND_WAIT_NOTE, width=12)]
+
+        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row):
+            self.dashboard.add_widgets(*row)
+
+    def _graph(self, title: str, left: Sequence[cw.IMetric], *, right: Sequence[cw.IMetric] = (),
+               left_label: str = "", right_label: str = "", left_max: float | None = None,
+               annotations: Sequence[cw.HorizontalAnnotation] = (), width: int = 6) -> cw.GraphWidget:
+        self.widget_titles.append(title)
+        return cw.GraphWidget(title=title, left=list(left), right=list(right), width=width, height=6,
+                              left_y_axis=cw.YAxisProps(label=left_label, min=0, max=left_max, show_units=False),
+                              right_y_axis=cw.YAxisProps(label=right_label, min=0, show_units=False),
+                              left_annotations=list(annotations) or None)
+
+    def _text(self, title: str, markdown: str, *, width: int) -> cw.TextWidget:
+        self.widget_titles.append(title)
+        return cw.TextWidget(markdown=f"### {title}\n{markdown}", width=width, height=6)
+
+
+_RAY_AND_WAIT_NOTE = (
+    "**Ray dashboard** (the team that owns the RayJob, never exposed outside the cluster):\n"
+    "`kubectl -n <team> port-forward svc/<rayjob>-head-svc 8265:8265` then open http://localhost:8265.\n\n"
+    "**Job wait**: Kueue's `kueue_admission_wait_time_seconds` is a Prometheus histogram, which the CloudWatch agent "
+    "drops; the widget *Pending jobs per queue* shows how long workloads stay pending, and "
+    "`kubectl -n <team> get workloads` lists each one with its age.")

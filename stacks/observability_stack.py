@@ -1,0 +1,78 @@
+"""`<Env>-Observability`: Container Insights add-on with its log groups, the platform dashboard, alarms to SNS."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aws_cdk import aws_eks_v2 as eks, aws_elasticloadbalancingv2 as elbv2, aws_kms as kms, aws_rds as rds
+from constructs import Construct, IDependable
+
+from cdk_constructs.container_insights import ContainerInsights
+from cdk_constructs.log_retention import retention
+from cdk_constructs.platform_alarms import PlatformAlarms
+from cdk_constructs.platform_dashboard import CapacityKinds, PlatformDashboard
+from config import EnvironmentConfig
+
+from ._base import PlatformStack
+
+
+def gpu_prices(config: EnvironmentConfig) -> tuple[dict[str, float], int, float]:
+    """(Karpenter instance type -> on-demand USD per GPU-hour, HyperPod GPUs, HyperPod USD/hour) from
+    tools/cost/prices.yaml - the same price file `make cost` and the budget check use."""
+    from tools.cost.report import Pricer, load_prices
+
+    pricer = Pricer(load_prices(), config.region)
+    per_gpu: dict[str, float] = {}
+    for pool in config.kubernetes.gpu_node_pools:
+        for itype in pool.instance_types:
+            entry = pricer.instance(itype)
+            if entry and entry["gpus"]:
+                per_gpu[itype] = entry["usd"] / entry["gpus"]
+    reserved_gpus, reserved_usd = 0, 0.0
+    for group in config.compute.hyperpod.instance_groups:
+        entry = pricer.instance(group.instance_type)
+        if entry:
+            reserved_gpus += entry["gpus"] * group.count
+            reserved_usd += entry["usd"] * group.count
+    return per_gpu, reserved_gpus, reserved_usd
+
+
+class ObservabilityStack(PlatformStack):
+    """Deployed after `<Env>-Compute`. Contracts: ``container_insights`` (add-on, role, log groups), ``alarms``
+    (``topic``, ``alarms``), ``dashboard``."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, cluster: eks.ICluster,
+                 encryption_key: kms.IKey, file_system_id: str, load_balancer: elbv2.IApplicationLoadBalancer,
+                 target_group: elbv2.IApplicationTargetGroup, database_cluster: rds.IDatabaseCluster,
+                 hyperpod_cluster_arn: str, spot_interruption_rule_name: str,
+                 system_node_selector: Mapping[str, str], addon_after: Sequence[IDependable] = (),
+                 **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, config=config, **kwargs,
+                         description=f"LLM fine-tuning platform ({config.name}): Container Insights, dashboard, "
+                                     f"alarms")
+        ob = config.observability
+        self.container_insights = ContainerInsights(
+            self, "ContainerInsights", cluster=cluster, cluster_name=config.cluster_name,
+            addon_version=ob.addon_version, log_retention=retention(ob.log_retention_days),
+            encryption_key=encryption_key, prometheus_node_selector=system_node_selector, after=tuple(addon_after))
+
+        per_gpu, reserved_gpus, reserved_usd = gpu_prices(config)
+        pools = config.kubernetes.gpu_node_pools
+        capacity = CapacityKinds(
+            on_demand=tuple(sorted({t for p in pools if p.capacity_type == "on-demand" for t in p.instance_types})),
+            spot=tuple(sorted({t for p in pools if p.capacity_type == "spot" for t in p.instance_types})),
+            burst_price_per_gpu=per_gpu)
+        common = dict(file_system_id=file_system_id, load_balancer_full_name=load_balancer.load_balancer_full_name,
+                      target_group_full_name=target_group.target_group_full_name,
+                      database_cluster_identifier=database_cluster.cluster_identifier,
+                      spot_interruption_rule_name=spot_interruption_rule_name)
+        self.dashboard = PlatformDashboard(
+            self, "Dashboard", prefix=config.resource_prefix, cluster_name=config.cluster_name,
+            teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
+            burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, **common)
+        self.alarms = PlatformAlarms(
+            self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
+            file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
+            reserved_gpus=reserved_gpus, burst_usd_per_gpu_hour=max(per_gpu.values(), default=0.0),
+            thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour, **common)
