@@ -32,7 +32,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from aws_cdk import aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_logs as logs
+from aws_cdk import (
+    RemovalPolicy, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_logs as logs,
+)
 from constructs import Construct, IDependable
 
 from .documented_metrics import PROMETHEUS
@@ -85,7 +87,8 @@ class ContainerInsights(Construct):
         super().__init__(scope, construct_id)
         self.log_groups: dict[str, logs.LogGroup] = {
             kind: logs.LogGroup(self, f"{kind.title()}Logs", log_group_name=log_group_name(cluster_name, kind),
-                                retention=log_retention, encryption_key=encryption_key)
+                                retention=log_retention, encryption_key=encryption_key,
+                                removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
             for kind in LOG_GROUP_KINDS
         }
         self.role = iam.Role(

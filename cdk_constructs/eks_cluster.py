@@ -94,7 +94,7 @@ class PlatformEksCluster(Construct):
         super().__init__(scope, construct_id)
         self.control_plane_log_group = logs.LogGroup(
             self, "ControlPlaneLogs", log_group_name=f"/aws/eks/{cluster_name}/cluster", retention=log_retention,
-            encryption_key=log_encryption_key)
+            encryption_key=log_encryption_key, removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         endpoint = (eks.EndpointAccess.PUBLIC_AND_PRIVATE.only_from(*public_access_cidrs) if public_access_cidrs
                     else eks.EndpointAccess.PRIVATE)
         self.cluster = eks.Cluster(

@@ -8,7 +8,7 @@ stack-level singletons (BucketDeployment, default-security-group restriction) an
 
 from __future__ import annotations
 
-from aws_cdk import CfnResource, Stack, aws_kms as kms, aws_logs as logs
+from aws_cdk import CfnResource, RemovalPolicy, Stack, aws_kms as kms, aws_logs as logs
 from constructs import IConstruct
 
 from .compliance import skip_checkov
@@ -36,7 +36,8 @@ def govern_handler_logs(stack: Stack, *clusters: IConstruct, retention_days: int
             continue
         for function in (n for n in nodes if n.cfn_resource_type == "AWS::Lambda::Function"):
             created = logs.LogGroup(root, f"{function.node.id}Logs", retention=retention(retention_days),
-                                    encryption_key=encryption_key)
+                                    encryption_key=encryption_key,
+                                    removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
             function.add_property_override("LoggingConfig.LogGroup", created.log_group_name)
             cfn = created.node.default_child
             assert isinstance(cfn, CfnResource)

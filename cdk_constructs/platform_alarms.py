@@ -61,7 +61,7 @@ class PlatformAlarms(Construct):
         super().__init__(scope, construct_id)
         t = thresholds
         self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
-                           description=f"{prefix}: alarm topic (SNS)", removal_policy=RemovalPolicy.RETAIN)
+                           description=f"{prefix}: alarm topic (SNS)", removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
         # CloudWatch alarms and EventBridge publish to an encrypted topic only if the key lets them (SNS Developer
         # Guide, "Enable compatibility between event sources from AWS services and encrypted topics").
         self.key.add_to_resource_policy(iam.PolicyStatement(
