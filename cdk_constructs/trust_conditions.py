@@ -13,8 +13,10 @@ Each service principal gets the conditions its own documentation says it sets wh
   (https://docs.aws.amazon.com/vpc/latest/userguide/flow-logs-iam-role.html).
 - ``pods.eks.amazonaws.com`` (EKS Pod Identity): the session tags Pod Identity adds, ``aws:RequestTag/eks-cluster-name``,
   ``aws:RequestTag/kubernetes-namespace`` and ``aws:RequestTag/kubernetes-service-account``, pinned to the
-  associations that use the role in the same stack, so another association (another namespace, another team) cannot
-  assume it (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, pod-id-abac.html).
+  associations that use the role in the same stack (``AWS::EKS::PodIdentityAssociation`` or an add-on's
+  ``PodIdentityAssociations``, whose namespace is the add-on's: :data:`ADDON_NAMESPACES`), so another association
+  (another namespace, another team) cannot assume it
+  (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, pod-id-abac.html).
 
 :data:`UNCONDITIONED` lists the service principals the platform trusts without such conditions, each with the reason;
 tests/test_trust_conditions.py fails on any other service principal in any role of any template.
@@ -30,6 +32,9 @@ from constructs import IConstruct
 
 POD_IDENTITY = "pods.eks.amazonaws.com"
 POD_IDENTITY_ASSOCIATION = "AWS::EKS::PodIdentityAssociation"
+ADDON = "AWS::EKS::Addon"
+# Namespace each EKS add-on installs into (its PodIdentityAssociations live there; the property does not say).
+ADDON_NAMESPACES = {"amazon-cloudwatch-observability": "amazon-cloudwatch"}  # cdk_constructs/container_insights.py
 # service principal -> the ARN pattern (after arn:<partition>:) its aws:SourceArn matches, {region}/{account} filled
 SOURCE_ARN_PATTERNS: dict[str, str] = {
     "sagemaker.amazonaws.com": "sagemaker:{region}:{account}:*",
@@ -115,13 +120,24 @@ class ServiceTrustConditions:
                 namespaces.add(construct.namespace)  # type: ignore[attr-defined]
                 accounts.add(construct.service_account)  # type: ignore[attr-defined]
                 clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
-        if not namespaces:
+            # EKS add-ons carry their own associations (AWS::EKS::Addon PodIdentityAssociations)
+            if isinstance(construct, CfnResource) and construct.cfn_resource_type == ADDON:
+                for assoc in stack.resolve(construct.pod_identity_associations) or []:  # type: ignore[attr-defined]
+                    if assoc.get("roleArn", assoc.get("RoleArn")) == arn:
+                        accounts.add(assoc.get("serviceAccount", assoc.get("ServiceAccount")))
+                        clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
+                        namespace = ADDON_NAMESPACES.get(construct.addon_name)  # type: ignore[attr-defined]
+                        if namespace:
+                            namespaces.add(namespace)
+        if not accounts:
             return {}
 
         def one_or_many(values: set[Any]) -> Any:
             items = sorted(values, key=str)
             return items[0] if len(items) == 1 else items
 
-        return {"aws:RequestTag/kubernetes-namespace": one_or_many(namespaces),
-                "aws:RequestTag/kubernetes-service-account": one_or_many(accounts),
+        tags = {"aws:RequestTag/kubernetes-service-account": one_or_many(accounts),
                 "aws:RequestTag/eks-cluster-name": one_or_many(clusters)}
+        if namespaces:
+            tags["aws:RequestTag/kubernetes-namespace"] = one_or_many(namespaces)
+        return tags
