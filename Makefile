@@ -13,8 +13,12 @@ CDK := node_modules/.bin/cdk
 
 CHECKOV_VENV := .checkov-venv
 CHECKOV_VERSION := 3.3.30
+# The training package's tests (PyTorch on CPU, VeRL's config code) in a virtualenv of their own, so the main
+# suite never imports torch. Everything is pinned in the lock and installed with --no-deps (no other torch).
+TRAIN_VENV := .train-venv
+TRAIN_PIP := $(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: install synth test lint clean deploy diff cost bench docs imports
+.PHONY: install synth test test-training lint clean deploy diff cost bench docs imports
 .DEFAULT_GOAL := help
 
 help:
@@ -24,11 +28,19 @@ help:
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
 	@echo "make bench             synth time vs an empty app, synths per test session, make test wall time"
 
-install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed
+install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# The training package goes in too (no dependencies): the job builders import llm_platform.grpo_config.
+$(VENV)/.installed: requirements.txt requirements-dev.txt training/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e training
+	touch $@
+
+$(TRAIN_VENV)/.installed: training/requirements-test.lock training/pyproject.toml
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_PIP) --no-deps -r training/requirements-test.lock
+	$(TRAIN_PIP) --no-deps -e training
 	touch $@
 
 # checkov pins its own boto3/botocore, so it lives in a virtualenv of its own.
@@ -55,6 +67,11 @@ deploy: install
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
 test: install
 	$(PY) -m pytest -n 2 --dist loadgroup
+	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+
+# Only the training package's tests (tiny model on CPU, VeRL config checks).
+test-training: $(TRAIN_VENV)/.installed
+	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
 
 cost: synth
 	$(PY) -m tools.cost --env $(ENV)
@@ -83,4 +100,4 @@ imports: node_modules/.installed
 	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(f) &&) true
 
 clean:
-	rm -rf cdk.out dist .pytest_cache
+	rm -rf cdk.out dist .pytest_cache training/.pytest_cache

@@ -337,8 +337,13 @@ def test_ray_job(dist) -> None:
     spec = job["spec"]
     assert (spec["submissionMode"], spec["shutdownAfterJobFinishes"], spec["ttlSecondsAfterFinished"]) == (
         "K8sJobMode", True, 3600)
-    assert spec["entrypoint"].startswith("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo ")
+    # llmp-grpo composes these with VeRL's defaults and runs VeRL's checks before Ray starts
+    # (training/tests/test_grpo_config.py validates the same overrides against the pinned VeRL).
+    assert spec["entrypoint"].startswith("python3 -m llm_platform.grpo algorithm.adv_estimator=grpo ")
     for override in ("actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.n=5",
+                     "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+                     "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16",
+                     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16", "trainer.resume_mode=auto",
                      "actor_rollout_ref.rollout.tensor_model_parallel_size=2", "trainer.nnodes=2",
                      "trainer.n_gpus_per_node=8", "trainer.save_freq=20",
                      "trainer.default_local_dir=/fsx/checkpoints/qwen-grpo"):

@@ -1,0 +1,119 @@
+"""`llmp-evaluate`: ROUGE of the fine-tuned model vs the base model on the test split, logged to MLflow.
+
+Both models generate greedily from each test ``prompt`` (written by ``llmp-prepare-data``); ROUGE-1, ROUGE-2,
+ROUGE-L and ROUGE-Lsum F-measures against the ``reference`` answer come from Google's ``rouge-score`` package
+(https://github.com/google-research/google-research/tree/master/rouge; Lsum splits summaries on newlines), averaged
+over the examples. MLflow gets ``base/<metric>``, ``finetuned/<metric>`` and ``delta/<metric>``, and the
+predictions as a JSON artifact.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_platform.config import from_mapping, load_yaml, parse_config_arg
+from llm_platform.paths import set_hf_home
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+
+@dataclass
+class EvaluateConfig:
+    base_model_path: str
+    finetuned_model_path: str
+    test_dataset_path: str               # test.jsonl (or its directory)
+    output_dir: str                      # predictions and scores, e.g. /fsx/outputs/<run>/eval
+    max_samples: int | None = 200
+    max_new_tokens: int = 512
+    batch_size: int = 8
+    bf16: bool = True
+    use_stemmer: bool = True
+    mlflow_experiment_name: str = "sft-eval"
+    mlflow_run_name: str | None = None
+
+
+def rouge(predictions: list[str], references: list[str], *, use_stemmer: bool = True) -> dict[str, float]:
+    """Mean ROUGE F-measures of ``predictions`` against ``references`` (same length)."""
+    from rouge_score import rouge_scorer
+
+    if len(predictions) != len(references) or not predictions:
+        raise ValueError(f"{len(predictions)} predictions for {len(references)} references")
+    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=use_stemmer)
+    totals = dict.fromkeys(ROUGE_TYPES, 0.0)
+    for prediction, reference in zip(predictions, references):
+        scores = scorer.score(reference, prediction)  # (target, prediction)
+        for name in ROUGE_TYPES:
+            totals[name] += scores[name].fmeasure
+    return {name: total / len(predictions) for name, total in totals.items()}
+
+
+def generate(model_path: str, prompts: list[str], cfg: EvaluateConfig) -> list[str]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    tokenizer.padding_side = "left"  # decoder-only: generation continues right after each prompt
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    dtype = torch.bfloat16 if cfg.bf16 and device == "cuda" else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(device).eval()
+    outputs: list[str] = []
+    for start in range(0, len(prompts), cfg.batch_size):
+        batch = tokenizer(prompts[start:start + cfg.batch_size], return_tensors="pt", padding=True,
+                          add_special_tokens=False).to(device)
+        with torch.no_grad():
+            generated = model.generate(**batch, max_new_tokens=cfg.max_new_tokens, do_sample=False,
+                                       pad_token_id=tokenizer.pad_token_id)
+        new_tokens = generated[:, batch["input_ids"].shape[1]:]
+        outputs += tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+    del model
+    return outputs
+
+
+def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
+    set_hf_home()
+    from llm_platform import mlflow_utils
+    from llm_platform.sft import read_jsonl
+
+    rows = read_jsonl(cfg.test_dataset_path, "test")[: cfg.max_samples or None]
+    prompts = [r["prompt"] for r in rows]
+    references = [r["reference"] for r in rows]
+    results: dict[str, float] = {}
+    predictions: dict[str, list[str]] = {}
+    for label, path in (("base", cfg.base_model_path), ("finetuned", cfg.finetuned_model_path)):
+        predictions[label] = generate(path, prompts, cfg)
+        for name, value in rouge(predictions[label], references, use_stemmer=cfg.use_stemmer).items():
+            results[f"{label}/{name}"] = value
+    for name in ROUGE_TYPES:
+        results[f"delta/{name}"] = results[f"finetuned/{name}"] - results[f"base/{name}"]
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    records = [{"prompt": p, "reference": r, "base": b, "finetuned": f}
+               for p, r, b, f in zip(prompts, references, predictions["base"], predictions["finetuned"])]
+    (out / "predictions.json").write_text(json.dumps(records, ensure_ascii=False, indent=1))
+    (out / "rouge.json").write_text(json.dumps(results, indent=2))
+    import mlflow
+
+    mlflow_utils.start_run(experiment=cfg.mlflow_experiment_name,
+                           run_name=cfg.mlflow_run_name or f"eval-{Path(cfg.finetuned_model_path).name}")
+    mlflow_utils.log_params_flat({"eval": asdict(cfg) | {"examples": len(rows)}})
+    mlflow_utils.log_metrics(results)
+    mlflow.log_artifact(str(out / "predictions.json"))
+    mlflow_utils.end_run()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_config_arg(argv, "llmp-evaluate", "ROUGE of the fine-tuned vs the base model")
+    cfg: Any = from_mapping(EvaluateConfig, load_yaml(args.config), where=args.config)
+    print(json.dumps(evaluate(cfg), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""The team storage contract: what a pod sees under /fsx (the team's own FSx subtree, PVC ``fsx-claim``).
+
+Kept free of heavy imports: the Kubernetes job builders use these names too.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+TEAM_MOUNT_PATH = "/fsx"
+DATASETS = f"{TEAM_MOUNT_PATH}/datasets"
+MODELS = f"{TEAM_MOUNT_PATH}/models"
+CHECKPOINTS = f"{TEAM_MOUNT_PATH}/checkpoints"
+OUTPUTS = f"{TEAM_MOUNT_PATH}/outputs"
+HF_HOME = f"{TEAM_MOUNT_PATH}/hf-cache"
+
+
+def on_team_mount(path: str) -> bool:
+    """True when ``path`` is an absolute path inside the team mount (no ``..`` escaping it)."""
+    p = PurePosixPath(path)
+    return p.is_absolute() and ".." not in p.parts and p.parts[:2] == ("/", TEAM_MOUNT_PATH.strip("/"))
+
+
+def set_hf_home() -> None:
+    """Point the Hugging Face caches at the team's FSx cache unless the pod already chose one."""
+    if os.path.isdir(TEAM_MOUNT_PATH):
+        os.environ.setdefault("HF_HOME", HF_HOME)

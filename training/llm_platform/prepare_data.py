@@ -1,0 +1,187 @@
+"""`llmp-prepare-data`: a dataset -> train/test splits on the team's FSx, ready for a training step.
+
+Formats:
+
+* ``sft-r1``: the medical reasoning set of the published walkthrough (FreedomIntelligence/medical-o1-reasoning-SFT,
+  columns Question / Complex_CoT / Response) as chat conversations in DeepSeek-R1 prompt style: the user turn
+  is the instruction + question, the assistant turn is ``<think>\\n{reasoning}\\n</think>\\n{answer}``. Written as
+  JSONL with ``messages``, ``text`` (the whole conversation rendered with the model's chat template), ``prompt``
+  (rendered up to the assistant's turn, what evaluation generates from) and ``reference`` (the answer).
+* ``verl-gsm8k``: GSM8K (columns question / answer) in VeRL's RL parquet format: ``data_source`` =
+  ``openai/gsm8k`` (VeRL's default reward dispatcher then scores with its GSM8K rule), ``prompt`` as chat
+  messages, ``ability``, ``reward_model`` = {style: rule, ground_truth: the number after ``####``},
+  ``extra_info``. Field names follow verl 0.9.1 ``examples/data_preprocess/gsm8k.py`` and
+  ``verl/utils/dataset/rl_dataset.py``.
+
+Sources: a built-in name (``medical-o1``, ``gsm8k``; Hugging Face datasets at a pinned revision) or a local file
+(``.jsonl``/``.json``/``.parquet``/``.csv``) with the same columns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llm_platform.config import from_mapping, load_yaml, parse_config_arg
+from llm_platform.paths import set_hf_home
+
+# The instruction of the DeepSeek-R1 medical walkthrough (question, then the model thinks inside <think>).
+R1_PROMPT = (
+    "Below is an instruction that describes a task, paired with an input that provides further context. Write a "
+    "response that appropriately completes the request. Before answering, think carefully about the question and "
+    "create a step-by-step chain of thoughts to ensure a logical and accurate response.\n\n"
+    "### Instruction:\nYou are a medical expert with advanced knowledge in clinical reasoning, diagnostics, and "
+    "treatment planning. Please answer the following medical question.\n\n"
+    "### Question:\n{question}"
+)
+R1_RESPONSE = "<think>\n{reasoning}\n</think>\n{answer}"
+# VeRL's GSM8K example asks for the answer after "####", which its rule reward extracts.
+GSM8K_INSTRUCTION = 'Let\'s think step by step and output the final answer after "####".'
+GSM8K_DATA_SOURCE = "openai/gsm8k"
+
+# Built-ins: Hugging Face dataset id, config, split names, format, pinned revision (commit on the Hub).
+BUILTINS: dict[str, dict[str, Any]] = {
+    "medical-o1": {"path": "FreedomIntelligence/medical-o1-reasoning-SFT", "name": "en", "format": "sft-r1",
+                   "splits": ("train",)},
+    "gsm8k": {"path": "openai/gsm8k", "name": "main", "format": "verl-gsm8k", "splits": ("train", "test")},
+}
+
+
+@dataclass
+class PrepareConfig:
+    output_dir: str
+    source: str                       # a built-in name or a local file path
+    format: str | None = None         # sft-r1 | verl-gsm8k (built-ins know theirs)
+    tokenizer_path: str | None = None  # the model's tokenizer for its chat template (sft-r1)
+    revision: str | None = None       # Hub revision of a built-in (commit sha recommended)
+    test_size: float = 0.1            # used when the source has no test split
+    max_samples: int | None = None
+    seed: int = 42
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.format not in (None, "sft-r1", "verl-gsm8k"):
+            raise ValueError(f"format {self.format!r} is not one of sft-r1, verl-gsm8k")
+        if not 0 < self.test_size < 1:
+            raise ValueError(f"test_size {self.test_size} must be between 0 and 1")
+
+
+def gsm8k_ground_truth(answer: str) -> str:
+    """The final number of a GSM8K answer (after '####'), commas removed, as VeRL's reward compares it."""
+    match = re.search(r"#### (\-?[0-9\.\,]+)", answer)
+    if not match:
+        raise ValueError(f"GSM8K answer has no '#### <number>': {answer[-80:]!r}")
+    return match.group(1).replace(",", "")
+
+
+def gsm8k_row(row: dict[str, Any], index: int, split: str) -> dict[str, Any]:
+    return {
+        "data_source": GSM8K_DATA_SOURCE,
+        "prompt": [{"role": "user", "content": f"{row['question']} {GSM8K_INSTRUCTION}"}],
+        "ability": "math",
+        "reward_model": {"style": "rule", "ground_truth": gsm8k_ground_truth(row["answer"])},
+        "extra_info": {"split": split, "index": index, "answer": row["answer"], "question": row["question"]},
+    }
+
+
+def r1_messages(row: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"role": "user", "content": R1_PROMPT.format(question=row["Question"].strip())},
+            {"role": "assistant", "content": R1_RESPONSE.format(reasoning=row["Complex_CoT"].strip(),
+                                                                answer=row["Response"].strip())}]
+
+
+def render(tokenizer, messages: list[dict[str, str]], *, generation_prompt: bool) -> str:
+    """The model's chat template; a model without one gets the plain R1 layout (prompt, then the response)."""
+    if tokenizer is not None and getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+    prompt = messages[0]["content"] + "\n\n### Response:\n"
+    return prompt if generation_prompt else prompt + messages[1]["content"]
+
+
+def sft_row(row: dict[str, Any], tokenizer) -> dict[str, Any]:
+    messages = r1_messages(row)
+    return {"messages": messages, "text": render(tokenizer, messages, generation_prompt=False),
+            "prompt": render(tokenizer, messages[:1], generation_prompt=True),
+            "reference": messages[1]["content"]}
+
+
+def load_source(cfg: PrepareConfig) -> tuple[dict[str, Any], str]:
+    """Returns ({split: datasets.Dataset}, format)."""
+    import datasets
+
+    if cfg.source in BUILTINS:
+        spec = BUILTINS[cfg.source]
+        loaded = datasets.load_dataset(spec["path"], spec["name"], revision=cfg.revision)
+        return {s: loaded[s] for s in spec["splits"]}, cfg.format or spec["format"]
+    path = Path(cfg.source)
+    if not path.is_file():
+        raise FileNotFoundError(f"source {cfg.source!r} is neither a built-in ({', '.join(BUILTINS)}) nor a file")
+    if cfg.format is None:
+        raise ValueError("format is required for a local file source (sft-r1 or verl-gsm8k)")
+    builder = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}.get(path.suffix)
+    if builder is None:
+        raise ValueError(f"source {path.name}: use a .jsonl, .json, .parquet or .csv file")
+    return {"train": datasets.load_dataset(builder, data_files=str(path), split="train")}, cfg.format
+
+
+def split(splits: dict[str, Any], cfg: PrepareConfig) -> tuple[Any, Any]:
+    train = splits["train"]
+    if cfg.max_samples:
+        train = train.shuffle(seed=cfg.seed).select(range(min(cfg.max_samples, len(train))))
+    if "test" in splits:
+        test = splits["test"]
+        if cfg.max_samples:
+            test = test.select(range(min(max(1, int(cfg.max_samples * cfg.test_size)), len(test))))
+        return train, test
+    parts = train.train_test_split(test_size=cfg.test_size, seed=cfg.seed)
+    return parts["train"], parts["test"]
+
+
+def prepare(cfg: PrepareConfig) -> dict[str, Path]:
+    set_hf_home()
+    splits, fmt = load_source(cfg)
+    train, test = split(splits, cfg)
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    if fmt == "verl-gsm8k":
+        import pandas as pd
+
+        for name, ds in (("train", train), ("test", test)):
+            rows = [gsm8k_row(r, i, name) for i, r in enumerate(ds)]
+            path = out / f"{name}.parquet"
+            pd.DataFrame(rows).to_parquet(path, index=False)
+            written[name] = path
+    else:
+        tokenizer = None
+        if cfg.tokenizer_path:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(cfg.tokenizer_path)
+        for name, ds in (("train", train), ("test", test)):
+            path = out / f"{name}.jsonl"
+            tmp = path.with_suffix(".jsonl.tmp")
+            with tmp.open("w") as f:
+                for r in ds:
+                    f.write(json.dumps(sft_row(r, tokenizer), ensure_ascii=False) + "\n")
+            tmp.replace(path)  # a reader never sees a half-written split
+            written[name] = path
+    (out / "prepare-data.json").write_text(json.dumps({**asdict(cfg), "format": fmt,
+                                                        "rows": {"train": len(train), "test": len(test)}}, indent=2))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_config_arg(argv, "llmp-prepare-data", "dataset -> train/test splits on FSx")
+    cfg = from_mapping(PrepareConfig, load_yaml(args.config), where=args.config)
+    for name, path in prepare(cfg).items():
+        print(f"{name}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+"""`llmp-sft`: LoRA / QLoRA supervised fine-tuning with FSDP, resumable on FSx, merged and registered in MLflow.
+
+    torchrun --nproc-per-node 8 -m llm_platform.sft --config sft.yaml      (what the PyTorchJob runs)
+
+One YAML file (``training/configs/sft.yaml``), laid out like the published ``args-fine-tuning.yaml``: the script
+settings of :class:`ScriptArguments` next to any ``transformers.TrainingArguments`` field (``output_dir``,
+``per_device_train_batch_size``, ``bf16``, ``gradient_checkpointing``, ``fsdp``/``fsdp_config``, ``save_steps``
+...). Both are parsed by ``transformers.HfArgumentParser``, which rejects an unknown key.
+
+* LoRA on every linear layer (``lora_target_modules: all-linear``); QLoRA with ``load_in_4bit: true``: NF4,
+  double quantisation, BF16 compute and BF16 *storage* so FSDP can shard the packed weights
+  (https://huggingface.co/docs/peft/accelerate/fsdp#use-peft-qlora-and-fsdp-for-finetuning-large-models-on-multiple-gpus).
+* FSDP: ``fsdp: true`` with ``fsdp_config`` (full shard = ``reshard_after_forward: true``, auto wrap =
+  ``auto_wrap_policy: TRANSFORMER_BASED_WRAP``, ``cpu_offload``). With FSDP, gradient checkpointing is done as
+  FSDP activation checkpointing (transformers' TrainingArguments docs: it avoids a redundant all-gather).
+* Checkpoints go to ``output_dir`` on FSx (``/fsx/checkpoints/<run>``) every ``save_steps``; a restarted pod
+  finds the newest ``checkpoint-N`` there and resumes from it (model, optimizer, scheduler, RNG, data position),
+  and reopens the same MLflow run. HyperPod auto-resume restarts the pods; this makes the restart continue.
+* Loss only on the assistant's answer (prompt tokens are masked).
+* MLflow (rank 0): every setting as params, loss / learning rate / grad norm, ``tokens_per_second`` (non-padding
+  tokens of all ranks per second of training), ``mfu`` (:mod:`llm_platform.mfu`), system metrics; at the end the
+  LoRA weights are merged into the base model, saved under ``merged_output_dir`` and registered.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from llm_platform.config import load_yaml
+from llm_platform.paths import set_hf_home
+
+IGNORE_INDEX = -100
+
+
+@dataclass
+class ScriptArguments:
+    model_id: str = field(metadata={"help": "base model directory (e.g. /fsx/models/<name>) or Hub id"})
+    train_dataset_path: str = field(metadata={"help": "train.jsonl from llmp-prepare-data (or its directory)"})
+    test_dataset_path: Optional[str] = field(default=None, metadata={"help": "test.jsonl, for eval_loss"})
+    max_seq_length: int = 2048
+    lora_r: int = 8
+    lora_alpha: int = 16
+    lora_dropout: float = 0.1
+    lora_target_modules: str = "all-linear"
+    load_in_4bit: bool = field(default=False, metadata={"help": "QLoRA: 4-bit NF4 base weights (bitsandbytes)"})
+    merge_weights: bool = True
+    merged_output_dir: Optional[str] = field(default=None, metadata={"help": "default: <output_dir>/merged"})
+    attn_implementation: str = "sdpa"
+    mlflow_experiment_name: str = "sft"
+    mlflow_run_name: Optional[str] = None
+    registered_model_name: Optional[str] = None
+    peak_tflops: Optional[float] = field(default=None, metadata={
+        "help": "peak dense TFLOPS of one device, when the GPU is not in llm_platform.mfu's table"})
+
+
+def parse_config(path_or_data: str | Path | dict[str, Any]):
+    from transformers import HfArgumentParser, TrainingArguments
+
+    data = dict(path_or_data) if isinstance(path_or_data, dict) else load_yaml(path_or_data)
+    data.setdefault("report_to", "none")  # MLflow is logged by this module's callback, once
+    script, training = HfArgumentParser((ScriptArguments, TrainingArguments)).parse_dict(data)
+    return script, training
+
+
+def fsdp_enabled(args) -> bool:
+    return bool(getattr(args, "fsdp_plugin_args", None))
+
+
+def quantization_config(script: ScriptArguments, compute_dtype):
+    if not script.load_in_4bit:
+        return None
+    from transformers import BitsAndBytesConfig
+
+    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+                              bnb_4bit_compute_dtype=compute_dtype, bnb_4bit_quant_storage=compute_dtype)
+
+
+def load_model(script: ScriptArguments, args):
+    import torch
+    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+    from transformers import AutoModelForCausalLM
+
+    dtype = torch.bfloat16 if args.bf16 else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=dtype,
+                                                 quantization_config=quantization_config(script, dtype),
+                                                 attn_implementation=script.attn_implementation)
+    if script.load_in_4bit:
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing,
+                                                gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs)
+    model.config.use_cache = False  # incompatible with gradient checkpointing, useless in training
+    lora = LoraConfig(r=script.lora_r, lora_alpha=script.lora_alpha, lora_dropout=script.lora_dropout,
+                      target_modules=script.lora_target_modules, bias="none", task_type="CAUSAL_LM")
+    return get_peft_model(model, lora)
+
+
+def read_jsonl(path: str | Path, name: str = "train") -> list[dict[str, Any]]:
+    p = Path(path)
+    if p.is_dir():
+        p = p / f"{name}.jsonl"
+    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+
+def tokenize(rows: list[dict[str, Any]], tokenizer, max_len: int) -> list[dict[str, list[int]]]:
+    """input_ids of the whole conversation, labels with the prompt masked; truncated to ``max_len``."""
+    out = []
+    for row in rows:
+        text = row["text"]
+        if tokenizer.eos_token and not text.endswith(tokenizer.eos_token):
+            text += tokenizer.eos_token
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"][:max_len]
+        n_prompt = len(tokenizer(row["prompt"], add_special_tokens=False)["input_ids"])
+        labels = [IGNORE_INDEX] * min(n_prompt, len(ids)) + ids[n_prompt:]
+        if any(label != IGNORE_INDEX for label in labels):
+            out.append({"input_ids": ids, "labels": labels})
+    return out
+
+
+class Collator:
+    """Right-pads a batch; padding is masked out of attention and loss."""
+
+    def __init__(self, pad_token_id: int) -> None:
+        self.pad = pad_token_id
+
+    def __call__(self, features: list[dict[str, list[int]]]):
+        import torch
+
+        width = max(len(f["input_ids"]) for f in features)
+        ids = torch.full((len(features), width), self.pad, dtype=torch.long)
+        labels = torch.full((len(features), width), IGNORE_INDEX, dtype=torch.long)
+        mask = torch.zeros((len(features), width), dtype=torch.long)
+        for i, f in enumerate(features):
+            n = len(f["input_ids"])
+            ids[i, :n] = torch.tensor(f["input_ids"])
+            labels[i, :n] = torch.tensor(f["labels"])
+            mask[i, :n] = 1
+        return {"input_ids": ids, "labels": labels, "attention_mask": mask}
+
+
+class ThroughputMeter:
+    """Counts non-padding tokens and sequences between two MLflow logs (all ranks)."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.sequences = 0
+        self.since = time.perf_counter()
+
+    def add(self, attention_mask) -> None:
+        self.tokens += int(attention_mask.sum())
+        self.sequences += int(attention_mask.shape[0])
+
+    def take(self, device) -> tuple[int, int, float]:
+        import torch
+        import torch.distributed as dist
+
+        counts = torch.tensor([self.tokens, self.sequences], dtype=torch.long, device=device)
+        if dist.is_available() and dist.is_initialized():
+            dist.all_reduce(counts)
+        now = time.perf_counter()
+        elapsed = now - self.since
+        self.tokens = self.sequences = 0
+        self.since = now
+        return int(counts[0]), int(counts[1]), elapsed
+
+
+def build_trainer(script: ScriptArguments, args, *, callbacks=()):
+    import torch
+    from transformers import AutoTokenizer, Trainer, TrainerCallback
+
+    from llm_platform import mfu as mfu_mod
+    from llm_platform import mlflow_utils
+
+    tokenizer = AutoTokenizer.from_pretrained(script.model_id)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    if fsdp_enabled(args) and args.gradient_checkpointing:
+        args.fsdp_config["activation_checkpointing"] = True
+        args.fsdp_plugin_args["activation_checkpointing"] = True
+        args.gradient_checkpointing = False
+    model = load_model(script, args)
+    if args.gradient_checkpointing:
+        model.enable_input_require_grads()  # LoRA: frozen embeddings still need grads flowing into checkpoints
+    train = tokenize(read_jsonl(script.train_dataset_path, "train"), tokenizer, script.max_seq_length)
+    test = (tokenize(read_jsonl(script.test_dataset_path, "test"), tokenizer, script.max_seq_length)
+            if script.test_dataset_path else None)
+    shape = mfu_mod.model_shape(model)
+    gpu = mfu_mod.detect_gpu_name() if torch.cuda.is_available() else None
+    peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
+    meter = ThroughputMeter()
+
+    class CountingTrainer(Trainer):
+        def training_step(self, model, inputs, num_items_in_batch=None):
+            meter.add(inputs["attention_mask"])
+            return super().training_step(model, inputs, num_items_in_batch)
+
+    class MlflowCallback(TrainerCallback):
+        """MLflow on the main process; throughput and MFU computed on every rank (all_reduce)."""
+
+        def on_train_begin(self, a, state, control, **kw):
+            meter.since = time.perf_counter()
+            if not state.is_world_process_zero:
+                return
+            mlflow_utils.start_run(experiment=script.mlflow_experiment_name,
+                                   run_name=script.mlflow_run_name or Path(a.output_dir).name,
+                                   resume_file=Path(a.output_dir) / "mlflow_run_id")
+            mlflow_utils.log_params_flat({
+                "script": vars(script),
+                "training": {k: v for k, v in a.to_dict().items() if not k.startswith("_") and "token" not in k},
+                "model": {"trainable_matmul_params": shape.trainable_matmul_params,
+                          "frozen_matmul_params": shape.frozen_matmul_params, "n_layers": shape.n_layers,
+                          "d_model": shape.d_model},
+                "hardware": {"gpu": gpu or "none", "world_size": a.world_size,
+                             "peak_flops_per_device": peak or "unknown"},
+                "data": {"train_examples": len(train), "test_examples": len(test) if test else 0}})
+
+        def on_log(self, a, state, control, logs=None, **kw):
+            metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
+            if "loss" in metrics or "train_loss" in metrics:
+                tokens, sequences, elapsed = meter.take(a.device)
+                if tokens and elapsed > 0:
+                    tps = tokens / elapsed
+                    seq_len = tokens / sequences
+                    flops_per_token = shape.training_flops_per_token(int(round(seq_len)))
+                    metrics.update(tokens_per_second=tps, mean_sequence_length=seq_len,
+                                   model_flops_per_token=flops_per_token)
+                    if peak:
+                        metrics["mfu"] = mfu_mod.mfu(flops_per_token=flops_per_token, tokens_per_second=tps,
+                                                     n_gpus=a.world_size, peak_flops_per_gpu=peak)
+            if state.is_world_process_zero and metrics:
+                mlflow_utils.log_metrics(metrics, step=state.global_step)
+
+    trainer = CountingTrainer(model=model, args=args, train_dataset=train, eval_dataset=test,
+                              data_collator=Collator(tokenizer.pad_token_id), processing_class=tokenizer,
+                              callbacks=[MlflowCallback(), *callbacks])
+    return trainer, tokenizer
+
+
+def last_checkpoint(output_dir: str | Path) -> str | None:
+    from transformers.trainer_utils import get_last_checkpoint
+
+    return get_last_checkpoint(str(output_dir)) if Path(output_dir).is_dir() else None
+
+
+def merge(script: ScriptArguments, adapter_dir: Path, merged_dir: Path, bf16: bool) -> Path:
+    """Load the base model unquantised, apply the adapter, merge it into the weights and save."""
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    base = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=torch.bfloat16 if bf16 else torch.float32)
+    merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
+    merged.save_pretrained(str(merged_dir), safe_serialization=True)
+    AutoTokenizer.from_pretrained(str(adapter_dir)).save_pretrained(str(merged_dir))
+    return merged_dir
+
+
+def train(config: str | Path | dict[str, Any], *, callbacks=()) -> dict[str, Any]:
+    """Run (or resume) one fine-tuning job; returns what it did."""
+    set_hf_home()
+    script, args = parse_config(config)
+    resume = last_checkpoint(args.output_dir)
+    trainer, tokenizer = build_trainer(script, args, callbacks=callbacks)
+    result = trainer.train(resume_from_checkpoint=resume)
+    adapter_dir = Path(args.output_dir) / "adapter"
+    if trainer.is_fsdp_enabled:
+        trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
+    trainer.save_model(str(adapter_dir))
+    out: dict[str, Any] = {"resumed_from": resume, "global_step": trainer.state.global_step,
+                           "train_loss": result.training_loss, "adapter_dir": adapter_dir, "merged_dir": None}
+    if trainer.is_world_process_zero():
+        from llm_platform import mlflow_utils
+
+        if script.merge_weights:
+            del trainer
+            merged_dir = Path(script.merged_output_dir or Path(args.output_dir) / "merged")
+            out["merged_dir"] = merge(script, adapter_dir, merged_dir, args.bf16)
+            if script.registered_model_name:
+                mlflow_utils.register_model_dir(merged_dir, name=script.registered_model_name)
+        mlflow_utils.end_run()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="llmp-sft", description="LoRA/QLoRA fine-tuning with FSDP")
+    parser.add_argument("--config", required=True, help="YAML: ScriptArguments + TrainingArguments fields")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
+    out = train(args.config)
+    print(json.dumps({k: str(v) for k, v in out.items()}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
