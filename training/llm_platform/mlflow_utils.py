@@ -78,8 +78,23 @@ def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str =
     import mlflow
 
     info = mlflow.transformers.log_model(transformers_model=str(model_dir), name=artifact_path,
-                                         task="text-generation", registered_model_name=name)
+                                         task="text-generation", registered_model_name=name,
+                                         pip_requirements=serving_requirements())
     return info
+
+
+def serving_requirements() -> list[str]:
+    """What loading the registered model needs, from the versions installed here. Given explicitly: MLflow's
+    inference of requirements imports every optional package it knows of (torchvision, ...) and can fail."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for package in ("torch", "transformers", "tokenizers", "safetensors", "accelerate"):
+        try:
+            out.append(f"{package}=={version(package).split('+')[0]}")  # no local label such as +cpu / +cu128
+        except PackageNotFoundError:
+            continue
+    return out
 
 
 def end_run() -> None:

@@ -6,3 +6,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "false")
+# The local MLflow store of the tests is MLflow's file store (the server uses PostgreSQL); MLflow 3 asks for an
+# explicit opt-in to it.
+os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")

@@ -1,0 +1,174 @@
+"""llmp-sft on CPU with a tiny model: LoRA for a few steps, a crash, a restart that resumes from the checkpoint on
+"FSx", the LoRA merge, and what lands in MLflow (a local file store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llm_platform import prepare_data, sft
+from tiny import build_model, medical_rows, write_jsonl
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+PEAK_TFLOPS = 0.5
+
+
+class CrashAt:
+    """A TrainerCallback that kills the run at a step, like a node failure."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
+        return lambda *a, **k: None
+
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step == self.step:
+            raise RuntimeError(f"simulated node failure at step {self.step}")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    """/fsx stand-in: models/, datasets/, checkpoints/ under a temp dir; a tiny model and prepared data."""
+    root = tmp_path_factory.mktemp("fsx")
+    rows = medical_rows(24)
+    corpus = [prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + prepare_data.R1_RESPONSE.format(
+        reasoning=r["Complex_CoT"], answer=r["Response"]) for r in rows]
+    model = build_model(root / "models/tiny", corpus)
+    prepare_data.prepare(prepare_data.PrepareConfig(
+        source=str(write_jsonl(root / "medical.jsonl", rows)), format="sft-r1", tokenizer_path=str(model),
+        output_dir=str(root / "datasets/medical"), test_size=0.25))
+    return root
+
+
+def sft_config(root: Path, **overrides) -> dict:
+    return {"model_id": str(root / "models/tiny"), "train_dataset_path": str(root / "datasets/medical/train.jsonl"),
+            "output_dir": str(root / "checkpoints/tiny-sft"), "merged_output_dir": str(root / "outputs/merged"),
+            "max_seq_length": 128, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
+            "mlflow_experiment_name": "sft-test", "registered_model_name": "tiny-sft", "peak_tflops": PEAK_TFLOPS,
+            "max_steps": 8, "save_steps": 4, "logging_steps": 1, "per_device_train_batch_size": 6,
+            "learning_rate": 1e-2, "lr_scheduler_type": "constant", "use_cpu": True, "bf16": False, "seed": 0,
+            "gradient_checkpointing": True, "gradient_checkpointing_kwargs": {"use_reentrant": False},
+            "dataloader_num_workers": 0, "disable_tqdm": True, **overrides}
+
+
+@pytest.fixture(scope="module")
+def trained(workspace, tmp_path_factory):
+    import mlflow
+
+    store = tmp_path_factory.mktemp("mlruns")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MLFLOW_TRACKING_URI", store.as_uri())
+    mp.setenv("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
+    mp.setenv("MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL", "1")
+    mp.setenv("MLFLOW_SYSTEM_METRICS_SAMPLES_BEFORE_LOGGING", "1")
+    mlflow.set_tracking_uri(store.as_uri())
+    config = sft_config(workspace)
+    with pytest.raises(RuntimeError, match="simulated node failure at step 6"):
+        sft.train(config, callbacks=[CrashAt(6)])
+    mlflow.end_run()  # the crashed process would be gone; its run stays open on the server
+    after_crash = sorted(p.name for p in (workspace / "checkpoints/tiny-sft").glob("checkpoint-*"))
+    result = sft.train(config)  # the restarted pod: same config
+    yield {"result": result, "after_crash": after_crash, "root": workspace, "config": config}
+    mp.undo()
+
+
+def test_crash_leaves_a_checkpoint_and_restart_resumes_from_it(trained) -> None:
+    assert trained["after_crash"] == ["checkpoint-4"]
+    checkpoint = trained["root"] / "checkpoints/tiny-sft/checkpoint-4"
+    for name in ("adapter_model.safetensors", "optimizer.pt", "scheduler.pt", "trainer_state.json"):
+        assert (checkpoint / name).is_file(), name
+    result = trained["result"]
+    assert result["resumed_from"] == str(checkpoint)
+    assert result["global_step"] == 8
+    assert (trained["root"] / "checkpoints/tiny-sft/checkpoint-8").is_dir()
+
+
+def test_merged_weights_load_and_equal_base_plus_adapter(trained) -> None:
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    root = trained["root"]
+    merged = AutoModelForCausalLM.from_pretrained(trained["result"]["merged_dir"]).eval()
+    base = AutoModelForCausalLM.from_pretrained(root / "models/tiny").eval()
+    with_adapter = PeftModel.from_pretrained(base, str(trained["result"]["adapter_dir"])).eval()
+    tokenizer = AutoTokenizer.from_pretrained(trained["result"]["merged_dir"])
+    ids = tokenizer("Case 3 : a patient has pain linked to the kidney .", return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        merged_logits, adapter_logits = merged(ids).logits, with_adapter(ids).logits
+        base_logits = AutoModelForCausalLM.from_pretrained(root / "models/tiny")(ids).logits
+    assert torch.allclose(merged_logits, adapter_logits, atol=1e-4)
+    assert not torch.allclose(merged_logits, base_logits, atol=1e-3)  # training changed the model
+    assert not any("lora" in name for name, _ in merged.named_parameters())
+
+
+def test_mlflow_run_contents(trained) -> None:
+    import mlflow
+    from mlflow import MlflowClient
+
+    client = MlflowClient()
+    experiment = client.get_experiment_by_name("sft-test")
+    runs = client.search_runs([experiment.experiment_id])
+    assert len(runs) == 1  # the restart continued the same run
+    run = runs[0]
+    params = run.data.params
+    assert params["script.lora_r"] == "8" and params["script.lora_alpha"] == "16"
+    assert params["training.learning_rate"] == "0.01" and params["training.max_steps"] == "8"
+    assert int(params["model.trainable_matmul_params"]) == 2 * 4096  # LoRA A+B on 7 linear layers x 2 layers
+    assert params["hardware.world_size"] == "1"
+    loss = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "loss")}
+    assert sorted(loss) == list(range(1, 9))
+    # the loss goes down: each of the last three steps (second epoch onwards) is below every one of the first three
+    assert max(loss[6], loss[7], loss[8]) < min(loss[1], loss[2], loss[3]), loss
+    assert loss[8] < loss[1] - 0.15, loss
+    tps = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "tokens_per_second")}
+    flops = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "model_flops_per_token")}
+    mfu = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "mfu")}
+    assert set(tps) == set(mfu) == set(range(1, 9))
+    for step in mfu:  # MFU = model FLOPs per token x tokens/s / (devices x peak)
+        assert mfu[step] == pytest.approx(flops[step] * tps[step] / (1 * PEAK_TFLOPS * 1e12), rel=1e-9)
+    assert any(key.startswith("system/") for key in run.data.metrics), sorted(run.data.metrics)
+    versions = client.search_model_versions("name='tiny-sft'")
+    assert [str(v.version) for v in versions] == ["1"]
+    loaded = mlflow.transformers.load_model(f"models:/tiny-sft/1", return_type="components")
+    assert loaded["model"].config.num_hidden_layers == 2
+
+
+def shipped(**overrides) -> dict:
+    """The shipped config; use_cpu only so TrainingArguments accepts bf16 on this GPU-less machine."""
+    return {**_yaml(CONFIGS / "sft.yaml"), "use_cpu": True, **overrides}
+
+
+def test_shipped_config_parses_with_fsdp_full_shard_auto_wrap() -> None:
+    script, args = sft.parse_config(shipped())
+    assert script.model_id.startswith("/fsx/models/") and args.output_dir.startswith("/fsx/checkpoints/")
+    plugin = args.fsdp_plugin_args
+    assert plugin["reshard_after_forward"] is True  # full shard
+    assert plugin["auto_wrap_policy"] == "TRANSFORMER_BASED_WRAP"
+    assert args.bf16 and args.gradient_checkpointing and args.save_steps == 50
+    _, offload = sft.parse_config(shipped(fsdp_config={**_yaml(CONFIGS / "sft.yaml")["fsdp_config"],
+                                                       "cpu_offload": True}))
+    assert offload.fsdp_plugin_args["cpu_offload"] is True
+
+
+def test_qlora_quantization_is_nf4_with_bf16_storage_for_fsdp() -> None:
+    import torch
+
+    script, _ = sft.parse_config(shipped(load_in_4bit=True))
+    q = sft.quantization_config(script, torch.bfloat16)
+    assert q.load_in_4bit and q.bnb_4bit_quant_type == "nf4" and q.bnb_4bit_use_double_quant
+    assert q.bnb_4bit_compute_dtype == torch.bfloat16 and q.bnb_4bit_quant_storage == torch.bfloat16
+    assert sft.quantization_config(sft.parse_config(shipped())[0], torch.bfloat16) is None
+
+
+def test_unknown_setting_is_refused() -> None:
+    with pytest.raises(ValueError, match="lora_rank"):
+        sft.parse_config(shipped(lora_rank=8))
+
+
+def _yaml(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text())
