@@ -89,15 +89,18 @@ bench: install
 CRDS ?= ../shared/crds
 K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s.aws_ec2nodeclasses.yaml \
 	pytorchjob:=kubeflow.org_pytorchjobs.yaml mpijob:=kubeflow.org_mpijobs.yaml rayjob:=ray.io_rayjobs.yaml \
-	raycluster:=ray.io_rayclusters.yaml
+	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue/kueue.x-k8s.io_resourceflavors.yaml \
+	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
+	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
 K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
-	ray.io_rayjobs.yaml
+	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
+	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml
 
 imports: node_modules/.installed
 	rm -rf $(foreach i,$(K8S_IMPORTS),k8s_charts/imports/$(firstword $(subst :=, ,$(i))))
 	$(foreach i,$(K8S_IMPORTS),node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
 		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
-	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(f) &&) true
+	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(notdir $(f)) &&) true
 
 clean:
 	rm -rf cdk.out dist .pytest_cache training/.pytest_cache

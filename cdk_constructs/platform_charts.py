@@ -15,6 +15,7 @@ from config import EnvironmentConfig, TeamConfig
 from k8s_charts.karpenter import GpuCapacityChart
 from k8s_charts.node_shapes import node_kinds
 from k8s_charts.priority_classes import PriorityClassesChart
+from k8s_charts.queueing import QueueingChart
 from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.values import TEAM_SERVICE_ACCOUNT, MlflowValues, PlatformValues
 
@@ -44,7 +45,8 @@ class PlatformCharts(Construct):
     Identity (namespace `<team>`, service account `training`).
 
     Charts: ``priority-classes``, ``gpu-capacity`` (Karpenter EC2NodeClasses/NodePools; waits for
-    ``crd_dependencies``, the Helm releases that install the CRDs) and ``team-namespaces``.
+    ``crd_dependencies``, the Helm releases that install the CRDs), ``team-namespaces`` and ``queueing`` (Kueue
+    flavors, cohorts, ClusterQueues, LocalQueues, the queue-name admission policy; after the namespaces).
 
     Team role: read/write under the team's S3 prefix of ``data_bucket`` only (list restricted to the prefix, its
     KMS key only through S3) and, when given, read of the MLflow client credentials secret.
@@ -88,13 +90,17 @@ class PlatformCharts(Construct):
             "gpu-capacity": GpuCapacityChart(app, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter,
                                              values=self.values),
             "team-namespaces": TeamNamespacesChart(app, "team-namespaces", teams=k.teams, values=self.values),
+            "queueing": QueueingChart(app, "queueing", config=config),
         }
         self.manifests: dict[str, eks.KubernetesManifest] = {
             "priority-classes": cluster.add_cdk8s_chart("PriorityClasses", self.charts["priority-classes"]),
             "gpu-capacity": cluster.add_cdk8s_chart("GpuCapacity", self.charts["gpu-capacity"]),
             "team-namespaces": cluster.add_cdk8s_chart("TeamNamespaces", self.charts["team-namespaces"]),
+            "queueing": cluster.add_cdk8s_chart("Queueing", self.charts["queueing"]),
         }
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
+        # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.
+        self.manifests["queueing"].node.add_dependency(*crd_dependencies, self.manifests["team-namespaces"])
         # Pods name PriorityClasses; namespaces come after them so the quotas never refer to missing classes.
         self.manifests["team-namespaces"].node.add_dependency(self.manifests["priority-classes"])
 

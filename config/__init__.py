@@ -21,6 +21,7 @@ from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
 from .observability import AlarmThresholds, ObservabilityConfig
+from .queueing import check_queueing
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
 from .studio import StudioConfig, StudioUserProfileConfig
 
@@ -138,6 +139,11 @@ class EnvironmentConfig(ConfigModel):
                                        hyperpod_az=self.network.hyperpod.availability_zone,
                                        account=self.account, region=self.region,
                                        team_namespaces=tuple(t.namespace for t in self.kubernetes.teams))
+        return self
+
+    @model_validator(mode="after")
+    def _queueing_in_environment(self) -> EnvironmentConfig:
+        check_queueing(self.compute, self.kubernetes)
         return self
 
     @model_validator(mode="after")

@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
 from .instances import instance_spec
+from .queueing import KueueConfig
 
 # SageMaker HyperPod (EKS orchestrator) supports Kubernetes 1.28-1.34 ("Getting started with Amazon EKS support in
 # SageMaker HyperPod", requirements: Kubernetes version support). The app pins a kubectl Lambda layer package per
@@ -268,9 +269,10 @@ class InstanceGroupConfig(ConfigModel):
                 raise ValueError(f"compute.hyperpod.instance_groups labels {key!r}: {value!r} is not a valid "
                                  f"Kubernetes label; keys like 'team' or 'example.com/team', values of at most 63 "
                                  f"letters, digits, '-', '_' or '.'")
-            if key in ("node-type", "gpu-type"):
+            if key in ("node-type", "gpu-type", "platform/capacity"):
                 raise ValueError(f"compute.hyperpod.instance_groups labels must not set {key!r}; the platform sets "
-                                 f"it (use gpu_type to override gpu-type)")
+                                 f"it (use gpu_type to override gpu-type; platform/capacity is the group name, which "
+                                 f"Kueue's ResourceFlavor selects nodes by)")
         return v
 
     @model_validator(mode="after")
@@ -350,6 +352,8 @@ class ComputeConfig(ConfigModel):
                                                                    "orchestrator, continuous provisioning).")
     karpenter: KarpenterConfig = Field(KarpenterConfig(), description="The Karpenter controller; NodePools and "
                                                                       "EC2NodeClasses come from `kubernetes`.")
+    kueue: KueueConfig = Field(KueueConfig(), description="The Kueue controller (job queueing and gang admission); "
+                                                          "flavors and queues come from `kubernetes`.")
     fsx_claim_namespaces: tuple[str, ...] = Field(
         ("default",), description="Namespaces that get PV `fsx-<namespace>` + PVC `fsx-claim` from the compute stack "
                                   "(team namespaces get theirs from the k8s charts).")

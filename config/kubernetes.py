@@ -131,6 +131,15 @@ class TeamConfig(ConfigModel):
         ("development", "research", "experiment"),
         description="Job tiers the team may submit: production, development, research, experiment. The "
                     "namespace's ResourceQuota lets pods use only these tiers' PriorityClasses.")
+    gpu_shares: dict[str, int] = Field(
+        default_factory=dict,
+        description="Nominal GPUs per capacity (a GPU instance group of compute.hyperpod or a "
+                    "kubernetes.gpu_node_pools name): the team's share, usable without borrowing. Shares of all "
+                    "teams on one capacity may not exceed what it holds; the rest of each capacity is a pool every "
+                    "borrowing team shares.")
+    borrowing: bool = Field(
+        True, description="Kueue borrowing within the cohort: the team may use other teams' unused shares and the "
+                          "unassigned capacity (priority still decides preemption). False: at most its gpu_shares.")
     s3_prefix: str | None = Field(
         None, description="Prefix of the data bucket the team's service account may read/write; default "
                           "`teams/<name>/`. Must end with '/' and must not overlap another team's prefix.")
@@ -206,6 +215,14 @@ class TeamConfig(ConfigModel):
                 f"'hyperpod'; rename the team to 'hyperpod-{self.name}' or drop 'production' from its allowed_tiers"
             )
         return self
+
+    @field_validator("gpu_shares")
+    @classmethod
+    def _shares(cls, v: dict[str, int]) -> dict[str, int]:
+        negative = {k: n for k, n in v.items() if n < 0}
+        if negative:
+            raise ValueError(f"kubernetes.teams[].gpu_shares {negative!r} are negative; shares are GPU counts >= 0")
+        return v
 
     @field_validator("s3_prefix")
     @classmethod

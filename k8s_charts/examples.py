@@ -13,7 +13,7 @@ import cdk8s
 from constructs import Construct
 
 from config import EnvironmentConfig, TeamConfig
-from k8s_charts.node_shapes import kinds_for
+from k8s_charts.node_shapes import NodeKind, kinds_for
 from k8s_charts.pods import team_dir
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
@@ -54,10 +54,12 @@ class SftSettings:
         ]
 
 
-def _largest_instance(values: PlatformValues, tier: str) -> str | None:
-    """The GPU instance type with the most GPUs among the node kinds ``tier`` may use (None: the tier has none)."""
+def _largest_kind(values: PlatformValues, tier: str) -> NodeKind | None:
+    """The node kind with the most GPUs among those ``tier`` may use (None: the tier has none). Its `max_nodes`
+    bounds the job: Kueue admits a job only when all its pods fit in one flavor, so more nodes than the group has
+    would never start."""
     kinds = kinds_for(values.node_kinds, tier=tier)
-    return max(kinds, key=lambda k: (k.spec.gpus, k.instance_type)).instance_type if kinds else None
+    return max(kinds, key=lambda k: (k.spec.gpus, k.instance_type)) if kinds else None
 
 
 def _team_for(config: EnvironmentConfig, tier: str) -> TeamConfig | None:
@@ -75,13 +77,14 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
     charts: dict[str, cdk8s.Chart] = {}
 
     team = _team_for(config, "production")
-    sft_instance = _largest_instance(values, "production")  # the environment's HyperPod GPU group
-    if team and sft_instance:
+    sft_kind = _largest_kind(values, "production")  # the environment's HyperPod GPU group
+    if team and sft_kind:
         chart = charts["example-sft"] = ExampleJobsChart(scope, "example-sft")
         base = team_dir(values, team)
         ElasticPyTorchJob(
             chart, "Sft", name="llama-sft-lora", team=team, tier="production", values=values,
-            instance_type=sft_instance, min_nodes=1, max_nodes=2, image_tag=EXAMPLE_IMAGE_TAG,
+            instance_type=sft_kind.instance_type, min_nodes=1, max_nodes=min(2, sft_kind.max_nodes or 1),
+            image_tag=EXAMPLE_IMAGE_TAG,
             entrypoint=["-m", "llm_platform.sft"],
             args=SftSettings(model_path=f"{base}/models/base", dataset_path=f"{base}/datasets/sft",
                              output_dir=f"{base}/checkpoints/llama-sft-lora").args())

@@ -10,6 +10,7 @@ from constructs import Construct
 from config.kubernetes import GpuNodePoolConfig, KarpenterNodeConfig
 from k8s_charts.imports.ec2nodeclass.aws.k8s import karpenter as ec2nc
 from k8s_charts.imports.nodepool.sh import karpenter as kp
+from k8s_charts.queues import CAPACITY_LABEL
 from k8s_charts.tiers import EKS_ON_DEMAND, GPU_RESOURCE, GPU_TYPE_LABEL, NODE_TYPE_LABEL, ZONE_LABEL
 from k8s_charts.values import PlatformValues
 
@@ -57,8 +58,9 @@ class GpuCapacityChart(cdk8s.Chart):
     Every node: EKS-optimized accelerated AMI (by alias), the platform's private subnets and node security group
     (found by the `karpenter.sh/discovery: <cluster>` tag), IMDSv2 only with hop limit 1 (pods cannot reach the
     node role), KMS-encrypted volumes, instance store as RAID0 for ephemeral storage where the type has one,
-    labels `node-type` and `gpu-type`, taint `nvidia.com/gpu=true:NoSchedule`. Disruption never evicts a running
-    training job: only empty nodes are consolidated (`WhenEmpty` after `consolidate_after`), and job pods carry
+    labels `node-type`, `gpu-type` and `platform/capacity: <pool>` (Kueue's flavor selector), taint
+    `nvidia.com/gpu=true:NoSchedule`. Disruption never evicts a running training job: only empty nodes are
+    consolidated (`WhenEmpty` after `consolidate_after`), and job pods carry
     `karpenter.sh/do-not-disrupt`, so drift waits for them; only expiry (`expire_after`, then at most
     `termination_grace_period`) is forceful. EFA pools are pinned to the HyperPod AZ.
     """
@@ -108,7 +110,7 @@ class GpuCapacityChart(cdk8s.Chart):
         if pool.efa:
             requirements.append(kp.NodePoolSpecTemplateSpecRequirements(
                 key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]))
-        labels = {NODE_TYPE_LABEL: pool.node_type, GPU_TYPE_LABEL: pool.gpu_type}
+        labels = {NODE_TYPE_LABEL: pool.node_type, GPU_TYPE_LABEL: pool.gpu_type, CAPACITY_LABEL: pool.name}
         assert pool.node_type == EKS_ON_DEMAND or pool.capacity_type == "spot"
         return kp.NodePool(
             self, f"{pool.name}-pool",

@@ -12,6 +12,7 @@ from k8s_charts.imports.pytorchjob.org import kubeflow as kf
 from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
 from k8s_charts.pods import resolve_tier
 from k8s_charts.pods import scratch_chart, validate_job_name, with_pod_templates
+from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
 
@@ -29,7 +30,8 @@ class ElasticPyTorchJob(Construct):
     Args (keyword-only):
         name: job name (1-40 chars, DNS-1123); pods are `<name>-worker-<i>`.
         team: the submitting team; its namespace, service account, FSx claim and MLflow ConfigMap are used.
-        tier: a :class:`JobTier` or its name; must be one of the team's allowed tiers.
+        tier: a :class:`JobTier` or its name; must be one of the team's allowed tiers. The job names the tier's
+            LocalQueue (`kueue.x-k8s.io/queue-name`), so Kueue admits all its pods together on one flavor.
         values: platform values (image repository, FSx mount, HyperPod AZ).
         instance_type: GPU instance type (EC2 or HyperPod `ml.` name); sizes the pod and pins placement.
         entrypoint: what torchrun runs, e.g. ``["-m", "llm_platform.sft"]``; ``args`` follow it.
@@ -81,7 +83,8 @@ class ElasticPyTorchJob(Construct):
         typed = kf.PyTorchJob(
             scratch_chart(), "Job",
             metadata=ApiObjectMetadata(name=name, namespace=team.namespace, annotations=annotations or None,
-                                       labels={"platform/team": team.name, "platform/tier": self.tier.name}),
+                                       labels={"platform/team": team.name, "platform/tier": self.tier.name,
+                                               **queue_labels(self.tier.name)}),
             spec=kf.PyTorchJobSpec(
                 nproc_per_node=str(procs),
                 elastic_policy=kf.PyTorchJobSpecElasticPolicy(

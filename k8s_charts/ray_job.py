@@ -12,6 +12,7 @@ from k8s_charts.imports.rayjob.io import ray
 from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
 from k8s_charts.pods import resolve_tier
 from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
+from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
 
@@ -38,7 +39,9 @@ class VerlGrpoRayJob(Construct):
 
     The head and the submitter are small CPU pods without GPU tolerations, so they run on the cluster's general
     nodes, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods without one),
-    the restricted security context and `karpenter.sh/do-not-disrupt`.
+    the restricted security context and `karpenter.sh/do-not-disrupt`. The RayJob names the tier's LocalQueue;
+    Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is owned by
+    the RayJob and needs no queue of its own).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
@@ -72,7 +75,8 @@ class VerlGrpoRayJob(Construct):
         typed = ray.RayJob(
             scratch_chart(), "Job",
             metadata=ApiObjectMetadata(name=name, namespace=team.namespace,
-                                       labels={"platform/team": team.name, "platform/tier": self.tier.name}),
+                                       labels={"platform/team": team.name, "platform/tier": self.tier.name,
+                                               **queue_labels(self.tier.name)}),
             spec=ray.RayJobSpec(
                 entrypoint=params.entrypoint(),
                 submission_mode="K8sJobMode",

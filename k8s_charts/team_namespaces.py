@@ -11,6 +11,7 @@ from constructs import Construct
 from config.kubernetes import TeamConfig
 from k8s_charts.team_isolation import TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL
 from k8s_charts.tiers import GPU_RESOURCE
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -35,7 +36,8 @@ JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
 class TeamNamespace(Construct):
     """Everything one team gets, all named after the team (the namespace):
 
-    - Namespace labelled for Pod Security Standards `restricted` (enforce, audit and warn).
+    - Namespace labelled for Pod Security Standards `restricted` (enforce, audit and warn) and
+      `platform/kueue-managed: "true"` (Kueue manages and the admission policy refuses jobs without a queue name).
     - ResourceQuota `gpu`: at most `gpu_quota` GPUs requested at once.
     - ResourceQuota `disallowed-priority-classes`: zero pods for any PriorityClass outside the team's tiers
       (this also refuses pods that name no PriorityClass, so every pod states its tier).
@@ -60,7 +62,7 @@ class TeamNamespace(Construct):
 
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
         self.namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
-            name=ns, labels={**labels, **pss}))
+            name=ns, labels={**labels, **pss, MANAGED_NAMESPACE_LABEL: "true"}))
         self.gpu_quota = k8s.KubeResourceQuota(self, "GpuQuota", metadata=meta("gpu"), spec=k8s.ResourceQuotaSpec(
             hard={f"requests.{GPU_RESOURCE}": _q(team.gpu_quota)}))
         self.priority_quota = k8s.KubeResourceQuota(

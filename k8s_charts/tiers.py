@@ -1,25 +1,17 @@
 """Job tiers: where a job's pods may run and at which priority. Value objects the job builders take.
 
-| tier        | priority (default / allowed) | required `node-type`        | preferred  |
-|-------------|------------------------------|-----------------------------|------------|
-| production  | critical                     | hyperpod                    | -          |
-| development | high                         | hyperpod, eks-on-demand     | hyperpod   |
-| research    | medium                       | hyperpod, eks-spot          | hyperpod   |
-| experiment  | low / preemptible            | eks-spot                    | -          |
+| tier        | priority (default / allowed) | Kueue flavor order (TIER_CAPACITY_ORDER) | `node-type`             |
+|-------------|------------------------------|------------------------------------------|-------------------------|
+| production  | critical                     | reserved (HyperPod)                      | hyperpod                |
+| development | high                         | reserved -> on-demand                    | hyperpod, eks-on-demand |
+| research    | medium                       | reserved -> spot                         | hyperpod, eks-spot      |
+| experiment  | low / preemptible            | spot                                     | eks-spot                |
 
-How bursting behaves (development and research): the pod *requires* `node-type In [hyperpod, <its EC2 pool>]`
-and *prefers* (weight 100) `node-type In [hyperpod]`, and tolerates `dedicated=hyperpod:NoSchedule`.
-
-1. kube-scheduler filters the nodes the pod fits on, then scores them; the preference adds 100 points to
-   HyperPod nodes, so a pod lands on reserved capacity whenever a HyperPod node has room for it.
-2. If no node has room, the pod is pending. Karpenter first treats preferences as requirements; no NodePool can
-   make a `node-type: hyperpod` node, so it relaxes the preference and launches a node from the tier's EC2 pool
-   (`eks-on-demand` for development, `eks-spot` for research).
-3. Production pods (critical, PreemptLowerPriority) that find the HyperPod nodes full preempt the burst pods
-   (high/medium); those pods are recreated by their job (restartPolicy OnFailure / elastic rendezvous) and
-   are then scheduled on the EC2 pool as in step 2.
-
-Pods never move back from EC2 to HyperPod on their own; the next restart prefers HyperPod again.
+Placement is decided by Kueue (k8s_charts/queues.py): a job waits in its team's queue for the tier until one
+flavor (one HyperPod instance group or one Karpenter pool) has room for all of its GPU pods, in the tier's
+order; Kueue then writes that flavor's node labels into the pods' nodeSelector. The pod's own required affinity
+(the tier's `node-type`s and the instance's `gpu-type`) is what Kueue matches flavors against, so a job can only be
+admitted on a flavor of its tier and GPU type. There is no preferred affinity: the flavor order replaces it.
 """
 
 from __future__ import annotations
@@ -28,7 +20,8 @@ from dataclasses import dataclass
 
 from cdk8s_plus_28 import k8s
 
-from config.kubernetes import TIER_PRIORITY_CLASSES, TIERS
+from config.kubernetes import TIER_PRIORITY_CLASSES, TIERS, gpu_instance_type
+from config.queueing import NODE_TYPE_BY_KIND, TIER_CAPACITY_ORDER
 
 NODE_TYPE_LABEL = "node-type"
 GPU_TYPE_LABEL = "gpu-type"
@@ -47,8 +40,7 @@ class JobTier:
 
     name: str
     priority_classes: tuple[str, ...]   # the first is the default
-    node_types: tuple[str, ...]         # required `node-type` values
-    preferred_node_type: str | None     # soft preference (reserved capacity first), or None
+    node_types: tuple[str, ...]         # required `node-type` values, in Kueue's flavor order
     description: str
 
     @property
@@ -77,35 +69,37 @@ class JobTier:
 
     def affinity(self, *, instance_type: str | None = None, zone: str | None = None,
                  extra: list[k8s.NodeSelectorRequirement] | None = None) -> k8s.Affinity:
-        """Node affinity of the tier, optionally narrowed to one instance type (EC2 or HyperPod `ml.` name)
-        and one availability zone."""
+        """Node affinity of the tier, optionally narrowed to one instance type (EC2 or HyperPod `ml.` name; also
+        pins its `gpu-type`, which Kueue matches against the flavors' labels) and one availability zone."""
         required = [k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In", values=list(self.node_types))]
         if instance_type:
             ec2 = instance_type.removeprefix("ml.")
+            gpu_type = gpu_instance_type("instance_type", ec2).gpu_type
+            required.append(k8s.NodeSelectorRequirement(key=GPU_TYPE_LABEL, operator="In", values=[gpu_type]))
             values = [ec2, f"ml.{ec2}"] if self.uses_hyperpod else [ec2]
             required.append(k8s.NodeSelectorRequirement(key=INSTANCE_TYPE_LABEL, operator="In", values=values))
         if zone:
             required.append(k8s.NodeSelectorRequirement(key=ZONE_LABEL, operator="In", values=[zone]))
         required.extend(extra or [])
-        preferred = None
-        if self.preferred_node_type:
-            preferred = [k8s.PreferredSchedulingTerm(weight=100, preference=k8s.NodeSelectorTerm(
-                match_expressions=[k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In",
-                                                               values=[self.preferred_node_type])]))]
         return k8s.Affinity(node_affinity=k8s.NodeAffinity(
             required_during_scheduling_ignored_during_execution=k8s.NodeSelector(
                 node_selector_terms=[k8s.NodeSelectorTerm(match_expressions=required)]),
-            preferred_during_scheduling_ignored_during_execution=preferred,
         ))
 
 
-PRODUCTION = JobTier("production", TIER_PRIORITY_CLASSES["production"], (HYPERPOD,), None,
+
+
+def _node_types(tier_name: str) -> tuple[str, ...]:
+    return tuple(NODE_TYPE_BY_KIND[kind] for kind in TIER_CAPACITY_ORDER[tier_name])
+
+
+PRODUCTION = JobTier("production", TIER_PRIORITY_CLASSES["production"], _node_types("production"),
                      "HyperPod reserved nodes only; auto-resumed by HyperPod on node failure.")
-DEVELOPMENT = JobTier("development", TIER_PRIORITY_CLASSES["development"], (HYPERPOD, EKS_ON_DEMAND), HYPERPOD,
-                      "Idle HyperPod nodes first, else on-demand EC2 GPU nodes.")
-RESEARCH = JobTier("research", TIER_PRIORITY_CLASSES["research"], (HYPERPOD, EKS_SPOT), HYPERPOD,
-                   "Idle HyperPod nodes first, else spot EC2 GPU nodes.")
-EXPERIMENT = JobTier("experiment", TIER_PRIORITY_CLASSES["experiment"], (EKS_SPOT,), None,
+DEVELOPMENT = JobTier("development", TIER_PRIORITY_CLASSES["development"], _node_types("development"),
+                      "HyperPod reserved nodes when they have room, else on-demand EC2 GPU nodes.")
+RESEARCH = JobTier("research", TIER_PRIORITY_CLASSES["research"], _node_types("research"),
+                   "HyperPod reserved nodes when they have room, else spot EC2 GPU nodes.")
+EXPERIMENT = JobTier("experiment", TIER_PRIORITY_CLASSES["experiment"], _node_types("experiment"),
                      "Spot EC2 GPU nodes only, low or preemptible priority.")
 
 JOB_TIERS: dict[str, JobTier] = {t.name: t for t in (PRODUCTION, DEVELOPMENT, RESEARCH, EXPERIMENT)}

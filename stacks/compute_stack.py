@@ -17,6 +17,7 @@ from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
 from cdk_constructs.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.karpenter import Karpenter
 from cdk_constructs.kuberay_operator import KubeRayOperator
+from cdk_constructs.kueue import Kueue
 from cdk_constructs.log_retention import retention
 from cdk_constructs.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
@@ -28,6 +29,7 @@ from cdk_constructs.studio_partitions import FsxDirectories
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.team_storage import platform_directories
+from k8s_charts.queues import CAPACITY_LABEL
 
 from ._base import PlatformStack
 
@@ -39,7 +41,8 @@ class ComputeStack(PlatformStack):
       value on the private subnets and the ``eks_nodes`` security group);
     - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
     - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct);
-    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator and MPI CRDs;
+    - ``kueue``: the Kueue controller (``kueue.release``);
+    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI and Kueue CRDs;
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
@@ -111,7 +114,7 @@ class ComputeStack(PlatformStack):
                 InstanceGroup(name=g.name, instance_type=g.instance_type, count=g.count, gpu_type=g.node_gpu_type,
                               threads_per_core=g.threads_per_core, ebs_volume_size_gb=g.ebs_volume_size_gb,
                               deep_health_checks=g.run_deep_health_checks, training_plan_arn=g.training_plan_arn,
-                              labels=g.labels)
+                              labels={**g.labels, CAPACITY_LABEL: g.name})
                 for g in cc.hyperpod.instance_groups
             ],
             bucket_name=config.lifecycle_bucket_name,
@@ -135,11 +138,17 @@ class ComputeStack(PlatformStack):
         self.kuberay = KubeRayOperator(self, "KubeRay", cluster=self.cluster, node_selector=self.system_node_selector,
                                        after=system_ready)
 
+        # Kueue integrates with the PyTorchJob, MPIJob, RayJob and RayCluster kinds, so it comes after their operators.
+        self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=cc.kueue,
+                           node_selector=self.system_node_selector,
+                           after=[*system_ready, self.kuberay.release, self.hyperpod_prerequisites.dependencies])
+
         self.crd_dependencies: list[Construct] = [
             self.karpenter.crd_release,
             self.karpenter.release,
             self.kuberay.release,
             self.hyperpod_prerequisites.dependencies,
+            self.kueue.release,
         ]
 
         # --- the shared file system as a volume -----------------------------------------------------------
@@ -162,7 +171,7 @@ class ComputeStack(PlatformStack):
             revision=config.studio.partition_job_revision, timeout=Duration.minutes(10),
         )
 
-        # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces; teams' Pod Identity roles ---------
+        # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; teams' Pod Identity roles
         self.platform_charts = PlatformCharts(
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,

@@ -22,7 +22,8 @@ from k8s_charts.values import PlatformValues
 
 from .conftest import ROOT, config_with
 
-CHARTS = {"priority-classes", "gpu-capacity", "team-namespaces", "example-sft", "example-eval", "example-grpo"}
+CHARTS = {"priority-classes", "gpu-capacity", "team-namespaces", "queueing", "example-sft", "example-eval",
+          "example-grpo"}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +85,9 @@ def test_every_manifest_validates(dist, env: str) -> None:
     assert errors == []
     kinds = {d["kind"] for d in docs}
     assert {"NodePool", "EC2NodeClass", "PyTorchJob", "RayJob", "PriorityClass", "Namespace", "ResourceQuota",
-            "LimitRange", "ServiceAccount", "PersistentVolume", "PersistentVolumeClaim", "ConfigMap"} <= kinds
+            "LimitRange", "ServiceAccount", "PersistentVolume", "PersistentVolumeClaim", "ConfigMap", "ResourceFlavor",
+            "Cohort", "ClusterQueue", "LocalQueue", "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding"} <= kinds
     assert kubernetes_schema_version(version) == f"{version}.0"  # the configured version's schemas are bundled
 
 
@@ -121,13 +124,15 @@ def test_crd_copies_match_shared_folder() -> None:
     if not shared.is_dir():
         pytest.skip("../shared/crds is not present (fresh clone); the copies in k8s_charts/crds are used")
     for path in CRD_DIR.glob("*.yaml"):
-        assert filecmp.cmp(path, shared / path.name, shallow=False), f"{path.name} differs; run `make imports`"
+        source = shared / "kueue" / path.name if path.name.startswith("kueue.x-k8s.io_") else shared / path.name
+        assert filecmp.cmp(path, source, shallow=False), f"{path.name} differs; run `make imports`"
 
 
 def test_generated_imports_are_committed_for_each_crd() -> None:
     imports = ROOT / "k8s_charts" / "imports"
     for module in ("nodepool/sh/karpenter", "ec2nodeclass/aws/k8s/karpenter", "pytorchjob/org/kubeflow",
-                   "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray"):
+                   "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray", "resourceflavor/io/x_k8s/kueue",
+                   "cohort/io/x_k8s/kueue", "clusterqueue/io/x_k8s/kueue", "localqueue/io/x_k8s/kueue"):
         assert (imports / module / "__init__.py").is_file(), module
 
 
@@ -157,10 +162,10 @@ def test_node_pools_never_evict_training(dist) -> None:
         assert spec["limits"] == {"nvidia.com/gpu": 16}
         assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
                                                        "effect": "NoSchedule"}]
-    assert pools["h100-on-demand"]["spec"]["template"]["metadata"]["labels"] == {"node-type": "eks-on-demand",
-                                                                                 "gpu-type": "h100"}
-    assert pools["a100-spot"]["spec"]["template"]["metadata"]["labels"] == {"node-type": "eks-spot",
-                                                                            "gpu-type": "a100"}
+    assert pools["h100-on-demand"]["spec"]["template"]["metadata"]["labels"] == {
+        "node-type": "eks-on-demand", "gpu-type": "h100", "platform/capacity": "h100-on-demand"}
+    assert pools["a100-spot"]["spec"]["template"]["metadata"]["labels"] == {
+        "node-type": "eks-spot", "gpu-type": "a100", "platform/capacity": "a100-spot"}
     assert pools["h100-on-demand"]["spec"]["weight"] > pools["a100-spot"]["spec"]["weight"]
 
     def requirement(pool: dict, key: str) -> list[str] | None:
@@ -223,34 +228,30 @@ def test_team_namespace(dist) -> None:
 
 
 # ---- tiers ---------------------------------------------------------------------------------------------------
-def _placement(spec: dict) -> tuple[list[str], list[str] | None, set[tuple]]:
+def _placement(spec: dict) -> tuple[list[str], set[tuple]]:
     affinity = spec["affinity"]["nodeAffinity"]
     required = {e["key"]: e["values"] for e in affinity["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"][0]["matchExpressions"]}
-    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    assert "preferredDuringSchedulingIgnoredDuringExecution" not in affinity  # Kueue's flavor order decides
     tolerations = {(t["key"], t.get("value"), t["effect"]) for t in spec["tolerations"]}
-    return required["node-type"], preferred and preferred[0]["preference"]["matchExpressions"][0]["values"], \
-        tolerations
+    return required["node-type"], tolerations
 
 
-@pytest.mark.parametrize("tier,priority,required,preferred,hyperpod_toleration", [
-    ("production", "critical", ["hyperpod"], None, True),
-    ("development", "high", ["hyperpod", "eks-on-demand"], ["hyperpod"], True),
-    ("research", "medium", ["hyperpod", "eks-spot"], ["hyperpod"], True),
-    ("experiment", "low", ["eks-spot"], None, False),
+@pytest.mark.parametrize("tier,priority,required,hyperpod_toleration", [
+    ("production", "critical", ["hyperpod"], True),
+    ("development", "high", ["hyperpod", "eks-on-demand"], True),
+    ("research", "medium", ["hyperpod", "eks-spot"], True),
+    ("experiment", "low", ["eks-spot"], False),
 ])
-def test_tier_placement(tier: str, priority: str, required: list[str], preferred: list[str] | None,
-                        hyperpod_toleration: bool) -> None:
+def test_tier_placement(tier: str, priority: str, required: list[str], hyperpod_toleration: bool) -> None:
     doc = build(lambda c: pytorch_job(c, tier=tier, instance_type=DEV_INSTANCE[tier]))
     spec = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
-    node_types, prefers, tolerations = _placement(spec)
-    assert (spec["priorityClassName"], node_types, prefers) == (priority, required, preferred)
+    node_types, tolerations = _placement(spec)
+    assert (spec["priorityClassName"], node_types) == (priority, required)
     assert ("nvidia.com/gpu", None, "NoSchedule") in tolerations
     assert (("dedicated", "hyperpod", "NoSchedule") in tolerations) is hyperpod_toleration
-    if preferred:
-        weight = spec["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"]
-        assert weight == 100
     assert JOB_TIERS[tier].priority_class == priority
+    assert doc["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == tier
 
 
 def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
@@ -271,15 +272,17 @@ def test_experiment_may_be_preemptible() -> None:
 
 
 # ---- job pods ------------------------------------------------------------------------------------------------
-def test_pytorch_job_is_elastic_torchrun(dist) -> None:
-    job = objects(dist["dev"], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
+    job = objects(dist[env], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
+    # production runs on the first HyperPod GPU group: its instance type, at most 2 of its nodes
+    group = load_config(env).compute.hyperpod.instance_groups[0]
+    nodes, gpus = min(2, group.count), GPU_INSTANCE_TYPES[group.instance_type.removeprefix("ml.")].gpus
     assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvPort": 29400, "minReplicas": 1,
-                                            "maxReplicas": 2, "maxRestarts": 3}
-    hyperpod_gpus = max(GPU_INSTANCE_TYPES[g.instance_type.removeprefix("ml.")].gpus
-                        for g in DEV.compute.hyperpod.instance_groups)  # the example runs on the largest group
-    assert job["spec"]["nprocPerNode"] == str(hyperpod_gpus)
+                                            "maxReplicas": nodes, "maxRestarts": 3}
+    assert job["spec"]["nprocPerNode"] == str(gpus)
     worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
-    assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", 2)
+    assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", nodes)
     container = worker["template"]["spec"]["containers"][0]
     assert container["command"] == ["torchrun"] and container["name"] == "pytorch"
     args = container["args"]
@@ -356,6 +359,7 @@ def test_ray_job(dist) -> None:
     assert tuple(int(p) for p in cluster["rayVersion"].split(".")) >= (2, 52, 0)
     worker = group["template"]["spec"]
     assert _placement(worker)[0] == ["hyperpod", "eks-on-demand"]
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "development"
     assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8
     head = spec["rayClusterSpec"]["headGroupSpec"]
     assert head["rayStartParams"]["num-cpus"] == "0" and "affinity" not in head["template"]["spec"]

@@ -1,0 +1,100 @@
+"""Kueue: the job queueing controller (admission, quotas, gang admission), from its official OCI Helm chart."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import yaml
+from aws_cdk import Duration, aws_eks_v2 as eks
+from constructs import Construct, IDependable
+
+from config.queueing import KueueConfig
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
+from k8s_charts.tiers import GPU_RESOURCE
+
+KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+"""The chart as published by the release (kubernetes-sigs/kueue v0.19.2, charts/kueue/README.md: "use the charts
+pushed to oci://registry.k8s.io/kueue/charts/kueue"). aws_eks_v2's Helm handler pulls an OCI chart by the
+`repository` value alone, so it is the full chart path."""
+KUEUE_VERSION = "0.19.2"
+"""Chart version = app v0.19.2 (charts/kueue/Chart.yaml at the tag); matches the CRDs in k8s_charts/crds/."""
+KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
+"""What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
+KUEUE_NAMESPACE = "kueue-system"
+
+INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster")
+"""Job kinds Kueue manages (gang admission of all their pods). batch/job and plain pods are not integrated: platform
+Jobs in team namespaces (e.g. Studio partition setup) must not wait in a queue; the namespace ResourceQuota still
+caps their GPUs."""
+
+
+def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
+    """The controller's `Configuration` (config.kueue.x-k8s.io/v1beta2). Fields as in the chart's default
+    `managerConfig.controllerManagerConfigYaml` (v0.19.2) plus:
+
+    - `manageJobsWithoutQueueName` limited by `managedJobsNamespaceSelector` to team namespaces: a job there without
+      a queue is suspended and never admitted (Kueue task "Setup manageJobsWithoutQueueName");
+    - `waitForPodsReady`: all-or-nothing admission; a job whose pods are not all ready by `timeout` is evicted and
+      requeued with exponential backoff (Kueue task "Setup All-or-nothing with ready Pods");
+    - `resources.quotaCheckStrategy: IgnoreUndeclared`: only GPUs are quota-managed, CPU/memory/EFA are ignored
+      (Kueue task "Administer cluster quotas"), and `transformations` add one :data:`TEAM_GPUS` per GPU, the
+      resource the team cap is written in (Kueue task "Share Quotas Across Resource Flavors").
+    """
+    requeue: dict[str, Any] = {"timestamp": "Eviction", "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}
+    if settings.requeue_limit is not None:
+        requeue["backoffLimitCount"] = settings.requeue_limit
+    return {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"},
+        "metrics": {"bindAddress": ":8443"},
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "clientConnection": {"qps": 300, "burst": 500},
+        "manageJobsWithoutQueueName": True,
+        "managedJobsNamespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}},
+        "waitForPodsReady": {
+            "timeout": settings.pods_ready_timeout,
+            "recoveryTimeout": settings.pods_ready_recovery_timeout,
+            "blockAdmission": False,
+            "requeuingStrategy": requeue,
+        },
+        "integrations": {"frameworks": list(INTEGRATIONS)},
+        "resources": {
+            "quotaCheckStrategy": "IgnoreUndeclared",
+            "transformations": [{"input": GPU_RESOURCE, "strategy": "Retain", "outputs": {TEAM_GPUS: "1"}}],
+        },
+    }
+
+
+class Kueue(Construct):
+    """Kueue :data:`KUEUE_VERSION` in namespace ``kueue-system`` (the chart installs the CRDs and webhooks).
+
+    Attribute ``release`` is the Helm release; charts with Kueue objects must depend on it.
+
+    :param cluster: the EKS cluster.
+    :param settings: controller settings (replicas, waitForPodsReady timeouts, requeue limit).
+    :param node_selector: nodeSelector of the controller (the system nodes). Default: any node.
+    :param after: constructs to install after (system nodes; the operators whose CRDs Kueue integrates with).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, settings: KueueConfig,
+                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        self.namespace = KUEUE_NAMESPACE
+        self.configuration = manager_configuration(settings)
+        self.values: dict[str, Any] = {
+            "controllerManager": {
+                "replicas": settings.replicas,
+                "nodeSelector": dict(node_selector or {}),
+                "manager": {"image": dict(KUEUE_IMAGE)},
+                "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
+            },
+            "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(self.configuration, sort_keys=False)},
+        }
+        self.release = eks.HelmChart(
+            self, "Release", cluster=cluster, repository=KUEUE_CHART, chart="kueue", version=KUEUE_VERSION,
+            release="kueue", namespace=KUEUE_NAMESPACE, create_namespace=True, wait=True,
+            timeout=Duration.minutes(10), values=self.values)
+        self.release.node.add_dependency(*after)
