@@ -12,7 +12,7 @@ import pytest
 from config import ConfigError
 from tools.cost.report import build_report, load_prices, render
 
-from .conftest import ENVIRONMENTS, ROOT, config_with, manifests, synthesize
+from .conftest import ENVIRONMENTS, ROOT, config_with, manifests, raw_config, synthesize
 
 PINNED = ROOT / "tests" / "baselines" / "cost.json"
 
@@ -95,7 +95,8 @@ def test_budget_exceeded_is_a_config_error() -> None:
 
 
 def test_budget_needs_prices_for_every_instance_type() -> None:
-    groups = [{"name": "extra", "instance_type": "ml.g6e.xlarge", "count": 1}]
+    shipped = raw_config("dev")["compute"]["hyperpod"]["instance_groups"]  # teams' Kueue shares name them
+    groups = [*shipped, {"name": "extra", "instance_type": "ml.g6e.xlarge", "count": 1}]
     with pytest.raises(ConfigError, match=r"instance types \['ml\.g6e\.xlarge'\] have no price in "
                                           r"tools/cost/prices\.yaml"):
         config_with("dev", {"compute": {"hyperpod": {"instance_groups": groups}},

@@ -356,6 +356,13 @@ def test_tier_with_no_flavor_is_rejected() -> None:
         config_with("dev", {**cpu_only, **teams(RESEARCH, PLATFORM)})
 
 
+def test_hyperpod_gpu_group_needs_a_known_gpu_count() -> None:
+    group = {"name": "gpu-workers", "instance_type": "ml.g6e.2xlarge", "count": 1}
+    with pytest.raises(ConfigError, match=r"compute\.hyperpod\.instance_groups instance_type 'ml\.g6e\.2xlarge' is not a "
+                                          r"known GPU instance type; .*add it to config\.kubernetes\.GPU_INSTANCE_TYPES"):
+        config_with("dev", {"compute": {"hyperpod": {"instance_groups": [group]}}})
+
+
 def test_capacity_names_must_be_unique_flavor_names() -> None:
     pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
     renamed = [{**pools[0], "name": "gpu-workers"}, pools[1]]
