@@ -20,7 +20,7 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 from config.queueing import TIER_CAPACITY_ORDER, capacities, tier_capacities
 from k8s_charts.__main__ import write_dist
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
-from k8s_charts.validation import crd_validators, embedded_pod_templates, validate
+from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate
 
 from .conftest import Synth, config_with, raw_config
 
@@ -354,6 +354,80 @@ def test_jobs_without_a_queue_are_refused_in_team_namespaces(dist, env: str) -> 
     assert QUEUE_NAME_LABEL in policy["validations"][0]["expression"]
     assert binding["matchResources"]["namespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
     assert binding["policyName"] == "require-kueue-queue-name"
+
+
+def _denied(policy: dict, obj: dict) -> list[str] | None:
+    """Messages of the policy's validations ``obj`` fails, evaluated with a CEL interpreter (cel-python); None when
+    a matchCondition exempts the object."""
+    import celpy
+
+    env = celpy.Environment()
+    activation = {"object": celpy.json_to_cel(obj)}
+    for condition in policy["spec"].get("matchConditions", []):
+        if not env.program(env.compile(condition["expression"])).evaluate(activation):
+            return None
+    return [v["message"] for v in policy["spec"]["validations"]
+            if not env.program(env.compile(v["expression"])).evaluate(activation)]
+
+
+def test_queue_name_policy_evaluated(dist) -> None:
+    policy = kind(dist["dev"], "ValidatingAdmissionPolicy")["require-kueue-queue-name"]
+    job = next(iter(kind(dist["dev"], "PyTorchJob").values()))
+    assert _denied(policy, job) == []  # the builders' jobs pass
+    unlabelled = json.loads(json.dumps(job))
+    del unlabelled["metadata"]["labels"][QUEUE_NAME_LABEL]
+    (message,) = _denied(policy, unlabelled)
+    assert QUEUE_NAME_LABEL in message and "production, development, research, experiment" in message
+    unlabelled["metadata"]["labels"][QUEUE_NAME_LABEL] = ""
+    assert _denied(policy, unlabelled)
+    del unlabelled["metadata"]["labels"]
+    assert _denied(policy, unlabelled)
+    owned = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc", "ownerReferences": [
+        {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}]}}
+    assert _denied(policy, owned) is None  # created by an admitted RayJob
+
+
+def test_kueue_crd_cel_rules_hold(dist) -> None:
+    """Evaluate every x-kubernetes-validations rule of the Kueue CRDs (v0.19.2) on our objects with cel-python, at
+    the schema node it is attached to (the JSON-schema validation does not run CEL)."""
+    import celpy
+
+    env = celpy.Environment()
+    schemas = {}
+    for path in CRD_DIR.glob("kueue.x-k8s.io_*.yaml"):
+        crd = yaml.safe_load(path.read_text())
+        (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1beta2"]
+        schemas[crd["spec"]["names"]["kind"]] = version["schema"]["openAPIV3Schema"]
+
+    def walk(schema: dict, node: Any, where: str, failures: list[str], counted: list[int]) -> None:
+        for rule in schema.get("x-kubernetes-validations", []):
+            if "oldSelf" in rule["rule"]:
+                continue  # transition rules run on updates only (Kubernetes "Transition rules"); these are creates
+            counted[0] += 1
+            if not env.program(env.compile(rule["rule"])).evaluate({"self": celpy.json_to_cel(node)}):
+                failures.append(f"{where}: {rule['message']}")
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in schema.get("properties", {}):
+                    walk(schema["properties"][key], value, f"{where}.{key}", failures, counted)
+        elif isinstance(node, list) and "items" in schema:
+            for i, item in enumerate(node):
+                walk(schema["items"], item, f"{where}[{i}]", failures, counted)
+
+    for env_name in ENVS:
+        for k in KUEUE_KINDS:
+            for name, obj in kind(dist[env_name], k).items():
+                failures, counted = [], [0]
+                walk(schemas[k], obj, f"{k} {name}", failures, counted)
+                assert failures == []
+                if k == "ClusterQueue":
+                    assert counted[0] >= 3  # the rules on spec, resource groups and flavor fungibility ran
+    # and the evaluator does reject what the CRD forbids
+    cq = json.loads(json.dumps(next(iter(kind(dist["dev"], "ClusterQueue").values()))))
+    cq["spec"]["flavorFungibility"]["preference"] = "BorrowingOverPreemption"
+    failures: list[str] = []
+    walk(schemas["ClusterQueue"], cq, "cq", failures, [0])
+    assert any("preference can only be set" in f for f in failures)
 
 
 # ---- config errors -------------------------------------------------------------------------------------------

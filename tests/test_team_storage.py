@@ -178,8 +178,8 @@ def test_security_context_is_the_teams_identity() -> None:
 
 def _policy_rules(dist_docs: list[dict[str, Any]], namespace: str) -> list[dict[str, str]]:
     binding = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicyBinding"
-                   and d["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]
-                   ["kubernetes.io/metadata.name"] == namespace)
+                   and d["spec"]["matchResources"]["namespaceSelector"].get("matchLabels", {})
+                   .get("kubernetes.io/metadata.name") == namespace)
     assert binding["spec"]["validationActions"] == ["Deny"]
     policy = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicy"
                   and d["metadata"]["name"] == binding["spec"]["policyName"])
