@@ -467,7 +467,8 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
     assert _tool(stack, "schema", db_uri) == {"current": older["head"], "head": older["head"]}
     api = Api(ports["task-4"], host)
     assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=admin).status_code == 401
-    assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=(admin[0], rotated)).status_code == 200
+    search = "/api/2.0/mlflow/experiments/search?max_results=5"
+    assert api.call("GET", search, auth=(admin[0], rotated)).status_code == 200
     run = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_b).json()["run"]
     assert {p["key"]: p["value"] for p in run["data"]["params"]} == {"lora_r": "8", "team": team_b}
     assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[team_a]['run_id']}",
