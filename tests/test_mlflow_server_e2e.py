@@ -48,7 +48,7 @@ NOBODY = 65534  # uid and gid of nobody/nogroup: the tasks and PostgreSQL run un
 DEFAULT_ADMIN_PASSWORD = "password1234"  # MLflow's documented default (mlflow/server/auth/basic_auth.ini)
 BUCKET = "e2e-artifacts"
 GRANT = "/api/3.0/mlflow/users/permissions/grant"  # MLflow 3.x per-user grants (mlflow/server/auth/routes.py)
-START_TIMEOUT = 120.0
+START_TIMEOUT = 300.0  # a ceiling for a loaded CI machine; idle, a task is healthy in ~10-20 s
 # Variables this test adds beyond the task definition and the image, each standing in for what AWS provides.
 STAND_INS = {
     "MLFLOW_S3_ENDPOINT_URL",  # S3 is moto on 127.0.0.1
@@ -168,16 +168,16 @@ class _suppress_lookup:
         return exc_type is ProcessLookupError
 
 
-def _wait(check, what: str, timeout: float, alive: list[subprocess.Popen] = (), logs: str = "") -> None:
+def _wait(check, what: str, timeout: float, alive: list[subprocess.Popen] = (), logs=lambda: "") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if check():
             return
         dead = [p for p in alive if p.poll() is not None]
         if dead:
-            raise AssertionError(f"{what}: process {dead[0].args} exited with {dead[0].returncode}\n{logs}")
+            raise AssertionError(f"{what}: process {dead[0].args} exited with {dead[0].returncode}\n{logs()}")
         time.sleep(0.2)
-    raise AssertionError(f"{what}: not ready after {timeout:.0f} s\n{logs}")
+    raise AssertionError(f"{what}: not ready after {timeout:.0f} s\n{logs()}")
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +235,7 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     def pg_ready() -> bool:
         return subprocess.run([str(pg_bin / "pg_isready"), "-q"], env=libpq, check=False).returncode == 0
 
-    _wait(pg_ready, "PostgreSQL", 30, [postgres], procs.log("postgres"))
+    _wait(pg_ready, "PostgreSQL", 60, [postgres], lambda: procs.log("postgres"))
     # Aurora creates the tracking database with the cluster (default_database_name); the auth one is ours to make.
     subprocess.run([str(pg_bin / "createdb"), task.environment()[0]["MLFLOW_DB_NAME"]], env=libpq, check=True)
 
@@ -255,7 +255,7 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - not listening yet
             return False
 
-    _wait(moto_ready, "moto", 30, [moto], procs.log("moto"))
+    _wait(moto_ready, "moto", 60, [moto], lambda: procs.log("moto"))
     s3.create_bucket(Bucket=BUCKET)
     return {"work": work, "procs": procs, "task": task, "secrets": secret_env, "pg_bin": pg_bin, "libpq": libpq,
             "pg_port": pg_port, "s3": s3, "s3_endpoint": s3_endpoint, "aws": aws,
@@ -327,7 +327,7 @@ def _start_tasks(stack: dict[str, Any], names: list[str], overrides: dict[str, s
                 return requests.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200
             except requests.RequestException:
                 return False
-        _wait(healthy, f"task {name}", START_TIMEOUT, [proc], procs.log(name))
+        _wait(healthy, f"task {name}", START_TIMEOUT, [proc], lambda name=name: procs.log(name))
     return ports
 
 
