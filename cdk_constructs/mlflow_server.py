@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import jsii
@@ -35,6 +36,13 @@ CONTAINER_PORT = 5000
 HEALTH_PATH = "/health"
 
 
+def team_env_prefix(team: str) -> str:
+    """``MLFLOW_TEAM_<TEAM>_``: the prefix of the variables that carry ``team``'s MLflow user into the task (team
+    names are DNS labels, so upper-casing and ``-`` -> ``_`` cannot make two teams collide). The entry point finds
+    the teams by this pattern."""
+    return "MLFLOW_TEAM_" + team.upper().replace("-", "_") + "_"
+
+
 @jsii.implements(IValidation)
 class _AcknowledgeResolvedWildcard:
     """Acknowledge cdk-nag's IAM5 finding ``Resource::<arn><suffix>`` of ``target`` for a token ``arn``.
@@ -58,9 +66,10 @@ class MlflowServer(Construct):
     """``mlflow server`` on Fargate: PostgreSQL backend, artifacts proxied to S3, MLflow's basic-auth app.
 
     The image is built from ``mlflow_image/`` at deploy time (a CDK image asset; synthesis only hashes the folder).
-    Every credential reaches the container as an ECS secret: the database user, the admin and client MLflow users
-    and the Flask secret key. The entry point creates/updates both users from them before serving, so MLflow's
-    historical default admin password is never usable. The task role may only read and write
+    Every credential reaches the container as an ECS secret: the database user, the admin, one MLflow user per team
+    (``MLFLOW_TEAM_<TEAM>_USERNAME``/``_PASSWORD``, see :func:`team_env_prefix`) and the Flask secret key. The entry
+    point serializes bootstrap and schema migrations across tasks and creates/resets every user from them before
+    serving, so MLflow's historical default admin password is never usable. The task role may only read and write
     ``s3://<artifacts_bucket>/<artifacts_prefix>/`` and use ``encryption_key`` through S3.
 
     :param vpc: the VPC. Required.
@@ -70,7 +79,7 @@ class MlflowServer(Construct):
     :param artifacts_bucket: artifact store (SSE-KMS with ``encryption_key``). Required.
     :param encryption_key: bucket, log and secret key. Required.
     :param admin_secret: ``{"username", "password"}`` of the MLflow admin. Required with ``basic_auth``.
-    :param client_secret: ``{"username", "password"}`` of the non-admin client user. Required with ``basic_auth``.
+    :param team_secrets: team name -> ``{"username", "password"}`` of that team's MLflow user. Default: none.
     :param flask_secret: Flask secret key (CSRF). Required with ``basic_auth``.
     :param basic_auth: run MLflow's basic-auth app. Default True.
     :param artifacts_prefix: default ``mlflow``.
@@ -79,7 +88,8 @@ class MlflowServer(Construct):
     :param cpu_target_percent: default 60. ``requests_per_task``: ALB requests per task per minute, default 600.
     :param pooled_connections: keep a SQLAlchemy pool. Default True; False (``NullPool``) closes every connection
         after use so an auto-paused Aurora cluster can pause.
-    :param default_permission: basic-auth default permission. Default ``READ``.
+    :param default_permission: basic-auth default permission. Default ``NO_PERMISSIONS`` (teams see only what they
+        created or were granted).
     :param subnets: default: the VPC's private subnets with egress.
     :param log_retention: default one month.
     """
@@ -87,15 +97,16 @@ class MlflowServer(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
                  database: MlflowDatabase, load_balancer: HttpsLoadBalancer, artifacts_bucket: s3.IBucket,
                  encryption_key: kms.IKey, admin_secret: sm.ISecret | None = None,
-                 client_secret: sm.ISecret | None = None, flask_secret: sm.ISecret | None = None,
+                 team_secrets: Mapping[str, sm.ISecret] | None = None, flask_secret: sm.ISecret | None = None,
                  basic_auth: bool = True, artifacts_prefix: str = "mlflow", cpu: int = 1024, memory_mib: int = 2048,
                  workers: int = 2, min_tasks: int = 1, max_tasks: int = 2, cpu_target_percent: int = 60,
-                 requests_per_task: int = 600, pooled_connections: bool = True, default_permission: str = "READ",
+                 requests_per_task: int = 600, pooled_connections: bool = True,
+                 default_permission: str = "NO_PERMISSIONS",
                  subnets: ec2.SubnetSelection | None = None,
                  log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH) -> None:
         super().__init__(scope, construct_id)
-        if basic_auth and not (admin_secret and client_secret and flask_secret):
-            raise ValueError("basic_auth needs admin_secret, client_secret and flask_secret")
+        if basic_auth and not (admin_secret and flask_secret):
+            raise ValueError("basic_auth needs admin_secret and flask_secret")
         region = Stack.of(self).region
 
         self.cluster = ecs.Cluster(self, "Cluster", vpc=vpc, container_insights_v2=ecs.ContainerInsights.ENABLED)
@@ -128,6 +139,9 @@ class MlflowServer(Construct):
             "MLFLOW_SERVER_ALLOWED_HOSTS": f"{load_balancer.domain_name},{load_balancer.domain_name}:443",
             "MLFLOW_WORKERS": str(workers),
             "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",  # no GenAI job runner polling the database
+            # No usage telemetry from the server (MLflow 3.x reads this in mlflow/telemetry/utils.py).
+            "MLFLOW_DISABLE_TELEMETRY": "true",
+            "DO_NOT_TRACK": "true",
             "AWS_DEFAULT_REGION": region,
         }
         if not pooled_connections:
@@ -137,14 +151,16 @@ class MlflowServer(Construct):
             "MLFLOW_DB_PASSWORD": ecs.Secret.from_secrets_manager(database.secret, "password"),
         }
         if basic_auth:
-            assert admin_secret and client_secret and flask_secret
+            assert admin_secret and flask_secret
             secrets.update({
                 "MLFLOW_AUTH_ADMIN_USERNAME": ecs.Secret.from_secrets_manager(admin_secret, "username"),
                 "MLFLOW_AUTH_ADMIN_PASSWORD": ecs.Secret.from_secrets_manager(admin_secret, "password"),
-                "MLFLOW_CLIENT_USERNAME": ecs.Secret.from_secrets_manager(client_secret, "username"),
-                "MLFLOW_CLIENT_PASSWORD": ecs.Secret.from_secrets_manager(client_secret, "password"),
                 "MLFLOW_FLASK_SERVER_SECRET_KEY": ecs.Secret.from_secrets_manager(flask_secret),
             })
+            for team, secret in sorted((team_secrets or {}).items()):
+                prefix = team_env_prefix(team)
+                secrets[f"{prefix}USERNAME"] = ecs.Secret.from_secrets_manager(secret, "username")
+                secrets[f"{prefix}PASSWORD"] = ecs.Secret.from_secrets_manager(secret, "password")
         self.container = self.task_definition.add_container(
             "Mlflow",
             container_name=CONTAINER_NAME,

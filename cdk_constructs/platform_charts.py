@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import cdk8s
 import jsii
@@ -49,7 +49,9 @@ class PlatformCharts(Construct):
     flavors, cohorts, ClusterQueues, LocalQueues, the queue-name admission policy; after the namespaces).
 
     Team role: read/write under the team's S3 prefix of ``data_bucket`` only (list restricted to the prefix, its
-    KMS key only through S3) and, when given, read of the MLflow client credentials secret.
+    KMS key only through S3) and, when given, read of that team's own MLflow credentials secret (no other team's):
+    the Secrets Store CSI driver fetches it with the pod's identity into the namespace's Secret
+    ``mlflow-credentials``.
 
     :param config: the environment (teams, priority classes, GPU pools, HyperPod AZ, FSx settings).
     :param cluster: the EKS cluster.
@@ -58,18 +60,21 @@ class PlatformCharts(Construct):
     :param volume_key: KMS key for the nodes' EBS volumes (Karpenter must be allowed to use it).
     :param file_system: the shared FSx for Lustre file system (static PV per team namespace).
     :param data_bucket: the data bucket (teams' S3 prefixes); without it no team roles are created.
-    :param mlflow_tracking_uri: / :param mlflow_client_secret: MLflow settings for the `mlflow` ConfigMaps.
+    :param mlflow_tracking_uri: the `mlflow` ConfigMaps' MLFLOW_TRACKING_URI. Default: no MLflow wiring.
+    :param mlflow_team_secrets: team name -> that team's MLflow credentials secret. Default: none.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, cluster: eks.Cluster,
                  crd_dependencies: Sequence[IDependable], node_role: iam.IRole, volume_key: kms.IKey,
                  file_system: SharedFileSystem, data_bucket: s3.IBucket | None = None,
-                 mlflow_tracking_uri: str | None = None, mlflow_client_secret: sm.ISecret | None = None) -> None:
+                 mlflow_tracking_uri: str | None = None,
+                 mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None) -> None:
         super().__init__(scope, construct_id)
         mlflow = None
-        if mlflow_tracking_uri and mlflow_client_secret:
+        mlflow_team_secrets = dict(mlflow_team_secrets or {})
+        if mlflow_tracking_uri:
             mlflow = MlflowValues(tracking_uri=mlflow_tracking_uri,
-                                  credentials_secret_arn=mlflow_client_secret.secret_arn)
+                                  team_secret_arns={t: s.secret_arn for t, s in mlflow_team_secrets.items()})
         self.values = PlatformValues(
             cluster_name=config.cluster_name,
             region=config.region,
@@ -101,13 +106,15 @@ class PlatformCharts(Construct):
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
         # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.
         self.manifests["queueing"].node.add_dependency(*crd_dependencies, self.manifests["team-namespaces"])
-        # Pods name PriorityClasses; namespaces come after them so the quotas never refer to missing classes.
-        self.manifests["team-namespaces"].node.add_dependency(self.manifests["priority-classes"])
+        # Pods name PriorityClasses; namespaces come after them so the quotas never refer to missing classes, and
+        # after the CRD releases (their SecretProviderClass `mlflow-credentials` is a custom resource).
+        self.manifests["team-namespaces"].node.add_dependency(self.manifests["priority-classes"], *crd_dependencies)
 
         self.team_roles: dict[str, iam.Role] = {}
         if data_bucket is not None:
             for team in k.teams:
-                self.team_roles[team.name] = self._team_role(team, cluster, data_bucket, mlflow_client_secret)
+                self.team_roles[team.name] = self._team_role(team, cluster, data_bucket,
+                                                             mlflow_team_secrets.get(team.name))
 
     def _team_role(self, team: TeamConfig, cluster: eks.Cluster, bucket: s3.IBucket,
                    mlflow_secret: sm.ISecret | None) -> iam.Role:
@@ -136,14 +143,16 @@ class PlatformCharts(Construct):
             # Written on the role only: `grant_read` would also edit the key policy in the MLflow stack, which
             # would then depend on this stack while this stack depends on the secret (a cycle).
             role.add_to_policy(iam.PolicyStatement(
-                sid="ReadMlflowClientCredentials", resources=[mlflow_secret.secret_arn],
+                sid="ReadTeamMlflowCredentials", resources=[mlflow_secret.secret_arn],
                 actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]))
             if mlflow_secret.encryption_key is not None:
+                # Secrets Manager decrypts with the encryption context {"SecretARN": <arn>}: this secret only.
                 role.add_to_policy(iam.PolicyStatement(
                     sid="MlflowSecretKeyThroughSecretsManager", actions=["kms:Decrypt"],
                     resources=[mlflow_secret.encryption_key.key_arn],
                     conditions={"StringEquals": {
-                        "kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com"}}))
+                        "kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com",
+                        "kms:EncryptionContext:SecretARN": mlflow_secret.secret_arn}}))
         role.node.add_validation(_PrefixWildcardAcknowledgement(
             role, bucket.bucket_arn, f"/{prefix}*",
             f"Team {team.name} reads and writes every object under its own prefix {prefix} of the data bucket "

@@ -27,7 +27,7 @@ class _Pullable(Protocol):
 
 
 class _MlflowClient(Protocol):
-    def grant_client_access(self, grantee: iam.IGrantable) -> iam.Grant: ...
+    def grant_team_credentials(self, team: str, grantee: iam.IGrantable) -> iam.Grant: ...
 
 
 class StudioUserProfile(Construct):
@@ -41,7 +41,7 @@ class StudioUserProfile(Construct):
       ``s3:DeleteObject``, ``s3:AbortMultipartUpload`` on ``<data bucket>/<data_prefix>*``;
     - ``kms:Decrypt``, ``kms:GenerateDataKey`` on the data key, only through S3;
     - ECR pull of the training image repository (``training_images.grant_pull``);
-    - the MLflow client credentials (``mlflow.grant_client_access``);
+    - the team's own MLflow credentials, no other team's (``mlflow.grant_team_credentials``);
     - ``logs:CreateLogGroup``, ``logs:CreateLogStream``, ``logs:PutLogEvents`` on ``/aws/sagemaker/studio`` (app and
       lifecycle-configuration logs).
 
@@ -63,7 +63,9 @@ class StudioUserProfile(Construct):
         team's group). None: the domain default.
     :param cluster: the EKS cluster for the access entry. Default: none (no Kubernetes access).
     :param training_images: repository to pull from. Default: none.
-    :param mlflow: MLflow stack (``grant_client_access``). Default: none.
+    :param mlflow: MLflow stack (``grant_team_credentials``). Default: none.
+    :param team: the team whose MLflow credentials the user gets. Default: ``namespace`` (a team's namespace is its
+        name).
     :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan): removing a user from the config keeps the profile (and never touches
         their FSx partition or S3 data).
     """
@@ -73,6 +75,7 @@ class StudioUserProfile(Construct):
                  lifecycle_config_arns: Mapping[str, str], file_system_path: str | None = None,
                  posix_uid: int | None = None, posix_gid: int | None = None, cluster: eks.ICluster | None = None,
                  training_images: _Pullable | None = None, mlflow: _MlflowClient | None = None,
+                 team: str | None = None,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
@@ -102,7 +105,7 @@ class StudioUserProfile(Construct):
         if training_images is not None:
             training_images.grant_pull(self.role)
         if mlflow is not None:
-            mlflow.grant_client_access(self.role)
+            mlflow.grant_team_credentials(team or namespace, self.role)
         self.node.add_validation(_AcknowledgeTeamPrefix(
             self.role, f"/{data_prefix}*", "The user reads and writes objects under the team's data prefix only; "
                                            "object keys are the user's choice."))

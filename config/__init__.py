@@ -155,7 +155,8 @@ class EnvironmentConfig(ConfigModel):
     @model_validator(mode="after")
     def _mlflow_in_environment(self) -> EnvironmentConfig:
         self.mlflow.check_environment(account=self.account, region=self.region,
-                                      protect_stateful=self.protect_stateful)
+                                      protect_stateful=self.protect_stateful,
+                                      teams=tuple(t.name for t in self.kubernetes.teams))
         return self
 
     @model_validator(mode="after")

@@ -113,8 +113,10 @@ class MlflowServiceConfig(ConfigModel):
     requests_per_task: int = Field(600, ge=10, description="Target ALB requests per task per minute.")
     log_retention_days: int = Field(30, description="CloudWatch retention of the server log.")
     default_permission: Literal["READ", "EDIT", "MANAGE", "NO_PERMISSIONS"] = Field(
-        "READ", description="basic-auth permission every user has on resources others created (creators get "
-                            "MANAGE on their own experiments and models).")
+        "NO_PERMISSIONS", description="basic-auth permission every user has on resources others created (creators "
+                                      "get MANAGE on their own experiments and models). Each team logs as its own "
+                                      "user, so anything but NO_PERMISSIONS opens every team's experiments to the "
+                                      "others; it is refused when more than one team is configured.")
 
     @model_validator(mode="after")
     def _sizes(self) -> MlflowServiceConfig:
@@ -218,8 +220,9 @@ class MlflowConfig(ConfigModel):
     """The MLflow tracking server (`<Env>-Mlflow`)."""
 
     authentication: Literal["basic-auth", "none"] = Field(
-        "basic-auth", description="`basic-auth`: MLflow's basic-auth app, users in Aurora, generated admin and "
-                                  "client credentials. `none` only for an internal load balancer.")
+        "basic-auth", description="`basic-auth`: MLflow's basic-auth app, users in Aurora, a generated admin and "
+                                  "one generated user per team. `none` only for an internal load balancer and a "
+                                  "single team.")
     database: MlflowDatabaseConfig = MlflowDatabaseConfig()
     service: MlflowServiceConfig = MlflowServiceConfig()
     endpoint: MlflowEndpointConfig
@@ -232,8 +235,9 @@ class MlflowConfig(ConfigModel):
                              f"internet_facing: false")
         return self
 
-    def check_environment(self, *, account: str, region: str, protect_stateful: bool) -> None:
-        """Rules that need the environment's account, region and protection level. Raises ``ValueError``."""
+    def check_environment(self, *, account: str, region: str, protect_stateful: bool,
+                          teams: tuple[str, ...] = ()) -> None:
+        """Rules that need the environment's account, region, protection level and teams. Raises ``ValueError``."""
         cert = self.endpoint.certificate_arn
         if cert:
             _, cert_region, cert_account = _CERT_ARN.fullmatch(cert).groups()  # type: ignore[union-attr]
@@ -258,6 +262,16 @@ class MlflowConfig(ConfigModel):
             if self.authentication != "basic-auth":
                 raise ValueError("mlflow.authentication 'none' is not allowed when protect_stateful is true; use "
                                  "basic-auth")
+        if len(teams) > 1:
+            if self.authentication != "basic-auth":
+                raise ValueError(f"mlflow.authentication {self.authentication!r} gives the {len(teams)} teams "
+                                 f"({', '.join(teams)}) one shared identity, so each could change the others' "
+                                 f"experiments; use basic-auth (one MLflow user per team)")
+            if self.service.default_permission != "NO_PERMISSIONS":
+                raise ValueError(f"mlflow.service.default_permission {self.service.default_permission!r} lets each "
+                                 f"of the {len(teams)} teams ({', '.join(teams)}) use the others' experiments and "
+                                 f"models; remove the key (default NO_PERMISSIONS) and share single experiments "
+                                 f"through MLflow's permissions API instead")
 
     def deletion_protection(self, protect_stateful: bool) -> bool:
         """The effective RDS deletion protection."""

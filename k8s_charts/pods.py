@@ -2,8 +2,9 @@
 
 Every GPU pod: the tier's PriorityClass, node affinity and tolerations; requests equal to limits (CPU, memory,
 GPUs, EFA devices); `/dev/shm` as a size-limited memory emptyDir; the team's FSx claim at /fsx (its own tree only,
-k8s_charts/team_storage.py); NCCL (and EFA) environment; MLflow settings from the namespace's `mlflow` ConfigMap (no
-credentials in the manifest); the team's service account (EKS Pod Identity); the team's uid/gid and the `restricted`
+k8s_charts/team_storage.py); NCCL (and EFA) environment; MLflow's tracking URI and the team's own MLflow
+user as environment variables (:func:`mlflow_credentials`: no credentials in the manifest, none fetched by code); the
+team's service account (EKS Pod Identity); the team's uid/gid and the `restricted`
 Pod Security Standard; `karpenter.sh/do-not-disrupt`.
 """
 
@@ -25,6 +26,8 @@ from k8s_charts.values import (
     FSX_CLAIM_NAME,
     FSX_MOUNT_PATH,
     MLFLOW_CONFIG_MAP,
+    MLFLOW_CREDENTIALS_SECRET,
+    MLFLOW_SECRET_PROVIDER_CLASS,
     TEAM_SERVICE_ACCOUNT,
     PlatformValues,
 )
@@ -40,12 +43,50 @@ CHECKOV_SKIPS = {
     "checkov.io/skip3": "CKV_K8S_43=The platform ECR repository has immutable tags: a tag names exactly one digest",
     "checkov.io/skip4": "CKV_K8S_15=Tags are immutable, so IfNotPresent never runs a stale image and spares "
                         "re-pulling multi-GB images on every restart",
+    "checkov.io/skip5": "CKV_K8S_35=MLflow clients (Hugging Face report_to=mlflow, VeRL's logger) read the team's "
+                        "MLflow user only from MLFLOW_TRACKING_USERNAME/PASSWORD; the Secret holds nothing else",
 }
 _JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 
 # NCCL over EFA through the aws-ofi-nccl plugin shipped in the training image.
 EFA_ENV = {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "FI_EFA_FORK_SAFE": "1"}
 NCCL_ENV = {"NCCL_DEBUG": "WARN", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
+
+
+MLFLOW_CREDENTIALS_VOLUME = "mlflow-credentials"
+MLFLOW_CREDENTIALS_MOUNT_PATH = "/var/run/secrets/mlflow"
+SECRETS_STORE_CSI_DRIVER = "secrets-store.csi.k8s.io"
+
+
+@dataclass(frozen=True)
+class PodWiring:
+    """What a pod needs for one concern: container `envFrom` sources, pod volumes, container volume mounts."""
+
+    env_from: tuple[k8s.EnvFromSource, ...] = ()
+    volumes: tuple[k8s.Volume, ...] = ()
+    volume_mounts: tuple[k8s.VolumeMount, ...] = ()
+
+
+def mlflow_credentials() -> PodWiring:
+    """MLflow for a container of a team pod, with no code: `MLFLOW_TRACKING_URI` from the namespace's ConfigMap
+    `mlflow`, `MLFLOW_TRACKING_USERNAME`/`MLFLOW_TRACKING_PASSWORD` (the team's own MLflow user) from the Secret
+    `mlflow-credentials`.
+
+    That Secret exists only while a pod mounts the Secrets Store CSI volume of the namespace's SecretProviderClass
+    `mlflow-credentials` (the driver creates it at mount time from the team's Secrets Manager secret, with the pod's
+    Pod Identity), so the wiring includes that volume, mounted read-only. The kubelet mounts volumes before it
+    creates containers, so the Secret is there when the container's environment is resolved. Job builders call this
+    once per container (:func:`job_pod_template` does).
+    """
+    return PodWiring(
+        env_from=(k8s.EnvFromSource(config_map_ref=k8s.ConfigMapEnvSource(name=MLFLOW_CONFIG_MAP)),
+                  k8s.EnvFromSource(secret_ref=k8s.SecretEnvSource(name=MLFLOW_CREDENTIALS_SECRET))),
+        volumes=(k8s.Volume(name=MLFLOW_CREDENTIALS_VOLUME, csi=k8s.CsiVolumeSource(
+            driver=SECRETS_STORE_CSI_DRIVER, read_only=True,
+            volume_attributes={"secretProviderClass": MLFLOW_SECRET_PROVIDER_CLASS})),),
+        volume_mounts=(k8s.VolumeMount(name=MLFLOW_CREDENTIALS_VOLUME, mount_path=MLFLOW_CREDENTIALS_MOUNT_PATH,
+                                       read_only=True),),
+    )
 
 
 def q(value: str | int) -> k8s.Quantity:
@@ -189,12 +230,14 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         **(EFA_ENV if shape and shape.efa else {}),
         **settings.env,
     }
+    mlflow = mlflow_credentials()
     mounts = [k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
-              k8s.VolumeMount(name="tmp", mount_path="/tmp")]
+              k8s.VolumeMount(name="tmp", mount_path="/tmp"), *mlflow.volume_mounts]
     volumes = [
         k8s.Volume(name="fsx",
                    persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
         k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
+        *mlflow.volumes,
     ]
     if shape:
         mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
@@ -214,7 +257,7 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         command=list(settings.command) if settings.command else None,
         args=list(settings.args) if settings.args else None,
         env=[k8s.EnvVar(name=k, value=v) for k, v in env.items()],
-        env_from=[k8s.EnvFromSource(config_map_ref=k8s.ConfigMapEnvSource(name=MLFLOW_CONFIG_MAP))],
+        env_from=list(mlflow.env_from),
         ports=[k8s.ContainerPort(name=n, container_port=p) for n, p in settings.ports] or None,
         resources=resources,
         security_context=restricted_container_security(),

@@ -12,6 +12,7 @@ from config.kubernetes import TeamConfig
 from k8s_charts.team_isolation import TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL
+from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.tiers import GPU_RESOURCE
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -45,7 +46,9 @@ class TeamNamespace(Construct):
     - ServiceAccount `training` (the compute stack associates it with the team's IAM role via EKS Pod Identity).
     - PersistentVolume `fsx-<team>` (static, FSx for Lustre CSI) mounting only the team's tree `/teams/<team>`,
       pre-bound to PVC `fsx-claim` of the namespace (k8s_charts/team_storage.py).
-    - ConfigMap `mlflow` (MLFLOW_TRACKING_URI, MLFLOW_CREDENTIALS_SECRET_ARN) for `envFrom` in job pods.
+    - ConfigMap `mlflow` (MLFLOW_TRACKING_URI) and SecretProviderClass `mlflow-credentials`, which syncs the team's
+      own MLflow user from Secrets Manager into the Secret `mlflow-credentials` (MLFLOW_TRACKING_USERNAME/PASSWORD);
+      job pods take both through `k8s_charts.pods.mlflow_credentials()`.
     - Role `job-submitter` (PyTorchJob, MPIJob, RayJob, RayCluster) bound to the team's group
       (:func:`team_group`), which the EKS access entries of the team's Studio users carry.
     - ValidatingAdmissionPolicy + binding `llmft-team-identity-<team>`: pods run as the team's uid/gid only.
@@ -102,11 +105,16 @@ class TeamNamespace(Construct):
                     requests={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")}),
             ))
         self.mlflow = None
+        self.mlflow_credentials = None
         if values.mlflow:
             self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=meta(MLFLOW_CONFIG_MAP), data={
                 "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
-                "MLFLOW_CREDENTIALS_SECRET_ARN": values.mlflow.credentials_secret_arn,
             })
+            secret_arn = values.mlflow.team_secret_arns.get(team.name)
+            if secret_arn:
+                self.mlflow_credentials = MlflowCredentials(
+                    self, "MlflowCredentials", namespace=ns, secret_arn=secret_arn, region=values.region,
+                    labels=labels).secret_provider_class
         self.job_submitter = k8s.KubeRole(self, "JobSubmitter", metadata=meta(JOB_SUBMITTER_ROLE), rules=[
             k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
             k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs", "rayclusters"], verbs=JOB_VERBS),
@@ -123,7 +131,7 @@ class TeamNamespace(Construct):
         self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
+                    self.mlflow, self.mlflow_credentials, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)

@@ -7,7 +7,8 @@ syntax of `envsubst` and of Flux post-build substitution, so a GitOps pipeline f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import EnvironmentConfig
@@ -21,6 +22,9 @@ from k8s_charts.team_storage import TEAM_MOUNT_PATH
 FSX_MOUNT_PATH = TEAM_MOUNT_PATH
 FSX_CLAIM_NAME = "fsx-claim"
 MLFLOW_CONFIG_MAP = "mlflow"
+MLFLOW_CREDENTIALS_SECRET = "mlflow-credentials"
+"""Kubernetes Secret (MLFLOW_TRACKING_USERNAME/PASSWORD) synced from the team's Secrets Manager secret."""
+MLFLOW_SECRET_PROVIDER_CLASS = "mlflow-credentials"
 TEAM_SERVICE_ACCOUNT = "training"
 
 
@@ -35,12 +39,19 @@ def fsx_volume_name(namespace: str) -> str:
     return f"fsx-{namespace}"
 
 
+def mlflow_secret_arn_placeholder(team: str) -> str:
+    """`${MLFLOW_TEAM_<TEAM>_SECRET_ARN}`: the ARN of a team's MLflow credentials in `dist/<env>/` (stack output
+    `Team<Team>CredentialsSecretArn` of `<Env>-Mlflow`)."""
+    return "${MLFLOW_TEAM_" + team.upper().replace("-", "_") + "_SECRET_ARN}"
+
+
 @dataclass(frozen=True)
 class MlflowValues:
-    """Where jobs log: the tracking URI and the ARN of the Secrets Manager secret with client credentials."""
+    """Where jobs log: the tracking URI and, per team name, the ARN of the Secrets Manager secret holding that
+    team's own MLflow user (`{"username", "password"}`)."""
 
     tracking_uri: str
-    credentials_secret_arn: str
+    team_secret_arns: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,7 @@ class PlatformValues:
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
             training_image_uri="${TRAINING_IMAGE_URI}",
             mlflow=MlflowValues(tracking_uri="${MLFLOW_TRACKING_URI}",
-                                credentials_secret_arn="${MLFLOW_CREDENTIALS_SECRET_ARN}"),
+                                team_secret_arns={t.name: mlflow_secret_arn_placeholder(t.name)
+                                                  for t in config.kubernetes.teams}),
             node_kinds=node_kinds(config),
         )

@@ -24,6 +24,7 @@ from cdk_constructs.nag_findings import (
 )
 from cdk_constructs.platform_charts import PlatformCharts
 from cdk_constructs.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.secrets_store_csi_driver import SecretsStoreCsiDriver
 from cdk_constructs.shared_file_system import SharedFileSystem
 from cdk_constructs.studio_partitions import FsxDirectories
 from config import EnvironmentConfig
@@ -42,7 +43,8 @@ class ComputeStack(PlatformStack):
     - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
     - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct);
     - ``kueue``: the Kueue controller (``kueue.release``);
-    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI and Kueue CRDs;
+    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
+      SecretProviderClass CRDs;
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
@@ -142,6 +144,10 @@ class ComputeStack(PlatformStack):
         self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=cc.kueue,
                            node_selector=self.system_node_selector,
                            after=[*system_ready, self.kuberay.release, self.hyperpod_prerequisites.dependencies])
+        # Secrets Store CSI driver + AWS provider: team namespaces sync their MLflow user into a Kubernetes Secret.
+        self.secrets_store = SecretsStoreCsiDriver(
+            self, "SecretsStore", cluster=self.cluster,
+            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]])
 
         self.crd_dependencies: list[Construct] = [
             self.karpenter.crd_release,
@@ -149,6 +155,7 @@ class ComputeStack(PlatformStack):
             self.kuberay.release,
             self.hyperpod_prerequisites.dependencies,
             self.kueue.release,
+            self.secrets_store.release,
         ]
 
         # --- the shared file system as a volume -----------------------------------------------------------
@@ -176,7 +183,7 @@ class ComputeStack(PlatformStack):
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
             data_bucket=data_bucket, mlflow_tracking_uri=getattr(mlflow, "tracking_uri", None),
-            mlflow_client_secret=getattr(mlflow, "client_credentials_secret", None))
+            mlflow_team_secrets=getattr(mlflow, "team_credentials_secrets", None))
 
         self._acknowledge_shared_handlers()
         govern_handler_logs(self, self.cluster, retention_days=config.observability.log_retention_days,

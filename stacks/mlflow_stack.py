@@ -31,28 +31,36 @@ from config import EnvironmentConfig
 from ._base import PlatformStack
 
 ADMIN_USERNAME = "admin"
-CLIENT_USERNAME = "mlflow-client"
+TEAM_USER_PREFIX = "team-"
+"""MLflow users of teams are ``team-<team>``; the entry point owns every user with this prefix."""
+
+
+def team_username(team: str) -> str:
+    """The MLflow user of ``team``."""
+    return f"{TEAM_USER_PREFIX}{team}"
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("-"))
 
 
 class MlflowStack(PlatformStack):
-    """Private, authenticated MLflow for training jobs and Studio users.
+    """Private, authenticated MLflow for training jobs and Studio users, one MLflow user per team.
 
     Contract for other stacks:
 
     - ``tracking_uri``: ``https://<mlflow.endpoint.domain_name>`` (a plain string);
-    - ``client_credentials_secret``: Secrets Manager secret, JSON ``{"username", "password"}`` of the non-admin
-      MLflow user that workloads log with;
-    - ``grant_client_access(grantee)``: lets a role read that secret (``GetSecretValue`` + ``kms:Decrypt``);
+    - ``team_credentials_secrets``: per team name, the Secrets Manager secret (JSON ``{"username", "password"}``)
+      of that team's own MLflow user (``team-<team>``); the server's entry point creates or resets each user from
+      it at every start, and a team's jobs and Studio users log with it;
+    - ``grant_team_credentials(team, grantee)``: lets a role read that one team's secret (``GetSecretValue`` +
+      ``kms:Decrypt`` through Secrets Manager), nothing of other teams;
     - ``load_balancer``: the internal (by default) HTTPS Application Load Balancer.
 
-    A workload whose role was granted the secret, with ``MLFLOW_TRACKING_URI`` and ``MLFLOW_CREDENTIALS_SECRET_ARN``
-    in its environment (the team namespaces' ConfigMap ``mlflow``), authenticates with two lines::
-
-        arn = os.environ["MLFLOW_CREDENTIALS_SECRET_ARN"]; creds = json.loads(boto3.client("secretsmanager", region_name=arn.split(":")[3]).get_secret_value(SecretId=arn)["SecretString"])
-        os.environ.update(MLFLOW_TRACKING_USERNAME=creds["username"], MLFLOW_TRACKING_PASSWORD=creds["password"])
-
-    MLflow reads the tracking URI and the basic-auth credentials from those variables; the region comes from the
-    ARN, so pods need no AWS_REGION.
+    Workloads never fetch the secret themselves: team namespaces sync it into the Kubernetes Secret
+    ``mlflow-credentials`` (Secrets Store CSI driver, see ``k8s_charts/mlflow_credentials.py``) and Studio's
+    lifecycle configuration exports it, so ``MLFLOW_TRACKING_URI``, ``MLFLOW_TRACKING_USERNAME`` and
+    ``MLFLOW_TRACKING_PASSWORD`` are simply in the environment.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
@@ -69,7 +77,7 @@ class MlflowStack(PlatformStack):
         # storage key would make Storage depend on this stack. Workloads are granted by IAM policy only.
         self.secrets_key = kms.Key(
             self, "SecretsKey", alias=f"alias/{config.resource_prefix}-mlflow-secrets", enable_key_rotation=True,
-            description=f"{config.resource_prefix}: MLflow credentials (database, admin, client, Flask key)",
+            description=f"{config.resource_prefix}: MLflow credentials (database, admin, teams, Flask key)",
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         self.database = MlflowDatabase(
@@ -96,16 +104,23 @@ class MlflowStack(PlatformStack):
         self.admin_credentials = GeneratedCredential(
             self, "AdminCredentials", encryption_key=self.secrets_key, username=ADMIN_USERNAME,
             description=f"MLflow {config.name}: basic-auth admin user (operators only)", rotation_reason=no_rotation)
-        self.client_credentials = GeneratedCredential(
-            self, "ClientCredentials", encryption_key=self.secrets_key, username=CLIENT_USERNAME,
-            description=f"MLflow {config.name}: non-admin client user for training jobs and Studio",
-            rotation_reason=no_rotation)
+        # One user per team: the secret is the source of truth, the entry point reconciles the user store from the
+        # secrets at every start (a new team means a new secret, hence a new task definition and deployment).
+        self.team_credentials: dict[str, GeneratedCredential] = {
+            team.name: GeneratedCredential(
+                self, f"Team{_pascal(team.name)}Credentials", encryption_key=self.secrets_key,
+                username=team_username(team.name),
+                description=f"MLflow {config.name}: MLflow user of team {team.name} (its jobs and Studio users)",
+                rotation_reason=no_rotation)
+            for team in config.kubernetes.teams
+        } if basic_auth else {}
         self.flask_secret_key = GeneratedCredential(
             self, "FlaskSecretKey", encryption_key=self.secrets_key, length=64,
             description=f"MLflow {config.name}: Flask secret key (CSRF tokens), shared by every task",
             rotation_reason="A signing key for short-lived CSRF tokens shared by all tasks; replacing it only "
                             "invalidates open browser forms, so it is changed by updating the secret and redeploying.")
-        self.client_credentials_secret: sm.ISecret = self.client_credentials.secret
+        self.team_credentials_secrets: dict[str, sm.ISecret] = {
+            name: credential.secret for name, credential in self.team_credentials.items()}
         self.admin_credentials_secret: sm.ISecret = self.admin_credentials.secret
 
         hosted_zone = None
@@ -140,7 +155,7 @@ class MlflowStack(PlatformStack):
             artifacts_bucket=artifacts_bucket,
             encryption_key=encryption_key,
             admin_secret=self.admin_credentials_secret if basic_auth else None,
-            client_secret=self.client_credentials_secret if basic_auth else None,
+            team_secrets=self.team_credentials_secrets,
             flask_secret=self.flask_secret_key.secret if basic_auth else None,
             basic_auth=basic_auth,
             cpu=svc.cpu,
@@ -158,27 +173,36 @@ class MlflowStack(PlatformStack):
 
         CfnOutput(self, "TrackingUri", value=self.tracking_uri,
                   description="MLFLOW_TRACKING_URI for training jobs and Studio")
-        CfnOutput(self, "ClientCredentialsSecretArn", value=self.client_credentials_secret.secret_arn,
-                  description="MLFLOW_CREDENTIALS_SECRET_ARN: JSON {username, password} of the non-admin client")
+        for name, secret in self.team_credentials_secrets.items():
+            CfnOutput(self, f"Team{_pascal(name)}CredentialsSecretArn", value=secret.secret_arn,
+                      description=f"MLflow user of team {name}: JSON {{username, password}} (synced into the "
+                                  f"namespace's Secret mlflow-credentials)")
         CfnOutput(self, "AdminCredentialsSecretArn", value=self.admin_credentials_secret.secret_arn,
                   description="MLflow admin user (operators only)")
         CfnOutput(self, "LoadBalancerDnsName", value=self.load_balancer.load_balancer_dns_name,
                   description=f"Point {ep.domain_name} here (CNAME/alias) when the stack manages no DNS record")
 
-    def grant_client_access(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` read the client credentials: ``secretsmanager:GetSecretValue``/``DescribeSecret`` on the
-        secret and ``kms:Decrypt`` of its key through Secrets Manager.
+    def grant_team_credentials(self, team: str, grantee: iam.IGrantable) -> iam.Grant:
+        """Let ``grantee`` read ``team``'s MLflow credentials: ``secretsmanager:GetSecretValue``/``DescribeSecret``
+        on that one secret and ``kms:Decrypt`` of its key through Secrets Manager.
 
         Both go into the grantee's own IAM policy (the key policy trusts the account's IAM), never into the key
         policy, so a grantee in a later stack (Compute, Studio) creates no dependency back onto this one.
         """
+        if team not in self.team_credentials_secrets:
+            raise KeyError(f"MLflow has no credentials for team {team!r}; known teams: "
+                           f"{', '.join(sorted(self.team_credentials_secrets)) or 'none (authentication none)'}")
+        secret = self.team_credentials_secrets[team]
         region = Stack.of(self).region
         grant = iam.Grant.add_to_principal(grantee=grantee,
                                            actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
-                                           resource_arns=[self.client_credentials_secret.secret_arn])
+                                           resource_arns=[secret.secret_arn])
+        # Secrets Manager decrypts with the encryption context {"SecretARN": <arn>, ...}: the key is usable for this
+        # one secret only (https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html).
         grantee.grant_principal.add_to_principal_policy(iam.PolicyStatement(
             actions=["kms:Decrypt"],
             resources=[self.secrets_key.key_arn],
-            conditions={"StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com"}},
+            conditions={"StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com",
+                                         "kms:EncryptionContext:SecretARN": secret.secret_arn}},
         ))
         return grant

@@ -26,8 +26,9 @@ class _Pullable(Protocol):
 
 class _Mlflow(Protocol):
     tracking_uri: str
+    team_credentials_secrets: Mapping[str, Any]
 
-    def grant_client_access(self, grantee: iam.IGrantable) -> iam.Grant: ...
+    def grant_team_credentials(self, team: str, grantee: iam.IGrantable) -> iam.Grant: ...
 
 
 def _pascal(name: str) -> str:
@@ -97,8 +98,8 @@ class StudioStack(PlatformStack):
             }
             if mlflow is not None:
                 settings["MLFLOW_URI"] = mlflow.tracking_uri
-                secret = getattr(mlflow, "client_credentials_secret", None)
-                if secret is not None:
+                secret = mlflow.team_credentials_secrets.get(team_name)
+                if secret is not None:  # the team's own MLflow user, exported as MLFLOW_TRACKING_USERNAME/PASSWORD
                     settings["MLFLOW_CREDENTIALS_SECRET_ARN"] = secret.secret_arn
             self.lifecycle_configs[team_name] = StudioLifecycleConfigs(
                 self, f"Lifecycle{_pascal(team_name)}", name_prefix=f"{config.resource_prefix}-{team_name}"[:51],
@@ -126,6 +127,7 @@ class StudioStack(PlatformStack):
                 cluster=cluster,
                 training_images=training_images,
                 mlflow=mlflow,
+                team=p.team,
             )
             if directories_ready is not None:
                 user.node.add_dependency(directories_ready)

@@ -10,7 +10,9 @@
 #    warns (the IDE still starts; the next start retries). Verified binaries on the persistent home volume are
 #    reused.
 # 2. `aws eks update-kubeconfig` for the platform cluster, namespace set to the team's.
-# 3. MLFLOW_TRACKING_URI for terminals and kernels; MLflow client credentials into ~/.mlflow/credentials (0600).
+# 3. MLflow for terminals and kernels as environment variables: MLFLOW_TRACKING_URI, and the team's own MLflow user
+#    (MLFLOW_TRACKING_USERNAME/PASSWORD) read from the team's Secrets Manager secret, which the user's role (and no
+#    other team's) may read. Written to ~/.platform_env and the IPython startup file, both 0600.
 set -euo pipefail
 
 : "${PLATFORM_REGION:?set by the Studio stack}"
@@ -115,7 +117,25 @@ if [ "${SKIP_TOOLS}" = 0 ]; then
 fi
 export PATH="${BIN_DIR}:${PATH}"
 
+# --- MLflow credentials: the team's own MLflow user ---------------------------------------------------------
+MLFLOW_USER=""
+MLFLOW_PASSWORD=""
+if [ -n "${MLFLOW_CREDENTIALS_SECRET_ARN}" ]; then
+  if secret="$(aws secretsmanager get-secret-value --region "${PLATFORM_REGION}" \
+      --secret-id "${MLFLOW_CREDENTIALS_SECRET_ARN}" --query SecretString --output text)"; then
+    # python3, not jq: the JSON must be read even when the pinned jq could not be downloaded.
+    MLFLOW_USER="$(printf '%s' "${secret}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["username"])')"
+    MLFLOW_PASSWORD="$(printf '%s' "${secret}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["password"])')"
+    unset secret
+  else
+    warn "could not read the team's MLflow credentials secret; MLflow calls will be unauthenticated"
+  fi
+fi
+# The shared client credentials file of earlier releases named a retired user; remove it so it cannot shadow these.
+rm -f "${HOME}/.mlflow/credentials"
+
 # --- shell environment (terminals) ---------------------------------------------------------------------------
+umask 077
 ENV_FILE="${HOME}/.platform_env"
 {
   printf '# Written by the platform lifecycle configuration at every app start; edits are overwritten.\n'
@@ -129,10 +149,13 @@ ENV_FILE="${HOME}/.platform_env"
   if [ -n "${MLFLOW_URI}" ]; then
     printf 'export MLFLOW_TRACKING_URI=%q\n' "${MLFLOW_URI}"
   fi
-  if [ -n "${MLFLOW_CREDENTIALS_SECRET_ARN}" ]; then
-    printf 'export MLFLOW_CREDENTIALS_SECRET_ARN=%q\n' "${MLFLOW_CREDENTIALS_SECRET_ARN}"
+  if [ -n "${MLFLOW_USER}" ]; then
+    printf 'export MLFLOW_TRACKING_USERNAME=%q\n' "${MLFLOW_USER}"
+    printf 'export MLFLOW_TRACKING_PASSWORD=%q\n' "${MLFLOW_PASSWORD}"
   fi
 } > "${ENV_FILE}"
+chmod 600 "${ENV_FILE}"
+umask 022
 for rc in "${HOME}/.bashrc" "${HOME}/.profile"; do
   touch "${rc}"
   if ! grep -qF '.platform_env' "${rc}"; then
@@ -149,22 +172,24 @@ printf 'import os\nos.umask(0o002)  # team FSx tree: files group-writable for th
 if [ -n "${MLFLOW_URI}" ]; then
   STARTUP_DIR="${HOME}/.ipython/profile_default/startup"
   mkdir -p "${STARTUP_DIR}"
-  python3 -c 'import sys; print("import os\nos.environ.setdefault(\"MLFLOW_TRACKING_URI\", %r)" % sys.argv[1])' \
-    "${MLFLOW_URI}" > "${STARTUP_DIR}/00-platform-mlflow.py"
+  STARTUP_FILE="${STARTUP_DIR}/00-platform-mlflow.py"
+  umask 077
+  MLFLOW_TRACKING_USERNAME="${MLFLOW_USER}" MLFLOW_TRACKING_PASSWORD="${MLFLOW_PASSWORD}" python3 -c '
+import os, sys
+values = {"MLFLOW_TRACKING_URI": sys.argv[1]}
+for name in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+    if os.environ.get(name):
+        values[name] = os.environ[name]
+print("import os")
+for name, value in values.items():
+    print("os.environ.setdefault(%r, %r)" % (name, value))
+' "${MLFLOW_URI}" > "${STARTUP_FILE}"
+  chmod 600 "${STARTUP_FILE}"
+  umask 022
 fi
-if [ -n "${MLFLOW_CREDENTIALS_SECRET_ARN}" ] && command -v jq > /dev/null; then
-  if secret="$(aws secretsmanager get-secret-value --region "${PLATFORM_REGION}" \
-      --secret-id "${MLFLOW_CREDENTIALS_SECRET_ARN}" --query SecretString --output text)"; then
-    mkdir -p "${HOME}/.mlflow"
-    umask 077
-    printf '[mlflow]\nmlflow_tracking_username = %s\nmlflow_tracking_password = %s\n' \
-      "$(printf '%s' "${secret}" | jq -r .username)" "$(printf '%s' "${secret}" | jq -r .password)" \
-      > "${HOME}/.mlflow/credentials"
-    unset secret
-    log "MLflow client credentials written to ~/.mlflow/credentials"
-  else
-    warn "could not read the MLflow client credentials secret; MLflow calls will be unauthenticated"
-  fi
+unset MLFLOW_PASSWORD
+if [ -n "${MLFLOW_USER}" ]; then
+  log "MLflow user ${MLFLOW_USER} exported to terminals and notebook kernels"
 fi
 
 # --- kube context ----------------------------------------------------------------------------------------------

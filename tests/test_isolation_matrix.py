@@ -404,15 +404,8 @@ def test_matrix_covers_every_pair_and_channel(env: str, request: pytest.FixtureR
     assert len(_matrix(synth)) == len(teams) ** 2 * len(CHANNELS) >= 4 * len(CHANNELS)
 
 
-# Until each team has its own MLflow user and secret (issue 11, MLflow part), every team role reads the one shared
-# client secret: those cells are known open. strict: the day they close, this mark must go.
-SHARED_MLFLOW_SECRET = pytest.mark.xfail(strict=True, reason="one shared MLflow client secret for every team")
-
-
 def _params() -> list[Any]:
-    return [pytest.param(e, a, b, ch, id=f"{e}:{a}->{b}:{ch}",
-                         marks=[SHARED_MLFLOW_SECRET] if ch == "mlflow" and a != b else [])
-            for e in ("dev", "prod") for a, b, ch in _cells(e)]
+    return [pytest.param(e, a, b, ch, id=f"{e}:{a}->{b}:{ch}") for e in ("dev", "prod") for a, b, ch in _cells(e)]
 
 
 @pytest.mark.parametrize(("env", "a", "b", "channel"), _params())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import filecmp
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -119,20 +121,41 @@ def test_no_null_values(dist) -> None:
     assert [p for env in dist.values() for docs in env.values() for d in docs for p in walk(d, d["kind"])] == []
 
 
+def _vendored_crds() -> dict[str, tuple[int, str]]:
+    """File -> (size, SHA-256) of the CRDs taken straight from upstream (k8s_charts/crds/SOURCES.md table)."""
+    rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+            if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml")]
+    return {r[1].strip(): (int(r[7].strip()), r[8].strip()) for r in rows}
+
+
 def test_crd_copies_match_shared_folder() -> None:
     shared = ROOT.parent / "shared" / "crds"
     if not shared.is_dir():
         pytest.skip("../shared/crds is not present (fresh clone); the copies in k8s_charts/crds are used")
+    vendored = _vendored_crds()
     for path in CRD_DIR.glob("*.yaml"):
+        if path.name in vendored:
+            assert not (shared / path.name).exists(), f"{path.name} is in ../shared/crds now; copy it from there"
+            continue
         source = shared / "kueue" / path.name if path.name.startswith("kueue.x-k8s.io_") else shared / path.name
         assert filecmp.cmp(path, source, shallow=False), f"{path.name} differs; run `make imports`"
+
+
+def test_vendored_crds_are_the_upstream_bytes() -> None:
+    """CRDs not in ../shared/crds are listed with their upstream tag, size and SHA-256: any edit fails here."""
+    vendored = _vendored_crds()
+    assert "secrets-store.csi.x-k8s.io_secretproviderclasses.yaml" in vendored
+    for name, (size, sha256) in vendored.items():
+        data = (CRD_DIR / name).read_bytes()
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (size, sha256), f"{name} is not the upstream file"
 
 
 def test_generated_imports_are_committed_for_each_crd() -> None:
     imports = ROOT / "k8s_charts" / "imports"
     for module in ("nodepool/sh/karpenter", "ec2nodeclass/aws/k8s/karpenter", "pytorchjob/org/kubeflow",
                    "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray", "resourceflavor/io/x_k8s/kueue",
-                   "cohort/io/x_k8s/kueue", "clusterqueue/io/x_k8s/kueue", "localqueue/io/x_k8s/kueue"):
+                   "cohort/io/x_k8s/kueue", "clusterqueue/io/x_k8s/kueue", "localqueue/io/x_k8s/kueue",
+                   "secretproviderclass/io/x_k8s/csi/secrets_store"):
         assert (imports / module / "__init__.py").is_file(), module
 
 
@@ -223,8 +246,30 @@ def test_team_namespace(dist) -> None:
         "", ["ReadWriteMany"], "Retain")
     pvc = objects(dev, "PersistentVolumeClaim")["ml-research/fsx-claim"]["spec"]
     assert (pvc["volumeName"], pvc["storageClassName"]) == ("fsx-ml-research", "")
-    assert set(objects(dev, "ConfigMap")["ml-research/mlflow"]["data"]) == {
-        "MLFLOW_TRACKING_URI", "MLFLOW_CREDENTIALS_SECRET_ARN"}
+    assert set(objects(dev, "ConfigMap")["ml-research/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
+
+
+def test_each_team_syncs_only_its_own_mlflow_user(dist) -> None:
+    """Per configured team: a SecretProviderClass that fetches that team's secret (and no other) with the pod's own
+    Pod Identity and syncs it into the Secret the job pods read as MLFLOW_TRACKING_USERNAME/PASSWORD."""
+    from k8s_charts.values import mlflow_secret_arn_placeholder
+
+    for env, docs in dist.items():
+        config = load_config(env)
+        classes = objects(docs, "SecretProviderClass")
+        assert set(classes) == {f"{t.namespace}/mlflow-credentials" for t in config.kubernetes.teams}
+        for team in config.kubernetes.teams:
+            spec = classes[f"{team.namespace}/mlflow-credentials"]["spec"]
+            assert spec["provider"] == "aws"
+            assert spec["parameters"]["usePodIdentity"] == "true" and spec["parameters"]["region"] == config.region
+            (obj,) = json.loads(spec["parameters"]["objects"])
+            assert obj["objectName"] == mlflow_secret_arn_placeholder(team.name)
+            assert {j["path"]: j["objectAlias"] for j in obj["jmesPath"]} == {"username": "username",
+                                                                             "password": "password"}
+            (synced,) = spec["secretObjects"]
+            assert synced["secretName"] == "mlflow-credentials" and synced["type"] == "Opaque"
+            assert {d["key"]: d["objectName"] for d in synced["data"]} == {
+                "MLFLOW_TRACKING_USERNAME": "username", "MLFLOW_TRACKING_PASSWORD": "password"}
 
 
 # ---- tiers ---------------------------------------------------------------------------------------------------
@@ -305,12 +350,18 @@ def test_job_pods_are_secure_and_complete(dist) -> None:
         assert spec["priorityClassName"] in ("critical", "high", "medium")
         assert all("hostPath" not in v for v in spec["volumes"])
         assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in spec["volumes"]
+        # The Secret exists only while a pod mounts a CSI volume of the class that syncs it.
+        assert {"name": "mlflow-credentials", "csi": {"driver": "secrets-store.csi.k8s.io", "readOnly": True,
+                "volumeAttributes": {"secretProviderClass": "mlflow-credentials"}}} in spec["volumes"]
         for c in spec["containers"]:
             sc = c["securityContext"]
             assert (sc["allowPrivilegeEscalation"], sc["privileged"], sc["readOnlyRootFilesystem"],
                     sc["capabilities"]) == (False, False, True, {"drop": ["ALL"]})
             assert c["resources"]["requests"] == c["resources"]["limits"]
-            assert c["envFrom"] == [{"configMapRef": {"name": "mlflow"}}]
+            # MLflow without code: tracking URI from the ConfigMap, the team's user from the synced Secret.
+            assert c["envFrom"] == [{"configMapRef": {"name": "mlflow"}}, {"secretRef": {"name": "mlflow-credentials"}}]
+            assert {"name": "mlflow-credentials", "mountPath": "/var/run/secrets/mlflow", "readOnly": True} in \
+                c["volumeMounts"]
             assert not any(e["name"].startswith(("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN",
                                                  "AWS_SECRET")) for e in c["env"])
         gpus = spec["containers"][0]["resources"]["limits"].get("nvidia.com/gpu")
@@ -420,7 +471,7 @@ def test_team_namespace_without_mlflow_has_no_config_map() -> None:
 
     from k8s_charts.team_namespaces import TeamNamespacesChart
     chart = TeamNamespacesChart(cdk8s.App(), "t", teams=DEV.kubernetes.teams, values=replace(VALUES, mlflow=None))
-    assert "ConfigMap" not in {d["kind"] for d in chart.to_json()}
+    assert not {"ConfigMap", "SecretProviderClass"} & {d["kind"] for d in chart.to_json()}
 
 
 def test_gpu_type_labels_match_hyperpod_nodes() -> None:

@@ -26,16 +26,20 @@ def test_platform_charts_are_deployed_in_order(env_synth: Synth) -> None:
     by_chart = {n: next(v for k, v in found.items() if k.startswith(f"EksCluster{n}"))
                 for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces")}
     crd_releases = [k for k in env_synth.templates["compute"]["Resources"] if re.fullmatch(
-        r"(KarpenterCrds|KarpenterController|KubeRayRelease|HyperPodPrerequisitesDependencies)[0-9A-F]{8}", k)]
-    assert len(crd_releases) == 4
+        r"(KarpenterCrds|KarpenterController|KubeRayRelease|HyperPodPrerequisitesDependencies|SecretsStoreRelease)"
+        r"[0-9A-F]{8}", k)]
+    assert len(crd_releases) == 5
     assert crd_releases and set(crd_releases) <= set(by_chart["GpuCapacity"]["DependsOn"])
+    # Team namespaces hold SecretProviderClasses: applied after the release that installs that CRD.
+    assert set(crd_releases) <= set(by_chart["TeamNamespaces"]["DependsOn"])
     assert any(d.startswith("EksClusterPriorityClasses") for d in by_chart["TeamNamespaces"]["DependsOn"])
     assert '\\"kind\\":\\"NodePool\\"' in rendered(by_chart["GpuCapacity"])
     assert '\\"kind\\":\\"PriorityClass\\"' in rendered(by_chart["PriorityClasses"])
     for team in env_synth.config.kubernetes.teams:
         assert f'\\"name\\":\\"{team.name}\\"' in rendered(by_chart["TeamNamespaces"])
     namespaces = rendered(by_chart["TeamNamespaces"])
-    assert '\\"MLFLOW_TRACKING_URI\\":\\"https://' in namespaces and "MLFLOW_CREDENTIALS_SECRET_ARN" in namespaces
+    assert '\\"MLFLOW_TRACKING_URI\\":\\"https://' in namespaces
+    assert namespaces.count('\\"kind\\":\\"SecretProviderClass\\"') == len(env_synth.config.kubernetes.teams)
 
 
 def test_gpu_nodes_use_the_karpenter_role_and_compute_key(env_synth: Synth) -> None:
@@ -68,7 +72,14 @@ def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
         objects = json.dumps(statements["ReadWriteTeamObjects"]["Resource"])
         assert objects.endswith(f'"/{team.data_prefix}*"]]}}')
         assert "s3:*" not in json.dumps(policy)
-        assert statements["ReadMlflowClientCredentials"]["Action"] == ["secretsmanager:DescribeSecret",
-                                                                       "secretsmanager:GetSecretValue"]
-        secret = json.dumps(statements["ReadMlflowClientCredentials"]["Resource"])
-        assert f"{synth.config.stack_prefix}-Mlflow" in secret
+        # The team's own MLflow credentials (read by the Secrets Store CSI driver with the pod's identity), and the
+        # key only for that secret; no other team's secret appears in the policy.
+        read = statements["ReadTeamMlflowCredentials"]
+        assert read["Action"] == ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
+        own = "Team" + "".join(p.capitalize() for p in team.name.split("-")) + "CredentialsSecret"
+        assert f"{synth.config.stack_prefix}-Mlflow" in json.dumps(read["Resource"]) and own in json.dumps(read["Resource"])
+        others = ["Team" + "".join(p.capitalize() for p in t.name.split("-")) + "CredentialsSecret"
+                  for t in synth.config.kubernetes.teams if t.name != team.name]
+        assert not [o for o in others if o in json.dumps(policy)]
+        key = statements["MlflowSecretKeyThroughSecretsManager"]["Condition"]["StringEquals"]
+        assert key["kms:EncryptionContext:SecretARN"] == read["Resource"]

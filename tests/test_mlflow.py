@@ -48,41 +48,75 @@ def test_stack_is_named_and_ordered(env_synth: Synth) -> None:
     assert {d.stack_name for d in mlflow.dependencies} == {f"{prefix}-Network", f"{prefix}-Storage"}
 
 
+def _team_secrets(synth: Synth) -> dict[str, str]:
+    """Team name -> logical id of its credentials secret, found by the username template (`team-<team>`)."""
+    out = {}
+    for lid, secret in synth.resources("mlflow", "AWS::SecretsManager::Secret").items():
+        template = secret["Properties"]["GenerateSecretString"].get("SecretStringTemplate")
+        username = json.loads(template).get("username", "") if template else ""
+        if username.startswith("team-"):
+            out[username.removeprefix("team-")] = lid
+    return out
+
+
 def test_contract_attributes(env_synth: Synth) -> None:
     mlflow = env_synth.stacks["mlflow"]
+    teams = [t.name for t in env_synth.config.kubernetes.teams]
     assert mlflow.tracking_uri == f"https://{env_synth.config.mlflow.endpoint.domain_name}"
-    assert isinstance(mlflow.client_credentials_secret, sm.Secret)  # an ISecret
+    assert set(mlflow.team_credentials_secrets) == set(teams)
+    assert all(isinstance(s, sm.Secret) for s in mlflow.team_credentials_secrets.values())  # ISecrets
     assert mlflow.load_balancer is not None
     outputs = env_synth.templates["mlflow"]["Outputs"]
     assert outputs["TrackingUri"]["Value"] == mlflow.tracking_uri
-    assert outputs["ClientCredentialsSecretArn"]["Value"] == {"Ref": "ClientCredentialsSecret522EF0B9"}
+    secrets = _team_secrets(env_synth)
+    for team in teams:
+        output = "Team" + "".join(p.capitalize() for p in team.split("-")) + "CredentialsSecretArn"
+        assert outputs[output]["Value"] == {"Ref": secrets[team]}
+    assert not [o for o in outputs if "Client" in o], "no shared client credentials any more"
 
 
-def test_client_credentials_are_username_and_generated_password(env_synth: Synth) -> None:
-    secret = env_synth.templates["mlflow"]["Resources"]["ClientCredentialsSecret522EF0B9"]["Properties"]
-    gen = secret["GenerateSecretString"]
-    assert json.loads(gen["SecretStringTemplate"]) == {"username": "mlflow-client"}
-    assert gen["GenerateStringKey"] == "password" and gen["PasswordLength"] >= 32
-    assert "SecretString" not in secret
+def test_one_generated_mlflow_user_per_team(env_synth: Synth) -> None:
+    """Adding a team adds a secret: the set follows kubernetes.teams."""
+    secrets = _team_secrets(env_synth)
+    assert set(secrets) == {t.name for t in env_synth.config.kubernetes.teams}
+    for lid in secrets.values():
+        props = env_synth.templates["mlflow"]["Resources"][lid]["Properties"]
+        gen = props["GenerateSecretString"]
+        assert gen["GenerateStringKey"] == "password" and gen["PasswordLength"] >= 32
+        assert "SecretString" not in props
+    names = {s["Name"] for s in _container(env_synth)["Secrets"]}
+    assert {n for n in names if n.startswith("MLFLOW_TEAM_")} == {
+        f"MLFLOW_TEAM_{t.name.upper().replace('-', '_')}_{k}" for t in env_synth.config.kubernetes.teams
+        for k in ("USERNAME", "PASSWORD")}
 
 
-def test_grant_client_access_stays_in_the_grantee_stack() -> None:
-    """A role of a later stack gets GetSecretValue + kms:Decrypt by its own policy; Mlflow does not depend on it."""
+def test_grant_team_credentials_reaches_one_team_and_stays_in_the_grantee_stack() -> None:
+    """A role of a later stack gets GetSecretValue on its team's secret only, and kms:Decrypt only for that secret's
+    encryption context, by its own policy; Mlflow does not depend on it."""
     import app as platform_app
 
     app = cdk.App(context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []}, builtin_cloud_formation_validation=False)
     config = config_with("dev")
     stacks = platform_app.build(app, config)
+    mlflow = stacks["mlflow"]
+    team, other = (t.name for t in config.kubernetes.teams[:2])
     consumer = cdk.Stack(app, "Consumer", env=cdk.Environment(account=config.account, region=config.region))
     role = iam.Role(consumer, "Job", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
-    stacks["mlflow"].grant_client_access(role)
-    policies = Template.from_stack(consumer).find_resources("AWS::IAM::Policy")
-    statements = [s for p in policies.values() for s in p["Properties"]["PolicyDocument"]["Statement"]]
-    actions = {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
-    assert {"secretsmanager:GetSecretValue", "kms:Decrypt"} <= actions
+    mlflow.grant_team_credentials(team, role)
+    with pytest.raises(KeyError, match="no credentials for team 'nobody'"):
+        mlflow.grant_team_credentials("nobody", role)
+    template = Template.from_stack(consumer)
+    statements = [s for p in template.find_resources("AWS::IAM::Policy").values()
+                  for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    resolve = consumer.resolve
+    read = next(s for s in statements if "secretsmanager:GetSecretValue" in s["Action"])
+    assert json.dumps(read["Resource"]) == json.dumps(resolve(mlflow.team_credentials_secrets[team].secret_arn))
+    assert json.dumps(resolve(mlflow.team_credentials_secrets[other].secret_arn)) not in json.dumps(statements)
     kms = next(s for s in statements if s["Action"] == "kms:Decrypt")
     assert kms["Condition"]["StringEquals"]["kms:ViaService"] == "secretsmanager.us-east-1.amazonaws.com"
-    assert consumer not in stacks["mlflow"].dependencies
+    assert json.dumps(kms["Condition"]["StringEquals"]["kms:EncryptionContext:SecretARN"]) == json.dumps(
+        read["Resource"])
+    assert consumer not in mlflow.dependencies
 
 
 # ---- no credentials in templates ----------------------------------------------------------------------------
@@ -95,7 +129,7 @@ def test_no_password_literal_anywhere(env_synth: Synth) -> None:
 
 def test_secrets_are_generated_never_literal(env_synth: Synth) -> None:
     secrets = env_synth.resources("mlflow", "AWS::SecretsManager::Secret")
-    assert len(secrets) == 4, "database, admin, client, Flask key"
+    assert len(secrets) == 3 + len(env_synth.config.kubernetes.teams), "database, admin, Flask key, one per team"
     for lid, secret in secrets.items():
         props = secret["Properties"]
         assert "SecretString" not in props and "GenerateSecretString" in props, lid
@@ -109,13 +143,26 @@ def test_task_definition_takes_credentials_from_secrets_manager(env_synth: Synth
     env = _env(env_synth)
     assert not [k for k in env if re.search(r"PASSWORD|SECRET|TOKEN", k)], "credentials in plain environment"
     secrets = {s["Name"]: json.dumps(s["ValueFrom"]) for s in container["Secrets"]}
+    team_secrets = _team_secrets(env_synth)
+    teams = {t.name: "MLFLOW_TEAM_" + t.name.upper().replace("-", "_") for t in env_synth.config.kubernetes.teams}
     assert set(secrets) == {"MLFLOW_DB_USERNAME", "MLFLOW_DB_PASSWORD", "MLFLOW_AUTH_ADMIN_USERNAME",
-                            "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_CLIENT_USERNAME", "MLFLOW_CLIENT_PASSWORD",
-                            "MLFLOW_FLASK_SERVER_SECRET_KEY"}
+                            "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_FLASK_SERVER_SECRET_KEY",
+                            *(f"{v}_{k}" for v in teams.values() for k in ("USERNAME", "PASSWORD"))}
     assert "DatabaseClusterSecretAttachment" in secrets["MLFLOW_DB_PASSWORD"]
     assert "AdminCredentialsSecret" in secrets["MLFLOW_AUTH_ADMIN_PASSWORD"]
-    assert "ClientCredentialsSecret" in secrets["MLFLOW_CLIENT_PASSWORD"]
     assert "FlaskSecretKeySecret" in secrets["MLFLOW_FLASK_SERVER_SECRET_KEY"]
+    for team, prefix in teams.items():  # each team's pair comes from that team's own secret
+        assert json.loads(secrets[f"{prefix}_PASSWORD"]) == {"Fn::Join": ["", [{"Ref": team_secrets[team]},
+                                                                                ":password::"]]}
+        assert json.loads(secrets[f"{prefix}_USERNAME"]) == {"Fn::Join": ["", [{"Ref": team_secrets[team]},
+                                                                                ":username::"]]}
+
+
+def test_teams_see_only_their_own_experiments_and_telemetry_is_off(env_synth: Synth) -> None:
+    env = _env(env_synth)
+    assert env["MLFLOW_AUTH_DEFAULT_PERMISSION"] == "NO_PERMISSIONS"
+    # MLflow 3.x: mlflow/telemetry/utils.py is_telemetry_disabled() reads both.
+    assert env["MLFLOW_DISABLE_TELEMETRY"] == "true" and env["DO_NOT_TRACK"] == "true"
 
 
 # ---- server ---------------------------------------------------------------------------------------------------
@@ -343,6 +390,10 @@ BAD_CONFIGS = [
     ("dev", {"mlflow": {"service": {"cpu": 1024, "memory_mib": 1024}}}, r"memory_mib 1024 is not valid with cpu"),
     ("dev", {"mlflow": {"service": {"min_tasks": 3, "max_tasks": 2}}}, r"min_tasks 3 exceeds max_tasks 2"),
     ("prod", {"mlflow": {"authentication": "none"}}, r"'none' is not allowed when protect_stateful"),
+    # dev ships two teams: each logs as its own user, so anything that lets one see the other's experiments is refused.
+    ("dev", {"mlflow": {"service": {"default_permission": "READ"}}},
+     r"default_permission 'READ' lets each of the 2 teams \(ml-research, hyperpod-platform\) use the others'"),
+    ("dev", {"mlflow": {"authentication": "none"}}, r"'none' gives the 2 teams .* one shared identity"),
 ]
 
 

@@ -1,7 +1,7 @@
 """The MLflow server image: hadolint-clean Dockerfile, fully pinned dependencies, and the entry point's logic.
 
-The entry point's pure helpers run here without MLflow or PostgreSQL; the database and MLflow calls are
-exercised through fakes (the real ones run in the task, see mlflow_image/entrypoint.py).
+The entry point's pure helpers run here without MLflow or PostgreSQL; the user reconciliation's decisions through
+a fake store. tests/test_mlflow_server_e2e.py runs the whole entry point against PostgreSQL and an S3 stand-in.
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ ENV = {
     "MLFLOW_SERVER_ALLOWED_HOSTS": "mlflow.dev.example.com,mlflow.dev.example.com:443",
     "MLFLOW_WORKERS": "3",
     "MLFLOW_AUTH": "basic-auth",
-    "MLFLOW_AUTH_DEFAULT_PERMISSION": "READ",
+    "MLFLOW_AUTH_DEFAULT_PERMISSION": "NO_PERMISSIONS",
     "MLFLOW_AUTH_ADMIN_USERNAME": "admin",
     "MLFLOW_AUTH_ADMIN_PASSWORD": "AdminGenerated0123456789",
-    "MLFLOW_CLIENT_USERNAME": "mlflow-client",
-    "MLFLOW_CLIENT_PASSWORD": "ClientGenerated0123456789",
+    "MLFLOW_TEAM_ML_RESEARCH_USERNAME": "team-ml-research",
+    "MLFLOW_TEAM_ML_RESEARCH_PASSWORD": "ResearchGenerated0123456789",
+    "MLFLOW_TEAM_HYPERPOD_PLATFORM_USERNAME": "team-hyperpod-platform",
+    "MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD": "PlatformGenerated0123456789",
     "MLFLOW_FLASK_SERVER_SECRET_KEY": "flask-key",
     "PATH": "/usr/local/bin:/usr/bin",
 }
@@ -108,15 +110,30 @@ def test_dockerfile_installs_from_the_lock_and_runs_unprivileged() -> None:
 # ---- entry point --------------------------------------------------------------------------------------------
 def test_settings_name_the_missing_variable() -> None:
     env = dict(ENV)
-    del env["MLFLOW_CLIENT_PASSWORD"]
-    with pytest.raises(ep.ConfigurationError, match="MLFLOW_CLIENT_PASSWORD is missing"):
+    del env["MLFLOW_TEAM_ML_RESEARCH_PASSWORD"]
+    with pytest.raises(ep.ConfigurationError, match="MLFLOW_TEAM_ML_RESEARCH_PASSWORD is missing"):
         ep.Settings.from_env(env)
     with pytest.raises(ep.ConfigurationError, match="s3:// URI"):
         ep.Settings.from_env({**ENV, "MLFLOW_ARTIFACTS_DESTINATION": "/tmp/mlruns"})
-    with pytest.raises(ep.ConfigurationError, match="must differ"):
-        ep.Settings.from_env({**ENV, "MLFLOW_CLIENT_USERNAME": "admin"})
+    with pytest.raises(ep.ConfigurationError, match="must start with 'team-'"):
+        ep.Settings.from_env({**ENV, "MLFLOW_TEAM_ML_RESEARCH_USERNAME": "admin"})
+    with pytest.raises(ep.ConfigurationError, match="same user"):
+        ep.Settings.from_env({**ENV, "MLFLOW_TEAM_ML_RESEARCH_USERNAME": "team-hyperpod-platform"})
     with pytest.raises(ep.ConfigurationError, match="shorter than 12"):
         ep.Settings.from_env({**ENV, "MLFLOW_AUTH_ADMIN_PASSWORD": "short"})
+    with pytest.raises(ep.ConfigurationError, match="MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD is shorter"):
+        ep.Settings.from_env({**ENV, "MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD": "short"})
+    with pytest.raises(ep.ConfigurationError, match="MLFLOW_AUTH_DEFAULT_PERMISSION"):
+        ep.Settings.from_env({**ENV, "MLFLOW_AUTH_DEFAULT_PERMISSION": "ALL"})
+
+
+def test_one_user_per_team_variable_pair() -> None:
+    s = ep.Settings.from_env(ENV)
+    assert [(u.username, u.password, u.is_admin) for u in s.users] == [
+        ("admin", "AdminGenerated0123456789", True),
+        ("team-hyperpod-platform", "PlatformGenerated0123456789", False),
+        ("team-ml-research", "ResearchGenerated0123456789", False)]
+    assert ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"}).users[1:] == ()
 
 
 def test_backend_store_is_postgresql_over_tls_with_encoded_credentials() -> None:
@@ -136,7 +153,7 @@ def test_auth_config_points_the_user_store_at_aurora() -> None:
     cfg = parser["mlflow"]
     assert cfg["database_uri"] == ep.postgres_uri(s, "mlflow_auth")
     assert urlsplit(cfg["database_uri"]).hostname == ENV["MLFLOW_DB_HOST"], "same Aurora cluster, not SQLite"
-    assert cfg["admin_username"] == "admin" and cfg["default_permission"] == "READ"
+    assert cfg["admin_username"] == "admin" and cfg["default_permission"] == "NO_PERMISSIONS"
     assert "admin_password" not in cfg, "the password comes from the environment, never from a file"
 
 
@@ -165,8 +182,11 @@ def test_server_environment_drops_bootstrap_secrets() -> None:
     env = ep.server_environment(s, ENV)
     assert env["MLFLOW_BACKEND_STORE_URI"] == ep.postgres_uri(s, "mlflow")
     assert env["MLFLOW_AUTH_CONFIG_PATH"].endswith("basic_auth.ini")
-    for gone in ("MLFLOW_DB_PASSWORD", "MLFLOW_CLIENT_PASSWORD", "MLFLOW_AUTH_ADMIN_PASSWORD"):
-        assert gone not in env
+    gone = {k for k in ENV if k.endswith("_PASSWORD") or k.startswith("MLFLOW_TEAM_")}
+    assert gone == {"MLFLOW_DB_PASSWORD", "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_TEAM_ML_RESEARCH_USERNAME",
+                    "MLFLOW_TEAM_ML_RESEARCH_PASSWORD", "MLFLOW_TEAM_HYPERPOD_PLATFORM_USERNAME",
+                    "MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD"}
+    assert not gone & set(env)
     assert env["MLFLOW_FLASK_SERVER_SECRET_KEY"] == "flask-key" and env["MLFLOW_AUTH_ADMIN_USERNAME"] == "admin"
 
 
@@ -194,49 +214,27 @@ class FakeStore:
         self.users[username] = (password or old_password, old_admin if is_admin is None else is_admin)
 
 
-def test_admin_password_is_replaced_and_client_created() -> None:
+def test_admin_password_is_replaced_and_team_user_created() -> None:
     store = FakeStore({"admin": ("password-from-an-older-deployment", True)})
-    assert ep.ensure_user(store, "admin", "NewGenerated0123456789", is_admin=True, conflict=_Conflict) == "updated"
-    assert ep.ensure_user(store, "mlflow-client", "Client0123456789", is_admin=False, conflict=_Conflict) == "created"
-    assert store.users == {"admin": ("NewGenerated0123456789", True), "mlflow-client": ("Client0123456789", False)}
+    assert ep.ensure_user(store, ep.User("admin", "NewGenerated0123456789", True), conflict=_Conflict) == "updated"
+    assert ep.ensure_user(store, ep.User("team-a", "TeamA0123456789"), conflict=_Conflict) == "created"
+    assert store.users == {"admin": ("NewGenerated0123456789", True), "team-a": ("TeamA0123456789", False)}
 
 
-def test_client_is_demoted_if_someone_made_it_admin() -> None:
-    store = FakeStore({"mlflow-client": ("old-client-password", True)})
-    ep.ensure_user(store, "mlflow-client", "Client0123456789", is_admin=False, conflict=_Conflict)
-    assert store.users["mlflow-client"] == ("Client0123456789", False)
+def test_team_user_is_demoted_if_someone_made_it_admin() -> None:
+    store = FakeStore({"team-a": ("old-password", True)})
+    ep.ensure_user(store, ep.User("team-a", "TeamA0123456789"), conflict=_Conflict)
+    assert store.users["team-a"] == ("TeamA0123456789", False)
 
 
 def test_concurrent_creation_falls_back_to_update() -> None:
     store = FakeStore({"admin": ("created-by-the-other-task", True)}, race=True)
-    assert ep.ensure_user(store, "admin", "Generated0123456789", is_admin=True, conflict=_Conflict) == "updated"
+    assert ep.ensure_user(store, ep.User("admin", "Generated0123456789", True), conflict=_Conflict) == "updated"
     assert store.users["admin"] == ("Generated0123456789", True)
 
 
-# ---- client side ----------------------------------------------------------------------------------------------
-def test_the_two_lines_a_training_script_needs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lines documented in MlflowStack, run against a mocked Secrets Manager (moto), with no AWS_REGION."""
-    import json
-    import os
-
-    import boto3
-    from moto import mock_aws
-
-    from stacks.mlflow_stack import MlflowStack
-
-    doc = MlflowStack.__doc__ or ""
-    lines = [ln.strip() for ln in doc.splitlines() if ln.strip().startswith(("arn = ", "os.environ.update("))]
-    assert len(lines) == 2, doc
-    for var in ("AWS_REGION", "AWS_DEFAULT_REGION", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    with mock_aws():
-        arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
-            Name="mlflow-client", SecretString=json.dumps({"username": "mlflow-client", "password": "p" * 32}))["ARN"]
-        monkeypatch.setenv("MLFLOW_CREDENTIALS_SECRET_ARN", arn)
-        exec("\n".join(lines), {"os": os, "json": json, "boto3": boto3})  # noqa: S102 - the documented snippet
-    assert os.environ["MLFLOW_TRACKING_USERNAME"] == "mlflow-client"
-    assert os.environ["MLFLOW_TRACKING_PASSWORD"] == "p" * 32
-    monkeypatch.delenv("MLFLOW_TRACKING_USERNAME")
-    monkeypatch.delenv("MLFLOW_TRACKING_PASSWORD")
+def test_users_of_removed_teams_and_the_retired_client_are_locked_others_kept() -> None:
+    wanted = ep.Settings.from_env(ENV).users
+    existing = ["admin", "team-ml-research", "team-hyperpod-platform", "team-disbanded", "mlflow-client",
+                "alice", "team"]
+    assert ep.users_to_lock(existing, wanted) == ["mlflow-client", "team-disbanded"]

