@@ -19,8 +19,6 @@ from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.values import PlatformValues
 
-EXAMPLE_IMAGE_TAG = "2026.11.0"
-
 
 @dataclass(frozen=True)
 class SftSettings:
@@ -81,7 +79,7 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         ElasticPyTorchJob(
             chart, "Sft", name="llama-sft-lora", team=team, tier="production", values=values,
-            instance_type=sft_instance, min_nodes=1, max_nodes=2, image_tag=EXAMPLE_IMAGE_TAG,
+            instance_type=sft_instance, min_nodes=1, max_nodes=2, image="sft",
             entrypoint=["-m", "llm_platform.sft"],
             args=SftSettings(model_path=f"{base}/models/base", dataset_path=f"{base}/datasets/sft",
                              output_dir=f"{base}/checkpoints/llama-sft-lora").args())
@@ -92,7 +90,7 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         ElasticPyTorchJob(
             chart, "Eval", name="llama-sft-eval", team=team, tier="research", values=values,
-            instance_type="p4d.24xlarge", gpus_per_node=8, image_tag=EXAMPLE_IMAGE_TAG,
+            instance_type="p4d.24xlarge", gpus_per_node=8, image="sft",
             entrypoint=["-m", "llm_platform.evaluate"],
             args=[f"--model_path={base}/checkpoints/llama-sft-lora", f"--dataset_path={base}/datasets/eval",
                   "--metrics=rouge", "--bf16=true", f"--output_dir={base}/outputs/llama-sft-eval"])
@@ -103,7 +101,7 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         VerlGrpoRayJob(
             chart, "Grpo", name="qwen-grpo", team=team, tier="development", values=values,
-            instance_type="p5.48xlarge", image_tag=EXAMPLE_IMAGE_TAG,
+            instance_type="p5.48xlarge", image="verl-sglang",
             params=GrpoParameters(
                 model_path=f"{base}/models/qwen2.5-7b-instruct", train_files=f"{base}/datasets/gsm8k/train.parquet",
                 val_files=f"{base}/datasets/gsm8k/test.parquet", checkpoint_dir=f"{base}/checkpoints/qwen-grpo",

@@ -153,12 +153,17 @@ def team_dir(values: PlatformValues, team: TeamConfig) -> str:
     return team_paths(team).root
 
 
-def image(values: PlatformValues, tag: str) -> str:
-    if not values.training_image_uri:
-        raise ValueError("values.training_image_uri is empty; job builders need the training image repository URI")
-    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}", tag):
-        raise ValueError(f"image tag {tag!r} is not a valid tag; use e.g. '2026.11.1' (tags are immutable in ECR)")
-    return f"{values.training_image_uri}:{tag}"
+def image(values: PlatformValues, image: str) -> str:
+    """The URI of ``image``: a platform image name (``sft``, ``verl-sglang``; see k8s_charts/images.py) or a full
+    ``registry/repository:tag`` (or ``@sha256:``) reference."""
+    if image in values.images:
+        return values.images[image]
+    if not re.fullmatch(r"[^\s:/@]+(\.[^\s:/@]+)*(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})",
+                        image) or image.endswith(":latest"):
+        known = ", ".join(values.images) or "none configured"
+        raise ValueError(f"image {image!r} is neither a platform image ({known}) nor a pinned reference "
+                         f"registry/repository:tag; use a platform image name or an immutable tag")
+    return image
 
 
 @dataclass(frozen=True)

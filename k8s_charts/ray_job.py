@@ -8,9 +8,10 @@ from cdk8s import ApiObjectMetadata
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.images import locked_version
 from k8s_charts.imports.rayjob.io import ray
-from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
-from k8s_charts.pods import resolve_tier
+from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
+from k8s_charts.pods import image as image_ref, resolve_tier
 from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -21,9 +22,10 @@ from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
 
 __all__ = ["GrpoParameters", "VerlGrpoRayJob"]
 
-# Ray in the training image (images/verl-sglang). Token authentication needs Ray >= 2.52.0
-# (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates spec.rayVersion against it.
-RAY_VERSION = "2.52.0"
+# Ray in the training image (images/verl-sglang/requirements.lock: 2.55.1, the line KubeRay v1.7.0 tests). Token
+# authentication needs Ray >= 2.52.0 (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates
+# spec.rayVersion against it.
+RAY_VERSION = locked_version("verl-sglang", "ray")
 
 # CPU and memory (GiB) of the pods without GPUs: the Ray head (GCS, dashboard, job driver) and the submitter.
 # (CPU, GiB) of the CPU pods. They run on the system nodes (no GPU toleration); the head does no work
@@ -42,10 +44,10 @@ class VerlGrpoRayJob(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, image_tag: str, params: GrpoParameters,
+                 values: PlatformValues, instance_type: str, image: str, params: GrpoParameters,
                  efa: bool | None = None, priority_class: str | None = None, env: Mapping[str, str] | None = None,
                  ttl_seconds_after_finished: int = 3600, active_deadline_seconds: int | None = None,
-                 zone: str | None = None) -> None:
+                 zone: str | None = None, ray_version: str | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
@@ -53,7 +55,7 @@ class VerlGrpoRayJob(Construct):
         self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
                                      tier=self.tier.name, gpus=params.gpus_per_node, efa=efa)
         self.params = params
-        img = image(values, image_tag)
+        img = image_ref(values, image)
         zone = zone or values.hyperpod_availability_zone
         env = {"CHECKPOINT_DIR": params.checkpoint_dir, "TEAM_DIR": team_dir(values, team),
                # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
@@ -86,7 +88,7 @@ class VerlGrpoRayJob(Construct):
                     # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
                     # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
                     # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
-                    ray_version=RAY_VERSION,
+                    ray_version=ray_version or RAY_VERSION,
                     auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
                         mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(

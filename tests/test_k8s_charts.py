@@ -14,6 +14,7 @@ import yaml
 from config import load_config
 from config.kubernetes import GPU_INSTANCE_TYPES
 from k8s_charts.__main__ import write_dist
+from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.tiers import JOB_TIERS
@@ -62,7 +63,7 @@ DEV_INSTANCE = {"production": "ml.g5.8xlarge", "development": "p5.48xlarge", "re
 
 def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
     args = dict(name="job", team=PLATFORM, tier="development", values=VALUES, instance_type="p5.48xlarge",
-                entrypoint=["-m", "train"], image_tag="1.0")
+                entrypoint=["-m", "train"], image="sft")
     return ElasticPyTorchJob(chart, "Job", **{**args, **overrides})
 
 
@@ -286,7 +287,7 @@ def test_pytorch_job_is_elastic_torchrun(dist) -> None:
     for expected in ("--lora_r=8", "--lora_alpha=16", "--learning_rate=0.0002", "--bf16=true",
                      "--fsdp=full_shard auto_wrap", "--gradient_checkpointing=true"):
         assert expected in args
-    assert container["image"] == "${TRAINING_IMAGE_URI}:2026.11.0"
+    assert container["image"] == image_uri(DEV, "sft")
 
 
 def test_job_pods_are_secure_and_complete(dist) -> None:
@@ -376,7 +377,9 @@ def test_ray_job(dist) -> None:
     ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
     ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
     ({"name": "Bad_Name"}, r"job name 'Bad_Name' is not valid"),
-    ({"image_tag": "a b"}, r"image tag 'a b' is not a valid tag"),
+    ({"image": "a b"}, r"image 'a b' is neither a platform image \(sft, verl-sglang\) nor a pinned reference"),
+    ({"image": "public.ecr.aws/x/y:latest"}, r"is neither a platform image"),
+    ({"image": "trainer"}, r"image 'trainer' is neither a platform image"),
     ({"entrypoint": []}, r"entrypoint is empty"),
 ])
 def test_pytorch_job_bad_input(overrides: dict, message: str) -> None:
@@ -399,7 +402,7 @@ def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:
 def test_ray_job_gpus_beyond_instance() -> None:
     with pytest.raises(ValueError, match=r"gpus_per_node 8 is not possible on g5.12xlarge, which has 4 GPUs"):
         build(lambda c: VerlGrpoRayJob(c, "Job", name="rl", team=RESEARCH, tier="research", values=VALUES,
-                                       instance_type="g5.12xlarge", image_tag="1", params=GrpoParameters(**GRPO)))
+                                       instance_type="g5.12xlarge", image="verl-sglang", params=GrpoParameters(**GRPO)))
 
 
 def test_examples_follow_configured_teams(tmp_path: Path) -> None:
@@ -416,7 +419,19 @@ def test_team_namespace_without_mlflow_has_no_config_map() -> None:
 
     from k8s_charts.team_namespaces import TeamNamespacesChart
     chart = TeamNamespacesChart(cdk8s.App(), "t", teams=DEV.kubernetes.teams, values=replace(VALUES, mlflow=None))
-    assert "ConfigMap" not in {d["kind"] for d in chart.to_json()}
+    assert "mlflow" not in {d["metadata"]["name"] for d in chart.to_json() if d["kind"] == "ConfigMap"}
+
+
+def test_team_namespaces_get_the_platform_image_uris(dist) -> None:
+    """ConfigMap platform-images in every team namespace: one key per image, the URI the environment builds."""
+    for env in ("dev", "prod"):
+        cfg = load_config(env)
+        maps = objects(dist[env], "ConfigMap")
+        for team in cfg.kubernetes.teams:
+            data = maps[f"{team.namespace}/platform-images"]["data"]
+            assert data == {name: image_uri(cfg, name) for name in ("sft", "verl-sglang")}
+            assert all(uri.startswith(f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-{env}/")
+                       for uri in data.values())
 
 
 def test_gpu_type_labels_match_hyperpod_nodes() -> None:
@@ -426,10 +441,15 @@ def test_gpu_type_labels_match_hyperpod_nodes() -> None:
         assert GPU_TYPE_BY_FAMILY["ml." + name.rsplit(".", 1)[0]] == info.gpu_type
 
 
-def test_job_builders_need_the_image_repository() -> None:
+def test_job_builders_take_platform_image_names_or_pinned_references() -> None:
+    """A platform image name resolves to the URI the environment builds; a pinned foreign reference passes as is."""
     from dataclasses import replace
-    with pytest.raises(ValueError, match="values.training_image_uri is empty"):
-        build(lambda c: pytorch_job(c, values=replace(VALUES, training_image_uri="")))
+    pod = lambda job: job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]  # noqa: E731
+    assert pod(build(lambda c: pytorch_job(c, image="verl-sglang")))["image"] == image_uri(DEV, "verl-sglang")
+    pinned = "123456789012.dkr.ecr.us-east-1.amazonaws.com/other/trainer@sha256:" + "a" * 64
+    assert pod(build(lambda c: pytorch_job(c, image=pinned)))["image"] == pinned
+    with pytest.raises(ValueError, match=r"neither a platform image \(none configured\)"):
+        build(lambda c: pytorch_job(c, values=replace(VALUES, images={})))
 
 
 def test_unbundled_kubernetes_version_falls_back_to_newest_with_a_warning() -> None:
