@@ -132,16 +132,21 @@ def test_build_backends_match_the_environment() -> None:
 
 
 def test_training_package_dependencies_are_locked() -> None:
-    """The training package is installed without dependencies: each one it declares must be in both locks."""
+    """The training package is installed without dependencies: what it declares (its base dependencies, the extra
+    of the image's steps: `sft` for the sft image, `grpo` for verl-sglang, and its build backend) must be locked."""
     pyproject = ROOT / "training" / "pyproject.toml"
     if not pyproject.exists():
         pytest.skip("training/ has not landed yet")
     project = tomllib.loads(pyproject.read_text())
-    names = [re.match(r"[A-Za-z0-9._-]+", d).group(0) for d in project["project"].get("dependencies", [])]
-    backends = [re.match(r"[A-Za-z0-9._-]+", d).group(0) for d in project["build-system"]["requires"]]
-    for name in IMAGE_NAMES:
+
+    def names(requirements: list[str]) -> list[str]:
+        return [re.match(r"[A-Za-z0-9._-]+", r).group(0) for r in requirements]
+
+    base = names(project["project"].get("dependencies", [])) + names(project["build-system"]["requires"])
+    extras = project["project"].get("optional-dependencies", {})
+    for name, extra in (("sft", "sft"), ("verl-sglang", "grpo")):
         entries = lock.locked_entries((IMAGES / name / "requirements.lock").read_text())
-        missing = [n for n in names + backends if lock.normalize(n) not in entries]
+        missing = [n for n in base + names(extras.get(extra, [])) if lock.normalize(n) not in entries]
         assert not missing, f"images/{name}/requirements.lock lacks {missing}: add them to requirements.in"
 
 
