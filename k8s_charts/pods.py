@@ -180,7 +180,7 @@ class PodSettings:
 
 def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: JobTier, priority_class: str,
                      values: PlatformValues, settings: PodSettings, shape: GpuNodeShape | None,
-                     zone: str | None, cpu: int = 2, memory_gib: int = 8,
+                     zone: str | None, cpu: int = 2, memory_gib: int = 8, shm_gib: int | None = None,
                      restart_policy: str | None = None) -> k8s.PodTemplateSpec:
     """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
     pod (Ray head, submitter) that stays off GPU nodes."""
@@ -201,10 +201,15 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
                    persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
         k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
     ]
-    if shape:
+    shm_gib = shape.shm_gib if shape else shm_gib  # CPU pods get a /dev/shm only when asked (Ray heads)
+    if shm_gib:
+        if not shape and shm_gib >= memory_gib:
+            raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                             f"container's limit counts")
         mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
         volumes.append(k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(
-            medium="Memory", size_limit=q(f"{shape.shm_gib}Gi"))))
+            medium="Memory", size_limit=q(f"{shm_gib}Gi"))))
+    if shape:
         resources = shape.resources()
         affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier))
         tolerations = tier.tolerations()

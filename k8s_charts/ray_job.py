@@ -32,6 +32,16 @@ RAY_VERSION = locked_version("verl-sglang", "ray")
 # (`num-cpus: 0`: tasks and actors go to the GPU workers), so 1 CPU / 4 GiB fits the smallest system node
 # (k8s_charts.node_shapes; tests/test_node_shapes.py checks every rendered pod fits its node kinds).
 CPU_POD_SIZES = {"head": (1, 4), "submitter": (1, 2)}
+# Ray's object store lives in /dev/shm (it falls back to slow /tmp when /dev/shm is smaller than the store): each
+# Ray pod gets a memory-backed /dev/shm and `--object-store-memory` is this share of it (the rest is left to NCCL,
+# which also uses /dev/shm for intra-node transport). The head stores next to nothing (no tasks run there).
+HEAD_SHM_GIB = 1
+OBJECT_STORE_SHARE_OF_SHM = 0.8
+
+
+def object_store_bytes(shm_gib: int) -> str:
+    """`--object-store-memory` for a pod whose /dev/shm is ``shm_gib`` GiB."""
+    return str(int(shm_gib * 2**30 * OBJECT_STORE_SHARE_OF_SHM))
 
 
 class VerlGrpoRayJob(Construct):
@@ -63,10 +73,11 @@ class VerlGrpoRayJob(Construct):
 
         def template(component: str, container: str, gpu: bool, restart: str | None = None) -> dict:
             cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
+            shm_gib = HEAD_SHM_GIB if component == "head" else None
             return pod_template_json(job_pod_template(
                 job_name=name, component=component, team=team, tier=self.tier, priority_class=self.priority_class,
                 values=values, shape=self.shape if gpu else None, zone=zone, restart_policy=restart,
-                cpu=cpu, memory_gib=memory_gib,
+                cpu=cpu, memory_gib=memory_gib, shm_gib=shm_gib,
                 settings=PodSettings(container_name=container, image=img, env=env,
                                      ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
                                      if component == "head" else ())))
@@ -93,11 +104,13 @@ class VerlGrpoRayJob(Construct):
                         mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
                         # no work on the head: tasks and actors go to the GPU workers
-                        ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0"},
+                        ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0",
+                                          "object-store-memory": object_store_bytes(HEAD_SHM_GIB)},
                         template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate()),
                     worker_group_specs=[ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
                         group_name="gpu", replicas=params.nodes, min_replicas=params.nodes,
-                        max_replicas=params.nodes, ray_start_params={},
+                        max_replicas=params.nodes,
+                        ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
                         template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate())],
                 ),
             ),
