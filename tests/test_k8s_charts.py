@@ -489,7 +489,7 @@ def test_examples_run_the_training_package_in_platform_images_within_quota(dist,
                 elif "workerGroupSpecs" in path:
                     gpus += _gpus(tpl) * job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
             if job["kind"] == "RayJob":
-                assert "verl.trainer.main_ppo" in job["spec"]["entrypoint"] or "llmp-grpo" in job["spec"]["entrypoint"]
+                assert job["spec"]["entrypoint"].startswith(("python3 -m llm_platform.grpo", "llmp-grpo"))
                 assert job["spec"]["rayClusterSpec"]["rayVersion"] == locked_version("verl-sglang", "ray")
             assert 0 < gpus <= team.gpu_quota, (job["metadata"]["name"], gpus, team.gpu_quota)
 
