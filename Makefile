@@ -24,7 +24,7 @@ MLFLOW_PYTHON ?= $(shell for p in python3.12 $(wildcard $(HOME)/.pyenv/versions/
 	/usr/local/bin/python3.12 /usr/bin/python3.12; do "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: install synth test test-training lint clean deploy diff cost bench docs imports
+.PHONY: install synth test test-training lint clean deploy diff cost bench docs imports images images-lock
 .DEFAULT_GOAL := help
 
 help:
@@ -33,6 +33,8 @@ help:
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
 	@echo "make bench             synth time vs an empty app, synths per test session, make test wall time"
+	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
+	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
 
 install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed \
 	$(MLFLOW_VENV)/.installed
@@ -102,6 +104,14 @@ cost: synth
 
 docs: install
 	$(PY) -m config --write-readme
+
+# Starts the CodeBuild projects of the deployed <Env>-Storage stack (IMAGES="sft verl-sglang" selects) and waits.
+IMAGES ?=
+images: install
+	$(PY) -m tools.images.build --env $(ENV) $(foreach i,$(IMAGES),--image $(i))
+
+images-lock: install
+	$(PY) -m tools.images.lock
 
 bench: install
 	$(PY) -m tools.bench

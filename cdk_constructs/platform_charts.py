@@ -12,6 +12,7 @@ from aws_cdk import aws_kms as kms, aws_s3 as s3, aws_secretsmanager as sm
 from constructs import Construct, IDependable, IValidation
 
 from config import EnvironmentConfig, TeamConfig
+from k8s_charts.images import image_uris
 from k8s_charts.karpenter import GpuCapacityChart
 from k8s_charts.node_shapes import node_kinds
 from k8s_charts.priority_classes import PriorityClassesChart
@@ -85,6 +86,7 @@ class PlatformCharts(Construct):
             fsx_dns_name=file_system.dns_name,
             fsx_mount_name=file_system.mount_name,
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
+            images=image_uris(config),
             mlflow=mlflow,
             node_kinds=node_kinds(config),
         )

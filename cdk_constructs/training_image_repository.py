@@ -1,4 +1,4 @@
-"""ECR repository for the training image."""
+"""ECR repositories of the platform images (one per image, immutable tags)."""
 
 from __future__ import annotations
 
@@ -42,3 +42,27 @@ class TrainingImageRepository(Construct):
     def grant_pull(self, grantee: iam.IGrantable) -> iam.Grant:
         """Let ``grantee`` pull images (includes ``ecr:GetAuthorizationToken``)."""
         return self.repository.grant_pull(grantee)
+
+
+class PlatformImageRepositories(Construct):
+    """One :class:`TrainingImageRepository` per platform image, named ``<prefix>/<image>``.
+
+    :param image_names: the images (``k8s_charts.images.IMAGE_NAMES``).
+    :param name_prefix: repository name prefix, e.g. ``llmft-dev``.
+    :param encryption_key: customer-managed key. Required.
+    :param untagged_image_expiry_days: default 14.
+
+    Attribute ``repositories``: image name -> :class:`TrainingImageRepository`.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, image_names: tuple[str, ...], name_prefix: str,
+                 encryption_key: kms.IKey, untagged_image_expiry_days: int = 14) -> None:
+        super().__init__(scope, construct_id)
+        self.repositories = {name: TrainingImageRepository(
+            self, name, encryption_key=encryption_key, repository_name=f"{name_prefix}/{name}",
+            untagged_image_expiry_days=untagged_image_expiry_days) for name in image_names}
+
+    def grant_pull(self, grantee: iam.IGrantable) -> None:
+        """Let ``grantee`` pull every platform image."""
+        for repository in self.repositories.values():
+            repository.grant_pull(grantee)

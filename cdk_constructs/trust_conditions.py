@@ -11,6 +11,9 @@ Each service principal gets the conditions its own documentation says it sets wh
 - ``vpc-flow-logs.amazonaws.com`` (flow-log delivery role): ``aws:SourceAccount`` and ``aws:SourceArn`` like
   ``arn:<partition>:ec2:<region>:<account>:vpc-flow-log/*``
   (https://docs.aws.amazon.com/vpc/latest/userguide/flow-logs-iam-role.html).
+- ``codebuild.amazonaws.com`` (the image build projects' roles): ``aws:SourceAccount`` and ``aws:SourceArn`` like
+  ``arn:<partition>:codebuild:<region>:<account>:project/*``
+  (https://docs.aws.amazon.com/codebuild/latest/userguide/cross-service-confused-deputy-prevention.html).
 - ``pods.eks.amazonaws.com`` (EKS Pod Identity): the session tags Pod Identity adds, ``aws:RequestTag/eks-cluster-name``,
   ``aws:RequestTag/kubernetes-namespace`` and ``aws:RequestTag/kubernetes-service-account``, pinned to the
   associations that use the role in the same stack (``AWS::EKS::PodIdentityAssociation`` or an add-on's
@@ -40,6 +43,7 @@ SOURCE_ARN_PATTERNS: dict[str, str] = {
     "sagemaker.amazonaws.com": "sagemaker:{region}:{account}:*",
     "ecs-tasks.amazonaws.com": "ecs:{region}:{account}:*",
     "vpc-flow-logs.amazonaws.com": "ec2:{region}:{account}:vpc-flow-log/*",
+    "codebuild.amazonaws.com": "codebuild:{region}:{account}:project/*",
 }
 # Service principals trusted without confused-deputy conditions, and why.
 UNCONDITIONED: dict[str, str] = {

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from ._base import ConfigModel
+from ._base import ConfigModel, check_log_retention
 
 PERSISTENT_2_THROUGHPUT = (125, 250, 500, 1000)
 
@@ -70,9 +70,15 @@ class FsxConfig(ConfigModel):
 
 
 class EcrConfig(ConfigModel):
-    """ECR repository for the training image."""
+    """ECR repositories of the platform images (one per image in images/) and the CodeBuild projects that fill them."""
 
     untagged_image_expiry_days: int = Field(14, description="Expire untagged images after this many days.")
+    build_log_retention_days: int = Field(30, description="CloudWatch retention of the image builds' logs.")
+
+    @field_validator("build_log_retention_days")
+    @classmethod
+    def _log_retention(cls, v: int) -> int:
+        return check_log_retention("storage.ecr.build_log_retention_days", v)
 
     @field_validator("untagged_image_expiry_days")
     @classmethod

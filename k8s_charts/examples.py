@@ -1,13 +1,13 @@
 """Example jobs (written to dist/<env>/, not deployed): SFT and evaluation PyTorchJobs, a VeRL GRPO RayJob.
 
-Each example picks the first configured team that may use its tier, so the examples follow config/<env>.yaml.
-The training image is expected to provide the `llm_platform.sft` / `llm_platform.evaluate` modules (LoRA SFT
-with Hugging Face TRL/PEFT and Accelerate FSDP) and VeRL with SGLang.
+Each example picks the first configured team that may use its tier, so the examples follow config/<env>.yaml, and
+sizes itself from the environment's node kinds (k8s_charts/node_shapes.py). The jobs run the training package's
+entry points (`python -m llm_platform.<step> --config <yaml>`, the `llmp-*` console scripts) in the platform's
+images (`sft`, `verl-sglang`: k8s_charts/images.py gives the URI this environment builds). Step configs are the
+YAML files of training/configs/ copied under the team's /fsx/configs/.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import cdk8s
 from constructs import Construct
@@ -18,40 +18,6 @@ from k8s_charts.pods import team_dir
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.values import PlatformValues
-
-EXAMPLE_IMAGE_TAG = "2026.11.0"
-
-
-@dataclass(frozen=True)
-class SftSettings:
-    """Supervised fine-tuning with LoRA (the reference settings), rendered as script arguments."""
-
-    model_path: str
-    dataset_path: str
-    output_dir: str
-    lora_rank: int = 8
-    lora_alpha: int = 16
-    lora_dropout: float = 0.05
-    learning_rate: float = 2e-4
-    bf16: bool = True
-    fsdp: str = "full_shard auto_wrap"
-    gradient_checkpointing: bool = True
-    epochs: int = 3
-    per_device_batch_size: int = 4
-    gradient_accumulation_steps: int = 4
-    save_steps: int = 200
-
-    def args(self) -> list[str]:
-        return [
-            f"--model_name_or_path={self.model_path}", f"--dataset_path={self.dataset_path}",
-            f"--output_dir={self.output_dir}", "--use_peft=true", f"--lora_r={self.lora_rank}",
-            f"--lora_alpha={self.lora_alpha}", f"--lora_dropout={self.lora_dropout}",
-            f"--learning_rate={self.learning_rate}", f"--bf16={str(self.bf16).lower()}", f"--fsdp={self.fsdp}",
-            f"--gradient_checkpointing={str(self.gradient_checkpointing).lower()}",
-            f"--num_train_epochs={self.epochs}", f"--per_device_train_batch_size={self.per_device_batch_size}",
-            f"--gradient_accumulation_steps={self.gradient_accumulation_steps}", f"--save_steps={self.save_steps}",
-            "--save_strategy=steps", "--report_to=mlflow",
-        ]
 
 
 def _largest_kind(values: PlatformValues, tier: str) -> NodeKind | None:
@@ -83,11 +49,10 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         ElasticPyTorchJob(
             chart, "Sft", name="llama-sft-lora", team=team, tier="production", values=values,
-            instance_type=sft_kind.instance_type, min_nodes=1, max_nodes=min(2, sft_kind.max_nodes or 1),
-            image_tag=EXAMPLE_IMAGE_TAG,
-            entrypoint=["-m", "llm_platform.sft"],
-            args=SftSettings(model_path=f"{base}/models/base", dataset_path=f"{base}/datasets/sft",
-                             output_dir=f"{base}/checkpoints/llama-sft-lora").args())
+            instance_type=sft_kind.instance_type, min_nodes=1, max_nodes=min(2, sft_kind.max_nodes or 1), image="sft",
+            # llmp-sft: the training package's SFT step; its settings (LoRA r=8, alpha 16, lr 2e-4, bf16, FSDP full
+            # shard + auto wrap, gradient checkpointing) are training/configs/sft.yaml, copied to the team's FSx.
+            entrypoint=["-m", "llm_platform.sft", "--config", f"{base}/configs/llama-sft-lora.yaml"])
 
     team = _team_for(config, "research")
     if team:
@@ -95,10 +60,9 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         ElasticPyTorchJob(
             chart, "Eval", name="llama-sft-eval", team=team, tier="research", values=values,
-            instance_type="p4d.24xlarge", gpus_per_node=8, image_tag=EXAMPLE_IMAGE_TAG,
-            entrypoint=["-m", "llm_platform.evaluate"],
-            args=[f"--model_path={base}/checkpoints/llama-sft-lora", f"--dataset_path={base}/datasets/eval",
-                  "--metrics=rouge", "--bf16=true", f"--output_dir={base}/outputs/llama-sft-eval"])
+            instance_type="p4d.24xlarge", gpus_per_node=1, image="sft",
+            # llmp-evaluate: ROUGE of the fine-tuned vs the base model on the test split, logged to MLflow
+            entrypoint=["-m", "llm_platform.evaluate", "--config", f"{base}/configs/llama-sft-eval.yaml"])
 
     team = _team_for(config, "development")
     if team:
@@ -106,7 +70,7 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         base = team_dir(values, team)
         VerlGrpoRayJob(
             chart, "Grpo", name="qwen-grpo", team=team, tier="development", values=values,
-            instance_type="p5.48xlarge", image_tag=EXAMPLE_IMAGE_TAG,
+            instance_type="p5.48xlarge", image="verl-sglang",
             params=GrpoParameters(
                 model_path=f"{base}/models/qwen2.5-7b-instruct", train_files=f"{base}/datasets/gsm8k/train.parquet",
                 val_files=f"{base}/datasets/gsm8k/test.parquet", checkpoint_dir=f"{base}/checkpoints/qwen-grpo",

@@ -194,12 +194,17 @@ def team_dir(values: PlatformValues, team: TeamConfig) -> str:
     return team_paths(team).root
 
 
-def image(values: PlatformValues, tag: str) -> str:
-    if not values.training_image_uri:
-        raise ValueError("values.training_image_uri is empty; job builders need the training image repository URI")
-    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}", tag):
-        raise ValueError(f"image tag {tag!r} is not a valid tag; use e.g. '2026.11.1' (tags are immutable in ECR)")
-    return f"{values.training_image_uri}:{tag}"
+def image(values: PlatformValues, image: str) -> str:
+    """The URI of ``image``: a platform image name (``sft``, ``verl-sglang``; see k8s_charts/images.py) or a full
+    ``registry/repository:tag`` (or ``@sha256:``) reference."""
+    if image in values.images:
+        return values.images[image]
+    if not re.fullmatch(r"[^\s:/@]+(\.[^\s:/@]+)*(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})",
+                        image) or image.endswith(":latest"):
+        known = ", ".join(values.images) or "none configured"
+        raise ValueError(f"image {image!r} is neither a platform image ({known}) nor a pinned reference "
+                         f"registry/repository:tag; use a platform image name or an immutable tag")
+    return image
 
 
 @dataclass(frozen=True)
@@ -216,7 +221,7 @@ class PodSettings:
 
 def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: JobTier, priority_class: str,
                      values: PlatformValues, settings: PodSettings, shape: GpuNodeShape | None,
-                     zone: str | None, cpu: int = 2, memory_gib: int = 8,
+                     zone: str | None, cpu: int = 2, memory_gib: int = 8, shm_gib: int | None = None,
                      restart_policy: str | None = None) -> k8s.PodTemplateSpec:
     """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
     pod (Ray head, submitter) that stays off GPU nodes."""
@@ -239,10 +244,15 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
         *mlflow.volumes,
     ]
-    if shape:
+    shm_gib = shape.shm_gib if shape else shm_gib  # CPU pods get a /dev/shm only when asked (Ray heads)
+    if shm_gib:
+        if not shape and shm_gib >= memory_gib:
+            raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                             f"container's limit counts")
         mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
         volumes.append(k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(
-            medium="Memory", size_limit=q(f"{shape.shm_gib}Gi"))))
+            medium="Memory", size_limit=q(f"{shm_gib}Gi"))))
+    if shape:
         resources = shape.resources()
         affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier))
         tolerations = tier.tolerations()

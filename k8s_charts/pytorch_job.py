@@ -9,9 +9,8 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.pytorchjob.org import kubeflow as kf
-from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
-from k8s_charts.pods import resolve_tier
-from k8s_charts.pods import scratch_chart, validate_job_name, with_pod_templates
+from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
+from k8s_charts.pods import image as image_ref, resolve_tier, scratch_chart, validate_job_name, with_pod_templates
 from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -35,7 +34,8 @@ class ElasticPyTorchJob(Construct):
         values: platform values (image repository, FSx mount, HyperPod AZ).
         instance_type: GPU instance type (EC2 or HyperPod `ml.` name); sizes the pod and pins placement.
         entrypoint: what torchrun runs, e.g. ``["-m", "llm_platform.sft"]``; ``args`` follow it.
-        image_tag: tag of the platform training image in ECR.
+        image: a platform image name (``sft``, ``verl-sglang``: the URI comes from ``values.images``, see
+            k8s_charts/images.py) or a full ``registry/repository:tag`` reference.
         min_nodes / max_nodes: elastic bounds (default 1 / min_nodes).
         gpus_per_node: default all GPUs of the instance; procs_per_node default gpus_per_node.
         efa: default True where the instance type has EFA.
@@ -47,7 +47,7 @@ class ElasticPyTorchJob(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, entrypoint: Sequence[str], image_tag: str,
+                 values: PlatformValues, instance_type: str, entrypoint: Sequence[str], image: str,
                  args: Sequence[str] = (), min_nodes: int = 1, max_nodes: int | None = None,
                  gpus_per_node: int | None = None, procs_per_node: int | None = None, efa: bool | None = None,
                  priority_class: str | None = None, env: Mapping[str, str] | None = None, max_restarts: int = 3,
@@ -75,7 +75,7 @@ class ElasticPyTorchJob(Construct):
         template = job_pod_template(
             job_name=name, component="worker", team=team, tier=self.tier, priority_class=self.priority_class,
             values=values, shape=self.shape, zone=zone or values.hyperpod_availability_zone,
-            settings=PodSettings(container_name="pytorch", image=image(values, image_tag), command=["torchrun"],
+            settings=PodSettings(container_name="pytorch", image=image_ref(values, image), command=["torchrun"],
                                  args=[*entrypoint, *args], env=dict(env or {}), ports=[("c10d", C10D_PORT)]))
         annotations = {}
         if self.tier.uses_hyperpod and self.tier.name == "production":

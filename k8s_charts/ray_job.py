@@ -8,9 +8,10 @@ from cdk8s import ApiObjectMetadata
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.images import locked_version
 from k8s_charts.imports.rayjob.io import ray
-from k8s_charts.pods import GpuNodeShape, PodSettings, image, job_pod_template, node_kinds_for, pod_template_json
-from k8s_charts.pods import resolve_tier
+from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
+from k8s_charts.pods import image as image_ref, resolve_tier
 from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
 from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
@@ -22,15 +23,26 @@ from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
 
 __all__ = ["GrpoParameters", "VerlGrpoRayJob"]
 
-# Ray in the training image (images/verl-sglang). Token authentication needs Ray >= 2.52.0
-# (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates spec.rayVersion against it.
-RAY_VERSION = "2.52.0"
+# Ray in the training image (images/verl-sglang/requirements.lock: 2.55.1, the line KubeRay v1.7.0 tests). Token
+# authentication needs Ray >= 2.52.0 (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates
+# spec.rayVersion against it.
+RAY_VERSION = locked_version("verl-sglang", "ray")
 
 # CPU and memory (GiB) of the pods without GPUs: the Ray head (GCS, dashboard, job driver) and the submitter.
 # (CPU, GiB) of the CPU pods. They run on the system nodes (no GPU toleration); the head does no work
 # (`num-cpus: 0`: tasks and actors go to the GPU workers), so 1 CPU / 4 GiB fits the smallest system node
 # (k8s_charts.node_shapes; tests/test_node_shapes.py checks every rendered pod fits its node kinds).
 CPU_POD_SIZES = {"head": (1, 4), "submitter": (1, 2)}
+# Ray's object store lives in /dev/shm (it falls back to slow /tmp when /dev/shm is smaller than the store): each
+# Ray pod gets a memory-backed /dev/shm and `--object-store-memory` is this share of it (the rest is left to NCCL,
+# which also uses /dev/shm for intra-node transport). The head stores next to nothing (no tasks run there).
+HEAD_SHM_GIB = 1
+OBJECT_STORE_SHARE_OF_SHM = 0.8
+
+
+def object_store_bytes(shm_gib: int) -> str:
+    """`--object-store-memory` for a pod whose /dev/shm is ``shm_gib`` GiB."""
+    return str(int(shm_gib * 2**30 * OBJECT_STORE_SHARE_OF_SHM))
 
 
 class VerlGrpoRayJob(Construct):
@@ -45,10 +57,10 @@ class VerlGrpoRayJob(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, image_tag: str, params: GrpoParameters,
+                 values: PlatformValues, instance_type: str, image: str, params: GrpoParameters,
                  efa: bool | None = None, priority_class: str | None = None, env: Mapping[str, str] | None = None,
                  ttl_seconds_after_finished: int = 3600, active_deadline_seconds: int | None = None,
-                 zone: str | None = None) -> None:
+                 zone: str | None = None, ray_version: str | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
@@ -56,7 +68,7 @@ class VerlGrpoRayJob(Construct):
         self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
                                      tier=self.tier.name, gpus=params.gpus_per_node, efa=efa)
         self.params = params
-        img = image(values, image_tag)
+        img = image_ref(values, image)
         zone = zone or values.hyperpod_availability_zone
         env = {"CHECKPOINT_DIR": params.checkpoint_dir, "TEAM_DIR": team_dir(values, team),
                # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
@@ -64,10 +76,11 @@ class VerlGrpoRayJob(Construct):
 
         def template(component: str, container: str, gpu: bool, restart: str | None = None) -> dict:
             cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
+            shm_gib = HEAD_SHM_GIB if component == "head" else None
             return pod_template_json(job_pod_template(
                 job_name=name, component=component, team=team, tier=self.tier, priority_class=self.priority_class,
                 values=values, shape=self.shape if gpu else None, zone=zone, restart_policy=restart,
-                cpu=cpu, memory_gib=memory_gib,
+                cpu=cpu, memory_gib=memory_gib, shm_gib=shm_gib,
                 settings=PodSettings(container_name=container, image=img, env=env,
                                      ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
                                      if component == "head" else ())))
@@ -90,16 +103,18 @@ class VerlGrpoRayJob(Construct):
                     # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
                     # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
                     # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
-                    ray_version=RAY_VERSION,
+                    ray_version=ray_version or RAY_VERSION,
                     auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
                         mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
                         # no work on the head: tasks and actors go to the GPU workers
-                        ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0"},
+                        ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0",
+                                          "object-store-memory": object_store_bytes(HEAD_SHM_GIB)},
                         template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate()),
                     worker_group_specs=[ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
                         group_name="gpu", replicas=params.nodes, min_replicas=params.nodes,
-                        max_replicas=params.nodes, ray_start_params={},
+                        max_replicas=params.nodes,
+                        ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
                         template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate())],
                 ),
             ),

@@ -9,6 +9,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
 from k8s_charts.team_isolation import TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL
@@ -49,6 +50,7 @@ class TeamNamespace(Construct):
     - ConfigMap `mlflow` (MLFLOW_TRACKING_URI) and SecretProviderClass `mlflow-credentials`, which syncs the team's
       own MLflow user from Secrets Manager into the Secret `mlflow-credentials` (MLFLOW_TRACKING_USERNAME/PASSWORD);
       job pods take both through `k8s_charts.pods.mlflow_credentials()`.
+    - ConfigMap `platform-images`: one key per platform image (`sft`, `verl-sglang`), the value its ECR URI.
     - Role `job-submitter` (PyTorchJob, MPIJob, RayJob, RayCluster) bound to the team's group
       (:func:`team_group`), which the EKS access entries of the team's Studio users carry.
     - ValidatingAdmissionPolicy + binding `llmft-team-identity-<team>`: pods run as the team's uid/gid only.
@@ -115,6 +117,12 @@ class TeamNamespace(Construct):
                 self.mlflow_credentials = MlflowCredentials(
                     self, "MlflowCredentials", namespace=ns, secret_arn=secret_arn, region=values.region,
                     labels=labels).secret_provider_class
+        # Where the platform's images are (k8s_charts/images.py): jobs and the CLI read the URI of `sft` or
+        # `verl-sglang` here instead of a hand-pasted one.
+        self.images = None
+        if values.images:
+            self.images = k8s.KubeConfigMap(self, "PlatformImages", metadata=meta(PLATFORM_IMAGES_CONFIG_MAP),
+                                            data=dict(values.images))
         self.job_submitter = k8s.KubeRole(self, "JobSubmitter", metadata=meta(JOB_SUBMITTER_ROLE), rules=[
             k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
             k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs", "rayclusters"], verbs=JOB_VERBS),
@@ -131,7 +139,7 @@ class TeamNamespace(Construct):
         self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow, self.mlflow_credentials, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
+                    self.mlflow, self.mlflow_credentials, self.images, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)

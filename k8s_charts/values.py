@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config import EnvironmentConfig
+from k8s_charts.images import image_uris
 
 if TYPE_CHECKING:
     from k8s_charts.node_shapes import NodeKind
@@ -67,7 +68,8 @@ class PlatformValues:
     fsx_dns_name: str
     fsx_mount_name: str
     fsx_storage_capacity_gib: int
-    training_image_uri: str = ""     # ECR repository URI (no tag); only the job builders need it
+    # platform image name -> URI (k8s_charts/images.py); known at synth, not a deploy-time value
+    images: Mapping[str, str] = field(default_factory=dict)
     mlflow: MlflowValues | None = None  # without it team namespaces get no `mlflow` ConfigMap
     node_kinds: tuple[NodeKind, ...] = ()  # k8s_charts.node_shapes.node_kinds(config): job builders size pods
 
@@ -86,7 +88,7 @@ class PlatformValues:
             fsx_dns_name="${FSX_DNS_NAME}",
             fsx_mount_name="${FSX_MOUNT_NAME}",
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
-            training_image_uri="${TRAINING_IMAGE_URI}",
+            images=image_uris(config),
             mlflow=MlflowValues(tracking_uri="${MLFLOW_TRACKING_URI}",
                                 team_secret_arns={t.name: mlflow_secret_arn_placeholder(t.name)
                                                   for t in config.kubernetes.teams}),

@@ -1,18 +1,21 @@
-"""`<Env>-Storage`: KMS key, S3 buckets, FSx for Lustre with its S3 link, ECR repository."""
+"""`<Env>-Storage`: KMS key, S3 buckets, FSx for Lustre with its S3 link, ECR repositories and image builds."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
+from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
 from cdk_constructs.compliance import skip_checkov
+from cdk_constructs.image_build import ImageBuildProject
+from cdk_constructs.log_retention import retention
 from cdk_constructs.platform_key import PlatformKey
 from cdk_constructs.secure_bucket import SecureBucket
 from cdk_constructs.shared_file_system import SharedFileSystem
-from cdk_constructs.training_image_repository import TrainingImageRepository
+from cdk_constructs.training_image_repository import PlatformImageRepositories
 from config import EnvironmentConfig
+from k8s_charts.images import IMAGE_NAMES, IMAGE_SOURCE_EXCLUDE, IMAGES, REPOSITORY_ROOT, build_project_name, image_tag
 from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
@@ -30,7 +33,7 @@ class StorageStack(PlatformStack):
                  file_system_subnet: ec2.ISubnet, file_system_security_group: ec2.ISecurityGroup,
                  **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR")
+                         description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR, image builds")
         st = config.storage
         self.key: kms.IKey = PlatformKey(self, "Encryption", alias=config.resource_prefix).key
 
@@ -70,10 +73,18 @@ class StorageStack(PlatformStack):
             self.file_system.add_data_repository(
                 f"DataRepository{''.join(p.title() for p in team.name.split('-'))}",
                 file_system_path=team_fs_path(team), s3_prefix=team.data_prefix)
-        self.training_images = TrainingImageRepository(
-            self,
-            "TrainingImages",
-            encryption_key=self.key,
-            repository_name=f"{config.resource_prefix}/training",
-            untagged_image_expiry_days=st.ecr.untagged_image_expiry_days,
-        )
+        self.training_images = PlatformImageRepositories(
+            self, "Images", image_names=IMAGE_NAMES, name_prefix=config.resource_prefix, encryption_key=self.key,
+            untagged_image_expiry_days=st.ecr.untagged_image_expiry_days)
+        # The build reads images/ and training/ only: one S3 asset of those folders feeds every image project.
+        self.image_source = s3_assets.Asset(self, "ImageSource", path=str(REPOSITORY_ROOT),
+                                            exclude=IMAGE_SOURCE_EXCLUDE)
+        self.image_builds: dict[str, ImageBuildProject] = {}
+        for name, image in IMAGES.items():
+            build = self.image_builds[name] = ImageBuildProject(
+                self, f"ImageBuild-{name}", image_name=name, dockerfile=image.dockerfile, image_tag=image_tag(name),
+                repository=self.training_images.repositories[name].repository, source=self.image_source,
+                encryption_key=self.key, log_retention=retention(st.ecr.build_log_retention_days),
+                project_name=build_project_name(config, name), expected_build_minutes=image.expected_build_minutes)
+            CfnOutput(self, f"ImageUri-{name}", value=build.image_uri,
+                      description=f"URI of the platform image {name} (`make images ENV={config.name}` builds it)")

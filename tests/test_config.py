@@ -159,6 +159,11 @@ def test_flow_log_retention_must_be_a_cloudwatch_value() -> None:
            r"network\.flow_logs_retention_days 10 is not a CloudWatch Logs retention; use one of 1, 3, 5, 7, 14")
 
 
+def test_image_build_log_retention_must_be_a_cloudwatch_value() -> None:
+    _fails({"storage": {"ecr": {"build_log_retention_days": 45}}},
+           r"storage\.ecr\.build_log_retention_days 45 is not a CloudWatch Logs retention; use one of 1, 3, 5")
+
+
 def test_all_errors_reported_at_once() -> None:
     message = _fails({"storage": {"fsx": {"throughput_mib_per_tib": 1, "backup_retention_days": 100}}},
                      r"throughput_mib_per_tib 1", r"backup_retention_days 100")

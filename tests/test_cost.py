@@ -112,3 +112,22 @@ def test_idle_targets() -> None:
                    "Application Load Balancer", "KMS key", "Secrets Manager secret"}
     floor = sum(line.monthly_usd for line in dev.idle if line.item in floor_items)
     assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and the README"
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_each_image_build_is_priced_per_build(env: str) -> None:
+    """`make cost` tells what one build of each platform image costs: its CodeBuild compute type's per-minute
+    price times the image's expected build minutes (at most its timeout)."""
+    from k8s_charts.images import IMAGES, build_project_name
+
+    report = report_for(env)
+    config = synthesize(env).config
+    rates = load_prices()["regions"][config.region]["codebuild_build_minute"]
+    builds = {b.project: b for b in report.builds}
+    assert set(builds) == {build_project_name(config, name) for name in IMAGES}
+    for name, image in IMAGES.items():
+        build = builds[build_project_name(config, name)]
+        assert build.usd_per_minute == rates[build.compute_type]["usd"]
+        assert build.expected_usd == round(image.expected_build_minutes * build.usd_per_minute, 2)
+        assert build.max_usd == round(build.timeout_minutes * build.usd_per_minute, 2) >= build.expected_usd
+    assert "Image builds (CodeBuild" in render(report)

@@ -16,6 +16,7 @@ import yaml
 from config import load_config
 from config.kubernetes import GPU_INSTANCE_TYPES
 from k8s_charts.__main__ import write_dist
+from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.tiers import JOB_TIERS
@@ -65,7 +66,7 @@ DEV_INSTANCE = {"production": "ml.g5.8xlarge", "development": "p5.48xlarge", "re
 
 def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
     args = dict(name="job", team=PLATFORM, tier="development", values=VALUES, instance_type="p5.48xlarge",
-                entrypoint=["-m", "train"], image_tag="1.0")
+                entrypoint=["-m", "train"], image="sft")
     return ElasticPyTorchJob(chart, "Job", **{**args, **overrides})
 
 
@@ -330,11 +331,8 @@ def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
     assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", nodes)
     container = worker["template"]["spec"]["containers"][0]
     assert container["command"] == ["torchrun"] and container["name"] == "pytorch"
-    args = container["args"]
-    for expected in ("--lora_r=8", "--lora_alpha=16", "--learning_rate=0.0002", "--bf16=true",
-                     "--fsdp=full_shard auto_wrap", "--gradient_checkpointing=true"):
-        assert expected in args
-    assert container["image"] == "${TRAINING_IMAGE_URI}:2026.11.0"
+    assert container["args"][:3] == ["-m", "llm_platform.sft", "--config"]
+    assert container["image"] == image_uri(DEV, "sft")
 
 
 def test_job_pods_are_secure_and_complete(dist) -> None:
@@ -431,7 +429,9 @@ def test_ray_job(dist) -> None:
     ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
     ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
     ({"name": "Bad_Name"}, r"job name 'Bad_Name' is not valid"),
-    ({"image_tag": "a b"}, r"image tag 'a b' is not a valid tag"),
+    ({"image": "a b"}, r"image 'a b' is neither a platform image \(sft, verl-sglang\) nor a pinned reference"),
+    ({"image": "public.ecr.aws/x/y:latest"}, r"is neither a platform image"),
+    ({"image": "trainer"}, r"image 'trainer' is neither a platform image"),
     ({"entrypoint": []}, r"entrypoint is empty"),
 ])
 def test_pytorch_job_bad_input(overrides: dict, message: str) -> None:
@@ -454,7 +454,7 @@ def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:
 def test_ray_job_gpus_beyond_instance() -> None:
     with pytest.raises(ValueError, match=r"gpus_per_node 8 is not possible on g5.12xlarge, which has 4 GPUs"):
         build(lambda c: VerlGrpoRayJob(c, "Job", name="rl", team=RESEARCH, tier="research", values=VALUES,
-                                       instance_type="g5.12xlarge", image_tag="1", params=GrpoParameters(**GRPO)))
+                                       instance_type="g5.12xlarge", image="verl-sglang", params=GrpoParameters(**GRPO)))
 
 
 def test_examples_follow_configured_teams(tmp_path: Path) -> None:
@@ -474,6 +474,18 @@ def test_team_namespace_without_mlflow_has_no_config_map() -> None:
     assert not {"ConfigMap", "SecretProviderClass"} & {d["kind"] for d in chart.to_json()}
 
 
+def test_team_namespaces_get_the_platform_image_uris(dist) -> None:
+    """ConfigMap platform-images in every team namespace: one key per image, the URI the environment builds."""
+    for env in ("dev", "prod"):
+        cfg = load_config(env)
+        maps = objects(dist[env], "ConfigMap")
+        for team in cfg.kubernetes.teams:
+            data = maps[f"{team.namespace}/platform-images"]["data"]
+            assert data == {name: image_uri(cfg, name) for name in ("sft", "verl-sglang")}
+            assert all(uri.startswith(f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-{env}/")
+                       for uri in data.values())
+
+
 def test_gpu_type_labels_match_hyperpod_nodes() -> None:
     from config.compute import GPU_TYPE_BY_FAMILY
     from config.kubernetes import GPU_INSTANCE_TYPES
@@ -481,13 +493,83 @@ def test_gpu_type_labels_match_hyperpod_nodes() -> None:
         assert GPU_TYPE_BY_FAMILY["ml." + name.rsplit(".", 1)[0]] == info.gpu_type
 
 
-def test_job_builders_need_the_image_repository() -> None:
+def test_job_builders_take_platform_image_names_or_pinned_references() -> None:
+    """A platform image name resolves to the URI the environment builds; a pinned foreign reference passes as is."""
     from dataclasses import replace
-    with pytest.raises(ValueError, match="values.training_image_uri is empty"):
-        build(lambda c: pytorch_job(c, values=replace(VALUES, training_image_uri="")))
+    pod = lambda job: job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]  # noqa: E731
+    assert pod(build(lambda c: pytorch_job(c, image="verl-sglang")))["image"] == image_uri(DEV, "verl-sglang")
+    pinned = "123456789012.dkr.ecr.us-east-1.amazonaws.com/other/trainer@sha256:" + "a" * 64
+    assert pod(build(lambda c: pytorch_job(c, image=pinned)))["image"] == pinned
+    with pytest.raises(ValueError, match=r"neither a platform image \(none configured\)"):
+        build(lambda c: pytorch_job(c, values=replace(VALUES, images={})))
 
 
 def test_unbundled_kubernetes_version_falls_back_to_newest_with_a_warning() -> None:
     import kubernetes_validate
     with pytest.warns(UserWarning, match=r"no schemas for Kubernetes 9.99; validating core kinds against"):
         assert kubernetes_schema_version("9.99") == kubernetes_validate.latest_version()
+
+
+# ---- examples ------------------------------------------------------------------------------------------------
+ENTRY_POINTS = {"llm_platform.download_model", "llm_platform.prepare_data", "llm_platform.sft",
+                "llm_platform.evaluate", "llm_platform.grpo"}
+
+
+def _gpus(pod: dict) -> int:
+    return sum(int(c["resources"].get("limits", {}).get("nvidia.com/gpu", 0)) for c in pod["spec"]["containers"])
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_examples_run_the_training_package_in_platform_images_within_quota(dist, env: str) -> None:
+    """Derived from every example job of the environment: its image is one the platform builds (the URI of
+    k8s_charts/images.py for this environment), PyTorchJobs run an llm_platform entry point under torchrun,
+    RayJobs run VeRL's GRPO and declare the image's Ray, and all its GPU pods together fit the team's GPU quota.
+    (That every pod fits the node kinds of its tier is tests/test_node_shapes.py's check over all of dist/.)"""
+    from k8s_charts.images import image_uris, locked_version
+    cfg = load_config(env)
+    built = set(image_uris(cfg).values())
+    examples = {name: docs for name, docs in dist[env].items() if name.startswith("example-")}
+    assert examples
+    for docs in examples.values():
+        for job in (d for d in docs if d["kind"] in ("PyTorchJob", "RayJob")):
+            team = cfg.kubernetes.team(job["metadata"]["namespace"])
+            gpus = 0
+            for path, tpl in pod_specs(job).items():
+                for container in tpl["spec"]["containers"]:
+                    assert container["image"] in built, (job["metadata"]["name"], container["image"])
+                if job["kind"] == "PyTorchJob":
+                    args = tpl["spec"]["containers"][0]["args"]
+                    assert args[0] == "-m" and args[1] in ENTRY_POINTS and args[2] == "--config", args
+                    gpus += _gpus(tpl) * job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"]
+                elif "workerGroupSpecs" in path:
+                    gpus += _gpus(tpl) * job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
+            if job["kind"] == "RayJob":
+                assert job["spec"]["entrypoint"].startswith(("python3 -m llm_platform.grpo", "llmp-grpo"))
+                assert job["spec"]["rayClusterSpec"]["rayVersion"] == locked_version("verl-sglang", "ray")
+            assert 0 < gpus <= team.gpu_quota, (job["metadata"]["name"], gpus, team.gpu_quota)
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_ray_object_store_fits_each_pods_shared_memory(dist, env: str) -> None:
+    """Every Ray pod has a memory-backed /dev/shm and its object store (`object-store-memory`) fits in it."""
+    from k8s_charts.node_shapes import parse_quantity
+    for job in objects(dist[env], "RayJob").values():
+        cluster = job["spec"]["rayClusterSpec"]
+        groups = [("head", cluster["headGroupSpec"])] + [("worker", g) for g in cluster["workerGroupSpecs"]]
+        for name, group in groups:
+            shm = next(v for v in group["template"]["spec"]["volumes"] if v["name"] == "dshm")["emptyDir"]
+            assert shm["medium"] == "Memory"
+            shm_mib = parse_quantity(shm["sizeLimit"], cpu=False)
+            store_mib = int(group["rayStartParams"]["object-store-memory"]) / 2**20
+            assert 0.5 * shm_mib <= store_mib < shm_mib, (name, store_mib, shm_mib)
+            mounts = {m["mountPath"] for m in group["template"]["spec"]["containers"][0]["volumeMounts"]}
+            assert "/dev/shm" in mounts
+
+
+def test_cpu_pod_shared_memory_must_leave_room_for_the_process() -> None:
+    from k8s_charts.pods import PodSettings, job_pod_template
+    from k8s_charts.tiers import tier as tier_named
+    with pytest.raises(ValueError, match=r"shm_gib 4 must be below memory_gib 4"):
+        job_pod_template(job_name="j", component="head", team=RESEARCH, tier=tier_named("research"),
+                         priority_class="medium", values=VALUES, settings=PodSettings("c", "img"), shape=None,
+                         zone=None, cpu=1, memory_gib=4, shm_gib=4)

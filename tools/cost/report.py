@@ -20,6 +20,8 @@ import yaml
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
+# Tag the image build projects carry (cdk_constructs/image_build.py): a clean build's typical duration.
+EXPECTED_BUILD_MINUTES_TAG = "llmft:expected-build-minutes"
 
 
 def load_prices(path: Path = PRICES_FILE) -> dict[str, Any]:
@@ -47,6 +49,26 @@ class BurstLine:
 
 
 @dataclass
+class BuildLine:
+    """One CodeBuild project: what one build costs (per build minute, never idle)."""
+
+    stack: str
+    project: str
+    compute_type: str
+    usd_per_minute: float
+    expected_minutes: int | None
+    timeout_minutes: int
+
+    @property
+    def expected_usd(self) -> float | None:
+        return None if self.expected_minutes is None else round(self.expected_minutes * self.usd_per_minute, 2)
+
+    @property
+    def max_usd(self) -> float:
+        return round(self.timeout_minutes * self.usd_per_minute, 2)
+
+
+@dataclass
 class Report:
     env: str
     region: str
@@ -56,6 +78,7 @@ class Report:
     burst: list[BurstLine] = field(default_factory=list)          # Karpenter GPU pools at their limits
     unpriced: list[Line] = field(default_factory=list)
     usage_based: list[Line] = field(default_factory=list)
+    builds: list[BuildLine] = field(default_factory=list)         # CodeBuild projects (image builds)
     notes: list[str] = field(default_factory=list)
     templates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
@@ -98,6 +121,7 @@ class Report:
             "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
             "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
             "usage_based": [asdict(x) for x in self.usage_based], "notes": self.notes,
+            "builds": [{**asdict(b), "expected_usd": b.expected_usd, "max_usd": b.max_usd} for b in self.builds],
             "observability_monthly_usd": self.observability_total,
         }
 
@@ -264,6 +288,17 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
                        p.assume["node_root_volume_gb"])
             add(lid, t, "EKS system nodes", count * entry["usd"] * hours, f"{count} x {types[0]}")
             add(lid, t, "EKS node volumes", count * disk * p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
+        elif t == "AWS::CodeBuild::Project":
+            compute = props["Environment"]["ComputeType"]
+            rate = p.region.get("codebuild_build_minute", {}).get(compute)
+            if rate is None:
+                report.unpriced.append(Line(stack, lid, t, f"CodeBuild {compute}", 0.0, "per build minute"))
+                continue
+            tags = {tag["Key"]: tag["Value"] for tag in props.get("Tags", [])}
+            expected = tags.get(EXPECTED_BUILD_MINUTES_TAG)
+            name = props.get("Name") if isinstance(props.get("Name"), str) else lid
+            report.builds.append(BuildLine(stack, name, compute, rate["usd"], int(expected) if expected else None,
+                                           int(props.get("TimeoutInMinutes", 60))))
         elif t == "AWS::SageMaker::Cluster":
             for group in props.get("InstanceGroups", []):
                 itype, count = group["InstanceType"], int(group.get("InstanceCount", 0))
@@ -378,6 +413,15 @@ def render(report: Report) -> str:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
     rows.append(f"    total ${report.karpenter_burst_per_hour:,.2f}/hour")
     rows += ["", f"MAXIMUM GPU SPEND (pools at their limits + HyperPod groups): ${report.max_burst_per_hour:,.2f}/hour"]
+    if report.builds:
+        rows += ["", "Image builds (CodeBuild, billed per build minute while `make images` runs; not idle)"]
+        for b in report.builds:
+            typical = (f"~${b.expected_usd:,.2f} per build ({b.expected_minutes} min)" if b.expected_usd is not None
+                       else "typical duration unknown")
+            rows.append(f"    {b.project:<{width}}  {typical}; at most ${b.max_usd:,.2f} ({b.timeout_minutes} min "
+                        f"timeout) on {b.compute_type} at ${b.usd_per_minute}/min")
+        total = sum(b.expected_usd or 0 for b in report.builds)
+        rows.append(f"    all images once: ~${total:,.2f}")
     if report.unpriced:
         rows += ["", "UNPRICED (not counted; add a price rule or a free/usage classification):"]
         rows += [f"    {u.stack}/{u.resource} {u.type}: {u.item} {u.detail}" for u in report.unpriced]

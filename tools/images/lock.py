@@ -1,0 +1,182 @@
+"""Lock the Python dependencies of every platform image for its platform, with hashes.
+
+    python -m tools.images.lock            # (re)write images/<name>/*.lock with uv (needs PyPI)
+    python -m tools.images.lock --check    # offline: every lock is in sync with its input
+
+Each lock is ``uv pip compile --generate-hashes`` of one input file for the image's platform (linux x86_64,
+glibc of Ubuntu 24.04, CPython 3.12), not for this machine. Its first line records the SHA-256 of everything the
+resolution read (input, overrides, uv config, the uv arguments), so a changed input with a stale lock is caught
+without network; :func:`problems` also checks that every pin of the input appears, at the same version, in the
+lock, and that every locked package carries a hash (the Dockerfiles install with ``--require-hashes``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES_DIR = ROOT / "images"
+
+# Both images are Ubuntu 24.04 (glibc 2.39) with its CPython 3.12. SGLang 0.5.12 publishes manylinux_2_34 wheels
+# only, so the resolver targets manylinux_2_34 (which every glibc >= 2.34 accepts).
+PYTHON_VERSION = "3.12"
+PYTHON_PLATFORM = "x86_64-manylinux_2_34"
+HEADER = "# input-sha256: "
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?==([^\s;\\]+)")
+
+
+@dataclass(frozen=True)
+class LockSpec:
+    """One lock file of one image and what it is compiled from."""
+
+    image: str
+    input: str                      # file name in images/<image>/
+    lock: str
+    overrides: str | None = None    # uv --overrides file (replaces a dependency's declared requirement)
+    config: str | None = None       # uv.toml (dependency metadata for sdists that need torch to build metadata)
+    no_deps: bool = False           # lock only the listed packages (their dependencies are in another lock)
+
+    @property
+    def folder(self) -> Path:
+        return IMAGES_DIR / self.image
+
+    def files(self) -> list[Path]:
+        return [self.folder / name for name in (self.input, self.overrides, self.config) if name]
+
+    def uv_args(self) -> list[str]:
+        args = [self.input, "--python-version", PYTHON_VERSION, "--python-platform", PYTHON_PLATFORM,
+                "--generate-hashes", "--no-header", "--no-annotate"]
+        if self.overrides:
+            args += ["--overrides", self.overrides]
+        if self.config:
+            args += ["--config-file", self.config]
+        if self.no_deps:
+            args.append("--no-deps")
+        return args
+
+
+# Installed in this order by the Dockerfiles: build backends, the environment, then what builds against it.
+LOCKS: tuple[LockSpec, ...] = (
+    LockSpec("sft", "build.in", "build.lock", no_deps=True),
+    LockSpec("sft", "requirements.in", "requirements.lock"),
+    LockSpec("verl-sglang", "build.in", "build.lock", no_deps=True),
+    LockSpec("verl-sglang", "requirements.in", "requirements.lock", overrides="overrides.txt", config="uv.toml"),
+    LockSpec("verl-sglang", "flash-attn.in", "flash-attn.lock", config="uv.toml", no_deps=True),
+)
+MAIN_LOCK = "requirements.lock"
+
+
+def input_digest(spec: LockSpec) -> str:
+    """SHA-256 over the resolver's inputs: each file's name and bytes, and the uv arguments."""
+    digest = hashlib.sha256()
+    for path in spec.files():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(" ".join(spec.uv_args()).encode())
+    return digest.hexdigest()
+
+
+def pins(text: str) -> dict[str, str]:
+    """``name==version`` requirements of a requirements file, by normalized name."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _PIN.match(line.strip())
+        if match:
+            found[normalize(match.group(1))] = match.group(3)
+    return found
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def locked_entries(text: str) -> dict[str, tuple[str, int]]:
+    """name -> (version, number of hashes) of a ``--generate-hashes`` lock."""
+    entries: dict[str, tuple[str, int]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        match = _PIN.match(stripped) if not line.startswith((" ", "\t", "#")) else None
+        if match:
+            current = normalize(match.group(1))
+            entries[current] = (match.group(3), 0)
+        elif current and stripped.startswith("--hash=sha256:"):
+            version, count = entries[current]
+            entries[current] = (version, count + 1)
+    return entries
+
+
+def problems(spec: LockSpec) -> list[str]:
+    """Why the lock of ``spec`` is not in sync with its input (empty when it is)."""
+    lock_path = spec.folder / spec.lock
+    where = f"images/{spec.image}/{spec.lock}"
+    if not lock_path.exists():
+        return [f"{where} is missing: run `make images-lock`"]
+    text = lock_path.read_text()
+    first = text.splitlines()[0] if text else ""
+    out = []
+    if first != HEADER + input_digest(spec):
+        out.append(f"{where} was not compiled from the current images/{spec.image}/{spec.input} (or its overrides/"
+                   f"uv config): run `make images-lock`")
+    locked = locked_entries(text)
+    for name, version in pins(spec.folder.joinpath(spec.input).read_text()).items():
+        if locked.get(name, (None,))[0] != version:
+            out.append(f"{where}: {name}=={version} of {spec.input} is locked as {locked.get(name, ('nothing',))[0]}")
+    if spec.overrides:
+        for name, version in pins(spec.folder.joinpath(spec.overrides).read_text()).items():
+            if locked.get(name, (None,))[0] != version:
+                out.append(f"{where}: override {name}=={version} is not what the lock holds")
+    main = spec.folder / MAIN_LOCK
+    if spec.no_deps and spec.lock != MAIN_LOCK and main.exists():
+        environment = locked_entries(main.read_text())
+        out += [f"{where}: {name}=={version} differs from images/{spec.image}/{MAIN_LOCK} "
+                f"({environment[name][0]})" for name, (version, _) in locked.items()
+                if name in environment and environment[name][0] != version]
+    out += [f"{where}: {name}=={version} has no --hash" for name, (version, n) in locked.items() if n == 0]
+    if not locked:
+        out.append(f"{where} locks nothing")
+    return out
+
+
+def _uv() -> str:
+    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if not found:
+        raise SystemExit("uv is not installed: `.venv/bin/pip install -r requirements-dev.txt`")
+    return found
+
+
+def compile_lock(spec: LockSpec) -> Path:
+    """Run uv for ``spec`` (network to PyPI) and write the lock with its input digest as first line."""
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CACHE": "0"}
+    proc = subprocess.run([_uv(), "pip", "compile", *spec.uv_args()], cwd=spec.folder, env=env,
+                          capture_output=True, text=True, check=False)
+    if proc.returncode:
+        raise SystemExit(f"uv pip compile failed for images/{spec.image}/{spec.input}:\n{proc.stderr}")
+    path = spec.folder / spec.lock
+    path.write_text(f"{HEADER}{input_digest(spec)}\n# generated by `make images-lock` (tools/images/lock.py) for "
+                    f"CPython {PYTHON_VERSION} on {PYTHON_PLATFORM}; do not edit\n{proc.stdout}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.images.lock", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that every lock is in sync (offline)")
+    args = parser.parse_args(argv)
+    if args.check:
+        found = [p for spec in LOCKS for p in problems(spec)]
+        print("\n".join(found) or "every image lock is in sync with its input")
+        return 1 if found else 0
+    for spec in LOCKS:
+        print(compile_lock(spec).relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
