@@ -18,8 +18,10 @@ NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugi
 EFA_DEVICE_PLUGIN = {"repository": "https://aws.github.io/eks-charts", "chart": "aws-efa-k8s-device-plugin",
                      "version": "0.5.20"}
 
-# The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region.
-HEALTH_MONITORING_AGENT_TAG = "1.0.935.0_1.0.282.0"
+# The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region. Tag as AWS's
+# chart sets it: aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart/charts/health-monitoring-agent/templates/
+# _helpers.tpl (commit 011ca927123e02b35a399935bbb3ab1905fe33c7).
+HEALTH_MONITORING_AGENT_TAG = "1.0.1892.0_1.0.424.0"
 # The account table is config data (the config check refuses regions without an image): config/regions.py.
 
 KARPENTER_GPU_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
@@ -56,8 +58,8 @@ class HyperPodPrerequisites(Construct):
     """Installs, from pinned sources, what HyperPod requires on the cluster:
 
     - ``dependencies``: our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
-      (namespace ``aws-hyperpod``), the deep-health-check RBAC, the Kubeflow training operator v1.7.0 (PyTorchJob
-      CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
+      (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and hyperpod-patching RBAC, the Kubeflow
+      training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
       is ours (see its README);
     - ``nvidia_device_plugin``: NVIDIA's chart from its Helm repository;
     - ``efa_device_plugin``: the EFA device plugin chart from the EKS charts repository.
@@ -90,7 +92,7 @@ class HyperPodPrerequisites(Construct):
                 "healthMonitoringAgent": {
                     "image": health_monitoring_agent_image(region),
                     "nvidiaInstanceTypes": list(nvidia_instance_types),
-                    "neuronInstanceTypes": list(neuron_instance_types) or ["ml.trn1.32xlarge"],
+                    "neuronInstanceTypes": list(neuron_instance_types),  # empty: the chart renders no Neuron agent
                 },
                 "trainingOperator": {"nodeSelector": node_selector},
                 "mpiOperator": {"nodeSelector": node_selector},
