@@ -106,3 +106,30 @@ def test_the_admin_path_exists(env_synth: Synth) -> None:
     cidrs = list(env_synth.config.compute.public_access_cidrs)
     assert vpc["EndpointPublicAccess"] is bool(cidrs)
     assert vpc.get("PublicAccessCidrs", []) == cidrs
+
+
+LUSTRE = ((988, 988), (1018, 1023))  # FSx for Lustre User Guide, "File system access control with Amazon VPC"
+
+
+def test_studio_mounts_fsx_through_security_group_rules_alone(env_synth: Synth) -> None:
+    """The FSx group admits the Studio group on every Lustre port and the Studio group admits FSx back, so Studio
+    needs no place on the file system's interfaces."""
+    groups = Groups(env_synth)
+    network = env_synth.stacks["network"]
+    key = {name: f"network:{network.get_logical_id(sg.node.default_child)}"
+           for name, sg in (("fsx", network.security_groups.fsx), ("studio", network.security_groups.studio))}
+    rules = groups.rules()
+    for low, high in LUSTRE:
+        for target, source in (("fsx", "studio"), ("studio", "fsx")):
+            assert any(g == key[target] and s == key[source] and lo <= low and high <= hi for g, s, lo, hi in rules), \
+                f"{target} does not admit {source} on {low}-{high}"
+
+
+def test_nothing_modifies_network_interfaces(env_synth: Synth) -> None:
+    """Security groups on FSx's interfaces are FSx's to manage; no custom resource or policy of ours changes them."""
+    for stack, template in env_synth.templates.items():
+        for lid, res in template["Resources"].items():
+            if res["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
+                text = str(res["Properties"]["PolicyDocument"])
+                assert "ec2:ModifyNetworkInterfaceAttribute" not in text, f"{stack}/{lid} may change interfaces"
+            assert res["Type"] != "Custom::FsxEniSecurityGroups", f"{stack}/{lid}"
