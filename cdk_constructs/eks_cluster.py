@@ -56,7 +56,8 @@ class PlatformEksCluster(Construct):
     envelope-encrypted with ``encryption_key``, EKS add-ons pinned by version, and a managed system node group.
 
     Attributes: ``cluster`` (``eks.Cluster``), ``addons`` (add-on name -> ``eks.Addon``), ``system_nodegroup``,
-    ``node_role`` (role of the system nodes).
+    ``node_role`` (role of the system nodes), ``cluster_security_group`` (EKS-created, on the control-plane ENIs; see
+    :meth:`allow_api_from`).
 
     :param cluster_name: the EKS cluster name (also the Karpenter discovery tag value).
     :param version: Kubernetes minor version, e.g. ``"1.34"``.
@@ -157,8 +158,9 @@ class PlatformEksCluster(Construct):
             )],
             security_group=control_plane_security_group,
         )
-        launch_template.add_security_group(ec2.SecurityGroup.from_security_group_id(
-            self, "ClusterSecurityGroup", self.cluster.cluster_security_group_id))
+        self.cluster_security_group = ec2.SecurityGroup.from_security_group_id(
+            self, "ClusterSecurityGroup", self.cluster.cluster_security_group_id)
+        launch_template.add_security_group(self.cluster_security_group)
         self.system_nodegroup = self.cluster.add_nodegroup_capacity(
             "SystemNodes",
             instance_types=[ec2.InstanceType(t) for t in system_instance_types],
@@ -176,6 +178,12 @@ class PlatformEksCluster(Construct):
         self.system_nodegroup.node.add_dependency(self.addons["vpc-cni"], self.addons["kube-proxy"])
         for name in ("coredns", "eks-pod-identity-agent", "aws-fsx-csi-driver"):
             self.addons[name].node.add_dependency(self.system_nodegroup)
+
+    def allow_api_from(self, client: ec2.ISecurityGroup, description: str) -> None:
+        """Admit ``client`` to the private API endpoint: HTTPS to the cluster security group EKS puts on the
+        control-plane ENIs (it admits only itself by default; https://docs.aws.amazon.com/eks/latest/userguide/
+        sec-group-reqs.html)."""
+        self.cluster_security_group.add_ingress_rule(client, ec2.Port.tcp(443), description)
 
     @property
     def cluster_name(self) -> str:

@@ -18,8 +18,10 @@ NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugi
 EFA_DEVICE_PLUGIN = {"repository": "https://aws.github.io/eks-charts", "chart": "aws-efa-k8s-device-plugin",
                      "version": "0.5.20"}
 
-# The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region.
-HEALTH_MONITORING_AGENT_TAG = "1.0.935.0_1.0.282.0"
+# The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region. Tag as AWS's
+# chart sets it: aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart/charts/health-monitoring-agent/templates/
+# _helpers.tpl (commit 011ca927123e02b35a399935bbb3ab1905fe33c7).
+HEALTH_MONITORING_AGENT_TAG = "1.0.1892.0_1.0.424.0"
 # The account table is config data (the config check refuses regions without an image): config/regions.py.
 
 KARPENTER_GPU_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
@@ -36,16 +38,29 @@ def health_monitoring_agent_image(region: str) -> str:
     return f"{account}.dkr.ecr.{region}.amazonaws.com/hyperpod-health-monitoring-agent:{HEALTH_MONITORING_AGENT_TAG}"
 
 
-def gpu_node_affinity(hyperpod_gpu_types: Sequence[str]) -> dict[str, Any]:
-    """Required node affinity matching HyperPod GPU nodes (by ml.* instance type) OR Karpenter NVIDIA nodes.
+def karpenter_ami_ships_nvidia_plugin(ami_alias: str) -> bool:
+    """Whether Karpenter's GPU nodes run NVIDIA's device plugin from their AMI.
 
-    The two terms of ``nodeSelectorTerms`` are ORed, so one DaemonSet covers both node kinds. (HyperPod's own chart
-    pins its plugins to ml.* types only, so Karpenter's EC2 GPU nodes would get no plugin.)
+    Bottlerocket's NVIDIA variants start the NVIDIA Kubernetes device plugin themselves (Bottlerocket settings
+    ``settings.kubelet-device-plugins.nvidia.*``; v1.63.0 "Add setting to enable/disable nvidia-device-plugin"); the
+    EKS-optimized AL2023 NVIDIA AMI ships drivers and the container toolkit but no device plugin (EKS user guide,
+    "Amazon EKS optimized accelerated Amazon Linux AMIs": install the NVIDIA device plugin).
     """
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(hyperpod_gpu_types)}]},
-        {"matchExpressions": [{"key": KARPENTER_GPU_LABEL, "operator": "In", "values": ["nvidia"]}]},
-    ]}}}
+    family = ami_alias.split("@", 1)[0]
+    if family == "bottlerocket":
+        return True
+    if family == "al2023":
+        return False
+    raise ValueError(f"unknown Karpenter AMI family {family!r} (from alias {ami_alias!r})")
+
+
+def gpu_node_affinity(hyperpod_gpu_types: Sequence[str], *, karpenter_nodes: bool) -> dict[str, Any]:
+    """Required node affinity matching HyperPod GPU nodes (by ml.* instance type) and, with ``karpenter_nodes``,
+    Karpenter NVIDIA nodes too (the two ``nodeSelectorTerms`` are ORed, so one DaemonSet covers both kinds)."""
+    terms = [{"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(hyperpod_gpu_types)}]}]
+    if karpenter_nodes:
+        terms.append({"matchExpressions": [{"key": KARPENTER_GPU_LABEL, "operator": "In", "values": ["nvidia"]}]})
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
 
 
 TOLERATE_EVERYTHING = [{"operator": "Exists"}]
@@ -56,25 +71,30 @@ class HyperPodPrerequisites(Construct):
     """Installs, from pinned sources, what HyperPod requires on the cluster:
 
     - ``dependencies``: our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
-      (namespace ``aws-hyperpod``), the deep-health-check RBAC, the Kubeflow training operator v1.7.0 (PyTorchJob
-      CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
+      (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and hyperpod-patching RBAC, the Kubeflow
+      training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
       is ours (see its README);
     - ``nvidia_device_plugin``: NVIDIA's chart from its Helm repository;
     - ``efa_device_plugin``: the EFA device plugin chart from the EKS charts repository.
 
-    Both device plugins are scheduled on HyperPod ml.* GPU nodes and on Karpenter's NVIDIA nodes, tolerating any
-    taint. Make the HyperPod cluster depend on ``self`` (see :attr:`releases`).
+    The EFA plugin is scheduled on HyperPod ml.* GPU nodes and on Karpenter's NVIDIA nodes; the NVIDIA plugin on
+    HyperPod's, and on Karpenter's only when their AMI does not bring its own (:func:`karpenter_ami_ships_nvidia_plugin`):
+    every GPU node runs exactly one NVIDIA device plugin. Both tolerate any taint. Make the HyperPod cluster depend on
+    ``self`` (see :attr:`releases`).
 
     :param cluster: the EKS cluster.
     :param region: the cluster's region (selects the health-monitoring agent image).
     :param nvidia_instance_types: HyperPod ml.* NVIDIA GPU instance types (node affinity).
     :param neuron_instance_types: HyperPod ml.trn*/ml.inf* instance types. Default: none.
+    :param karpenter_ami_alias: AMI alias of Karpenter's GPU nodes (``bottlerocket@...`` or ``al2023@...``).
+        Default ``bottlerocket@latest``.
     :param system_node_selector: nodeSelector of the operators. Default: any node.
     :param after: constructs to install after (e.g. the system node group and the CNI add-on).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, region: str,
                  nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str] = (),
+                 karpenter_ami_alias: str = "bottlerocket@latest",
                  system_node_selector: Mapping[str, str] | None = None,
                  after: Sequence[IDependable] = ()) -> None:
         super().__init__(scope, construct_id)
@@ -90,7 +110,7 @@ class HyperPodPrerequisites(Construct):
                 "healthMonitoringAgent": {
                     "image": health_monitoring_agent_image(region),
                     "nvidiaInstanceTypes": list(nvidia_instance_types),
-                    "neuronInstanceTypes": list(neuron_instance_types) or ["ml.trn1.32xlarge"],
+                    "neuronInstanceTypes": list(neuron_instance_types),  # empty: the chart renders no Neuron agent
                 },
                 "trainingOperator": {"nodeSelector": node_selector},
                 "mpiOperator": {"nodeSelector": node_selector},
@@ -98,7 +118,8 @@ class HyperPodPrerequisites(Construct):
             wait=True,
             timeout=Duration.minutes(10),
         )
-        affinity = gpu_node_affinity(nvidia_instance_types)
+        affinity = gpu_node_affinity(nvidia_instance_types,
+                                     karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(karpenter_ami_alias))
         self.nvidia_device_plugin = eks.HelmChart(
             self, "NvidiaDevicePlugin",
             cluster=cluster,

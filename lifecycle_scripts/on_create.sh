@@ -13,6 +13,12 @@ set -euo pipefail
 readonly STATE_VOLUME="${STATE_VOLUME:-/opt/sagemaker}"
 readonly LOG_DIR="${LOG_DIR:-/var/log/provision}"
 readonly FSTAB="${FSTAB:-/etc/fstab}"
+# HyperPod may start the script before the secondary EBS volume is mounted. AWS's reference script
+# (aws-samples/awsome-distributed-training 1.architectures/7.sagemaker-hyperpod-eks/LifecycleScripts/base-config/
+# on_create_main.sh) polls for it (12 x 5 s) and then carries on; we poll longer and fail the node if it never comes,
+# so HyperPod reports the lifecycle failure instead of running GPU jobs on a root volume that fills up.
+readonly VOLUME_WAIT_SECONDS="${VOLUME_WAIT_SECONDS:-300}"
+readonly VOLUME_POLL_SECONDS="${VOLUME_POLL_SECONDS:-5}"
 readonly SERVICES=(kubelet containerd)
 read -r -a STATE_DIRS <<< "${STATE_DIRS:-/var/lib/containerd /var/lib/kubelet}"
 readonly STATE_DIRS
@@ -57,12 +63,27 @@ relocate() {
   log "${dir} now lives on ${STATE_VOLUME}"
 }
 
-main() {
-  log "starting (state volume ${STATE_VOLUME})"
-  if ! mountpoint -q "${STATE_VOLUME}"; then
-    log "${STATE_VOLUME} is not mounted; keeping containerd and kubelet state on the root volume"
+wait_for_volume() {
+  local attempts=$(( (VOLUME_WAIT_SECONDS + VOLUME_POLL_SECONDS - 1) / VOLUME_POLL_SECONDS ))
+  local attempt
+  for ((attempt = 1; attempt <= attempts; attempt++)); do
+    if mountpoint -q "${STATE_VOLUME}"; then
+      log "${STATE_VOLUME} is mounted"
+      return 0
+    fi
+    log "waiting for ${STATE_VOLUME} to be mounted (${attempt}/${attempts})"
+    sleep "${VOLUME_POLL_SECONDS}"
+  done
+  if mountpoint -q "${STATE_VOLUME}"; then
     return 0
   fi
+  log "ERROR: ${STATE_VOLUME} was never mounted within ${VOLUME_WAIT_SECONDS}s; failing so HyperPod replaces the node"
+  exit 1
+}
+
+main() {
+  log "starting (state volume ${STATE_VOLUME})"
+  wait_for_volume
 
   local running=()
   mapfile -t running < <(active_services)

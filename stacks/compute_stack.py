@@ -92,6 +92,8 @@ class ComputeStack(PlatformStack):
             log_retention=retention(config.observability.log_retention_days),
         )
         self.cluster: eks.Cluster = self.eks.cluster
+        # Studio's terminals run kubectl against the private endpoint (README "SageMaker Studio").
+        self.eks.allow_api_from(security_groups.studio, "SageMaker Studio apps: kubectl to the EKS API")
         self.system_node_selector = self.eks.system_node_selector
         system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
 
@@ -103,6 +105,7 @@ class ComputeStack(PlatformStack):
             nvidia_instance_types=[t for t in hyperpod_instance_types() if is_nvidia_gpu(t)],
             neuron_instance_types=[t for t in hyperpod_instance_types()
                                    if is_accelerated(t) and not is_nvidia_gpu(t)],
+            karpenter_ami_alias=config.kubernetes.karpenter.ami_alias,
             system_node_selector=self.system_node_selector,
             after=system_ready,
         )

@@ -9,7 +9,6 @@ from typing import Any, Protocol
 from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
-from cdk_constructs.fsx_eni_security_groups import FsxEniSecurityGroups
 from cdk_constructs.shared_file_system import SharedFileSystem
 from cdk_constructs.studio_domain import StudioDomain
 from cdk_constructs.studio_lifecycle_configs import StudioLifecycleConfigs
@@ -39,7 +38,8 @@ class StudioStack(PlatformStack):
     """Studio for data scientists, next to the cluster.
 
     - Domain (VPC-only, private subnets, IAM auth, KMS, idle shutdown) with the Studio security group.
-    - ``FsxEniSecurityGroups``: adds that group to the FSx file system's interfaces (no file system replacement).
+    - No change to the file system's interfaces: the FSx security group admits the Studio group on the Lustre
+      ports (network stack), which is all a Lustre client needs (tests/test_api_reachability.py).
     - Every profile mounts its team's FSx tree ``/teams/<team>`` (what the team's jobs see at ``/fsx``) with its
       uid and the team's gid (k8s_charts/team_storage.py); in ``per-user`` mode its private ``users/<name>/`` is
       there too. Profiles wait for ``directories_ready`` (the compute stack's ``FsxDirectories`` Job).
@@ -62,10 +62,6 @@ class StudioStack(PlatformStack):
         st = config.studio
         teams = {t.name: t for t in config.kubernetes.teams}
 
-        self.fsx_access = FsxEniSecurityGroups(
-            self, "FsxAccess", file_system_id=file_system.file_system_id, security_groups=[studio_security_group],
-            vpc=vpc, log_encryption_key=encryption_key,
-        )
         self.domain = StudioDomain(
             self,
             "Domain",
@@ -82,7 +78,6 @@ class StudioStack(PlatformStack):
             max_idle_timeout_minutes=st.max_idle_timeout_minutes,
             default_instance_type=st.default_instance_type,
         )
-        self.domain.node.add_dependency(self.fsx_access)  # mounts need the group on the file system's interfaces
 
         # --- FSx: every user works in the team's tree, created by the compute stack's FsxDirectories Job ---------
         self.directories_ready = directories_ready

@@ -288,14 +288,36 @@ def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, str]) -> bool:
     return False
 
 
-def test_nvidia_device_plugin_covers_hyperpod_and_karpenter_gpu_nodes(env_synth: Synth) -> None:
-    values = helm_releases(env_synth)["nvidia-device-plugin"]["Values"]
+def nvidia_plugins_on(node: dict[str, str], values: dict[str, Any], karpenter_ami_alias: str) -> int:
+    """How many NVIDIA device plugins run on ``node``: ours if its affinity admits the node, plus the AMI's own on
+    a Karpenter node whose AMI brings one (Bottlerocket NVIDIA variants do: settings.kubelet-device-plugins.nvidia;
+    the EKS AL2023 NVIDIA AMI does not)."""
     terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert matches(terms, HYPERPOD_GPU_NODE) and matches(terms, KARPENTER_GPU_NODE)
-    assert not matches(terms, SYSTEM_NODE)
+    ours = int(matches(terms, node))
+    from_ami = int("karpenter.sh/nodepool" in node and karpenter_ami_alias.startswith("bottlerocket@"))
+    return ours + from_ami
+
+
+def test_every_gpu_node_kind_runs_exactly_one_nvidia_device_plugin(env_synth: Synth) -> None:
+    values = helm_releases(env_synth)["nvidia-device-plugin"]["Values"]
+    alias = env_synth.config.kubernetes.karpenter.ami_alias
+    assert nvidia_plugins_on(HYPERPOD_GPU_NODE, values, alias) == 1
+    assert nvidia_plugins_on(KARPENTER_GPU_NODE, values, alias) == 1, f"Karpenter GPU nodes on {alias}"
+    assert nvidia_plugins_on(SYSTEM_NODE, values, alias) == 0
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert all(tolerates(values["tolerations"], t) for t in GPU_TAINTS)
     for instance_type in nvidia_hyperpod_instance_types():
         assert matches(terms, {"node.kubernetes.io/instance-type": instance_type})
+
+
+@pytest.mark.parametrize("alias", ["bottlerocket@latest", "bottlerocket@v1.44.0", "al2023@latest"])
+def test_either_ami_family_gets_exactly_one_nvidia_device_plugin(alias: str) -> None:
+    """The other family than the shipped configs use: the affinity the construct would render for it."""
+    from cdk_constructs.hyperpod_prerequisites import gpu_node_affinity, karpenter_ami_ships_nvidia_plugin
+    values = {"affinity": gpu_node_affinity(["ml.p5.48xlarge"],
+                                            karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(alias))}
+    assert nvidia_plugins_on(KARPENTER_GPU_NODE, values, alias) == 1
+    assert nvidia_plugins_on(HYPERPOD_GPU_NODE, values, alias) == 1
 
 
 def test_efa_device_plugin_covers_hyperpod_and_karpenter_gpu_nodes(env_synth: Synth) -> None:

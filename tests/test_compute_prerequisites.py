@@ -1,9 +1,13 @@
-"""Our HyperPod prerequisites chart: renders with the values the stack passes, and every object is valid Kubernetes."""
+"""Our HyperPod prerequisites chart through the real helm binary (from the pinned kubectl layer): lint, render with the
+values the stack passes, refuse bad values at render time, every object valid Kubernetes, and what AWS's HyperPod
+chart installs accounted for."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,35 +20,43 @@ from cdk_constructs.hyperpod_prerequisites import (
 )
 
 from .conftest import ROOT, Synth
+from .helm_binary import helm_binary
 
 SHARED_CRDS = ROOT.parent / "shared" / "crds" / "hyperpod-helm-chart"
-_TO_YAML = re.compile(r"\{\{-\s*toYaml\s+\.Values\.([\w.]+)\s*\|\s*nindent\s+(\d+)\s*\}\}")
-_VALUE = re.compile(r"\{\{\s*\.Values\.([\w.]+)\s*\}\}")
 
 
-def lookup(values: dict[str, Any], dotted: str) -> Any:
-    for part in dotted.split("."):
-        values = values[part]
-    return values
+REFERENCE_CHART = ROOT.parent / "shared" / "reference" / "hyperpod-helm-chart" / "Chart.yaml"
+
+# Every dependency of AWS's chart (aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart/Chart.yaml, commit
+# 011ca927123e02b35a399935bbb3ab1905fe33c7). The chart README must say, for each, whether we include, replace or
+# leave it out.
+UPSTREAM_COMPONENTS = (
+    "cert-manager", "training-operators", "mlflow", "nvidia-device-plugin", "aws-efa-k8s-device-plugin",
+    "neuron-device-plugin", "storage", "health-monitoring-agent", "mpi-operator", "deep-health-check",
+    "job-auto-restart", "cluster-role-and-bindings", "namespaced-role-and-bindings", "team-role-and-bindings",
+    "hyperpod-inference-operator", "hyperpod-patching", "gpu-operator",
+)
+HYPERPOD_USER = "hyperpod-service-linked-role"
+# What HyperPod's service-linked role does through AWS's job-auto-restart and hyperpod-patching RBAC (same commit):
+# (apiGroup, resource, verb) triples our ClusterRoles must allow to that user.
+HYPERPOD_NEEDS = {
+    ("", "nodes", "get"), ("", "nodes", "list"), ("", "nodes", "watch"), ("", "nodes", "patch"),
+    ("", "nodes/status", "patch"), ("", "pods", "get"), ("", "pods", "list"), ("", "pods", "watch"),
+    ("", "pods", "delete"), ("", "pods", "deletecollection"), ("", "events", "create"),
+    ("kubeflow.org", "pytorchjobs", "get"), ("kubeflow.org", "pytorchjobs", "list"),
+    ("kubeflow.org", "pytorchjobs", "watch"), ("kubeflow.org", "pytorchjobs", "delete"),
+    ("kubeflow.org", "pytorchjobs", "patch"), ("kubeflow.org", "pytorchjobs", "update"),
+    ("kubeflow.org", "pytorchjobs/status", "patch"), ("kubeflow.org", "pytorchjobs/status", "update"),
+    ("coordination.k8s.io", "leases", "create"), ("coordination.k8s.io", "leases", "update"),
+    ("", "pods/eviction", "create"),
+}
 
 
-def render(template: str, values: dict[str, Any]) -> str:
-    """The subset of Helm templating the chart uses: `{{ .Values.x }}` and `{{- toYaml .Values.x | nindent N }}`."""
-    def to_yaml(m: re.Match[str]) -> str:
-        dumped = yaml.safe_dump(lookup(values, m[1]), default_flow_style=False).rstrip("\n")
-        return "\n" + "\n".join(" " * int(m[2]) + line for line in dumped.splitlines())
-
-    out = re.sub(r"[ \t]*" + _TO_YAML.pattern, to_yaml, template)  # `{{-` trims the whitespace before it
-    out = _VALUE.sub(lambda m: str(lookup(values, m[1])), out)
-    assert "{{" not in out, f"template uses Helm features the test renderer does not know:\n{out}"
-    return out
-
-
-def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in extra.items():
-        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+def helm(*args: str) -> subprocess.CompletedProcess[str]:
+    home = ROOT / ".cache" / "helm-home"
+    env = {**os.environ, "HELM_CACHE_HOME": str(home / "cache"), "HELM_CONFIG_HOME": str(home / "config"),
+           "HELM_DATA_HOME": str(home / "data")}
+    return subprocess.run([str(helm_binary()), *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def stack_values(synth: Synth) -> dict[str, Any]:
@@ -54,13 +66,101 @@ def stack_values(synth: Synth) -> dict[str, Any]:
     raise AssertionError("no hyperpod-prerequisites release")
 
 
+def template(values: dict[str, Any], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / f"values-{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(json.dumps(values))
+    return helm("template", "hyperpod-prerequisites", str(CHART_DIR), "--namespace", "kube-system",
+                "--values", str(path))
+
+
+def objects(text: str) -> list[dict[str, Any]]:
+    return [o for o in yaml.safe_load_all(text) if o]
+
+
 @pytest.fixture(scope="module")
-def rendered(dev: Synth) -> list[dict[str, Any]]:
-    values = deep_merge(yaml.safe_load((CHART_DIR / "values.yaml").read_text()), stack_values(dev))
-    objects = []
-    for template in sorted((CHART_DIR / "templates").glob("*.yaml")):
-        objects += [o for o in yaml.safe_load_all(render(template.read_text(), values)) if o]
-    return objects
+def values(dev: Synth) -> dict[str, Any]:
+    return stack_values(dev)
+
+
+def test_helm_lint_passes_with_the_stack_values(values: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps(values))
+    proc = helm("lint", str(CHART_DIR), "--values", str(path))
+    assert proc.returncode == 0 and "1 chart(s) linted, 0 chart(s) failed" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(("broken", "field"), [
+    ({}, "healthMonitoringAgent.nvidiaInstanceTypes"),  # the chart's own defaults (first of several errors)
+    ({"healthMonitoringAgent": {"nvidiaInstanceTypes": ["ml.p5.48xlarge"]}}, "healthMonitoringAgent.image"),
+    ({"healthMonitoringAgent": {"image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b"}},
+     "healthMonitoringAgent.nvidiaInstanceTypes"),
+    ({"healthMonitoringAgent": {"image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b",
+                                "nvidiaInstanceTypes": ["ml.p5.48xlarge"]},
+      "trainingOperator": {"image": ""}}, "trainingOperator.image"),
+])
+def test_bad_values_fail_at_render_time_naming_the_field(broken: dict[str, Any], field: str, tmp_path: Path) -> None:
+    proc = template(broken, tmp_path)
+    assert proc.returncode != 0, f"rendered without {field}:\n{proc.stdout[:2000]}"
+    assert field in proc.stderr, proc.stderr
+
+
+def node_selector_terms(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = obj.get("spec", {}).get("template", {}).get("spec", {})
+    affinity = spec.get("affinity", {}).get("nodeAffinity", {})
+    return affinity.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
+
+
+@pytest.mark.parametrize("neuron", [[], ["ml.trn1.32xlarge"]])
+def test_every_in_expression_has_values(values: dict[str, Any], neuron: list[str], tmp_path: Path) -> None:
+    """An `In`/`NotIn` with no values is rejected by the API server; the chart must never render one."""
+    custom = json.loads(json.dumps(values))
+    custom["healthMonitoringAgent"]["neuronInstanceTypes"] = neuron
+    proc = template(custom, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rendered = objects(proc.stdout)
+    for obj in rendered:
+        for term in node_selector_terms(obj):
+            for expr in term["matchExpressions"]:
+                if expr["operator"] in ("In", "NotIn"):
+                    assert expr.get("values"), f"{obj['kind']}/{obj['metadata']['name']}: {expr}"
+    neuron_agents = [o for o in rendered if o["metadata"]["name"] == "health-monitoring-agent-non-nvidia"]
+    assert len(neuron_agents) == (1 if neuron else 0)
+
+
+def allowed(rules: list[dict[str, Any]], group: str, resource: str, verb: str) -> bool:
+    return any(group in r.get("apiGroups", []) and (resource in r.get("resources", []) or "*" in r["resources"])
+               and (verb in r.get("verbs", []) or "*" in r["verbs"]) for r in rules)
+
+
+def test_hyperpod_service_role_can_auto_resume_jobs_and_patch_nodes(rendered: list[dict[str, Any]]) -> None:
+    roles = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "ClusterRole"}
+    bound = [roles[b["roleRef"]["name"]] for b in rendered if b["kind"] == "ClusterRoleBinding"
+             and any(s["kind"] == "User" and s["name"] == HYPERPOD_USER for s in b["subjects"])]
+    rules = [r for role in bound for r in role["rules"]]
+    missing = sorted(need for need in HYPERPOD_NEEDS if not allowed(rules, *need))
+    assert not missing, f"HyperPod's service-linked role ({HYPERPOD_USER}) cannot: {missing}"
+
+
+def test_chart_readme_accounts_for_every_upstream_component() -> None:
+    readme = (CHART_DIR / "README.md").read_text()
+    rows = {m[1]: m[2].strip().lower() for m in re.finditer(r"^\| `([\w-]+)` \| ([^|]+)\|", readme, re.M)}
+    for component in UPSTREAM_COMPONENTS:
+        assert component in rows, f"charts/hyperpod-prerequisites/README.md does not mention {component}"
+        assert rows[component].split()[0] in ("included", "replaced", "left"), (component, rows[component])
+
+
+@pytest.mark.skipif(not REFERENCE_CHART.exists(), reason="shared/reference is not beside the repository")
+def test_upstream_component_list_matches_the_reference_copy() -> None:
+    deps = {d["name"] for d in yaml.safe_load(REFERENCE_CHART.read_text())["dependencies"]}
+    assert deps == set(UPSTREAM_COMPONENTS)
+
+
+@pytest.fixture(scope="module")
+def rendered(values: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The chart as the real helm renders it with the values the stack passes."""
+    proc = template(values, tmp_path_factory.mktemp("helm"))
+    assert proc.returncode == 0, proc.stderr
+    return objects(proc.stdout)
 
 
 def test_chart_metadata() -> None:
@@ -131,3 +231,15 @@ def test_chart_is_self_contained() -> None:
     assert "dependencies" not in chart
     for path in Path(CHART_DIR, "templates").glob("*.yaml"):
         assert "github.com" not in path.read_text()
+
+
+def test_docker_hub_images_are_documented_with_their_risk(rendered: list[dict[str, Any]]) -> None:
+    """Images without a registry host come from Docker Hub (anonymous pulls rate-limited per NAT IP); each must be
+    named in the chart README's risk section, which says why there is no other registry."""
+    section = (CHART_DIR / "README.md").read_text().split("## Images from Docker Hub", 1)[1].split("\n## ", 1)[0]
+    images = {c["image"] for o in rendered if o["kind"] in ("Deployment", "DaemonSet")
+              for c in o["spec"]["template"]["spec"]["containers"]}
+    docker_hub = {i for i in images if "." not in i.split("/")[0] or i.startswith("docker.io/")}
+    assert docker_hub, "nothing from Docker Hub any more: drop the README section and this test"
+    for image in docker_hub:
+        assert f"`{image}`" in section, f"{image} comes from Docker Hub; document it (or move it) in the chart README"

@@ -14,8 +14,11 @@ from .conftest import ROOT
 SCRIPT = ROOT / "lifecycle_scripts" / "on_create.sh"
 
 STUBS = {
-    # mountpoint -q DIR: the state volume is mounted unless the test says otherwise
-    "mountpoint": 'exit "${VOLUME_MOUNTED_RC:-0}"\n',
+    # mountpoint -q DIR: the volume appears on the MOUNTED_AFTER-th check (default: the first); "never" never
+    "mountpoint": 'n=$(( $(cat "$CHECKS" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$CHECKS"\n'
+                  '[ "${MOUNTED_AFTER:-1}" != never ] && [ "$n" -ge "${MOUNTED_AFTER:-1}" ]\n',
+    # sleep SECONDS: recorded, not slept
+    "sleep": 'echo "sleep $*" >> "$CALLS"\n',
     "systemctl": 'echo "systemctl $*" >> "$CALLS"\nexit 0\n',
     # findmnt ... --target DIR ...: print DIR if our fake mount table has it
     "findmnt": 'for a; do t="$a"; done\nfor a; do [ "$prev" = "--target" ] && t="$a"; prev="$a"; done\n'
@@ -47,16 +50,19 @@ def sandbox(tmp_path: Path) -> dict[str, object]:
         "FSTAB": str(root / "etc/fstab"),
         "CALLS": str(tmp_path / "calls"),
         "MOUNTS": str(tmp_path / "mounts"),
+        "CHECKS": str(tmp_path / "checks"),
+        "VOLUME_WAIT_SECONDS": "300",
+        "VOLUME_POLL_SECONDS": "5",
     }
     (root / "etc").mkdir(parents=True)
     (root / "etc/fstab").write_text("")
     return {"env": env, "root": root, "dirs": state_dirs, "calls": tmp_path / "calls"}
 
 
-def run(sandbox: dict[str, object], **extra: str) -> subprocess.CompletedProcess[str]:
+def run(sandbox: dict[str, object], expect_rc: int = 0, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {**sandbox["env"], **extra}  # type: ignore[dict-item]
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=30, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == expect_rc, proc.stdout + proc.stderr
     return proc
 
 
@@ -91,8 +97,16 @@ def test_second_run_changes_nothing(sandbox: dict[str, object]) -> None:
     assert not [c for c in calls(sandbox)[first:] if c.startswith("mount")]
 
 
-def test_without_the_volume_state_stays_on_the_root_volume(sandbox: dict[str, object]) -> None:
-    proc = run(sandbox, VOLUME_MOUNTED_RC="1")
-    assert "is not mounted" in proc.stdout
-    assert calls(sandbox) == []
+def test_waits_for_a_late_volume_then_moves_the_state(sandbox: dict[str, object]) -> None:
+    run(sandbox, MOUNTED_AFTER="4")
+    log = calls(sandbox)
+    assert log[:3] == ["sleep 5"] * 3, log
+    assert "systemctl stop kubelet" in log and "mount --bind" in " ".join(log)
+
+
+def test_a_volume_that_never_appears_fails_the_node_within_the_bound(sandbox: dict[str, object]) -> None:
+    proc = run(sandbox, expect_rc=1, MOUNTED_AFTER="never", VOLUME_WAIT_SECONDS="60", VOLUME_POLL_SECONDS="5")
+    assert "was never mounted within 60s" in proc.stdout
+    log = calls(sandbox)
+    assert log == ["sleep 5"] * 12, "bounded: 60 s in 5 s polls, then nothing touched"
     assert (sandbox["root"] / "etc/fstab").read_text() == ""  # type: ignore[operator]

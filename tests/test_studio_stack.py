@@ -33,8 +33,6 @@ USER_ROLE_ACTIONS = {
     "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret",
     "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents",
 }
-HANDLER_ACTIONS = {"fsx:DescribeFileSystems", "ec2:DescribeNetworkInterfaces", "ec2:ModifyNetworkInterfaceAttribute",
-                   "ec2:CreateTags", "ec2:DeleteTags"}
 
 
 def studio(synth: Synth) -> dict[str, Any]:
@@ -113,13 +111,6 @@ def test_domain_is_vpc_only_iam_kms_with_idle_shutdown(env_synth: Synth) -> None
                         "MinIdleTimeoutInMinutes": 60, "MaxIdleTimeoutInMinutes": st.max_idle_timeout_minutes}
         assert settings[app]["DefaultResourceSpec"]["InstanceType"] == st.default_instance_type
     assert domain["DeletionPolicy"] == "RetainExceptOnCreate" and domain["UpdateReplacePolicy"] == "Retain"
-
-
-def test_domain_waits_for_the_fsx_interfaces(env_synth: Synth) -> None:
-    resources = studio(env_synth)
-    cr_id, _ = one(resources, "Custom::FsxEniSecurityGroups")
-    _, domain = one(resources, "AWS::SageMaker::Domain")
-    assert cr_id in domain["DependsOn"]
 
 
 # ---- FSx modes ---------------------------------------------------------------------------------------------------
@@ -242,37 +233,6 @@ def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> No
 def test_user_profiles_are_retained(env_synth: Synth) -> None:
     for profile in of_type(studio(env_synth), "AWS::SageMaker::UserProfile").values():
         assert profile["DeletionPolicy"] == "RetainExceptOnCreate" and profile["UpdateReplacePolicy"] == "Retain"
-
-
-# ---- the FSx ENI custom resource -------------------------------------------------------------------------------------
-
-def test_fsx_custom_resource_wiring_and_timeout(env_synth: Synth) -> None:
-    resources = studio(env_synth)
-    _, cr = one(resources, "Custom::FsxEniSecurityGroups")
-    props = cr["Properties"]
-    assert props["ServiceTimeout"] == "600"
-    assert "LustreFileSystem" in json.dumps(props["FileSystemId"])
-    assert len(props["SecurityGroupIds"]) == 1 and "SecurityGroupsStudio" in json.dumps(props["SecurityGroupIds"])
-    framework_id = props["ServiceToken"]["Fn::GetAtt"][0]
-    framework = resources[framework_id]["Properties"]
-    handler_ids = [k for k, v in of_type(resources, "AWS::Lambda::Function").items()
-                   if v["Properties"].get("Handler") == "index.on_event"]
-    assert len(handler_ids) == 1
-    handler = resources[handler_ids[0]]["Properties"]
-    assert handler_ids[0] in json.dumps(framework["Environment"])  # the framework invokes our handler
-    assert handler["Runtime"].startswith("python3.") and handler["Timeout"] == 300 < 600
-    assert "Environment" not in handler  # nothing to download or configure at cold start
-    role_id = handler["Role"]["Fn::GetAtt"][0]
-    statements = [s for p in of_type(resources, "AWS::IAM::Policy").values()
-                  if {"Ref": role_id} in p["Properties"]["Roles"] for s in p["Properties"]["PolicyDocument"]["Statement"]]
-    assert set().union(*(actions(s) for s in statements)) == HANDLER_ACTIONS
-    for s in statements:
-        if actions(s) & {"ec2:ModifyNetworkInterfaceAttribute", "ec2:CreateTags", "ec2:DeleteTags"}:
-            assert "ec2:Vpc" in s["Condition"]["ArnEquals"]
-        if actions(s) & {"ec2:CreateTags", "ec2:DeleteTags"}:
-            assert s["Condition"]["ForAllValues:StringLike"] == {"aws:TagKeys": ["fsx-eni-sg/*"]}
-        if s["Resource"] == "*":
-            assert actions(s) == {"fsx:DescribeFileSystems", "ec2:DescribeNetworkInterfaces"}
 
 
 # ---- FSx directories ----------------------------------------------------------------------------------------------
