@@ -143,7 +143,10 @@ class StudioStack(PlatformStack):
             if directories_ready is not None:
                 user.node.add_dependency(directories_ready)
             self.user_profiles[p.name] = user
-            self.cli_asset.grant_read(user.role)
+            # read exactly the CLI asset object (grant_read would allow List*/GetObject* on the whole assets bucket)
+            user.role.add_to_policy(iam.PolicyStatement(
+                sid="ReadLlmftCli", actions=["s3:GetObject"],
+                resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
         CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "
