@@ -25,6 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # What the `llmft` asset holds: the CLI and the packages it renders jobs with (GLOB ignore: exclude everything,
 # then re-include these).
 CLI_ASSET_EXCLUDE = ("*", "!llmft", "!llmft/**", "!config", "!config/**", "!k8s_charts", "!k8s_charts/**",
+                     "!training", "training/*", "!training/llm_platform", "!training/llm_platform/**",
                      "!requirements-cli.txt", "**/__pycache__", "**/__pycache__/**")
 
 

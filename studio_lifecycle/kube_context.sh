@@ -205,8 +205,8 @@ if [ -n "${PLATFORM_CLI_S3_URI}" ]; then
     {
       printf '#!/bin/sh\n'
       # PYTHONSAFEPATH: a directory named llmft/ or config/ in the user's working directory must not shadow the CLI
-      printf 'export PYTHONSAFEPATH=1 PYTHONPATH=%q LLMFT_ENV=%q JSII_NODE=%q\n' "${cli_dir}/src" \
-        "${PLATFORM_ENV:-dev}" "${node_bin}"
+      printf 'export PYTHONSAFEPATH=1 PYTHONPATH=%q LLMFT_ENV=%q JSII_NODE=%q\n' \
+        "${cli_dir}/src:${cli_dir}/src/training" "${PLATFORM_ENV:-dev}" "${node_bin}"
       printf 'exec %q -m llmft "$@"\n' "${cli_dir}/venv/bin/python"
     } > "${BIN_DIR}/llmft"
     chmod 0755 "${BIN_DIR}/llmft"

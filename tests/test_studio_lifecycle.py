@@ -207,7 +207,9 @@ case "$1 $2" in
 esac
 """)
     uri = "s3://cdk-assets-bucket/0123abcd.zip"
-    proc = run(sandbox, CURL_OFFLINE, PLATFORM_CLI_S3_URI=uri, PLATFORM_ENV="prod")
+    _fake(sandbox["fakes"], "curl", CURL_OFFLINE)
+    proc = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, check=False, timeout=600,
+                          env={**sandbox["env"], "PLATFORM_CLI_S3_URI": uri, "PLATFORM_ENV": "prod"})  # a real venv
     assert proc.returncode == 0, proc.stderr
     wrapper = sandbox["home"] / ".local" / "bin" / "llmft"
     assert wrapper.exists() and "llmft: installed into" in proc.stdout
