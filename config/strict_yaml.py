@@ -142,3 +142,8 @@ def load_yaml(text: str | bytes, *, source: str) -> Any:
         raise ConfigError(f"{source} nests mappings/lists too deeply to be a configuration") from None
     finally:
         loader.dispose()
+
+
+# Values read by the loader dump as plain numbers (job specs pass settings through to step configs).
+yaml.add_representer(YamlInt, yaml.representer.SafeRepresenter.represent_int, Dumper=yaml.SafeDumper)
+yaml.add_representer(YamlFloat, yaml.representer.SafeRepresenter.represent_float, Dumper=yaml.SafeDumper)

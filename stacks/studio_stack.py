@@ -4,9 +4,11 @@ EKS access entries, lifecycle configurations that leave a working kube context."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
-from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import CfnOutput, IgnoreMode, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
+from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
 from cdk_constructs.shared_file_system import SharedFileSystem
@@ -17,6 +19,13 @@ from config import EnvironmentConfig
 from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# What the `llmft` asset holds: the CLI and the packages it renders jobs with (GLOB ignore: exclude everything,
+# then re-include these).
+CLI_ASSET_EXCLUDE = ("*", "!llmft", "!llmft/**", "!config", "!config/**", "!k8s_charts", "!k8s_charts/**",
+                     "!training", "training/*", "!training/llm_platform", "!training/llm_platform/**",
+                     "!requirements-cli.txt", "**/__pycache__", "**/__pycache__/**")
 
 
 class _Pullable(Protocol):
@@ -84,8 +93,13 @@ class StudioStack(PlatformStack):
 
         # --- lifecycle configurations, one pair per team with users --------------------------------------------
         self.lifecycle_configs: dict[str, StudioLifecycleConfigs] = {}
+        # The `llmft` CLI's code, installed by the lifecycle configuration (studio_lifecycle/kube_context.sh).
+        self.cli_asset = s3_assets.Asset(self, "LlmftCli", path=str(REPO_ROOT), exclude=list(CLI_ASSET_EXCLUDE),
+                                         ignore_mode=IgnoreMode.GLOB)
         for team_name in sorted({p.team for p in st.user_profiles}):
             settings = {
+                "PLATFORM_ENV": config.name,
+                "PLATFORM_CLI_S3_URI": self.cli_asset.s3_object_url,
                 "PLATFORM_REGION": config.region,
                 "PLATFORM_CLUSTER_NAME": config.cluster_name,
                 "PLATFORM_NAMESPACE": teams[team_name].namespace,
@@ -127,6 +141,10 @@ class StudioStack(PlatformStack):
             if directories_ready is not None:
                 user.node.add_dependency(directories_ready)
             self.user_profiles[p.name] = user
+            # read exactly the CLI asset object (grant_read would allow List*/GetObject* on the whole assets bucket)
+            user.role.add_to_policy(iam.PolicyStatement(
+                sid="ReadLlmftCli", actions=["s3:GetObject"],
+                resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
         CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "

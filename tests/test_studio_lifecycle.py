@@ -203,3 +203,41 @@ def test_missing_settings_fail_loudly(sandbox: dict) -> None:
 def test_unpinned_kubernetes_version_fails(sandbox: dict) -> None:
     proc = run(sandbox, CURL_OFFLINE, PLATFORM_KUBERNETES_VERSION="1.99")
     assert proc.returncode == 1 and "no kubectl pinned for Kubernetes 1.99" in proc.stderr
+
+
+def test_llmft_is_installed_from_the_stack_asset_once(sandbox: dict, tmp_path: Path) -> None:
+    """With PLATFORM_CLI_S3_URI the script fetches the CLI asset, installs it into its own virtualenv and puts an
+    `llmft` wrapper on PATH that runs in the environment the stack named; a second start reuses it."""
+    import zipfile
+
+    bundle = tmp_path / "asset.zip"
+    with zipfile.ZipFile(bundle, "w") as zf:
+        zf.writestr("requirements-cli.txt", "# nothing to install in the sandbox\n")
+        zf.writestr("llmft/__init__.py", "")
+        zf.writestr("llmft/__main__.py", "import os, sys; print('llmft', os.environ['LLMFT_ENV'], *sys.argv[1:])\n")
+    _fake(sandbox["fakes"], "aws", f"""echo "aws $*" >> {sandbox["calls"]}
+case "$1 $2" in
+  "s3 cp") cp {bundle} "${{@: -1}}" ;;
+  "secretsmanager get-secret-value") echo '{{"username": "client", "password": "s3cr3t"}}' ;;
+esac
+""")
+    uri = "s3://cdk-assets-bucket/0123abcd.zip"
+    _fake(sandbox["fakes"], "curl", CURL_OFFLINE)
+    proc = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, check=False, timeout=600,
+                          env={**sandbox["env"], "PLATFORM_CLI_S3_URI": uri, "PLATFORM_ENV": "prod"})  # a real venv
+    assert proc.returncode == 0, proc.stderr
+    wrapper = sandbox["home"] / ".local" / "bin" / "llmft"
+    assert wrapper.exists() and "llmft: installed into" in proc.stdout
+    done = subprocess.run([str(wrapper), "submit", "job.yaml"], capture_output=True, text=True, check=False,
+                          env=sandbox["env"])
+    assert done.stdout.strip() == "llmft prod submit job.yaml", done.stderr
+    assert (sandbox["home"] / ".local/share/llmft/0123abcd/.installed").exists()
+    again = run(sandbox, CURL_OFFLINE, PLATFORM_CLI_S3_URI=uri, PLATFORM_ENV="prod")
+    assert "llmft: already installed" in again.stdout
+    assert len([c for c in calls(sandbox) if c.startswith(f"aws s3 cp --quiet {uri} ")]) == 1
+
+
+def test_llmft_install_failure_only_warns(sandbox: dict) -> None:
+    proc = run(sandbox, CURL_OFFLINE, PLATFORM_CLI_S3_URI="s3://bucket/missing.zip")  # fake aws copies nothing
+    assert proc.returncode == 0 and "llmft could not be installed" in proc.stderr
+    assert not (sandbox["home"] / ".local" / "bin" / "llmft").exists()

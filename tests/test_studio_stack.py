@@ -201,7 +201,10 @@ def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
         statements = [s for p in of_type(resources, "AWS::IAM::Policy").values()
                       if {"Ref": role_id} in p["Properties"]["Roles"]
                       for s in p["Properties"]["PolicyDocument"]["Statement"]]
-        s3_objects = [s for s in statements if "s3:GetObject" in actions(s)]
+        # Besides the team prefix, the role reads exactly one platform object: the llmft CLI asset (by its hash).
+        cli = [s for s in statements if s.get("Sid") == "ReadLlmftCli"]
+        assert len(cli) == 1 and actions(cli[0]) == {"s3:GetObject"} and flatten(cli[0]["Resource"]).endswith(".zip")
+        s3_objects = [s for s in statements if "s3:GetObject" in actions(s) and s.get("Sid") != "ReadLlmftCli"]
         assert len(s3_objects) == 1 and flatten(s3_objects[0]["Resource"]).endswith(f"/{teams[team]}*")
         listing = next(s for s in statements if "s3:ListBucket" in actions(s))
         assert listing["Condition"] == {"StringLike": {"s3:prefix": [teams[team], f"{teams[team]}*"]}}

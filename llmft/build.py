@@ -1,0 +1,266 @@
+"""Job spec -> Kubernetes manifests, with the k8s_charts builders (the same code as the GitOps examples).
+
+| type            | object                         | runs                                                        |
+|-----------------|--------------------------------|-------------------------------------------------------------|
+| sft             | PyTorchJob (elastic, torchrun) | `-m llm_platform.sft --config /etc/llmft/step.yaml`         |
+| evaluate        | PyTorchJob                     | `-m llm_platform.evaluate --config /etc/llmft/step.yaml`    |
+| grpo            | RayJob (VeRL + SGLang)         | VeRL `main_ppo` with the typed GRPO settings                |
+| download-model  | batch/v1 Job (CPU, system)     | `python -m llm_platform.download_model --config ...`        |
+| prepare-data    | batch/v1 Job (CPU, system)     | `python -m llm_platform.prepare_data --config ...`          |
+| custom          | PyTorchJob or RayJob           | the spec's command in the spec's image                      |
+
+The step's settings (model, dataset, output and the spec's `settings`) go into a ConfigMap `<name>-step`, mounted
+read-only at /etc/llmft in every pod, so the step reads one YAML file (`--config`), as the training package expects.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+import cdk8s
+import yaml
+from cdk8s_plus_28 import k8s
+
+from config import EnvironmentConfig, TeamConfig
+from k8s_charts.node_shapes import NodeKind, kinds_for
+from k8s_charts.pods import PodSettings, job_pod_template, resolve_tier
+from k8s_charts.pytorch_job import ElasticPyTorchJob
+from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
+from k8s_charts.team_storage import team_paths
+from k8s_charts.tiers import NODE_TYPE_LABEL, JobTier
+from k8s_charts.values import PlatformValues
+from llmft.spec import JobSpec
+
+STEP_CONFIG_DIR = "/etc/llmft"
+STEP_CONFIG_FILE = f"{STEP_CONFIG_DIR}/step.yaml"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# The platform image each type runs by default (images/<name>/, contract with the images helper).
+DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prepare-data": "sft",
+                 "grpo": "verl-sglang"}
+MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
+          "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data"}
+CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (fit the smallest system node)
+_BUILD_TAG = "llmft"    # builders need a tag; the resolved image replaces every container image afterwards
+
+
+class BuildError(ValueError):
+    """The spec cannot become a job in this environment; the message says why and what to change."""
+
+
+def image_placeholder(name: str) -> str:
+    """`${PLATFORM_IMAGE_SFT}`: what a dry run without cluster writes for the platform image ``name``."""
+    return "${PLATFORM_IMAGE_" + name.upper().replace("-", "_") + "}"
+
+
+def default_output(spec: JobSpec) -> str:
+    paths = team_paths()
+    if spec.type == "download-model":
+        return f"{paths.models}/{spec.model.rsplit('/', 1)[-1]}" if spec.model else paths.models
+    if spec.type == "prepare-data":
+        return f"{paths.datasets}/{spec.name}"
+    if spec.type == "evaluate":
+        return f"{paths.outputs}/{spec.name}"
+    return f"{paths.checkpoints}/{spec.name}"
+
+
+@dataclass
+class Plan:
+    """What a spec becomes: the team, tier, node kinds its GPU pods may use and the manifests."""
+
+    spec: JobSpec
+    team: TeamConfig
+    tier: JobTier
+    image: str
+    kinds: tuple[NodeKind, ...] = ()          # node kinds of the GPU pods (empty: CPU job)
+    pinned: NodeKind | None = None            # multi-node jobs: the one kind every pod lands on
+    manifests: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the job holds at its largest."""
+        if not self.kinds:
+            return 0
+        return self.spec.node_range[1] * (self.spec.gpus_per_node or self.kinds[0].spec.gpus)
+
+    def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
+        """(where, pod spec) of every pod template in the manifests."""
+        return [(f"{d['kind']} {d['metadata']['name']} {path}", t["spec"])
+                for d in self.manifests for path, t in pod_templates(d)]
+
+    def yaml(self) -> str:
+        return yaml.safe_dump_all(self.manifests, sort_keys=False)
+
+
+def candidate_kinds(spec: JobSpec, values: PlatformValues, tier: JobTier) -> tuple[NodeKind, ...]:
+    """GPU node kinds of the tier matching the spec's gpu_type / instance_type / GPUs per node."""
+    kinds = kinds_for(values.node_kinds, tier=tier.name, instance_type=spec.instance_type, gpu_type=spec.gpu_type)
+    if spec.gpus_per_node:
+        kinds = tuple(k for k in kinds if k.spec.gpus >= spec.gpus_per_node)
+    return kinds
+
+
+def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
+    """Reserved capacity first (HyperPod), then the kind that can hold the most of the job's nodes."""
+    nodes = spec.node_range[1]
+    ranked = sorted(kinds, key=lambda k: (k.source != "hyperpod", (k.max_nodes or 0) < nodes, -k.spec.gpus,
+                                          k.instance_type))
+    return ranked[0].instance_type
+
+
+def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(path, template) of every pod template in a job manifest (PyTorchJob, RayJob, batch/v1 Job). Same paths as
+    k8s_charts.validation.EMBEDDED_POD_TEMPLATES, without importing the validators (not installed in Studio)."""
+    spec = manifest.get("spec", {})
+    kind = manifest.get("kind")
+    if kind == "Job":
+        return [("spec/template", spec["template"])]
+    if kind == "PyTorchJob":
+        return [(f"spec/pytorchReplicaSpecs/{r}/template", s["template"])
+                for r, s in spec.get("pytorchReplicaSpecs", {}).items()]
+    if kind == "RayJob":
+        cluster = spec.get("rayClusterSpec", {})
+        out = [("spec/rayClusterSpec/headGroupSpec/template", cluster["headGroupSpec"]["template"])]
+        out += [(f"spec/rayClusterSpec/workerGroupSpecs/{i}/template", g["template"])
+                for i, g in enumerate(cluster.get("workerGroupSpecs", []))]
+        if "submitterPodTemplate" in spec:
+            out.append(("spec/submitterPodTemplate", spec["submitterPodTemplate"]))
+        return out
+    return []
+
+
+def _pin(manifest: dict[str, Any], kind: NodeKind) -> None:
+    """Narrow every GPU pod's required `node-type` to ``kind``'s and drop the preference: all pods of a multi-node
+    job land on one node kind (never split between HyperPod and EC2)."""
+    for _, template in pod_templates(manifest):
+        node_affinity = ((template["spec"].get("affinity") or {}).get("nodeAffinity") or {})
+        terms = (node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
+        for term in terms or []:
+            for expr in term.get("matchExpressions", []):
+                if expr["key"] == NODE_TYPE_LABEL:
+                    expr["values"] = [kind.node_type]
+        node_affinity.pop("preferredDuringSchedulingIgnoredDuringExecution", None)
+
+
+def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
+            queue: str | None) -> None:
+    """Image, step-config volume, optional command, labels."""
+    manifest["metadata"].setdefault("labels", {}).update(MANAGED_BY)
+    if queue:
+        manifest["metadata"]["labels"].setdefault(QUEUE_LABEL, queue)
+    for _, template in pod_templates(manifest):
+        spec = template["spec"]
+        spec.setdefault("volumes", []).append({"name": "step-config", "configMap": {"name": config_map}})
+        for container in spec["containers"]:
+            container["image"] = image
+            container.setdefault("volumeMounts", []).append(
+                {"name": "step-config", "mountPath": STEP_CONFIG_DIR, "readOnly": True})
+            if command is not None:
+                container.pop("args", None)
+                container["command"] = list(command)
+
+
+def _queue(tier: JobTier) -> str | None:
+    """The LocalQueue of the tier once the queueing layer exists (k8s_charts/queues.py, helper kueue)."""
+    try:
+        from k8s_charts.queues import local_queue_name  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return local_queue_name(tier.name)
+
+
+def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
+          image: str) -> Plan:
+    """The manifests of ``spec`` for ``team`` in ``config``'s environment; ``image`` is the platform image for the
+    type (the spec's own image wins). Raises BuildError with the fix."""
+    image = spec.image or image
+    try:
+        tier = resolve_tier(team, spec.tier)
+        priority = tier.priority_class_for(spec.priority_class)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+    plan = Plan(spec=spec, team=team, tier=tier, image=image)
+    paths = team_paths(team)
+    output = spec.output or default_output(spec)
+    step = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
+    config_map_name = f"{spec.name}-step"
+    chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
+    custom_command: list[str] | None = None
+
+    if spec.uses_gpus:
+        kinds = candidate_kinds(spec, values, tier)
+        if not kinds:
+            wanted = " ".join(f"{k} {v}" for k, v in (("gpu_type", spec.gpu_type), ("instance_type",
+                              spec.instance_type), ("gpus_per_node", spec.gpus_per_node)) if v)
+            offered = sorted({f"{k.instance_type} ({k.gpu_type}, {k.spec.gpus} GPUs)"
+                              for k in kinds_for(values.node_kinds, tier=tier.name)})
+            raise BuildError(f"no node kind of tier {tier.name!r} matches {wanted or 'a GPU job'}; the tier's GPU "
+                             f"nodes in {config.name} are: {', '.join(offered) or 'none'}")
+        instance = spec.instance_type or choose_instance(spec, kinds)
+        plan.kinds = tuple(k for k in kinds if k.ec2_type == instance.removeprefix("ml."))
+        low, high = spec.node_range
+        common: dict[str, Any] = dict(name=spec.name, team=team, tier=tier, values=values, instance_type=instance,
+                                      priority_class=priority, env=spec.env or None)
+        try:
+            if spec.type == "grpo" or (spec.type == "custom" and spec.custom and spec.custom.kind == "ray"):
+                grpo = {"model_path": spec.model or paths.models, "train_files": f"{spec.dataset}/train.parquet",
+                        "val_files": f"{spec.dataset}/test.parquet", "checkpoint_dir": output, "nodes": high,
+                        "gpus_per_node": spec.gpus_per_node or plan.kinds[0].spec.gpus,
+                        "project_name": team.name, "experiment_name": spec.name, **spec.grpo}
+                if spec.type == "custom":  # the builder's VeRL settings are replaced by the custom entrypoint
+                    grpo.update(model_path=paths.models, train_files=paths.datasets, val_files=paths.datasets,
+                                tensor_parallel_size=1)
+                VerlGrpoRayJob(chart, "Job", image_tag=_BUILD_TAG, params=GrpoParameters(**grpo), **common)
+            else:
+                module = MODULE.get(spec.type)
+                ElasticPyTorchJob(chart, "Job", image_tag=_BUILD_TAG,
+                                  entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
+                                  min_nodes=low, max_nodes=high, gpus_per_node=spec.gpus_per_node, cpu=spec.cpu,
+                                  memory_gib=spec.memory_gib, **common)
+        except TypeError as exc:  # an unknown grpo setting
+            fields = ", ".join(f for f in GrpoParameters.__dataclass_fields__ if f not in ("nodes", "gpus_per_node"))
+            raise BuildError(f"grpo: {exc}; known settings: {fields}") from None
+        except ValueError as exc:
+            raise BuildError(str(exc)) from None
+        if spec.type == "custom" and spec.custom:
+            custom_command = list(spec.custom.command)
+        if high > 1:
+            holds = [k for k in plan.kinds if (k.max_nodes or 0) >= high]
+            if not holds:
+                sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in plan.kinds)
+                raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
+                                 f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
+                                 f"EC2, so lower nodes/max_nodes or pick another instance_type")
+            plan.pinned = holds[0]
+    else:
+        cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
+        module = MODULE[spec.type]
+        template = job_pod_template(
+            job_name=spec.name, component="step", team=team, tier=tier, priority_class=priority, values=values,
+            shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
+            settings=PodSettings(container_name="step", image="placeholder:llmft",
+                                 command=["python", "-m", module, "--config", STEP_CONFIG_FILE], env=spec.env))
+        k8s.KubeJob(chart, "Job", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace,
+                                                          labels={"platform/team": team.name,
+                                                                  "platform/tier": tier.name}),
+                    spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
+
+    job = [m for m in chart.to_json()]
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap",
+                  "metadata": {"name": config_map_name, "namespace": team.namespace,
+                               "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY}},
+                  "data": {"step.yaml": yaml.safe_dump(step, sort_keys=False)}}
+    for manifest in job:
+        if manifest["kind"] == "RayJob" and custom_command is not None:
+            manifest["spec"]["entrypoint"] = shlex.join(custom_command)
+            command = None
+        else:
+            command = custom_command
+        _finish(manifest, image=image, config_map=config_map_name, command=command, queue=_queue(tier))
+        if plan.pinned is not None:
+            _pin(manifest, plan.pinned)
+    plan.manifests = [config_map, *job]
+    return plan
+

@@ -1,0 +1,182 @@
+"""`llmft`: one command from a job spec to a running job.
+
+    llmft render SPEC [-o FILE]         the manifests (GitOps, `kubectl apply -f`), after preflight
+    llmft submit SPEC [--dry-run]       preflight, then apply to the cluster (dry run: print, create nothing)
+    llmft status NAME | logs NAME [-f] | cancel NAME | list
+
+Common options: --env (default $LLMFT_ENV, else dev) picks config/<env>.yaml; --team overrides the spec's team
+(default: the kube context's namespace). Exit codes: 0 ok, 1 refused by preflight or invalid spec, 2 cluster error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from config import ConfigError, load_config
+from k8s_charts.values import PlatformValues
+from llmft.build import DEFAULT_IMAGE, image_placeholder
+from llmft.cluster import Cluster, ClusterError
+from llmft.preflight import Result, preflight
+from llmft.spec import JobSpec, load_spec
+
+
+def _resolve_image(spec: JobSpec, *, config, namespace: str, cluster: Cluster | None) -> str:
+    """The spec's image, else the platform's image for the type: from the team namespace's `platform-images`
+    ConfigMap (cluster), from k8s_charts.images (when the images helper's module exists), else a placeholder."""
+    if spec.image:
+        return spec.image
+    name = DEFAULT_IMAGE[spec.type]
+    if cluster is not None:
+        uri = cluster.platform_images(namespace).get(name)
+        if uri:
+            return uri
+    try:
+        from k8s_charts.images import image_uri  # type: ignore[import-not-found]
+    except ImportError:
+        return image_placeholder(name)
+    try:
+        return image_uri(config, name)
+    except Exception:  # noqa: BLE001 - an unknown image name or missing build: fall back to the placeholder
+        return image_placeholder(name)
+
+
+def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple[JobSpec, Result]:
+    spec = load_spec(args.spec)
+    if args.team:
+        spec = spec.model_copy(update={"team": args.team})
+    config = load_config(args.env)
+    namespace = spec.team or Cluster.context_namespace()
+    values = PlatformValues.placeholders(config)
+    image = _resolve_image(spec, config=config, namespace=namespace or "", cluster=cluster)
+    result = preflight(spec, config=config, values=values, image=image, context_namespace=namespace,
+                       cluster=cluster, check_registry=cluster is not None)
+    return spec, result
+
+
+def _print_refusal(spec: JobSpec, args: argparse.Namespace, result: Result) -> None:
+    team = result.team.name if result.team else spec.team or "?"
+    print(f"llmft: preflight refused {spec.name} (env {args.env}, team {team}, tier {spec.tier}); nothing was "
+          f"created:", file=sys.stderr)
+    print(result.report(), file=sys.stderr)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    spec, result = run_preflight(args, cluster=None)
+    if not result.ok or result.plan is None:
+        _print_refusal(spec, args, result)
+        return 1
+    text = result.plan.yaml()
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {len(result.plan.manifests)} objects to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    cluster = None if args.dry_run else Cluster.connect()
+    if cluster is None and not args.dry_run:
+        print("llmft: the cluster is not reachable (kubectl get --raw /readyz failed); check your kube context, or "
+              "use --dry-run / `llmft render` to see the manifests", file=sys.stderr)
+        return 2
+    spec, result = run_preflight(args, cluster=cluster)
+    if not result.ok or result.plan is None:
+        _print_refusal(spec, args, result)
+        return 1
+    plan = result.plan
+    print(f"preflight passed for {spec.name} (env {args.env}, team {plan.team.name}, tier {spec.tier}):",
+          file=sys.stderr)
+    print(result.report(), file=sys.stderr)
+    if args.dry_run:
+        sys.stdout.write(plan.yaml())
+        print(f"dry run: {len(plan.manifests)} objects rendered, nothing created "
+              f"({time.monotonic() - started:.1f}s)", file=sys.stderr)
+        return 0
+    assert cluster is not None
+    try:
+        out = cluster.apply(plan.yaml())
+    except ClusterError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(out)
+    print(f"submitted {spec.name} to namespace {plan.team.namespace} in {time.monotonic() - started:.1f}s; follow it "
+          f"with `llmft status {spec.name}` and `llmft logs {spec.name} -f`", file=sys.stderr)
+    return 0
+
+
+def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:
+    cluster = Cluster.connect()
+    if cluster is None:
+        raise ClusterError("the cluster is not reachable; check your kube context (`kubectl config current-context`)")
+    namespace = args.team or Cluster.context_namespace()
+    if not namespace:
+        raise ClusterError("no namespace: pass --team or set the kube context's namespace")
+    return cluster, namespace
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    cluster, namespace = _cluster_namespace(args)
+    sys.stdout.write(cluster.status(args.name, namespace))
+    return 0
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    cluster, namespace = _cluster_namespace(args)
+    return cluster.logs(args.name, namespace, follow=args.follow)
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    cluster, namespace = _cluster_namespace(args)
+    sys.stdout.write(cluster.delete(args.name, namespace))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    cluster, namespace = _cluster_namespace(args)
+    sys.stdout.write(cluster.list_jobs(namespace))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="llmft", description=__doc__.splitlines()[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--env", default=os.environ.get("LLMFT_ENV", "dev"),
+                        help="environment: config/<env>.yaml (default $LLMFT_ENV, else dev)")
+    common.add_argument("--team", help="team (namespace); default: the spec's team, else the kube context's")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("render", parents=[common], help="print the manifests of a job spec")
+    r.add_argument("spec")
+    r.add_argument("-o", "--output", help="write to this file instead of stdout")
+    r.set_defaults(func=cmd_render)
+    s = sub.add_parser("submit", parents=[common], help="preflight, then create the job")
+    s.add_argument("spec")
+    s.add_argument("--dry-run", action="store_true", help="preflight and print; create nothing, no cluster needed")
+    s.set_defaults(func=cmd_submit)
+    for name, func, text in (("status", cmd_status, "the job and its pods"), ("cancel", cmd_cancel, "delete the job"),
+                             ("logs", cmd_logs, "logs of every pod of the job")):
+        c = sub.add_parser(name, parents=[common], help=text)
+        c.add_argument("name")
+        if name == "logs":
+            c.add_argument("-f", "--follow", action="store_true")
+        c.set_defaults(func=func)
+    sub.add_parser("list", parents=[common], help="the team's llmft jobs").set_defaults(func=cmd_list)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 1
+    except ClusterError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 2
+

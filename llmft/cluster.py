@@ -1,0 +1,116 @@
+"""The cluster, through `kubectl` (the Studio lifecycle configuration installs a pinned one and sets the context).
+
+Everything here is optional for `render` and `submit --dry-run`: with no cluster those work from the config alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
+IMAGES_CONFIG_MAP = "platform-images"   # one key per image name (contract with the images helper)
+JOB_KINDS = ("pytorchjobs.kubeflow.org", "rayjobs.ray.io", "jobs.batch")
+
+
+class ClusterError(RuntimeError):
+    """kubectl failed; the message carries its stderr."""
+
+
+@dataclass
+class Cluster:
+    kubectl: str = "kubectl"
+    timeout_s: int = 15
+
+    def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        try:
+            proc = subprocess.run([self.kubectl, f"--request-timeout={self.timeout_s}s", *args], input=stdin,
+                                  capture_output=True, text=True, timeout=self.timeout_s + 5, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ClusterError(f"kubectl {' '.join(args)}: {exc}") from None
+        if check and proc.returncode != 0:
+            raise ClusterError(f"kubectl {' '.join(args)} failed: {proc.stderr.strip()}")
+        return proc
+
+    @classmethod
+    def connect(cls, kubectl: str = "kubectl") -> Cluster | None:
+        """A cluster if kubectl exists and the API server answers within a few seconds, else None."""
+        if shutil.which(kubectl) is None:
+            return None
+        cluster = cls(kubectl=kubectl, timeout_s=5)
+        try:
+            cluster.run("get", "--raw", "/readyz")
+        except ClusterError:
+            return None
+        cluster.timeout_s = 15
+        return cluster
+
+    @staticmethod
+    def context_namespace(kubectl: str = "kubectl") -> str | None:
+        """The namespace of the current kube context (works offline: it only reads the kubeconfig)."""
+        if shutil.which(kubectl) is None:
+            return None
+        proc = subprocess.run([kubectl, "config", "view", "--minify", "-o", "jsonpath={..namespace}"],
+                              capture_output=True, text=True, check=False, timeout=10)
+        return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+    def get_json(self, *args: str) -> dict[str, Any]:
+        return json.loads(self.run("get", *args, "-o", "json").stdout)
+
+    def gpu_quota(self, namespace: str) -> tuple[int, int] | None:
+        """(used, hard) GPUs of the namespace's ResourceQuotas, or None when it has none."""
+        items = self.get_json("resourcequota", "-n", namespace).get("items", [])
+        pairs = [(int(q["status"].get("used", {}).get(GPU_QUOTA_KEY, 0)), int(q["status"]["hard"][GPU_QUOTA_KEY]))
+                 for q in items if GPU_QUOTA_KEY in q.get("status", {}).get("hard", {})]
+        return min(pairs, key=lambda p: p[1] - p[0]) if pairs else None
+
+    def platform_images(self, namespace: str) -> dict[str, str]:
+        try:
+            return self.get_json("configmap", IMAGES_CONFIG_MAP, "-n", namespace).get("data", {})
+        except ClusterError:
+            return {}
+
+    def apply(self, manifests_yaml: str) -> str:
+        return self.run("apply", "-f", "-", stdin=manifests_yaml).stdout
+
+    def exists(self, kind: str, name: str, namespace: str) -> bool:
+        return self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name",
+                        check=False).stdout.strip() != ""
+
+    def find(self, name: str, namespace: str) -> str | None:
+        """`<kind>/<name>` of the job called ``name``, whichever kind it is."""
+        for kind in JOB_KINDS:
+            if self.exists(kind, name, namespace):
+                return f"{kind}/{name}"
+        return None
+
+    def delete(self, name: str, namespace: str) -> str:
+        out = self.run("delete", ",".join(JOB_KINDS), "-n", namespace, "-l",
+                       f"app.kubernetes.io/managed-by=llmft,app.kubernetes.io/name={name}", "--ignore-not-found",
+                       check=False).stdout
+        out += self.run("delete", ",".join((*JOB_KINDS, "configmap")), name, f"{name}-step", "-n", namespace,
+                        "--ignore-not-found", check=False).stdout
+        return out
+
+    def list_jobs(self, namespace: str) -> str:
+        return self.run("get", ",".join(JOB_KINDS), "-n", namespace, "-l", "app.kubernetes.io/managed-by=llmft",
+                        "-o", "wide").stdout
+
+    def status(self, name: str, namespace: str) -> str:
+        target = self.find(name, namespace)
+        if target is None:
+            raise ClusterError(f"no job {name!r} in namespace {namespace}; `llmft list` shows the team's jobs")
+        out = self.run("get", target, "-n", namespace, "-o", "wide").stdout
+        out += self.run("get", "pods", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "-o", "wide",
+                        check=False).stdout
+        return out
+
+    def logs(self, name: str, namespace: str, *, follow: bool = False, tail: int = 200) -> int:
+        args = [self.kubectl, "logs", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "--all-containers",
+                "--prefix", f"--tail={tail}", "--max-log-requests=32"]
+        if follow:
+            args.append("-f")
+        return subprocess.call(args)

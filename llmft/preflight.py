@@ -1,0 +1,221 @@
+"""Preflight: everything that would stop a job from ever running is refused before anything is created.
+
+| check      | refuses                                                                                         |
+|------------|-------------------------------------------------------------------------------------------------|
+| team       | a team the environment does not have (spec `team`, else the kube context's namespace)            |
+| tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers), a priority class the tier forbids |
+| paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
+| grpo       | VeRL settings VeRL would reject at start-up (batch sizes, tensor parallel vs GPUs)                |
+| placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
+|            | no single node kind can hold (pods never split between HyperPod and EC2)                          |
+| fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
+| quota      | more GPUs than the team's quota (config), or than is left of it now (cluster, when reachable)     |
+| image      | an ECR image tag that does not exist (when AWS is reachable)                                      |
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from config import EnvironmentConfig, TeamConfig
+from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of, why_not
+from k8s_charts.team_storage import TEAM_MOUNT_PATH
+from k8s_charts.values import PlatformValues
+from llmft.build import BuildError, Plan, build
+from llmft.cluster import Cluster, ClusterError
+from llmft.spec import JobSpec
+
+
+@dataclass
+class Check:
+    name: str
+    status: str          # "ok", "FAIL" or "skip"
+    message: str
+
+
+@dataclass
+class Result:
+    checks: list[Check] = field(default_factory=list)
+    plan: Plan | None = None
+    team: TeamConfig | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status != "FAIL" for c in self.checks)
+
+    def add(self, name: str, status: str, message: str) -> None:
+        self.checks.append(Check(name, status, message))
+
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "FAIL"]
+
+    def report(self) -> str:
+        return "\n".join(f"  [{c.status:>4}] {c.name}: {c.message}" for c in self.checks)
+
+
+def _path_problem(field_name: str, value: str) -> str | None:
+    """Why ``value`` is not a path inside the team's tree, or None (also None for non-paths such as HF ids)."""
+    if not value.startswith("/"):
+        return None
+    normal = posixpath.normpath(value)
+    if ".." in value.split("/") or not (normal == TEAM_MOUNT_PATH or normal.startswith(TEAM_MOUNT_PATH + "/")):
+        return (f"{field_name} {value!r} is outside the team's directory; jobs see only their team's tree at "
+                f"{TEAM_MOUNT_PATH} (e.g. {TEAM_MOUNT_PATH}/datasets/..., {TEAM_MOUNT_PATH}/models/...)")
+    return None
+
+
+def _walk_strings(prefix: str, value: Any) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(prefix, value)]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _walk_strings(f"{prefix}.{k}", v)]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _walk_strings(f"{prefix}[{i}]", v)]
+    return []
+
+
+def check_paths(spec: JobSpec) -> list[str]:
+    problems = []
+    fields = [("model", spec.model), ("dataset", spec.dataset), ("output", spec.output)]
+    fields += _walk_strings("settings", spec.settings) + _walk_strings("grpo", spec.grpo)
+    for name, value in fields:
+        if value is None:
+            continue
+        problem = _path_problem(name, value)
+        if problem:
+            problems.append(problem)
+    if spec.type in ("sft", "evaluate", "grpo"):
+        for name, value in (("model", spec.model), ("dataset", spec.dataset)):
+            if value and not value.startswith("/"):
+                step = "download-model" if name == "model" else "prepare-data"
+                problems.append(f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
+                                f"fetch it first with a {step} job and point {name} at {TEAM_MOUNT_PATH}/...")
+    return problems
+
+
+def check_grpo(spec: JobSpec, gpus: int) -> list[str]:
+    """VeRL's batch-size rule (volcengine/verl, verl/trainer/ppo/ray_trainer.py, RayPPOTrainer._validate_config:
+    `real_train_batch_size = data.train_batch_size * rollout.n` must be divisible by the job's GPUs with FSDP);
+    tensor parallel vs GPUs per node and mini-batch vs batch are checked by GrpoParameters itself."""
+    if spec.type != "grpo":
+        return []
+    from k8s_charts.ray_job import GrpoParameters
+
+    defaults = GrpoParameters.__dataclass_fields__
+    value = {k: spec.grpo.get(k, defaults[k].default) for k in ("train_batch_size", "rollout_n") if k in defaults}
+    problems = []
+    n = value.get("rollout_n", 1)
+    for key in ("train_batch_size",):
+        if key in value and (value[key] * n) % gpus:
+            problems.append(f"grpo.{key} {value[key]} x rollout_n {n} = {value[key] * n} is not divisible by the "
+                            f"job's {gpus} GPUs; VeRL splits it evenly over all GPUs, so pick a multiple of "
+                            f"{gpus // _gcd(gpus, n)}")
+    return problems
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def check_image(image: str) -> Check:
+    """Whether an ECR image tag exists (AWS reachable), else skipped."""
+    if ".dkr.ecr." not in image or ":" not in image.rsplit("/", 1)[-1]:
+        return Check("image", "skip", f"{image} is not an ECR image reference with a tag; not checked")
+    registry, rest = image.split("/", 1)
+    repository, tag = rest.rsplit(":", 1)
+    region = registry.split(".")[3]
+    try:
+        import boto3
+
+        client = boto3.client("ecr", region_name=region)
+        client.describe_images(registryId=registry.split(".")[0], repositoryName=repository,
+                               imageIds=[{"imageTag": tag}])
+    except ImportError:
+        return Check("image", "skip", "boto3 is not installed; image not checked")
+    except Exception as exc:  # noqa: BLE001 - any AWS error: report what it says
+        name = type(exc).__name__
+        if "ImageNotFound" in name or "ImageNotFound" in str(exc) or "RepositoryNotFound" in str(exc):
+            return Check("image", "FAIL", f"{image} does not exist in ECR ({exc}); build it (`make images`) or fix "
+                                          f"the tag")
+        return Check("image", "skip", f"could not reach ECR ({name}); image not checked")
+    return Check("image", "ok", f"{image} exists in ECR")
+
+
+def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValues, image: str,
+              context_namespace: str | None = None, cluster: Cluster | None = None,
+              check_registry: bool = False) -> Result:
+    result = Result()
+    team_name = spec.team or context_namespace
+    if not team_name:
+        result.add("team", "FAIL", "no team: set team in the spec or use a kube context whose namespace is your "
+                                   "team's (the Studio terminal is set up so)")
+        return result
+    try:
+        team = config.kubernetes.team(team_name)
+    except ValueError as exc:
+        result.add("team", "FAIL", f"{exc}; set team in the spec")
+        return result
+    result.team = team
+    result.add("team", "ok", f"{team.name} (namespace {team.namespace})")
+    if spec.tier not in team.allowed_tiers:
+        result.add("tier", "FAIL", f"team {team.name!r} may not submit {spec.tier!r} jobs; its allowed tiers "
+                                   f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
+    else:
+        result.add("tier", "ok", spec.tier)
+    path_problems = check_paths(spec)
+    for problem in path_problems:
+        result.add("paths", "FAIL", problem)
+    if not path_problems:
+        result.add("paths", "ok", f"inside {TEAM_MOUNT_PATH} (the team's tree)")
+    if not result.ok:
+        return result
+
+    try:
+        plan = build(spec, config=config, team=team, values=values, image=image)
+    except BuildError as exc:
+        result.add("placement", "FAIL", str(exc))
+        return result
+    result.plan = plan
+    if plan.kinds:
+        where = plan.pinned.name if plan.pinned else ", ".join(k.name for k in plan.kinds)
+        result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
+    for problem in check_grpo(spec, plan.gpus):
+        result.add("grpo", "FAIL", problem)
+
+    for where, pod in plan.pod_specs():
+        request = pod_request_of(pod)
+        kinds = pod_kinds(values.node_kinds, pod)
+        if not kinds:
+            result.add("fit", "FAIL", f"{where}: no node kind of {config.name} matches its placement")
+            continue
+        misses = [f"{k.name} ({why_not(request, k)})" for k in kinds if not fits(request, k)]
+        if misses:
+            result.add("fit", "FAIL", f"{where} requests {request.describe()}, more than {'; '.join(misses)} can "
+                                      f"allocate; lower cpu/memory_gib/gpus_per_node")
+    if all(c.name != "fit" for c in result.checks):
+        result.add("fit", "ok", f"every pod fits every node kind it may land on ({len(plan.pod_specs())} pods)")
+
+    if plan.gpus > team.gpu_quota:
+        result.add("quota", "FAIL", f"the job needs {plan.gpus} GPUs at once but team {team.name!r} may hold at most "
+                                    f"{team.gpu_quota} (kubernetes.teams[].gpu_quota); use fewer nodes or GPUs")
+    elif cluster is not None:
+        try:
+            quota = cluster.gpu_quota(team.namespace)
+        except ClusterError as exc:
+            result.add("quota", "skip", f"cluster quota not read ({exc})")
+        else:
+            if quota and quota[0] + plan.gpus > quota[1]:
+                result.add("quota", "FAIL", f"the job needs {plan.gpus} GPUs but the team already uses {quota[0]} "
+                                            f"of {quota[1]}; wait for a job to finish or cancel one (`llmft list`)")
+            else:
+                result.add("quota", "ok", f"{plan.gpus} GPUs within the team's quota"
+                                          + (f" ({quota[0]}/{quota[1]} in use)" if quota else ""))
+    else:
+        result.add("quota", "ok", f"{plan.gpus} GPUs <= team quota {team.gpu_quota} (cluster usage not checked)")
+    if check_registry:
+        result.checks.append(check_image(image))
+    return result

@@ -1,0 +1,223 @@
+"""The job spec, preflight and `llmft` CLI (llmft/): every example renders, validates against the CRD and core
+schemas and passes preflight in dev and prod; bad specs fail with a message that names the field and the fix."""
+
+from __future__ import annotations
+
+import io
+import re
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+import yaml
+
+from config import ConfigError, load_config
+from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of
+from k8s_charts.validation import validate
+from k8s_charts.values import PlatformValues
+from llmft.build import QUEUE_LABEL, STEP_CONFIG_FILE, image_placeholder
+from llmft.cli import main
+from llmft.preflight import preflight
+from llmft.spec import load_spec, parse_spec
+
+from .conftest import ROOT
+
+EXAMPLES = sorted((ROOT / "examples" / "jobs").glob("*.yaml"))
+CONFIGS = {env: load_config(env) for env in ("dev", "prod")}
+VALUES = {env: PlatformValues.placeholders(cfg) for env, cfg in CONFIGS.items()}
+IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc"
+
+
+def run(spec, env: str = "dev", namespace: str | None = None):
+    return preflight(spec, config=CONFIGS[env], values=VALUES[env], image=IMAGE, context_namespace=namespace)
+
+
+def test_every_job_type_has_an_example() -> None:
+    types = {load_spec(p).type for p in EXAMPLES}
+    assert types == {"sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"}
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_renders_validates_and_passes_preflight(path: Path, env: str) -> None:
+    spec = load_spec(path)
+    assert 8 <= len(path.read_text().splitlines()) <= 30  # short specs
+    result = run(spec, env)
+    assert result.ok, result.report()
+    plan = result.plan
+    version = CONFIGS[env].compute.kubernetes_version
+    for doc in plan.manifests:
+        assert validate(doc, version) == [], doc["kind"]
+    kinds = VALUES[env].node_kinds
+    for where, pod in plan.pod_specs():
+        allowed = pod_kinds(kinds, pod)
+        assert allowed and all(fits(pod_request_of(pod), k) for k in allowed), where
+        for container in pod["containers"]:
+            assert container["image"] == (spec.image or IMAGE)
+            assert {"name": "step-config", "mountPath": "/etc/llmft", "readOnly": True} in container["volumeMounts"]
+    job = plan.manifests[-1]
+    assert job["metadata"]["namespace"] == plan.team.namespace
+    assert job["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "llmft"
+    step = yaml.safe_load(plan.manifests[0]["data"]["step.yaml"])
+    assert step["model"] == spec.model and step["dataset"] == spec.dataset
+    assert all(step[k] == v for k, v in spec.settings.items())
+
+
+def test_multi_node_jobs_are_pinned_to_one_node_kind() -> None:
+    """prod development p5: HyperPod (2 nodes) and the on-demand pool both run p5; a 2-node GRPO job must not be
+    split, so every GPU pod requires the one node-type that can hold both nodes."""
+    plan = run(load_spec(ROOT / "examples/jobs/grpo-gsm8k.yaml"), "prod").plan
+    assert {k.source for k in plan.kinds} == {"hyperpod", "karpenter"} and plan.pinned is not None
+    for where, pod in plan.pod_specs():
+        if pod.get("affinity"):
+            terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            node_types = [e["values"] for e in terms["nodeSelectorTerms"][0]["matchExpressions"]
+                          if e["key"] == "node-type"]
+            assert node_types == [[plan.pinned.node_type]], where
+            assert "preferredDuringSchedulingIgnoredDuringExecution" not in pod["affinity"]["nodeAffinity"]
+            assert {k.source for k in pod_kinds(VALUES["prod"].node_kinds, pod)} == {plan.pinned.source}
+
+
+def test_step_runs_the_training_package_entry_point() -> None:
+    plan = run(load_spec(ROOT / "examples/jobs/sft-medical.yaml")).plan
+    container = plan.pod_specs()[0][1]["containers"][0]
+    assert container["args"][:4] == ["-m", "llm_platform.sft", "--config", STEP_CONFIG_FILE]
+    download = run(load_spec(ROOT / "examples/jobs/download-model.yaml")).plan
+    assert download.pod_specs()[0][1]["containers"][0]["command"] == [
+        "python", "-m", "llm_platform.download_model", "--config", STEP_CONFIG_FILE]
+
+
+def test_team_defaults_to_the_kube_context_namespace() -> None:
+    spec = parse_spec({**yaml.safe_load((ROOT / "examples/jobs/evaluate.yaml").read_text()), "team": None})
+    assert run(spec, namespace="ml-research").ok
+    assert run(spec, namespace=None).failures()[0].message.startswith("no team")
+
+
+def test_queue_label_when_the_queueing_layer_exists() -> None:
+    plan = run(load_spec(ROOT / "examples/jobs/evaluate.yaml")).plan
+    try:
+        from k8s_charts.queues import local_queue_name  # type: ignore[import-not-found]
+    except ImportError:
+        assert QUEUE_LABEL not in plan.manifests[-1]["metadata"]["labels"]
+    else:
+        assert plan.manifests[-1]["metadata"]["labels"][QUEUE_LABEL] == local_queue_name("research")
+
+
+def test_submit_dry_run_needs_no_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")  # no kubectl at all
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["submit", str(ROOT / "examples/jobs/sft-medical.yaml"), "--dry-run", "--env", "dev"])
+    assert code == 0, err.getvalue()
+    docs = list(yaml.safe_load_all(out.getvalue()))
+    assert [d["kind"] for d in docs] == ["ConfigMap", "PyTorchJob"]
+    assert image_placeholder("sft") in out.getvalue()  # no cluster, no images module: a placeholder to fill
+    assert "preflight passed" in err.getvalue() and "nothing created" in err.getvalue()
+
+
+def test_submit_without_cluster_says_how_to_proceed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code = main(["submit", str(ROOT / "examples/jobs/sft-medical.yaml"), "--env", "dev"])
+    assert code == 2 and "--dry-run" in err.getvalue()
+
+
+# ---- bad specs -------------------------------------------------------------------------------------------------
+BASE = yaml.safe_load((ROOT / "examples/jobs/evaluate.yaml").read_text())
+GRPO = yaml.safe_load((ROOT / "examples/jobs/grpo-gsm8k.yaml").read_text())
+
+
+def refusal(data: dict, env: str = "dev") -> str:
+    """The messages a user sees for ``data``: spec errors, or every failed preflight check."""
+    try:
+        spec = parse_spec(data, source="job.yaml")
+    except ConfigError as exc:
+        return str(exc)
+    result = run(spec, env)
+    assert not result.ok, f"expected a refusal, got:\n{result.report()}"
+    return "\n".join(c.message for c in result.failures())
+
+
+BAD_SPECS = [
+    ("unknown tier", {**BASE, "tier": "gold"}, r"tier 'gold' is not a job tier; use one of production, development"),
+    ("unknown type", {**BASE, "type": "finetune"}, r"type 'finetune' is not a job type; use one of sft, evaluate"),
+    ("unknown key", {**BASE, "gpus": 8}, r"gpus: unknown key; remove it or fix its spelling"),
+    ("bad name", {**BASE, "name": "Medical_Eval"}, r"name 'Medical_Eval' is not a valid job name"),
+    ("YAML 1.1 number for a string", {**BASE, "gpu_type": 100}, r'gpu_type: .*but a string is expected; quote it'),
+    ("boolean for a number", {**BASE, "nodes": True}, r"nodes: .*boolean, but a number is expected"),
+    ("nodes and elastic", {**BASE, "type": "sft", "min_nodes": 1}, r"give either nodes .* or min_nodes/max_nodes"),
+    ("min above max", {**{k: v for k, v in BASE.items() if k != "nodes"}, "type": "sft", "min_nodes": 3,
+                       "max_nodes": 2}, r"min_nodes 3 is above max_nodes 2"),
+    ("custom without image", {**BASE, "type": "custom", "custom": {"command": ["python"]}},
+     r"type custom needs image"),
+    ("custom section on sft", {**BASE, "type": "sft", "custom": {"command": ["x"]}},
+     r"custom applies to type custom only"),
+    ("grpo settings on evaluate", {**BASE, "grpo": {"rollout_n": 4}}, r"grpo settings apply to type grpo only"),
+    ("GPUs for a CPU job", {"name": "dl", "tier": "development", "type": "download-model", "model": "Qwen/x",
+                            "team": "ml-research", "gpus_per_node": 1}, r"runs on CPU nodes; remove gpus_per_node"),
+    ("missing dataset", {k: v for k, v in BASE.items() if k != "dataset"}, r"type evaluate needs dataset"),
+    ("unknown team", {**BASE, "team": "vision"}, r"unknown team 'vision'; known teams .*ml-research"),
+    ("tier not allowed", {**BASE, "tier": "production"},
+     r"team 'ml-research' may not submit 'production' jobs; its allowed tiers .* are development, research"),
+    ("priority class of another tier", {**BASE, "priority_class": "critical"},
+     r"priority class 'critical' is not allowed in tier 'research'; use one of medium"),
+    ("over quota", {**GRPO, "team": "hyperpod-platform"},
+     r"needs 16 GPUs at once but team 'hyperpod-platform' may hold at most 8 .*use fewer nodes or GPUs"),
+    ("no node kind with that GPU", {**BASE, "gpu_type": "b200"},
+     r"no node kind of tier 'research' matches gpu_type b200.*the tier's GPU nodes in dev are: .*a10g"),
+    ("no node kind with that many GPUs", {**BASE, "instance_type": "ml.g5.8xlarge", "gpus_per_node": 4},
+     r"no node kind of tier 'research' matches instance_type ml.g5.8xlarge gpus_per_node 4"),
+    ("multi-node job no kind can hold", {**GRPO, "nodes": 4},
+     r"4 nodes of p5.48xlarge do not fit one node kind of tier 'development'.*never spans HyperPod and EC2"),
+    ("pod larger than the node", {**BASE, "cpu": 500},
+     r"a pod of 500 CPU .* does not fit hyperpod/gpu-workers \(ml.g5.8xlarge, allocatable .*\): CPU 500 >"),
+    ("path outside the team", {**BASE, "dataset": "/fsx/../other-team/datasets"},
+     r"dataset '/fsx/../other-team/datasets' is outside the team's directory; jobs see only their team's tree"),
+    ("path on another mount", {**BASE, "output": "/data/teams/hyperpod-platform/out"},
+     r"output '/data/teams/hyperpod-platform/out' is outside the team's directory"),
+    ("path in settings", {**BASE, "settings": {"base_model": "/mnt/shared/llama"}},
+     r"settings.base_model '/mnt/shared/llama' is outside the team's directory"),
+    ("hub id for a training job", {**BASE, "model": "Qwen/Qwen2.5-1.5B-Instruct"},
+     r"model 'Qwen/Qwen2.5-1.5B-Instruct' is not a path; evaluate jobs read from the team's FSx tree, so fetch it "
+     r"first with a download-model job"),
+    ("grpo batch not divisible by GPUs", {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100,
+                                                            "ppo_mini_batch_size": 50}},
+     r"train_batch_size 100 x rollout_n 5 .*divisible by the (job's )?16 GPUs"),
+    ("grpo tensor parallel vs GPUs", {**GRPO, "grpo": {**GRPO["grpo"], "tensor_parallel_size": 3}},
+     r"tensor_parallel_size 3 must divide gpus_per_node 8"),
+    ("grpo unknown setting", {**GRPO, "grpo": {**GRPO["grpo"], "rollout_engine": "vllm"}},
+     r"grpo: .*unexpected keyword argument 'rollout_engine'; known settings: .*rollout_n"),
+]
+
+
+@pytest.mark.parametrize(("case", "data", "pattern"), BAD_SPECS, ids=[c[0] for c in BAD_SPECS])
+def test_bad_spec_is_refused_with_the_fix(case: str, data: dict, pattern: str) -> None:
+    message = refusal(data)
+    assert re.search(pattern, message, re.S), f"{case}: {pattern!r} not in:\n{message}"
+
+
+def test_at_least_twenty_bad_specs() -> None:
+    assert len(BAD_SPECS) >= 20
+
+
+def test_duplicate_keys_and_yaml_surprises_in_spec_files(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text("name: a\nname: b\ntier: research\ntype: evaluate\n")
+    with pytest.raises(ConfigError, match=r"found duplicate key 'name'"):
+        load_spec(path)
+    path.write_text((ROOT / "examples/jobs/evaluate.yaml").read_text().replace("name: medical-eval", "name: 1:30"))
+    with pytest.raises(ConfigError, match=r"name: the YAML value 1:30 was read as the integer 90 .*quote it"):
+        load_spec(path)
+
+
+def test_cli_refusal_exit_code_and_message(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump({**BASE, "tier": "production"}))
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = main(["render", str(path), "--env", "dev"])
+    assert code == 1
+    assert "preflight refused medical-eval (env dev, team ml-research, tier production); nothing was created" in \
+        err.getvalue()
+    assert "[FAIL] tier: team 'ml-research' may not submit 'production' jobs" in err.getvalue()
