@@ -163,7 +163,7 @@ def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
     res, _ = addon(env_synth)
     groups = env_synth.resources(STACK, "AWS::Logs::LogGroup")
     cluster = env_synth.config.cluster_name
-    names = {lid: g["Properties"]["LogGroupName"] for lid, g in groups.items()}
+    names = {lid: g["Properties"].get("LogGroupName") for lid, g in groups.items()}
     expected = {f"/aws/containerinsights/{cluster}/{k}"
                 for k in ("application", "dataplane", "host", "performance", "prometheus")}
     assert expected <= set(names.values())
@@ -231,6 +231,28 @@ def test_eks_control_plane_log_group_precedes_the_cluster(env_synth: Synth) -> N
     assert group["RetentionInDays"] == env_synth.config.observability.log_retention_days
     assert from_stack(group["KmsKeyId"], f"{env_synth.config.stack_prefix}-Storage"), "the platform key"
     assert set(cluster["Properties"]["Logging"]["ClusterLogging"]["EnabledTypes"][0]) == {"Type"}
+
+
+def test_hyperpod_log_group_gets_retention_and_key_after_the_cluster_exists(env_synth: Synth) -> None:
+    """`/aws/sagemaker/Clusters/<name>/<id>`: created if missing (HyperPod may have created it first), then the
+    configured retention and the platform key are set on it."""
+    calls = {}
+    for res in env_synth.resources("compute", "Custom::AWS").values():
+        create = json.loads(untoken(res["Properties"]["Create"]))
+        calls[create["action"]] = (create, res)
+    assert set(calls) == {"createLogGroup", "putRetentionPolicy", "associateKmsKey"}
+    name = f"/aws/sagemaker/Clusters/{env_synth.stacks['compute'].hyperpod.cluster.cluster_name}/<token>"
+    for action, (call, _) in calls.items():
+        assert call["service"] == "CloudWatchLogs" and call["parameters"]["logGroupName"] == name, action
+    assert calls["createLogGroup"][0]["ignoreErrorCodesMatching"] == "ResourceAlreadyExistsException"
+    assert calls["putRetentionPolicy"][0]["parameters"]["retentionInDays"] == \
+        env_synth.config.observability.log_retention_days
+    assert calls["associateKmsKey"][0]["parameters"]["kmsKeyId"] == "<token>"
+    create_id = next(lid for lid, r in env_synth.resources("compute", "Custom::AWS").items()
+                     if r is calls["createLogGroup"][1])
+    for action in ("putRetentionPolicy", "associateKmsKey"):
+        assert create_id in calls[action][1]["DependsOn"], action
+        assert "Update" in calls[action][1]["Properties"], f"{action} must re-apply when the config changes"
 
 
 # ---- dashboard -----------------------------------------------------------------------------------------------
