@@ -412,3 +412,19 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     section = readme.split("### Alarms and runbooks", 1)[1].split("\n## ", 1)[0]
     for name in alarms(env_synth):
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
+
+
+# ---- cost -----------------------------------------------------------------------------------------------------
+
+def test_make_cost_prices_what_observability_costs(env_synth: Synth) -> None:
+    from .test_cost import report_for
+
+    report = report_for(env_synth.config.name)
+    items = {line.item for line in report.idle if line.stack.endswith("Observability")}
+    assert {"CloudWatch dashboard", "CloudWatch alarm", "Container Insights observations (estimate)",
+            "Prometheus custom metrics (estimate)", "Log ingestion (estimate)"} <= items
+    alarms_cost = sum(line.monthly_usd for line in report.idle if line.item == "CloudWatch alarm")
+    metrics = sum(max(1, sum("MetricStat" in m for m in a.get("Metrics", [])))
+                  for a in alarms(env_synth).values())
+    assert alarms_cost == pytest.approx(metrics * 0.10), "one alarm metric costs $0.10 (prices.yaml)"
+    assert 0 < report.observability_total < report.idle_total
