@@ -112,12 +112,17 @@ def test_addon_is_pinned_with_pod_identity(env_synth: Synth) -> None:
     props = res["Properties"]
     assert props["AddonName"] == "amazon-cloudwatch-observability"
     assert props["AddonVersion"] == env_synth.config.observability.addon_version
-    (assoc,) = props["PodIdentityAssociations"]
-    assert assoc["ServiceAccount"] == "cloudwatch-agent"
+    assoc_id, assoc = next(iter(env_synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()))
+    assoc = assoc["Properties"]
+    assert (assoc["Namespace"], assoc["ServiceAccount"]) == ("amazon-cloudwatch", "cloudwatch-agent")
+    assert assoc_id in res["DependsOn"], "the agent's identity exists before its pods"
     role_id = assoc["RoleArn"]["Fn::GetAtt"][0]
     role = env_synth.templates[STACK]["Resources"][role_id]["Properties"]
     (statement,) = role["AssumeRolePolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    tags = statement["Condition"]["StringEquals"]
+    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == \
+        ("amazon-cloudwatch", "cloudwatch-agent")
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert [untoken(a) for a in role["ManagedPolicyArns"]] == \
         ["arn:<token>:iam::aws:policy/CloudWatchAgentServerPolicy"]
