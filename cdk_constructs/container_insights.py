@@ -68,6 +68,7 @@ class ContainerInsights(Construct):
     """The CloudWatch Observability add-on on ``cluster``.
 
     Attributes: ``addon`` (``CfnAddon``), ``role`` (Pod Identity role of ``amazon-cloudwatch/cloudwatch-agent``),
+    ``pod_identity`` (its association),
     ``log_groups`` (kind -> ``logs.LogGroup``), ``configuration`` (the add-on configuration as a dict).
 
     :param cluster: the EKS cluster.
@@ -101,14 +102,18 @@ class ContainerInsights(Construct):
                                "agent's API calls.", managed_policy(AGENT_POLICY))
         self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
                                                  karpenter_namespace)
+        # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
+        # role's trust gets the session-tag conditions of cdk_constructs/trust_conditions.py like every Pod Identity
+        # role of the platform; it exists before the add-on's pods start.
+        self.pod_identity = eks_l1.CfnPodIdentityAssociation(
+            self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=NAMESPACE,
+            service_account=SERVICE_ACCOUNT, role_arn=self.role.role_arn)
         self.addon = eks_l1.CfnAddon(
             self, "Addon", cluster_name=cluster.cluster_name, addon_name=ADDON_NAME, addon_version=addon_version,
             resolve_conflicts="OVERWRITE", preserve_on_delete=False,
-            pod_identity_associations=[eks_l1.CfnAddon.PodIdentityAssociationProperty(
-                service_account=SERVICE_ACCOUNT, role_arn=self.role.role_arn)],
             configuration_values=json.dumps(self.configuration, sort_keys=True),
         )
-        self.addon.node.add_dependency(*self.log_groups.values(), *after)
+        self.addon.node.add_dependency(self.pod_identity, *self.log_groups.values(), *after)
 
     @staticmethod
     def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str) -> dict[str, Any]:

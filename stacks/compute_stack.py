@@ -14,6 +14,7 @@ from cdk_constructs.eks_cluster import PlatformEksCluster
 from cdk_constructs.fsx_static_volume import FsxStaticVolume
 from cdk_constructs.function_logs import govern_handler_logs
 from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
+from cdk_constructs.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.karpenter import Karpenter
 from cdk_constructs.kuberay_operator import KubeRayOperator
@@ -41,7 +42,8 @@ class ComputeStack(PlatformStack):
     - ``cluster`` (``aws_eks_v2.Cluster``), ``cluster_name`` (= ``config.cluster_name``, the Karpenter discovery tag
       value on the private subnets and the ``eks_nodes`` security group);
     - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
-    - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct);
+    - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct), ``hyperpod_logs`` (its log group
+      with retention and the platform key, when ``log_encryption_key`` is given);
     - ``kueue``: the Kueue controller (``kueue.release``);
     - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
       SecretProviderClass CRDs;
@@ -128,6 +130,11 @@ class ComputeStack(PlatformStack):
                            self.eks.addons["eks-pod-identity-agent"], self.eks.addons["aws-fsx-csi-driver"]],
         )
         self.hyperpod_execution_role: iam.IRole = self.hyperpod.execution_role
+        if log_encryption_key is not None:
+            self.hyperpod_logs = HyperPodLogGroup(
+                self, "HyperPodLogs", cluster_name=self.hyperpod.cluster.cluster_name,
+                cluster_arn=self.hyperpod.cluster.attr_cluster_arn,
+                retention_days=config.observability.log_retention_days, encryption_key=log_encryption_key)
 
         # --- Karpenter and KubeRay ------------------------------------------------------------------------
         self.karpenter = Karpenter(

@@ -112,12 +112,17 @@ def test_addon_is_pinned_with_pod_identity(env_synth: Synth) -> None:
     props = res["Properties"]
     assert props["AddonName"] == "amazon-cloudwatch-observability"
     assert props["AddonVersion"] == env_synth.config.observability.addon_version
-    (assoc,) = props["PodIdentityAssociations"]
-    assert assoc["ServiceAccount"] == "cloudwatch-agent"
+    assoc_id, assoc = next(iter(env_synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()))
+    assoc = assoc["Properties"]
+    assert (assoc["Namespace"], assoc["ServiceAccount"]) == ("amazon-cloudwatch", "cloudwatch-agent")
+    assert assoc_id in res["DependsOn"], "the agent's identity exists before its pods"
     role_id = assoc["RoleArn"]["Fn::GetAtt"][0]
     role = env_synth.templates[STACK]["Resources"][role_id]["Properties"]
     (statement,) = role["AssumeRolePolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    tags = statement["Condition"]["StringEquals"]
+    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == \
+        ("amazon-cloudwatch", "cloudwatch-agent")
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert [untoken(a) for a in role["ManagedPolicyArns"]] == \
         ["arn:<token>:iam::aws:policy/CloudWatchAgentServerPolicy"]
@@ -163,7 +168,7 @@ def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
     res, _ = addon(env_synth)
     groups = env_synth.resources(STACK, "AWS::Logs::LogGroup")
     cluster = env_synth.config.cluster_name
-    names = {lid: g["Properties"]["LogGroupName"] for lid, g in groups.items()}
+    names = {lid: g["Properties"].get("LogGroupName") for lid, g in groups.items()}
     expected = {f"/aws/containerinsights/{cluster}/{k}"
                 for k in ("application", "dataplane", "host", "performance", "prometheus")}
     assert expected <= set(names.values())
@@ -231,6 +236,28 @@ def test_eks_control_plane_log_group_precedes_the_cluster(env_synth: Synth) -> N
     assert group["RetentionInDays"] == env_synth.config.observability.log_retention_days
     assert from_stack(group["KmsKeyId"], f"{env_synth.config.stack_prefix}-Storage"), "the platform key"
     assert set(cluster["Properties"]["Logging"]["ClusterLogging"]["EnabledTypes"][0]) == {"Type"}
+
+
+def test_hyperpod_log_group_gets_retention_and_key_after_the_cluster_exists(env_synth: Synth) -> None:
+    """`/aws/sagemaker/Clusters/<name>/<id>`: created if missing (HyperPod may have created it first), then the
+    configured retention and the platform key are set on it."""
+    calls = {}
+    for res in env_synth.resources("compute", "Custom::AWS").values():
+        create = json.loads(untoken(res["Properties"]["Create"]))
+        calls[create["action"]] = (create, res)
+    assert set(calls) == {"createLogGroup", "putRetentionPolicy", "associateKmsKey"}
+    name = f"/aws/sagemaker/Clusters/{env_synth.stacks['compute'].hyperpod.cluster.cluster_name}/<token>"
+    for action, (call, _) in calls.items():
+        assert call["service"] == "CloudWatchLogs" and call["parameters"]["logGroupName"] == name, action
+    assert calls["createLogGroup"][0]["ignoreErrorCodesMatching"] == "ResourceAlreadyExistsException"
+    assert calls["putRetentionPolicy"][0]["parameters"]["retentionInDays"] == \
+        env_synth.config.observability.log_retention_days
+    assert calls["associateKmsKey"][0]["parameters"]["kmsKeyId"] == "<token>"
+    create_id = next(lid for lid, r in env_synth.resources("compute", "Custom::AWS").items()
+                     if r is calls["createLogGroup"][1])
+    for action in ("putRetentionPolicy", "associateKmsKey"):
+        assert create_id in calls[action][1]["DependsOn"], action
+        assert "Update" in calls[action][1]["Properties"], f"{action} must re-apply when the config changes"
 
 
 # ---- dashboard -----------------------------------------------------------------------------------------------
@@ -390,3 +417,19 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     section = readme.split("### Alarms and runbooks", 1)[1].split("\n## ", 1)[0]
     for name in alarms(env_synth):
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
+
+
+# ---- cost -----------------------------------------------------------------------------------------------------
+
+def test_make_cost_prices_what_observability_costs(env_synth: Synth) -> None:
+    from .test_cost import report_for
+
+    report = report_for(env_synth.config.name)
+    items = {line.item for line in report.idle if line.stack.endswith("Observability")}
+    assert {"CloudWatch dashboard", "CloudWatch alarm", "Container Insights observations (estimate)",
+            "Prometheus custom metrics (estimate)", "Log ingestion (estimate)"} <= items
+    alarms_cost = sum(line.monthly_usd for line in report.idle if line.item == "CloudWatch alarm")
+    metrics = sum(max(1, sum("MetricStat" in m for m in a.get("Metrics", [])))
+                  for a in alarms(env_synth).values())
+    assert alarms_cost == pytest.approx(metrics * 0.10), "one alarm metric costs $0.10 (prices.yaml)"
+    assert 0 < report.observability_total < report.idle_total
