@@ -43,7 +43,7 @@ CHECKOV_SKIPS = {
     "checkov.io/skip3": "CKV_K8S_43=The platform ECR repository has immutable tags: a tag names exactly one digest",
     "checkov.io/skip4": "CKV_K8S_15=Tags are immutable, so IfNotPresent never runs a stale image and spares "
                         "re-pulling multi-GB images on every restart",
-    "checkov.io/skip5": "CKV_K8S_35=MLflow clients (Hugging Face report_to=mlflow, VeRL's logger) read the team's "
+    "checkov.io/skip5": "CKV_K8S_35=MLflow clients (Hugging Face report_to mlflow, VeRL's logger) read the team's "
                         "MLflow user only from MLFLOW_TRACKING_USERNAME/PASSWORD; the Secret holds nothing else",
 }
 _JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")

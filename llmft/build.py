@@ -43,7 +43,7 @@ DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prep
 MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
           "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data"}
 CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (fit the smallest system node)
-_BUILD_TAG = "llmft"    # builders need a tag; the resolved image replaces every container image afterwards
+_BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolved one replaces it afterwards
 
 
 class BuildError(ValueError):
@@ -212,10 +212,10 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                 if spec.type == "custom":  # the builder's VeRL settings are replaced by the custom entrypoint
                     grpo.update(model_path=paths.models, train_files=paths.datasets, val_files=paths.datasets,
                                 tensor_parallel_size=1)
-                VerlGrpoRayJob(chart, "Job", image_tag=_BUILD_TAG, params=GrpoParameters(**grpo), **common)
+                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**grpo), **common)
             else:
                 module = MODULE.get(spec.type)
-                ElasticPyTorchJob(chart, "Job", image_tag=_BUILD_TAG,
+                ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
                                   entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
                                   min_nodes=low, max_nodes=high, gpus_per_node=spec.gpus_per_node, cpu=spec.cpu,
                                   memory_gib=spec.memory_gib, **common)

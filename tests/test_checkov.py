@@ -9,6 +9,7 @@ cdk_constructs/compliance.py) or a `checkov.io/skip*` annotation on the Kubernet
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,10 @@ def run_checkov(target: Path) -> dict[str, dict[str, list[str]]]:
         [str(CHECKOV), "-d", str(target), "--framework", "cloudformation", "kubernetes", "--skip-download",
          "--compact", "-o", "json"],
         capture_output=True, text=True, check=False, cwd=ROOT,
+        # checkov's default fork runner drains its workers through pipes and was seen to hang for good under load
+        # (parent blocked in pipe_write, workers zombies; checkov/common/parallelizer/parallel_runner.py, 3.3.30):
+        # threads give the same findings without the pipes.
+        env={**os.environ, "CHECKOV_PARALLELIZATION_TYPE": "thread"},
     )
     if not proc.stdout.strip():
         raise AssertionError(f"checkov produced no output (exit {proc.returncode}):\n{proc.stderr[-2000:]}")

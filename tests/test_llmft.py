@@ -111,7 +111,11 @@ def test_submit_dry_run_needs_no_cluster(monkeypatch: pytest.MonkeyPatch) -> Non
     assert code == 0, err.getvalue()
     docs = list(yaml.safe_load_all(out.getvalue()))
     assert [d["kind"] for d in docs] == ["ConfigMap", "PyTorchJob"]
-    assert image_placeholder("sft") in out.getvalue()  # no cluster, no images module: a placeholder to fill
+    # No cluster needed: the platform image's URI is known at synth (k8s_charts/images.py, content-hash tag).
+    from config import load_config as _load
+    from k8s_charts.images import image_uri
+    assert image_uri(_load("dev"), "sft") in out.getvalue()
+    assert image_placeholder("sft") not in out.getvalue()
     assert "preflight passed" in err.getvalue() and "nothing created" in err.getvalue()
 
 
