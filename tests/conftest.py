@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,20 @@ def raw_config(env: str) -> dict[str, Any]:
 def config_with(env: str, overrides: dict[str, Any] | None = None) -> EnvironmentConfig:
     """The shipped config of ``env`` with ``overrides`` deep-merged into its YAML, validated."""
     return parse_config(env, deep_merge(raw_config(env), overrides or {}), source=f"config/{env}.yaml+overrides")
+
+
+def config_fails(overrides: dict[str, Any], *patterns: str, env: str = "dev") -> str:
+    """Asserts that ``overrides`` make the config invalid with a message matching every regex in ``patterns`` and
+    no traceback; returns the message."""
+    from config import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        config_with(env, overrides)
+    message = str(info.value)
+    for pattern in patterns:
+        assert re.search(pattern, message), f"{pattern!r} not in:\n{message}"
+    assert "Traceback" not in message
+    return message
 
 
 @dataclass

@@ -8,7 +8,7 @@ import pytest
 
 from config import ConfigError, load_config
 
-from .conftest import config_with
+from .conftest import config_fails as _fails, config_with
 
 
 def test_shipped_configs_load() -> None:
@@ -35,13 +35,6 @@ def test_unknown_environment_lists_known_ones() -> None:
         load_config("staging")
 
 
-def _fails(overrides: dict, *patterns: str, env: str = "dev") -> str:
-    with pytest.raises(ConfigError) as info:
-        config_with(env, overrides)
-    message = str(info.value)
-    for pattern in patterns:
-        assert re.search(pattern, message), f"{pattern!r} not in:\n{message}"
-    return message
 
 
 @pytest.mark.parametrize("cidr", ["10.0.0.0/33", "10.0.0.1/16", "banana"])

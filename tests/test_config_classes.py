@@ -16,17 +16,9 @@ from config.compute import hyperpod_instance_count_range
 from config.kubernetes import MAX_GPUS
 from config.strict_yaml import MAX_EXPANDED_NODES, load_yaml
 
-from .conftest import CONFIG_DIR, config_with, raw_config
+from .conftest import CONFIG_DIR, config_fails as _fails, config_with, raw_config
 
 
-def _fails(overrides: dict, *patterns: str, env: str = "dev") -> str:
-    with pytest.raises(ConfigError) as info:
-        config_with(env, overrides)
-    message = str(info.value)
-    for pattern in patterns:
-        assert re.search(pattern, message), f"{pattern!r} not in:\n{message}"
-    assert "Traceback" not in message
-    return message
 
 
 def _load_text(tmp_path: Path, text: str, name: str = "dev") -> str:

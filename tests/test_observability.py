@@ -13,7 +13,7 @@ from cdk_constructs.documented_metrics import DOCUMENTED_METRICS
 from config import ConfigError
 from config._base import LOG_RETENTION_DAYS
 
-from .conftest import ROOT, Synth, config_with
+from .conftest import ROOT, Synth, config_fails, config_with
 
 STACK = "observability"
 
@@ -41,10 +41,7 @@ def one(synth: Synth, type_: str, stack: str = STACK) -> dict[str, Any]:
 # ---- config errors -----------------------------------------------------------------------------------------
 
 def _fails(overrides: dict[str, Any], *patterns: str) -> None:
-    with pytest.raises(ConfigError) as info:
-        config_with("dev", {"observability": overrides})
-    for pattern in patterns:
-        assert re.search(pattern, str(info.value)), f"{pattern!r} not in:\n{info.value}"
+    config_fails({"observability": overrides}, *patterns)
 
 
 @pytest.mark.parametrize("address", ["oncall", "oncall@", "on call@example.com", "oncall@example"])
