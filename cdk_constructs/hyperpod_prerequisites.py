@@ -72,7 +72,7 @@ class HyperPodPrerequisites(Construct):
 
     - ``dependencies``: our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
       (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and hyperpod-patching RBAC, the Kubeflow
-      training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.5.0 (MPIJob CRD). These are published only inside a git repository, so the chart
+      training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.8.2 (MPIJob CRD). These are published only inside a git repository, so the chart
       is ours (see its README);
     - ``nvidia_device_plugin``: NVIDIA's chart from its Helm repository;
     - ``efa_device_plugin``: the EFA device plugin chart from the EKS charts repository.

@@ -30,6 +30,8 @@ EMBEDDED_POD_TEMPLATES: dict[str, tuple[tuple[str | int, ...], ...]] = {
     "RayJob": (("spec", "rayClusterSpec", "headGroupSpec", "template"),
                ("spec", "rayClusterSpec", "workerGroupSpecs", "*", "template"),
                ("spec", "submitterPodTemplate")),
+    "MPIJob": (("spec", "mpiReplicaSpecs", "Launcher", "template"),
+               ("spec", "mpiReplicaSpecs", "Worker", "template")),
 }
 
 
@@ -45,17 +47,24 @@ def _strict(schema: Any) -> Any:
     return schema
 
 
-@lru_cache(maxsize=1)
-def crd_validators() -> dict[tuple[str, str], jsonschema.protocols.Validator]:
-    """(apiVersion, kind) -> validator, for every served version of every CRD in :data:`CRD_DIR`."""
+def validators_from(path: Path) -> dict[tuple[str, str], jsonschema.protocols.Validator]:
+    """(apiVersion, kind) -> strict validator, for every served version of the CRD(s) in the YAML file ``path``."""
     validators = {}
-    for path in sorted(CRD_DIR.glob("*.yaml")):
-        crd = yaml.safe_load(path.read_text())
+    for crd in (d for d in yaml.safe_load_all(path.read_text()) if d):
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
             if version.get("served"):
                 schema = _strict(copy.deepcopy(version["schema"]["openAPIV3Schema"]))
                 validators[(f"{group}/{version['name']}", kind)] = jsonschema.Draft4Validator(schema)
+    return validators
+
+
+@lru_cache(maxsize=1)
+def crd_validators() -> dict[tuple[str, str], jsonschema.protocols.Validator]:
+    """(apiVersion, kind) -> validator, for every served version of every CRD in :data:`CRD_DIR`."""
+    validators = {}
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        validators.update(validators_from(path))
     return validators
 
 

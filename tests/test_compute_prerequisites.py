@@ -23,6 +23,9 @@ from .conftest import ROOT, Synth
 from .helm_binary import helm_binary
 
 SHARED_CRDS = ROOT.parent / "shared" / "crds" / "hyperpod-helm-chart"
+# kubeflow/mpi-operator v0.8.0 manifests/base/kubeflow.org_mpijobs.yaml (see ../shared/crds/SOURCES.md); the file is
+# unchanged on the release-0.8 branch through v0.8.2, the operator version the chart runs.
+SHARED_MPIJOB_CRD = ROOT.parent / "shared" / "crds" / "kubeflow.org_mpijobs.yaml"
 
 
 REFERENCE_CHART = ROOT.parent / "shared" / "reference" / "hyperpod-helm-chart" / "Chart.yaml"
@@ -49,6 +52,27 @@ HYPERPOD_NEEDS = {
     ("kubeflow.org", "pytorchjobs/status", "patch"), ("kubeflow.org", "pytorchjobs/status", "update"),
     ("coordination.k8s.io", "leases", "create"), ("coordination.k8s.io", "leases", "update"),
     ("", "pods/eviction", "create"),
+}
+# Kueue v0.19.2 "Run an MPIJob" (site/content/en/docs/tasks/run/kubeflow/mpijobs.md): "The minimum required MPI
+# Operator version is v0.8.0".
+KUEUE_MPI_OPERATOR_MINIMUM = (0, 8, 0)
+# What Kueue v0.19.2's MPIJob integration reads and writes on an MPIJob (pkg/controller/jobs/mpijob/
+# mpijob_controller.go: IsSuspended/Suspend/RunWithPodSetsInfo use spec.runPolicy.suspend, PriorityClass reads
+# spec.runPolicy.schedulingPolicy.priorityClass, the JobWithManagedBy methods spec.runPolicy.managedBy). A CRD without
+# one of them prunes what Kueue writes.
+KUEUE_MPIJOB_RUN_POLICY_FIELDS = ("suspend", "managedBy", "schedulingPolicy")
+# The API calls of the v0.8.x MPIJob controller (kubeflow/mpi-operator release-0.8 pkg/controller/
+# mpi_job_controller.go: informers list+watch configmaps, secrets, services, pods, jobs, mpijobs, priorityclasses;
+# it creates/updates configmaps, secrets, services and launcher Jobs, creates/deletes worker pods, clears a resumed
+# launcher's status.startTime with UpdateStatus, updates MPIJob status, records events; leader election on leases).
+MPI_OPERATOR_NEEDS = {
+    *{("", r, v) for r in ("configmaps", "secrets", "services") for v in ("list", "watch", "create", "update")},
+    *{("", "pods", v) for v in ("list", "watch", "create", "delete")},
+    *{("batch", "jobs", v) for v in ("list", "watch", "create", "update")}, ("batch", "jobs/status", "update"),
+    *{("kubeflow.org", "mpijobs", v) for v in ("get", "list", "watch", "update")},
+    ("kubeflow.org", "mpijobs/status", "update"), ("", "events", "create"), ("", "events", "patch"),
+    *{("coordination.k8s.io", "leases", v) for v in ("get", "create", "update")},
+    ("scheduling.k8s.io", "priorityclasses", "list"), ("scheduling.k8s.io", "priorityclasses", "watch"),
 }
 
 
@@ -212,10 +236,36 @@ def test_crds_are_the_hyperpod_vendored_ones() -> None:
 
 @pytest.mark.skipif(not SHARED_CRDS.exists(), reason="shared/crds is not beside the repository")
 def test_crds_match_the_shared_copies_byte_for_byte() -> None:
-    pairs = {"kubeflow.org_pytorchjobs.yaml": "pytorchjobs.kubeflow.org-CustomResourceDefinition.yaml",
-             "kubeflow.org_mpijobs.yaml": "mpijob-crd.yaml"}
+    pairs = {"kubeflow.org_pytorchjobs.yaml": SHARED_CRDS / "pytorchjobs.kubeflow.org-CustomResourceDefinition.yaml",
+             "kubeflow.org_mpijobs.yaml": SHARED_MPIJOB_CRD}
     for ours, shared in pairs.items():
-        assert (CHART_DIR / "crds" / ours).read_bytes() == (SHARED_CRDS / shared).read_bytes(), ours
+        assert (CHART_DIR / "crds" / ours).read_bytes() == shared.read_bytes(), ours
+
+
+def test_mpi_operator_is_a_version_kueue_supports(rendered: list[dict[str, Any]]) -> None:
+    """Kueue gang-admits MPIJobs only with MPI Operator >= v0.8.0; AWS's HyperPod chart ships v0.5.0."""
+    deployment = next(o for o in rendered if o["kind"] == "Deployment" and o["metadata"]["name"] == "mpi-operator")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    match = re.fullmatch(r"mpioperator/mpi-operator:v?(\d+)\.(\d+)\.(\d+)", container["image"])
+    assert match, f"{container['image']}: pin an exact mpioperator/mpi-operator release"
+    assert tuple(map(int, match.groups())) >= KUEUE_MPI_OPERATOR_MINIMUM, container["image"]
+
+
+def test_mpijob_crd_has_every_field_kueue_sets() -> None:
+    (crd,) = [d for d in yaml.safe_load_all((CHART_DIR / "crds" / "kubeflow.org_mpijobs.yaml").read_text()) if d]
+    for version in crd["spec"]["versions"]:
+        run_policy = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["runPolicy"]
+        missing = [f for f in KUEUE_MPIJOB_RUN_POLICY_FIELDS if f not in run_policy["properties"]]
+        assert not missing, f"MPIJob {version['name']} runPolicy lacks {missing}: Kueue's writes would be pruned"
+
+
+def test_mpi_operator_can_do_what_its_controller_calls(rendered: list[dict[str, Any]]) -> None:
+    roles = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "ClusterRole"}
+    bound = [roles[b["roleRef"]["name"]] for b in rendered if b["kind"] == "ClusterRoleBinding"
+             and any(s["kind"] == "ServiceAccount" and s["name"] == "mpi-operator" for s in b["subjects"])]
+    rules = [r for role in bound for r in role["rules"]]
+    missing = sorted(need for need in MPI_OPERATOR_NEEDS if not allowed(rules, *need))
+    assert not missing, f"the MPI operator's service account cannot: {missing}"
 
 
 def test_health_monitoring_agent_image_per_region() -> None:

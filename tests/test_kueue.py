@@ -20,7 +20,7 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 from config.queueing import TIER_CAPACITY_ORDER, capacities, tier_capacities
 from k8s_charts.__main__ import write_dist
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
-from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate
+from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
 from .conftest import Synth, config_with, raw_config
 
@@ -385,6 +385,44 @@ def test_queue_name_policy_evaluated(dist) -> None:
     owned = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc", "ownerReferences": [
         {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}]}}
     assert _denied(policy, owned) is None  # created by an admitted RayJob
+
+
+def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:
+    """MPIJobs are the third gang-admitted kind (MPI Operator v0.8.2 from charts/hyperpod-prerequisites). An MPIJob a
+    team writes from a builder's GPU pod template (CPU-only launcher, GPU workers) is valid against the MPIJob CRD
+    the chart installs, passes the queue policy only with a queue name, and its only GPU pod set (the workers) fits
+    exactly the flavors of the builder's job, so all its GPU pods land on one capacity."""
+    from cdk_constructs.hyperpod_prerequisites import CHART_DIR
+
+    validator = validators_from(CHART_DIR / "crds" / "kubeflow.org_mpijobs.yaml")[("kubeflow.org/v2beta1", "MPIJob")]
+    policy = kind(dist["dev"], "ValidatingAdmissionPolicy")["require-kueue-queue-name"]
+    flavors = kind(dist["dev"], "ResourceFlavor")
+    job = next(iter(kind(dist["dev"], "PyTorchJob").values()))
+    worker = json.loads(json.dumps(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]))
+    launcher = json.loads(json.dumps(worker))
+    for container in launcher["spec"]["containers"]:
+        container["resources"] = {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "2Gi"}}
+    launcher["spec"].pop("affinity", None)
+    launcher["spec"].pop("nodeSelector", None)
+    mpijob = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
+              "metadata": {"name": "nccl-allreduce", "namespace": job["metadata"]["namespace"],
+                           "labels": dict(job["metadata"]["labels"])},
+              "spec": {"slotsPerWorker": gpus(worker["spec"]), "runPolicy": {"cleanPodPolicy": "Running"},
+                       "mpiReplicaSpecs": {"Launcher": {"replicas": 1, "template": launcher},
+                                           "Worker": {"replicas": 2, "template": worker}}}}
+    assert not sorted(e.message for e in validator.iter_errors(mpijob))
+    assert _denied(policy, mpijob) == []
+    unlabelled = json.loads(json.dumps(mpijob))
+    del unlabelled["metadata"]["labels"][QUEUE_NAME_LABEL]
+    assert _denied(policy, unlabelled)
+    # one GPU pod set (the launcher requests no GPU, so it gets no flavor under IgnoreUndeclared)
+    gpu_sets = [t["spec"] for _, t in embedded_pod_templates(mpijob) if gpus(t["spec"])]
+    assert len(gpu_sets) == 1 and gpu_sets[0] is worker["spec"]
+    lq = kind(dist["dev"], "LocalQueue")[f"{job['metadata']['namespace']}/{job['metadata']['labels'][QUEUE_NAME_LABEL]}"]
+    cq = kind(dist["dev"], "ClusterQueue")[lq["spec"]["clusterQueue"]]
+    assert [f for f in gpu_flavors(cq) if flavor_fits(worker["spec"], flavors[f])]
+    others = set(flavors) - set(gpu_flavors(cq)) - {TEAM_CAP_FLAVOR}
+    assert not [f for f in others if flavor_fits(worker["spec"], flavors[f])]
 
 
 def test_kueue_crd_cel_rules_hold(dist) -> None:
