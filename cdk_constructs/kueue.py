@@ -25,8 +25,23 @@ KUEUE_NAMESPACE = "kueue-system"
 
 INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster")
 """Job kinds Kueue manages (gang admission of all their pods). batch/job and plain pods are not integrated: platform
-Jobs in team namespaces (e.g. Studio partition setup) must not wait in a queue; the namespace ResourceQuota still
-caps their GPUs."""
+Jobs in team namespaces (e.g. Studio partition setup, RayJob submitters) must not wait in a queue; the namespace
+ResourceQuota still caps their GPUs. They still pass through Kueue's webhooks: a disabled integration is served by a
+no-op webhook (v0.19.2 pkg/controller/jobframework/setup.go) registered with failurePolicy Fail for the managed
+namespaces (charts/kueue/templates/webhook/manifests.yaml, `mjob.kb.io`), so creating any Job in a team namespace
+needs a running Kueue replica: hence two replicas spread over nodes in prod (:data:`SPREAD_BY_NODE`).
+
+The PyTorchJob integration (Kubeflow Trainer v1) is deprecated in Kueue v0.19 and due for removal "tentatively
+v0.20" (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md): bumping :data:`KUEUE_VERSION` past 0.19
+needs the job builders moved to TrainJob or JobSet first (tests/test_kueue.py refuses the bump otherwise)."""
+POD_SELECTOR = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
+"""Labels of the controller pods (v0.19.2 charts/kueue/templates/_helpers.tpl `kueue.selectorLabels`; the chart
+name is `kueue`, no nameOverride here)."""
+SPREAD_BY_NODE = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                   "labelSelector": {"matchLabels": POD_SELECTOR}}]
+"""One replica per node while there are nodes for them: the chart sets no anti-affinity and its PodDisruptionBudget
+does not spread, so both replicas could share the node being replaced (v0.19.2 charts/kueue/templates/manager/
+manager.yaml takes only nodeSelector, tolerations and topologySpreadConstraints from values)."""
 
 
 def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
@@ -90,6 +105,7 @@ class Kueue(Construct):
                 "nodeSelector": dict(node_selector or {}),
                 "manager": {"image": dict(KUEUE_IMAGE)},
                 "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
+                **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
             },
             "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(self.configuration, sort_keys=False)},
         }

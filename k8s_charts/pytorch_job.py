@@ -20,6 +20,7 @@ C10D_PORT = 29400
 # the `kubeflow` namespace or namespaces whose name starts with `hyperpod`.
 AUTO_RESUME = "sagemaker.amazonaws.com/enable-job-auto-resume"
 AUTO_RESUME_RETRIES = "sagemaker.amazonaws.com/job-max-retry-count"
+CLEAN_POD_POLICY = "Running"
 
 
 class ElasticPyTorchJob(Construct):
@@ -90,7 +91,12 @@ class ElasticPyTorchJob(Construct):
                 elastic_policy=kf.PyTorchJobSpecElasticPolicy(
                     rdzv_backend="c10d", rdzv_port=C10D_PORT, min_replicas=min_nodes, max_replicas=max_nodes,
                     max_restarts=max_restarts),
-                run_policy=kf.PyTorchJobSpecRunPolicy(clean_pod_policy="None", backoff_limit=backoff_limit,
+                # Running: once the job is finished its still-running pods are deleted (completed pods and their logs
+                # stay until the TTL). The operator marks an elastic job Succeeded when any one worker completes
+                # (training-operator v1-855e096 pytorchjob_controller.go) and Kueue then gives its GPUs to the next
+                # job, so a straggler must not keep them; the training steps hold every rank until rank 0's final
+                # write (training/llm_platform/rank_zero.py), so no work is cut short.
+                run_policy=kf.PyTorchJobSpecRunPolicy(clean_pod_policy=CLEAN_POD_POLICY, backoff_limit=backoff_limit,
                                                       ttl_seconds_after_finished=7 * 24 * 3600),
                 pytorch_replica_specs={"Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(
                     replicas=max_nodes, restart_policy="OnFailure")},

@@ -54,12 +54,19 @@ class VerlGrpoRayJob(Construct):
     the restricted security context and `karpenter.sh/do-not-disrupt`. The RayJob names the tier's LocalQueue;
     Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is owned by
     the RayJob and needs no queue of its own).
+
+    ``ttl_seconds_after_finished`` (default 0) is how long the Ray cluster outlives the job. Kueue releases the
+    job's quota as soon as KubeRay marks it Complete or Failed (Kueue v0.19.2 rayjob_controller.go `Finished`), while
+    KubeRay deletes the cluster only at end time + TTL (KubeRay v1.7.0 rayjob_controller.go
+    `handleShutdownAfterJobFinishes`): any TTL is time in which the GPU workers hold capacity Kueue has already given
+    to the next job. The submitter Job, with the driver's logs, is kept either way; metrics and checkpoints are on
+    MLflow and FSx.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
                  values: PlatformValues, instance_type: str, image: str, params: GrpoParameters,
                  efa: bool | None = None, priority_class: str | None = None, env: Mapping[str, str] | None = None,
-                 ttl_seconds_after_finished: int = 3600, active_deadline_seconds: int | None = None,
+                 ttl_seconds_after_finished: int = 0, active_deadline_seconds: int | None = None,
                  zone: str | None = None, ray_version: str | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)

@@ -333,6 +333,8 @@ def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
     assert container["command"] == ["torchrun"] and container["name"] == "pytorch"
     assert container["args"][:3] == ["-m", "llm_platform.sft", "--config"]
     assert container["image"] == image_uri(load_config(env), "sft")
+    # finished = quota released by Kueue: no pod may keep running (and holding GPUs) after that
+    assert job["spec"]["runPolicy"]["cleanPodPolicy"] in ("Running", "All")
 
 
 def test_job_pods_are_secure_and_complete(dist) -> None:
@@ -387,8 +389,10 @@ def test_efa_requests_and_environment() -> None:
 def test_ray_job(dist) -> None:
     job = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]
     spec = job["spec"]
+    # the Ray cluster goes with the job: Kueue releases the quota the moment the RayJob finishes, so GPU workers
+    # kept for a TTL would hold capacity already given to the next job
     assert (spec["submissionMode"], spec["shutdownAfterJobFinishes"], spec["ttlSecondsAfterFinished"]) == (
-        "K8sJobMode", True, 3600)
+        "K8sJobMode", True, 0)
     # llmp-grpo composes these with VeRL's defaults and runs VeRL's checks before Ray starts
     # (training/tests/test_grpo_config.py validates the same overrides against the pinned VeRL).
     assert spec["entrypoint"].startswith("python3 -m llm_platform.grpo algorithm.adv_estimator=grpo ")

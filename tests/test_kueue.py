@@ -549,6 +549,16 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     assert manager["replicas"] == kueue.replicas
     assert manager["podDisruptionBudget"]["enabled"] is (kueue.replicas > 1)
     assert manager["nodeSelector"] == dict(env_synth.stacks[STACK].system_node_selector)  # the system nodes
+    # more than one replica: one per node (the chart's pods carry app.kubernetes.io/name=kueue and
+    # control-plane=controller-manager, v0.19.2 charts/kueue/templates/_helpers.tpl kueue.selectorLabels)
+    spread = manager.get("topologySpreadConstraints", [])
+    assert bool(spread) is (kueue.replicas > 1)
+    for constraint in spread:
+        assert constraint["topologyKey"] == "kubernetes.io/hostname" and constraint["maxSkew"] == 1
+        assert constraint["whenUnsatisfiable"] == "DoNotSchedule"
+        assert constraint["labelSelector"]["matchLabels"].items() <= {
+            "app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": release["Release"],
+            "control-plane": "controller-manager"}.items()
     conf = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and conf["kind"] == "Configuration"
     assert conf["manageJobsWithoutQueueName"] is True
@@ -561,6 +571,19 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     assert ("backoffLimitCount" in ready["requeuingStrategy"]) is (kueue.requeue_limit is not None)
     assert conf["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared", "transformations": [
         {"input": GPU, "strategy": "Retain", "outputs": {TEAM_GPUS: "1"}}]}
+
+
+def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
+    """Kueue v0.19 deprecates the Kubeflow Trainer v1 (PyTorchJob) integration, removal "tentatively v0.20"
+    (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md). The builders and llmft submit PyTorchJobs, so a
+    version without it would leave every PyTorchJob suspended in team namespaces (manageJobsWithoutQueueName)."""
+    from cdk_constructs.kueue import INTEGRATIONS, KUEUE_VERSION
+
+    major, minor = (int(x) for x in KUEUE_VERSION.split(".")[:2])
+    if "kubeflow.org/pytorchjob" in INTEGRATIONS:
+        assert (major, minor) <= (0, 19), (
+            f"Kueue {KUEUE_VERSION} may have dropped the PyTorchJob integration: move the job builders to TrainJob or "
+            f"JobSet first (see cdk_constructs/kueue.py INTEGRATIONS)")
 
 
 def test_queueing_chart_waits_for_kueue_and_the_namespaces(env_synth: Synth) -> None:

@@ -35,6 +35,7 @@ from typing import Any, Optional
 
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home
+from llm_platform.rank_zero import run_on_rank_zero
 
 IGNORE_INDEX = -100
 
@@ -273,16 +274,20 @@ def train(config: str | Path | dict[str, Any], *, callbacks=()) -> dict[str, Any
     trainer.save_model(str(adapter_dir))
     out: dict[str, Any] = {"resumed_from": resume, "global_step": trainer.state.global_step,
                            "train_loss": result.training_loss, "adapter_dir": adapter_dir, "merged_dir": None}
-    if trainer.is_world_process_zero():
+    del trainer  # frees the sharded model before rank 0 loads the base model unquantised to merge
+
+    def finish() -> None:
         from llm_platform import mlflow_utils
 
         if script.merge_weights:
-            del trainer
             merged_dir = Path(script.merged_output_dir or Path(args.output_dir) / "merged")
             out["merged_dir"] = merge(script, adapter_dir, merged_dir, args.bf16)
             if script.registered_model_name:
                 mlflow_utils.register_model_dir(merged_dir, name=script.registered_model_name)
         mlflow_utils.end_run()
+
+    # every rank leaves only after rank 0 has merged and registered (llm_platform/rank_zero.py says why)
+    run_on_rank_zero(finish)
     return out
 
 

@@ -1,0 +1,40 @@
+"""Work done by global rank 0 alone at the end of a distributed run, with every other rank waiting for it.
+
+Why the others wait: the Kubeflow training operator marks an *elastic* PyTorchJob Succeeded as soon as any one
+worker pod has completed (training-operator v1.7.0 / image v1-855e096, pkg/controller.v1/pytorch/
+pytorchjob_controller.go: ``expected == 0 || (ElasticPolicy != nil && succeeded > 0)``). Kueue then finishes the
+workload and hands its GPUs to the next job, and the job's ``cleanPodPolicy: Running`` deletes the pods still running
+(pkg/controller.v1/common/job.go DeletePodsAndServices). If ranks > 0 exited while rank 0 still merged and registered
+the model, rank 0 would be killed mid-write. With this barrier every pod of the job completes within moments of the
+others, after the last write.
+
+The wait runs on a separate gloo group with its own long timeout: a merge of a large model can outlast the NCCL
+group's default collective timeout (10 minutes), and a gloo barrier needs no GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TypeVar
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = timedelta(hours=4)
+
+
+def run_on_rank_zero(work: Callable[[], T], *, timeout: timedelta = DEFAULT_TIMEOUT) -> T | None:
+    """Run ``work`` on global rank 0 and return its result there (None on the other ranks), once every rank has
+    reached this point and rank 0 has finished. Without an initialised process group (one process), just runs it.
+
+    If ``work`` raises on rank 0, the other ranks are released first and the exception propagates on rank 0.
+    """
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return work()
+    group = dist.new_group(backend="gloo", timeout=timeout)  # collective: every rank creates it, in this order
+    try:
+        return work() if dist.get_rank() == 0 else None
+    finally:
+        dist.barrier(group=group)
