@@ -90,10 +90,23 @@ def test_copy_sources_are_inputs_of_the_content_hash(name: str) -> None:
     assert sources and all(any(src == i or src.startswith(i + "/") for i in inputs) for src in sources), sources
 
 
+# Registries the CodeBuild projects (no registry login, shared AWS source addresses) can pull bases from without an
+# anonymous pull limit: not Docker Hub (100 pulls / 6 h per IP for anonymous users), which is where a base without a
+# registry host, or with docker.io, comes from.
+DOCKER_HUB = {"docker.io", "registry-1.docker.io", "index.docker.io"}
+
+
 def test_base_images_are_pinned_and_shared() -> None:
     bases = {name: [args.split()[0] for instr, args in instructions(name) if instr == "FROM"] for name in IMAGE_NAMES}
-    external = {b for found in bases.values() for b in found if "/" in b}
-    assert external == {"nvidia/cuda:13.0.2-devel-ubuntu24.04", "nvidia/cuda:13.0.2-runtime-ubuntu24.04"}
+    stages = {args.split()[-1] for name in IMAGE_NAMES for instr, args in instructions(name)
+              if instr == "FROM" and " AS " in args.upper()}
+    external = {b for found in bases.values() for b in found if b not in stages}
+    assert external, bases
+    for base in external:
+        host = base.split("/")[0]
+        assert "." in host and host not in DOCKER_HUB, f"{base}: Docker Hub; pull it from a registry with a host"
+        assert re.fullmatch(r"[^:@]+:\d+\.\d+\.\d+-[a-z]+-ubuntu\d+\.\d+", base), f"{base}: pin an exact tag"
+    assert len({b.split(":")[1].split("-")[0] for b in external}) == 1, external  # one CUDA version for both
 
 
 # ---- locks ---------------------------------------------------------------------------------------------------
@@ -207,7 +220,7 @@ def test_matrix_states_what_the_images_install() -> None:
         "flash-attn"][0]
     assert rows["Python"] == lock.PYTHON_VERSION
     for name in IMAGE_NAMES:
-        assert f"nvidia/cuda:{rows['CUDA']}-" in dockerfile(name)
+        assert f"nvcr.io/nvidia/cuda:{rows['CUDA']}-" in dockerfile(name)
         assert f"ARG EFA_INSTALLER_VERSION={rows['EFA installer']}" in dockerfile(name)
         assert f"python{rows['Python']}" in dockerfile(name)
     assert rows["nccl-tests"].startswith("v2.19.6")
