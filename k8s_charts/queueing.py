@@ -158,7 +158,8 @@ class QueueingChart(cdk8s.Chart):
     def _require_queue_name(self) -> tuple[cdk8s.ApiObject, cdk8s.ApiObject]:
         """ValidatingAdmissionPolicy refusing PyTorchJobs, MPIJobs, RayJobs and RayClusters without a queue name in
         namespaces labelled :data:`MANAGED_NAMESPACE_LABEL` (the pattern of Kueue's "Setup a Job Admission Policy"
-        task). A RayCluster created by a RayJob is owned by it and admitted with it, so it is exempt."""
+        task). A RayCluster created by a RayJob is controlled by it and admitted with it, so it is exempt; nothing
+        else is."""
         rules = [{"apiGroups": ["kubeflow.org"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
                   "resources": ["pytorchjobs"]},
                  {"apiGroups": ["kubeflow.org"], "apiVersions": ["v2beta1"], "operations": ["CREATE", "UPDATE"],
@@ -174,9 +175,12 @@ class QueueingChart(cdk8s.Chart):
             "failurePolicy": "Fail",
             "matchConstraints": {"resourceRules": rules},
             "matchConditions": [{
+                # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and reading
+                # an absent field is a CEL error, which failurePolicy Fail turns into a refusal
                 "name": "exclude-owned-by-a-job",
                 "expression": "!(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
-                              "o, o.controller == true))"}],
+                              "o, o.kind == 'RayJob' && o.apiVersion.startsWith('ray.io/') && has(o.controller) && "
+                              "o.controller == true))"}],
             "validations": [{
                 "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels && "
                               f"object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",

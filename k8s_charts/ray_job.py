@@ -20,6 +20,7 @@ from k8s_charts.values import PlatformValues
 # The GRPO configuration lives in the training package (standard library only), which validates it against
 # VeRL's own schema and checks (training/tests/test_grpo_config.py); the RayJob runs exactly its entrypoint.
 from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
+from llm_platform.paths import TEAM_UMASK  # noqa: E402,I001
 
 __all__ = ["GrpoParameters", "VerlGrpoRayJob"]
 
@@ -37,6 +38,11 @@ CPU_POD_SIZES = {"head": (1, 4), "submitter": (1, 2)}
 # Ray pod gets a memory-backed /dev/shm and `--object-store-memory` is this share of it (the rest is left to NCCL,
 # which also uses /dev/shm for intra-node transport). The head stores next to nothing (no tasks run there).
 HEAD_SHM_GIB = 1
+# What the Ray head and workers run before `ray start`: KubeRay v1.7.0 (controllers/ray/common/pod.go BuildPod) makes
+# the Ray container `/bin/bash -c -- "<our args> && ulimit -n ...; ray start ..."`, so the umask is inherited by the
+# raylet and every Ray worker process (VeRL's actors write the checkpoints): group read-write on the team tree,
+# like the training package's entry points (llm_platform.paths.TEAM_UMASK).
+RAY_NODE_ARGS = {node: [f"umask {TEAM_UMASK:04o}"] for node in ("head", "worker")}
 OBJECT_STORE_SHARE_OF_SHM = 0.8
 
 
@@ -88,7 +94,7 @@ class VerlGrpoRayJob(Construct):
                 job_name=name, component=component, team=team, tier=self.tier, priority_class=self.priority_class,
                 values=values, shape=self.shape if gpu else None, zone=zone, restart_policy=restart,
                 cpu=cpu, memory_gib=memory_gib, shm_gib=shm_gib,
-                settings=PodSettings(container_name=container, image=img, env=env,
+                settings=PodSettings(container_name=container, image=img, env=env, args=RAY_NODE_ARGS.get(component),
                                      ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
                                      if component == "head" else ())))
 

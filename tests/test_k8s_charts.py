@@ -386,6 +386,24 @@ def test_efa_requests_and_environment() -> None:
     assert "FI_PROVIDER" not in {e["name"] for e in container["env"]}
 
 
+def test_ray_nodes_write_group_writable_files(dist, tmp_path) -> None:
+    """KubeRay v1.7.0 runs the Ray container as `/bin/bash -c -- "<args> && ulimit ...; ray start ..."` (common/
+    pod.go BuildPod): our args, run by a real bash the same way, leave what Ray's processes create group read-write
+    and closed to others (Studio users of the team share its gid, not its uid)."""
+    import stat
+    import subprocess
+
+    spec = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]["spec"]["rayClusterSpec"]
+    for i, tpl in enumerate([spec["headGroupSpec"]["template"], *(g["template"] for g in spec["workerGroupSpecs"])]):
+        (args,) = tpl["spec"]["containers"][0]["args"]
+        out = tmp_path / str(i)
+        script = f"{args} && ulimit -n 1024; mkdir -p {out}/ckpt && touch {out}/ckpt/model.safetensors"
+        subprocess.run(["/bin/bash", "-c", "--", f"umask 022; {script}"], check=True, timeout=30)
+        for path in (out / "ckpt", out / "ckpt" / "model.safetensors"):
+            mode = stat.S_IMODE(path.stat().st_mode)
+            assert mode & 0o060 == 0o060 and mode & 0o007 == 0, (path, oct(mode))
+
+
 def test_ray_job(dist) -> None:
     job = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]
     spec = job["spec"]

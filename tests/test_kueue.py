@@ -385,6 +385,12 @@ def test_queue_name_policy_evaluated(dist) -> None:
     owned = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc", "ownerReferences": [
         {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}]}}
     assert _denied(policy, owned) is None  # created by an admitted RayJob
+    # any other owner, or an ownerReference without `controller`, does not exempt (and does not make CEL fail)
+    for ref in ({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "u", "controller": True},
+                {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u"},
+                {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": False}):
+        other = {**owned, "metadata": {"name": "rc", "ownerReferences": [ref]}}
+        assert _denied(policy, other), ref
 
 
 def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from llm_platform.config import from_mapping, load_yaml, parse_config_arg
-from llm_platform.paths import set_hf_home
+from llm_platform.paths import set_hf_home, share_with_team
 
 MARKER = ".llmp-download.json"
 COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -78,6 +78,7 @@ def download(cfg: DownloadConfig) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    share_with_team()
     args = parse_config_arg(argv, "llmp-download-model", "Hugging Face model -> team FSx models/ directory")
     cfg = from_mapping(DownloadConfig, load_yaml(args.config), where=args.config)
     print(download(cfg))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_platform.config import from_mapping, load_yaml, parse_config_arg
-from llm_platform.paths import set_hf_home
+from llm_platform.paths import set_hf_home, share_with_team
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
@@ -109,6 +109,7 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    share_with_team()
     args = parse_config_arg(argv, "llmp-evaluate", "ROUGE of the fine-tuned vs the base model")
     cfg: Any = from_mapping(EvaluateConfig, load_yaml(args.config), where=args.config)
     print(json.dumps(evaluate(cfg), indent=2))

@@ -28,6 +28,7 @@ from typing import Any
 
 from llm_platform.config import load_yaml
 from llm_platform.grpo_config import GrpoParameters
+from llm_platform.paths import share_with_team
 
 CONFIG_MODULE = "verl.trainer.config"
 CONFIG_NAME = "ppo_trainer"
@@ -151,6 +152,7 @@ def run(cfg: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    share_with_team()  # the driver's writes; Ray workers get the umask from their container (k8s_charts/ray_job.py)
     parser = argparse.ArgumentParser(prog="llmp-grpo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", help="YAML file with GrpoParameters fields (see training/configs/grpo.yaml)")
     parser.add_argument("--validate-only", action="store_true",

@@ -15,6 +15,12 @@ CHECKPOINTS = f"{TEAM_MOUNT_PATH}/checkpoints"
 OUTPUTS = f"{TEAM_MOUNT_PATH}/outputs"
 HF_HOME = f"{TEAM_MOUNT_PATH}/hf-cache"
 
+TEAM_UMASK = 0o007
+"""What a job creates is read-write for the team's group and closed to others. Jobs run as the team's uid; Studio
+users of the team have their own uid and the team's gid, and the team tree is setgid (mode 2770,
+k8s_charts/team_storage.py), so with this umask they can update and delete job outputs, as jobs can theirs. The
+default 022 would leave every checkpoint and model a job writes read-only to the team's people."""
+
 
 def on_team_mount(path: str) -> bool:
     """True when ``path`` is an absolute path inside the team mount (no ``..`` escaping it)."""
@@ -26,3 +32,9 @@ def set_hf_home() -> None:
     """Point the Hugging Face caches at the team's FSx cache unless the pod already chose one."""
     if os.path.isdir(TEAM_MOUNT_PATH):
         os.environ.setdefault("HF_HOME", HF_HOME)
+
+
+def share_with_team() -> int:
+    """Set this process's umask to :data:`TEAM_UMASK` (every process it starts inherits it); returns the old one.
+    Each entry point calls it first."""
+    return os.umask(TEAM_UMASK)

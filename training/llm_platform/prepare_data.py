@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_platform.config import from_mapping, load_yaml, parse_config_arg
-from llm_platform.paths import set_hf_home
+from llm_platform.paths import set_hf_home, share_with_team
 
 # The instruction of the DeepSeek-R1 medical walkthrough (question, then the model thinks inside <think>).
 R1_PROMPT = (
@@ -176,6 +176,7 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    share_with_team()
     args = parse_config_arg(argv, "llmp-prepare-data", "dataset -> train/test splits on FSx")
     cfg = from_mapping(PrepareConfig, load_yaml(args.config), where=args.config)
     for name, path in prepare(cfg).items():

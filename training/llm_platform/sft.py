@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from llm_platform.config import load_yaml
-from llm_platform.paths import set_hf_home
+from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.rank_zero import run_on_rank_zero
 
 IGNORE_INDEX = -100
@@ -294,6 +294,7 @@ def train(config: str | Path | dict[str, Any], *, callbacks=()) -> dict[str, Any
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    share_with_team()
     parser = argparse.ArgumentParser(prog="llmp-sft", description="LoRA/QLoRA fine-tuning with FSDP")
     parser.add_argument("--config", required=True, help="YAML: ScriptArguments + TrainingArguments fields")
     args = parser.parse_args(argv)

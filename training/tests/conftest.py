@@ -9,3 +9,15 @@ os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "false")
 # The local MLflow store of the tests is MLflow's file store (the server uses PostgreSQL); MLflow 3 asks for an
 # explicit opt-in to it.
 os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _restore_umask():
+    """Entry points set the process umask (llm_platform.paths.share_with_team); put it back after each test."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield
+    os.umask(old)
