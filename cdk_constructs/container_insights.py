@@ -15,20 +15,34 @@ Facts this construct relies on (checked 2026-11-22):
 - The chart's root ``tolerations`` (default ``[{operator: Exists}]``) apply to the agent, Fluent Bit, DCGM exporter
   and Neuron monitor DaemonSets; set explicitly here so every node kind (HyperPod with its health taints, Karpenter
   GPU pools tainted ``nvidia.com/gpu``, system nodes) runs them whatever the chart default becomes.
-- ``agent.config.logs.metrics_collected.kubernetes``: ``enhanced_container_insights``,
-  ``accelerated_compute_metrics`` (NVIDIA DCGM, Neuron, EFA) and ``kueue_container_insights`` (Kueue metrics, add-on
-  >= v2.4.0; CloudWatch User Guide "Enable Kueue metrics"). Leaving ``application_signals`` out of the agent config and
-  turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off keeps the operator from instrumenting
-  training pods (Application Signals is billed per request and not needed here).
+- Agent configuration lives in the ``agents[]`` entries only, never in the root ``agent.config``: the chart builds every
+  AmazonCloudWatchAgent as ``mergeOverwrite (deepCopy $.Values.agent) <entry>`` (tag amazon-cloudwatch-observability-
+  6.4.0, templates/linux/cloudwatch-agent-custom-resource.yaml l.68-69), a deep merge, so a root ``agent.config`` would
+  be merged into the Prometheus scraper's config as well and make it a second Container Insights (and Kueue)
+  collector on its system node. ``tests/test_observability.py`` renders that template with the real helm binary to
+  prove the scraper's config has no ``kubernetes`` key.
+- The ``cloudwatch-agent`` entry (the DaemonSet, ``containerInsights.targetAgent``) carries
+  ``logs.metrics_collected.kubernetes``: ``enhanced_container_insights``, ``accelerated_compute_metrics`` (NVIDIA DCGM,
+  Neuron, EFA) and ``kueue_container_insights`` (Kueue metrics, add-on >= v2.4.0; CloudWatch User Guide "Enable Kueue
+  metrics"); the chart's ``cloudwatch-agent.modify-config`` adds ``cluster_name`` (_helpers.tpl l.233-242). Leaving
+  ``application_signals`` out of it and turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off
+  keeps the operator from instrumenting training pods (Application Signals is billed per request and not needed).
 - ``agents``: each entry is an AmazonCloudWatchAgent workload using ``agent``'s schema and defaults (values.yaml of the
   same tag); the operator mounts ``prometheus.config`` at ``/etc/prometheusconfig/prometheus.yaml``. The CloudWatch
   agent turns Prometheus counters into per-scrape deltas and drops histograms ("Prometheus metric type conversion by
   the CloudWatch agent"), which is why Kueue's admission-wait histogram is not collected.
+- Karpenter's node gauges (``karpenter_nodes_allocatable``, ``karpenter_nodes_total_pod_requests``) cover every node of
+  the cluster, HyperPod nodes included (sigs.k8s.io/karpenter 6e7eab7a0f48 pkg/controllers/state/cluster.go
+  l.393-418), one sample per node and resource per scrape, labelled with the node's ``instance_type`` (HyperPod:
+  ``ml.*``) and, on Karpenter nodes only, ``capacity_type`` (pkg/controllers/metrics/node/controller.go l.246-302).
+  Published without ``node_name``, several nodes' samples land in one CloudWatch metric: its ``Sum`` over a period is
+  (GPUs x scrapes), so a count is ``Sum x SCRAPE_INTERVAL_SECONDS / PERIOD`` and a share is a ratio of two Sums.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,11 +59,25 @@ NAMESPACE = "amazon-cloudwatch"
 SERVICE_ACCOUNT = "cloudwatch-agent"
 AGENT_POLICY = "CloudWatchAgentServerPolicy"
 LOG_GROUP_KINDS = ("application", "dataplane", "host", "performance", "prometheus")
+CI_AGENT = "cloudwatch-agent"
 PROMETHEUS_AGENT = "cloudwatch-agent-prometheus"
 PROMETHEUS_CONFIG_PATH = "/etc/prometheusconfig/prometheus.yaml"
 
+SCRAPE_INTERVAL_SECONDS = 60
+"""The scraper's ``scrape_interval``: every target is scraped once per minute, which the GPU-count math relies on."""
+GPU_RESOURCE = "nvidia.com/gpu"
+"""``resource_type`` value of NVIDIA GPUs in Karpenter's node gauges (``resourceNameToString``: lower case, ``-`` to
+``_``; controller.go l.304-306)."""
+HYPERPOD_INSTANCE_TYPE = r"ml\..+"
+"""HyperPod nodes carry ``node.kubernetes.io/instance-type: ml.<type>`` (AWS's HyperPod Helm chart selects its
+health-monitoring agent's nodes by these values, ../shared/reference/hyperpod-helm-chart/charts/health-monitoring-agent);
+Karpenter and system nodes carry EC2 names."""
+
 # EMF declarations of the Prometheus agent: they ARE the dimensions these metrics are published with
-# (documented_metrics.py lists the same sets). Labels from Karpenter v1.14.1 metrics.md.
+# (documented_metrics.py lists the same sets). Metric names from Karpenter v1.14.1 metrics.md, labels from the core's
+# node metrics controller (documented_metrics.py has the lines). ``source_labels`` values are joined with ";" before
+# ``label_matcher`` is applied (awsemfexporter label_matchers; the agent's translator passes them through:
+# amazon-cloudwatch-agent v1.300070.0 translator/translate/otel/exporter/awsemf/prometheus.go l.117-129).
 PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
     {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName", "nodepool"]],
      "metric_selectors": ["^karpenter_nodeclaims_created_total$", "^karpenter_nodeclaims_terminated_total$"]},
@@ -57,6 +85,16 @@ PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
      "metric_selectors": ["^karpenter_interruption_received_messages_total$"]},
     {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName"]],
      "metric_selectors": ["^controller_runtime_reconcile_errors_total$"]},
+    # HyperPod GPU nodes: GPUs and GPUs requested by pods, per HyperPod instance type (ReservedGpusIdle)
+    {"source_labels": ["job", "resource_type", "instance_type"],
+     "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};{HYPERPOD_INSTANCE_TYPE}$",
+     "dimensions": [["ClusterName", "instance_type", "resource_type"]],
+     "metric_selectors": ["^karpenter_nodes_allocatable$", "^karpenter_nodes_total_pod_requests$"]},
+    # Karpenter GPU nodes (only they have capacity_type): GPUs per instance type and capacity type (burst spend)
+    {"source_labels": ["job", "resource_type", "capacity_type"],
+     "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};.+$",
+     "dimensions": [["ClusterName", "capacity_type", "instance_type", "resource_type"]],
+     "metric_selectors": ["^karpenter_nodes_allocatable$"]},
 )
 
 
@@ -117,8 +155,11 @@ class ContainerInsights(Construct):
 
     @staticmethod
     def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str) -> dict[str, Any]:
-        kubernetes = {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                      "kueue_container_insights": True}
+        # Container Insights settings go to the cloudwatch-agent entry only (see the module docstring: a root
+        # agent.config would be deep-merged into every entry, the Prometheus scraper's included)
+        ci_agent_config = {"logs": {"metrics_collected": {"kubernetes": {
+            "enhanced_container_insights": True, "accelerated_compute_metrics": True,
+            "kueue_container_insights": True}}}}
         prometheus_agent_config = {"logs": {"metrics_collected": {"prometheus": {
             "cluster_name": cluster_name,
             "log_group_name": log_group_name(cluster_name, "prometheus"),
@@ -127,7 +168,7 @@ class ContainerInsights(Construct):
                               "metric_declaration": list(PROMETHEUS_DECLARATIONS)},
         }}}}
         scrape = {
-            "global": {"scrape_interval": "1m", "scrape_timeout": "10s"},
+            "global": {"scrape_interval": f"{SCRAPE_INTERVAL_SECONDS}s", "scrape_timeout": "10s"},
             "scrape_configs": [{
                 "job_name": "karpenter",
                 "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [karpenter_namespace]}}],
@@ -142,9 +183,8 @@ class ContainerInsights(Construct):
             "tolerations": [{"operator": "Exists"}],
             "containerLogs": {"enabled": True},
             "manager": {"applicationSignals": {"autoMonitor": {"monitorAllServices": False}}},
-            "agent": {"config": {"logs": {"metrics_collected": {"kubernetes": kubernetes}}}},
             "agents": [
-                {"name": "cloudwatch-agent"},
+                {"name": CI_AGENT, "config": ci_agent_config},
                 {"name": "cloudwatch-agent-cluster-scraper", "mode": "deployment", "config": "default"},
                 {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
                  "prometheus": {"config": scrape}, "nodeSelector": node_selector},

@@ -1,20 +1,44 @@
 """The metrics the platform's collectors actually emit: namespace, name, the dimension sets they are published with,
-and where that is documented. The dashboard and the alarms build every metric through :func:`metric` or
-:func:`search`, which refuse anything not in this table; `tests/test_observability.py` re-reads the synthesized
-dashboard and alarms and checks them against it independently.
+and where that is declared. The dashboard and the alarms build every metric through :func:`metric` or
+:func:`search_expression`, which refuse anything not in this table; `tests/test_observability.py` re-reads the
+synthesized dashboard and alarms and checks them against it, and checks the table itself against the agent's own
+translated configuration (vendored in tests/upstream/, see its SOURCES.md).
 
-Sources (checked 2026-11-22):
+Sources (checked 2026-11-23). A CloudWatch metric exists only for a (name, dimension set) that an EMF metric
+declaration of the agent names; anything else stays in the performance log events.
 
-- ContainerInsights, GPU: the CloudWatch agent's EMF declarations for enhanced Container Insights (repository
-  aws/amazon-cloudwatch-agent, translator/translate/otel/exporter/awsemf, the ``container_/pod_/node_gpu_*`` and
-  ``*_gpu_total/_request/_limit`` declarations) and the CloudWatch User Guide, "Enhanced Container Insights (Classic)
-  metric reference" (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/container-insights-eks-classic-metrics.html).
-- ContainerInsights, Kueue: CloudWatch User Guide, "Kueue metrics" (Container-Insights-metrics-EKS.html#Container-
-  Insights-metrics-Kueue), enabled by ``kueue_container_insights`` (add-on >= v2.4.0-eksbuild.1); dimension sets from
-  the agent's awsemf kueue declarations (getKueueMetricDeclarations).
-- ContainerInsights/Prometheus: Karpenter's Prometheus metrics (aws/karpenter-provider-aws v1.14.1,
-  website/content/en/docs/reference/metrics.md), scraped by the add-on's extra agent with the EMF declarations in
-  cdk_constructs/container_insights.py (PROMETHEUS_DECLARATIONS) - those declarations are the dimensions.
+- ContainerInsights: the CloudWatch agent the add-on ships (chart amazon-cloudwatch-observability-6.4.0 values.yaml
+  ``agent.image.tag: 1.300070.0b1586`` = aws/amazon-cloudwatch-agent tag v1.300070.0, commit 355cbf2),
+  translator/translate/otel/exporter/awsemf/kubernetes.go:
+
+  - ``getPodMetricDeclarations`` l.89-150: ``pod_gpu_request`` / ``pod_gpu_limit`` (selectors l.114-115, only with
+    ``accelerated_compute_metrics``) are published with the sets of l.91 and l.105 only: {PodName, Namespace,
+    ClusterName}, {ClusterName}, {FullPodName, PodName, Namespace, ClusterName}, {Service, Namespace, ClusterName}.
+    There is no {ClusterName, Namespace} set for them (that set, l.95, belongs to ``pod_cpu_utilization`` & co.).
+    ``PodName`` is the pod's *owner* name, so the pods of one job share it: per-pod series need ``FullPodName``.
+  - ``getNodeMetricDeclarations`` l.153-204: ``node_gpu_limit``, ``node_gpu_usage_total``,
+    ``node_gpu_reserved_capacity`` (l.163-164) with {NodeName, InstanceId, ClusterName} and {ClusterName} (l.171).
+    No ``InstanceType`` set, and no ``node_gpu_request`` / ``node_gpu_total`` at all.
+  - ``getClusterMetricDeclarations`` l.282-296: ``cluster_node_count``, ``cluster_failed_node_count`` with
+    {ClusterName}. There is no ``cluster_gpu_*`` metric.
+  - ``getGPUMetricDeclarations`` l.494-538: ``pod_gpu_utilization``/``_memory_utilization`` (l.512-521) and
+    ``node_gpu_utilization``/``_memory_utilization`` (l.524-533), the only GPU metrics with ``InstanceType``.
+  - What the numbers mean (receiver awscontainerinsightreceiver, amazon-contributing/opentelemetry-collector-contrib,
+    internal/stores/podstore.go ``decorateNode``/``decorateGPU``): ``node_gpu_limit`` = the node's
+    ``nvidia.com/gpu`` capacity, ``node_gpu_reserved_capacity`` = GPUs requested by the node's non-terminated pods /
+    capacity x 100 (percent), both only on nodes with GPUs; ``pod_gpu_request`` = the pod's GPU request.
+- ContainerInsights/Prometheus, Kueue: same tag, awsemf_default_kubernetes_kueue.yaml l.1 ``namespace:
+  ContainerInsights/Prometheus`` (selected by translator.go for the kueueContainerInsights pipeline, never
+  overridden); dimension sets from kueue.go ``getKueueMetricDeclarations``.
+- ContainerInsights/Prometheus, Karpenter: scraped by the add-on's extra agent with the EMF declarations in
+  cdk_constructs/container_insights.py (PROMETHEUS_DECLARATIONS) - those declarations are the dimensions. Metric names
+  from aws/karpenter-provider-aws v1.14.1 website/content/en/docs/reference/metrics.md; the labels of the node gauges
+  from the core it builds (sigs.k8s.io/karpenter 6e7eab7a0f48, pinned in its go.mod):
+  pkg/controllers/metrics/node/controller.go l.65-74 and l.147-163 (``karpenter_nodes_allocatable`` and
+  ``karpenter_nodes_total_pod_requests`` carry ``node_name``, ``resource_type`` and the well-known node labels),
+  l.277-302 (well-known ``a/b-c`` becomes ``b_c``: ``instance_type``, ``capacity_type``, ``nodepool``, ...; a node
+  without the label has no value), pkg/apis/v1/labels.go l.75-84 (the well-known labels), and
+  pkg/controllers/state/cluster.go l.393-418 (every Node is in cluster state, HyperPod nodes included).
 - AWS/FSx: https://docs.aws.amazon.com/fsx/latest/LustreGuide/fs-metrics.html (FileSystemId).
 - AWS/ApplicationELB: https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-cloudwatch-metrics.html
 - AWS/RDS: https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2.viewing.monitoring.html
@@ -32,11 +56,13 @@ from aws_cdk import Duration, aws_cloudwatch as cw
 CONTAINER_INSIGHTS = "ContainerInsights"
 PROMETHEUS = "ContainerInsights/Prometheus"
 
-_CI_URL = "https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/container-insights-eks-classic-metrics.html"
-_KUEUE_URL = ("https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Container-Insights-metrics-EKS.html"
-              "#Container-Insights-metrics-Kueue")
+_AGENT = "https://github.com/aws/amazon-cloudwatch-agent/blob/v1.300070.0/translator/translate/otel/exporter/awsemf/"
+_K8S_GO = _AGENT + "kubernetes.go"
+_KUEUE_URL = _AGENT + "awsemf_default_kubernetes_kueue.yaml (namespace, l.1) and kueue.go (dimensions)"
 _KARPENTER_URL = ("https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/"
-                  "metrics.md")
+                  "metrics.md; dimensions: container_insights.py PROMETHEUS_DECLARATIONS")
+_KARPENTER_NODE_URL = ("https://github.com/kubernetes-sigs/karpenter/blob/6e7eab7a0f48/pkg/controllers/metrics/node/"
+                       "controller.go l.65-163, 271-302; dimensions: container_insights.py PROMETHEUS_DECLARATIONS")
 
 
 @dataclass(frozen=True)
@@ -51,42 +77,54 @@ def _sets(*sets: Sequence[str]) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(s) for s in sets)
 
 
+# kubernetes.go getGPUMetricDeclarations l.524 (node) and l.512 (pod)
 _GPU_NODE = _sets(["ClusterName"], ["ClusterName", "NodeName", "InstanceId"],
                   ["ClusterName", "NodeName", "InstanceId", "InstanceType", "GpuDevice"])
 _GPU_POD = _sets(["ClusterName"], ["ClusterName", "Namespace"], ["ClusterName", "Namespace", "Service"],
                  ["ClusterName", "Namespace", "PodName"], ["ClusterName", "Namespace", "PodName", "FullPodName"],
                  ["ClusterName", "Namespace", "PodName", "FullPodName", "GpuDevice"])
-_GPU_COUNT_NODE = _sets(["ClusterName"], ["ClusterName", "NodeName", "InstanceId", "InstanceType"])
-_GPU_COUNT_POD = _sets(["ClusterName"], ["ClusterName", "Namespace"], ["ClusterName", "Namespace", "Service"],
-                       ["ClusterName", "Namespace", "PodName"], ["ClusterName", "Namespace", "PodName", "FullPodName"])
+# kubernetes.go getNodeMetricDeclarations l.171 (enhanced Container Insights)
+_GPU_COUNT_NODE = _sets(["ClusterName"], ["ClusterName", "InstanceId", "NodeName"])
+# kubernetes.go getPodMetricDeclarations l.91 + l.105 (enhanced Container Insights)
+_GPU_COUNT_POD = _sets(["ClusterName"], ["ClusterName", "Namespace", "PodName"],
+                       ["ClusterName", "FullPodName", "Namespace", "PodName"], ["ClusterName", "Namespace", "Service"])
+# kueue.go getKueueMetricDeclarations
 _KUEUE_QUEUE = _sets(["ClusterName"], ["ClusterName", "ClusterQueue"])
 _KUEUE_RESOURCE = _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Resource"],
                         ["ClusterName", "ClusterQueue", "Resource", "Flavor"], ["ClusterName", "ClusterQueue", "Flavor"])
+# container_insights.py PROMETHEUS_DECLARATIONS: HyperPod GPU nodes by instance type, Karpenter GPU nodes by instance
+# type and capacity type
+HYPERPOD_GPU_SET = ("ClusterName", "instance_type", "resource_type")
+BURST_GPU_SET = ("ClusterName", "capacity_type", "instance_type", "resource_type")
 
 _TABLE: list[DocumentedMetric] = [
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _CI_URL)
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
       for n in ("node_gpu_utilization", "node_gpu_memory_utilization")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_POD, _CI_URL)
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_POD, _K8S_GO + " l.512-521")
       for n in ("pod_gpu_utilization", "pod_gpu_memory_utilization")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_NODE, _CI_URL)
-      for n in ("node_gpu_limit", "node_gpu_request", "node_gpu_total")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_POD, _CI_URL) for n in ("pod_gpu_request", "pod_gpu_limit")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(["ClusterName"]), _CI_URL)
-      for n in ("cluster_gpu_total", "cluster_gpu_request", "cluster_failed_node_count", "cluster_node_count")),
-    DocumentedMetric(CONTAINER_INSIGHTS, "kueue_pending_workloads",
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_NODE, _K8S_GO + " l.163-172")
+      for n in ("node_gpu_limit", "node_gpu_usage_total", "node_gpu_reserved_capacity")),
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_POD, _K8S_GO + " l.91, 105, 114-115, 121-124")
+      for n in ("pod_gpu_request", "pod_gpu_limit")),
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(["ClusterName"]), _K8S_GO + " l.282-296")
+      for n in ("cluster_failed_node_count", "cluster_node_count")),
+    DocumentedMetric(PROMETHEUS, "kueue_pending_workloads",
                      _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Status"],
                            ["ClusterName", "Status"]), _KUEUE_URL),
-    DocumentedMetric(CONTAINER_INSIGHTS, "kueue_evicted_workloads_total",
+    DocumentedMetric(PROMETHEUS, "kueue_evicted_workloads_total",
                      _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Reason"],
                            ["ClusterName", "Reason"]), _KUEUE_URL),
-    DocumentedMetric(CONTAINER_INSIGHTS, "kueue_admitted_active_workloads", _KUEUE_QUEUE, _KUEUE_URL),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _KUEUE_RESOURCE, _KUEUE_URL)
+    DocumentedMetric(PROMETHEUS, "kueue_admitted_active_workloads", _KUEUE_QUEUE, _KUEUE_URL),
+    *(DocumentedMetric(PROMETHEUS, n, _KUEUE_RESOURCE, _KUEUE_URL)
       for n in ("kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota")),
     *(DocumentedMetric(PROMETHEUS, n, _sets(["ClusterName", "nodepool"]), _KARPENTER_URL)
       for n in ("karpenter_nodeclaims_created_total", "karpenter_nodeclaims_terminated_total")),
     DocumentedMetric(PROMETHEUS, "karpenter_interruption_received_messages_total",
                      _sets(["ClusterName", "message_type"]), _KARPENTER_URL),
     DocumentedMetric(PROMETHEUS, "controller_runtime_reconcile_errors_total", _sets(["ClusterName"]), _KARPENTER_URL),
+    DocumentedMetric(PROMETHEUS, "karpenter_nodes_allocatable", _sets(HYPERPOD_GPU_SET, BURST_GPU_SET),
+                     _KARPENTER_NODE_URL),
+    DocumentedMetric(PROMETHEUS, "karpenter_nodes_total_pod_requests", _sets(HYPERPOD_GPU_SET), _KARPENTER_NODE_URL),
     *(DocumentedMetric("AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/"
                                                                 "fs-metrics.html")
       for n in ("DataReadBytes", "DataWriteBytes", "DataReadOperations", "DataWriteOperations", "MetadataOperations",

@@ -14,7 +14,8 @@ from constructs import Construct
 
 from config.observability import AlarmThresholds
 
-from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric
+from .documented_metrics import PROMETHEUS, metric
+from .gpu_capacity import burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_idle_gpus
 
 HYPERPOD_EVENT_DETAIL_TYPE = "SageMaker HyperPod Cluster Event"
 """EventBridge detail-type of HyperPod cluster events (clusters with NodeProvisioningMode Continuous): SageMaker
@@ -48,7 +49,9 @@ class PlatformAlarms(Construct):
     :param hyperpod_cluster_arn: HyperPod cluster whose instance Warning/Error events are counted. Required.
     :param spot_interruption_rule_name: the EventBridge rule matching EC2 Spot interruption warnings. Required.
     :param reserved_gpus: GPUs of the HyperPod instance groups (0: no idle-reservation alarm).
-    :param burst_usd_per_gpu_hour: most expensive on-demand price per GPU among the Karpenter pools.
+    :param hyperpod_gpu_instance_types: instance types (``ml.*``) of the HyperPod groups with GPUs.
+    :param burst_prices: (instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool
+        member (tools/cost/prices.yaml).
     :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
         no burst alarm).
     """
@@ -56,7 +59,8 @@ class PlatformAlarms(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, prefix: str, emails: Sequence[str], cluster_name: str,
                  file_system_id: str, file_system_capacity_gib: int, load_balancer_full_name: str,
                  target_group_full_name: str, database_cluster_identifier: str, hyperpod_cluster_arn: str,
-                 spot_interruption_rule_name: str, reserved_gpus: int, burst_usd_per_gpu_hour: float,
+                 spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
+                 burst_prices: Sequence[tuple[str, str, float]],
                  thresholds: AlarmThresholds, burst_usd_per_hour: float | None) -> None:
         super().__init__(scope, construct_id)
         t = thresholds
@@ -136,32 +140,27 @@ class PlatformAlarms(Construct):
             "HyperPod replaced, rebooted or failed a node (instance Warning/Error cluster events)",
             "hyperpod_node_events_per_hour", "AWS/Events MatchedEvents (HyperPod instance events rule)")
 
-        # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, for N hours. cluster_gpu_request counts
-        # requests on every node, so reserved - requested is a lower bound of the idle reserved GPUs.
+        # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, every hour for N hours. Missing data is
+        # breaching: the allocatable series exists whenever HyperPod GPU nodes do (Karpenter tracks every node), and
+        # an hour without any GPU request on them has no requests series - the idle case itself
+        # (cdk_constructs/gpu_capacity.py).
         if reserved_gpus > 0:
             add("ReservedGpusIdle",
-                cw.MathExpression(
-                    expression=f"{reserved_gpus} - FILL(requested, 0)", label="Reserved GPUs requested by no pod",
-                    period=Duration.hours(1),
-                    using_metrics={"requested": metric(CONTAINER_INSIGHTS, "cluster_gpu_request", ci,
-                                                       statistic="Maximum", period=Duration.hours(1))}),
+                hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus, Duration.hours(1)),
                 t.reserved_idle_gpus, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
                 f"At least {t.reserved_idle_gpus} of the {reserved_gpus} HyperPod GPUs requested by no pod for "
                 f"{t.reserved_idle_hours} h: the reservation is paid for nothing", "reserved_idle_gpus",
-                "ContainerInsights cluster_gpu_request", periods=t.reserved_idle_hours,
-                missing=cw.TreatMissingData.BREACHING)
+                "ContainerInsights/Prometheus karpenter_nodes_total_pod_requests / karpenter_nodes_allocatable "
+                "(HyperPod instance types)", periods=t.reserved_idle_hours, missing=cw.TreatMissingData.BREACHING)
 
-        # Burst spend: running non-HyperPod GPUs x the most expensive per-GPU price of the Karpenter pools
-        if burst_usd_per_hour is not None:
-            add("BurstSpendOverBudget",
-                cw.MathExpression(
-                    expression=f"MAX([FILL(total, 0) - {reserved_gpus}, 0]) * {burst_usd_per_gpu_hour:.4f}",
-                    label="Burst GPU spend, USD/hour (upper bound)", period=Duration.minutes(15),
-                    using_metrics={"total": metric(CONTAINER_INSIGHTS, "cluster_gpu_total", ci, statistic="Maximum",
-                                                   period=Duration.minutes(15))}),
+        # Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
+        # GPU. No Karpenter GPU node: no data, not breaching.
+        if burst_usd_per_hour is not None and burst_prices:
+            add("BurstSpendOverBudget", burst_usd_per_hour_metric(cluster_name, burst_prices, Duration.minutes(15)),
                 burst_usd_per_hour, cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
                 f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour", "burst_usd_per_hour",
-                "ContainerInsights cluster_gpu_total x price per GPU (tools/cost/prices.yaml)", periods=2)
+                "ContainerInsights/Prometheus karpenter_nodes_allocatable per instance and capacity type x price "
+                "per GPU (tools/cost/prices.yaml)", periods=2)
 
         # Karpenter controller errors, spot interruption rate
         add("KarpenterErrors",

@@ -10,9 +10,12 @@ from aws_cdk import Duration, aws_cloudwatch as cw
 from constructs import Construct
 
 from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
+from .gpu_capacity import burst_usd_per_hour, hyperpod_idle_gpus
 
 _NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
-_NODE_GPU_COUNT = ["ClusterName", "InstanceId", "InstanceType", "NodeName"]
+_NODE_GPU_COUNT = ["ClusterName", "InstanceId", "NodeName"]
+_POD = ["ClusterName", "FullPodName", "Namespace", "PodName"]
+"""One series per pod: ``PodName`` alone is the pod's owner (all pods of a job share it), ``FullPodName`` the pod."""
 HYPERPOD_NODE_TOKEN = "hyperpod"
 """HyperPod registers its nodes as ``hyperpod-i-<instance id>`` (SageMaker Developer Guide, HyperPod EKS node
 names), so a search term ``NodeName=hyperpod`` selects exactly the reserved capacity; Karpenter and system nodes are
@@ -26,8 +29,8 @@ class CapacityKinds:
 
     on_demand: tuple[str, ...]
     spot: tuple[str, ...]
-    burst_price_per_gpu: Mapping[str, float] = field(default_factory=dict)
-    """Karpenter instance type -> on-demand USD per GPU-hour (tools/cost/prices.yaml)."""
+    burst_prices: tuple[tuple[str, str, float], ...] = field(default_factory=tuple)
+    """(Karpenter instance type, capacity type, on-demand USD per GPU-hour) (tools/cost/prices.yaml)."""
 
 
 class PlatformDashboard(Construct):
@@ -38,6 +41,7 @@ class PlatformDashboard(Construct):
     :param teams: team namespaces (per-team GPU widgets). Required.
     :param capacity: instance types per capacity kind and their prices. Required.
     :param reserved_usd_per_hour: what the HyperPod groups cost per hour (a constant line on the spend widget).
+    :param hyperpod_gpu_instance_types: HyperPod GPU instance types (``ml.*``); ``reserved_gpus``: their GPUs.
     :param burst_budget_usd_per_hour: budget line on the spend widget (None: none).
     :param file_system_id, load_balancer_full_name, target_group_full_name, database_cluster_identifier,
         spot_interruption_rule_name: the resources whose AWS metrics are shown. Required.
@@ -45,6 +49,7 @@ class PlatformDashboard(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, prefix: str, cluster_name: str, teams: Sequence[str],
                  capacity: CapacityKinds, reserved_usd_per_hour: float, burst_budget_usd_per_hour: float | None,
+                 hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int,
                  file_system_id: str, load_balancer_full_name: str, target_group_full_name: str,
                  database_cluster_identifier: str, spot_interruption_rule_name: str) -> None:
         super().__init__(scope, construct_id)
@@ -81,18 +86,21 @@ class PlatformDashboard(Construct):
                     self._graph("GPU memory utilization by team", team_mem, left_label="%", left_max=100)]
         allocated = []
         for i, team in enumerate(teams):
-            req = metric(CONTAINER_INSIGHTS, "pod_gpu_request", {**c, "Namespace": team}, statistic="Sum",
-                         period=Duration.minutes(1))
+            # GPUs requested by the team's pods: one series per pod (FullPodName), its maximum over the period, summed
+            req = cw.MathExpression(
+                expression="SUM(" + search_expression(CONTAINER_INSIGHTS, "pod_gpu_request", _POD,
+                                                      {"ClusterName": cluster_name, "Namespace": team},
+                                                      statistic="Maximum", period_seconds=60) + ")",
+                label=f"{team} allocated", period=Duration.minutes(1))
             util = metric(CONTAINER_INSIGHTS, "pod_gpu_utilization", {**c, "Namespace": team},
                           period=Duration.minutes(1))
-            allocated.append(cw.MathExpression(expression=f"FILL(req{i}, 0)", label=f"{team} allocated",
-                                               using_metrics={f"req{i}": req}, period=Duration.minutes(1)))
+            allocated.append(req)
             allocated.append(cw.MathExpression(expression=f"FILL(req{i}, 0) * FILL(util{i}, 0) / 100",
                                                label=f"{team} used (GPU-equivalents)",
                                                using_metrics={f"req{i}": req, f"util{i}": util},
                                                period=Duration.minutes(1)))
         flavors = cw.MathExpression(
-            expression=search_expression(CONTAINER_INSIGHTS, "kueue_cluster_queue_resource_usage",
+            expression=search_expression(PROMETHEUS, "kueue_cluster_queue_resource_usage",
                                          ["ClusterName", "ClusterQueue", "Flavor", "Resource"],
                                          {"ClusterName": cluster_name, "Resource": "nvidia.com/gpu"},
                                          statistic="Maximum", period_seconds=period),
@@ -102,18 +110,24 @@ class PlatformDashboard(Construct):
                                  left_label="GPUs")]
         busy = kind_searches("node_gpu_utilization", "Average")["reserved (HyperPod)"]
         hp = {"ClusterName": cluster_name, "NodeName": HYPERPOD_NODE_TOKEN}
-        req_s = search_expression(CONTAINER_INSIGHTS, "node_gpu_request", _NODE_GPU_COUNT, hp, statistic="Maximum",
-                                  period_seconds=period)
-        lim_s = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT, hp, statistic="Maximum",
-                                  period_seconds=period)
+        reserved_pct = search_expression(CONTAINER_INSIGHTS, "node_gpu_reserved_capacity", _NODE_GPU_COUNT, hp,
+                                         statistic="Average", period_seconds=period)
+        hp_gpus = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT, hp, statistic="Maximum",
+                                    period_seconds=period)
         reserved = [
             cw.MathExpression(expression=f"AVG({busy})", label="HyperPod GPUs busy (utilization %)",
                               period=Duration.seconds(period)),
-            cw.MathExpression(expression=f"100 * SUM({req_s}) / SUM({lim_s})", label="HyperPod GPUs allocated (%)",
+            cw.MathExpression(expression=f"AVG({reserved_pct})",
+                              label="HyperPod GPUs allocated to pods (%, node_gpu_reserved_capacity)",
                               period=Duration.seconds(period)),
         ]
+        reserved_counts = [cw.MathExpression(expression=f"SUM({hp_gpus})", label="HyperPod GPUs (node_gpu_limit)",
+                                             period=Duration.seconds(period))]
+        if reserved_gpus > 0 and hyperpod_gpu_instance_types:
+            reserved_counts.append(hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus,
+                                                      Duration.seconds(period)))
         alloc_row.append(self._graph("Reserved capacity utilization (does the reservation pay?)", reserved,
-                                     left_label="%", left_max=100))
+                                     right=reserved_counts, left_label="%", left_max=100, right_label="GPUs"))
 
         # --- Karpenter and jobs ------------------------------------------------------------------------------
         created = cw.MathExpression(expression=search_expression(
@@ -127,14 +141,14 @@ class PlatformDashboard(Construct):
         messages = cw.MathExpression(expression=search_expression(
             PROMETHEUS, "karpenter_interruption_received_messages_total", ["ClusterName", "message_type"], c,
             statistic="Sum", period_seconds=period), label="", period=Duration.seconds(period))
-        pending = [metric(CONTAINER_INSIGHTS, "kueue_pending_workloads", {**c, "Status": s}, statistic="Maximum",
+        pending = [metric(PROMETHEUS, "kueue_pending_workloads", {**c, "Status": s}, statistic="Maximum",
                           label=f"pending ({s})") for s in ("active", "inadmissible")]
-        running = metric(CONTAINER_INSIGHTS, "kueue_admitted_active_workloads", c, statistic="Maximum",
+        running = metric(PROMETHEUS, "kueue_admitted_active_workloads", c, statistic="Maximum",
                          label="admitted (running)")
-        preempted = metric(CONTAINER_INSIGHTS, "kueue_evicted_workloads_total", {**c, "Reason": "Preempted"},
+        preempted = metric(PROMETHEUS, "kueue_evicted_workloads_total", {**c, "Reason": "Preempted"},
                            statistic="Sum", label="preempted")
         per_queue = cw.MathExpression(expression=search_expression(
-            CONTAINER_INSIGHTS, "kueue_pending_workloads", ["ClusterName", "ClusterQueue"], c, statistic="Maximum",
+            PROMETHEUS, "kueue_pending_workloads", ["ClusterName", "ClusterQueue"], c, statistic="Maximum",
             period_seconds=period), label="", period=Duration.seconds(period))
         karpenter_row = [
             self._graph("Karpenter nodes launched / terminated (per nodepool)", [created, terminated],
@@ -183,15 +197,8 @@ class PlatformDashboard(Construct):
         ]
 
         # --- burst spend -----------------------------------------------------------------------------------------
-        spend_terms = []
-        for itype, per_gpu in sorted(capacity.burst_price_per_gpu.items()):
-            expr = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT,
-                                     {"ClusterName": cluster_name, "InstanceType": itype}, statistic="Maximum",
-                                     period_seconds=period)
-            spend_terms.append(f"FILL(SUM({expr}), 0) * {per_gpu:.4f}")
-        spend = [cw.MathExpression(expression=" + ".join(spend_terms) if spend_terms else "0",
-                                   label="Karpenter GPU nodes, USD/hour (on-demand list price)",
-                                   period=Duration.seconds(period))]
+        spend = ([burst_usd_per_hour(cluster_name, capacity.burst_prices, Duration.seconds(period))]
+                 if capacity.burst_prices else [])
         annotations = [cw.HorizontalAnnotation(value=round(reserved_usd_per_hour, 2),
                                                label="HyperPod groups, USD/hour (reserved)")]
         if burst_budget_usd_per_hour is not None:

@@ -17,6 +17,22 @@ from config import EnvironmentConfig
 from ._base import PlatformStack
 
 
+def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
+    """The HyperPod groups' instance types (``ml.*``, the nodes' instance-type label) that have GPUs."""
+    from tools.cost.report import Pricer, load_prices
+
+    pricer = Pricer(load_prices(), config.region)
+    return tuple(sorted({g.instance_type for g in config.compute.hyperpod.instance_groups
+                         if (pricer.instance(g.instance_type) or {}).get("gpus")}))
+
+
+def burst_prices(config: EnvironmentConfig, per_gpu: dict[str, float]) -> tuple[tuple[str, str, float], ...]:
+    """(instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool member: spot priced at
+    the on-demand list price, an upper bound."""
+    return tuple(sorted({(t, p.capacity_type, per_gpu[t]) for p in config.kubernetes.gpu_node_pools
+                         for t in p.instance_types if t in per_gpu}))
+
+
 def gpu_prices(config: EnvironmentConfig) -> tuple[dict[str, float], int, float]:
     """(Karpenter instance type -> on-demand USD per GPU-hour, HyperPod GPUs, HyperPod USD/hour) from
     tools/cost/prices.yaml - the same price file `make cost` and the budget check use."""
@@ -62,7 +78,7 @@ class ObservabilityStack(PlatformStack):
         capacity = CapacityKinds(
             on_demand=tuple(sorted({t for p in pools if p.capacity_type == "on-demand" for t in p.instance_types})),
             spot=tuple(sorted({t for p in pools if p.capacity_type == "spot" for t in p.instance_types})),
-            burst_price_per_gpu=per_gpu)
+            burst_prices=burst_prices(config, per_gpu))
         common = dict(file_system_id=file_system_id, load_balancer_full_name=load_balancer.load_balancer_full_name,
                       target_group_full_name=target_group.target_group_full_name,
                       database_cluster_identifier=database_cluster.cluster_identifier,
@@ -70,9 +86,11 @@ class ObservabilityStack(PlatformStack):
         self.dashboard = PlatformDashboard(
             self, "Dashboard", prefix=config.resource_prefix, cluster_name=config.cluster_name,
             teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
+            hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config), reserved_gpus=reserved_gpus,
             burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, **common)
         self.alarms = PlatformAlarms(
             self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
-            reserved_gpus=reserved_gpus, burst_usd_per_gpu_hour=max(per_gpu.values(), default=0.0),
+            reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
+            burst_prices=burst_prices(config, per_gpu),
             thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour, **common)

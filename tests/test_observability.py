@@ -3,17 +3,24 @@ documented table, alarms and their thresholds, config errors."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import re
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from cdk_constructs.documented_metrics import DOCUMENTED_METRICS
+from cdk_constructs.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
+from cdk_constructs.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
 from config import ConfigError
 from config._base import LOG_RETENTION_DAYS
 
 from .conftest import ROOT, Synth, config_fails, config_with
+from .helm_binary import helm_binary
 
 STACK = "observability"
 
@@ -126,40 +133,223 @@ def test_addon_is_pinned_with_pod_identity(env_synth: Synth) -> None:
     assert "ServiceAccountRoleArn" not in props, "IRSA and Pod Identity at once"
 
 
-def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth: Synth, tmp_path) -> None:
+def agent_entry(cfg: dict[str, Any], name: str) -> dict[str, Any]:
+    (entry,) = [a for a in cfg["agents"] if a["name"] == name]
+    return entry
+
+
+def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth: Synth) -> None:
     """A toleration with operator Exists and no key tolerates every taint (Kubernetes taint/toleration rules), so
     the agents run on HyperPod nodes, tainted Karpenter GPU pools and system nodes alike."""
     _, cfg = addon(env_synth)
     assert {"operator": "Exists"} in cfg["tolerations"]
     assert all("key" not in t and "effect" not in t for t in cfg["tolerations"] if t.get("operator") == "Exists")
-    k8s = cfg["agent"]["config"]["logs"]["metrics_collected"]["kubernetes"]
+    k8s = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
     assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
                    "kueue_container_insights": True}
     assert cfg["containerLogs"]["enabled"] is True
     assert cfg["manager"]["applicationSignals"]["autoMonitor"]["monitorAllServices"] is False
     names = [a["name"] for a in cfg["agents"]]
     assert names[:2] == ["cloudwatch-agent", "cloudwatch-agent-cluster-scraper"], "the chart's default agents"
-    prom = next(a for a in cfg["agents"] if a["name"] == "cloudwatch-agent-prometheus")
+    prom = agent_entry(cfg, PROMETHEUS_AGENT)
     assert prom["mode"] == "deployment" and prom["replicas"] == 1, "one scraper, or every counter is counted twice"
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
     assert collected["cluster_name"] == env_synth.config.cluster_name
     (job,) = prom["prometheus"]["config"]["scrape_configs"]
     assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
+    assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
+        "the GPU-count math (Sum x interval / PERIOD) assumes this interval"
+
+
+# ---- what the chart does with the configuration (real chart templates, real helm) -------------------------------
+
+UPSTREAM = Path(__file__).parent / "upstream"
+CHART = UPSTREAM / "amazon-cloudwatch-observability-6.4.0"
+AGENT_GOLDEN = UPSTREAM / "amazon-cloudwatch-agent-v1.300070.0"
+UPSTREAM_SHA256 = {
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.json":
+        "0e5fdc6f967a7f3d5237b9c9c85dea150ee98e39b6de39f6795f2a06c1d43d81",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.yaml":
+        "2ac5cb63d2f7b15070bf8409b3ee548dbc27d89086facb7da4e210c2df1fab96",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.json":
+        "5f75b7bc50e4bde7441d04ccac138df19b28656cb1f04ab4524b19f679a036bf",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.yaml":
+        "448c9b34ebf7f440cce935fd79b3684f26989f58fc128f308c6e1e72ecaa3e47",
+    "amazon-cloudwatch-observability-6.4.0/Chart.yaml":
+        "6cc3852512783c033672739fab6e012b57c0e633c1355f3e2f48730fd5c6b354",
+    "amazon-cloudwatch-observability-6.4.0/templates/_helpers.tpl":
+        "e644f643a30d6b21f054c2aaa248f4a8e6a2107b0077c732994a1e1d58b8efef",
+    "amazon-cloudwatch-observability-6.4.0/templates/linux/cloudwatch-agent-custom-resource.yaml":
+        "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
+    "amazon-cloudwatch-observability-6.4.0/values.yaml":
+        "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
+}
+
+
+def test_upstream_copies_are_unmodified() -> None:
+    """tests/upstream/SOURCES.md: tag, path and commit of each file."""
+    found = {p.relative_to(UPSTREAM).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in UPSTREAM.rglob("*") if p.is_file() and p.name != "SOURCES.md"}
+    assert found == UPSTREAM_SHA256
+    sources = (UPSTREAM / "SOURCES.md").read_text()
+    assert all(f"| {name} |" in sources for name in UPSTREAM_SHA256)
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    assert (chart["name"], chart["version"]) == ("amazon-cloudwatch-observability", "6.4.0")
+    assert env_addon_chart_version() == chart["version"]
+    agent_tag = yaml.safe_load((CHART / "values.yaml").read_text())["agent"]["image"]["tag"]
+    assert agent_tag.startswith("1.300070.0"), "the chart ships the agent whose declarations are vendored"
+
+
+def env_addon_chart_version() -> str:
+    """Add-on v<chart version>-eksbuild.N: the add-on packages the chart of the same version."""
+    return re.fullmatch(r"v(\d+\.\d+\.\d+)-eksbuild\.\d+", config_with("dev").observability.addon_version)[1]
+
+
+def render_agents(configuration: dict[str, Any], cluster_name: str, region: str,
+                  tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """AmazonCloudWatchAgent name -> its ``spec.config`` (parsed), as the chart renders ``configuration`` (the
+    add-on's configurationValues; EKS supplies clusterName and region)."""
+    values = tmp_path / "values.json"
+    values.write_text(json.dumps(configuration))
+    proc = subprocess.run(
+        [str(helm_binary()), "template", "amazon-cloudwatch-observability", str(CHART), "--namespace",
+         "amazon-cloudwatch", "--values", str(values), "--set-string", f"clusterName={cluster_name}",
+         "--set-string", f"region={region}", "--show-only", "templates/linux/cloudwatch-agent-custom-resource.yaml"],
+        capture_output=True, text=True, timeout=120, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return {d["metadata"]["name"]: json.loads(d["spec"]["config"])
+            for d in yaml.safe_load_all(proc.stdout) if d and d["kind"] == "AmazonCloudWatchAgent"}
+
+
+def test_prometheus_scraper_does_not_inherit_container_insights(env_synth: Synth, tmp_path: Path) -> None:
+    """The chart deep-merges root ``agent`` into every ``agents[]`` entry (mergeOverwrite): rendered with the real
+    template and helm, only the Container Insights DaemonSet collects ``kubernetes``; the scraper collects only
+    ``prometheus``."""
+    _, cfg = addon(env_synth)
+    cluster = env_synth.config.cluster_name
+    agents = render_agents(cfg, cluster, env_synth.config.region, tmp_path)
+    assert set(agents) == {CI_AGENT, PROMETHEUS_AGENT}, "the cluster scraper is skipped without otelContainerInsights"
+    assert set(agents[PROMETHEUS_AGENT]["logs"]["metrics_collected"]) == {"prometheus"}
+    ci = agents[CI_AGENT]["logs"]["metrics_collected"]
+    assert set(ci) == {"kubernetes"}
+    assert ci["kubernetes"] == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
+                                "kueue_container_insights": True, "cluster_name": cluster}
+
+
+def test_the_render_detects_a_root_agent_config_leak(env_synth: Synth, tmp_path: Path) -> None:
+    """Control for the test above: the same settings given as root ``agent.config`` (the layout before) do reach
+    the Prometheus scraper in the rendered chart - so the render really exercises the merge."""
+    _, cfg = addon(env_synth)
+    ci_config = agent_entry(cfg, CI_AGENT).pop("config")
+    cfg["agent"] = {"config": ci_config}
+    agents = render_agents(cfg, env_synth.config.cluster_name, env_synth.config.region, tmp_path)
+    assert set(agents[PROMETHEUS_AGENT]["logs"]["metrics_collected"]) == {"kubernetes", "prometheus"}
+
+
+# ---- which metrics exist: the agent's own translated configuration ---------------------------------------------
+
+def agent_declarations() -> dict[tuple[str, str], set[frozenset[str]]]:
+    """(namespace, metric) -> dimension sets, from the awsemf exporters of the agent's golden translations."""
+    out: dict[tuple[str, str], set[frozenset[str]]] = {}
+    for name, exporter in (("emf_and_kubernetes_with_gpu_config", "awsemf/containerinsights"),
+                           ("emf_and_kubernetes_with_kueue_config", "awsemf/kueueContainerInsights")):
+        emf = yaml.safe_load((AGENT_GOLDEN / f"{name}.yaml").read_text())["exporters"][exporter]
+        for decl in emf["metric_declarations"]:
+            for metric_name in decl["metric_name_selectors"]:
+                out.setdefault((emf["namespace"], metric_name.strip("^$")), set()).update(
+                    frozenset(d) for d in decl["dimensions"])
+    return out
+
+
+def test_golden_translations_have_our_switches(env_synth: Synth) -> None:
+    """The vendored translations were made from agent configs with the switches our DaemonSet agent gets."""
+    _, cfg = addon(env_synth)
+    ours = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
+    gpu = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_gpu_config.json").read_text())
+    kueue = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_kueue_config.json").read_text())
+    gpu_k8s = gpu["logs"]["metrics_collected"]["kubernetes"]
+    assert gpu_k8s["enhanced_container_insights"] is ours["enhanced_container_insights"] is True
+    assert gpu_k8s.get("accelerated_compute_metrics", True) is ours["accelerated_compute_metrics"] is True
+    assert kueue["logs"]["metrics_collected"]["kubernetes"]["kueue_container_insights"] is \
+        ours["kueue_container_insights"] is True
+
+
+def test_documented_container_insights_and_kueue_metrics_are_declared_by_the_agent() -> None:
+    """Every Container Insights / Kueue row of documented_metrics.py, name and every dimension set, is an EMF
+    declaration of the agent the add-on ships. (The review's metrics - node_gpu_request, cluster_gpu_total, ... - and
+    sets - pod_gpu_request by Namespace, node_gpu_limit by InstanceType - fail here.)"""
+    declared = agent_declarations()
+    rows = [m for m in DOCUMENTED_METRICS.values()
+            if m.namespace == CONTAINER_INSIGHTS or m.name.startswith("kueue_")]
+    assert len(rows) >= 15
+    problems = []
+    for m in rows:
+        sets = declared.get((m.namespace, m.name))
+        if sets is None:
+            problems.append(f"{m.namespace}/{m.name}: the agent declares no such metric in that namespace")
+        else:
+            problems += [f"{m.namespace}/{m.name}: no declaration with {sorted(d)}" for d in m.dimension_sets
+                         if d not in sets]
+    assert not problems, "\n".join(problems)
+
+
+KARPENTER_NODE_GAUGE_LABELS = {
+    "node_name", "phase", "managed",        # controller.go l.45-49, nodeLabelNames l.154-163
+    "resource_type",                        # nodeLabelNamesWithResourceType l.147-152
+    # well-known labels (pkg/apis/v1/labels.go l.75-84), "<prefix>/<a-b>" -> "a_b" (controller.go l.291-302)
+    "nodepool", "zone", "region", "instance_type", "arch", "os", "capacity_type", "windows_build",
+}
+"""Labels of karpenter_nodes_allocatable / karpenter_nodes_total_pod_requests (sigs.k8s.io/karpenter 6e7eab7a0f48,
+pkg/controllers/metrics/node/controller.go), plus the provider's extra well-known labels (not used here)."""
+
+
+def emf_matches(decl: dict[str, Any], labels: dict[str, str]) -> bool:
+    """awsemfexporter label_matchers: the source labels' values (missing: empty) joined with ';' match the regex;
+    a dimension set is published only if the sample has every dimension."""
+    joined = ";".join(labels.get(k, "") for k in decl["source_labels"])
+    return re.search(decl["label_matcher"], joined) is not None
 
 
 def test_prometheus_declarations_are_the_documented_dimensions(env_synth: Synth) -> None:
-    """What the scraper publishes (its EMF declarations) is what the dashboard and alarms may reference."""
+    """What the scraper publishes (its EMF declarations) is what the dashboard and alarms may reference, and every
+    dimension is a label the scraped Karpenter series really carry (or the ClusterName the scrape adds)."""
     _, cfg = addon(env_synth)
-    prom = next(a for a in cfg["agents"] if a["name"] == "cloudwatch-agent-prometheus")
+    prom = agent_entry(cfg, PROMETHEUS_AGENT)
     emf = prom["config"]["logs"]["metrics_collected"]["prometheus"]["emf_processor"]
-    published = {}
+    assert emf["metric_namespace"] == PROMETHEUS
+    published: dict[str, set[frozenset[str]]] = {}
     for decl in emf["metric_declaration"]:
         for selector in decl["metric_selectors"]:
-            published[selector.strip("^$")] = {frozenset(d) for d in decl["dimensions"]}
+            published.setdefault(selector.strip("^$"), set()).update(frozenset(d) for d in decl["dimensions"])
     documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items()
-                  if ns == emf["metric_namespace"]}
+                  if ns == PROMETHEUS and not name.startswith("kueue_")}
     assert published == documented
+    for decl in emf["metric_declaration"]:
+        if any(s.startswith("^karpenter_nodes_") for s in decl["metric_selectors"]):
+            for dims in decl["dimensions"]:
+                assert set(dims) - {"ClusterName"} <= KARPENTER_NODE_GAUGE_LABELS, dims
 
+
+@pytest.mark.parametrize("node,hyperpod,burst", [
+    ({"instance_type": "ml.p5.48xlarge", "resource_type": "nvidia.com/gpu"}, True, False),
+    ({"instance_type": "p5.48xlarge", "capacity_type": "on-demand", "resource_type": "nvidia.com/gpu",
+      "nodepool": "h100-on-demand"}, False, True),
+    ({"instance_type": "p4d.24xlarge", "capacity_type": "spot", "resource_type": "nvidia.com/gpu"}, False, True),
+    ({"instance_type": "ml.p5.48xlarge", "resource_type": "cpu"}, False, False),
+    ({"instance_type": "p5.48xlarge", "capacity_type": "spot", "resource_type": "cpu"}, False, False),
+])
+def test_gpu_gauges_are_split_by_node_kind(env_synth: Synth, node: dict[str, str], hyperpod: bool,
+                                           burst: bool) -> None:
+    """A HyperPod node (``ml.*`` instance type, no Karpenter capacity type) lands only in the per-HyperPod-type
+    series, a Karpenter node only in the burst series, anything that is not a GPU in neither."""
+    _, cfg = addon(env_synth)
+    emf = agent_entry(cfg, PROMETHEUS_AGENT)["config"]["logs"]["metrics_collected"]["prometheus"]["emf_processor"]
+    labels = {"job": "karpenter", "ClusterName": env_synth.config.cluster_name, "node_name": "n", **node}
+    published = {frozenset(d) for decl in emf["metric_declaration"]
+                 if "^karpenter_nodes_allocatable$" in decl["metric_selectors"] and emf_matches(decl, labels)
+                 for d in decl["dimensions"] if set(d) <= set(labels)}
+    assert (frozenset({"ClusterName", "instance_type", "resource_type"}) in published) is hyperpod
+    assert (frozenset({"ClusterName", "capacity_type", "instance_type", "resource_type"}) in published) is burst
 
 def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
     res, _ = addon(env_synth)
@@ -267,38 +457,96 @@ def dashboard_widgets(synth: Synth) -> list[dict[str, Any]]:
     return json.loads(untoken(body))["widgets"]
 
 
+METRICS_INSIGHTS = re.compile(r"SELECT\s+\w+\((\w+)\)\s+FROM\s+SCHEMA\(([^)]*)\)(?:\s+WHERE\s+(.*?))?"
+                              r"(?:\s+GROUP BY.*|\s+ORDER BY.*|\s+LIMIT.*)?$", re.IGNORECASE | re.DOTALL)
+
+
+def expression_metrics(expression: str) -> list[tuple[str, str, frozenset[str], dict[str, str]]]:
+    """The metrics a math expression reads by itself: each SEARCH (schema = exact dimension set, terms = values) and
+    a Metrics Insights query (metric, SCHEMA, WHERE values). Ids of other queries are not metrics."""
+    out = []
+    searches = SEARCH.findall(expression)
+    assert len(searches) == expression.count("SEARCH("), f"unparsed SEARCH in {expression}"
+    for schema, name, terms, _, _ in searches:
+        namespace, *dims = [p.strip('"') for p in schema.split(",")]
+        out.append((namespace, name, frozenset(dims), dict(re.findall(r'(\w+)="?([\w.\-/<>]+)"?', terms))))
+    if re.search(r"\bSELECT\b", expression, re.IGNORECASE):
+        match = METRICS_INSIGHTS.search(expression.strip())
+        assert match, f"unparsed Metrics Insights query: {expression}"
+        name, schema, where = match.groups()
+        namespace, *dims = [p.strip().strip('"') for p in schema.split(",")]
+        out.append((namespace, name, frozenset(dims), dict(re.findall(r"(\w+)\s*=\s*'([^']*)'", where or ""))))
+    return out
+
+
 def referenced_metrics(widget_metrics: list[list[Any]]) -> list[tuple[str, str, frozenset[str], dict[str, str]]]:
-    """(namespace, name, dimension names, dimension values) of every metric a widget or alarm draws, SEARCH
-    expressions included."""
+    """(namespace, name, dimension names, dimension values) of every metric a widget draws, SEARCH expressions and
+    Metrics Insights queries included."""
     out = []
     for row in widget_metrics:
         if isinstance(row[-1], dict) and "expression" in row[-1]:
-            for schema, name, terms, _, _ in SEARCH.findall(row[-1]["expression"]):
-                namespace, *dims = [p.strip('"') for p in schema.split(",")]
-                values = dict(re.findall(r'(\w+)="?([\w.\-/<>]+)"?', terms))
-                out.append((namespace, name, frozenset(dims), values))
+            out += expression_metrics(row[-1]["expression"])
             continue
         namespace, name, *rest = [x for x in row if not isinstance(x, dict)]
-        if namespace == ".":
-            continue
+        assert namespace != ".", "shorthand rows would hide a metric from this check"
         dims = dict(zip(rest[::2], rest[1::2]))
         out.append((namespace, name, frozenset(dims), dims))
     return out
+
+
+def alarm_metrics(props: dict[str, Any]) -> list[tuple[str, str, frozenset[str], dict[str, str]]]:
+    """The same for an alarm: single metric, MetricStat entries, Metrics Insights expressions; SEARCH is refused
+    (alarms cannot use it, PutMetricAlarm)."""
+    out = []
+    if "MetricName" in props:
+        dims = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
+        out.append((props["Namespace"], props["MetricName"], frozenset(dims), dims))
+    for query in props.get("Metrics", []):
+        if "MetricStat" in query:
+            m = query["MetricStat"]["Metric"]
+            dims = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+            out.append((m["Namespace"], m["MetricName"], frozenset(dims), dims))
+        else:
+            assert "SEARCH(" not in query["Expression"], "an alarm cannot evaluate a SEARCH expression"
+            out += expression_metrics(query["Expression"])
+    return out
+
+
+def undocumented(where: str, refs: list[tuple[str, str, frozenset[str], dict[str, str]]],
+                 cluster_name: str) -> list[str]:
+    problems = []
+    for namespace, name, dims, values in refs:
+        entry = DOCUMENTED_METRICS.get((namespace, name))
+        if entry is None:
+            problems.append(f"{where}: {namespace}/{name} is emitted by no collector")
+        elif dims not in entry.dimension_sets:
+            problems.append(f"{where}: {namespace}/{name} is not published with {sorted(dims)}")
+        if "ClusterName" in values and values["ClusterName"] != cluster_name:
+            problems.append(f"{where}: ClusterName {values['ClusterName']}")
+    return problems
+
+
+def test_metric_reference_parsing_catches_what_the_review_found() -> None:
+    """The helpers the dashboard and alarm tests rely on see through SEARCH and Metrics Insights."""
+    bad = [[{"expression": "SUM(SEARCH('{ContainerInsights,ClusterName,InstanceId,InstanceType,NodeName} "
+                           "MetricName=\"node_gpu_request\" ClusterName=c', 'Maximum', 300))"}],
+           [{"expression": "SELECT SUM(pod_gpu_request) FROM SCHEMA(ContainerInsights, ClusterName, Namespace) "
+                           "WHERE ClusterName = 'c' GROUP BY Namespace"}],
+           ["ContainerInsights", "cluster_gpu_request", "ClusterName", "c", {"stat": "Maximum"}]]
+    problems = undocumented("w", referenced_metrics(bad), "c")
+    assert len(problems) == 3, problems
+    assert "pod_gpu_request is not published with ['ClusterName', 'Namespace']" in problems[1]
+    with pytest.raises(AssertionError, match="cannot evaluate a SEARCH"):
+        alarm_metrics({"Metrics": [{"Id": "e", "Expression": bad[0][0]["expression"]}]})
 
 
 def test_dashboard_references_only_documented_metrics_and_dimensions(env_synth: Synth) -> None:
     problems, seen = [], 0
     for widget in dashboard_widgets(env_synth):
         props = widget["properties"]
-        for namespace, name, dims, values in referenced_metrics(props.get("metrics", [])):
-            seen += 1
-            entry = DOCUMENTED_METRICS.get((namespace, name))
-            if entry is None:
-                problems.append(f"{props['title']}: {namespace}/{name} is emitted by no collector")
-            elif dims not in entry.dimension_sets:
-                problems.append(f"{props['title']}: {namespace}/{name} is not published with {sorted(dims)}")
-            if "ClusterName" in values and values["ClusterName"] != env_synth.config.cluster_name:
-                problems.append(f"{props['title']}: ClusterName {values['ClusterName']}")
+        refs = referenced_metrics(props.get("metrics", []))
+        seen += len(refs)
+        problems += undocumented(props.get("title", "?"), refs, env_synth.config.cluster_name)
     assert not problems, "\n".join(problems)
     assert seen >= 30
 
@@ -319,6 +567,10 @@ def test_dashboard_covers_every_team_and_capacity_kind(env_synth: Synth) -> None
     cfg = env_synth.config
     for team in cfg.kubernetes.teams:
         assert f'"Namespace", "{team.name}"' in body
+        # allocation: one series per pod (FullPodName), the team by exact Namespace value
+        assert re.search(r"\{ContainerInsights,ClusterName,FullPodName,Namespace,PodName\} "
+                         r'MetricName=\\+"pod_gpu_request\\+" ClusterName=\S+ Namespace=\\+"' + re.escape(team.name),
+                         body), team.name
     for pool in cfg.kubernetes.gpu_node_pools:
         for itype in pool.instance_types:
             assert f'InstanceType=\\\\\\"{itype}\\\\\\"' in body or f'InstanceType=\\"{itype}\\"' in body, itype
@@ -326,15 +578,21 @@ def test_dashboard_covers_every_team_and_capacity_kind(env_synth: Synth) -> None
 
 
 def test_burst_spend_uses_the_price_file(env_synth: Synth) -> None:
+    """Every Karpenter GPU instance type is priced at its on-demand price per GPU, and the widget draws the same
+    expression the BurstSpendOverBudget alarm watches."""
     from tools.cost.report import Pricer, load_prices
 
     pricer = Pricer(load_prices(), env_synth.config.region)
     (spend,) = [w for w in dashboard_widgets(env_synth) if w["properties"].get("title", "").startswith("Burst spend")]
-    expression = spend["properties"]["metrics"][0][0]["expression"]
+    expressions = " ".join(row[-1]["expression"] for row in spend["properties"]["metrics"]
+                           if isinstance(row[-1], dict) and "expression" in row[-1])
+    alarm = alarms(env_synth)["BurstSpendOverBudget"]
+    alarm_expressions = " ".join(q["Expression"] for q in alarm["Metrics"] if "Expression" in q)
     for pool in env_synth.config.kubernetes.gpu_node_pools:
         for itype in pool.instance_types:
             entry = pricer.instance(itype)
-            assert f"{entry['usd'] / entry['gpus']:.4f}" in expression, itype
+            assert f"{entry['usd'] / entry['gpus']:.4f}" in expressions, itype
+            assert f"{entry['usd'] / entry['gpus']:.4f}" in alarm_expressions, itype
 
 
 # ---- alarms ----------------------------------------------------------------------------------------------------
@@ -382,15 +640,153 @@ def test_every_alarm_has_an_action_and_its_threshold_from_config(env_synth: Synt
 
 
 def test_alarms_watch_documented_metrics(env_synth: Synth) -> None:
+    problems = []
     for name, props in alarms(env_synth).items():
-        stats = [m["MetricStat"]["Metric"] for m in props.get("Metrics", []) if "MetricStat" in m]
-        if "MetricName" in props:
-            stats.append(props)
-        assert stats, name
-        for m in stats:
-            dims = frozenset(d["Name"] for d in m.get("Dimensions", []))
-            entry = DOCUMENTED_METRICS.get((m["Namespace"], m["MetricName"]))
-            assert entry is not None and dims in entry.dimension_sets, f"{name}: {m['Namespace']}/{m['MetricName']}"
+        refs = alarm_metrics(props)
+        assert refs, name
+        problems += undocumented(name, refs, env_synth.config.cluster_name)
+    assert not problems, "\n".join(problems)
+
+
+def test_alarm_windows_are_within_cloudwatch_limits(env_synth: Synth) -> None:
+    """PutMetricAlarm: Period x EvaluationPeriods at most 7 days (periods of an hour or more) or 1 day; an alarm
+    on a Metrics Insights query evaluates at most the latest 3 hours (alarm-limits.html); metric math: at most 10
+    MetricStat and 10 expressions."""
+    for name, props in alarms(env_synth).items():
+        periods = [props["Period"]] if "Period" in props else \
+            [q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q]
+        assert len(set(periods)) == 1, f"{name}: every metric of an alarm uses the same period"
+        window = periods[0] * props["EvaluationPeriods"]
+        assert window <= (7 * 86400 if periods[0] >= 3600 else 86400), name
+        if any(re.search(r"\bSELECT\b", q.get("Expression", "")) for q in props.get("Metrics", [])):
+            assert window <= 3 * 3600, f"{name}: Metrics Insights alarms evaluate at most 3 hours"
+        metrics = props.get("Metrics", [])
+        assert sum("MetricStat" in q for q in metrics) <= 10 and sum("Expression" in q for q in metrics) <= 10, name
+
+
+# ---- alarm behaviour: the synthesized metric math evaluated on what the collectors would report -------------------
+
+class _Val:
+    """One period's value of a query; None = no data. Arithmetic with no data has no data (CloudWatch metric
+    math); SUM([..]) of an array adds the series that have a value and has none if none has."""
+
+    def __init__(self, v: float | None) -> None:
+        self.v = v
+
+    def _op(self, other: Any, f: Any) -> _Val:
+        o = other.v if isinstance(other, _Val) else other
+        return _Val(None if self.v is None or o is None else f(self.v, o))
+
+    def __add__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a + b)
+    def __radd__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b + a)
+    def __sub__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a - b)
+    def __rsub__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b - a)
+    def __mul__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a * b)
+    def __rmul__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b * a)
+    def __truediv__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a / b)
+    def __rtruediv__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b / a)
+
+
+def evaluate_alarm(props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[str, str]], str], float]) -> \
+        float | None:
+    """The value the alarm compares with its threshold for one period. ``data``: (metric name, dimensions,
+    statistic) -> that period's statistic; a metric absent from ``data`` has no data point."""
+    queries = {q["Id"]: q for q in props["Metrics"]}
+    cache: dict[str, _Val] = {}
+
+    def value(qid: str) -> _Val:
+        if qid not in cache:
+            q = queries[qid]
+            if "MetricStat" in q:
+                m = q["MetricStat"]["Metric"]
+                key = (m["MetricName"], frozenset((d["Name"], d["Value"]) for d in m["Dimensions"]),
+                       q["MetricStat"]["Stat"])
+                cache[qid] = _Val(data.get(key))
+            else:
+                expr = q["Expression"]
+                assert re.fullmatch(r"[\w\s.+\-*/()\[\],]+", expr), expr
+                ids = set(re.findall(r"\b([a-z]\w*)\b", expr)) - {"SUM", "PERIOD"}
+                scope = {i: value(i) for i in ids}
+                scope["SUM"] = lambda xs: _Val(sum(x.v for x in xs if x.v is not None)
+                                               if any(x.v is not None for x in xs) else None)
+                scope["PERIOD"] = lambda x: next(q2["MetricStat"]["Period"] for i2, q2 in queries.items()
+                                                 if "MetricStat" in q2 and cache.get(i2) is x)
+                cache[qid] = eval(expr, {"__builtins__": {}}, scope)  # noqa: S307 - parsed above: ids, numbers, + - * /
+        return cache[qid]
+
+    (watched,) = [q["Id"] for q in props["Metrics"] if q.get("ReturnData", True)]
+    return value(watched).v
+
+
+def alarm_state(props: dict[str, Any], value: float | None) -> str:
+    if value is None:
+        return {"breaching": "ALARM", "notBreaching": "OK"}.get(props.get("TreatMissingData", "missing"),
+                                                                 "INSUFFICIENT_DATA")
+    op = {"GreaterThanOrEqualToThreshold": lambda v, t: v >= t, "GreaterThanThreshold": lambda v, t: v > t,
+          "LessThanThreshold": lambda v, t: v < t}[props["ComparisonOperator"]]
+    return "ALARM" if op(value, props["Threshold"]) else "OK"
+
+
+def hyperpod_gauges(synth: Synth, allocated_share: float | None) -> dict[Any, float]:
+    """What the scraper publishes over one hour for the HyperPod GPU nodes: per HyperPod GPU type, the Sum of 60
+    per-minute samples of each node's GPUs and of its pods' GPU requests (no requests sample without requests)."""
+    from stacks.observability_stack import hyperpod_gpu_instance_types
+    from tools.cost.report import Pricer, load_prices
+
+    cfg = synth.config
+    pricer = Pricer(load_prices(), cfg.region)
+    scrapes = 3600 // SCRAPE_INTERVAL_SECONDS
+    data: dict[Any, float] = {}
+    for itype in hyperpod_gpu_instance_types(cfg):
+        gpus = sum(pricer.instance(g.instance_type)["gpus"] * g.count
+                   for g in cfg.compute.hyperpod.instance_groups if g.instance_type == itype)
+        dims = frozenset({("ClusterName", cfg.cluster_name), ("instance_type", itype),
+                          ("resource_type", "nvidia.com/gpu")})
+        data[("karpenter_nodes_allocatable", dims, "Sum")] = gpus * scrapes
+        if allocated_share:
+            data[("karpenter_nodes_total_pod_requests", dims, "Sum")] = gpus * allocated_share * scrapes
+    return data
+
+
+def test_reserved_gpus_idle_is_ok_when_the_reservation_is_busy(env_synth: Synth) -> None:
+    from stacks.observability_stack import gpu_prices
+
+    props = alarms(env_synth)["ReservedGpusIdle"]
+    _, reserved, _ = gpu_prices(env_synth.config)
+    busy = evaluate_alarm(props, hyperpod_gauges(env_synth, 1.0))
+    assert busy == pytest.approx(0) and alarm_state(props, busy) == "OK"
+    idle = evaluate_alarm(props, hyperpod_gauges(env_synth, None))
+    assert alarm_state(props, idle) == "ALARM", "no pod requests any HyperPod GPU: the reservation is idle"
+    half = evaluate_alarm(props, hyperpod_gauges(env_synth, 0.5))
+    assert half == pytest.approx(reserved / 2)
+    assert alarm_state(props, half) == ("ALARM" if reserved / 2 >= props["Threshold"] else "OK")
+    assert props["TreatMissingData"] == "breaching"
+
+
+def test_burst_spend_alarm_fires_over_budget_and_not_under(env_synth: Synth) -> None:
+    """Karpenter GPU nodes of one kind running (the other kinds have no data): the alarm sees their GPUs x price
+    and fires once that exceeds the budget; with no burst node at all it stays OK."""
+    from stacks.observability_stack import burst_prices, gpu_prices
+
+    cfg = env_synth.config
+    props = alarms(env_synth)["BurstSpendOverBudget"]
+    period = next(q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q)
+    per_gpu, _, _ = gpu_prices(cfg)
+    itype, capacity_type, usd = max(burst_prices(cfg, per_gpu), key=lambda p: p[2])
+    nodes_gpus = next(cfg_pool.gpu_limit for cfg_pool in cfg.kubernetes.gpu_node_pools
+                      if itype in cfg_pool.instance_types and cfg_pool.capacity_type == capacity_type)
+    dims = frozenset({("ClusterName", cfg.cluster_name), ("capacity_type", capacity_type), ("instance_type", itype),
+                      ("resource_type", "nvidia.com/gpu")})
+
+    def running(gpus: int) -> float | None:
+        return evaluate_alarm(props, {("karpenter_nodes_allocatable", dims, "Sum"):
+                                      gpus * period / SCRAPE_INTERVAL_SECONDS})
+
+    assert running(nodes_gpus) == pytest.approx(nodes_gpus * usd, rel=1e-3)
+    over = math.ceil(props["Threshold"] / usd + 1e-9)
+    assert alarm_state(props, running(over)) == "ALARM"
+    assert alarm_state(props, running(over - 1)) == "OK"
+    assert alarm_state(props, evaluate_alarm(props, {})) == "OK"
 
 
 def test_alarm_topic_is_encrypted_and_subscribes_the_configured_addresses(env_synth: Synth) -> None:
