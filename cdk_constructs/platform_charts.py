@@ -13,7 +13,7 @@ from constructs import Construct, IDependable, IValidation
 
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.images import image_uris
-from k8s_charts.karpenter import GpuCapacityChart
+from k8s_charts.karpenter import CpuCapacityChart, GpuCapacityChart
 from k8s_charts.node_shapes import node_kinds
 from k8s_charts.priority_classes import PriorityClassesChart
 from k8s_charts.queueing import QueueingChart
@@ -45,8 +45,9 @@ class PlatformCharts(Construct):
     """Applies the k8s_charts platform charts to ``cluster`` and gives every team an IAM role through EKS Pod
     Identity (namespace `<team>`, service account `training`).
 
-    Charts: ``priority-classes``, ``gpu-capacity`` (Karpenter EC2NodeClasses/NodePools; waits for
-    ``crd_dependencies``, the Helm releases that install the CRDs), ``team-namespaces`` and ``queueing`` (Kueue
+    Charts: ``priority-classes``, ``gpu-capacity`` and ``cpu-capacity`` (Karpenter EC2NodeClasses/NodePools of the
+    GPU pools and of the CPU job pods; wait for ``crd_dependencies``, the Helm releases that install the CRDs),
+    ``team-namespaces`` and ``queueing`` (Kueue
     flavors, cohorts, ClusterQueues, LocalQueues, the queue-name admission policy; after the namespaces).
 
     Team role: read/write under the team's S3 prefix of ``data_bucket`` only (list restricted to the prefix, its
@@ -96,16 +97,20 @@ class PlatformCharts(Construct):
             "priority-classes": PriorityClassesChart(app, "priority-classes", priority_classes=k.priority_classes),
             "gpu-capacity": GpuCapacityChart(app, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter,
                                              values=self.values),
+            "cpu-capacity": CpuCapacityChart(app, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter,
+                                             values=self.values),
             "team-namespaces": TeamNamespacesChart(app, "team-namespaces", teams=k.teams, values=self.values),
             "queueing": QueueingChart(app, "queueing", config=config),
         }
         self.manifests: dict[str, eks.KubernetesManifest] = {
             "priority-classes": cluster.add_cdk8s_chart("PriorityClasses", self.charts["priority-classes"]),
             "gpu-capacity": cluster.add_cdk8s_chart("GpuCapacity", self.charts["gpu-capacity"]),
+            "cpu-capacity": cluster.add_cdk8s_chart("CpuCapacity", self.charts["cpu-capacity"]),
             "team-namespaces": cluster.add_cdk8s_chart("TeamNamespaces", self.charts["team-namespaces"]),
             "queueing": cluster.add_cdk8s_chart("Queueing", self.charts["queueing"]),
         }
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
+        self.manifests["cpu-capacity"].node.add_dependency(*crd_dependencies)
         # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.
         self.manifests["queueing"].node.add_dependency(*crd_dependencies, self.manifests["team-namespaces"])
         # Pods name PriorityClasses; namespaces come after them so the quotas never refer to missing classes, and

@@ -15,8 +15,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
-from .compute import EBS_MAX_GIB
-from .instances import instance_specs
+from .compute import EBS_MAX_GIB, check_ec2_instance_type
+from .instances import instance_spec, instance_specs
 
 Tier = Literal["production", "development", "research", "experiment"]
 TIERS: tuple[str, ...] = ("production", "development", "research", "experiment")
@@ -60,6 +60,8 @@ PRIORITY_VALUE_MAX = 1_000_000_000  # larger values are reserved for system-node
 # sanity bound: a typo such as 1e30 would otherwise reach the NodePool as `1e+30` (jsii passes numbers as
 # JavaScript doubles), which Karpenter reads as "no limit".
 MAX_GPUS = 4096
+# The same kind of sanity bound for the CPU pool's vCPU limit (kubernetes.cpu_node_pool.cpu_limit).
+MAX_CPUS = 4096
 
 
 @dataclass(frozen=True)
@@ -400,12 +402,96 @@ class GpuNodePoolConfig(ConfigModel):
         return any(GPU_INSTANCE_TYPES[t].instance_store for t in self.instance_types)
 
 
+# Current-generation general-purpose families: `m` with generation 6 or later (m6i, m6a, m7i, m7a, m8g, ...). Burstable
+# t* types run out of CPU credits under a steady job driver; older generations cost more per vCPU.
+_GENERAL_PURPOSE_FAMILY = re.compile(r"m([6-9]|[1-9][0-9])[a-z-]*")
+
+
+class CpuNodePoolConfig(ConfigModel):
+    """The Karpenter NodePool of the platform's CPU job pods (Ray heads and submitters, llmft download/prepare
+    steps): on-demand, general-purpose, pinned to the HyperPod AZ (where FSx and the EFA GPU nodes are), tainted so
+    that only those pods (which tolerate it) ever make it launch a node. They may also run on the system nodes."""
+
+    name: str = Field("cpu-jobs", description="NodePool and EC2NodeClass name (DNS-1123 label; not a GPU pool's "
+                                              "name).")
+    instance_types: tuple[str, ...] = Field(
+        ("m7i.xlarge", "m6i.xlarge"),
+        description="EC2 instance types: current-generation general-purpose (m6 or later) CPU types listed in "
+                    "config/data/instance_specs.yaml. Karpenter picks the cheapest that fits the pending pods.")
+    cpu_limit: int = Field(16, description="Most vCPUs the pool may run at once: its spend cap (`make cost` shows "
+                                           "$/hour per node and at the limit). At least the vCPUs of one node.")
+    consolidate_after: str = Field("5m", description="How long after a pod change a node is considered for "
+                                                     "consolidation (policy WhenEmptyOrUnderutilized; nodes with "
+                                                     "running job pods are never consolidated: the pods carry "
+                                                     "`karpenter.sh/do-not-disrupt`).")
+    expire_after: str = Field("720h", description="Node lifetime before replacement (patching), or `Never`.")
+    termination_grace_period: str = Field("24h", description="Longest a draining node waits for job pods before "
+                                                              "terminating.")
+    data_volume_gib: int = Field(100, ge=20, le=EBS_MAX_GIB,
+                                 description="Data volume for container images and logs (gp3, encrypted); the "
+                                             "Ray head pulls the training image.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
+            raise ValueError(f"kubernetes.cpu_node_pool.name {v!r} is not a DNS-1123 label; use lower-case letters, "
+                             f"digits and '-', e.g. 'cpu-jobs'")
+        return v
+
+    @field_validator("instance_types")
+    @classmethod
+    def _types(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("kubernetes.cpu_node_pool.instance_types is empty; list at least one, e.g. "
+                             "['m7i.xlarge']")
+        if len(set(v)) != len(v):
+            raise ValueError(f"kubernetes.cpu_node_pool.instance_types {list(v)!r} lists a type twice; list each "
+                             f"once")
+        for t in v:
+            if t.startswith("ml."):
+                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} is a SageMaker (ml.) type; Karpenter "
+                                 f"launches EC2 types, write it without 'ml.'")
+            check_ec2_instance_type("kubernetes.cpu_node_pool.instance_types", t)
+            if not _GENERAL_PURPOSE_FAMILY.fullmatch(t.split(".", 1)[0]):
+                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} is not a current-generation "
+                                 f"general-purpose type; use an m6 or later family such as 'm7i.xlarge' (burstable "
+                                 f"t* types run out of CPU credits under a job driver)")
+            spec = instance_spec("kubernetes.cpu_node_pool.instance_types", t)
+            if spec.is_gpu:
+                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} has GPUs; GPU types belong in "
+                                 f"kubernetes.gpu_node_pools")
+        return v
+
+    @field_validator("consolidate_after", "expire_after")
+    @classmethod
+    def _durations(cls, v: str, info) -> str:
+        return validate_duration(f"kubernetes.cpu_node_pool.{info.field_name}", v,
+                                 allow_never=info.field_name == "expire_after")
+
+    @field_validator("termination_grace_period")
+    @classmethod
+    def _grace(cls, v: str) -> str:
+        return validate_duration("kubernetes.cpu_node_pool.termination_grace_period", v, allow_never=False)
+
+    @model_validator(mode="after")
+    def _limit(self) -> CpuNodePoolConfig:
+        smallest = min(instance_specs()[t].vcpus for t in self.instance_types)
+        if not smallest <= self.cpu_limit <= MAX_CPUS:
+            raise ValueError(f"kubernetes.cpu_node_pool.cpu_limit {self.cpu_limit} is outside {smallest}-{MAX_CPUS}: "
+                             f"below {smallest} (the vCPUs of its smallest instance type) the pool could never "
+                             f"launch a node; raise it to at least {smallest}, e.g. 16 for four 4-vCPU nodes")
+        return self
+
+
 class KarpenterNodeConfig(ConfigModel):
-    """Settings shared by every Karpenter GPU node (the EC2NodeClasses)."""
+    """Settings shared by every Karpenter node (the EC2NodeClasses of the GPU pools and of the CPU job pool, which
+    sizes its own data volume: kubernetes.cpu_node_pool.data_volume_gib)."""
 
     ami_alias: str = Field("bottlerocket@latest",
                            description="EKS-optimized AMI alias `family@version`. Bottlerocket selects its NVIDIA "
-                                       "(accelerated) variant on GPU instances. `latest` drifts nodes to each new "
+                                       "(accelerated) variant on GPU instances and its standard variant on the CPU "
+                                       "job pool's. `latest` drifts nodes to each new "
                                        "release; pin a version (e.g. `bottlerocket@v1.44.0`) for production.")
     root_volume_gib: int = Field(8, ge=4, le=EBS_MAX_GIB, description="OS volume /dev/xvda (gp3, KMS-encrypted).")
     data_volume_gib: int = Field(500, ge=20, le=EBS_MAX_GIB,
@@ -440,6 +526,17 @@ class KubernetesConfig(ConfigModel):
                            gpu_limit=16, weight=40)),
         description="Karpenter GPU NodePools (need at least one on-demand and one spot pool for the "
                     "development and research tiers).")
+    cpu_node_pool: CpuNodePoolConfig = Field(
+        CpuNodePoolConfig(), description="Karpenter NodePool of the CPU job pods (Ray heads and submitters, llmft "
+                                         "CPU steps), so they never wait for room on the fixed system nodes.")
+
+    @model_validator(mode="after")
+    def _cpu_pool_name(self) -> KubernetesConfig:
+        if self.cpu_node_pool.name in {p.name for p in self.gpu_node_pools}:
+            raise ValueError(f"kubernetes.cpu_node_pool.name {self.cpu_node_pool.name!r} is also the name of a GPU "
+                             f"pool in kubernetes.gpu_node_pools; NodePools and EC2NodeClasses need unique names, "
+                             f"rename one (e.g. 'cpu-jobs')")
+        return self
 
     @model_validator(mode="after")
     def _priority_classes(self) -> KubernetesConfig:

@@ -1,4 +1,5 @@
-"""Karpenter GPU capacity: one EC2NodeClass and one NodePool per configured GPU pool (cluster-scoped)."""
+"""Karpenter capacity (cluster-scoped): one EC2NodeClass and one NodePool per configured GPU pool, and one of each for
+the platform's CPU job pods."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from collections.abc import Sequence
 import cdk8s
 from constructs import Construct
 
-from config.kubernetes import GpuNodePoolConfig, KarpenterNodeConfig
+from config.kubernetes import CpuNodePoolConfig, GpuNodePoolConfig, KarpenterNodeConfig
 from k8s_charts.imports.ec2nodeclass.aws.k8s import karpenter as ec2nc
 from k8s_charts.imports.nodepool.sh import karpenter as kp
 from k8s_charts.queues import CAPACITY_LABEL
-from k8s_charts.tiers import EKS_ON_DEMAND, GPU_RESOURCE, GPU_TYPE_LABEL, NODE_TYPE_LABEL, ZONE_LABEL
+from k8s_charts.tiers import (
+    CPU_JOBS_ROLE, CPU_JOBS_TAINT, EKS_ON_DEMAND, GPU_RESOURCE, GPU_TYPE_LABEL, NODE_ROLE_LABEL, NODE_TYPE_LABEL,
+    ZONE_LABEL,
+)
 from k8s_charts.values import PlatformValues
 
 DISCOVERY_TAG = "karpenter.sh/discovery"
@@ -26,10 +30,12 @@ def _ebs(size_gib: int, kms_key_arn: str,
         encrypted=True, kms_key_id=kms_key_arn, delete_on_termination=True, throughput=throughput)
 
 
-def block_devices(node: KarpenterNodeConfig, kms_key_arn: str) -> list[ec2nc.Ec2NodeClassSpecBlockDeviceMappings]:
+def block_devices(node: KarpenterNodeConfig, kms_key_arn: str, *,
+                  data_volume_gib: int | None = None) -> list[ec2nc.Ec2NodeClassSpecBlockDeviceMappings]:
     """OS and data volumes, both encrypted with the platform key. Bottlerocket keeps the OS on /dev/xvda and
-    containers, logs and kubelet on /dev/xvdb; AL2023 keeps everything on /dev/xvda (sized as the data volume)."""
-    data = _ebs(node.data_volume_gib, kms_key_arn, node.data_volume_throughput_mibps)
+    containers, logs and kubelet on /dev/xvdb; AL2023 keeps everything on /dev/xvda (sized as the data volume).
+    ``data_volume_gib``: override of ``node.data_volume_gib`` (the CPU pool's smaller nodes)."""
+    data = _ebs(data_volume_gib or node.data_volume_gib, kms_key_arn, node.data_volume_throughput_mibps)
     if node.ami_alias.startswith("bottlerocket@"):
         return [
             ec2nc.Ec2NodeClassSpecBlockDeviceMappings(device_name="/dev/xvda", ebs=_ebs(node.root_volume_gib,
@@ -50,6 +56,35 @@ def efa_interfaces(network_cards: int) -> list[ec2nc.Ec2NodeClassSpecNetworkInte
                                                      interface_type=t.EFA_HYPHEN_ONLY)
              for card in range(1, network_cards)]
     return nics
+
+
+def node_class(scope: Construct, name: str, *, node: KarpenterNodeConfig, values: PlatformValues,
+               tags: dict[str, str], data_volume_gib: int | None = None,
+               instance_store_policy: ec2nc.Ec2NodeClassSpecInstanceStorePolicy | None = None,
+               network_interfaces: list[ec2nc.Ec2NodeClassSpecNetworkInterfaces] | None = None) -> ec2nc.Ec2NodeClass:
+    """An EC2NodeClass ``name``: the AMI alias of ``node`` (Karpenter resolves the variant per instance type: NVIDIA
+    on GPU types, standard on CPU types), the subnets and security group tagged `karpenter.sh/discovery:
+    <cluster>`, the Karpenter node role, IMDSv2 only with hop limit 1, KMS-encrypted volumes."""
+    discovery = {DISCOVERY_TAG: values.cluster_name}
+    return ec2nc.Ec2NodeClass(
+        scope, f"{name}-class",
+        metadata=cdk8s.ApiObjectMetadata(name=name),
+        spec=ec2nc.Ec2NodeClassSpec(
+            role=values.node_role_name,
+            ami_selector_terms=[ec2nc.Ec2NodeClassSpecAmiSelectorTerms(alias=node.ami_alias)],
+            subnet_selector_terms=[ec2nc.Ec2NodeClassSpecSubnetSelectorTerms(tags=discovery)],
+            security_group_selector_terms=[ec2nc.Ec2NodeClassSpecSecurityGroupSelectorTerms(tags=discovery)],
+            metadata_options=ec2nc.Ec2NodeClassSpecMetadataOptions(
+                http_endpoint=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpEndpoint.ENABLED,
+                http_protocol_i_pv6=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6.DISABLED,
+                http_tokens=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpTokens.REQUIRED,
+                http_put_response_hop_limit=1),
+            block_device_mappings=block_devices(node, values.kms_key_arn, data_volume_gib=data_volume_gib),
+            instance_store_policy=instance_store_policy,
+            network_interfaces=network_interfaces,
+            tags=tags,
+        ),
+    )
 
 
 class GpuCapacityChart(cdk8s.Chart):
@@ -76,27 +111,11 @@ class GpuCapacityChart(cdk8s.Chart):
 
     def _node_class(self, pool: GpuNodePoolConfig, node: KarpenterNodeConfig,
                     values: PlatformValues) -> ec2nc.Ec2NodeClass:
-        discovery = {DISCOVERY_TAG: values.cluster_name}
-        return ec2nc.Ec2NodeClass(
-            self, f"{pool.name}-class",
-            metadata=cdk8s.ApiObjectMetadata(name=pool.name),
-            spec=ec2nc.Ec2NodeClassSpec(
-                role=values.node_role_name,
-                ami_selector_terms=[ec2nc.Ec2NodeClassSpecAmiSelectorTerms(alias=node.ami_alias)],
-                subnet_selector_terms=[ec2nc.Ec2NodeClassSpecSubnetSelectorTerms(tags=discovery)],
-                security_group_selector_terms=[ec2nc.Ec2NodeClassSpecSecurityGroupSelectorTerms(tags=discovery)],
-                metadata_options=ec2nc.Ec2NodeClassSpecMetadataOptions(
-                    http_endpoint=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpEndpoint.ENABLED,
-                    http_protocol_i_pv6=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6.DISABLED,
-                    http_tokens=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpTokens.REQUIRED,
-                    http_put_response_hop_limit=1),
-                block_device_mappings=block_devices(node, values.kms_key_arn),
-                instance_store_policy=(ec2nc.Ec2NodeClassSpecInstanceStorePolicy.RAID0
-                                       if pool.instance_store else None),
-                network_interfaces=efa_interfaces(pool.efa_network_cards) if pool.efa else None,
-                tags={"karpenter-node-pool": pool.name, "gpu-type": pool.gpu_type},
-            ),
-        )
+        return node_class(
+            self, pool.name, node=node, values=values,
+            instance_store_policy=(ec2nc.Ec2NodeClassSpecInstanceStorePolicy.RAID0 if pool.instance_store else None),
+            network_interfaces=efa_interfaces(pool.efa_network_cards) if pool.efa else None,
+            tags={"karpenter-node-pool": pool.name, "gpu-type": pool.gpu_type})
 
     def _node_pool(self, pool: GpuNodePoolConfig, values: PlatformValues) -> kp.NodePool:
         op = kp.NodePoolSpecTemplateSpecRequirementsOperator
@@ -132,6 +151,64 @@ class GpuCapacityChart(cdk8s.Chart):
                         taints=[kp.NodePoolSpecTemplateSpecTaints(
                             key=GPU_RESOURCE, value="true",
                             effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
+                        expire_after=pool.expire_after,
+                        termination_grace_period=pool.termination_grace_period,
+                    ),
+                ),
+            ),
+        )
+
+
+class CpuCapacityChart(cdk8s.Chart):
+    """The Karpenter pool of the platform's CPU job pods (Ray heads and submitters, llmft CPU steps).
+
+    Those pods are small and tolerate only this pool's taint (`llmft.io/cpu-jobs=true:NoSchedule`,
+    k8s_charts/tiers.py), so they run on a system node with room or on a node launched here, and nothing else ever
+    triggers it. Nodes: on-demand, the configured general-purpose types, in the HyperPod AZ (where FSx and the EFA GPU
+    nodes are: the head's GCS traffic and FSx I/O stay in the AZ), the same AMI alias as the GPU nodes (Karpenter
+    resolves Bottlerocket's and AL2023's standard variant for types without GPUs), the same subnets, security group,
+    node role, IMDS and volume encryption, a smaller data volume. A vCPU limit caps spend. Consolidation
+    `WhenEmptyOrUnderutilized`: idle nodes go after `consolidate_after` (no idle cost); a node with a running job pod
+    is never consolidated (`karpenter.sh/do-not-disrupt` on every job pod), only expiry is forceful.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, pool: CpuNodePoolConfig, node: KarpenterNodeConfig,
+                 values: PlatformValues) -> None:
+        super().__init__(scope, construct_id, disable_resource_name_hashes=True)
+        self.node_class = node_class(self, pool.name, node=node, values=values,
+                                     data_volume_gib=pool.data_volume_gib,
+                                     tags={"karpenter-node-pool": pool.name})
+        op = kp.NodePoolSpecTemplateSpecRequirementsOperator
+        key, value, effect = CPU_JOBS_TAINT
+        assert effect == "NoSchedule"
+        self.node_pool = kp.NodePool(
+            self, f"{pool.name}-pool",
+            metadata=cdk8s.ApiObjectMetadata(name=pool.name),
+            spec=kp.NodePoolSpec(
+                limits={"cpu": kp.NodePoolSpecLimits.from_number(pool.cpu_limit)},
+                disruption=kp.NodePoolSpecDisruption(
+                    consolidation_policy=kp.NodePoolSpecDisruptionConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED,
+                    consolidate_after=pool.consolidate_after,
+                    budgets=[kp.NodePoolSpecDisruptionBudgets(nodes=DISRUPTION_BUDGET)],
+                ),
+                template=kp.NodePoolSpecTemplate(
+                    metadata=kp.NodePoolSpecTemplateMetadata(labels={NODE_ROLE_LABEL: CPU_JOBS_ROLE}),
+                    spec=kp.NodePoolSpecTemplateSpec(
+                        node_class_ref=kp.NodePoolSpecTemplateSpecNodeClassRef(
+                            group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name),
+                        requirements=[
+                            kp.NodePoolSpecTemplateSpecRequirements(
+                                key="node.kubernetes.io/instance-type", operator=op.IN,
+                                values=list(pool.instance_types)),
+                            kp.NodePoolSpecTemplateSpecRequirements(
+                                key="karpenter.sh/capacity-type", operator=op.IN, values=["on-demand"]),
+                            kp.NodePoolSpecTemplateSpecRequirements(
+                                key="kubernetes.io/os", operator=op.IN, values=["linux"]),
+                            kp.NodePoolSpecTemplateSpecRequirements(
+                                key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]),
+                        ],
+                        taints=[kp.NodePoolSpecTemplateSpecTaints(
+                            key=key, value=value, effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
                         expire_after=pool.expire_after,
                         termination_grace_period=pool.termination_grace_period,
                     ),

@@ -1,7 +1,7 @@
 """Node shapes: every kind of node a pod can land on, and what a pod may request there.
 
-A *node kind* is one HyperPod instance group, one (Karpenter GPU pool, instance type) pair, or the system node
-group. For each, :func:`node_kinds` derives from the config and config/data/instance_specs.yaml:
+A *node kind* is one HyperPod instance group, one (Karpenter GPU pool, instance type) pair, one (Karpenter CPU
+job pool, instance type) pair, or the system node group. For each, :func:`node_kinds` derives from the config and config/data/instance_specs.yaml:
 
 * **capacity** as the node reports it: vCPUs (HyperPod groups: EC2 vCPUs x threads_per_core / 2, so a p5 with
   threads_per_core 1 reports 96, not 192), memory less the VM/kernel overhead, GPUs, EFA interfaces;
@@ -36,13 +36,18 @@ from dataclasses import dataclass, field
 from config import EnvironmentConfig
 from config.instances import InstanceSpec, instance_spec
 from k8s_charts.tiers import (
-    EFA_RESOURCE, GPU_RESOURCE, GPU_TYPE_LABEL, HYPERPOD, INSTANCE_TYPE_LABEL, JOB_TIERS, NODE_TYPE_LABEL, ZONE_LABEL,
+    CPU_JOBS_ROLE, CPU_JOBS_TAINT, EFA_RESOURCE, GPU_RESOURCE, GPU_TYPE_LABEL, HYPERPOD, INSTANCE_TYPE_LABEL, JOB_TIERS,
+    NODE_ROLE_LABEL, NODE_TYPE_LABEL, ZONE_LABEL,
 )
 
 SYSTEM = "system"
 """`source` and `node_type` of the system node group (controllers; small CPU pods such as Ray heads)."""
 
-SYSTEM_NODE_LABEL = ("llmft.io/node-role", "system")   # cdk_constructs/eks_cluster.py SYSTEM_NODE_LABEL
+CPU_POOL = "karpenter-cpu"
+"""`source` of the Karpenter CPU job pool (k8s_charts/karpenter.py CpuCapacityChart); its `node_type` is
+`cpu-jobs`."""
+
+SYSTEM_NODE_LABEL = (NODE_ROLE_LABEL, "system")   # cdk_constructs/eks_cluster.py SYSTEM_NODE_LABEL
 HYPERPOD_HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
 
 EVICTION_HARD_MEMORY_MIB = 100
@@ -85,21 +90,21 @@ class DaemonSet:
     """Requests of one DaemonSet per node, and the node sources it runs on."""
 
     name: str
-    runs_on: tuple[str, ...]          # node sources: "hyperpod", "karpenter", "system"
+    runs_on: tuple[str, ...]          # node sources: "hyperpod", "karpenter", "karpenter-cpu", "system"
     requests: Resources
     source: str
     gpu_nodes_only: bool = False      # runs only on nodes with accelerators
 
 
 DAEMONSETS: tuple[DaemonSet, ...] = (
-    DaemonSet("aws-node", ("hyperpod", "karpenter", SYSTEM), Resources(cpu_m=50),
+    DaemonSet("aws-node", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=50),
               "EKS vpc-cni add-on DaemonSet: containers aws-node and aws-eks-nodeagent request cpu 25m each"),
-    DaemonSet("kube-proxy", ("hyperpod", "karpenter", SYSTEM), Resources(cpu_m=100),
+    DaemonSet("kube-proxy", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=100),
               "EKS kube-proxy add-on DaemonSet: requests cpu 100m"),
     DaemonSet("hyperpod-health-monitoring-agent", ("hyperpod",), Resources(cpu_m=500, memory_mib=512),
               "charts/hyperpod-prerequisites/templates/health-monitoring-agent.yaml (requests 500m / 512Mi)",
               gpu_nodes_only=True),
-    DaemonSet("add-on agents without pinned requests", ("hyperpod", "karpenter", SYSTEM),
+    DaemonSet("add-on agents without pinned requests", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
               Resources(cpu_m=250, memory_mib=512),
               "allowance for eks-pod-identity-agent, the FSx CSI node plugin and the NVIDIA/EFA device plugins, "
               "whose requests are not pinned in this repository"),
@@ -123,8 +128,8 @@ class NodeKind:
     (`ml.` names for HyperPod)."""
 
     name: str
-    source: str                       # "hyperpod", "karpenter" or "system"
-    node_type: str                    # value of the `node-type` label (system: "system")
+    source: str                       # "hyperpod", "karpenter", "karpenter-cpu" or "system"
+    node_type: str                    # value of the `node-type` label (system: "system", CPU pool: "cpu-jobs")
     instance_type: str
     spec: InstanceSpec = field(repr=False)
     threads_per_core: int
@@ -134,7 +139,8 @@ class NodeKind:
     tiers: tuple[str, ...]
     gpu_type: str
     zone: str | None
-    max_nodes: int | None             # HyperPod: the group's count; Karpenter: gpu_limit // GPUs; system: max_size
+    max_nodes: int | None             # HyperPod: the group's count; Karpenter: gpu_limit // GPUs (CPU pool:
+                                      # cpu_limit // vCPUs); system: max_size
 
     @property
     def allocatable(self) -> Resources:
@@ -152,6 +158,8 @@ class NodeKind:
         labels = {INSTANCE_TYPE_LABEL: self.instance_type}
         if self.source == SYSTEM:
             labels[SYSTEM_NODE_LABEL[0]] = SYSTEM_NODE_LABEL[1]
+        elif self.source == CPU_POOL:
+            labels[NODE_ROLE_LABEL] = CPU_JOBS_ROLE
         else:
             labels.update({NODE_TYPE_LABEL: self.node_type, GPU_TYPE_LABEL: self.gpu_type})
         if self.source == "hyperpod":
@@ -168,6 +176,8 @@ class NodeKind:
             return (("dedicated", HYPERPOD, "NoSchedule"),)
         if self.source == "karpenter":
             return ((GPU_RESOURCE, "true", "NoSchedule"),)
+        if self.source == CPU_POOL:
+            return (CPU_JOBS_TAINT,)
         return ()
 
 
@@ -192,7 +202,8 @@ def _tiers_on(node_type: str) -> tuple[str, ...]:
 
 
 def node_kinds(config: EnvironmentConfig) -> tuple[NodeKind, ...]:
-    """Every node kind of the environment: HyperPod groups, (Karpenter pool, instance type) pairs, system nodes."""
+    """Every node kind of the environment: HyperPod groups, (Karpenter pool, instance type) pairs (GPU pools and the
+    CPU job pool), system nodes."""
     kinds: list[NodeKind] = []
     hyperpod_az = config.network.hyperpod.availability_zone
     for group in config.compute.hyperpod.instance_groups:
@@ -209,6 +220,12 @@ def node_kinds(config: EnvironmentConfig) -> tuple[NodeKind, ...]:
                                efa=spec.efa_interfaces if pool.efa else 0, tiers=_tiers_on(pool.node_type),
                                gpu_type=pool.gpu_type, zone=hyperpod_az if pool.efa else None,
                                max_nodes=pool.gpu_limit // spec.gpus))
+    cpu_pool = config.kubernetes.cpu_node_pool
+    for itype in cpu_pool.instance_types:
+        spec = instance_spec("kubernetes.cpu_node_pool.instance_types", itype)
+        kinds.append(_kind(name=f"karpenter/{cpu_pool.name}/{itype}", source=CPU_POOL, node_type=CPU_JOBS_ROLE,
+                           instance_type=itype, spec=spec, threads_per_core=2, efa=0, tiers=(), gpu_type="none",
+                           zone=hyperpod_az, max_nodes=cpu_pool.cpu_limit // spec.vcpus))
     system = config.compute.system_nodes
     for itype in system.instance_types:
         spec = instance_spec("compute.system_nodes.instance_types", itype)
@@ -221,11 +238,12 @@ def node_kinds(config: EnvironmentConfig) -> tuple[NodeKind, ...]:
 def kinds_for(kinds: Iterable[NodeKind], *, tier: str | None = None, instance_type: str | None = None,
               gpu_type: str | None = None, gpu: bool = True) -> tuple[NodeKind, ...]:
     """The kinds a pod may land on: GPU pods (``gpu``) of ``tier`` go to the tier's GPU kinds, optionally narrowed
-    to one instance type (EC2 or `ml.` name) or GPU type; CPU pods (no GPU toleration) go to the system kinds."""
+    to one instance type (EC2 or `ml.` name) or GPU type; CPU job pods (no GPU toleration, the CPU pool's) go to the
+    system kinds and the CPU pool's."""
     out = []
     for kind in kinds:
         if not gpu:
-            if kind.source == SYSTEM:
+            if kind.source in (SYSTEM, CPU_POOL):
                 out.append(kind)
             continue
         if not kind.spec.is_gpu or (tier is not None and tier not in kind.tiers):

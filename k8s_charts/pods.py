@@ -21,7 +21,7 @@ from constructs import Construct
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
 from k8s_charts.team_storage import team_paths, team_security_context
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, tier as tier_named
+from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations, tier as tier_named
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
     FSX_MOUNT_PATH,
@@ -221,10 +221,12 @@ class PodSettings:
 
 def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: JobTier, priority_class: str,
                      values: PlatformValues, settings: PodSettings, shape: GpuNodeShape | None,
-                     zone: str | None, cpu: int = 2, memory_gib: int = 8, shm_gib: int | None = None,
+                     zone: str | None, cpu: int | str = 2, memory_gib: int = 8, shm_gib: int | None = None,
                      restart_policy: str | None = None) -> k8s.PodTemplateSpec:
     """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
-    pod (Ray head, submitter) that stays off GPU nodes."""
+    pod (Ray head, submitter, llmft CPU step) that stays off GPU nodes: it tolerates only the Karpenter CPU pool's
+    taint, so it runs on a system node with room or on a CPU pool node (k8s_charts/karpenter.py). ``cpu``: cores or
+    a quantity such as ``"500m"``; requests equal limits."""
     data_dir = team_dir(values, team)
     env = {
         "HOME": "/tmp",
@@ -259,7 +261,7 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
     else:
         amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}
         resources = k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
-        affinity, tolerations = None, None
+        affinity, tolerations = None, cpu_job_tolerations()
     container = k8s.Container(
         name=settings.container_name,
         image=settings.image,

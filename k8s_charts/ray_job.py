@@ -29,11 +29,14 @@ __all__ = ["GrpoParameters", "VerlGrpoRayJob"]
 # spec.rayVersion against it.
 RAY_VERSION = locked_version("verl-sglang", "ray")
 
-# CPU and memory (GiB) of the pods without GPUs: the Ray head (GCS, dashboard, job driver) and the submitter.
-# (CPU, GiB) of the CPU pods. They run on the system nodes (no GPU toleration); the head does no work
-# (`num-cpus: 0`: tasks and actors go to the GPU workers), so 1 CPU / 4 GiB fits the smallest system node
-# (k8s_charts.node_shapes; tests/test_node_shapes.py checks every rendered pod fits its node kinds).
-CPU_POD_SIZES = {"head": (1, 4), "submitter": (1, 2)}
+# (CPU, GiB) of the pods without GPUs, requests equal to limits. They tolerate only the Karpenter CPU pool's taint:
+# a system node with room, else a CPU pool node (k8s_charts/karpenter.py). The head runs `num-cpus: 0` (tasks and
+# actors go to the GPU workers): GCS, dashboard and the job driver, which imports VeRL/torch, so half a core but
+# 4 GiB (1 of them /dev/shm). The submitter only runs `ray job submit` and tails the logs: KubeRay's default
+# submitter requests 500m CPU and limits memory to 1Gi (ray-project/kuberay v1.7.0
+# ray-operator/controllers/ray/common/job.go GetDefaultSubmitterContainer, lines 230-245).
+# tests/test_node_shapes.py checks every rendered pod fits every node kind it may land on.
+CPU_POD_SIZES = {"head": ("500m", 4), "submitter": ("500m", 1)}
 # Ray's object store lives in /dev/shm (it falls back to slow /tmp when /dev/shm is smaller than the store): each
 # Ray pod gets a memory-backed /dev/shm and `--object-store-memory` is this share of it (the rest is left to NCCL,
 # which also uses /dev/shm for intra-node transport). The head stores next to nothing (no tasks run there).
@@ -55,8 +58,8 @@ class VerlGrpoRayJob(Construct):
     """A RayJob that starts a Ray cluster (CPU head + one GPU worker group placed by tier), runs the VeRL GRPO
     entrypoint through a submitter Kubernetes Job (`K8sJobMode`) and deletes the cluster when it finishes.
 
-    The head and the submitter are small CPU pods without GPU tolerations, so they run on the cluster's general
-    nodes, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods without one),
+    The head and the submitter are small CPU pods without GPU tolerations: they run on a system node with room or
+    on the Karpenter CPU pool, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods without one),
     the restricted security context and `karpenter.sh/do-not-disrupt`. The RayJob names the tier's LocalQueue;
     Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is owned by
     the RayJob and needs no queue of its own).

@@ -32,6 +32,12 @@ INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 GPU_RESOURCE = "nvidia.com/gpu"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
+# Nodes of the Karpenter CPU pool (k8s_charts/karpenter.py CpuCapacityChart): label `llmft.io/node-role: cpu-jobs`
+# (the system nodes carry `llmft.io/node-role: system`) and this NoSchedule taint, which only the platform's CPU job
+# pods tolerate (:func:`cpu_job_tolerations`), so no other pod ever makes Karpenter launch a CPU node.
+NODE_ROLE_LABEL = "llmft.io/node-role"
+CPU_JOBS_ROLE = "cpu-jobs"
+CPU_JOBS_TAINT = ("llmft.io/cpu-jobs", "true", "NoSchedule")   # (key, value, effect)
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,12 @@ class JobTier:
         ))
 
 
+
+def cpu_job_tolerations() -> list[k8s.Toleration]:
+    """Tolerations of the CPU job pods (Ray head and submitter, llmft CPU steps): the CPU pool's taint. Without
+    affinity they run on a system node with room, else on a node Karpenter launches in the CPU pool."""
+    key, value, effect = CPU_JOBS_TAINT
+    return [k8s.Toleration(key=key, operator="Equal", value=value, effect=effect)]
 
 
 def _node_types(tier_name: str) -> tuple[str, ...]:

@@ -42,7 +42,7 @@ DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prep
                  "grpo": "verl-sglang"}
 MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
           "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data"}
-CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (fit the smallest system node)
+CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (system nodes or the Karpenter CPU pool)
 _BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolved one replaces it afterwards
 
 

@@ -397,6 +397,30 @@ def test_karpenter_can_launch_spot_in_an_account_that_never_used_spot(env_synth:
     assert untoken(grant["Resource"]).endswith(":role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot")
 
 
+
+def test_karpenter_policy_covers_every_node_class_and_pool(env_synth: Synth) -> None:
+    """The controller launches for every EC2NodeClass/NodePool the charts apply (the GPU pools and the CPU job pool):
+    no statement names one pool or node class, the tag conditions on them are wildcards, and PassRole allows the one
+    node role every node class names."""
+    manifests = [r for lid, r in env_synth.resources(STACK, MANIFEST).items()
+                 if lid.startswith(("EksClusterGpuCapacity", "EksClusterCpuCapacity"))]
+    objects = [o for m in manifests for o in json.loads(untoken(m["Properties"]["Manifest"]))]
+    config = env_synth.config
+    pools = {o["metadata"]["name"] for o in objects if o["kind"] == "NodePool"}
+    classes = {o["metadata"]["name"]: o["spec"]["role"] for o in objects if o["kind"] == "EC2NodeClass"}
+    assert pools == set(classes) == {*(p.name for p in config.kubernetes.gpu_node_pools),
+                                     config.kubernetes.cpu_node_pool.name}
+    assert len(set(json.dumps(r, sort_keys=True) for r in classes.values())) == 1  # one node role
+    (policy,) = [r for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
+                 if lid.startswith("KarpenterControllerPolicy")]
+    text = json.dumps(policy["Properties"]["PolicyDocument"])
+    assert not [name for name in pools if f'"{name}"' in text or f"/{name}" in text]
+    for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+        for condition in statement.get("Condition", {}).values():
+            for key, value in condition.items():
+                if key.endswith(("karpenter.sh/nodepool", "karpenter.k8s.aws/ec2nodeclass")):
+                    assert value == "*", (statement["Sid"], key, value)
+
 def test_discovery_tags_name_the_cluster(env_synth: Synth) -> None:
     stack = env_synth.stacks[STACK]
     assert stack.cluster_name == env_synth.config.cluster_name

@@ -201,6 +201,47 @@ def test_instance_types_from_pinned_lists(where: str, value: str, pattern: str) 
         _fails({"kubernetes": {"gpu_node_pools": [{**pools[0], "instance_types": [value]}, pools[1]]}}, pattern)
 
 
+
+# --- kubernetes.cpu_node_pool (the Karpenter pool of the CPU job pods) ----------------------------------------------
+@pytest.mark.parametrize(("pool", "pattern"), [
+    ({"instance_types": ["t3.xlarge"]},
+     r"kubernetes\.cpu_node_pool\.instance_types 't3\.xlarge' is not a current-generation general-purpose type; use "
+     r"an m6 or later family such as 'm7i\.xlarge'"),
+    ({"instance_types": ["m5.xlarge"]}, r"'m5\.xlarge' is not a current-generation general-purpose type"),
+    ({"instance_types": ["g5.xlarge"]}, r"'g5\.xlarge' is not a current-generation general-purpose type"),
+    ({"instance_types": ["m7i.superlarge"]},
+     r"kubernetes\.cpu_node_pool\.instance_types 'm7i\.superlarge' is not an EC2 instance type.*m7i comes in"),
+    ({"instance_types": ["m7i.48xlarge"]},
+     r"kubernetes\.cpu_node_pool\.instance_types 'm7i\.48xlarge' has no specs in config/data/instance_specs\.yaml"),
+    ({"instance_types": ["ml.m7i.xlarge"]}, r"'ml\.m7i\.xlarge' is a SageMaker \(ml\.\) type.*without 'ml\.'"),
+    ({"instance_types": []}, r"kubernetes\.cpu_node_pool\.instance_types is empty; list at least one"),
+    ({"instance_types": ["m7i.xlarge", "m7i.xlarge"]}, r"lists a type twice"),
+    ({"cpu_limit": 2},
+     r"kubernetes\.cpu_node_pool\.cpu_limit 2 is outside 4-4096.*smallest instance type\) the pool could never "
+     r"launch a node; raise it to at least 4"),
+    ({"cpu_limit": 10**30}, r"kubernetes\.cpu_node_pool\.cpu_limit .* is outside 4-4096"),
+    ({"consolidate_after": "Never"}, r"kubernetes\.cpu_node_pool\.consolidate_after 'Never' is not a duration"),
+    ({"termination_grace_period": "1d"},
+     r"kubernetes\.cpu_node_pool\.termination_grace_period '1d' is not a duration; use a Go duration"),
+    ({"name": "CPU_jobs"}, r"kubernetes\.cpu_node_pool\.name 'CPU_jobs' is not a DNS-1123 label"),
+    ({"name": "a100-spot"},
+     r"kubernetes\.cpu_node_pool\.name 'a100-spot' is also the name of a GPU pool.*rename one"),
+    ({"data_volume_gib": 16385}, r"kubernetes\.cpu_node_pool\.data_volume_gib.*16384"),
+    ({"cpu_limt": 8}, r"kubernetes\.cpu_node_pool\.cpu_limt"),
+])
+def test_cpu_node_pool(pool: dict, pattern: str) -> None:
+    _fails({"kubernetes": {"cpu_node_pool": pool}}, pattern)
+
+
+def test_cpu_node_pool_defaults_and_shipped_values() -> None:
+    """The shipped environments set the pool's limit; a config without the block gets a valid default pool."""
+    for env in ("dev", "prod"):
+        pool = raw_config(env)["kubernetes"]["cpu_node_pool"]
+        assert load_config(env).kubernetes.cpu_node_pool.cpu_limit == pool["cpu_limit"]
+    from config.kubernetes import CpuNodePoolConfig
+    default = CpuNodePoolConfig()
+    assert default.name == "cpu-jobs" and default.cpu_limit >= 4
+
 def test_hyperpod_instance_count_bounds_come_from_the_api_model() -> None:
     low, high = hyperpod_instance_count_range()
     groups = raw_config("dev")["compute"]["hyperpod"]["instance_groups"]

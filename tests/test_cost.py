@@ -73,12 +73,45 @@ def test_burst_from_nodepool_manifests(tmp_path: Path) -> None:
     assert [u.resource for u in report.unpriced] == ["nolimit"]  # an unbounded pool is never "free"
 
 
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_cpu_job_pool_is_priced_per_node_and_adds_no_idle_cost(env: str) -> None:
+    """`make cost` shows what one CPU pool node costs per hour (its priciest allowed type) and the pool at its vCPU
+    limit; nothing of it is idle cost (Karpenter launches nodes only for pending pods)."""
+    from config.instances import instance_specs
+
+    report = report_for(env)
+    pool = synthesize(env).config.kubernetes.cpu_node_pool
+    prices = load_prices()["regions"][synthesize(env).config.region]["ec2_instance_hour"]
+    (line,) = report.cpu_pools
+    assert (line.name, line.cpu_limit) == (pool.name, pool.cpu_limit)
+    assert line.usd_per_node_hour == max(prices[t]["usd"] for t in pool.instance_types)
+    assert line.usd_per_hour_at_limit == round(max(
+        pool.cpu_limit // instance_specs()[t].vcpus * prices[t]["usd"] for t in pool.instance_types), 2)
+    assert not [i for i in report.idle if pool.name in f"{i.resource} {i.item} {i.detail}"]
+    assert f"{line.usd_per_node_hour:,.4f}/h per node" in render(report)
+
+
+def test_cpu_pool_from_nodepool_manifests(tmp_path: Path) -> None:
+    (tmp_path / "pools.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: cpu}\nspec:\n  limits: {cpu: 10}\n"
+        "  template:\n    spec:\n      requirements:\n"
+        "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge, m6i.xlarge]}\n"
+        "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: cpu-gpu-types}\nspec:\n"
+        "  limits: {cpu: 10}\n  template:\n    spec:\n      requirements:\n"
+        "        - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}\n")
+    report = build_report("x", "us-east-1", {}, tmp_path)
+    assert [(c.name, c.instance_type, c.usd_per_node_hour, c.max_nodes, c.usd_per_hour_at_limit)
+            for c in report.cpu_pools] == [("cpu", "m7i.xlarge", 0.2016, 2, round(2 * 0.2016, 2))]
+    assert [u.resource for u in report.unpriced] == ["cpu-gpu-types"]  # never priced as a CPU pool
+
 def test_pinned_totals() -> None:
     """An accidental cost jump fails here with the delta. After a deliberate change: UPDATE_BASELINE=1."""
     now = {}
     for env in ENVIRONMENTS:
         r = report_for(env)
-        now[env] = {"idle_monthly_usd": r.idle_total, "max_burst_usd_per_hour": r.max_burst_per_hour}
+        now[env] = {"idle_monthly_usd": r.idle_total, "max_burst_usd_per_hour": r.max_burst_per_hour,
+                    "cpu_pools_usd_per_hour_at_limit": r.cpu_pools_per_hour}
     if os.environ.get("UPDATE_BASELINE") == "1":
         PINNED.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n")
     pinned = json.loads(PINNED.read_text())

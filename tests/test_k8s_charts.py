@@ -25,7 +25,7 @@ from k8s_charts.values import PlatformValues
 
 from .conftest import ROOT, config_with
 
-CHARTS = {"priority-classes", "gpu-capacity", "team-namespaces", "queueing", "example-sft", "example-eval",
+CHARTS = {"priority-classes", "gpu-capacity", "cpu-capacity", "team-namespaces", "queueing", "example-sft", "example-eval",
           "example-grpo"}
 
 
@@ -176,7 +176,8 @@ def test_priority_classes(dist) -> None:
 # ---- Karpenter -----------------------------------------------------------------------------------------------
 def test_node_pools_never_evict_training(dist) -> None:
     pools = objects(dist["dev"], "NodePool")
-    assert set(pools) == {"h100-on-demand", "a100-spot"}
+    assert set(pools) == {"h100-on-demand", "a100-spot", DEV.kubernetes.cpu_node_pool.name}
+    pools = {name: pool for name, pool in pools.items() if name != DEV.kubernetes.cpu_node_pool.name}
     for pool in pools.values():
         spec = pool["spec"]
         assert spec["disruption"]["consolidationPolicy"] == "WhenEmpty"
@@ -202,6 +203,7 @@ def test_node_pools_never_evict_training(dist) -> None:
 
 def test_ec2_node_classes(dist) -> None:
     classes = objects(dist["dev"], "EC2NodeClass")
+    classes.pop(DEV.kubernetes.cpu_node_pool.name)  # test_cpu_job_pool
     for nc in classes.values():
         spec = nc["spec"]
         assert spec["amiSelectorTerms"] == [{"alias": "bottlerocket@latest"}]
@@ -219,6 +221,69 @@ def test_ec2_node_classes(dist) -> None:
     assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
     assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == 32  # p5.48xlarge: 32 network cards
     assert "networkInterfaces" not in classes["a100-spot"]["spec"]
+
+
+
+def _cpu_job_templates(docs: list[dict]) -> list[tuple[str, dict]]:
+    """Every pod template of a job without GPUs in the manifests (Ray heads and submitters, llmft CPU steps)."""
+    out = []
+    for doc in docs:
+        for path, template in embedded_pod_templates(doc):
+            resources = [c.get("resources", {}) for c in template["spec"]["containers"]]
+            if not any("nvidia.com/gpu" in r.get("limits", {}) for r in resources):
+                out.append((f"{doc['kind']} {doc['metadata']['name']} {path}", template))
+    return out
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_cpu_job_pool(dist, env: str) -> None:
+    """The Karpenter pool of the CPU job pods follows kubernetes.cpu_node_pool, launches on-demand nodes only in the
+    HyperPod AZ, caps vCPUs, consolidates idle nodes, and only the CPU job pods tolerate its taint."""
+    from k8s_charts.pods import DO_NOT_DISRUPT
+    from k8s_charts.tiers import CPU_JOBS_TAINT
+
+    config = load_config(env)
+    pool_config = config.kubernetes.cpu_node_pool
+    docs = [d for chart_docs in dist[env].values() for d in chart_docs]
+    pool = objects(dist[env], "NodePool")[pool_config.name]["spec"]
+    node_class = objects(dist[env], "EC2NodeClass")[pool_config.name]["spec"]
+    key, value, effect = CPU_JOBS_TAINT
+    assert pool["template"]["spec"]["taints"] == [{"key": key, "value": value, "effect": effect}]
+    assert pool["limits"] == {"cpu": pool_config.cpu_limit}
+    assert pool["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
+    assert pool["disruption"]["consolidateAfter"] == pool_config.consolidate_after
+    assert (pool["template"]["spec"]["expireAfter"], pool["template"]["spec"]["terminationGracePeriod"]) == (
+        pool_config.expire_after, pool_config.termination_grace_period)
+    requirements = {r["key"]: (r["operator"], r["values"]) for r in pool["template"]["spec"]["requirements"]}
+    assert requirements == {
+        "node.kubernetes.io/instance-type": ("In", list(pool_config.instance_types)),
+        "karpenter.sh/capacity-type": ("In", ["on-demand"]),
+        "kubernetes.io/os": ("In", ["linux"]),
+        "topology.kubernetes.io/zone": ("In", [config.network.hyperpod.availability_zone]),
+    }
+    assert pool["template"]["spec"]["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                        "name": pool_config.name}
+    # the GPU node classes' AMI alias (Karpenter v1.14.1 resolves its standard variant for types without GPUs),
+    # subnets, security group, role and IMDS; no EFA interfaces or instance store RAID
+    gpu_class = objects(dist[env], "EC2NodeClass")[config.kubernetes.gpu_node_pools[0].name]["spec"]
+    for field in ("amiSelectorTerms", "subnetSelectorTerms", "securityGroupSelectorTerms", "role", "metadataOptions"):
+        assert node_class[field] == gpu_class[field], field
+    assert "networkInterfaces" not in node_class and "instanceStorePolicy" not in node_class
+    data = next(d for d in node_class["blockDeviceMappings"] if d.get("rootVolume"))
+    assert data["ebs"]["volumeSize"] == f"{pool_config.data_volume_gib}Gi" and data["ebs"]["encrypted"]
+
+    cpu_pods = _cpu_job_templates(docs)
+    assert {path.split()[-1].lstrip("/") for path, _ in cpu_pods} >= {"spec/rayClusterSpec/headGroupSpec/template",
+                                                                      "spec/submitterPodTemplate"}
+    toleration = {"key": key, "operator": "Equal", "value": value, "effect": effect}
+    for where, template in cpu_pods:
+        assert toleration in template["spec"]["tolerations"], where
+        # consolidation never takes a node from under a running job pod
+        assert template["metadata"]["annotations"][DO_NOT_DISRUPT] == "true", where
+    for doc in docs:  # nothing else tolerates the taint, so nothing else makes Karpenter launch a CPU node
+        for path, template in embedded_pod_templates(doc):
+            if (f"{doc['kind']} {doc['metadata']['name']} {path}", template) not in cpu_pods:
+                assert key not in {t.get("key") for t in template["spec"].get("tolerations") or []}, path
 
 
 # ---- team namespaces -----------------------------------------------------------------------------------------
@@ -370,7 +435,8 @@ def test_job_pods_are_secure_and_complete(dist) -> None:
             assert shm["emptyDir"]["medium"] == "Memory" and shm["emptyDir"]["sizeLimit"].endswith("Gi")
             assert any(t["key"] == "nvidia.com/gpu" for t in spec["tolerations"])
         else:
-            assert "tolerations" not in spec  # head and submitter stay off GPU nodes
+            # head and submitter stay off GPU nodes: they tolerate only the CPU job pool's taint
+            assert [t["key"] for t in spec["tolerations"]] == ["llmft.io/cpu-jobs"]
 
 
 def test_efa_requests_and_environment() -> None:

@@ -87,6 +87,23 @@ def test_step_runs_the_training_package_entry_point() -> None:
         "python", "-m", "llm_platform.download_model", "--config", STEP_CONFIG_FILE]
 
 
+
+@pytest.mark.parametrize("example", ["download-model.yaml", "prepare-data.yaml", "grpo-gsm8k.yaml"])
+def test_cpu_pods_may_use_the_system_nodes_or_the_cpu_pool(example: str) -> None:
+    """llmft's CPU steps and the Ray head/submitter tolerate the Karpenter CPU pool's taint (and no other), so they
+    never wait for room on the fixed system nodes; they fit every kind they may land on (preflight checks it)."""
+    from k8s_charts.node_shapes import CPU_POOL, SYSTEM
+
+    values = PlatformValues.placeholders(load_config("dev"))
+    plan = run(load_spec(ROOT / "examples/jobs" / example)).plan
+    cpu_pods = [(where, pod) for where, pod in plan.pod_specs()
+                if not any("nvidia.com/gpu" in c["resources"].get("limits", {}) for c in pod["containers"])]
+    assert cpu_pods
+    for where, pod in cpu_pods:
+        kinds = pod_kinds(values.node_kinds, pod)
+        assert {k.source for k in kinds} == {SYSTEM, CPU_POOL}, where
+        assert all(fits(pod_request_of(pod), k) for k in kinds), where
+
 def test_team_defaults_to_the_kube_context_namespace() -> None:
     spec = parse_spec({**yaml.safe_load((ROOT / "examples/jobs/evaluate.yaml").read_text()), "team": None})
     assert run(spec, namespace="ml-research").ok

@@ -13,7 +13,7 @@ from config import load_config
 from config.compute import GPU_TYPE_BY_FAMILY
 from config.instances import instance_specs
 from k8s_charts.node_shapes import (
-    DAEMONSETS, SYSTEM, VM_MEMORY_OVERHEAD, Resources, fits, kinds_for, kube_reserved, node_kinds, pod_kinds,
+    CPU_POOL, DAEMONSETS, SYSTEM, VM_MEMORY_OVERHEAD, Resources, fits, kinds_for, kube_reserved, node_kinds, pod_kinds,
     pod_request, pod_request_of, why_not,
 )
 from k8s_charts.validation import embedded_pod_templates
@@ -73,7 +73,7 @@ def test_tiers_reach_only_their_node_kinds() -> None:
     for kind in node_kinds(PROD):
         if kind.source == "hyperpod":
             assert kind.tiers == ("production", "development", "research")
-        elif kind.source == SYSTEM:
+        elif kind.source in (SYSTEM, CPU_POOL):
             assert kind.tiers == ()
         elif kind.node_type == "eks-on-demand":
             assert kind.tiers == ("development",)
@@ -126,7 +126,159 @@ def test_pod_kinds_follow_taints_and_affinity() -> None:
     kinds = node_kinds(PROD)
     cpu_pod = {"containers": [{"resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}
     assert {k.source for k in pod_kinds(kinds, cpu_pod)} == {SYSTEM}
+    cpu_job_pod = {**cpu_pod, "tolerations": [{"key": "llmft.io/cpu-jobs", "operator": "Equal", "value": "true",
+                                               "effect": "NoSchedule"}]}
+    assert {k.source for k in pod_kinds(kinds, cpu_job_pod)} == {SYSTEM, CPU_POOL}
     gpu_pod = {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                    {"matchExpressions": [{"key": "node-type", "operator": "In", "values": ["eks-spot"]}]}]}}}}
     assert {k.node_type for k in pod_kinds(kinds, gpu_pod)} == {"eks-spot"}
+
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_cpu_pool_kinds_follow_the_config(env: str) -> None:
+    """One kind per CPU pool instance type, in the HyperPod AZ, behind the pool's taint, as many nodes as the vCPU
+    limit allows; CPU job pods (kinds_for gpu=False) may land on them and on the system nodes."""
+    config = load_config(env)
+    pool = config.kubernetes.cpu_node_pool
+    kinds = node_kinds(config)
+    cpu = [k for k in kinds if k.source == CPU_POOL]
+    assert [k.instance_type for k in cpu] == list(pool.instance_types)
+    for kind in cpu:
+        assert kind.zone == config.network.hyperpod.availability_zone
+        assert kind.taints == (("llmft.io/cpu-jobs", "true", "NoSchedule"),)
+        assert kind.labels["llmft.io/node-role"] == "cpu-jobs" and not kind.spec.is_gpu
+        assert kind.max_nodes == pool.cpu_limit // kind.spec.vcpus >= 1
+    assert set(kinds_for(kinds, gpu=False)) == {k for k in kinds if k.source in (SYSTEM, CPU_POOL)}
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_cpu_pool_nodes_hold_two_of_the_largest_cpu_job_pod(k8s_dist, env: str) -> None:
+    """Sizes with room: every CPU pool type holds at least two of the largest CPU job pod written to dist (a head
+    and its submitter, or two llmft steps, share a node)."""
+    kinds = [k for k in node_kinds(load_config(env)) if k.source == CPU_POOL]
+    requests = [pod_request_of(t["spec"]) for docs in k8s_dist[env].values() for doc in docs
+                for _, t in embedded_pod_templates(doc) if CPU_POOL in {k.source for k in pod_kinds(kinds, t["spec"])}]
+    assert requests
+    largest = Resources(max(r.cpu_m for r in requests), max(r.memory_mib for r in requests))
+    for kind in kinds:
+        assert fits(largest + largest, kind), f"{kind.name}: {why_not(largest + largest, kind)}"
+
+
+# ---- the system node group has room for the controllers pinned to it ----------------------------------------------
+# Requests and replicas of pinned Deployments where this repository sets neither (the pinned charts' defaults):
+KUEUE_CHART_REQUESTS = Resources(cpu_m=500, memory_mib=512)
+"""kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml:58-65, controllerManager.manager.resources.requests."""
+KUBERAY_CHART_REPLICAS = 1
+"""ray-project/kuberay v1.7.0 helm-chart/kuberay-operator/values.yaml:15, `replicas: 1`."""
+CLOUDWATCH_AGENT_REQUESTS = Resources(cpu_m=250, memory_mib=128)
+"""aws-observability/helm-charts amazon-cloudwatch-observability 6.4.0 (release commit 93a934e) values.yaml:751-754,
+agent.resources.requests: the default of every agent the add-on runs (add-on v6.4.0-eksbuild.1)."""
+
+
+def _requests(resources: dict | None, default: Resources | None = None) -> Resources:
+    from k8s_charts.node_shapes import parse_quantity
+
+    req = (resources or {}).get("requests")
+    if not req:
+        assert default is not None, f"no requests in {resources} and no chart default"
+        return default
+    return Resources(cpu_m=parse_quantity(req.get("cpu", 0), cpu=True),
+                     memory_mib=parse_quantity(req.get("memory", 0), cpu=False))
+
+
+def _mentions(value, selector: dict) -> bool:
+    if isinstance(value, dict):
+        return value == selector or any(_mentions(v, selector) for v in value.values())
+    if isinstance(value, list):
+        return any(_mentions(v, selector) for v in value)
+    return False
+
+
+def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
+    """One (name, requests) per pod of every Deployment the synthesized stacks pin to the system nodes (nodeSelector
+    `llmft.io/node-role: system`): Helm values where the repository sets them, our chart as helm renders it, the
+    pinned charts' defaults otherwise."""
+    import json
+
+    from cdk_constructs.eks_cluster import SYSTEM_NODE_LABEL as EKS_SYSTEM_LABEL
+
+    from .conftest import synthesize
+    from .test_compute import helm_releases
+    from .test_compute_prerequisites import objects, template
+
+    synth = synthesize(env)
+    selector = dict([EKS_SYSTEM_LABEL])
+    releases = {name: r["Values"] for name, r in helm_releases(synth).items()}
+    pods: list[tuple[str, Resources]] = []
+    seen: set[str] = set()
+
+    karpenter = releases["karpenter"]
+    assert karpenter["nodeSelector"] == selector
+    pods += [("karpenter", _requests(karpenter["controller"]["resources"]))] * karpenter["replicas"]
+    kuberay = releases["kuberay-operator"]
+    assert kuberay["nodeSelector"] == selector
+    pods += [("kuberay-operator", _requests(kuberay.get("resources")))] * kuberay.get("replicas",
+                                                                                    KUBERAY_CHART_REPLICAS)
+    kueue = releases["kueue"]["controllerManager"]
+    assert kueue["nodeSelector"] == selector
+    pods += [("kueue", _requests(kueue["manager"].get("resources"), KUEUE_CHART_REQUESTS))] * kueue["replicas"]
+    seen |= {"karpenter", "kuberay-operator", "kueue"}
+
+    # our own chart, rendered by the real helm with the values the stack passes
+    proc = template(releases["hyperpod-prerequisites"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for obj in objects(proc.stdout):
+        spec = obj.get("spec", {}).get("template", {}).get("spec", {})
+        if obj["kind"] == "Deployment" and spec.get("nodeSelector") == selector:
+            request = sum((_requests(c.get("resources")) for c in spec["containers"]), Resources())
+            pods += [(obj["metadata"]["name"], request)] * obj["spec"].get("replicas", 1)
+    seen.add("hyperpod-prerequisites")
+    unhandled = [name for name, values in releases.items() if name not in seen and _mentions(values, selector)]
+    assert not unhandled, f"Helm releases pinned to the system nodes that this test does not count: {unhandled}"
+
+    # the CloudWatch add-on's Prometheus scraper (a Deployment pinned to the system nodes)
+    for template_ in synth.templates.values():
+        for res in template_.get("Resources", {}).values():
+            if res["Type"] == "AWS::EKS::Addon" and "ConfigurationValues" in res["Properties"]:
+                configuration = res["Properties"]["ConfigurationValues"]
+                if not isinstance(configuration, str):
+                    continue
+                for agent in json.loads(configuration).get("agents", []):
+                    if agent.get("mode") == "deployment" and agent.get("nodeSelector") == selector:
+                        pods += [(agent["name"], _requests(agent.get("resources"), CLOUDWATCH_AGENT_REQUESTS))] \
+                            * agent.get("replicas", 1)
+    return pods
+
+
+def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) -> list[list[str]] | None:
+    """First-fit decreasing (CPU, then memory) of ``pods`` into ``nodes`` nodes of ``allocatable``, or None."""
+    free = [allocatable] * nodes
+    placed: list[list[str]] = [[] for _ in range(nodes)]
+    for name, request in sorted(pods, key=lambda p: (p[1].cpu_m, p[1].memory_mib), reverse=True):
+        target = next((i for i, f in enumerate(free) if request.within(f)), None)
+        if target is None:
+            return None
+        free[target] = free[target] - request
+        placed[target].append(name)
+    return placed
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_system_nodes_have_room_for_every_pinned_controller(env: str, tmp_path) -> None:
+    """The fixed system node group (min_size nodes of its smallest type, allocatable after kubelet reservations and
+    DaemonSets) holds every controller Deployment pinned to it. CPU job pods do not count: when the system nodes
+    are full they go to the Karpenter CPU pool."""
+    config = load_config(env)
+    pods = pinned_controller_pods(env, tmp_path)
+    names = {name for name, _ in pods}
+    assert {"karpenter", "kueue", "kuberay-operator", "training-operator", "mpi-operator"} <= names, names
+    system = [k for k in node_kinds(config) if k.source == SYSTEM]
+    smallest = min(system, key=lambda k: (k.allocatable.cpu_m, k.allocatable.memory_mib))
+    nodes = config.compute.system_nodes.min_size
+    total = sum((r for _, r in pods), Resources())
+    placed = pack(pods, smallest.allocatable, nodes)
+    assert placed is not None, (f"{env}: {len(pods)} controller pods requesting {total.describe()} do not fit "
+                                f"{nodes} x {smallest.name} ({smallest.allocatable.describe()} each): "
+                                f"{sorted((n, r.describe()) for n, r in pods)}")

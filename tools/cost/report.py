@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from config.instances import find_spec
+
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
@@ -49,6 +51,20 @@ class BurstLine:
 
 
 @dataclass
+class CpuPoolLine:
+    """One Karpenter NodePool of CPU nodes (limit in vCPUs): what one node costs while it runs, and the pool at its
+    limit. It has no idle cost: Karpenter launches nodes only for pending pods and consolidates empty ones."""
+
+    name: str
+    cpu_limit: int
+    instance_type: str            # the allowed type with the highest hourly price
+    usd_per_node_hour: float
+    max_nodes: int                # the most nodes the vCPU limit allows (of the smallest allowed type)
+    usd_per_hour_at_limit: float  # the worst case over the allowed types
+    detail: str = ""
+
+
+@dataclass
 class BuildLine:
     """One CodeBuild project: what one build costs (per build minute, never idle)."""
 
@@ -76,6 +92,7 @@ class Report:
     idle: list[Line] = field(default_factory=list)
     reserved_gpu: list[BurstLine] = field(default_factory=list)   # HyperPod instance groups (run while deployed)
     burst: list[BurstLine] = field(default_factory=list)          # Karpenter GPU pools at their limits
+    cpu_pools: list[CpuPoolLine] = field(default_factory=list)    # Karpenter CPU pools (no idle cost)
     unpriced: list[Line] = field(default_factory=list)
     usage_based: list[Line] = field(default_factory=list)
     builds: list[BuildLine] = field(default_factory=list)         # CodeBuild projects (image builds)
@@ -107,6 +124,11 @@ class Report:
         return round(sum(b.usd_per_hour for b in self.burst), 2)
 
     @property
+    def cpu_pools_per_hour(self) -> float:
+        """Most the CPU pools can cost per hour, every one at its vCPU limit (not idle: nodes run only for jobs)."""
+        return round(sum(c.usd_per_hour_at_limit for c in self.cpu_pools), 2)
+
+    @property
     def max_burst_per_hour(self) -> float:
         """Most the GPUs can cost per hour: every Karpenter pool at its limit plus the HyperPod groups."""
         return round(self.karpenter_burst_per_hour + self.reserved_gpu_per_hour, 2)
@@ -118,6 +140,8 @@ class Report:
             "reserved_gpu_usd_per_hour": self.reserved_gpu_per_hour,
             "karpenter_burst_usd_per_hour": self.karpenter_burst_per_hour,
             "max_burst_usd_per_hour": self.max_burst_per_hour,
+            "cpu_pools_usd_per_hour_at_limit": self.cpu_pools_per_hour,
+            "cpu_pools": [asdict(x) for x in self.cpu_pools],
             "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
             "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
             "usage_based": [asdict(x) for x in self.usage_based], "notes": self.notes,
@@ -351,6 +375,9 @@ def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
             spec = doc.get("spec", {})
             limit = spec.get("limits", {}).get(GPU_RESOURCE)
             reqs = spec.get("template", {}).get("spec", {}).get("requirements", [])
+            if limit is None and spec.get("limits", {}).get("cpu") is not None:
+                _price_cpu_pool(name, int(spec["limits"]["cpu"]), reqs, p, report)
+                continue
             types, unresolved = _gpu_instance_types(reqs, p)
             if limit is None:
                 report.unpriced.append(Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded",
@@ -367,6 +394,27 @@ def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
             report.burst.append(BurstLine(
                 "Karpenter", name, gpus, round(per_gpu[worst], 3), round(gpus * per_gpu[worst], 2),
                 f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)"))
+
+
+def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]], p: Pricer,
+                    report: Report) -> None:
+    """A NodePool with a `cpu` limit: priced per node from its `node.kubernetes.io/instance-type` list (CPU types
+    only; vCPUs from config/data/instance_specs.yaml)."""
+    types = next((r.get("values", []) for r in requirements
+                  if r.get("key") == "node.kubernetes.io/instance-type" and r.get("operator") == "In"), [])
+    table = p.region["ec2_instance_hour"]
+    unresolved = [t for t in types if t not in table or table[t]["gpus"] or find_spec(t) is None]
+    if not types or unresolved:
+        report.unpriced.append(Line("k8s", name, "NodePool", f"no CPU price or specs for {unresolved or 'any type'} "
+                                                              f"(list instance types In a CPU pool)", 0.0))
+        return
+    at_limit = {t: (cpu_limit // find_spec(t).vcpus) * table[t]["usd"] for t in types}
+    priciest = max(types, key=lambda t: table[t]["usd"])
+    worst = max(types, key=at_limit.__getitem__)
+    nodes = max(cpu_limit // find_spec(t).vcpus for t in types)
+    report.cpu_pools.append(CpuPoolLine(
+        name, cpu_limit, priciest, table[priciest]["usd"], nodes, round(at_limit[worst], 2),
+        f"{', '.join(types)}; at the limit: {cpu_limit // find_spec(worst).vcpus} x {worst}"))
 
 
 def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], manifest_dir: Path | None,
@@ -413,6 +461,12 @@ def render(report: Report) -> str:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
     rows.append(f"    total ${report.karpenter_burst_per_hour:,.2f}/hour")
     rows += ["", f"MAXIMUM GPU SPEND (pools at their limits + HyperPod groups): ${report.max_burst_per_hour:,.2f}/hour"]
+    if report.cpu_pools:
+        rows += ["", "Karpenter CPU job pools (no idle cost: nodes run only while CPU job pods find no room on the "
+                     "system nodes; empty nodes are consolidated)"]
+        for c in report.cpu_pools:
+            rows.append(f"    {c.name:<{width}}  {c.usd_per_node_hour:>10,.4f}/h per node ({c.instance_type}), "
+                        f"${c.usd_per_hour_at_limit:,.2f}/h at the {c.cpu_limit}-vCPU limit ({c.detail})")
     if report.builds:
         rows += ["", "Image builds (CodeBuild, billed per build minute while `make images` runs; not idle)"]
         for b in report.builds:
