@@ -253,11 +253,14 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
 
 
 def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) -> list[list[str]] | None:
-    """First-fit decreasing (CPU, then memory) of ``pods`` into ``nodes`` nodes of ``allocatable``, or None."""
+    """First-fit decreasing (CPU, then memory) of ``pods`` into ``nodes`` nodes of ``allocatable``, or None. Replicas
+    of one Deployment go to different nodes: Karpenter's chart requires it (v1.14.1 charts/karpenter/values.yaml:100-102,
+    podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2 replicas (cdk_constructs/kueue.py
+    SPREAD_BY_NODE, maxSkew 1), the other controllers run one replica."""
     free = [allocatable] * nodes
     placed: list[list[str]] = [[] for _ in range(nodes)]
     for name, request in sorted(pods, key=lambda p: (p[1].cpu_m, p[1].memory_mib), reverse=True):
-        target = next((i for i, f in enumerate(free) if request.within(f)), None)
+        target = next((i for i, f in enumerate(free) if request.within(f) and name not in placed[i]), None)
         if target is None:
             return None
         free[target] = free[target] - request
