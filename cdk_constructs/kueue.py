@@ -22,6 +22,11 @@ KUEUE_VERSION = "0.19.2"
 KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
 """What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
 KUEUE_NAMESPACE = "kueue-system"
+KUEUE_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
+"""What the scheduler reserves per replica on the system nodes (the chart's default is 500m / 512Mi, v0.19.2
+charts/kueue/values.yaml; Helm merges this into it, so its limits of 2 CPU / 512Mi stay and the leader can burst).
+Only the leader reconciles, the other replica serves webhooks, so two full default requests would reserve a CPU the
+two small system nodes need for the other controllers (tests/test_node_shapes.py packs them all)."""
 
 INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster")
 """Job kinds Kueue manages (gang admission of all their pods). batch/job and plain pods are not integrated: platform
@@ -103,7 +108,7 @@ class Kueue(Construct):
             "controllerManager": {
                 "replicas": settings.replicas,
                 "nodeSelector": dict(node_selector or {}),
-                "manager": {"image": dict(KUEUE_IMAGE)},
+                "manager": {"image": dict(KUEUE_IMAGE), "resources": {"requests": dict(KUEUE_REQUESTS)}},
                 "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
                 **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
             },

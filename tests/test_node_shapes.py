@@ -175,6 +175,17 @@ KUBERAY_CHART_REPLICAS = 1
 CLOUDWATCH_AGENT_REQUESTS = Resources(cpu_m=250, memory_mib=128)
 """aws-observability/helm-charts amazon-cloudwatch-observability 6.4.0 (release commit 93a934e) values.yaml:751-754,
 agent.resources.requests: the default of every agent the add-on runs (add-on v6.4.0-eksbuild.1)."""
+# Deployments nobody pins that still can only run on the system nodes: every other node kind is tainted (HyperPod
+# `dedicated=hyperpod`, Karpenter GPU pools `nvidia.com/gpu`, the CPU job pool its own taint) and these tolerate none of
+# those taints.
+SYSTEM_BOUND_PODS = [
+    # EKS add-on coredns: 2 replicas; requests as kubernetes cluster/addons/dns/coredns/coredns.yaml.base (100m, 70Mi);
+    # tolerations CriticalAddonsOnly and the control-plane taint only
+    *[("coredns", Resources(cpu_m=100, memory_mib=70))] * 2,
+    # the CloudWatch add-on's operator: chart 6.4.0 values.yaml manager.resources.requests (100m, 64Mi);
+    # `manager.tolerations: []` overrides the chart's root tolerations (templates/_helpers.tpl common.tolerations)
+    ("amazon-cloudwatch-observability-controller-manager", Resources(cpu_m=100, memory_mib=64)),
+]
 
 
 def _requests(resources: dict | None, default: Resources | None = None) -> Resources:
@@ -253,16 +264,19 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
 
 
 def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) -> list[list[str]] | None:
-    """First-fit decreasing (CPU, then memory) of ``pods`` into ``nodes`` nodes of ``allocatable``, or None. Replicas
+    """Largest pods first (CPU, then memory), each onto the fitting node with the most free CPU - the spreading the
+    default scheduler's NodeResourcesFit `LeastAllocated` scoring does - into ``nodes`` nodes of ``allocatable``, or
+    None. Replicas
     of one Deployment go to different nodes: Karpenter's chart requires it (v1.14.1 charts/karpenter/values.yaml:100-102,
     podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2 replicas (cdk_constructs/kueue.py
     SPREAD_BY_NODE, maxSkew 1), the other controllers run one replica."""
     free = [allocatable] * nodes
     placed: list[list[str]] = [[] for _ in range(nodes)]
     for name, request in sorted(pods, key=lambda p: (p[1].cpu_m, p[1].memory_mib), reverse=True):
-        target = next((i for i, f in enumerate(free) if request.within(f) and name not in placed[i]), None)
-        if target is None:
+        fitting = [i for i, f in enumerate(free) if request.within(f) and name not in placed[i]]
+        if not fitting:
             return None
+        target = max(fitting, key=lambda i: (free[i].cpu_m, free[i].memory_mib))
         free[target] = free[target] - request
         placed[target].append(name)
     return placed
@@ -274,7 +288,7 @@ def test_system_nodes_have_room_for_every_pinned_controller(env: str, tmp_path) 
     DaemonSets) holds every controller Deployment pinned to it. CPU job pods do not count: when the system nodes
     are full they go to the Karpenter CPU pool."""
     config = load_config(env)
-    pods = pinned_controller_pods(env, tmp_path)
+    pods = pinned_controller_pods(env, tmp_path) + SYSTEM_BOUND_PODS
     names = {name for name, _ in pods}
     assert {"karpenter", "kueue", "kuberay-operator", "training-operator", "mpi-operator"} <= names, names
     system = [k for k in node_kinds(config) if k.source == SYSTEM]
