@@ -61,6 +61,10 @@ AGENT_POLICY = "CloudWatchAgentServerPolicy"
 LOG_GROUP_KINDS = ("application", "dataplane", "host", "performance", "prometheus")
 CI_AGENT = "cloudwatch-agent"
 PROMETHEUS_AGENT = "cloudwatch-agent-prometheus"
+PROMETHEUS_AGENT_REQUESTS = {"cpu": "100m", "memory": "128Mi"}
+"""The scraper only reads Karpenter's metrics endpoint once a minute; the chart's agent default (250m / 128Mi,
+chart 6.4.0 values.yaml agent.resources, merged into every agents[] entry, limits 512Mi kept) is sized for the node
+agent's Container Insights pipelines. It runs on the small system nodes (tests/test_node_shapes.py packs them)."""
 PROMETHEUS_CONFIG_PATH = "/etc/prometheusconfig/prometheus.yaml"
 
 SCRAPE_INTERVAL_SECONDS = 60
@@ -187,6 +191,7 @@ class ContainerInsights(Construct):
                 {"name": CI_AGENT, "config": ci_agent_config},
                 {"name": "cloudwatch-agent-cluster-scraper", "mode": "deployment", "config": "default"},
                 {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
-                 "prometheus": {"config": scrape}, "nodeSelector": node_selector},
+                 "prometheus": {"config": scrape}, "nodeSelector": node_selector,
+                 "resources": {"requests": dict(PROMETHEUS_AGENT_REQUESTS)}},
             ],
         }

@@ -22,6 +22,9 @@ from aws_cdk import Duration, aws_cloudwatch as cw
 from .container_insights import GPU_RESOURCE, SCRAPE_INTERVAL_SECONDS
 from .documented_metrics import BURST_GPU_SET, HYPERPOD_GPU_SET, PROMETHEUS, metric
 
+MAX_ALARM_METRICS = 10
+"""CloudWatch User Guide, alarm limits: "Alarms based on metric math expressions can reference a maximum of 10
+metrics" (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-limits.html)."""
 MAX_BURST_TYPES = 9
 """An alarm's metric math may use 10 MetricStat and 10 expressions (PutMetricAlarm ``Metrics``): one MetricStat and
 one expression per (instance type, capacity type) plus the total."""
@@ -35,6 +38,10 @@ def hyperpod_idle_gpus(cluster_name: str, instance_types: Sequence[str], reserve
     requested value and the expression has no data: the alarm treats that as breaching - it *is* the idle case."""
     if not instance_types:
         raise ValueError("hyperpod_idle_gpus needs the HyperPod GPU instance types")
+    if 2 * len(instance_types) > MAX_ALARM_METRICS:
+        raise ValueError(f"{len(instance_types)} HyperPod GPU instance types: the idle-GPU alarm reads 2 metrics per "
+                         f"type and an alarm's metric math may reference at most {MAX_ALARM_METRICS}; use at most "
+                         f"{MAX_ALARM_METRICS // 2} GPU instance types in compute.hyperpod.instance_groups")
     using: dict[str, cw.IMetric] = {}
     for i, itype in enumerate(instance_types):
         dims = {"ClusterName": cluster_name, "instance_type": itype, "resource_type": GPU_RESOURCE}

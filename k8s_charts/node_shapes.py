@@ -104,6 +104,22 @@ DAEMONSETS: tuple[DaemonSet, ...] = (
     DaemonSet("hyperpod-health-monitoring-agent", ("hyperpod",), Resources(cpu_m=500, memory_mib=512),
               "charts/hyperpod-prerequisites/templates/health-monitoring-agent.yaml (requests 500m / 512Mi)",
               gpu_nodes_only=True),
+    # The observability add-on (amazon-cloudwatch-observability v6.4.0-eksbuild.1 = chart 6.4.0 values.yaml; its root
+    # tolerations `[{operator: Exists}]` put these on every node, cdk_constructs/container_insights.py)
+    DaemonSet("cloudwatch-agent", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=250, memory_mib=128),
+              "chart 6.4.0 values.yaml agent.resources.requests 250m / 128Mi"),
+    DaemonSet("fluent-bit", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=50, memory_mib=25),
+              "chart 6.4.0 values.yaml containerLogs.fluentBit.resources.requests 50m / 25Mi"),
+    DaemonSet("dcgm-exporter", ("hyperpod", "karpenter"), Resources(cpu_m=250, memory_mib=128),
+              "chart 6.4.0 values.yaml dcgmExporter.resources.requests 250m / 128Mi (NVIDIA GPU nodes)",
+              gpu_nodes_only=True),
+    # Secrets Store CSI driver 1.6.0 (charts/secrets-store-csi-driver/values.yaml linux.driver 50m/100Mi, registrar
+    # 10m/20Mi, livenessProbe 10m/20Mi) and the AWS provider chart 3.1.1 (values.yaml resources 50m/100Mi), on every
+    # node a team pod can use (cdk_constructs/secrets_store_csi_driver.py)
+    DaemonSet("secrets-store-csi-driver", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+              Resources(cpu_m=70, memory_mib=140), "driver chart 1.6.0 values.yaml linux.{driver,registrar,livenessProbe}"),
+    DaemonSet("secrets-store-csi-driver-provider-aws", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+              Resources(cpu_m=50, memory_mib=100), "provider chart 3.1.1 values.yaml resources.requests 50m / 100Mi"),
     DaemonSet("add-on agents without pinned requests", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
               Resources(cpu_m=250, memory_mib=512),
               "allowance for eks-pod-identity-agent, the FSx CSI node plugin and the NVIDIA/EFA device plugins, "

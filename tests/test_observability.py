@@ -826,3 +826,25 @@ def test_make_cost_prices_what_observability_costs(env_synth: Synth) -> None:
                   for a in alarms(env_synth).values())
     assert alarms_cost == pytest.approx(metrics * 0.10), "one alarm metric costs $0.10 (prices.yaml)"
     assert 0 < report.observability_total < report.idle_total
+
+
+def test_gpu_alarm_math_stays_within_the_10_metric_alarm_limit() -> None:
+    """CloudWatch refuses a metric-math alarm that references more than 10 metrics (alarm-limits): the builders fail
+    at synth with a message naming the config field instead of CloudFormation failing at deploy."""
+    from aws_cdk import Duration
+
+    from cdk_constructs.gpu_capacity import MAX_ALARM_METRICS, burst_usd_per_hour, hyperpod_idle_gpus
+
+    def metrics(expression) -> int:
+        inner = expression.using_metrics.values()
+        return sum(metrics(m) if hasattr(m, "using_metrics") else 1 for m in inner)
+
+    types = [f"ml.p5.{i}xlarge" for i in range(MAX_ALARM_METRICS)]
+    fitting = hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2], 80, Duration.hours(1))
+    assert metrics(fitting) <= MAX_ALARM_METRICS
+    with pytest.raises(ValueError, match="compute.hyperpod.instance_groups"):
+        hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2 + 1], 80, Duration.hours(1))
+    prices = [(f"p5.{i}xlarge", "spot", 1.0) for i in range(MAX_ALARM_METRICS)]
+    assert metrics(burst_usd_per_hour("c", prices[:MAX_ALARM_METRICS - 1], Duration.hours(1))) <= MAX_ALARM_METRICS
+    with pytest.raises(ValueError, match="gpu_node_pools"):
+        burst_usd_per_hour("c", prices, Duration.hours(1))

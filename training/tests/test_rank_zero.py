@@ -30,7 +30,7 @@ def _rank(rank: int, world: int, store: str, out: str, fail: bool) -> None:
     try:
         record["result"] = run_on_rank_zero(work)
     except RuntimeError as err:
-        record["error"] = str(err)
+        record["error"] = f"{type(err).__name__}: {err}"
     record["left"] = time.time()
     Path(out, f"{rank}.json").write_text(json.dumps(record))
     dist.destroy_process_group()
@@ -59,9 +59,11 @@ def test_other_ranks_leave_after_rank_zero_finished(tmp_path: Path) -> None:
     assert out[1]["left"] >= out[0]["work_done"]
 
 
-def test_a_failure_on_rank_zero_releases_the_others_and_propagates(tmp_path: Path) -> None:
+def test_a_failure_on_rank_zero_fails_every_rank(tmp_path: Path) -> None:
+    """Otherwise ranks > 0 would complete, and the operator would mark the elastic job Succeeded."""
     out = _run(tmp_path, fail=True)
-    assert out[0]["error"] == "merge failed" and "error" not in out[1]
+    assert out[0]["error"] == "RuntimeError: merge failed"
+    assert out[1]["error"].startswith("RankZeroFailed: rank 0 failed")
     assert out[1]["left"] >= out[0]["work_done"]
 
 
