@@ -106,6 +106,15 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _S3_PREFIX = re.compile(r"[A-Za-z0-9!_.*'()-]+(/[A-Za-z0-9!_.*'()-]+)*/")
 
 
+def validate_dns_label(field: str, value: str, example: str) -> str:
+    """Return ``value`` if it is a DNS-1123 label (a Kubernetes object name), else raise a message naming
+    ``field`` with ``example`` as a valid value."""
+    if len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
+        raise ValueError(f"{field} {value!r} is not a DNS-1123 label; use lower-case letters, digits and '-', "
+                         f"e.g. {example!r}")
+    return value
+
+
 def validate_namespace_name(field: str, value: str) -> str:
     """Return ``value`` if it can be a team namespace, else raise a message naming ``field``."""
     if len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
@@ -264,9 +273,7 @@ class PriorityClassConfig(ConfigModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
-            raise ValueError(f"kubernetes.priority_classes[].name {v!r} is not a DNS-1123 label; use lower-case "
-                             f"letters, digits and '-', e.g. 'critical'")
+        validate_dns_label("kubernetes.priority_classes[].name", v, "critical")
         if v.startswith("system-"):
             raise ValueError(f"kubernetes.priority_classes[].name {v!r} uses the reserved 'system-' prefix; "
                              f"choose another name")
@@ -324,10 +331,7 @@ class GpuNodePoolConfig(ConfigModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
-            raise ValueError(f"kubernetes.gpu_node_pools[].name {v!r} is not a DNS-1123 label; use lower-case "
-                             f"letters, digits and '-', e.g. 'h100-on-demand'")
-        return v
+        return validate_dns_label("kubernetes.gpu_node_pools[].name", v, "h100-on-demand")
 
     @field_validator("consolidate_after", "expire_after")
     @classmethod
@@ -434,10 +438,7 @@ class CpuNodePoolConfig(ConfigModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if len(v) > 63 or not _DNS1123_LABEL.fullmatch(v):
-            raise ValueError(f"kubernetes.cpu_node_pool.name {v!r} is not a DNS-1123 label; use lower-case letters, "
-                             f"digits and '-', e.g. 'cpu-jobs'")
-        return v
+        return validate_dns_label("kubernetes.cpu_node_pool.name", v, "cpu-jobs")
 
     @field_validator("instance_types")
     @classmethod
