@@ -91,7 +91,8 @@ def test_copy_sources_are_inputs_of_the_content_hash(name: str) -> None:
 
 
 # Registries the CodeBuild projects (no registry login, shared AWS source addresses) can pull bases from without an
-# anonymous pull limit: not Docker Hub (100 pulls / 6 h per IP for anonymous users), which is where a base without a
+# anonymous pull limit: not Docker Hub (10 pulls per hour per IPv4 address for unauthenticated users, Docker Hub
+# "Usage and limits" since March 2025), which is where a base without a
 # registry host, or with docker.io, comes from.
 DOCKER_HUB = {"docker.io", "registry-1.docker.io", "index.docker.io"}
 
