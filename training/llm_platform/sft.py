@@ -72,6 +72,22 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     return script, training
 
 
+def parse_as_on_gpus(data: dict[str, Any]):
+    """:func:`parse_config` for ``--check`` on a machine without the job's GPUs (a laptop, CI, a Studio CPU space):
+    TrainingArguments refuses bf16/fp16 there ("Your setup doesn't support bf16/gpu"), which says nothing about the
+    file; ``use_cpu`` is added for the check only, and the check says so."""
+    try:
+        import torch
+
+        has_gpu = torch.cuda.is_available()
+    except ImportError:
+        has_gpu = False
+    if has_gpu or not (data.get("bf16") or data.get("fp16")) or "use_cpu" in data:
+        return parse_config(data)
+    print("llmp-sft: no GPU here; checking with use_cpu: true added (bf16/fp16 need a GPU)", file=sys.stderr)
+    return parse_config({**data, "use_cpu": True})
+
+
 def fsdp_enabled(args) -> bool:
     return bool(getattr(args, "fsdp_plugin_args", None))
 
@@ -355,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.output_dir}, merged model in {merged}"
                 + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else ""))
 
-    return entry_point("sft", argv, build=parse_config, run=run, describe=describe)
+    return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=parse_as_on_gpus)
 
 
 if __name__ == "__main__":

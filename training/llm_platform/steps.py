@@ -156,8 +156,15 @@ def training_argument_kinds(cls: type | None = None) -> dict[str, list[str]]:
     if cls is None:
         from transformers import TrainingArguments as cls  # noqa: N813
     hints = typing.get_type_hints(cls)
-    return {f.name: sorted(_kinds_of_annotation(hints.get(f.name, Any))) for f in fields(cls)
-            if f.init and not f.name.startswith("_")}
+    out = {}
+    for f in fields(cls):
+        if not f.init or f.name.startswith("_"):
+            continue
+        kinds = _kinds_of_annotation(hints.get(f.name, Any))
+        if f"{f.name}=True" in f.metadata.get("help", ""):
+            kinds.add("bool")  # `fsdp: str | None` whose help says "Pass --fsdp (or fsdp=True)"; __post_init__ takes it
+        out[f.name] = sorted(kinds)
+    return out
 
 
 def write_training_arguments() -> Path:
@@ -292,12 +299,14 @@ def load_yaml(path: str | Path) -> Any:
 
 
 def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict[str, Any]], Any],
-                run: Callable[[Any], int], describe: Callable[[Any], str] | None = None) -> int:
+                run: Callable[[Any], int], describe: Callable[[Any], str] | None = None,
+                check_build: Callable[[dict[str, Any]], Any] | None = None) -> int:
     """What every ``llmp-*`` entry point does: read ``--config``, :func:`check` it, build the typed
-    configuration (``build``, which may raise ValueError), then ``run`` it -- or, with ``--check``, print what it
-    would do and exit 0; an invalid file exits 1 with every problem named, never a traceback."""
+    configuration (``build``, which may raise ValueError), then ``run`` it -- or, with ``--check``, build it with
+    ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem named, never a traceback."""
     step = STEPS[step_type]
-    parser = argparse.ArgumentParser(prog=step.prog, description=(sys.modules[step.module].__doc__ or "")
+    module = sys.modules.get(step.module) or sys.modules.get("__main__")  # `python -m` runs it as __main__
+    parser = argparse.ArgumentParser(prog=step.prog, description=(getattr(module, "__doc__", None) or "")
                                      .split("\n\n")[0].strip("`"))
     parser.add_argument("--config", required=True, help=f"the step file (in a pod: {STEP_FILE})")
     parser.add_argument("--check", action="store_true",
@@ -307,7 +316,7 @@ def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict
         data = load_yaml(args.config)
         check(step_type, data, where=args.config)
         try:
-            config = build(data)
+            config = (check_build or build)(data) if args.check else build(data)
         except (ValueError, TypeError) as exc:
             raise StepConfigError(args.config, [str(exc)]) from None
     except StepConfigError as exc:
