@@ -193,7 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     share_with_team()  # the driver's writes; Ray workers get the umask from their container (k8s_charts/ray_job.py)
     parser = argparse.ArgumentParser(prog="llmp-grpo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", help="YAML file with GrpoParameters fields (see training/configs/grpo.yaml)")
-    parser.add_argument("--check", "--validate-only", dest="validate_only", action="store_true",
+    parser.add_argument("--check", action="store_true",
+                        help="parse and validate the step file with VeRL's own checks, say what would run, exit 0/1")
+    parser.add_argument("--validate-only", action="store_true",
                         help="compose and validate the configuration, print it, and exit")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of VeRL's ppo_trainer config")
     args = parser.parse_args(argv)
@@ -211,6 +213,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - one line naming what is wrong, not a traceback
         print(f"llmp-grpo: invalid configuration: {error}", file=sys.stderr)
         return 1
+    if args.check:
+        from llm_platform.steps import load_yaml as load_step, paths
+
+        inputs, outputs = paths("grpo", load_step(args.config)) if args.config else ([], [])
+        print(f"llmp-grpo: {args.config or 'the overrides'} is valid (VeRL's validate_config passed)")
+        print(f"  reads:  {', '.join(inputs) or '-'}")
+        print(f"  writes: {', '.join(outputs) or '-'}")
+        print(f"  would run GRPO on {cfg.trainer.nnodes} x {cfg.trainer.n_gpus_per_node} GPUs, experiment "
+              f"{cfg.trainer.project_name!r}, run {cfg.trainer.experiment_name!r}")
+        return 0
     if args.validate_only:
         from omegaconf import OmegaConf
 

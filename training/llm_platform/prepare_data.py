@@ -51,6 +51,16 @@ BUILTINS: dict[str, dict[str, Any]] = {
 }
 
 
+# What each format writes into output_dir (the readers: llm_platform.sft reads *.jsonl, VeRL reads *.parquet).
+FORMAT_FILES: dict[str, tuple[str, ...]] = {"sft-r1": ("train.jsonl", "test.jsonl"),
+                                            "verl-gsm8k": ("train.parquet", "test.parquet")}
+
+
+def output_format(source: str, fmt: str | None) -> str | None:
+    """The format a run writes: the configured one, else the built-in source's."""
+    return fmt or BUILTINS.get(source, {}).get("format")
+
+
 @dataclass
 class PrepareConfig:
     output_dir: str

@@ -274,6 +274,11 @@ def paths(step_type: str, data: Mapping[str, Any]) -> tuple[list[str], list[str]
     outputs = [str(data[k]) for k in step.outputs if data.get(k)]
     if step_type == "sft" and not data.get("merged_output_dir") and data.get("merge_weights", True):
         outputs.append(f"{data['output_dir']}/merged")
+    if step_type == "prepare-data":
+        from llm_platform.prepare_data import FORMAT_FILES, output_format
+
+        fmt = output_format(str(data.get("source")), data.get("format"))
+        outputs = [f"{data['output_dir']}/{name}" for name in FORMAT_FILES.get(fmt or "", ())] or outputs
     return inputs, outputs
 
 
