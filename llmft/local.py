@@ -82,7 +82,10 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     work = fsx / LOCAL_DIR / plan.spec.name
     work.mkdir(parents=True, exist_ok=True)
     step_path = work / "step.yaml"
-    step_path.write_text(yaml.safe_dump(map_fsx(plan.step, fsx), sort_keys=False))
+    # GRPO only runs its --check here, which reads no file, and GrpoParameters insists on /fsx paths (what every Ray
+    # pod mounts): its step file keeps them.
+    step_data = plan.step if plan.spec.type == "grpo" else map_fsx(plan.step, fsx)
+    step_path.write_text(yaml.safe_dump(step_data, sort_keys=False))
     env = dict(base_env if base_env is not None else os.environ)
     env.update(map_fsx(pod_environment(plan), fsx))
     env.setdefault("HF_HOME", str(fsx / "hf-cache"))
