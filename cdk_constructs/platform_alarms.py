@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import (
-    Duration, RemovalPolicy, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
+    ArnFormat, Duration, RemovalPolicy, Stack, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
     aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sns as sns,
     aws_sns_subscriptions as subscriptions,
 )
@@ -37,7 +37,8 @@ class PlatformAlarms(Construct):
     subscriptions, and one alarm per failure mode, each notifying the topic.
 
     Attributes: ``topic``, ``key``, ``alarms`` (construct id -> ``cw.Alarm``), ``specs`` (construct id ->
-    :class:`AlarmSpec`), ``hyperpod_events_rule``.
+    :class:`AlarmSpec`), ``hyperpod_events_rule``, ``alarm_arn_pattern`` (the alarm ARNs the topic policy lets
+    CloudWatch publish for: ``arn:<partition>:cloudwatch:<region>:<account>:alarm:<prefix>-*``).
 
     :param prefix: resource prefix for names (``llmft-dev``). Required.
     :param emails: subscribed addresses. Default: none.
@@ -74,6 +75,23 @@ class PlatformAlarms(Construct):
             actions=["kms:Decrypt", "kms:GenerateDataKey*"], resources=["*"]))
         self.topic = sns.Topic(self, "Topic", topic_name=f"{prefix}-alarms", display_name=f"{prefix} platform alarms",
                                master_key=self.key, enforce_ssl=True)
+        # enforce_ssl (and the EventBridge target below, through grant_publish) give the topic an
+        # AWS::SNS::TopicPolicy, and a topic policy *replaces* the default one that lets same-account CloudWatch
+        # alarms publish (aws-cdk-lib 2.275.0 aws-sns/lib/topic-base.js createTopicPolicy/addSSLPolicy; symptom and
+        # fix: AWS Knowledge Center "cloudwatch-receive-sns-for-alarm-trigger", "...:alarm:X is not authorized to
+        # perform: SNS:Publish"; aws-solutions/automated-security-response-on-aws#43, fixed by #44). So CloudWatch
+        # may publish, but only for this account's alarms named like this environment's (ArnLike aws:SourceArn,
+        # StringEquals aws:SourceAccount: the confused-deputy keys of the SNS Developer Guide's access-policy
+        # examples). tests/test_alarm_delivery.py evaluates the synthesized statements for every alarm.
+        self.alarm_arn_pattern = Stack.of(self).format_arn(
+            service="cloudwatch", resource="alarm", resource_name=f"{prefix}-*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        self.topic.add_to_resource_policy(iam.PolicyStatement(
+            sid="CloudWatchAlarmsOfThisEnvironment",
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")], actions=["sns:Publish"],
+            resources=[self.topic.topic_arn],
+            conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+                        "ArnLike": {"aws:SourceArn": self.alarm_arn_pattern}}))
         for address in emails:
             self.topic.add_subscription(subscriptions.EmailSubscription(address))
         self.alarms: dict[str, cw.Alarm] = {}
