@@ -145,18 +145,21 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     assert {"operator": "Exists"} in cfg["tolerations"]
     assert all("key" not in t and "effect" not in t for t in cfg["tolerations"] if t.get("operator") == "Exists")
     k8s = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
-    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                   "kueue_container_insights": True}
+    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True}, \
+        "Kueue is scraped by the Prometheus agent (tests/test_kueue_metrics.py), not the built-in Kueue scraper"
     assert cfg["containerLogs"]["enabled"] is True
     assert cfg["manager"]["applicationSignals"]["autoMonitor"]["monitorAllServices"] is False
     names = [a["name"] for a in cfg["agents"]]
-    assert names[:2] == ["cloudwatch-agent", "cloudwatch-agent-cluster-scraper"], "the chart's default agents"
+    assert names == [CI_AGENT, PROMETHEUS_AGENT], \
+        "no cloudwatch-agent-cluster-scraper entry: the chart skips it without otelContainerInsights"
     prom = agent_entry(cfg, PROMETHEUS_AGENT)
     assert prom["mode"] == "deployment" and prom["replicas"] == 1, "one scraper, or every counter is counted twice"
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
     assert collected["cluster_name"] == env_synth.config.cluster_name
-    (job,) = prom["prometheus"]["config"]["scrape_configs"]
-    assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
+    jobs = prom["prometheus"]["config"]["scrape_configs"]
+    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue"]
+    for job in jobs:
+        assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
     assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
         "the GPU-count math (Sum x interval / PERIOD) assumes this interval"
 
@@ -183,6 +186,13 @@ UPSTREAM_SHA256 = {
         "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
     "amazon-cloudwatch-observability-6.4.0/values.yaml":
         "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
+    "kueue-0.19.2/Chart.yaml": "8bb13af25a6d9a72490b4b09bd547bd59c648eb54c734bedce633963d851a128",
+    "kueue-0.19.2/values.yaml": "b09fa9b4ab3db548fab0cddffae88f71599f4f3697b3635a044c2d531b2e97c0",
+    "kueue-0.19.2/templates/_helpers.tpl": "6e5ba25476e96fec20385b618a72874b5ed8e11a0ea2546f0aa0e5d9f7d8a102",
+    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml":
+        "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
+    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
+        "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
 }
 
 
@@ -233,7 +243,7 @@ def test_prometheus_scraper_does_not_inherit_container_insights(env_synth: Synth
     ci = agents[CI_AGENT]["logs"]["metrics_collected"]
     assert set(ci) == {"kubernetes"}
     assert ci["kubernetes"] == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                                "kueue_container_insights": True, "cluster_name": cluster}
+                                "cluster_name": cluster}
 
 
 def test_the_render_detects_a_root_agent_config_leak(env_synth: Synth, tmp_path: Path) -> None:
@@ -266,18 +276,18 @@ def test_golden_translations_have_our_switches(env_synth: Synth) -> None:
     _, cfg = addon(env_synth)
     ours = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
     gpu = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_gpu_config.json").read_text())
-    kueue = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_kueue_config.json").read_text())
     gpu_k8s = gpu["logs"]["metrics_collected"]["kubernetes"]
     assert gpu_k8s["enhanced_container_insights"] is ours["enhanced_container_insights"] is True
     assert gpu_k8s.get("accelerated_compute_metrics", True) is ours["accelerated_compute_metrics"] is True
-    assert kueue["logs"]["metrics_collected"]["kubernetes"]["kueue_container_insights"] is \
-        ours["kueue_container_insights"] is True
+    assert "kueue_container_insights" not in ours
 
 
 def test_documented_container_insights_and_kueue_metrics_are_declared_by_the_agent() -> None:
     """Every Container Insights / Kueue row of documented_metrics.py, name and every dimension set, is an EMF
     declaration of the agent the add-on ships. (The review's metrics - node_gpu_request, cluster_gpu_total, ... - and
-    sets - pod_gpu_request by Namespace, node_gpu_limit by InstanceType - fail here.)"""
+    sets - pod_gpu_request by Namespace, node_gpu_limit by InstanceType - fail here.) The Kueue rows are published by
+    the platform's own scrape (KUEUE_DECLARATIONS), with the agent's Kueue names and sets, so a dashboard built for
+    the agent's Kueue metrics (CloudWatch User Guide) reads the same series."""
     declared = agent_declarations()
     rows = [m for m in DOCUMENTED_METRICS.values()
             if m.namespace == CONTAINER_INSIGHTS or m.name.startswith("kueue_")]
@@ -321,8 +331,7 @@ def test_prometheus_declarations_are_the_documented_dimensions(env_synth: Synth)
     for decl in emf["metric_declaration"]:
         for selector in decl["metric_selectors"]:
             published.setdefault(selector.strip("^$"), set()).update(frozenset(d) for d in decl["dimensions"])
-    documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items()
-                  if ns == PROMETHEUS and not name.startswith("kueue_")}
+    documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items() if ns == PROMETHEUS}
     assert published == documented
     for decl in emf["metric_declaration"]:
         if any(s.startswith("^karpenter_nodes_") for s in decl["metric_selectors"]):
