@@ -629,6 +629,11 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
     }
     if reserved_gpus:
         out["ReservedGpusIdle"] = t.reserved_idle_gpus
+        out["HyperPodGpuMetricsMissing"] = 1
+    for team in cfg.kubernetes.teams:
+        for tier in team.allowed_tiers:
+            out[f"JobsPendingTooLong-{team.name}-{tier}"] = 1
+            out[f"PodsReadyTimeoutEvictions-{team.name}-{tier}"] = t.pods_ready_timeout_evictions_per_hour
     if cfg.burst_alarm_usd_per_hour is not None:
         out["BurstSpendOverBudget"] = cfg.burst_alarm_usd_per_hour
     return out
@@ -765,11 +770,84 @@ def test_reserved_gpus_idle_is_ok_when_the_reservation_is_busy(env_synth: Synth)
     busy = evaluate_alarm(props, hyperpod_gauges(env_synth, 1.0))
     assert busy == pytest.approx(0) and alarm_state(props, busy) == "OK"
     idle = evaluate_alarm(props, hyperpod_gauges(env_synth, None))
+    assert idle == pytest.approx(reserved), "no requests series at all: every HyperPod GPU is idle"
     assert alarm_state(props, idle) == "ALARM", "no pod requests any HyperPod GPU: the reservation is idle"
     half = evaluate_alarm(props, hyperpod_gauges(env_synth, 0.5))
     assert half == pytest.approx(reserved / 2)
     assert alarm_state(props, half) == ("ALARM" if reserved / 2 >= props["Threshold"] else "OK")
-    assert props["TreatMissingData"] == "breaching"
+
+
+def test_no_gpu_metrics_is_its_own_alarm_not_an_idle_reservation(env_synth: Synth) -> None:
+    """Scraper or Karpenter down, or HyperPod nodes not joined yet: no GPU gauge at all. ReservedGpusIdle stays OK
+    (not an idle reservation) and HyperPodGpuMetricsMissing fires; with the gauges back it is OK again."""
+    found = alarms(env_synth)
+    idle, missing = found["ReservedGpusIdle"], found["HyperPodGpuMetricsMissing"]
+    assert alarm_state(idle, evaluate_alarm(idle, {})) == "OK"
+    assert alarm_state(missing, evaluate_alarm(missing, {})) == "ALARM"
+    assert alarm_state(missing, evaluate_alarm(missing, hyperpod_gauges(env_synth, None))) == "OK"
+    assert missing["EvaluationPeriods"] == env_synth.config.observability.thresholds.gpu_metrics_missing_hours
+
+
+def queue_names(synth: Synth) -> list[str]:
+    return [f"{team.name}-{tier}" for team in synth.config.kubernetes.teams for tier in team.allowed_tiers]
+
+
+def test_jobs_pending_too_long_per_cluster_queue(env_synth: Synth) -> None:
+    """One alarm per ClusterQueue; it sees the fewest workloads pending (active + inadmissible) in each 5 minutes
+    and needs the whole configured window of such periods."""
+    cfg = env_synth.config
+    found = alarms(env_synth)
+    for cq in queue_names(env_synth):
+        props = found[f"JobsPendingTooLong-{cq}"]
+
+        def data(active: float, inadmissible: float) -> dict[Any, float]:
+            dims = {("ClusterName", cfg.cluster_name), ("ClusterQueue", cq)}
+            return {("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
+                    ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"):
+                        inadmissible}
+
+        assert alarm_state(props, evaluate_alarm(props, data(1, 0))) == "ALARM"
+        assert alarm_state(props, evaluate_alarm(props, data(0, 2))) == "ALARM"
+        assert alarm_state(props, evaluate_alarm(props, data(0, 0))) == "OK"
+        assert alarm_state(props, evaluate_alarm(props, {})) == "OK", "no scrape is not a stuck queue"
+        period = next(q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q)
+        assert props["EvaluationPeriods"] * period >= cfg.observability.thresholds.pending_minutes * 60
+        assert props["DatapointsToAlarm"] == props["EvaluationPeriods"]
+
+
+def test_pods_ready_timeout_evictions_per_cluster_queue(env_synth: Synth) -> None:
+    cfg = env_synth.config
+    found = alarms(env_synth)
+    threshold = cfg.observability.thresholds.pods_ready_timeout_evictions_per_hour
+    for cq in queue_names(env_synth):
+        props = found[f"PodsReadyTimeoutEvictions-{cq}"]
+        dims = {d["Name"]: d["Value"] for d in props["Dimensions"]}
+        assert dims == {"ClusterName": cfg.cluster_name, "ClusterQueue": cq, "Reason": "PodsReadyTimeout"}
+        assert (props["Statistic"], props["Period"]) == ("Sum", 3600)
+        assert props["Threshold"] == threshold and props["TreatMissingData"] == "notBreaching"
+
+
+def test_fsx_free_capacity_counts_every_storage_target(env_synth: Synth) -> None:
+    """Two storage targets, one nearly full: the file system still has room, so no alarm (Minimum would fire);
+    both low: alarm. FreeDataStorageCapacity has one point per target and minute (fs-metrics.html)."""
+    cfg = env_synth.config
+    props = alarms(env_synth)["FsxFreeCapacityLow"]
+    props = json.loads(json.dumps(props))
+    (query,) = [q for q in props["Metrics"] if "MetricStat" in q]
+    for d in query["MetricStat"]["Metric"]["Dimensions"]:
+        d["Value"] = untoken(d["Value"]) if isinstance(d["Value"], (str, dict)) and "Fn::Join" in str(d["Value"]) \
+            else json.dumps(d["Value"])
+    assert query["MetricStat"]["Stat"] == "Sum"
+    minutes = query["MetricStat"]["Period"] // 60
+    dims = frozenset({(d["Name"], d["Value"]) for d in query["MetricStat"]["Metric"]["Dimensions"]})
+    half = cfg.storage.fsx.storage_capacity_gib * 2**30 / 2
+
+    def state(*free_per_target: float) -> str:
+        return alarm_state(props, evaluate_alarm(props, {
+            ("FreeDataStorageCapacity", dims, "Sum"): sum(free_per_target) * minutes}))
+
+    assert state(half * 0.01, half) == "OK"
+    assert state(half * 0.01, half * 0.01) == "ALARM"
 
 
 def test_burst_spend_alarm_fires_over_budget_and_not_under(env_synth: Synth) -> None:
@@ -818,6 +896,8 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### Alarms and runbooks", 1)[1].split("\n## ", 1)[0]
     for name in alarms(env_synth):
+        for cq in queue_names(env_synth):
+            name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
 
 
@@ -844,9 +924,15 @@ def test_gpu_alarm_math_stays_within_the_10_metric_alarm_limit() -> None:
 
     from cdk_constructs.gpu_capacity import MAX_ALARM_METRICS, burst_usd_per_hour, hyperpod_idle_gpus
 
+    def leaves(expression) -> set[str]:
+        """The distinct metrics (by their rendered id: CDK renders a metric shared by nested expressions once)."""
+        out = set()
+        for key, m in expression.using_metrics.items():
+            out |= leaves(m) if hasattr(m, "using_metrics") else {key}
+        return out
+
     def metrics(expression) -> int:
-        inner = expression.using_metrics.values()
-        return sum(metrics(m) if hasattr(m, "using_metrics") else 1 for m in inner)
+        return len(leaves(expression))
 
     types = [f"ml.p5.{i}xlarge" for i in range(MAX_ALARM_METRICS)]
     fitting = hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2], 80, Duration.hours(1))
