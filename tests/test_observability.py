@@ -374,8 +374,8 @@ def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
 # ---- logs in every template --------------------------------------------------------------------------------------
 
 def test_every_log_group_has_a_retention_and_a_kms_key(env_synth: Synth) -> None:
-    """Every group any stack creates expires, and is encrypted with a customer key - except where the key cannot
-    exist yet (the network stack precedes the storage stack's key), which must say so beside the resource."""
+    """Every group any stack creates expires, and is encrypted with a customer key (the network stack, which
+    precedes the platform key, has its own); a group without one must say why beside the resource."""
     retention = env_synth.config.observability.log_retention_days
     assert retention in LOG_RETENTION_DAYS
     problems = []
