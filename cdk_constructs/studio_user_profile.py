@@ -18,7 +18,6 @@ from cdk_constructs.studio_domain import StudioDomain
 from k8s_charts.values import team_group
 
 UP = sagemaker.CfnUserProfile
-TEAM_ACCESS_POLICY = "AmazonEKSEditPolicy"
 STUDIO_LOG_GROUP = "/aws/sagemaker/studio"
 
 
@@ -45,8 +44,13 @@ class StudioUserProfile(Construct):
     - ``logs:CreateLogGroup``, ``logs:CreateLogStream``, ``logs:PutLogEvents`` on ``/aws/sagemaker/studio`` (app and
       lifecycle-configuration logs).
 
-    Kubernetes: ``AmazonEKSEditPolicy`` scoped to ``namespace`` (create/delete pods, jobs, services, config maps in
-    the team namespace; nothing cluster-wide).
+    Kubernetes: no EKS access policy; the access entry carries only the team's Kubernetes group
+    (:func:`~k8s_charts.values.team_group`), which the team namespace binds to its ``team-member`` Role
+    (k8s_charts/team_namespaces.py ``team_member_rules``: the job kinds, their ConfigMaps and Secrets, read of pods,
+    logs and events, exec; no pods, workload controllers, Services, NetworkPolicies, ServiceAccounts or RBAC).
+    With access policies, EKS would authorize the union of both (EKS API CreateAccessEntry ``kubernetesGroups``:
+    "the principalARN has all permissions assigned in the associated access policies and all permissions in any
+    Kubernetes Role or ClusterRole objects that the group names are bound to"), so none is associated.
 
     Attributes: ``role``, ``profile`` (``CfnUserProfile``), ``access_entry`` (or None).
 
@@ -150,15 +154,11 @@ class StudioUserProfile(Construct):
 
         self.access_entry: eks.AccessEntry | None = None
         if cluster is not None:
-            self.access_entry = eks.AccessEntry(
-                self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
-                access_policies=[eks.AccessPolicy.from_access_policy_name(
-                    TEAM_ACCESS_POLICY, access_scope_type=eks.AccessScopeType.NAMESPACE, namespaces=[namespace])],
-            )
-            # The access policy covers core kinds only; the team's group is bound in its namespace to the Role
-            # that submits PyTorchJobs and RayJobs (k8s_charts/team_namespaces.py). The L2 has no property for it.
+            self.access_entry = eks.AccessEntry(self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
+                                                access_policies=[])
+            # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
             cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
-                team_group(namespace)]
+                team_group(team or namespace)]
 
 
 @jsii.implements(IValidation)

@@ -216,7 +216,11 @@ def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
         assert [actions(s) for s in wildcard] == [{"ecr:GetAuthorizationToken"}]
 
 
-def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> None:
+def test_access_entries_carry_only_the_team_group(env_synth: Synth) -> None:
+    """No EKS access policy (AmazonEKSEditPolicy gave pods, Services, NetworkPolicies...): the team's group only,
+    bound in its namespace to the team-member Role (tests/test_team_guardrails.py)."""
+    from k8s_charts.values import team_group
+
     resources = studio(env_synth)
     entries = of_type(resources, "AWS::EKS::AccessEntry")
     profiles = of_type(resources, "AWS::SageMaker::UserProfile")
@@ -225,11 +229,8 @@ def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> No
     for profile in profiles.values():
         team = next(t["Value"] for t in profile["Properties"]["Tags"] if t["Key"] == "platform/team")
         entry = by_role[profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]]
-        assert entry["AccessPolicies"] == [{
-            "AccessScope": {"Namespaces": [team], "Type": "namespace"},
-            "PolicyArn": {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":eks::aws:cluster-access-policy/"
-                                                                                 "AmazonEKSEditPolicy"]]},
-        }]
+        assert not entry.get("AccessPolicies")
+        assert entry["KubernetesGroups"] == [team_group(team)]
         assert "EksCluster" in json.dumps(entry["ClusterName"])
 
 
