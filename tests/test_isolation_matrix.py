@@ -168,7 +168,8 @@ def _tree_owner(manifests: list[dict[str, Any]], path: str) -> tuple[int, int, i
     """(uid, gid, mode) the FSx directories Job gives ``path``."""
     job = next(d for d in manifests if d["kind"] == "Job" and "fsx" in json.dumps(d["spec"]["template"]["spec"]))
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][-1]
-    m = re.search(rf"mkdir -p /fsx{re.escape(path)} && chown (\d+):(\d+) \S+ && chmod (\d+) ", script)
+    assert "ROOT=/fsx" in script
+    m = re.search(rf"^reconcile {re.escape(path)} (\d+) (\d+) (\d+) ", script, re.M)
     assert m, f"the directories Job does not create {path}"
     return int(m.group(1)), int(m.group(2)), int(m.group(3), 8)
 
