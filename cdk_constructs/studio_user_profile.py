@@ -19,6 +19,37 @@ from k8s_charts.values import team_group
 
 UP = sagemaker.CfnUserProfile
 STUDIO_LOG_GROUP = "/aws/sagemaker/studio"
+PROFILE_TAG = "studio-user-profile"
+"""Tag on every user profile (value: its name) and the principal tag a person's IAM identity carries (SSO
+attribute or IAM role tag) for :func:`presigned_url_policy`."""
+
+
+def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioDomain) -> iam.ManagedPolicy:
+    """Customer-managed policy for people's IAM identities: ``sagemaker:CreatePresignedDomainUrl`` on the user
+    profiles of ``domain`` only where the profile's tag :data:`PROFILE_TAG` equals the caller's principal tag of the
+    same key (attribute-based access control: ``aws:ResourceTag`` / ``${aws:PrincipalTag}``, IAM User Guide "Define
+    permissions based on attributes with ABAC authorization"), so a person opens their own Studio profile and no one
+    else's. Attach it to the role people assume (e.g. an IAM Identity Center permission set) and pass their profile
+    name as the session tag ``studio-user-profile``."""
+    stack = Stack.of(scope)
+    profiles = stack.format_arn(service="sagemaker", resource="user-profile",
+                                resource_name=f"{domain.domain_id}/*")
+    policy = iam.ManagedPolicy(scope, construct_id, description="Open only one's own SageMaker Studio profile "
+                                                              f"(tag {PROFILE_TAG} = principal tag {PROFILE_TAG})",
+                             statements=[iam.PolicyStatement(
+                                 sid="OwnStudioProfileOnly", actions=["sagemaker:CreatePresignedDomainUrl"],
+                                 resources=[profiles],
+                                 conditions={"StringEquals": {
+                                     f"aws:ResourceTag/{PROFILE_TAG}": f"${{aws:PrincipalTag/{PROFILE_TAG}}}"},
+                                     "Null": {f"aws:ResourceTag/{PROFILE_TAG}": "false",
+                                              f"aws:PrincipalTag/{PROFILE_TAG}": "false"}})])
+    # cdk-nag prints the domain's id as <logical id.DomainId>
+    rendered = f"arn:{stack.partition}:sagemaker:{stack.region}:{stack.account}:user-profile/" \
+               f"<{stack.get_logical_id(domain.domain)}.DomainId>/*"
+    Validations.of(policy).acknowledge(Acknowledgment(
+        id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]",
+        reason="Every profile of this one domain; the tag condition narrows it to the caller's own profile (ABAC)."))
+    return policy
 
 
 class _Pullable(Protocol):
@@ -148,7 +179,7 @@ class StudioUserProfile(Construct):
                 jupyter_lab_app_settings=app_settings(UP.JupyterLabAppSettingsProperty, "JupyterLab"),
                 code_editor_app_settings=app_settings(UP.CodeEditorAppSettingsProperty, "CodeEditor"),
             ),
-            tags=[CfnTag(key="platform/team", value=namespace)],
+            tags=[CfnTag(key="platform/team", value=namespace), CfnTag(key=PROFILE_TAG, value=user_profile_name)],
         )
         self.profile.apply_removal_policy(removal_policy)
 

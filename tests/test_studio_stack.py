@@ -253,3 +253,23 @@ def test_profiles_wait_for_the_fsx_directories(env_synth: Synth) -> None:
 
 def test_partition_namespace_is_the_one_the_config_reserves() -> None:
     assert NAMESPACE == PARTITION_NAMESPACE
+
+
+def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> None:
+    """Issue 21: the stack exports a managed policy allowing sagemaker:CreatePresignedDomainUrl only on the domain's
+    profiles whose tag studio-user-profile equals the caller's principal tag; every profile carries its name there."""
+    resources = studio(env_synth)
+    (policy,) = [r for r in of_type(resources, "AWS::IAM::ManagedPolicy").values()
+                 if "CreatePresignedDomainUrl" in json.dumps(r)]
+    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "sagemaker:CreatePresignedDomainUrl" and statement["Effect"] == "Allow"
+    assert "user-profile/" in json.dumps(statement["Resource"]) and "DomainId" in json.dumps(statement["Resource"])
+    assert statement["Condition"]["StringEquals"] == {
+        "aws:ResourceTag/studio-user-profile": "${aws:PrincipalTag/studio-user-profile}"}
+    assert statement["Condition"]["Null"] == {"aws:ResourceTag/studio-user-profile": "false",
+                                              "aws:PrincipalTag/studio-user-profile": "false"}
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        tags = {t["Key"]: t["Value"] for t in profile["Properties"]["Tags"]}
+        assert tags["studio-user-profile"] == profile["Properties"]["UserProfileName"]
+    outputs = env_synth.templates["studio"]["Outputs"]
+    assert any(k.startswith("OwnProfilePresignedUrlPolicyArn") for k in outputs)
