@@ -121,8 +121,7 @@ def merge_and_register(cfg: Any, run_id: str | None) -> Path | None:
     if run_id:
         from llm_platform import mlflow_utils, team_names
 
-        mlflow_utils.register_model_dir(target, name=team_names.registered_model_name(
-            f"{cfg.trainer.project_name}-{cfg.trainer.experiment_name}"))
+        mlflow_utils.register_model_dir(target, name=team_names.registered_model_name(cfg.trainer.experiment_name))
     return target
 
 

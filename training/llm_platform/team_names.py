@@ -2,7 +2,8 @@
 mlflow_image/entrypoint.py):
 
 - experiment ``<team>/<name>``;
-- registered model ``<team>.<name>`` (MLflow refuses '/' in model names: ``models:/<name>/<version>``).
+- registered model ``<team>.<name>`` (MLflow refuses '/' in model names: ``models:/<name>/<version>``); a job
+  registers ``<team>.<job name>`` (llmft's ``registered_model_name``).
 
 The team is the one whose MLflow user the pod was given (``MLFLOW_TRACKING_USERNAME`` = ``team-<team>``, from the
 namespace's ``mlflow-credentials`` Secret). A name that already carries the team's prefix is kept; without a team
