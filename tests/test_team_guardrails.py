@@ -347,3 +347,35 @@ def test_gpu_quota_above_the_cluster_is_refused() -> None:
     config_fails({"kubernetes": {"teams": teams}},
                  r"kubernetes\.teams\[ml-research\]\.gpu_quota 64 is more than the 48 GPUs",
                  r"gpu-workers: 16, h100-on-demand: 16, a100-spot: 16", r"Lower gpu_quota to at most 48", env="prod")
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_every_llmft_example_passes_the_guard_rails(env: str) -> None:
+    """What teams actually submit (`llmft submit` of every examples/jobs spec): the manifests pass every policy
+    bound to the team namespace, and each pod they lead to passes the pod policy with its controller as owner."""
+    from pathlib import Path
+
+    from k8s_charts.values import PlatformValues
+    from llmft.preflight import preflight
+    from llmft.spec import load_spec
+
+    config = load_config(env)
+    values = PlatformValues.placeholders(config)
+    m = team_manifests(env)
+    owners = {"PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
+              "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
+              "Job": {"apiVersion": "batch/v1", "kind": "Job"}}
+    examples_dir = Path(__file__).resolve().parents[1] / "examples" / "jobs"
+    for path in sorted(examples_dir.glob("*.yaml")):
+        result = preflight(load_spec(path), config=config, values=values, image="r/sft:1", context_namespace=None)
+        assert result.ok, result.report()
+        plan = result.plan
+        labels = ns_labels(env, plan.team.namespace)
+        for doc in plan.manifests:
+            assert admission_refusals(m, doc, labels) == [], (path.name, doc["kind"])
+        job = plan.manifests[-1]
+        for where, pod_spec in plan.pod_specs():
+            pod = pod_of({"spec": pod_spec}, plan.team.namespace, owners[job["kind"]])
+            assert admission_refusals(m, pod, labels) == [], (path.name, where)
+            assert quota_refusals(m, plan.team.namespace, pod_spec) == [], (path.name, where)
+            assert limit_range_refusals(m, plan.team.namespace, pod_spec) == [], (path.name, where)
