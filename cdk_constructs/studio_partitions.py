@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aws_cdk import Duration, aws_eks_v2 as eks
-from constructs import Construct
+from constructs import Construct, IDependable
 
 from k8s_charts.team_storage import Directory
 
@@ -76,6 +76,13 @@ def partition_script(directories: Sequence[Directory], *, root: str = MOUNT_PATH
     return "\n".join(lines) + "\n"
 
 
+MAX_WAIT = Duration.minutes(14)
+"""The longest wait for the Job: ``KubernetesObjectValue`` polls inside the kubectl handler, a Lambda function with a
+15-minute timeout (aws-cdk-lib 2.275.0 aws-eks-v2/lib/kubectl-provider.js ``timeout: Duration.minutes(15)``;
+custom-resource-handlers aws-eks-v2/kubectl-handler/get ``wait_for_output``). The Job is applied only after its
+node group and the FSx CSI add-on exist (``after``), so the whole budget is left for the pod itself."""
+
+
 class FsxDirectories(Construct):
     """Creates the platform's directories on the shared FSx for Lustre file system before anything mounts them.
 
@@ -97,13 +104,20 @@ class FsxDirectories(Construct):
     :param image: container image pinned by digest, with ``sh``, ``mkdir``, ``chown``, ``chmod``.
     :param node_selector: where the Job may run (the system nodes). Default: anywhere.
     :param revision: bump to force a new run. Default 1.
-    :param timeout: how long the stack waits for the Job. Default 10 minutes.
+    :param timeout: how long the stack waits for the Job to succeed, and the Job's ``activeDeadlineSeconds`` (pod
+        scheduling, image pull, the kubelet's FSx mount retries and the script). At most :data:`MAX_WAIT`. Default
+        :data:`MAX_WAIT`.
+    :param after: what the Job's pod needs before it can run, created first (template ``DependsOn``): the node
+        group its ``node_selector`` picks and the FSx CSI driver add-on that mounts the claim. Default: none.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, directories: Sequence[Directory],
                  volume: Callable[[str], Sequence[Mapping[str, Any]]], image: str,
                  node_selector: Mapping[str, str] | None = None, revision: int = 1,
-                 timeout: Duration = Duration.minutes(10)) -> None:
+                 timeout: Duration = MAX_WAIT, after: Sequence[IDependable] = ()) -> None:
+        if timeout.to_seconds() > MAX_WAIT.to_seconds():
+            raise ValueError(f"FsxDirectories timeout {timeout.to_minutes()} min exceeds {MAX_WAIT.to_minutes()} min: "
+                             f"the kubectl handler that waits is a Lambda function with a 15-minute limit")
         super().__init__(scope, construct_id)
         labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "fsx-directories"}
         pss = {f"pod-security.kubernetes.io/{m}": "baseline" for m in ("enforce", "audit", "warn")}
@@ -113,6 +127,8 @@ class FsxDirectories(Construct):
         self.claim = eks.KubernetesManifest(self, "Claim", cluster=cluster, overwrite=True,
                                             manifest=list(volume(NAMESPACE)))
         self.claim.node.add_dependency(self.namespace)
+        for manifest in (self.namespace, self.claim):
+            manifest.node.add_dependency(*after)
 
         self.directories = tuple(directories)
         self.script = partition_script(self.directories)
@@ -149,7 +165,7 @@ class FsxDirectories(Construct):
             "metadata": {"name": self.job_name, "namespace": NAMESPACE, "labels": labels},
             "spec": job_spec,
         }])
-        self.job.node.add_dependency(self.claim)
+        self.job.node.add_dependency(self.claim, *after)
         self.succeeded = eks.KubernetesObjectValue(
             self, "Succeeded", cluster=cluster, object_type="job", object_name=self.job_name,
             object_namespace=NAMESPACE, json_path=".status.succeeded", timeout=timeout,
