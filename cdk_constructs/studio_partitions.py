@@ -21,21 +21,57 @@ _PATH = re.compile(r"(/[A-Za-z0-9][A-Za-z0-9._-]{0,62})+")
 _MODE = re.compile(r"[0-7]{3,4}")
 
 
+_RECONCILE = r"""set -u
+ROOT=%(root)s
+refused=0
+refuse() { echo "REFUSED $ROOT$1: $2" >&2; refused=$((refused + 1)); }
+# reconcile PATH UID GID MODE CLEAR: create PATH (relative to ROOT) one component at a time and set its owner and
+# mode, never following a symbolic link: each component is checked with [ -L ] before it is entered, entered with
+# `cd -P`, and the resolved working directory must then be exactly the expected path (a component swapped for a
+# link between the check and the cd lands elsewhere and is refused). chown -h and chmod act on "." - the directory
+# that was verified - never on a name that could be re-pointed.
+reconcile() {
+    cd -P "$ROOT" || { refuse "$1" "cannot enter $ROOT"; return 0; }
+    here=$(pwd -P)
+    set -f; old_ifs=$IFS; IFS=/
+    for name in ${1#/}; do
+        IFS=$old_ifs
+        if [ -L "$name" ]; then refuse "$1" "$here/$name is a symbolic link (never followed; remove it)"; set +f; return 0; fi
+        [ -e "$name" ] || mkdir "$name" 2>/dev/null || true
+        if [ -L "$name" ] || [ ! -d "$name" ]; then refuse "$1" "$here/$name is not a directory"; set +f; return 0; fi
+        cd -P -- "$name" || { refuse "$1" "cannot enter $here/$name"; set +f; return 0; }
+        here="$here/$name"
+        if [ "$(pwd -P)" != "$here" ]; then refuse "$1" "$here resolved to $(pwd -P) while entered"; set +f; return 0; fi
+        IFS=/
+    done
+    IFS=$old_ifs; set +f
+    chown -h "$2:$3" . && chmod "$4" . || { refuse "$1" "chown/chmod failed"; return 0; }
+    if [ "$5" = clear ]; then chmod u-s,g-s . || { refuse "$1" "chmod u-s,g-s failed"; return 0; }; fi
+    echo "ok $ROOT$1 $2:$3 $4"
+}
+"""
+
+
 def partition_script(directories: Sequence[Directory], *, root: str = MOUNT_PATH) -> str:
     """POSIX sh that creates each directory if missing and (re)sets its owner and mode, parents first. Never
-    deletes, never recurses: files inside keep whatever ownership their writers gave them."""
-    lines = ["set -eu"]
+    deletes, never recurses (files inside keep whatever ownership their writers gave them) and never follows a
+    symbolic link: a path that is or passes through one is refused (issue 21: a team member who replaces a directory
+    of its tree with a link to another team's tree must not get that tree re-owned). Every other path is still
+    reconciled; the script then exits 1 naming the refused paths (the Job fails, and so does the deployment that
+    waits for it, until an admin removes the link)."""
+    if not _PATH.fullmatch(root):
+        raise ValueError(f"root {root!r} must be an absolute path of plain names")
+    lines = [_RECONCILE % {"root": root}]
     for d in sorted(directories, key=lambda d: d.path):
         if not _PATH.fullmatch(d.path):
             raise ValueError(f"directory {d.path!r} must be an absolute path of plain names")
         if not _MODE.fullmatch(d.mode):
             raise ValueError(f"directory mode {d.mode!r} must be octal, e.g. '2770'")
-        path = f"{root}{d.path}"  # validated: no characters the shell would interpret
         # chmod keeps a directory's setgid bit (inherited from a 2770 parent) on a numeric mode that lacks it
         # (GNU coreutils; busybox alike), so it is cleared explicitly when the mode has no special bits.
-        clear = f" && chmod u-s,g-s {path}" if len(d.mode) == 3 or d.mode[0] == "0" else ""
-        lines.append(f"mkdir -p {path} && chown {d.uid}:{d.gid} {path} && chmod {d.mode} {path}{clear} && "
-                     f"echo 'ok {path} {d.uid}:{d.gid} {d.mode}'")
+        clear = "clear" if len(d.mode) == 3 or d.mode[0] == "0" else "keep"
+        lines.append(f"reconcile {d.path} {d.uid} {d.gid} {d.mode} {clear}")  # validated: nothing for the shell
+    lines.append('if [ "$refused" -gt 0 ]; then echo "$refused directories refused (see REFUSED above)" >&2; exit 1; fi')
     lines.append(f'echo "{len(directories)} directories reconciled"')
     return "\n".join(lines) + "\n"
 
