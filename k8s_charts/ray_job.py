@@ -22,12 +22,33 @@ from k8s_charts.values import PlatformValues
 from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
 from llm_platform.paths import TEAM_UMASK  # noqa: E402,I001
 
-__all__ = ["GrpoParameters", "VerlGrpoRayJob"]
+__all__ = ["GrpoParameters", "PlatformRayJob", "VerlGrpoRayJob", "MIN_TOKEN_AUTH_RAY"]
 
 # Ray in the training image (images/verl-sglang/requirements.lock: 2.55.1, the line KubeRay v1.7.0 tests). Token
 # authentication needs Ray >= 2.52.0 (https://docs.ray.io/en/latest/ray-security/token-auth.html); KubeRay validates
 # spec.rayVersion against it.
 RAY_VERSION = locked_version("verl-sglang", "ray")
+MIN_TOKEN_AUTH_RAY = (2, 52, 0)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """(2, 55, 1) of '2.55.1' (pre-release and local suffixes ignored); ValueError when it is not a version."""
+    import re
+
+    match = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?", version)
+    if not match:
+        raise ValueError(f"ray version {version!r} is not a version such as 2.55.1")
+    return tuple(int(p or 0) for p in match.groups())
+
+
+def check_ray_version(version: str) -> str:
+    """``version`` if it supports the token authentication every platform RayJob uses, else a ValueError."""
+    if version_tuple(version) < MIN_TOKEN_AUTH_RAY:
+        minimum = ".".join(map(str, MIN_TOKEN_AUTH_RAY))
+        raise ValueError(f"Ray {version} is older than {minimum}, the first release with token authentication, "
+                         f"which every platform RayJob uses (KubeRay refuses authOptions.mode token below it); use an "
+                         f"image with Ray >= {minimum} (the platform's verl-sglang image has {RAY_VERSION})")
+    return version
 
 # (CPU, GiB) of the pods without GPUs, requests equal to limits. They tolerate only the Karpenter CPU pool's taint:
 # a system node with room, else a CPU pool node (k8s_charts/karpenter.py). The head runs `num-cpus: 0` (tasks and
@@ -54,9 +75,10 @@ def object_store_bytes(shm_gib: int) -> str:
     return str(int(shm_gib * 2**30 * OBJECT_STORE_SHARE_OF_SHM))
 
 
-class VerlGrpoRayJob(Construct):
-    """A RayJob that starts a Ray cluster (CPU head + one GPU worker group placed by tier), runs the VeRL GRPO
-    entrypoint through a submitter Kubernetes Job (`K8sJobMode`) and deletes the cluster when it finishes.
+class PlatformRayJob(Construct):
+    """A RayJob that starts a Ray cluster (CPU head + one GPU worker group placed by tier), runs ``entrypoint`` on
+    the head through a submitter Kubernetes Job (`K8sJobMode`) and deletes the cluster when it finishes. Any Ray
+    program: :class:`VerlGrpoRayJob` is this with VeRL's GRPO entrypoint; `llmft` custom Ray jobs run the user's.
 
     The head and the submitter are small CPU pods without GPU tolerations: they run on a system node with room or
     on the Karpenter CPU pool, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods without one),
@@ -73,20 +95,21 @@ class VerlGrpoRayJob(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, image: str, params: GrpoParameters,
-                 efa: bool | None = None, priority_class: str | None = None, env: Mapping[str, str] | None = None,
-                 ttl_seconds_after_finished: int = 0, active_deadline_seconds: int | None = None,
-                 zone: str | None = None, ray_version: str | None = None) -> None:
+                 values: PlatformValues, instance_type: str, image: str, entrypoint: str, nodes: int,
+                 gpus_per_node: int, efa: bool | None = None, priority_class: str | None = None,
+                 env: Mapping[str, str] | None = None, ttl_seconds_after_finished: int = 0,
+                 active_deadline_seconds: int | None = None, zone: str | None = None,
+                 ray_version: str | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
         self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
-                                     tier=self.tier.name, gpus=params.gpus_per_node, efa=efa)
-        self.params = params
+                                     tier=self.tier.name, gpus=gpus_per_node, efa=efa)
+        self.ray_version = check_ray_version(ray_version or RAY_VERSION)
         img = image_ref(values, image)
         zone = zone or values.hyperpod_availability_zone
-        env = {"CHECKPOINT_DIR": params.checkpoint_dir, "TEAM_DIR": team_dir(values, team),
+        env = {"TEAM_DIR": team_dir(values, team),
                # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
                "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true", **(env or {})}
 
@@ -107,7 +130,7 @@ class VerlGrpoRayJob(Construct):
                                        labels={"platform/team": team.name, "platform/tier": self.tier.name,
                                                **queue_labels(self.tier.name)}),
             spec=ray.RayJobSpec(
-                entrypoint=params.entrypoint(),
+                entrypoint=entrypoint,
                 submission_mode="K8sJobMode",
                 shutdown_after_job_finishes=True,
                 ttl_seconds_after_finished=ttl_seconds_after_finished,
@@ -119,7 +142,7 @@ class VerlGrpoRayJob(Construct):
                     # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
                     # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
                     # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
-                    ray_version=ray_version or RAY_VERSION,
+                    ray_version=self.ray_version,
                     auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
                         mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
@@ -128,8 +151,7 @@ class VerlGrpoRayJob(Construct):
                                           "object-store-memory": object_store_bytes(HEAD_SHM_GIB)},
                         template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate()),
                     worker_group_specs=[ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
-                        group_name="gpu", replicas=params.nodes, min_replicas=params.nodes,
-                        max_replicas=params.nodes,
+                        group_name="gpu", replicas=nodes, min_replicas=nodes, max_replicas=nodes,
                         ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
                         template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate())],
                 ),
@@ -141,3 +163,15 @@ class VerlGrpoRayJob(Construct):
             # KubeRay fills in the `ray job submit` command of the first container.
             "/spec/submitterPodTemplate": template("submitter", "ray-job-submitter", False, "Never"),
         })
+
+
+class VerlGrpoRayJob(PlatformRayJob):
+    """:class:`PlatformRayJob` running VeRL GRPO with SGLang rollouts: exactly :meth:`GrpoParameters.entrypoint`,
+    with the Ray cluster sized by ``params`` (nodes x GPUs per node) and ``CHECKPOINT_DIR`` in every pod."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, params: GrpoParameters,
+                 env: Mapping[str, str] | None = None, **kwargs) -> None:
+        self.params = params
+        super().__init__(scope, construct_id, entrypoint=params.entrypoint(), nodes=params.nodes,
+                         gpus_per_node=params.gpus_per_node,
+                         env={"CHECKPOINT_DIR": params.checkpoint_dir, **(env or {})}, **kwargs)

@@ -31,8 +31,6 @@ from cdk8s_plus_28 import k8s
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import NodeKind, kinds_for
 from k8s_charts.pods import PodSettings, job_pod_template, resolve_tier
-from k8s_charts.pytorch_job import ElasticPyTorchJob
-from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.team_storage import team_paths
 from k8s_charts.tiers import NODE_TYPE_LABEL, JobTier
 from k8s_charts.values import PlatformValues
@@ -62,6 +60,13 @@ class StepProblems(BuildError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
+
+
+def default_image_name(spec: JobSpec) -> str:
+    """The platform image a spec runs when it names none: the type's, or for custom jobs the kind's."""
+    if spec.type == "custom":
+        return "verl-sglang" if spec.custom and spec.custom.kind == "ray" else "sft"
+    return DEFAULT_IMAGE[spec.type]
 
 
 def image_placeholder(name: str) -> str:
@@ -233,8 +238,8 @@ def _allow(manifest: dict[str, Any], kinds: tuple[NodeKind, ...]) -> None:
 
 
 def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
-            queue: str | None) -> None:
-    """Image, step-config volume, optional command, labels."""
+            queue: str | None, secret_env: dict[str, Any] | None = None) -> None:
+    """Image, step-config volume, optional command, Secret-backed variables, labels."""
     manifest["metadata"].setdefault("labels", {}).update(MANAGED_BY)
     if queue:
         manifest["metadata"]["labels"].setdefault(QUEUE_LABEL, queue)
@@ -248,6 +253,9 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
             if command is not None:
                 container.pop("args", None)
                 container["command"] = list(command)
+            for name, ref in (secret_env or {}).items():
+                container.setdefault("env", []).append(
+                    {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}})
 
 
 def _queue(tier: JobTier) -> str | None:
@@ -260,9 +268,12 @@ def _queue(tier: JobTier) -> str | None:
 
 
 def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-          image: str) -> Plan:
+          image: str, ray_version: str | None = None) -> Plan:
     """The manifests of ``spec`` for ``team`` in ``config``'s environment; ``image`` is the platform image for the
-    type (the spec's own image wins). Raises BuildError with the fix."""
+    type (the spec's own image wins). ``ray_version``: the Ray of a custom Ray job's image (default: the spec's
+    ``custom.ray_version``, else the platform image's lock). Raises BuildError with the fix."""
+    if spec.custom is not None and spec.custom.ray_version:
+        ray_version = spec.custom.ray_version
     image = spec.image or image
     try:
         tier = resolve_tier(team, spec.tier)
@@ -293,30 +304,30 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
         step, problems = step_file(spec, team, gpus_per_node=spec.gpus_per_node or plan.kinds[0].spec.gpus)
         if problems:
             raise StepProblems(problems)
+        gpus_per_node = spec.gpus_per_node or plan.kinds[0].spec.gpus
+        # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
         try:
-            if spec.type == "grpo" or (spec.type == "custom" and spec.custom and spec.custom.kind == "ray"):
-                grpo = dict(step) if spec.type == "grpo" else {
-                    "model_path": paths.models, "train_files": paths.datasets, "val_files": paths.datasets,
-                    "checkpoint_dir": output, "nodes": high, "gpus_per_node": spec.gpus_per_node
-                    or plan.kinds[0].spec.gpus, "project_name": experiment_name(team, spec),
-                    "experiment_name": spec.name}
-                if spec.type == "custom":  # the builder's VeRL settings are replaced by the custom entrypoint
-                    grpo.update(model_path=paths.models, train_files=paths.datasets, val_files=paths.datasets,
-                                tensor_parallel_size=1)
-                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**grpo), **common)
+            if spec.type == "grpo":
+                from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
+
+                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**step), **common)
+            elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
+                from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
+
+                PlatformRayJob(chart, "Job", image=_BUILD_IMAGE, entrypoint=shlex.join(spec.custom.command),
+                               nodes=high, gpus_per_node=gpus_per_node, ray_version=ray_version, **common)
             else:
+                from k8s_charts.pytorch_job import ElasticPyTorchJob
+
                 module = MODULE.get(spec.type)
                 ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
                                   entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
                                   min_nodes=low, max_nodes=high, gpus_per_node=spec.gpus_per_node, cpu=spec.cpu,
                                   memory_gib=spec.memory_gib, **common)
-        except TypeError as exc:  # an unknown grpo setting
-            fields = ", ".join(f for f in GrpoParameters.__dataclass_fields__ if f not in ("nodes", "gpus_per_node"))
-            raise BuildError(f"grpo: {exc}; known settings: {fields}") from None
+                if spec.type == "custom" and spec.custom:
+                    custom_command = list(spec.custom.command)
         except ValueError as exc:
             raise BuildError(str(exc)) from None
-        if spec.type == "custom" and spec.custom:
-            custom_command = list(spec.custom.command)
         plan.allowed = tuple(k for k in plan.kinds if holds(k, high))
         if not plan.allowed:
             sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in plan.kinds)
@@ -341,17 +352,15 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
 
     plan.step = step
     job = [m for m in chart.to_json()]
+    # Immutable: a job's step file never changes under it (a new step file is a new job, llmft.cluster.create_job).
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": config_map_name, "namespace": team.namespace,
                                "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY}},
+                  "immutable": True,
                   "data": {"step.yaml": yaml.safe_dump(step, sort_keys=False)}}
     for manifest in job:
-        if manifest["kind"] == "RayJob" and custom_command is not None:
-            manifest["spec"]["entrypoint"] = shlex.join(custom_command)
-            command = None
-        else:
-            command = custom_command
-        _finish(manifest, image=image, config_map=config_map_name, command=command, queue=_queue(tier))
+        _finish(manifest, image=image, config_map=config_map_name, command=custom_command, queue=_queue(tier),
+                secret_env=spec.secret_env)
         if plan.allowed:
             _allow(manifest, plan.allowed)
     plan.manifests = [config_map, *job]

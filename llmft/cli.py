@@ -17,20 +17,25 @@ import sys
 import time
 from pathlib import Path
 
-from config import ConfigError, load_config
-from k8s_charts.values import PlatformValues
-from llmft.build import DEFAULT_IMAGE, image_placeholder
+from typing import TYPE_CHECKING
+
 from llmft.cluster import Cluster, ClusterError
-from llmft.preflight import Result, preflight
-from llmft.spec import JobSpec, load_spec
+
+if TYPE_CHECKING:  # imported where used: `--help`, status, logs, list and cancel never load the config or cdk8s
+    from llmft.preflight import Result
+    from llmft.spec import JobSpec
+
+STARTED = time.monotonic()
 
 
 def _resolve_image(spec: JobSpec, *, config, namespace: str, cluster: Cluster | None) -> str:
     """The spec's image, else the platform's image for the type: from the team namespace's `platform-images`
     ConfigMap (cluster), from k8s_charts.images (when the images helper's module exists), else a placeholder."""
+    from llmft.build import default_image_name, image_placeholder
+
     if spec.image:
         return spec.image
-    name = DEFAULT_IMAGE[spec.type]
+    name = default_image_name(spec)
     if cluster is not None:
         uri = cluster.platform_images(namespace).get(name)
         if uri:
@@ -46,6 +51,11 @@ def _resolve_image(spec: JobSpec, *, config, namespace: str, cluster: Cluster | 
 
 
 def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple[JobSpec, Result]:
+    from config import load_config
+    from k8s_charts.values import PlatformValues
+    from llmft.preflight import preflight
+    from llmft.spec import load_spec
+
     spec = load_spec(args.spec)
     if args.team:
         spec = spec.model_copy(update={"team": args.team})
@@ -97,12 +107,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     print(result.report(), file=sys.stderr)
     if args.dry_run:
         sys.stdout.write(plan.yaml())
-        print(f"dry run: {len(plan.manifests)} objects rendered, nothing created "
-              f"({time.monotonic() - started:.1f}s)", file=sys.stderr)
+        print(f"dry run: {len(plan.manifests)} objects rendered, nothing created ({wall_time():.2f}s)",
+              file=sys.stderr)
         return 0
     assert cluster is not None
     try:
-        out = cluster.apply(plan.yaml())
+        out = cluster.create_job(plan.manifests[0], plan.manifests[-1])
     except ClusterError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 2
@@ -200,10 +210,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except ConfigError as exc:
-        print(f"llmft: {exc}", file=sys.stderr)
-        return 1
     except ClusterError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        if type(exc).__name__ != "ConfigError":  # config._base.ConfigError, not imported up front (see above)
+            raise
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 1
+
+
+def wall_time() -> float:
+    """Seconds since this process started (Linux: /proc/self/stat field 22, in clock ticks since boot), so a dry
+    run reports what the user waited, interpreter start and imports included; else since this module loaded."""
+    try:
+        fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        uptime = float(open("/proc/uptime").read().split()[0])
+        return max(uptime - started, 0.0)
+    except (OSError, ValueError, IndexError):
+        return time.monotonic() - STARTED
 

@@ -13,11 +13,15 @@ from typing import Any
 
 GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
 IMAGES_CONFIG_MAP = "platform-images"   # one key per image name (contract with the images helper)
-JOB_KINDS = ("pytorchjobs.kubeflow.org", "rayjobs.ray.io", "jobs.batch")
+JOB_KINDS = ("pytorchjobs.kubeflow.org", "rayjobs.ray.io", "mpijobs.kubeflow.org", "jobs.batch")
 
 
 class ClusterError(RuntimeError):
     """kubectl failed; the message carries its stderr."""
+
+
+class JobExists(ClusterError):
+    """A job (or its step ConfigMap) of that name is already in the namespace: llmft never changes a job."""
 
 
 @dataclass
@@ -73,8 +77,37 @@ class Cluster:
         except ClusterError:
             return {}
 
-    def apply(self, manifests_yaml: str) -> str:
-        return self.run("apply", "-f", "-", stdin=manifests_yaml).stdout
+    def create_job(self, config_map: dict[str, Any], job: dict[str, Any]) -> str:
+        """Create the job, then its step ConfigMap owned by it; never patch anything.
+
+        `kubectl apply` would change the step file under a running or auto-resumed job of the same name (its pods
+        read it at every restart) or report a finished one "unchanged". So: refuse when the name is taken; create
+        the job (``kubectl create``, which fails on a name taken in between); then create the ConfigMap, immutable,
+        with an ownerReference to the job's uid, so it goes when the job goes. The job's pods wait for the
+        ConfigMap volume (the kubelet retries the mount), and a ConfigMap that cannot be created takes the job
+        back down."""
+        import yaml
+
+        name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+        taken = self.find(name, namespace) or (
+            f"configmap/{config_map['metadata']['name']}"
+            if self.exists("configmap", config_map["metadata"]["name"], namespace) else None)
+        if taken:
+            raise JobExists(f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
+                            f"Delete it with `llmft cancel {name}` (its checkpoints on /fsx stay) or give the spec a "
+                            f"new name")
+        created = json.loads(self.run("create", "-f", "-", "-o", "json", stdin=yaml.safe_dump(job)).stdout)
+        owned = {**config_map, "immutable": True,
+                 "metadata": {**config_map["metadata"], "ownerReferences": [{
+                     "apiVersion": job["apiVersion"], "kind": job["kind"], "name": name,
+                     "uid": created["metadata"]["uid"], "blockOwnerDeletion": True}]}}
+        try:
+            self.run("create", "-f", "-", stdin=yaml.safe_dump(owned))
+        except ClusterError:
+            self.run("delete", f"{created['kind'].lower()}/{name}", "-n", namespace, "--ignore-not-found",
+                     check=False)
+            raise
+        return f"{created['kind'].lower()}/{name} created\nconfigmap/{config_map['metadata']['name']} created\n"
 
     def exists(self, kind: str, name: str, namespace: str) -> bool:
         return self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name",

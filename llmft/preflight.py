@@ -3,7 +3,8 @@
 | check      | refuses                                                                                         |
 |------------|-------------------------------------------------------------------------------------------------|
 | team       | a team the environment does not have (spec `team`, else the kube context's namespace)            |
-| tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers), a priority class the tier forbids |
+| tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers)                                    |
+| priority   | a priority class the tier forbids                                                                |
 | paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
 | settings   | a step file its step would refuse (llm_platform.steps): unknown or mistyped settings, missing    |
 |            | inputs, an unpinned download revision; every problem at once, each with the field and the fix     |
@@ -168,6 +169,13 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
                                    f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
     else:
         result.add("tier", "ok", spec.tier)
+    if spec.tier in team.allowed_tiers:
+        from k8s_charts.tiers import tier as tier_named
+
+        try:
+            tier_named(spec.tier).priority_class_for(spec.priority_class)
+        except ValueError as exc:
+            result.add("priority", "FAIL", str(exc))
     path_problems = check_paths(spec)
     for problem in path_problems:
         result.add("paths", "FAIL", problem)
@@ -180,7 +188,7 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
         plan = build(spec, config=config, team=team, values=values, image=image)
     except StepProblems as exc:
         for problem in exc.problems:
-            result.add("settings", "FAIL", problem)
+            result.add("grpo" if spec.type == "grpo" else "settings", "FAIL", problem)
         return result
     except BuildError as exc:
         result.add("placement", "FAIL", str(exc))

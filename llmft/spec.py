@@ -19,6 +19,46 @@ JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prep
 GPU_TYPES = ("sft", "evaluate", "grpo")          # need GPU nodes; download-model / prepare-data are CPU jobs
 _NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A Hugging Face repository id: `org/name` (huggingface_hub validate_repo_id: letters, digits, '-', '_', '.', at
+# most 96 characters, no '--' or '..', not starting or ending with '-' or '.').
+_HF_ID = re.compile(r"[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?/[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?")
+# An image reference with a tag or a digest: [registry/]repository[:tag][@sha256:<64 hex>]
+_IMAGE = re.compile(r"(?P<repo>[a-z0-9]+(?:[._/:-][a-z0-9]+)*?)(?::(?P<tag>[\w][\w.-]{0,127}))?"
+                    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?")
+_SECRET_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+_SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
+# What the platform sets in every job pod and a spec may not change: the MLflow server and the team's MLflow user
+# (ConfigMap `mlflow`, Secret `mlflow-credentials`), the team's identity and storage (k8s_charts/pods.py), AWS
+# credentials (EKS Pod Identity injects AWS_CONTAINER_*), Ray's and Kubernetes' own variables.
+PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
+PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
+CPU_TYPES = ("download-model", "prepare-data")
+MLFLOW_TYPES = ("sft", "evaluate", "grpo")
+
+
+def protected_env(name: str) -> bool:
+    return name in PROTECTED_ENV or name.startswith(PROTECTED_ENV_PREFIXES)
+
+
+class SecretKeyRef(ConfigModel):
+    """One key of a Secret in the team's namespace, e.g. `{secret: hf-token, key: token}`."""
+
+    secret: str = Field(description="Name of the Secret in the team's namespace.")
+    key: str = Field(description="Key inside the Secret.")
+
+    @field_validator("secret")
+    @classmethod
+    def _secret(cls, v: str) -> str:
+        if not _SECRET_NAME.fullmatch(v):
+            raise ValueError(f"secret {v!r} is not a Secret name; use lower-case letters, digits, '-' and '.'")
+        return v
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        if not _SECRET_KEY.fullmatch(v):
+            raise ValueError(f"key {v!r} is not a Secret key; use letters, digits, '-', '_' and '.'")
+        return v
 
 
 class CustomJob(ConfigModel):
@@ -28,6 +68,8 @@ class CustomJob(ConfigModel):
                                                                    "`command`; `ray`: a RayJob whose entrypoint is "
                                                                    "`command` (run on the Ray head).")
     command: tuple[str, ...] = Field(description="Command (and arguments) of the container, or the Ray entrypoint.")
+    ray_version: str | None = Field(None, description="kind ray: the Ray version in the image (>= 2.52.0, token "
+                                                      "authentication); default: the platform image's.")
 
     @field_validator("command")
     @classmethod
@@ -63,7 +105,12 @@ class JobSpec(ConfigModel):
     cpu: int | None = Field(None, ge=1, description="CPU cores per pod (default: sized from the node kind).")
     memory_gib: int | None = Field(None, ge=1, description="Memory per pod in GiB (default: sized from the node "
                                                            "kind).")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables (literals; the "
+                                                                  "platform's MLflow and team variables are "
+                                                                  "fixed).")
+    secret_env: dict[str, SecretKeyRef] = Field(default_factory=dict, description="Environment variables read "
+                                                "from Secrets of the team's namespace, e.g. HF_TOKEN: {secret: "
+                                                "hf-token, key: token}.")
     settings: dict[str, Any] = Field(default_factory=dict, description="Step settings: the YAML the training "
                                                                        "package's step reads (e.g. the SFT "
                                                                        "hyper-parameters).")
@@ -101,40 +148,99 @@ class JobSpec(ConfigModel):
             raise ValueError(f"type {v!r} is not a job type; use one of {', '.join(JOB_TYPES)}")
         return v
 
-    @field_validator("env")
+    @field_validator("env", "secret_env")
     @classmethod
-    def _env(cls, v: dict[str, str]) -> dict[str, str]:
+    def _env(cls, v: dict[str, Any], info: Any) -> dict[str, Any]:
         bad = [k for k in v if not _ENV_NAME.fullmatch(k)]
         if bad:
-            raise ValueError(f"env names {bad!r} are not environment variable names; use letters, digits and '_'")
+            raise ValueError(f"{info.field_name} names {bad!r} are not environment variable names; use letters, "
+                             f"digits and '_'")
+        fixed = [k for k in v if protected_env(k)]
+        if fixed:
+            raise ValueError(f"{info.field_name}: {', '.join(fixed)} are set by the platform (MLflow, the team's "
+                             f"identity and storage, AWS credentials) and cannot be overridden; remove them")
+        return v
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        m = _IMAGE.fullmatch(v)
+        if not m:
+            raise ValueError(f"image {v!r} is not an image reference; use registry/repository:tag or "
+                             f"registry/repository@sha256:<digest>")
+        if not m.group("digest") and (not m.group("tag") or m.group("tag") == "latest"):
+            raise ValueError(f"image {v!r} is not pinned: {'latest moves' if m.group('tag') else 'no tag means latest'}"
+                             f", so a resubmit or a restarted pod can run other code; give a version tag "
+                             f"(e.g. {m.group('repo')}:1.2.3) or a digest (@sha256:...)")
         return v
 
     @model_validator(mode="after")
     def _shape(self) -> JobSpec:
+        problems = self.problems()
+        if problems:
+            raise ValueError("\n  - ".join(problems))
+        return self
+
+    def problems(self) -> list[str]:
+        """Every rule of the spec as a whole that it breaks (all at once), each with the field and the fix."""
+        out: list[str] = []
+        t = self.type
         if self.nodes is not None and (self.min_nodes is not None or self.max_nodes is not None):
-            raise ValueError("give either nodes (fixed size) or min_nodes/max_nodes (elastic), not both")
+            out.append("give either nodes (fixed size) or min_nodes/max_nodes (elastic), not both")
         low, high = self.node_range
         if low > high:
-            raise ValueError(f"min_nodes {low} is above max_nodes {high}; use min_nodes <= max_nodes")
-        if (self.min_nodes or self.max_nodes) and self.type not in ("sft", "custom"):
-            raise ValueError(f"min_nodes/max_nodes (elastic) apply to sft and custom PyTorchJobs; type {self.type} "
-                             f"runs on a fixed number of nodes, use nodes")
-        if self.type == "custom" and self.custom is None:
-            raise ValueError("type custom needs a custom section: custom: {kind: pytorch, command: [...]}, and image")
-        if self.type == "custom" and not self.image:
-            raise ValueError("type custom needs image: the platform has no default image for arbitrary commands")
-        if self.type != "custom" and self.custom is not None:
-            raise ValueError(f"custom applies to type custom only; remove it (type is {self.type})")
-        if self.type != "grpo" and self.grpo:
-            raise ValueError(f"grpo settings apply to type grpo only; remove them (type is {self.type})")
-        if self.type in ("download-model", "prepare-data") and (self.gpus_per_node or self.gpu_type
-                                                                 or self.instance_type):
-            raise ValueError(f"type {self.type} runs on CPU nodes; remove gpus_per_node/gpu_type/instance_type")
-        if self.type in ("download-model", "sft", "evaluate", "grpo") and not self.model:
-            raise ValueError(f"type {self.type} needs model: a Hugging Face id (download-model) or a path under /fsx")
-        if self.type in ("prepare-data", "sft", "evaluate", "grpo") and not self.dataset:
-            raise ValueError(f"type {self.type} needs dataset: a dataset id (prepare-data) or a path under /fsx")
-        return self
+            out.append(f"min_nodes {low} is above max_nodes {high}; use min_nodes <= max_nodes")
+        if (self.min_nodes or self.max_nodes) and t not in ("sft", "custom"):
+            out.append(f"min_nodes/max_nodes (elastic) apply to sft and custom PyTorchJobs; type {t} runs on a fixed "
+                       f"number of nodes, use nodes")
+        if t in CPU_TYPES:
+            given = [f for f in ("nodes", "min_nodes", "max_nodes", "gpus_per_node", "gpu_type", "instance_type")
+                     if getattr(self, f) is not None]
+            if given:
+                out.append(f"type {t} is one CPU pod on the system nodes or the CPU pool; remove {', '.join(given)}")
+        if self.experiment is not None and t not in MLFLOW_TYPES:
+            out.append(f"experiment applies to sft, evaluate and grpo (the steps that log to MLflow); remove it "
+                       f"(type is {t})")
+        if t == "custom" and self.custom is None:
+            out.append("type custom needs a custom section: custom: {kind: pytorch, command: [...]}")
+        if t == "custom" and self.custom and self.custom.kind == "pytorch" and not self.image:
+            out.append("type custom with kind pytorch needs image: the platform has no default image for arbitrary "
+                       "commands")
+        if t == "custom" and self.custom and self.custom.kind == "ray" and self.image and not self.custom.ray_version:
+            out.append(f"custom.ray_version: the Ray version of image {self.image} is unknown; set custom.ray_version "
+                       f"(>= 2.52.0, token authentication), or leave image out to use the platform's verl-sglang "
+                       f"image")
+        if self.custom is not None and self.custom.ray_version and self.custom.kind != "ray":
+            out.append("custom.ray_version applies to kind ray; remove it")
+        if t != "custom" and self.custom is not None:
+            out.append(f"custom applies to type custom only; remove it (type is {t})")
+        if t != "grpo" and self.grpo:
+            out.append(f"grpo settings apply to type grpo only; remove them (type is {t})")
+        if t == "grpo" and self.settings:
+            out.append("type grpo takes its settings under grpo:, not settings:; move them")
+        if t in ("download-model", "sft", "evaluate", "grpo") and not self.model:
+            out.append(f"type {t} needs model: a Hugging Face id (download-model) or a path under /fsx")
+        if t in ("prepare-data", "sft", "evaluate", "grpo") and not self.dataset:
+            out.append(f"type {t} needs dataset: a built-in dataset name (prepare-data) or a path under /fsx")
+        if t == "download-model" and self.model:
+            if self.model.startswith("/"):
+                out.append(f"model {self.model!r} is a path; download-model fetches a Hugging Face model id such as "
+                           f"Qwen/Qwen2.5-1.5B-Instruct into /fsx/models (set output to choose where)")
+            elif not _HF_ID.fullmatch(self.model) or "--" in self.model or ".." in self.model:
+                out.append(f"model {self.model!r} is not a Hugging Face model id; use org/name, e.g. "
+                           f"Qwen/Qwen2.5-1.5B-Instruct")
+        if t == "prepare-data" and self.dataset and not self.dataset.startswith("/"):
+            from llm_platform.prepare_data import BUILTINS
+
+            if self.dataset not in BUILTINS:
+                out.append(f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
+                           f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)")
+        clash = sorted(set(self.env) & set(self.secret_env))
+        if clash:
+            out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")
+        return out
 
     @property
     def node_range(self) -> tuple[int, int]:
@@ -163,6 +269,8 @@ def _format(err: dict[str, Any], source: str) -> str:
 
 
 def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
+    if data is None:
+        raise ConfigError(f"{source} is empty; a job spec needs at least name, tier and type (see examples/jobs/)")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a job spec is a YAML mapping (name, tier, type, ...), got "
                           f"{type(data).__name__}")

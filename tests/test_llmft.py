@@ -4,7 +4,9 @@ schemas and passes preflight in dev and prod; bad specs fail with a message that
 from __future__ import annotations
 
 import io
+import json
 import re
+import shlex
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -173,6 +175,8 @@ BASE = yaml.safe_load((ROOT / "examples/jobs/05-evaluate.yaml").read_text())
 GRPO = yaml.safe_load((ROOT / "examples/jobs/06-grpo-gsm8k.yaml").read_text())
 SFT = yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text())
 DOWNLOAD = yaml.safe_load((ROOT / "examples/jobs/01-download-model.yaml").read_text())
+PREPARE = yaml.safe_load((ROOT / "examples/jobs/02-prepare-medical.yaml").read_text())
+CUSTOM_RAY = yaml.safe_load((ROOT / "examples/jobs/custom-ray.yaml").read_text())
 
 
 def refusal(data: dict, env: str = "dev") -> str:
@@ -196,13 +200,14 @@ BAD_SPECS = [
     ("nodes and elastic", {**BASE, "type": "sft", "min_nodes": 1}, r"give either nodes .* or min_nodes/max_nodes"),
     ("min above max", {**{k: v for k, v in BASE.items() if k != "nodes"}, "type": "sft", "min_nodes": 3,
                        "max_nodes": 2}, r"min_nodes 3 is above max_nodes 2"),
-    ("custom without image", {**BASE, "type": "custom", "custom": {"command": ["python"]}},
-     r"type custom needs image"),
+    ("custom without image", {**{k: v for k, v in BASE.items() if k != "experiment"}, "type": "custom",
+                              "custom": {"command": ["python"]}},
+     r"type custom with kind pytorch needs image"),
     ("custom section on sft", {**BASE, "type": "sft", "custom": {"command": ["x"]}},
      r"custom applies to type custom only"),
     ("grpo settings on evaluate", {**BASE, "grpo": {"rollout_n": 4}}, r"grpo settings apply to type grpo only"),
     ("GPUs for a CPU job", {"name": "dl", "tier": "development", "type": "download-model", "model": "Qwen/x",
-                            "team": "ml-research", "gpus_per_node": 1}, r"runs on CPU nodes; remove gpus_per_node"),
+                            "team": "ml-research", "gpus_per_node": 1}, r"type download-model is one CPU pod .*; remove gpus_per_node"),
     ("missing dataset", {k: v for k, v in BASE.items() if k != "dataset"}, r"type evaluate needs dataset"),
     ("unknown team", {**BASE, "team": "vision"}, r"unknown team 'vision'; known teams .*ml-research"),
     ("tier not allowed", {**BASE, "tier": "production"},
@@ -249,6 +254,34 @@ BAD_SPECS = [
      r"revision 'main' is not a commit sha; pin the 40-hex commit of Qwen/Qwen2.5-1.5B-Instruct"),
     ("download without a revision", {**DOWNLOAD, "settings": {}},
      r"settings.revision: required by the download-model step and missing; add it"),
+    # issue 20's classes: ids, pins, platform variables, fields of another type, everything at once
+    ("model id not org/name", {**DOWNLOAD, "model": "qwen2.5"},
+     r"model 'qwen2.5' is not a Hugging Face model id; use org/name, e.g. Qwen/Qwen2.5-1.5B-Instruct"),
+    ("a path as the model to download", {**DOWNLOAD, "model": "/fsx/models/qwen"},
+     r"model '/fsx/models/qwen' is a path; download-model fetches a Hugging Face model id"),
+    ("image on latest", {**SFT, "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/trainer:latest"},
+     r"image '.*trainer:latest' is not pinned: latest moves.*give a version tag .* or a digest"),
+    ("image without a tag", {**SFT, "image": "nvcr.io/nvidia/pytorch"},
+     r"image 'nvcr.io/nvidia/pytorch' is not pinned: no tag means latest"),
+    ("env overriding MLflow", {**SFT, "env": {"MLFLOW_TRACKING_URI": "http://evil", "MLFLOW_TRACKING_PASSWORD": "x"}},
+     r"env: MLFLOW_TRACKING_URI, MLFLOW_TRACKING_PASSWORD are set by the platform .* cannot be overridden"),
+    ("secret_env overriding the team's identity", {**SFT, "secret_env": {"TEAM_DATA_DIR": {"secret": "s", "key": "k"}}},
+     r"secret_env: TEAM_DATA_DIR are set by the platform"),
+    ("nodes on a CPU step", {**DOWNLOAD, "nodes": 2}, r"type download-model is one CPU pod .*; remove nodes"),
+    ("experiment on a step without MLflow", {**DOWNLOAD, "experiment": "medical"},
+     r"experiment applies to sft, evaluate and grpo .*remove it \(type is download-model\)"),
+    ("settings on grpo", {**GRPO, "settings": {"rollout_n": 4}}, r"type grpo takes its settings under grpo:"),
+    ("prepare-data of an unknown dataset", {**PREPARE, "dataset": "openai/gsm8k"},
+     r"dataset 'openai/gsm8k' is neither a built-in dataset \(gsm8k, medical-o1\) nor a file under /fsx"),
+    ("grpo number as a string", {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": "64"}},
+     r"grpo.train_batch_size: '64' is a str; grpo expects int \(e.g. 8\)"),
+    ("custom ray image of unknown Ray", {**CUSTOM_RAY, "image": "rayproject/ray:2.49.1-gpu"},
+     r"custom.ray_version: the Ray version of image rayproject/ray:2.49.1-gpu is unknown"),
+    ("custom ray image without token auth", {**CUSTOM_RAY, "image": "rayproject/ray:2.49.1-gpu",
+                                             "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.49.1"}},
+     r"Ray 2.49.1 is older than 2.52.0, the first release with token authentication"),
+    ("every problem at once", {**DOWNLOAD, "nodes": 2, "experiment": "x", "model": "/fsx/m"},
+     r"remove nodes.*\n.*experiment applies.*\n.*model '/fsx/m' is a path"),
 ]
 
 
@@ -282,3 +315,156 @@ def test_cli_refusal_exit_code_and_message(tmp_path: Path) -> None:
     assert "preflight refused medical-eval (env dev, team ml-research, tier production); nothing was created" in \
         err.getvalue()
     assert "[FAIL] tier: team 'ml-research' may not submit 'production' jobs" in err.getvalue()
+
+
+@pytest.mark.parametrize(("data", "check"), [
+    ({**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100, "ppo_mini_batch_size": 50}}, "grpo"),
+    ({**BASE, "priority_class": "critical"}, "priority"),
+    ({**SFT, "settings": {"lora_rr": 1}}, "settings"),
+])
+def test_refusals_name_the_rule(data: dict, check: str) -> None:
+    """A refusal is filed under the rule that refused it (batch divisibility is `grpo`, not `placement`)."""
+    result = run(parse_spec(data))
+    assert [c.name for c in result.failures()] == [check], result.report()
+
+
+def test_non_utf8_and_empty_specs_fail_without_traceback(tmp_path: Path) -> None:
+    for name, content, pattern in (("latin1.yaml", "name: caf\xe9\n".encode("latin-1"), r"is not UTF-8 text"),
+                                   ("empty.yaml", b"", r"is empty; a job spec needs at least name, tier and type")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        err = io.StringIO()
+        with redirect_stderr(err):
+            code = main(["render", str(path), "--env", "dev"])
+        assert code == 1 and re.search(pattern, err.getvalue()) and "Traceback" not in err.getvalue(), err.getvalue()
+
+
+def test_secret_env_becomes_secret_key_refs() -> None:
+    spec = parse_spec({**DOWNLOAD, "secret_env": {"HF_TOKEN": {"secret": "hf-token", "key": "token"}}})
+    plan = run(spec).plan
+    for _, pod in plan.pod_specs():
+        env = {e["name"]: e for e in pod["containers"][0]["env"]}
+        assert env["HF_TOKEN"] == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token",
+                                                                                      "key": "token"}}}
+    version = CONFIGS["dev"].compute.kubernetes_version
+    assert validate(plan.manifests[-1], version) == []
+
+
+def test_protected_variables_cover_what_the_platform_sets() -> None:
+    """Every variable the builders put in a job pod (literal or from the MLflow ConfigMap/Secret), other than the
+    NCCL/EFA tuning a job may change, is one a spec cannot override."""
+    from k8s_charts.mlflow_credentials import PASSWORD_KEY, USERNAME_KEY
+    from llmft.spec import protected_env
+
+    platform = {USERNAME_KEY, PASSWORD_KEY, "MLFLOW_TRACKING_URI"}
+    for path in EXAMPLES:
+        plan = run(load_spec(path)).plan
+        for _, pod in plan.pod_specs():
+            for c in pod["containers"]:
+                platform |= {e["name"] for e in c.get("env", [])
+                             if not e["name"].startswith(("NCCL_", "FI_", "OMP_", "TORCH_"))}
+    spec_env = {n for p in EXAMPLES for n in load_spec(p).env}
+    assert all(protected_env(name) for name in platform - spec_env), sorted(n for n in platform if not protected_env(n))
+
+
+def test_custom_ray_job_is_a_plain_rayjob() -> None:
+    """The user's entrypoint, Ray from the platform image's lock, no VeRL batch rules (3 GPUs per node is fine)."""
+    from k8s_charts.ray_job import RAY_VERSION
+
+    spec = parse_spec({**CUSTOM_RAY, "gpus_per_node": 3, "instance_type": "p4d.24xlarge"})
+    plan = run(spec).plan
+    job = plan.manifests[-1]
+    assert job["kind"] == "RayJob" and job["spec"]["entrypoint"] == shlex.join(CUSTOM_RAY["custom"]["command"])
+    assert job["spec"]["rayClusterSpec"]["rayVersion"] == RAY_VERSION
+    assert "verl" not in json.dumps(job["spec"]["entrypoint"])
+    own = parse_spec({**CUSTOM_RAY, "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/t/ray:2.54.0",
+                      "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.54.0"}})
+    assert run(own).plan.manifests[-1]["spec"]["rayClusterSpec"]["rayVersion"] == "2.54.0"
+
+
+class FakeKubectl:
+    """Records the kubectl calls llmft makes; `existing` names objects that are already there."""
+
+    def __init__(self, existing: set[str] = frozenset()) -> None:
+        self.calls: list[list[str]] = []
+        self.existing = existing
+
+    def __call__(self, cluster, *args: str, stdin: str | None = None, check: bool = True):
+        import subprocess
+
+        self.calls.append(list(args))
+        out = ""
+        if args[0] == "get" and args[-2:] == ("-o", "json"):
+            out = json.dumps({"items": [], "data": {}})  # no quota, no platform-images ConfigMap
+        elif args[0] == "get" and "--ignore-not-found" in args:
+            out = f"{args[1]}/{args[2]}" if f"{args[1]}/{args[2]}" in self.existing else ""
+        elif args[0] == "create" and "-o" in args:
+            doc = yaml.safe_load(stdin)
+            out = json.dumps({**doc, "metadata": {**doc["metadata"], "uid": "uid-1"}})
+        return subprocess.CompletedProcess(args, 0, out, "")
+
+
+def _submit(monkeypatch: pytest.MonkeyPatch, fake: FakeKubectl) -> tuple[int, str]:
+    from llmft.cluster import Cluster
+
+    monkeypatch.setattr(Cluster, "connect", classmethod(lambda cls, kubectl="kubectl": cls()))
+    monkeypatch.setattr(Cluster, "run", lambda self, *args, **kwargs: fake(self, *args, **kwargs))
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        code = main(["submit", str(ROOT / "examples/jobs/04-sft-medical.yaml"), "--env", "dev"])
+    return code, err.getvalue()
+
+
+def test_submit_creates_and_never_patches(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeKubectl()
+    code, err = _submit(monkeypatch, fake)
+    assert code == 0, err
+    verbs = [c[0] for c in fake.calls]
+    assert "apply" not in verbs and "patch" not in verbs and "replace" not in verbs
+    creates = [c for c in fake.calls if c[0] == "create"]
+    assert len(creates) == 2  # the job first (its uid), then the ConfigMap it owns
+
+
+def test_submit_refuses_a_taken_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeKubectl(existing={"pytorchjobs.kubeflow.org/medical-sft"})
+    code, err = _submit(monkeypatch, fake)
+    assert code == 2 and "already exists" in err and "llmft cancel medical-sft" in err and "new name" in err
+    assert not [c for c in fake.calls if c[0] in ("create", "apply", "patch")]
+
+
+def test_the_step_configmap_is_immutable_and_owned_by_its_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmft.cluster import Cluster
+
+    fake = FakeKubectl()
+    seen = []
+    original = fake.__call__
+
+    def record(cluster, *args, stdin=None, check=True):
+        if args[0] == "create":
+            seen.append(yaml.safe_load(stdin))
+        return original(cluster, *args, stdin=stdin, check=check)
+
+    monkeypatch.setattr(Cluster, "connect", classmethod(lambda cls, kubectl="kubectl": cls()))
+    monkeypatch.setattr(Cluster, "run", record)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main(["submit", str(ROOT / "examples/jobs/04-sft-medical.yaml"), "--env", "dev"]) == 0
+    job, config_map = seen
+    assert job["kind"] == "PyTorchJob" and config_map["kind"] == "ConfigMap" and config_map["immutable"] is True
+    assert config_map["metadata"]["ownerReferences"] == [{"apiVersion": job["apiVersion"], "kind": "PyTorchJob",
+                                                          "name": "medical-sft", "uid": "uid-1",
+                                                          "blockOwnerDeletion": True}]
+
+
+def test_help_and_cluster_commands_never_load_cdk8s() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom llmft.cli import main\n"
+            "for argv in (['--help'], ['status', 'x'], ['list'], ['logs', 'x'], ['cancel', 'x']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cdk8s', 'cdk8s_plus_28', 'jsii', "
+            "'config', 'k8s_charts', 'pydantic'))\n"
+            "print('LOADED', loaded)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={"PATH": "/nonexistent"})
+    assert "LOADED []" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
