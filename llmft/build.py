@@ -9,8 +9,13 @@
 | prepare-data    | batch/v1 Job (CPU, system)     | `python -m llm_platform.prepare_data --config ...`          |
 | custom          | PyTorchJob or RayJob           | the spec's command in the spec's image                      |
 
-The step's settings (model, dataset, output and the spec's `settings`) go into a ConfigMap `<name>-step`, mounted
-read-only at /etc/llmft in every pod, so the step reads one YAML file (`--config`), as the training package expects.
+The step file is built from the spec with the training package's step contract (`llm_platform.steps`): the spec's
+model/dataset/output become the schema's own fields (`model_id`, `train_dataset_path`, `local_dir`, ...), the spec's
+`settings` (`grpo` for GRPO) are added, and the result is checked against the schema before anything renders, so a
+renamed field or a typo fails here with the field named, never in the pod. It goes into a ConfigMap `<name>-step`,
+mounted read-only at /etc/llmft in every pod; the step reads it with `--config /etc/llmft/step.yaml`.
+MLflow names carry the team (the server refuses others, mlflow_image/entrypoint.py): experiments
+`<team>/<experiment>`, registered models `<team>.<job name>`.
 """
 
 from __future__ import annotations
@@ -31,10 +36,11 @@ from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 from k8s_charts.team_storage import team_paths
 from k8s_charts.tiers import NODE_TYPE_LABEL, JobTier
 from k8s_charts.values import PlatformValues
+from llm_platform import steps as step_contract
 from llmft.spec import JobSpec
 
-STEP_CONFIG_DIR = "/etc/llmft"
-STEP_CONFIG_FILE = f"{STEP_CONFIG_DIR}/step.yaml"
+STEP_CONFIG_DIR = step_contract.STEP_DIR
+STEP_CONFIG_FILE = step_contract.STEP_FILE
 MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # The platform image each type runs by default (images/<name>/, contract with the images helper).
@@ -48,6 +54,14 @@ _BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolv
 
 class BuildError(ValueError):
     """The spec cannot become a job in this environment; the message says why and what to change."""
+
+
+class StepProblems(BuildError):
+    """The step file built from the spec would be refused by its step (llm_platform.steps); one line a field."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
 
 
 def image_placeholder(name: str) -> str:
@@ -66,6 +80,70 @@ def default_output(spec: JobSpec) -> str:
     return f"{paths.checkpoints}/{spec.name}"
 
 
+def experiment_name(team: TeamConfig, spec: JobSpec) -> str:
+    """The MLflow experiment of a job: ``<team>/<spec.experiment or job name>``."""
+    return f"{team.name}/{spec.experiment or spec.name}"
+
+
+def registered_model_name(team: TeamConfig, spec: JobSpec) -> str:
+    """The registered model a job creates: ``<team>.<job name>``."""
+    return f"{team.name}.{spec.name}"
+
+
+def _files(directory: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{directory.rstrip('/')}/{n}" for n in names)
+
+
+def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1) -> tuple[dict[str, Any], list[str]]:
+    """(the step file of ``spec``, the problems its step would refuse). Each line names the spec field (``settings.x``,
+    ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked."""
+    output = spec.output or default_output(spec)
+    if spec.type == "custom":
+        free = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
+        return {k: v for k, v in free.items() if v is not None}, []
+    origin: dict[str, str] = {}
+
+    def base(**fields: Any) -> dict[str, Any]:
+        return {k: v for k, v in fields.items() if v is not None}
+
+    experiment = experiment_name(team, spec)
+    if spec.type == "download-model":
+        data = base(repo_id=spec.model, local_dir=output)
+        origin = {"repo_id": "model", "local_dir": "output"}
+    elif spec.type == "prepare-data":
+        data = base(source=spec.dataset, output_dir=output)
+        origin = {"source": "dataset", "output_dir": "output"}
+    elif spec.type == "sft":
+        train, test = _files(spec.dataset or "", ("train.jsonl", "test.jsonl"))
+        data = base(model_id=spec.model, train_dataset_path=train, test_dataset_path=test, output_dir=output,
+                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name,
+                    registered_model_name=registered_model_name(team, spec))
+        origin = {"model_id": "model", "train_dataset_path": "dataset", "test_dataset_path": "dataset",
+                  "output_dir": "output", "mlflow_experiment_name": "experiment", "mlflow_run_name": "name",
+                  "registered_model_name": "name"}
+    elif spec.type == "evaluate":
+        (test,) = _files(spec.dataset or "", ("test.jsonl",))
+        data = base(finetuned_model_path=spec.model, test_dataset_path=test, output_dir=output,
+                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name)
+        origin = {"finetuned_model_path": "model", "test_dataset_path": "dataset", "output_dir": "output",
+                  "mlflow_experiment_name": "experiment", "mlflow_run_name": "name"}
+    else:  # grpo
+        train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
+        data = base(model_path=spec.model, train_files=train, val_files=test, checkpoint_dir=output,
+                    nodes=spec.node_range[1], gpus_per_node=gpus_per_node, project_name=experiment,
+                    experiment_name=spec.name)
+        origin = {"model_path": "model", "train_files": "dataset", "val_files": "dataset", "checkpoint_dir": "output",
+                  "nodes": "nodes", "gpus_per_node": "gpus_per_node", "project_name": "experiment",
+                  "experiment_name": "name"}
+    extra, section = (spec.grpo, "grpo") if spec.type == "grpo" else (spec.settings, "settings")
+    problems = [f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"
+                for key in extra if key in origin]
+    data.update({k: v for k, v in extra.items() if k not in origin})
+    if not problems:
+        problems = step_contract.problems(spec.type, data, prefix=f"{section}.")
+    return data, problems
+
+
 @dataclass
 class Plan:
     """What a spec becomes: the team, tier, node kinds its GPU pods may use and the manifests."""
@@ -76,6 +154,7 @@ class Plan:
     image: str
     kinds: tuple[NodeKind, ...] = ()          # node kinds of the GPU pods (empty: CPU job)
     pinned: NodeKind | None = None            # multi-node jobs: the one kind every pod lands on
+    step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -184,7 +263,6 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
     plan = Plan(spec=spec, team=team, tier=tier, image=image)
     paths = team_paths(team)
     output = spec.output or default_output(spec)
-    step = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
     config_map_name = f"{spec.name}-step"
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
     custom_command: list[str] | None = None
@@ -203,12 +281,16 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
         low, high = spec.node_range
         common: dict[str, Any] = dict(name=spec.name, team=team, tier=tier, values=values, instance_type=instance,
                                       priority_class=priority, env=spec.env or None)
+        step, problems = step_file(spec, team, gpus_per_node=spec.gpus_per_node or plan.kinds[0].spec.gpus)
+        if problems:
+            raise StepProblems(problems)
         try:
             if spec.type == "grpo" or (spec.type == "custom" and spec.custom and spec.custom.kind == "ray"):
-                grpo = {"model_path": spec.model or paths.models, "train_files": f"{spec.dataset}/train.parquet",
-                        "val_files": f"{spec.dataset}/test.parquet", "checkpoint_dir": output, "nodes": high,
-                        "gpus_per_node": spec.gpus_per_node or plan.kinds[0].spec.gpus,
-                        "project_name": team.name, "experiment_name": spec.name, **spec.grpo}
+                grpo = dict(step) if spec.type == "grpo" else {
+                    "model_path": paths.models, "train_files": paths.datasets, "val_files": paths.datasets,
+                    "checkpoint_dir": output, "nodes": high, "gpus_per_node": spec.gpus_per_node
+                    or plan.kinds[0].spec.gpus, "project_name": experiment_name(team, spec),
+                    "experiment_name": spec.name}
                 if spec.type == "custom":  # the builder's VeRL settings are replaced by the custom entrypoint
                     grpo.update(model_path=paths.models, train_files=paths.datasets, val_files=paths.datasets,
                                 tensor_parallel_size=1)
@@ -235,6 +317,9 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                                  f"EC2, so lower nodes/max_nodes or pick another instance_type")
             plan.pinned = holds[0]
     else:
+        step, problems = step_file(spec, team)
+        if problems:
+            raise StepProblems(problems)
         cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
         module = MODULE[spec.type]
         template = job_pod_template(
@@ -247,6 +332,7 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                                                                   "platform/tier": tier.name}),
                     spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
 
+    plan.step = step
     job = [m for m in chart.to_json()]
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": config_map_name, "namespace": team.namespace,

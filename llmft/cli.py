@@ -2,6 +2,7 @@
 
     llmft render SPEC [-o FILE]         the manifests (GitOps, `kubectl apply -f`), after preflight
     llmft submit SPEC [--dry-run]       preflight, then apply to the cluster (dry run: print, create nothing)
+    llmft run --local SPEC [--fsx DIR]  the step on this machine, as its pod would run it (smoke test)
     llmft status NAME | logs NAME [-f] | cancel NAME | list
 
 Common options: --env (default $LLMFT_ENV, else dev) picks config/<env>.yaml; --team overrides the spec's team
@@ -14,6 +15,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from config import ConfigError, load_config
 from k8s_charts.values import PlatformValues
@@ -110,6 +112,23 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    if not args.local:
+        print("llmft: run needs --local (to run on the cluster: llmft submit SPEC)", file=sys.stderr)
+        return 1
+    spec, result = run_preflight(args, cluster=None)
+    if not result.ok or result.plan is None:
+        _print_refusal(spec, args, result)
+        return 1
+    from llmft import local
+
+    try:
+        return local.run(result.plan, fsx=Path(args.fsx), python=args.python, nproc=args.nproc, check=args.check)
+    except ValueError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 1
+
+
 def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:
     cluster = Cluster.connect()
     if cluster is None:
@@ -158,6 +177,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("spec")
     s.add_argument("--dry-run", action="store_true", help="preflight and print; create nothing, no cluster needed")
     s.set_defaults(func=cmd_submit)
+    lr = sub.add_parser("run", parents=[common], help="run a job spec's step on this machine (--local)")
+    lr.add_argument("spec")
+    lr.add_argument("--local", action="store_true", help="run here, as the pod would (the only mode)")
+    lr.add_argument("--fsx", default="fsx", help="local directory standing for the team's /fsx (default ./fsx)")
+    lr.add_argument("--nproc", type=int, help="processes for torchrun steps (default: local GPUs, else 1)")
+    lr.add_argument("--python", help="interpreter with the training package (default: this one)")
+    lr.add_argument("--check", action="store_true", help="only parse and validate the step file (its --check)")
+    lr.set_defaults(func=cmd_run)
     for name, func, text in (("status", cmd_status, "the job and its pods"), ("cancel", cmd_cancel, "delete the job"),
                              ("logs", cmd_logs, "logs of every pod of the job")):
         c = sub.add_parser(name, parents=[common], help=text)

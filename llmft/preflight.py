@@ -5,6 +5,8 @@
 | team       | a team the environment does not have (spec `team`, else the kube context's namespace)            |
 | tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers), a priority class the tier forbids |
 | paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
+| settings   | a step file its step would refuse (llm_platform.steps): unknown or mistyped settings, missing    |
+|            | inputs, an unpinned download revision; every problem at once, each with the field and the fix     |
 | grpo       | VeRL settings VeRL would reject at start-up (batch sizes, tensor parallel vs GPUs)                |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
 |            | no single node kind can hold (pods never split between HyperPod and EC2)                          |
@@ -23,7 +25,7 @@ from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of, why_not
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import PlatformValues
-from llmft.build import BuildError, Plan, build
+from llmft.build import BuildError, Plan, StepProblems, build
 from llmft.cluster import Cluster, ClusterError
 from llmft.spec import JobSpec
 
@@ -176,6 +178,10 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
 
     try:
         plan = build(spec, config=config, team=team, values=values, image=image)
+    except StepProblems as exc:
+        for problem in exc.problems:
+            result.add("settings", "FAIL", problem)
+        return result
     except BuildError as exc:
         result.add("placement", "FAIL", str(exc))
         return result

@@ -48,6 +48,8 @@ class JobSpec(ConfigModel):
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
+    experiment: str | None = Field(None, description="MLflow experiment of sft, evaluate and grpo jobs (default: the "
+                                                     "job's name); the platform names it '<team>/<experiment>'.")
     nodes: int | None = Field(None, ge=1, le=512, description="Nodes (fixed size). Or min_nodes/max_nodes.")
     min_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: fewest nodes to run on.")
     max_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: most nodes.")
@@ -75,6 +77,14 @@ class JobSpec(ConfigModel):
         if not _NAME.fullmatch(v):
             raise ValueError(f"name {v!r} is not a valid job name; use 1-40 lower-case letters, digits and '-', "
                              f"starting with a letter, e.g. 'medical-sft'")
+        return v
+
+    @field_validator("experiment")
+    @classmethod
+    def _experiment(cls, v: str | None) -> str | None:
+        if v is not None and not _NAME.fullmatch(v):
+            raise ValueError(f"experiment {v!r} is not a valid experiment name; use 1-40 lower-case letters, digits "
+                             f"and '-', starting with a letter, e.g. the name of the SFT job it belongs to")
         return v
 
     @field_validator("tier", mode="before")

@@ -154,6 +154,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 (module is not None and {"synthesize", "Synth"} & set(vars(module))):
             item.add_marker(pytest.mark.xdist_group("synth"))
+        elif module is not None and module.__name__.endswith("test_pipeline_e2e"):
+            item.add_marker(pytest.mark.xdist_group("pipeline-e2e"))  # its module fixture runs the pipeline once
         elif "k8s_dist" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("k8s-dist"))  # dist/<env>/ written once, on one worker
 

@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm_platform.config import from_mapping, load_yaml, parse_config_arg
 from llm_platform.paths import set_hf_home, share_with_team
+from llm_platform.steps import entry_point
 
 MARKER = ".llmp-download.json"
 COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -79,10 +79,9 @@ def download(cfg: DownloadConfig) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
-    args = parse_config_arg(argv, "llmp-download-model", "Hugging Face model -> team FSx models/ directory")
-    cfg = from_mapping(DownloadConfig, load_yaml(args.config), where=args.config)
-    print(download(cfg))
-    return 0
+    return entry_point("download-model", argv, build=lambda data: DownloadConfig(**data),
+                       run=lambda cfg: print(download(cfg)) or 0,
+                       describe=lambda cfg: f"would download {cfg.repo_id}@{cfg.revision} into {cfg.local_dir}")
 
 
 if __name__ == "__main__":

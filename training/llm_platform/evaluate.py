@@ -13,10 +13,9 @@ import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
-from llm_platform.config import from_mapping, load_yaml, parse_config_arg
 from llm_platform.paths import set_hf_home, share_with_team
+from llm_platform.steps import entry_point
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
@@ -110,10 +109,10 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
-    args = parse_config_arg(argv, "llmp-evaluate", "ROUGE of the fine-tuned vs the base model")
-    cfg: Any = from_mapping(EvaluateConfig, load_yaml(args.config), where=args.config)
-    print(json.dumps(evaluate(cfg), indent=2))
-    return 0
+    return entry_point("evaluate", argv, build=lambda data: EvaluateConfig(**data),
+                       run=lambda cfg: print(json.dumps(evaluate(cfg), indent=2)) or 0,
+                       describe=lambda cfg: f"would score {cfg.finetuned_model_path} against {cfg.base_model_path} "
+                                            f"on {cfg.test_dataset_path} (ROUGE), writing {cfg.output_dir}")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,20 @@ def _with_run_env(cfg: Any, env: dict[str, str]) -> None:
             env_vars[key] = value
 
 
+RUN_ENV = ("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING",)
+"""What the Ray workers get through ``runtime_env`` besides the run id. Never the tracking URI, user or password:
+Ray keeps a job's ``runtime_env`` in its job table, readable by anyone who can reach the dashboard or job API, and
+every Ray pod already has the three from the namespace's ``mlflow`` ConfigMap and ``mlflow-credentials`` Secret
+(k8s_charts/pods.py ``mlflow_credentials``, in every head and worker container), which Ray's worker processes
+inherit from the raylet they are started by."""
+
+
+def run_env(run_id: str) -> dict[str, str]:
+    env = {"MLFLOW_RUN_ID": run_id}
+    env.update({k: os.environ[k] for k in RUN_ENV if k in os.environ})
+    return env
+
+
 def latest_actor_checkpoint(checkpoint_dir: str | Path) -> Path | None:
     """The newest ``global_step_N/actor`` directory VeRL wrote (it records N in latest_checkpointed_iteration.txt)."""
     root = Path(checkpoint_dir)
@@ -115,13 +129,41 @@ def merge_and_register(cfg: Any, run_id: str | None) -> Path | None:
         return None
     target = actor.parent / "huggingface_merged"
     if not (target / "config.json").is_file():
-        subprocess.run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
-                        "--local_dir", str(actor), "--target_dir", str(target)], check=True)
+        merge_on_gpu_worker(actor, target)
     if run_id:
         from llm_platform import mlflow_utils
 
         mlflow_utils.register_model_dir(target, name=f"{cfg.trainer.project_name}-{cfg.trainer.experiment_name}")
     return target
+
+
+MERGE_COMMAND = ("-m", "verl.model_merger", "merge", "--backend", "fsdp")
+
+
+def merge_command(actor: Path, target: Path) -> list[str]:
+    return [sys.executable, *MERGE_COMMAND, "--local_dir", str(actor), "--target_dir", str(target)]
+
+
+def _merge(actor: str, target: str) -> str:
+    subprocess.run(merge_command(Path(actor), Path(target)), check=True)
+    return target
+
+
+def merge_on_gpu_worker(actor: Path, target: Path, *, ray_module: Any = None) -> Path:
+    """Merge the FSDP shards into a Hugging Face model as a Ray task on a GPU worker, not in this driver.
+
+    The driver runs on the Ray head, whose container is limited to a few GiB (k8s_charts/ray_job.py), while
+    ``verl.model_merger`` loads every shard and the full model into CPU memory (a 1.5B model: ~6 GiB in FP32, more
+    while shards are concatenated) and is OOM-killed there. A GPU worker pod has the node's memory; asking for one
+    GPU is what places the task on a worker (the head offers no GPU). The shards are on the team's FSx, which every
+    Ray pod mounts."""
+    ray = ray_module
+    if ray is None:
+        import ray
+    if not ray.is_initialized():
+        ray.init(address="auto")
+    task = ray.remote(num_gpus=1, max_retries=2)(_merge)
+    return Path(ray.get(task.remote(str(actor), str(target))))
 
 
 def run(cfg: Any) -> None:
@@ -133,11 +175,7 @@ def run(cfg: Any) -> None:
     os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
     run_id = _mlflow_run(cfg)
     if run_id:
-        env = {"MLFLOW_RUN_ID": run_id}
-        env.update({k: os.environ[k] for k in ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME",
-                                               "MLFLOW_TRACKING_PASSWORD", "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING")
-                    if k in os.environ})
-        _with_run_env(cfg, env)
+        _with_run_env(cfg, run_env(run_id))
     if cfg.trainer.use_v1:
         run_ppo(cfg, task_runner_class=TaskRunnerV1)
     else:  # VeRL's legacy trainer
@@ -155,16 +193,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     share_with_team()  # the driver's writes; Ray workers get the umask from their container (k8s_charts/ray_job.py)
     parser = argparse.ArgumentParser(prog="llmp-grpo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", help="YAML file with GrpoParameters fields (see training/configs/grpo.yaml)")
+    parser.add_argument("--check", action="store_true",
+                        help="parse and validate the step file with VeRL's own checks, say what would run, exit 0/1")
     parser.add_argument("--validate-only", action="store_true",
                         help="compose and validate the configuration, print it, and exit")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of VeRL's ppo_trainer config")
     args = parser.parse_args(argv)
+    if args.config:
+        from llm_platform.steps import StepConfigError, check, load_yaml as load_step
+
+        try:
+            check("grpo", load_step(args.config), where=args.config)
+        except StepConfigError as error:
+            print(f"llmp-grpo: {error}", file=sys.stderr)
+            return 1
     try:
         cfg = compose(build_overrides(args.config, args.overrides))
         validate(cfg)
     except Exception as error:  # noqa: BLE001 - one line naming what is wrong, not a traceback
         print(f"llmp-grpo: invalid configuration: {error}", file=sys.stderr)
-        return 2
+        return 1
+    if args.check:
+        from llm_platform.steps import load_yaml as load_step, paths
+
+        inputs, outputs = paths("grpo", load_step(args.config)) if args.config else ([], [])
+        print(f"llmp-grpo: {args.config or 'the overrides'} is valid (VeRL's validate_config passed)")
+        print(f"  reads:  {', '.join(inputs) or '-'}")
+        print(f"  writes: {', '.join(outputs) or '-'}")
+        print(f"  would run GRPO on {cfg.trainer.nnodes} x {cfg.trainer.n_gpus_per_node} GPUs, experiment "
+              f"{cfg.trainer.project_name!r}, run {cfg.trainer.experiment_name!r}")
+        return 0
     if args.validate_only:
         from omegaconf import OmegaConf
 

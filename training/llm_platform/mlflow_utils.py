@@ -98,7 +98,33 @@ def serving_requirements() -> list[str]:
 
 
 def end_run() -> None:
+    """End the active run; first record one last system-metrics sample (:func:`flush_system_metrics`)."""
     import mlflow
 
-    if mlflow.active_run():
+    run = mlflow.active_run()
+    if run:
+        flush_system_metrics(run.info.run_id)
         mlflow.end_run()
+
+
+def flush_system_metrics(run_id: str) -> bool:
+    """Publish the system metrics sampled so far, plus one sample taken now, for ``run_id``.
+
+    MLflow's monitor (mlflow 3.17.2 ``system_metrics/system_metrics_monitor.py``) samples at once, then publishes
+    only after ``MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL`` (10 s) and drops what it holds when the run ends
+    (``finish()`` stops the loop without publishing). A step shorter than the interval (evaluation of a small set,
+    a resumed run that only merges) would record no ``system/*`` metric at all. Returns whether a sample was
+    published; a monitor without these methods (another MLflow) is left alone."""
+    from mlflow.tracking import fluent
+
+    monitor = getattr(fluent, "run_id_to_system_metrics_monitor", {}).get(run_id)
+    collect, aggregate = getattr(monitor, "collect_metrics", None), getattr(monitor, "aggregate_metrics", None)
+    publish = getattr(monitor, "publish_metrics", None)
+    if not (collect and aggregate and publish):
+        return False
+    try:
+        collect()
+        publish(aggregate())
+    except Exception:  # noqa: BLE001 - system metrics are best effort, never a reason to fail a job
+        return False
+    return True

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_platform.config import from_mapping, load_yaml, parse_config_arg
 from llm_platform.paths import set_hf_home, share_with_team
+from llm_platform.steps import entry_point
 
 # The instruction of the DeepSeek-R1 medical walkthrough (question, then the model thinks inside <think>).
 R1_PROMPT = (
@@ -49,6 +49,16 @@ BUILTINS: dict[str, dict[str, Any]] = {
                    "splits": ("train",)},
     "gsm8k": {"path": "openai/gsm8k", "name": "main", "format": "verl-gsm8k", "splits": ("train", "test")},
 }
+
+
+# What each format writes into output_dir (the readers: llm_platform.sft reads *.jsonl, VeRL reads *.parquet).
+FORMAT_FILES: dict[str, tuple[str, ...]] = {"sft-r1": ("train.jsonl", "test.jsonl"),
+                                            "verl-gsm8k": ("train.parquet", "test.parquet")}
+
+
+def output_format(source: str, fmt: str | None) -> str | None:
+    """The format a run writes: the configured one, else the built-in source's."""
+    return fmt or BUILTINS.get(source, {}).get("format")
 
 
 @dataclass
@@ -177,11 +187,15 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
-    args = parse_config_arg(argv, "llmp-prepare-data", "dataset -> train/test splits on FSx")
-    cfg = from_mapping(PrepareConfig, load_yaml(args.config), where=args.config)
-    for name, path in prepare(cfg).items():
-        print(f"{name}: {path}")
-    return 0
+
+    def run(cfg: PrepareConfig) -> int:
+        for name, path in prepare(cfg).items():
+            print(f"{name}: {path}")
+        return 0
+
+    return entry_point("prepare-data", argv, build=lambda data: PrepareConfig(**data), run=run,
+                       describe=lambda cfg: f"would write {cfg.format or BUILTINS.get(cfg.source, {}).get('format')} "
+                                            f"splits of {cfg.source} to {cfg.output_dir}")
 
 
 if __name__ == "__main__":

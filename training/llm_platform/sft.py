@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from typing import Any, Optional
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.rank_zero import run_on_rank_zero
+from llm_platform.steps import entry_point
 
 IGNORE_INDEX = -100
 
@@ -70,6 +72,22 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     return script, training
 
 
+def parse_as_on_gpus(data: dict[str, Any]):
+    """:func:`parse_config` for ``--check`` on a machine without the job's GPUs (a laptop, CI, a Studio CPU space):
+    TrainingArguments refuses bf16/fp16 there ("Your setup doesn't support bf16/gpu"), which says nothing about the
+    file; ``use_cpu`` is added for the check only, and the check says so."""
+    try:
+        import torch
+
+        has_gpu = torch.cuda.is_available()
+    except ImportError:
+        has_gpu = False
+    if has_gpu or not (data.get("bf16") or data.get("fp16")) or "use_cpu" in data:
+        return parse_config(data)
+    print("llmp-sft: no GPU here; checking with use_cpu: true added (bf16/fp16 need a GPU)", file=sys.stderr)
+    return parse_config({**data, "use_cpu": True})
+
+
 def fsdp_enabled(args) -> bool:
     return bool(getattr(args, "fsdp_plugin_args", None))
 
@@ -83,11 +101,29 @@ def quantization_config(script: ScriptArguments, compute_dtype):
                               bnb_4bit_compute_dtype=compute_dtype, bnb_4bit_quant_storage=compute_dtype)
 
 
+def fsdp_loading_environment(args) -> dict[str, str]:
+    """What transformers reads before ``from_pretrained`` to load an FSDP model with ``cpu_ram_efficient_loading``
+    (rank 0 reads the weights, the others get empty tensors): ``is_fsdp_enabled()`` in transformers
+    ``integrations/fsdp.py`` wants ``ACCELERATE_USE_FSDP`` and ``FSDP_CPU_RAM_EFFICIENT_LOADING`` true and the
+    process group up. Accelerate sets them only when the Trainer builds its Accelerator, after the model exists,
+    so without this every rank loads the whole model into CPU memory."""
+    if not fsdp_enabled(args):
+        return {}
+    env = {"ACCELERATE_USE_FSDP": "true"}
+    if str((args.fsdp_config or {}).get("cpu_ram_efficient_loading", False)).lower() == "true":
+        env["FSDP_CPU_RAM_EFFICIENT_LOADING"] = "true"
+    return env
+
+
 def load_model(script: ScriptArguments, args):
     import torch
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
     from transformers import AutoModelForCausalLM
 
+    loading = fsdp_loading_environment(args)
+    if loading:
+        os.environ.update(loading)
+        _ = args.device  # initialises the process group (TrainingArguments._setup_devices) before loading
     dtype = torch.bfloat16 if args.bf16 else torch.float32
     model = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=dtype,
                                                  quantization_config=quantization_config(script, dtype),
@@ -242,10 +278,36 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     return trainer, tokenizer
 
 
-def last_checkpoint(output_dir: str | Path) -> str | None:
-    from transformers.trainer_utils import get_last_checkpoint
+TRAINER_STATE = "trainer_state.json"
 
-    return get_last_checkpoint(str(output_dir)) if Path(output_dir).is_dir() else None
+
+def last_checkpoint(output_dir: str | Path) -> str | None:
+    """The newest *complete* ``checkpoint-N`` in ``output_dir``, or None.
+
+    transformers' ``get_last_checkpoint`` returns the highest N whatever it holds; a node lost during a save leaves
+    a partial directory, and resuming from it fails on every restart until the job's retries run out. The Trainer
+    (transformers 5.x ``Trainer._save_checkpoint``) writes the model, then optimizer, scheduler and RNG state, and
+    ``trainer_state.json`` last; a checkpoint whose state file is missing, unreadable or for another step is
+    skipped for the one before it."""
+    root = Path(output_dir)
+    if not root.is_dir():
+        return None
+    found = []
+    for path in root.iterdir():
+        match = re.fullmatch(r"checkpoint-(\d+)", path.name)
+        if match and path.is_dir():
+            found.append((int(match.group(1)), path))
+    for step, path in sorted(found, reverse=True):
+        try:
+            state = json.loads((path / TRAINER_STATE).read_text())
+        except (OSError, ValueError):
+            print(f"llmp-sft: skipping incomplete checkpoint {path} (no readable {TRAINER_STATE})", file=sys.stderr)
+            continue
+        if state.get("global_step") == step:
+            return str(path)
+        print(f"llmp-sft: skipping checkpoint {path}: its {TRAINER_STATE} is for step {state.get('global_step')}",
+              file=sys.stderr)
+    return None
 
 
 def merge(script: ScriptArguments, adapter_dir: Path, merged_dir: Path, bf16: bool) -> Path:
@@ -261,10 +323,11 @@ def merge(script: ScriptArguments, adapter_dir: Path, merged_dir: Path, bf16: bo
     return merged_dir
 
 
-def train(config: str | Path | dict[str, Any], *, callbacks=()) -> dict[str, Any]:
-    """Run (or resume) one fine-tuning job; returns what it did."""
+def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[str, Any]:
+    """Run (or resume) one fine-tuning job (a step file, its mapping, or :func:`parse_config`'s result); returns
+    what it did."""
     set_hf_home()
-    script, args = parse_config(config)
+    script, args = config if isinstance(config, tuple) else parse_config(config)
     resume = last_checkpoint(args.output_dir)
     trainer, tokenizer = build_trainer(script, args, callbacks=callbacks)
     result = trainer.train(resume_from_checkpoint=resume)
@@ -292,16 +355,23 @@ def train(config: str | Path | dict[str, Any], *, callbacks=()) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     share_with_team()
-    parser = argparse.ArgumentParser(prog="llmp-sft", description="LoRA/QLoRA fine-tuning with FSDP")
-    parser.add_argument("--config", required=True, help="YAML: ScriptArguments + TrainingArguments fields")
-    args = parser.parse_args(argv)
     os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
-    out = train(args.config)
-    print(json.dumps({k: str(v) for k, v in out.items()}, indent=2))
-    return 0
+
+    def run(parsed) -> int:
+        out = train(parsed)
+        print(json.dumps({k: str(v) for k, v in out.items()}, indent=2))
+        return 0
+
+    def describe(parsed) -> str:
+        script, args = parsed
+        merged = script.merged_output_dir or f"{args.output_dir}/merged"
+        return (f"would fine-tune {script.model_id} (LoRA r={script.lora_r}{', 4-bit' if script.load_in_4bit else ''}"
+                f"{', FSDP' if fsdp_enabled(args) else ''}) on {script.train_dataset_path}, checkpoints in "
+                f"{args.output_dir}, merged model in {merged}"
+                + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else ""))
+
+    return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=parse_as_on_gpus)
 
 
 if __name__ == "__main__":

@@ -99,7 +99,7 @@ def test_cli_validate_only(capsys) -> None:
     config = str(CONFIGS / "grpo.yaml")
     assert grpo.main(["--config", config, "--validate-only"]) == 0
     assert "adv_estimator: grpo" in capsys.readouterr().out
-    assert grpo.main(["--config", config, "--validate-only", "actor_rollout_ref.rollout.name=vllm"]) == 2
+    assert grpo.main(["--config", config, "--validate-only", "actor_rollout_ref.rollout.name=vllm"]) == 1
     assert "rollout.name is 'vllm'" in capsys.readouterr().err
 
 

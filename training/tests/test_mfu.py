@@ -39,13 +39,14 @@ def test_model_shape_counts_every_matmul_of_a_lora_llama() -> None:
 
 @pytest.mark.parametrize("name,tflops", [
     ("NVIDIA H100 80GB HBM3", 989.0), ("NVIDIA H200", 989.0), ("NVIDIA A100-SXM4-80GB", 312.0),
-    ("NVIDIA A100-SXM4-40GB", 312.0), ("NVIDIA L40S", 362.05), ("NVIDIA L4", 121.0), ("NVIDIA B200", 2250.0)])
+    ("NVIDIA A100-SXM4-40GB", 312.0), ("NVIDIA L40S", 362.05), ("NVIDIA L4", 121.0), ("NVIDIA B200", 2250.0),
+    ("NVIDIA A10G", 70.0), ("NVIDIA H100 PCIe", 756.0), ("NVIDIA H100 NVL", 835.0)])
 def test_peak_table(name: str, tflops: float) -> None:
     assert mfu.peak_flops(name) == tflops * 1e12
 
 
 def test_unknown_gpu_has_no_peak() -> None:
-    assert mfu.peak_flops("NVIDIA A10G") is None
+    assert mfu.peak_flops("Tesla T4") is None
     with pytest.raises(ValueError):
         mfu.mfu(flops_per_token=1, tokens_per_second=1, n_gpus=0, peak_flops_per_gpu=1)
 

@@ -1,0 +1,111 @@
+"""`llmft run --local SPEC`: a job spec's step on this machine, as its pod would run it.
+
+Same preflight, same step file (the ConfigMap's `step.yaml`), same entry point and the same environment variables as
+the pod's container; only the team's FSx tree is a local directory (`--fsx DIR`, default `./fsx`): every path under
+`/fsx` in the step file and the environment is rewritten to it. Steps that run under torchrun in their PyTorchJob
+(sft, evaluate) run under `python -m torch.distributed.run --standalone` with `--nproc` processes (default: the
+GPUs `nvidia-smi` lists, else 1; on CPU, PyTorch uses gloo). GRPO runs its `--check` only: VeRL needs GPUs.
+
+What the pod gets from the cluster instead of the spec -- the MLflow tracking URI and the team's MLflow user
+(ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
+(`MLFLOW_TRACKING_URI`, `MLFLOW_TRACKING_USERNAME`, `MLFLOW_TRACKING_PASSWORD`); without them, MLflow logs to
+`<fsx>/mlruns`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from llm_platform import steps as step_contract
+from llm_platform.paths import TEAM_MOUNT_PATH
+from llmft.build import Plan, pod_templates
+
+LOCAL_DIR = ".llmft-local"
+
+
+def map_fsx(value: Any, fsx: Path) -> Any:
+    """``value`` with every string path under /fsx rewritten to ``fsx``."""
+    if isinstance(value, str):
+        if value == TEAM_MOUNT_PATH or value.startswith(TEAM_MOUNT_PATH + "/"):
+            return str(fsx) + value[len(TEAM_MOUNT_PATH):]
+        return value
+    if isinstance(value, dict):
+        return {k: map_fsx(v, fsx) for k, v in value.items()}
+    if isinstance(value, list):
+        return [map_fsx(v, fsx) for v in value]
+    return value
+
+
+def pod_environment(plan: Plan) -> dict[str, str]:
+    """The literal environment variables of the job's step container (the first pod template, first container)."""
+    job = plan.manifests[-1]
+    _, template = pod_templates(job)[0]
+    container = template["spec"]["containers"][0]
+    return {e["name"]: str(e["value"]) for e in container.get("env", []) if "value" in e}
+
+
+def local_devices() -> int:
+    """GPUs on this machine (``nvidia-smi -L``), 0 without a driver."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return 0
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool) -> list[str]:
+    step = step_contract.STEPS[plan.spec.type]
+    tail = ["-m", step.module, "--config", str(step_path)] + (["--check"] if check or step.type == "grpo" else [])
+    if step.distributed and not check:
+        return [python, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc), *tail]
+    return [python, *tail]
+
+
+def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: bool,
+            base_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str], Path]:
+    """(command, environment, step file) of the local run of ``plan``; writes the step file under
+    ``<fsx>/.llmft-local/<job>/``."""
+    if plan.spec.type not in step_contract.STEPS:
+        raise ValueError(f"type {plan.spec.type} runs the spec's own image and command; run it with your own "
+                         f"tools (llmft run --local runs the training package's steps)")
+    fsx = fsx.resolve()
+    work = fsx / LOCAL_DIR / plan.spec.name
+    work.mkdir(parents=True, exist_ok=True)
+    step_path = work / "step.yaml"
+    # GRPO only runs its --check here, which reads no file, and GrpoParameters insists on /fsx paths (what every Ray
+    # pod mounts): its step file keeps them.
+    step_data = plan.step if plan.spec.type == "grpo" else map_fsx(plan.step, fsx)
+    step_path.write_text(yaml.safe_dump(step_data, sort_keys=False))
+    env = dict(base_env if base_env is not None else os.environ)
+    env.update(map_fsx(pod_environment(plan), fsx))
+    env.setdefault("HF_HOME", str(fsx / "hf-cache"))
+    if "MLFLOW_TRACKING_URI" not in env:
+        env["MLFLOW_TRACKING_URI"] = (fsx / "mlruns").as_uri()
+        env.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    devices = local_devices()
+    wanted = nproc or max(devices, 1)
+    if plan.spec.gpus_per_node:
+        wanted = min(wanted, plan.spec.gpus_per_node)
+    return command(plan, step_path, python=python, nproc=wanted, check=check), env, step_path
+
+
+def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
+    cmd, env, step_path = prepare(plan, fsx=fsx, python=python or sys.executable, nproc=nproc, check=check)
+    print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file {step_path}):\n"
+          f"  {' '.join(cmd)}", file=sys.stderr)
+    try:
+        return subprocess.run(cmd, env=env, check=False).returncode
+    except FileNotFoundError:
+        print(f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package and its "
+              f"dependencies (e.g. the sft image's, or .train-venv/bin/python)", file=sys.stderr)
+        return 2

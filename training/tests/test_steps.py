@@ -1,0 +1,184 @@
+"""The step contract (llm_platform/steps.py) against the real steps: every schema, the pinned transformers, the
+entry points' --check, and the runtime fixes that ride on it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from llm_platform import grpo, sft, steps
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def test_training_arguments_file_matches_the_installed_transformers() -> None:
+    from importlib.metadata import version
+
+    data = json.loads(steps.TRAINING_ARGUMENTS_FILE.read_text())
+    assert data["transformers"] == version("transformers"), "regenerate: python -c 'from llm_platform import " \
+                                                           "steps; steps.write_training_arguments()'"
+    assert data["fields"] == steps.training_argument_kinds()
+
+
+def test_every_step_schema_is_importable_without_torch() -> None:
+    """llmft imports the schemas in a virtualenv without torch: a child interpreter with torch hidden."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+            "from llm_platform import steps\n"
+            "for t in steps.STEPS: print(t, len(steps.schema_fields(t)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert len(out.stdout.splitlines()) == len(steps.STEPS)
+
+
+@pytest.mark.parametrize("step_type,data,expected", [
+    ("sft", {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "lora_rr": 8},
+     r"lora_rr: not a setting of the sft step; did you mean 'lora_r'"),
+    ("sft", {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "learning_rate": "2e-4"},
+     r"learning_rate: '2e-4' is a str; sft expects float"),
+    ("sft", {"train_dataset_path": "/fsx/d", "output_dir": "/fsx/c"}, r"model_id: required by the sft step"),
+    ("download-model", {"repo_id": "Qwen/Qwen2.5-1.5B", "revision": "main", "local_dir": "/fsx/models/q"},
+     r"revision 'main' is not a commit sha"),
+    ("prepare-data", {"source": "gsm8k", "output_dir": "/fsx/datasets/g", "test_size": 2}, r"test_size 2"),
+    ("evaluate", {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f", "test_dataset_path": "/fsx/d",
+                  "output_dir": "/fsx/o", "batch_size": True}, r"batch_size: True is a bool; evaluate expects int"),
+])
+def test_problems_name_the_field_value_and_fix(step_type, data, expected) -> None:
+    import re
+
+    found = steps.problems(step_type, data, prefix="settings.")
+    assert any(re.search(expected, p) for p in found), found
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    found = steps.problems("sft", {"lora_rr": 8, "bf16": "yes", "output_dir": "/fsx/c"})
+    assert len(found) == 4, found  # unknown key, wrong type, two missing fields
+
+
+@pytest.mark.parametrize("module,step_type", [("download_model", "download-model"), ("prepare_data", "prepare-data"),
+                                              ("evaluate", "evaluate"), ("sft", "sft")])
+def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> None:
+    import importlib
+
+    import yaml
+
+    entry = importlib.import_module(f"llm_platform.{module}")
+    good = {"download-model": {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(tmp_path / "m")},
+            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d")},
+            "evaluate": {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f",
+                         "test_dataset_path": "/fsx/d", "output_dir": "/fsx/o"},
+            "sft": {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": str(tmp_path / "c"),
+                    "use_cpu": True}}[step_type]
+    path = tmp_path / "step.yaml"
+    path.write_text(yaml.safe_dump(good))
+    assert entry.main(["--config", str(path), "--check"]) == 0
+    assert "is valid" in capsys.readouterr().out
+    path.write_text(yaml.safe_dump({**good, "no_such_setting": 1}))
+    assert entry.main(["--config", str(path), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "no_such_setting: not a setting" in err and "Traceback" not in err
+    path.write_bytes(b"\xff\xfe not utf-8")
+    assert entry.main(["--config", str(path), "--check"]) == 1
+    assert "cannot read the step file" in capsys.readouterr().err
+
+
+def test_grpo_check_refuses_an_unknown_setting(tmp_path, capsys) -> None:
+    import yaml
+
+    data = yaml.safe_load((CONFIGS / "grpo.yaml").read_text())
+    path = tmp_path / "step.yaml"
+    path.write_text(yaml.safe_dump({**data, "rollout": 5}))
+    assert grpo.main(["--config", str(path), "--check"]) == 1
+    assert "rollout: not a setting of the grpo step; did you mean 'rollout_n'" in capsys.readouterr().err
+
+
+def _checkpoint(root: Path, step: int, state_step: int | None) -> None:
+    path = root / f"checkpoint-{step}"
+    path.mkdir(parents=True)
+    (path / "adapter_model.safetensors").write_bytes(b"x")
+    if state_step is not None:
+        (path / sft.TRAINER_STATE).write_text(json.dumps({"global_step": state_step}))
+
+
+def test_resume_skips_a_checkpoint_cut_short_by_a_lost_node(tmp_path) -> None:
+    _checkpoint(tmp_path, 100, 100)
+    _checkpoint(tmp_path, 200, None)      # node lost during the save: no trainer_state.json yet
+    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
+    (tmp_path / "checkpoint-200" / sft.TRAINER_STATE).write_text("{trunc")
+    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
+    _checkpoint(tmp_path, 300, 300)
+    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-300")
+    assert sft.last_checkpoint(tmp_path / "missing") is None
+
+
+def test_fsdp_loading_environment_comes_from_the_shipped_config() -> None:
+    import yaml
+
+    data = {**yaml.safe_load((CONFIGS / "sft.yaml").read_text()), "use_cpu": True}
+    _, args = sft.parse_config(data)
+    assert sft.fsdp_loading_environment(args) == {"ACCELERATE_USE_FSDP": "true",
+                                                  "FSDP_CPU_RAM_EFFICIENT_LOADING": "true"}
+    data.pop("fsdp")
+    data.pop("fsdp_config")
+    assert sft.fsdp_loading_environment(sft.parse_config(data)[1]) == {}
+
+
+def test_fsdp_loading_environment_is_what_transformers_reads() -> None:
+    """transformers' own is_fsdp_enabled() turns true with exactly these variables (and a process group)."""
+    from unittest import mock
+
+    from transformers.integrations import fsdp
+
+    env = {"ACCELERATE_USE_FSDP": "true", "FSDP_CPU_RAM_EFFICIENT_LOADING": "true"}
+    with mock.patch.dict(os.environ, env), mock.patch("torch.distributed.is_initialized", return_value=True):
+        assert fsdp.is_fsdp_enabled()
+    with mock.patch.dict(os.environ, {"ACCELERATE_USE_FSDP": "true"}), \
+            mock.patch("torch.distributed.is_initialized", return_value=True):
+        os.environ.pop("FSDP_CPU_RAM_EFFICIENT_LOADING", None)
+        assert not fsdp.is_fsdp_enabled()
+
+
+def test_ray_runtime_env_never_carries_mlflow_credentials(monkeypatch) -> None:
+    for key in ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+        monkeypatch.setenv(key, "secret-" + key)
+    monkeypatch.setenv("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
+    env = grpo.run_env("run-1")
+    assert env == {"MLFLOW_RUN_ID": "run-1", "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true"}
+    assert not any("secret-" in v for v in env.values())
+
+
+def test_grpo_merge_runs_as_a_one_gpu_ray_task(tmp_path) -> None:
+    """The merge is a Ray task that asks for a GPU (only workers have one), not a process on the head."""
+    calls = {}
+
+    class FakeRay:
+        @staticmethod
+        def is_initialized():
+            return True
+
+        @staticmethod
+        def remote(**options):
+            calls["options"] = options
+
+            def wrap(fn):
+                class Task:
+                    @staticmethod
+                    def remote(*args):
+                        calls["args"] = args
+                        return fn.__name__, args
+                return Task
+            return wrap
+
+        @staticmethod
+        def get(ref):
+            return ref[1][1]
+
+    out = grpo.merge_on_gpu_worker(tmp_path / "actor", tmp_path / "hf", ray_module=FakeRay)
+    assert calls["options"]["num_gpus"] == 1
+    assert out == tmp_path / "hf"
+    command = grpo.merge_command(tmp_path / "actor", tmp_path / "hf")
+    assert command[1:6] == ["-m", "verl.model_merger", "merge", "--backend", "fsdp"]
