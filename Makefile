@@ -98,6 +98,7 @@ diff: install-synth
 # Every stack, producers before consumers, one at a time, even when a template is unchanged: the stacks read each
 # other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
 deploy: install-synth
+	$(PY) -m tools.predeploy --env $(ENV)
 	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV)
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.

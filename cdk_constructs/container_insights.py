@@ -1,6 +1,6 @@
 """Container Insights with enhanced observability: the Amazon CloudWatch Observability EKS add-on, pinned, with its
 IAM through EKS Pod Identity, the log groups it writes to (created first, with retention and the platform key) and
-an extra agent that scrapes Karpenter's Prometheus metrics.
+an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics.
 
 Facts this construct relies on (checked 2026-11-22):
 
@@ -22,15 +22,24 @@ Facts this construct relies on (checked 2026-11-22):
   collector on its system node. ``tests/test_observability.py`` renders that template with the real helm binary to
   prove the scraper's config has no ``kubernetes`` key.
 - The ``cloudwatch-agent`` entry (the DaemonSet, ``containerInsights.targetAgent``) carries
-  ``logs.metrics_collected.kubernetes``: ``enhanced_container_insights``, ``accelerated_compute_metrics`` (NVIDIA DCGM,
-  Neuron, EFA) and ``kueue_container_insights`` (Kueue metrics, add-on >= v2.4.0; CloudWatch User Guide "Enable Kueue
-  metrics"); the chart's ``cloudwatch-agent.modify-config`` adds ``cluster_name`` (_helpers.tpl l.233-242). Leaving
+  ``logs.metrics_collected.kubernetes``: ``enhanced_container_insights`` and ``accelerated_compute_metrics`` (NVIDIA
+  DCGM, Neuron, EFA); the chart's ``cloudwatch-agent.modify-config`` adds ``cluster_name`` (_helpers.tpl l.233-242).
+  Not ``kueue_container_insights``: its scraper selects Services labelled ``app.kubernetes.io/component=controller``,
+  which Kueue's chart does not give its metrics Service (cdk_constructs/kueue.py ``METRICS_PORT_NAME``); Kueue is
+  scraped by the Prometheus agent below instead (job ``kueue``), with the metric names, namespace and dimension sets
+  the built-in scraper would publish (``KUEUE_DECLARATIONS``), from the elected leader only. Leaving
   ``application_signals`` out of it and turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off
   keeps the operator from instrumenting training pods (Application Signals is billed per request and not needed).
 - ``agents``: each entry is an AmazonCloudWatchAgent workload using ``agent``'s schema and defaults (values.yaml of the
   same tag); the operator mounts ``prometheus.config`` at ``/etc/prometheusconfig/prometheus.yaml``. The CloudWatch
   agent turns Prometheus counters into per-scrape deltas and drops histograms ("Prometheus metric type conversion by
   the CloudWatch agent"), which is why Kueue's admission-wait histogram is not collected.
+- Kueue v0.19.2 labels every metric with ``replica_role`` (``leader``, ``follower`` or ``standalone``;
+  pkg/metrics/metrics.go, pkg/util/roletracker/tracker.go) and both replicas serve them; only the leader's (or a
+  single replica's) series are published, so a follower's gauges never double the counts. The scrape renames
+  ``cluster_queue``/``status``/``reason``/``resource``/``flavor`` to the dimension names of the agent's own Kueue
+  pipeline (receiver/awscontainerinsightskueuereceiver ``kueueDimensionsRelabelMap``) and keeps only the metrics that
+  pipeline keeps (``kueueMetricAllowList``).
 - Karpenter's node gauges (``karpenter_nodes_allocatable``, ``karpenter_nodes_total_pod_requests``) cover every node of
   the cluster, HyperPod nodes included (sigs.k8s.io/karpenter 6e7eab7a0f48 pkg/controllers/state/cluster.go
   l.393-418), one sample per node and resource per scrape, labelled with the node's ``instance_type`` (HyperPod:
@@ -52,6 +61,7 @@ from aws_cdk import (
 from constructs import Construct, IDependable
 
 from .documented_metrics import PROMETHEUS
+from .kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
 from .nag_findings import acknowledge, managed_policy
 
 ADDON_NAME = "amazon-cloudwatch-observability"
@@ -77,6 +87,59 @@ HYPERPOD_INSTANCE_TYPE = r"ml\..+"
 health-monitoring agent's nodes by these values, ../shared/reference/hyperpod-helm-chart/charts/health-monitoring-agent);
 Karpenter and system nodes carry EC2 names."""
 
+SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+KUEUE_JOB = "kueue"
+KUEUE_METRICS = ("kueue_pending_workloads", "kueue_evicted_workloads_total", "kueue_admitted_active_workloads",
+                 "kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota")
+"""What the agent's own Kueue scraper keeps (kueue_prometheus_scraper.go ``kueueMetricAllowList``)."""
+KUEUE_LABELS = {"cluster_queue": "ClusterQueue", "flavor": "Flavor", "reason": "Reason", "resource": "Resource",
+                "status": "Status"}
+"""Kueue label -> CloudWatch dimension (kueue_prometheus_scraper.go ``kueueDimensionsRelabelMap``)."""
+KUEUE_PUBLISHING_ROLES = r"leader|standalone"
+
+_KUEUE_MATCH = {"source_labels": ["job", "replica_role"], "label_matcher": f"^{KUEUE_JOB};({KUEUE_PUBLISHING_ROLES})$"}
+KUEUE_DECLARATIONS: tuple[dict[str, Any], ...] = (
+    # the dimension sets of the agent's Kueue pipeline (amazon-cloudwatch-agent v1.300070.0
+    # translator/translate/otel/exporter/awsemf/kueue.go, vendored golden translation in tests/upstream/)
+    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_pending_workloads$"],
+     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Status"],
+                    ["ClusterName", "Status"]]},
+    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_evicted_workloads_total$"],
+     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Reason"],
+                    ["ClusterName", "Reason"]]},
+    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_admitted_active_workloads$"],
+     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"]]},
+    {**_KUEUE_MATCH,
+     "metric_selectors": ["^kueue_cluster_queue_resource_usage$", "^kueue_cluster_queue_nominal_quota$"],
+     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Resource"],
+                    ["ClusterName", "ClusterQueue", "Resource", "Flavor"], ["ClusterName", "ClusterQueue", "Flavor"]]},
+)
+
+
+def kueue_scrape_job(cluster_name: str, namespace: str = KUEUE_NAMESPACE) -> dict[str, Any]:
+    """Prometheus scrape config of Kueue's metrics endpoints: the metrics Service's endpoints (every replica), HTTPS
+    with the pod's service-account token (Kueue authorizes ``get /metrics`` with a SubjectAccessReview); the
+    controller's certificate is self-signed without cert-manager, as the agent's own Kueue scraper assumes
+    (``InsecureSkipVerify: true`` there too)."""
+    return {
+        "job_name": KUEUE_JOB,
+        "scheme": "https",
+        "bearer_token_file": SERVICE_ACCOUNT_TOKEN,
+        "tls_config": {"insecure_skip_verify": True},
+        "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [namespace]}}],
+        "relabel_configs": [
+            {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+             "regex": f"{KUEUE_METRICS_SERVICE};{KUEUE_METRICS_PORT}", "action": "keep"},
+            {"target_label": "ClusterName", "replacement": cluster_name},
+        ],
+        "metric_relabel_configs": [
+            {"source_labels": ["__name__"], "regex": "|".join(f"^{m}$" for m in KUEUE_METRICS), "action": "keep"},
+            *({"source_labels": [label], "regex": "(.+)", "target_label": dim, "replacement": "${1}",
+               "action": "replace"} for label, dim in KUEUE_LABELS.items()),
+        ],
+    }
+
+
 # EMF declarations of the Prometheus agent: they ARE the dimensions these metrics are published with
 # (documented_metrics.py lists the same sets). Metric names from Karpenter v1.14.1 metrics.md, labels from the core's
 # node metrics controller (documented_metrics.py has the lines). ``source_labels`` values are joined with ";" before
@@ -99,6 +162,7 @@ PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
      "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};.+$",
      "dimensions": [["ClusterName", "capacity_type", "instance_type", "resource_type"]],
      "metric_selectors": ["^karpenter_nodes_allocatable$"]},
+    *KUEUE_DECLARATIONS,
 )
 
 
@@ -162,8 +226,7 @@ class ContainerInsights(Construct):
         # Container Insights settings go to the cloudwatch-agent entry only (see the module docstring: a root
         # agent.config would be deep-merged into every entry, the Prometheus scraper's included)
         ci_agent_config = {"logs": {"metrics_collected": {"kubernetes": {
-            "enhanced_container_insights": True, "accelerated_compute_metrics": True,
-            "kueue_container_insights": True}}}}
+            "enhanced_container_insights": True, "accelerated_compute_metrics": True}}}}
         prometheus_agent_config = {"logs": {"metrics_collected": {"prometheus": {
             "cluster_name": cluster_name,
             "log_group_name": log_group_name(cluster_name, "prometheus"),
@@ -181,7 +244,7 @@ class ContainerInsights(Construct):
                      "regex": "karpenter;http-metrics", "action": "keep"},
                     {"target_label": "ClusterName", "replacement": cluster_name},
                 ],
-            }],
+            }, kueue_scrape_job(cluster_name)],
         }
         return {
             "tolerations": [{"operator": "Exists"}],
@@ -189,7 +252,6 @@ class ContainerInsights(Construct):
             "manager": {"applicationSignals": {"autoMonitor": {"monitorAllServices": False}}},
             "agents": [
                 {"name": CI_AGENT, "config": ci_agent_config},
-                {"name": "cloudwatch-agent-cluster-scraper", "mode": "deployment", "config": "default"},
                 {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
                  "prometheus": {"config": scrape}, "nodeSelector": node_selector,
                  "resources": {"requests": dict(PROMETHEUS_AGENT_REQUESTS)}},

@@ -27,9 +27,10 @@ declaration of the agent names; anything else stays in the performance log event
     internal/stores/podstore.go ``decorateNode``/``decorateGPU``): ``node_gpu_limit`` = the node's
     ``nvidia.com/gpu`` capacity, ``node_gpu_reserved_capacity`` = GPUs requested by the node's non-terminated pods /
     capacity x 100 (percent), both only on nodes with GPUs; ``pod_gpu_request`` = the pod's GPU request.
-- ContainerInsights/Prometheus, Kueue: same tag, awsemf_default_kubernetes_kueue.yaml l.1 ``namespace:
-  ContainerInsights/Prometheus`` (selected by translator.go for the kueueContainerInsights pipeline, never
-  overridden); dimension sets from kueue.go ``getKueueMetricDeclarations``.
+- ContainerInsights/Prometheus, Kueue: scraped by the add-on's extra agent (job ``kueue``) with the EMF declarations
+  in cdk_constructs/container_insights.py (KUEUE_DECLARATIONS): the namespace and dimension sets of the agent's own
+  Kueue pipeline at the same tag (awsemf_default_kubernetes_kueue.yaml l.1 ``namespace: ContainerInsights/Prometheus``,
+  kueue.go ``getKueueMetricDeclarations``), which the tests compare with the vendored golden translation.
 - ContainerInsights/Prometheus, Karpenter: scraped by the add-on's extra agent with the EMF declarations in
   cdk_constructs/container_insights.py (PROMETHEUS_DECLARATIONS) - those declarations are the dimensions. Metric names
   from aws/karpenter-provider-aws v1.14.1 website/content/en/docs/reference/metrics.md; the labels of the node gauges
@@ -58,7 +59,8 @@ PROMETHEUS = "ContainerInsights/Prometheus"
 
 _AGENT = "https://github.com/aws/amazon-cloudwatch-agent/blob/v1.300070.0/translator/translate/otel/exporter/awsemf/"
 _K8S_GO = _AGENT + "kubernetes.go"
-_KUEUE_URL = _AGENT + "awsemf_default_kubernetes_kueue.yaml (namespace, l.1) and kueue.go (dimensions)"
+_KUEUE_URL = ("container_insights.py KUEUE_DECLARATIONS (the sets of " + _AGENT +
+              "kueue.go); labels: kubernetes-sigs/kueue v0.19.2 pkg/metrics/metrics.go")
 _KARPENTER_URL = ("https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/"
                   "metrics.md; dimensions: container_insights.py PROMETHEUS_DECLARATIONS")
 _KARPENTER_NODE_URL = ("https://github.com/kubernetes-sigs/karpenter/blob/6e7eab7a0f48/pkg/controllers/metrics/node/"

@@ -30,29 +30,56 @@ MAX_BURST_TYPES = 9
 one expression per (instance type, capacity type) plus the total."""
 
 
+def _hyperpod_gauges(cluster_name: str, instance_types: Sequence[str], period: Duration, *,
+                     requests: bool = True) -> dict[str, cw.IMetric]:
+    using: dict[str, cw.IMetric] = {}
+    for i, itype in enumerate(instance_types):
+        dims = {"ClusterName": cluster_name, "instance_type": itype, "resource_type": GPU_RESOURCE}
+        assert tuple(sorted(dims)) == tuple(sorted(HYPERPOD_GPU_SET))
+        using[f"alloc{i}"] = metric(PROMETHEUS, "karpenter_nodes_allocatable", dims, statistic="Sum", period=period)
+        if requests:
+            using[f"req{i}"] = metric(PROMETHEUS, "karpenter_nodes_total_pod_requests", dims, statistic="Sum",
+                                      period=period)
+    return using
+
+
 def hyperpod_idle_gpus(cluster_name: str, instance_types: Sequence[str], reserved_gpus: int,
                        period: Duration) -> cw.MathExpression:
     """HyperPod GPUs requested by no pod, averaged over ``period``: ``reserved_gpus x (1 - requested / allocatable)``
     summed over the HyperPod GPU instance types. A node whose pods request no GPU has no requests sample
     (Karpenter's metric carries only the resources requested), so a period without any GPU request has no
-    requested value and the expression has no data: the alarm treats that as breaching - it *is* the idle case."""
+    requested series at all; the requested sum therefore includes ``0 x allocatable`` (``SUM([...])`` adds the
+    series that have a value), which makes it 0 - all GPUs idle - whenever the HyperPod GPUs exist, and leaves the
+    expression without data only when there is no allocatable series either (scraper, Karpenter or the HyperPod
+    nodes missing: :func:`hyperpod_gpu_samples` watches that case)."""
     if not instance_types:
         raise ValueError("hyperpod_idle_gpus needs the HyperPod GPU instance types")
     if 2 * len(instance_types) > MAX_ALARM_METRICS:
         raise ValueError(f"{len(instance_types)} HyperPod GPU instance types: the idle-GPU alarm reads 2 metrics per "
                          f"type and an alarm's metric math may reference at most {MAX_ALARM_METRICS}; use at most "
                          f"{MAX_ALARM_METRICS // 2} GPU instance types in compute.hyperpod.instance_groups")
-    using: dict[str, cw.IMetric] = {}
-    for i, itype in enumerate(instance_types):
-        dims = {"ClusterName": cluster_name, "instance_type": itype, "resource_type": GPU_RESOURCE}
-        assert tuple(sorted(dims)) == tuple(sorted(HYPERPOD_GPU_SET))
-        using[f"alloc{i}"] = metric(PROMETHEUS, "karpenter_nodes_allocatable", dims, statistic="Sum", period=period)
-        using[f"req{i}"] = metric(PROMETHEUS, "karpenter_nodes_total_pod_requests", dims, statistic="Sum",
-                                  period=period)
+    using = _hyperpod_gauges(cluster_name, instance_types, period)
     req = ", ".join(k for k in using if k.startswith("req"))
     alloc = ", ".join(k for k in using if k.startswith("alloc"))
-    return cw.MathExpression(expression=f"{reserved_gpus} * (1 - SUM([{req}]) / SUM([{alloc}]))",
-                             label="HyperPod GPUs requested by no pod", using_metrics=using, period=period)
+    allocs = {k: m for k, m in using.items() if k.startswith("alloc")}
+    total = cw.MathExpression(expression=f"SUM([{alloc}])", label="HyperPod GPU samples", using_metrics=allocs,
+                              period=period)
+    none_requested = cw.MathExpression(expression="0 * allocated", label="no request",
+                                       using_metrics={"allocated": total}, period=period)
+    return cw.MathExpression(expression=f"{reserved_gpus} * (1 - SUM([{req}, zero]) / allocated)",
+                             label="HyperPod GPUs requested by no pod",
+                             using_metrics={**using, "allocated": total, "zero": none_requested}, period=period)
+
+
+def hyperpod_gpu_samples(cluster_name: str, instance_types: Sequence[str], period: Duration) -> cw.MathExpression:
+    """How many HyperPod GPU samples the scraper published in ``period`` (``karpenter_nodes_allocatable`` of the
+    HyperPod GPU types, summed): no data means no GPU metrics at all - the Prometheus scraper or Karpenter is down,
+    or no HyperPod GPU node has joined - which :func:`hyperpod_idle_gpus` cannot tell from "nothing to measure"."""
+    if not instance_types:
+        raise ValueError("hyperpod_gpu_samples needs the HyperPod GPU instance types")
+    using = _hyperpod_gauges(cluster_name, instance_types, period, requests=False)
+    return cw.MathExpression(expression=f"SUM([{', '.join(using)}])", label="HyperPod GPU samples (allocatable)",
+                             using_metrics=using, period=period)
 
 
 def burst_usd_per_hour(cluster_name: str, prices: Sequence[tuple[str, str, float]],

@@ -22,6 +22,26 @@ KUEUE_VERSION = "0.19.2"
 KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
 """What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
 KUEUE_NAMESPACE = "kueue-system"
+KUEUE_RELEASE = "kueue"
+METRICS_SERVICE = f"{KUEUE_RELEASE}-controller-manager-metrics-service"
+"""Kueue's metrics Service as the chart names it (v0.19.2 charts/kueue/templates/manager/auth_proxy_service.yaml:
+``<kueue.fullname>-controller-manager-metrics-service``; the fullname is the release name when it contains the chart
+name, _helpers.tpl ``kueue.fullname``)."""
+METRICS_PORT_NAME = "https"
+"""Name of the Service port of the metrics endpoint (v0.19.2 values.yaml ``metricsService.ports``: ``https`` 8443;
+the controller serves it with TLS and authn/authz, cmd/kueue/main.go ``SecureServing: true``,
+``filters.WithAuthenticationAndAuthorization``).
+
+How the metrics reach CloudWatch: the platform's own Prometheus scraper (cdk_constructs/container_insights.py, job
+``kueue``) discovers this Service's endpoints by name and port and scrapes them over HTTPS with its service-account
+token (the add-on's ``cloudwatch-agent`` ClusterRole grants ``get`` on the ``/metrics`` non-resource URL, chart
+amazon-cloudwatch-observability-6.4.0 templates/cloudwatch-agent-clusterrole.yaml). The agent's built-in Kueue
+scraper is not used: it selects Services labelled ``app.kubernetes.io/component=controller``
+(amazon-contributing/opentelemetry-collector-contrib receiver/awscontainerinsightskueuereceiver
+kueue_prometheus_scraper.go ``kueueComponentLabelSelector``) while the chart labels this Service
+``app.kubernetes.io/component: metrics-service`` (_helpers.tpl ``kueue.metricsService.labels``) and ignores the
+``metricsService.labels`` value (the template never reads it). tests/test_kueue_metrics.py renders the chart with helm
+and checks both."""
 KUEUE_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
 """What the scheduler reserves per replica on the system nodes (the chart's default is 500m / 512Mi, v0.19.2
 charts/kueue/values.yaml; Helm merges this into it, so its limits of 2 CPU / 512Mi stay and the leader can burst).
@@ -68,7 +88,10 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
         "health": {"healthProbeBindAddress": ":8081"},
-        "metrics": {"bindAddress": ":8443"},
+        # enableClusterQueueResources: kueue_cluster_queue_resource_usage / _nominal_quota exist only with it
+        # (v0.19.2 cmd/kueue/main.go: WithResourceMetrics(cfg.Metrics.EnableClusterQueueResources)); the dashboard's
+        # "GPUs admitted per queue" reads them.
+        "metrics": {"bindAddress": ":8443", "enableClusterQueueResources": True},
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "clientConnection": {"qps": 300, "burst": 500},
@@ -116,6 +139,6 @@ class Kueue(Construct):
         }
         self.release = eks.HelmChart(
             self, "Release", cluster=cluster, repository=KUEUE_CHART, chart="kueue", version=KUEUE_VERSION,
-            release="kueue", namespace=KUEUE_NAMESPACE, create_namespace=True, wait=True,
+            release=KUEUE_RELEASE, namespace=KUEUE_NAMESPACE, create_namespace=True, wait=True,
             timeout=Duration.minutes(10), values=self.values)
         self.release.node.add_dependency(*after)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import (
-    Duration, RemovalPolicy, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
+    ArnFormat, Duration, RemovalPolicy, Stack, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
     aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sns as sns,
     aws_sns_subscriptions as subscriptions,
 )
@@ -15,7 +15,9 @@ from constructs import Construct
 from config.observability import AlarmThresholds
 
 from .documented_metrics import PROMETHEUS, metric
-from .gpu_capacity import burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_idle_gpus
+from .gpu_capacity import (
+    burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_gpu_samples, hyperpod_idle_gpus,
+)
 
 HYPERPOD_EVENT_DETAIL_TYPE = "SageMaker HyperPod Cluster Event"
 """EventBridge detail-type of HyperPod cluster events (clusters with NodeProvisioningMode Continuous): SageMaker
@@ -32,12 +34,22 @@ class AlarmSpec:
     threshold_field: str
 
 
+def fsx_free_bytes(file_system_id: str, period: Duration) -> cw.MathExpression:
+    """Free bytes of the whole file system: FreeDataStorageCapacity's ``Sum`` (every storage target's one-minute
+    points) x 60 s / PERIOD - the per-minute total, averaged over ``period`` (shared by the alarm and the dashboard)."""
+    return cw.MathExpression(
+        expression="free * 60 / PERIOD(free)", label="FSx free capacity (bytes, all storage targets)",
+        using_metrics={"free": metric("AWS/FSx", "FreeDataStorageCapacity", {"FileSystemId": file_system_id},
+                                      statistic="Sum", period=period)}, period=period)
+
+
 class PlatformAlarms(Construct):
     """An SNS topic encrypted with its own KMS key (CloudWatch alarms and EventBridge may use it), e-mail
     subscriptions, and one alarm per failure mode, each notifying the topic.
 
     Attributes: ``topic``, ``key``, ``alarms`` (construct id -> ``cw.Alarm``), ``specs`` (construct id ->
-    :class:`AlarmSpec`), ``hyperpod_events_rule``.
+    :class:`AlarmSpec`), ``hyperpod_events_rule``, ``alarm_arn_pattern`` (the alarm ARNs the topic policy lets
+    CloudWatch publish for: ``arn:<partition>:cloudwatch:<region>:<account>:alarm:<prefix>-*``).
 
     :param prefix: resource prefix for names (``llmft-dev``). Required.
     :param emails: subscribed addresses. Default: none.
@@ -52,6 +64,8 @@ class PlatformAlarms(Construct):
     :param hyperpod_gpu_instance_types: instance types (``ml.*``) of the HyperPod groups with GPUs.
     :param burst_prices: (instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool
         member (tools/cost/prices.yaml).
+    :param cluster_queues: Kueue ClusterQueue names (one pending-too-long and one PodsReadyTimeout alarm each).
+        Default: none.
     :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
         no burst alarm).
     """
@@ -61,7 +75,8 @@ class PlatformAlarms(Construct):
                  target_group_full_name: str, database_cluster_identifier: str, hyperpod_cluster_arn: str,
                  spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
                  burst_prices: Sequence[tuple[str, str, float]],
-                 thresholds: AlarmThresholds, burst_usd_per_hour: float | None) -> None:
+                 thresholds: AlarmThresholds, burst_usd_per_hour: float | None,
+                 cluster_queues: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
         t = thresholds
         self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
@@ -74,6 +89,23 @@ class PlatformAlarms(Construct):
             actions=["kms:Decrypt", "kms:GenerateDataKey*"], resources=["*"]))
         self.topic = sns.Topic(self, "Topic", topic_name=f"{prefix}-alarms", display_name=f"{prefix} platform alarms",
                                master_key=self.key, enforce_ssl=True)
+        # enforce_ssl (and the EventBridge target below, through grant_publish) give the topic an
+        # AWS::SNS::TopicPolicy, and a topic policy *replaces* the default one that lets same-account CloudWatch
+        # alarms publish (aws-cdk-lib 2.275.0 aws-sns/lib/topic-base.js createTopicPolicy/addSSLPolicy; symptom and
+        # fix: AWS Knowledge Center "cloudwatch-receive-sns-for-alarm-trigger", "...:alarm:X is not authorized to
+        # perform: SNS:Publish"; aws-solutions/automated-security-response-on-aws#43, fixed by #44). So CloudWatch
+        # may publish, but only for this account's alarms named like this environment's (ArnLike aws:SourceArn,
+        # StringEquals aws:SourceAccount: the confused-deputy keys of the SNS Developer Guide's access-policy
+        # examples). tests/test_alarm_delivery.py evaluates the synthesized statements for every alarm.
+        self.alarm_arn_pattern = Stack.of(self).format_arn(
+            service="cloudwatch", resource="alarm", resource_name=f"{prefix}-*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        self.topic.add_to_resource_policy(iam.PolicyStatement(
+            sid="CloudWatchAlarmsOfThisEnvironment",
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")], actions=["sns:Publish"],
+            resources=[self.topic.topic_arn],
+            conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+                        "ArnLike": {"aws:SourceArn": self.alarm_arn_pattern}}))
         for address in emails:
             self.topic.add_subscription(subscriptions.EmailSubscription(address))
         self.alarms: dict[str, cw.Alarm] = {}
@@ -83,18 +115,20 @@ class PlatformAlarms(Construct):
 
         def add(construct_id: str, metric_: cw.IMetric, threshold: float, comparison: cw.ComparisonOperator,
                 description: str, field: str, metric_name: str, *, periods: int = 1,
-                missing: cw.TreatMissingData = cw.TreatMissingData.NOT_BREACHING) -> None:
+                missing: cw.TreatMissingData = cw.TreatMissingData.NOT_BREACHING, spec_id: str | None = None) -> None:
             alarm = cw.Alarm(self, construct_id, metric=metric_, threshold=threshold, comparison_operator=comparison,
                              evaluation_periods=periods, datapoints_to_alarm=periods, treat_missing_data=missing,
                              alarm_name=f"{prefix}-{construct_id}", alarm_description=description)
             alarm.add_alarm_action(action)
             self.alarms[construct_id] = alarm
-            self.specs[construct_id] = AlarmSpec(construct_id, metric_name, field)
+            self.specs[construct_id] = AlarmSpec(spec_id or construct_id, metric_name, field)
 
-        # FSx free capacity low
+        # FSx free capacity low: the file system's total free bytes. FreeDataStorageCapacity has one data point per
+        # storage target (OST) and minute; Minimum is the fullest target's free space (right only while there is
+        # one target), Sum adds every target's points (FSx for Lustre User Guide, "Amazon FSx for Lustre metrics and
+        # dimensions", fs-metrics.html), so Sum x 60 s / PERIOD is the total per minute, averaged over the period.
         free_bytes = t.fsx_free_capacity_percent / 100 * file_system_capacity_gib * 2**30
-        add("FsxFreeCapacityLow",
-            metric("AWS/FSx", "FreeDataStorageCapacity", {"FileSystemId": file_system_id}, statistic="Minimum"),
+        add("FsxFreeCapacityLow", fsx_free_bytes(file_system_id, Duration.minutes(5)),
             round(free_bytes), cw.ComparisonOperator.LESS_THAN_THRESHOLD,
             f"FSx for Lustre free capacity under {t.fsx_free_capacity_percent:g} % of {file_system_capacity_gib} GiB",
             "fsx_free_capacity_percent", "AWS/FSx FreeDataStorageCapacity")
@@ -140,10 +174,11 @@ class PlatformAlarms(Construct):
             "HyperPod replaced, rebooted or failed a node (instance Warning/Error cluster events)",
             "hyperpod_node_events_per_hour", "AWS/Events MatchedEvents (HyperPod instance events rule)")
 
-        # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, every hour for N hours. Missing data is
-        # breaching: the allocatable series exists whenever HyperPod GPU nodes do (Karpenter tracks every node), and
-        # an hour without any GPU request on them has no requests series - the idle case itself
-        # (cdk_constructs/gpu_capacity.py).
+        # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, every hour for N hours. An hour without any
+        # GPU request has no requests series; the expression counts it as 0 requested as long as the allocatable
+        # series exists (cdk_constructs/gpu_capacity.py), so missing data means no GPU metrics at all - not
+        # breaching here (a scraper outage or HyperPod nodes still joining is not an idle reservation) and watched
+        # by HyperPodGpuMetricsMissing instead.
         if reserved_gpus > 0:
             add("ReservedGpusIdle",
                 hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus, Duration.hours(1)),
@@ -151,7 +186,40 @@ class PlatformAlarms(Construct):
                 f"At least {t.reserved_idle_gpus} of the {reserved_gpus} HyperPod GPUs requested by no pod for "
                 f"{t.reserved_idle_hours} h: the reservation is paid for nothing", "reserved_idle_gpus",
                 "ContainerInsights/Prometheus karpenter_nodes_total_pod_requests / karpenter_nodes_allocatable "
-                "(HyperPod instance types)", periods=t.reserved_idle_hours, missing=cw.TreatMissingData.BREACHING)
+                "(HyperPod instance types)", periods=t.reserved_idle_hours)
+            add("HyperPodGpuMetricsMissing",
+                hyperpod_gpu_samples(cluster_name, hyperpod_gpu_instance_types, Duration.hours(1)),
+                1, cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+                f"No HyperPod GPU metrics for {t.gpu_metrics_missing_hours} h: the Prometheus scraper or Karpenter "
+                f"is down, or no HyperPod GPU node has joined (ReservedGpusIdle is blind meanwhile)",
+                "gpu_metrics_missing_hours",
+                "ContainerInsights/Prometheus karpenter_nodes_allocatable (HyperPod instance types), samples",
+                periods=t.gpu_metrics_missing_hours, missing=cw.TreatMissingData.BREACHING)
+
+        # Kueue, per ClusterQueue: workloads pending for the whole window (no capacity, quota exhausted), and
+        # workloads evicted because their pods were not all ready by waitForPodsReady.timeout. Kueue sets both
+        # pending gauges (active, inadmissible) for every ClusterQueue, 0 included, so no data = no scrape.
+        pending_periods = max(1, -(-t.pending_minutes // 5))
+        for cq in cluster_queues:
+            queue = {**ci, "ClusterQueue": cq}
+            add(f"JobsPendingTooLong-{cq}",
+                cw.MathExpression(
+                    expression="active + inadmissible", label=f"{cq}: fewest workloads pending",
+                    period=Duration.minutes(5), using_metrics={
+                        s: metric(PROMETHEUS, "kueue_pending_workloads", {**queue, "Status": s}, statistic="Minimum",
+                                  period=Duration.minutes(5)) for s in ("active", "inadmissible")}),
+                1, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"ClusterQueue {cq} has had a workload pending for {pending_periods * 5} minutes",
+                "pending_minutes", "ContainerInsights/Prometheus kueue_pending_workloads (active + inadmissible, "
+                "minimum per 5 minutes)", periods=pending_periods, spec_id="JobsPendingTooLong")
+            add(f"PodsReadyTimeoutEvictions-{cq}",
+                metric(PROMETHEUS, "kueue_evicted_workloads_total", {**queue, "Reason": "PodsReadyTimeout"},
+                       statistic="Sum", period=Duration.hours(1)),
+                t.pods_ready_timeout_evictions_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"Kueue evicted workloads of ClusterQueue {cq} whose pods were not all ready in time "
+                f"(waitForPodsReady)", "pods_ready_timeout_evictions_per_hour",
+                "ContainerInsights/Prometheus kueue_evicted_workloads_total{Reason=PodsReadyTimeout} (sum, 1 h)",
+                spec_id="PodsReadyTimeoutEvictions")
 
         # Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
         # GPU. No Karpenter GPU node: no data, not breaching.

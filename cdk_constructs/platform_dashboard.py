@@ -11,6 +11,7 @@ from constructs import Construct
 
 from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
 from .gpu_capacity import burst_usd_per_hour, hyperpod_idle_gpus
+from .platform_alarms import fsx_free_bytes
 
 _NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
 _NODE_GPU_COUNT = ["ClusterName", "InstanceId", "NodeName"]
@@ -172,8 +173,8 @@ class PlatformDashboard(Construct):
                            "wo": metric("AWS/FSx", "DataWriteOperations", fs, statistic="Sum"),
                            "mo": metric("AWS/FSx", "MetadataOperations", fs, statistic="Sum")})
         fsx_free = cw.MathExpression(
-            expression="free / 1073741824", label="free capacity (GiB)",
-            using_metrics={"free": metric("AWS/FSx", "FreeDataStorageCapacity", fs, statistic="Minimum")})
+            expression="bytes / 1073741824", label="free capacity (GiB, all storage targets)",
+            using_metrics={"bytes": fsx_free_bytes(file_system_id, Duration.seconds(period))})
         lb = {"LoadBalancer": load_balancer_full_name}
         tg = {**lb, "TargetGroup": target_group_full_name}
         db = {"DBClusterIdentifier": database_cluster_identifier}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aws_cdk import Acknowledgment, CfnResource, RemovalPolicy, Stack, Validations, aws_ec2 as ec2, aws_logs as logs
+from aws_cdk import (
+    Acknowledgment, CfnResource, RemovalPolicy, Stack, Validations, aws_ec2 as ec2, aws_kms as kms, aws_logs as logs,
+)
 from constructs import Construct
 
 from .compliance import annotate_cdk_managed_handlers, ignore_cfn_lint, skip_checkov
@@ -25,12 +27,15 @@ class PlatformVpc(Construct):
     :param private_subnet_mask: prefix length of each private subnet. Default 20.
     :param isolated_subnet_mask: prefix length of each isolated subnet. Default 24.
     :param flow_logs_retention: retention of the flow-log group (all traffic). Default one month.
+    :param flow_logs_key: KMS key of the flow-log group; its policy must admit CloudWatch Logs. Default: none
+        (CloudWatch Logs' own encryption, recorded as a checkov skip).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, availability_zones: Sequence[str],
                  cidr: str = "10.0.0.0/16", nat_gateways: int = 1, public_subnet_mask: int = 24,
                  private_subnet_mask: int = 20, isolated_subnet_mask: int = 24,
-                 flow_logs_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH) -> None:
+                 flow_logs_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
+                 flow_logs_key: kms.IKey | None = None) -> None:
         super().__init__(scope, construct_id)
         self.nat_provider = ec2.NatProvider.gateway()
         self.vpc = ec2.Vpc(
@@ -57,10 +62,11 @@ class PlatformVpc(Construct):
         ))
         self._annotate_default_sg_provider()
         self.flow_log_group = logs.LogGroup(self, "FlowLogs", retention=flow_logs_retention,
+                                            encryption_key=flow_logs_key,
                                             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
-        skip_checkov(self.flow_log_group, "CKV_AWS_158",
-                     "Flow logs use CloudWatch Logs' service encryption: the platform key lives in the storage stack, "
-                     "which depends on this one, and the logs hold no payload data")
+        if flow_logs_key is None:
+            skip_checkov(self.flow_log_group, "CKV_AWS_158",
+                         "No key was given (flow_logs_key): CloudWatch Logs' service encryption")
         self.flow_log = self.vpc.add_flow_log(
             "FlowLog",
             destination=ec2.FlowLogDestination.to_cloud_watch_logs(self.flow_log_group),

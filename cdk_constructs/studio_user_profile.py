@@ -18,8 +18,38 @@ from cdk_constructs.studio_domain import StudioDomain
 from k8s_charts.values import team_group
 
 UP = sagemaker.CfnUserProfile
-TEAM_ACCESS_POLICY = "AmazonEKSEditPolicy"
 STUDIO_LOG_GROUP = "/aws/sagemaker/studio"
+PROFILE_TAG = "studio-user-profile"
+"""Tag on every user profile (value: its name) and the principal tag a person's IAM identity carries (SSO
+attribute or IAM role tag) for :func:`presigned_url_policy`."""
+
+
+def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioDomain) -> iam.ManagedPolicy:
+    """Customer-managed policy for people's IAM identities: ``sagemaker:CreatePresignedDomainUrl`` on the user
+    profiles of ``domain`` only where the profile's tag :data:`PROFILE_TAG` equals the caller's principal tag of the
+    same key (attribute-based access control: ``aws:ResourceTag`` / ``${aws:PrincipalTag}``, IAM User Guide "Define
+    permissions based on attributes with ABAC authorization"), so a person opens their own Studio profile and no one
+    else's. Attach it to the role people assume (e.g. an IAM Identity Center permission set) and pass their profile
+    name as the session tag ``studio-user-profile``."""
+    stack = Stack.of(scope)
+    profiles = stack.format_arn(service="sagemaker", resource="user-profile",
+                                resource_name=f"{domain.domain_id}/*")
+    policy = iam.ManagedPolicy(scope, construct_id, description="Open only one's own SageMaker Studio profile "
+                                                              f"(tag {PROFILE_TAG} = principal tag {PROFILE_TAG})",
+                             statements=[iam.PolicyStatement(
+                                 sid="OwnStudioProfileOnly", actions=["sagemaker:CreatePresignedDomainUrl"],
+                                 resources=[profiles],
+                                 conditions={"StringEquals": {
+                                     f"aws:ResourceTag/{PROFILE_TAG}": f"${{aws:PrincipalTag/{PROFILE_TAG}}}"},
+                                     "Null": {f"aws:ResourceTag/{PROFILE_TAG}": "false",
+                                              f"aws:PrincipalTag/{PROFILE_TAG}": "false"}})])
+    # cdk-nag prints the domain's id as <logical id.DomainId>
+    rendered = f"arn:{stack.partition}:sagemaker:{stack.region}:{stack.account}:user-profile/" \
+               f"<{stack.get_logical_id(domain.domain)}.DomainId>/*"
+    Validations.of(policy).acknowledge(Acknowledgment(
+        id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]",
+        reason="Every profile of this one domain; the tag condition narrows it to the caller's own profile (ABAC)."))
+    return policy
 
 
 class _Pullable(Protocol):
@@ -45,8 +75,13 @@ class StudioUserProfile(Construct):
     - ``logs:CreateLogGroup``, ``logs:CreateLogStream``, ``logs:PutLogEvents`` on ``/aws/sagemaker/studio`` (app and
       lifecycle-configuration logs).
 
-    Kubernetes: ``AmazonEKSEditPolicy`` scoped to ``namespace`` (create/delete pods, jobs, services, config maps in
-    the team namespace; nothing cluster-wide).
+    Kubernetes: no EKS access policy; the access entry carries only the team's Kubernetes group
+    (:func:`~k8s_charts.values.team_group`), which the team namespace binds to its ``team-member`` Role
+    (k8s_charts/team_namespaces.py ``team_member_rules``: the job kinds, their ConfigMaps and Secrets, read of pods,
+    logs and events, exec; no pods, workload controllers, Services, NetworkPolicies, ServiceAccounts or RBAC).
+    With access policies, EKS would authorize the union of both (EKS API CreateAccessEntry ``kubernetesGroups``:
+    "the principalARN has all permissions assigned in the associated access policies and all permissions in any
+    Kubernetes Role or ClusterRole objects that the group names are bound to"), so none is associated.
 
     Attributes: ``role``, ``profile`` (``CfnUserProfile``), ``access_entry`` (or None).
 
@@ -144,21 +179,17 @@ class StudioUserProfile(Construct):
                 jupyter_lab_app_settings=app_settings(UP.JupyterLabAppSettingsProperty, "JupyterLab"),
                 code_editor_app_settings=app_settings(UP.CodeEditorAppSettingsProperty, "CodeEditor"),
             ),
-            tags=[CfnTag(key="platform/team", value=namespace)],
+            tags=[CfnTag(key="platform/team", value=namespace), CfnTag(key=PROFILE_TAG, value=user_profile_name)],
         )
         self.profile.apply_removal_policy(removal_policy)
 
         self.access_entry: eks.AccessEntry | None = None
         if cluster is not None:
-            self.access_entry = eks.AccessEntry(
-                self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
-                access_policies=[eks.AccessPolicy.from_access_policy_name(
-                    TEAM_ACCESS_POLICY, access_scope_type=eks.AccessScopeType.NAMESPACE, namespaces=[namespace])],
-            )
-            # The access policy covers core kinds only; the team's group is bound in its namespace to the Role
-            # that submits PyTorchJobs and RayJobs (k8s_charts/team_namespaces.py). The L2 has no property for it.
+            self.access_entry = eks.AccessEntry(self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
+                                                access_policies=[])
+            # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
             cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
-                team_group(namespace)]
+                team_group(team or namespace)]
 
 
 @jsii.implements(IValidation)

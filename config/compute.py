@@ -119,6 +119,14 @@ def _addon_version(field: str, value: str) -> tuple[int, int, int]:
     return int(m[1]), int(m[2]), int(m[3])
 
 
+BROKEN_VPC_CNI = ((1, 22, 0), (1, 23, 0))
+"""[from, to) of vpc-cni versions that break HyperPod nodes: v1.22.0 added secondary-ENI exclusion by subnet tags
+(aws/amazon-vpc-cni-k8s 1d749c9 "pkg ipamd: implement secondary ENI exclusion logic"; not in v1.21.x), whose
+IsSubnetExcluded fails for a subnet not found in the cluster's VPC - HyperPod's ENIs live in the service account's
+subnets - and ad95439 "fix hyperpod cross-account subnet issue" (#3754, first tag v1.23.0) treats it as not
+excluded."""
+
+
 class AddonVersionsConfig(ConfigModel):
     """Pinned EKS add-on versions. Each must be offered for `compute.kubernetes_version`; check with
     `aws eks describe-addon-versions --kubernetes-version <v> --addon-name <name>` before changing the version."""
@@ -139,6 +147,13 @@ class AddonVersionsConfig(ConfigModel):
         if _addon_version("vpc_cni", self.vpc_cni) < MIN_VPC_CNI:
             raise ValueError(f"compute.addons.vpc_cni {self.vpc_cni!r} is older than v1.18.3, the minimum SageMaker "
                              f"HyperPod supports; use v1.18.3-eksbuild.1 or later")
+        low, high = BROKEN_VPC_CNI
+        if low <= _addon_version("vpc_cni", self.vpc_cni) < high:
+            raise ValueError(
+                f"compute.addons.vpc_cni {self.vpc_cni!r} is in v{'.'.join(map(str, low))}-v1.22.x, which fails "
+                f"ENI setup on HyperPod's cross-account subnets (aws/amazon-vpc-cni-k8s commit ad95439 \"fix hyperpod "
+                f"cross-account subnet issue\", released in v{'.'.join(map(str, high))}); stay on v1.21.x or use "
+                f"v{'.'.join(map(str, high))}-eksbuild.1 or later")
         return self
 
 

@@ -44,6 +44,18 @@ class AlarmThresholds(ConfigModel):
     reserved_idle_hours: int = Field(
         4, ge=1, le=72, description="... for this many consecutive hours (1-72): the reservation is paid for "
                                     "nothing.")
+    gpu_metrics_missing_hours: int = Field(
+        2, ge=1, le=24, description="No GPU metrics: alarm when the Prometheus scraper has published no HyperPod GPU "
+                                    "gauge for this many consecutive hours (scraper or Karpenter down, or no HyperPod "
+                                    "GPU node joined); ReservedGpusIdle cannot see anything then.")
+    pending_minutes: int = Field(
+        60, ge=10, le=1440, description="Jobs pending too long: alarm when a ClusterQueue has had at least one "
+                                        "workload pending (active or inadmissible) in every 5 minutes for this many "
+                                        "minutes (10-1440; rounded up to 5).")
+    pods_ready_timeout_evictions_per_hour: int = Field(
+        1, ge=1, le=1000, description="PodsReadyTimeout evictions: alarm when Kueue evicts this many workloads of "
+                                      "one ClusterQueue in an hour because their pods were not all ready by "
+                                      "compute.kueue.pods_ready_timeout (no capacity, image pull, unschedulable).")
     burst_usd_per_hour: float | None = Field(
         None, gt=0, description="Burst spend: alarm when the running Karpenter GPUs cost more than this per hour "
                                 "(on-demand list price, tools/cost/prices.yaml). Default: cost.max_burst_usd_per_hour.")

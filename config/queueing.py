@@ -106,6 +106,14 @@ def check_queueing(compute: ComputeConfig, kubernetes: KubernetesConfig) -> None
         if unreachable:
             raise ValueError(f"{field} gives GPUs on {unreachable!r}, which none of the team's tiers "
                              f"({', '.join(team.allowed_tiers)}) can use; remove them or allow a tier that runs there")
+        reachable_caps = [c for c in caps if c.name in reachable]
+        room = sum(c.gpus for c in reachable_caps)
+        if team.gpu_quota > room:
+            raise ValueError(f"kubernetes.teams[{team.name}].gpu_quota {team.gpu_quota} is more than the {room} GPUs "
+                             f"the team's tiers ({', '.join(team.allowed_tiers)}) can ever get "
+                             f"({', '.join(f'{c.name}: {c.gpus}' for c in reachable_caps) or 'no capacity'}); a quota "
+                             f"above what the cluster holds lets the team's pods starve everyone else's. Lower "
+                             f"gpu_quota to at most {room}, or add capacity (instance count, gpu_limit)")
         total = sum(team.gpu_shares.values())
         if total > team.gpu_quota:
             raise ValueError(f"{field} add up to {total} GPUs, more than the team's gpu_quota {team.gpu_quota} (the "

@@ -129,7 +129,17 @@ def load_yaml(text: str | bytes, *, source: str) -> Any:
     ``source`` and the line."""
     if len(text) > MAX_BYTES:
         raise ConfigError(f"{source} is {len(text):,} bytes, more than the {MAX_BYTES:,} a configuration may have")
-    loader = _StrictLoader(text)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = text[:exc.start].count(b"\n") + 1
+            raise ConfigError(f"{source} is not UTF-8 text (byte 0x{text[exc.start]:02x} at line {line}); save it "
+                              f"as UTF-8") from None
+    try:
+        loader = _StrictLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses characters YAML does not allow (control bytes)
+        raise ConfigError(f"{source} is not valid YAML: {exc}") from None
     try:
         node = loader.get_single_node()
         if node is None:

@@ -59,8 +59,8 @@ class StudioUserProfileConfig(ConfigModel):
                                   "of the user's private directory `users/<name>/` in the team's FSx tree.")
     team: str = Field(description="Name of a team in `kubernetes.teams`; `kubectl` works in that namespace.")
     posix_uid: int | None = Field(None, description="POSIX uid of this user's apps (and owner of their private "
-                                                    "users/<name>/ in per-user mode); default `studio.posix_uid`. Must differ "
-                                                    "from the default and from every other user's uid.")
+                                                    "users/<name>/ in per-user mode); default `studio.posix_uid`. Unique "
+                                                    "across the domain: at most one profile may go without.")
 
     @field_validator("name")
     @classmethod
@@ -181,6 +181,22 @@ class StudioConfig(ConfigModel):
                 raise ValueError(f"studio.user_profiles[{p.name}].posix_uid {p.posix_uid} is already the uid of "
                                  f"{uids[p.posix_uid]!r}; two users must not share a uid")
             uids[p.posix_uid] = p.name
+        # Domain-wide: one uid per person, whatever the mode and team (issue 21). Files on the shared FSx belong to
+        # uids; two profiles with one uid are one identity to the file system (private directories, files a user
+        # keeps 0600, the audit trail). Studio's default applies to profiles without posix_uid, so at most one may
+        # go without.
+        owners: dict[int, str] = {}
+        for p in self.user_profiles:
+            uid = self.uid_of(p)
+            if uid in owners:
+                taken = {self.uid_of(q) for q in self.user_profiles} | {self.posix_uid}
+                free = next(u for u in range(max(taken) + 1, UID_RANGE[1] + 1) if u not in taken)
+                source = "the default studio.posix_uid" if p.posix_uid is None else "its posix_uid"
+                raise ValueError(f"studio.user_profiles[{p.name}] has uid {uid} ({source}), which is already the uid of "
+                                 f"{owners[uid]!r}; uids are unique across every profile of the Studio domain (the "
+                                 f"shared FSx file system tells users apart by uid only). Give "
+                                 f"studio.user_profiles[{p.name}] a posix_uid of its own, e.g. posix_uid: {free}")
+            owners[uid] = p.name
         return self
 
     def uid_of(self, profile: StudioUserProfileConfig) -> int:

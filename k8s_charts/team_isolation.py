@@ -12,6 +12,16 @@
   endpoints, S3 through the gateway endpoint, the MLflow load balancer, Hugging Face). FSx for Lustre traffic is the
   node's kernel client, not pod traffic. The training operator and Kueue only talk to the API server.
 
+- ValidatingAdmissionPolicy + binding ``llmft-team-supplemental-groups`` (one for all team namespaces): pods set
+  ``securityContext.supplementalGroupsPolicy: Strict``, so a process gets only the groups of the pod spec, not the
+  ones the image's /etc/group gives its uid (``Merge``, the default; kubernetes/kubernetes#112879, KEP-3619). The
+  binding's actions are :data:`STRICT_GROUPS_ACTIONS`: ``Warn`` + ``Audit`` while it is unproven that every node's
+  runtime supports the field (the kubelet rejects a ``Strict`` pod on a node whose
+  ``status.features.supplementalGroupsPolicy`` is not true, since Kubernetes v1.33: kubernetes.io "Configure a
+  Security Context", containerd >= 2.0 or CRI-O >= 1.31). ``tools/probe_isolation.sh`` reports every node's support;
+  switch to ``Deny`` once it is true everywhere (HyperPod AMIs included). The file system a team pod can reach is its
+  own tree only (PV subdirectory mount), so the groups an image adds cannot reach another team's files meanwhile.
+
 There is no typed binding for admissionregistration.k8s.io/v1 in cdk8s-plus-28 (it has v1alpha1/v1beta1 only), so
 the policy objects are plain ``ApiObject``s; tests validate them with kubernetes-validate for the cluster's version.
 """
@@ -39,6 +49,10 @@ METRICS_NAMESPACES = ("amazon-cloudwatch",)     # CloudWatch Observability add-o
 DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
 POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
 HTTPS_PORT = 443
+STRICT_GROUPS_POLICY = "llmft-team-supplemental-groups"
+STRICT_GROUPS_ACTIONS = ("Warn", "Audit")
+"""validationActions of the supplementalGroupsPolicy binding (see the module docstring: ``Deny`` needs every node's
+runtime to support Strict)."""
 
 
 def identity_policy_name(team: TeamConfig) -> str:
@@ -107,6 +121,39 @@ class TeamIdentityPolicy(Construct):
             "policyName": name,
             "validationActions": ["Deny"],
             "matchResources": {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}}},
+        }))
+        self.binding.add_dependency(self.policy)
+
+
+def strict_groups_rules() -> list[dict[str, str]]:
+    return [{"expression": "has(object.spec.securityContext) && has(object.spec.securityContext.supplementalGroupsPolicy) "
+                           "&& object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
+             "message": "pods in team namespaces must set spec.securityContext.supplementalGroupsPolicy: Strict (the "
+                        "image's /etc/group may not add groups)"}]
+
+
+class StrictSupplementalGroups(Construct):
+    """ValidatingAdmissionPolicy + binding :data:`STRICT_GROUPS_POLICY` over the namespaces labelled
+    ``selector`` (actions :data:`STRICT_GROUPS_ACTIONS`). Attributes: ``policy``, ``binding``."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, selector: dict[str, str], labels: dict[str, str],
+                 actions: tuple[str, ...] = STRICT_GROUPS_ACTIONS) -> None:
+        super().__init__(scope, construct_id)
+        self.policy = cdk8s.ApiObject(
+            self, "Policy", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicy",
+            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels))
+        self.policy.add_json_patch(cdk8s.JsonPatch.add("/spec", {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                    "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]},
+            "validations": strict_groups_rules(),
+        }))
+        self.binding = cdk8s.ApiObject(
+            self, "Binding", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicyBinding",
+            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels))
+        self.binding.add_json_patch(cdk8s.JsonPatch.add("/spec", {
+            "policyName": STRICT_GROUPS_POLICY, "validationActions": list(actions),
+            "matchResources": {"namespaceSelector": {"matchLabels": dict(selector)}},
         }))
         self.binding.add_dependency(self.policy)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import cdk8s
 from cdk8s_plus_28 import k8s
@@ -10,7 +11,9 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
-from k8s_charts.team_isolation import TeamIdentityPolicy, TeamNetworkPolicies
+from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
+from k8s_charts.team_guardrails import TeamGuardrails
+from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL
 from k8s_charts.mlflow_credentials import MlflowCredentials
@@ -31,8 +34,81 @@ def _q(value: str | int) -> k8s.Quantity:
     return k8s.Quantity.from_number(value) if isinstance(value, int) else k8s.Quantity.from_string(value)
 
 
-JOB_SUBMITTER_ROLE = "job-submitter"
+TEAM_MEMBER_ROLE = "team-member"
 JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
+READ_VERBS = ["get", "list", "watch"]
+
+
+def team_member_rules() -> list[k8s.PolicyRule]:
+    """What a person (Studio user, CI principal) of a team may do in its namespace, and nothing else (issue 21):
+    the job kinds (PyTorchJob, MPIJob, RayJob; RayCluster; batch Jobs for llmft's CPU steps, which the guard rails
+    keep off GPUs) and the ConfigMaps and Secrets of its jobs (llmft step files, ``secret_env``) in full; pods, logs,
+    events, quotas, limit ranges, claims and Kueue's workloads/queues read-only; ``pods/exec`` into the namespace's
+    pods (all of them are the team's job pods: nobody else runs pods there). No pods, workload controllers,
+    Services, NetworkPolicies, ServiceAccounts (or their tokens), RBAC, or anything cluster-scoped."""
+    rule = k8s.PolicyRule
+    return [
+        rule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
+        rule(api_groups=["ray.io"], resources=["rayjobs", "rayclusters"], verbs=JOB_VERBS),
+        rule(api_groups=["batch"], resources=["jobs"], verbs=JOB_VERBS),
+        rule(api_groups=["kubeflow.org"], resources=["pytorchjobs/status", "mpijobs/status"], verbs=["get"]),
+        rule(api_groups=["ray.io"], resources=["rayjobs/status", "rayclusters/status"], verbs=["get"]),
+        rule(api_groups=[""], resources=["configmaps", "secrets"], verbs=JOB_VERBS),
+        rule(api_groups=[""], resources=["pods", "pods/log", "events", "resourcequotas", "limitranges",
+                                         "persistentvolumeclaims"], verbs=READ_VERBS),
+        rule(api_groups=["events.k8s.io"], resources=["events"], verbs=READ_VERBS),
+        rule(api_groups=["kueue.x-k8s.io"], resources=["workloads", "localqueues"], verbs=READ_VERBS),
+        # `kubectl exec` over WebSockets (Kubernetes >= 1.30) is a GET on pods/exec, over SPDY a POST (create)
+        rule(api_groups=[""], resources=["pods/exec"], verbs=["create", "get"]),
+    ]
+
+
+@dataclass(frozen=True)
+class TeamCapacity:
+    """What one team may hold at once (its ResourceQuota) and the largest container its LimitRange admits."""
+
+    quota: Resources
+    container_max: Resources
+    reachable: Resources     # everything the team's pods could land on: the ceiling both stay within
+
+
+def _largest_per_pool(kinds: Iterable[NodeKind]) -> dict[str, Resources]:
+    """Per node pool (HyperPod group or Karpenter pool): the most it can hold, ``max_nodes`` x allocatable of its
+    largest instance type (a pool's limit is shared by its instance types)."""
+    out: dict[str, Resources] = {}
+    for kind in kinds:
+        pool = kind.name.rsplit("/", 1)[0] if kind.source in ("karpenter", CPU_POOL) else kind.name
+        a = kind.allocatable
+        total = Resources(a.cpu_m * (kind.max_nodes or 0), a.memory_mib * (kind.max_nodes or 0),
+                          a.gpus * (kind.max_nodes or 0), a.efa * (kind.max_nodes or 0))
+        out[pool] = max(out.get(pool, Resources()), total, key=lambda r: (r.gpus, r.cpu_m, r.memory_mib))
+    return out
+
+
+def team_capacity(team: TeamConfig, kinds: Sequence[NodeKind]) -> TeamCapacity:
+    """The team's quota, derived from the node model (k8s_charts/node_shapes.py) and Kueue's cap:
+
+    - GPUs: ``gpu_quota``, the cap Kueue enforces for the team across its tiers (k8s_charts/queueing.py, resource
+      ``platform/team-gpus``); the config refuses one above the GPUs the team's tiers can reach.
+    - CPU and memory: what ``gpu_quota`` GPUs bring along (the largest per-GPU allocatable among the GPU nodes of
+      the team's tiers, at most all of those nodes) plus the whole Karpenter CPU job pool (Ray heads, submitters,
+      llmft CPU steps), so never more than the nodes the team's pods can land on.
+    - Largest container: the largest allocatable of those node kinds (the system nodes' too: CPU pods may run there).
+    """
+    gpu_kinds = [k for k in kinds if k.spec.is_gpu and set(k.tiers) & set(team.allowed_tiers)]
+    cpu_kinds = [k for k in kinds if k.source == CPU_POOL]
+    gpu_room = sum(_largest_per_pool(gpu_kinds).values(), Resources())
+    cpu_room = sum(_largest_per_pool(cpu_kinds).values(), Resources())
+    per_gpu_cpu = max((k.allocatable.cpu_m // k.allocatable.gpus for k in gpu_kinds if k.allocatable.gpus), default=0)
+    per_gpu_mem = max((k.allocatable.memory_mib // k.allocatable.gpus for k in gpu_kinds if k.allocatable.gpus),
+                      default=0)
+    gpus = team.gpu_quota
+    quota = Resources(cpu_m=min(per_gpu_cpu * gpus, gpu_room.cpu_m) + cpu_room.cpu_m,
+                      memory_mib=min(per_gpu_mem * gpus, gpu_room.memory_mib) + cpu_room.memory_mib, gpus=gpus)
+    landing = [*gpu_kinds, *cpu_kinds, *(k for k in kinds if k.source == "system")]
+    container_max = Resources(cpu_m=max((k.allocatable.cpu_m for k in landing), default=0),
+                              memory_mib=max((k.allocatable.memory_mib for k in landing), default=0))
+    return TeamCapacity(quota=quota, container_max=container_max, reachable=gpu_room + cpu_room)
 
 
 class TeamNamespace(Construct):
@@ -40,10 +116,12 @@ class TeamNamespace(Construct):
 
     - Namespace labelled for Pod Security Standards `restricted` (enforce, audit and warn) and
       `platform/kueue-managed: "true"` (Kueue manages and the admission policy refuses jobs without a queue name).
-    - ResourceQuota `gpu`: at most `gpu_quota` GPUs requested at once.
+    - ResourceQuota `compute`: at most `gpu_quota` GPUs (Kueue's cap for the team), and the CPU and memory those
+      GPUs' nodes bring plus the CPU job pool (:func:`team_capacity`), requested at once.
     - ResourceQuota `disallowed-priority-classes`: zero pods for any PriorityClass outside the team's tiers
       (this also refuses pods that name no PriorityClass, so every pod states its tier).
-    - LimitRange `container-defaults`: requests/limits for containers that set none.
+    - LimitRange `container-defaults`: requests/limits for containers that set none, and as maximum the largest
+      node the team's pods can land on.
     - ServiceAccount `training` (the compute stack associates it with the team's IAM role via EKS Pod Identity).
     - PersistentVolume `fsx-<team>` (static, FSx for Lustre CSI) mounting only the team's tree `/teams/<team>`,
       pre-bound to PVC `fsx-claim` of the namespace (k8s_charts/team_storage.py).
@@ -51,9 +129,10 @@ class TeamNamespace(Construct):
       own MLflow user from Secrets Manager into the Secret `mlflow-credentials` (MLFLOW_TRACKING_USERNAME/PASSWORD);
       job pods take both through `k8s_charts.pods.mlflow_credentials()`.
     - ConfigMap `platform-images`: one key per platform image (`sft`, `verl-sglang`), the value its ECR URI.
-    - Role `job-submitter` (PyTorchJob, MPIJob, RayJob, RayCluster) bound to the team's group
-      (:func:`team_group`), which the EKS access entries of the team's Studio users carry.
+    - Role `team-member` (:func:`team_member_rules`) bound to the team's group (:func:`team_group`), the only
+      Kubernetes permission the EKS access entries of the team's Studio users (and CI principals) carry.
     - ValidatingAdmissionPolicy + binding `llmft-team-identity-<team>`: pods run as the team's uid/gid only.
+    - (once, for all teams) the guard rails of k8s_charts/team_guardrails.py and the supplementalGroupsPolicy policy.
     - NetworkPolicies: default deny; same namespace, KubeRay operator, metrics scrapers, DNS, Pod Identity, HTTPS.
     """
 
@@ -68,8 +147,11 @@ class TeamNamespace(Construct):
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
         self.namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
             name=ns, labels={**labels, **pss, MANAGED_NAMESPACE_LABEL: "true"}))
-        self.gpu_quota = k8s.KubeResourceQuota(self, "GpuQuota", metadata=meta("gpu"), spec=k8s.ResourceQuotaSpec(
-            hard={f"requests.{GPU_RESOURCE}": _q(team.gpu_quota)}))
+        self.capacity = team_capacity(team, values.node_kinds)
+        quota, biggest = self.capacity.quota, self.capacity.container_max
+        self.gpu_quota = k8s.KubeResourceQuota(self, "GpuQuota", metadata=meta("compute"), spec=k8s.ResourceQuotaSpec(
+            hard={f"requests.{GPU_RESOURCE}": _q(quota.gpus), "requests.cpu": _q(f"{quota.cpu_m}m"),
+                  "requests.memory": _q(f"{quota.memory_mib}Mi")}))
         self.priority_quota = k8s.KubeResourceQuota(
             self, "PriorityQuota", metadata=meta("disallowed-priority-classes"),
             spec=k8s.ResourceQuotaSpec(
@@ -81,7 +163,9 @@ class TeamNamespace(Construct):
                                               spec=k8s.LimitRangeSpec(limits=[k8s.LimitRangeItem(
                                                   type="Container",
                                                   default_request={"cpu": _q("500m"), "memory": _q("1Gi")},
-                                                  default={"cpu": _q("2"), "memory": _q("4Gi")})]))
+                                                  default={"cpu": _q("2"), "memory": _q("4Gi")},
+                                                  max={"cpu": _q(f"{biggest.cpu_m}m"),
+                                                       "memory": _q(f"{biggest.memory_mib}Mi")})]))
         self.service_account = k8s.KubeServiceAccount(self, "ServiceAccount", metadata=meta(TEAM_SERVICE_ACCOUNT),
                                                       automount_service_account_token=False)
         self.volume = k8s.KubePersistentVolume(
@@ -123,23 +207,19 @@ class TeamNamespace(Construct):
         if values.images:
             self.images = k8s.KubeConfigMap(self, "PlatformImages", metadata=meta(PLATFORM_IMAGES_CONFIG_MAP),
                                             data=dict(values.images))
-        self.job_submitter = k8s.KubeRole(self, "JobSubmitter", metadata=meta(JOB_SUBMITTER_ROLE), rules=[
-            k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
-            k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs", "rayclusters"], verbs=JOB_VERBS),
-            k8s.PolicyRule(api_groups=["kubeflow.org"], resources=["pytorchjobs/status", "mpijobs/status"],
-                           verbs=["get"]),
-            k8s.PolicyRule(api_groups=["ray.io"], resources=["rayjobs/status", "rayclusters/status"], verbs=["get"]),
-        ])
-        self.job_submitters = k8s.KubeRoleBinding(
-            self, "JobSubmitters", metadata=meta(JOB_SUBMITTER_ROLE),
-            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=JOB_SUBMITTER_ROLE),
+        self.member_role = k8s.KubeRole(self, "TeamMember", metadata=meta(TEAM_MEMBER_ROLE),
+                                        rules=team_member_rules())
+        self.member_binding = k8s.KubeRoleBinding(
+            self, "TeamMembers", metadata=meta(TEAM_MEMBER_ROLE),
+            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
             subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
         # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
         self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=labels)
         self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow, self.mlflow_credentials, self.images, self.job_submitter, self.job_submitters, *self.network_policies.policies.values()):
+                    self.mlflow, self.mlflow_credentials, self.images, self.member_role, self.member_binding,
+                    *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)
@@ -152,3 +232,7 @@ class TeamNamespacesChart(cdk8s.Chart):
                  values: PlatformValues) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.teams = {t.name: TeamNamespace(self, t.name, team=t, values=values) for t in teams}
+        labels = {"app.kubernetes.io/part-of": "llm-platform"}
+        self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
+        self.strict_groups = StrictSupplementalGroups(self, "strict-groups", labels=labels,
+                                                      selector={MANAGED_NAMESPACE_LABEL: "true"})

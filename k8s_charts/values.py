@@ -31,7 +31,7 @@ TEAM_SERVICE_ACCOUNT = "training"
 
 def team_group(team: str) -> str:
     """Kubernetes group of a team's people (Studio users' EKS access entries carry it; the team namespace binds it
-    to the `job-submitter` Role, because EKS access policies do not cover custom resources such as PyTorchJob)."""
+    to the `team-member` Role, their only Kubernetes permission; k8s_charts/team_namespaces.py)."""
     return f"llmft:team:{team}"
 
 

@@ -153,7 +153,7 @@ class Plan:
     tier: JobTier
     image: str
     kinds: tuple[NodeKind, ...] = ()          # node kinds of the GPU pods (empty: CPU job)
-    pinned: NodeKind | None = None            # multi-node jobs: the one kind every pod lands on
+    allowed: tuple[NodeKind, ...] = ()        # the kinds that can hold the whole job: Kueue picks one of them
     step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
 
@@ -181,10 +181,16 @@ def candidate_kinds(spec: JobSpec, values: PlatformValues, tier: JobTier) -> tup
     return kinds
 
 
+def holds(kind: NodeKind, nodes: int) -> bool:
+    """Whether ``kind`` can have ``nodes`` nodes at once (a HyperPod group's size, a Karpenter pool's GPU limit)."""
+    return (kind.max_nodes or 0) >= nodes
+
+
 def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
-    """Reserved capacity first (HyperPod), then the kind that can hold the most of the job's nodes."""
+    """The instance type of the job's GPU pods: one a kind can hold the whole job on, reserved capacity (HyperPod)
+    first, then the most GPUs per node."""
     nodes = spec.node_range[1]
-    ranked = sorted(kinds, key=lambda k: (k.source != "hyperpod", (k.max_nodes or 0) < nodes, -k.spec.gpus,
+    ranked = sorted(kinds, key=lambda k: (not holds(k, nodes), k.source != "hyperpod", -k.spec.gpus,
                                           k.instance_type))
     return ranked[0].instance_type
 
@@ -210,17 +216,20 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return []
 
 
-def _pin(manifest: dict[str, Any], kind: NodeKind) -> None:
-    """Narrow every GPU pod's required `node-type` to ``kind``'s and drop the preference: all pods of a multi-node
-    job land on one node kind (never split between HyperPod and EC2)."""
+def _allow(manifest: dict[str, Any], kinds: tuple[NodeKind, ...]) -> None:
+    """Narrow every GPU pod's required `node-type` to the node types of ``kinds`` (the kinds of the tier that can
+    hold the whole job). Kueue then assigns one flavor to all the pods of a pod set, among the flavors whose node
+    labels the affinity allows (Kueue's flavor assignment checks required node affinity against each flavor's
+    nodeLabels), so the job still falls back along the tier's order (reserved first, else on-demand or spot) and is
+    never split between HyperPod and EC2."""
+    node_types = sorted({k.node_type for k in kinds})
     for _, template in pod_templates(manifest):
         node_affinity = ((template["spec"].get("affinity") or {}).get("nodeAffinity") or {})
         terms = (node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
         for term in terms or []:
             for expr in term.get("matchExpressions", []):
                 if expr["key"] == NODE_TYPE_LABEL:
-                    expr["values"] = [kind.node_type]
-        node_affinity.pop("preferredDuringSchedulingIgnoredDuringExecution", None)
+                    expr["values"] = [v for v in expr["values"] if v in node_types]
 
 
 def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
@@ -308,14 +317,12 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
             raise BuildError(str(exc)) from None
         if spec.type == "custom" and spec.custom:
             custom_command = list(spec.custom.command)
-        if high > 1:
-            holds = [k for k in plan.kinds if (k.max_nodes or 0) >= high]
-            if not holds:
-                sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in plan.kinds)
-                raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
-                                 f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
-                                 f"EC2, so lower nodes/max_nodes or pick another instance_type")
-            plan.pinned = holds[0]
+        plan.allowed = tuple(k for k in plan.kinds if holds(k, high))
+        if not plan.allowed:
+            sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in plan.kinds)
+            raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
+                             f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
+                             f"EC2, so lower nodes/max_nodes or pick another instance_type")
     else:
         step, problems = step_file(spec, team)
         if problems:
@@ -345,8 +352,8 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
         else:
             command = custom_command
         _finish(manifest, image=image, config_map=config_map_name, command=command, queue=_queue(tier))
-        if plan.pinned is not None:
-            _pin(manifest, plan.pinned)
+        if plan.allowed:
+            _allow(manifest, plan.allowed)
     plan.manifests = [config_map, *job]
     return plan
 

@@ -187,7 +187,7 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
         return result
     result.plan = plan
     if plan.kinds:
-        where = plan.pinned.name if plan.pinned else ", ".join(k.name for k in plan.kinds)
+        where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
     for problem in check_grpo(spec, plan.gpus):
         result.add("grpo", "FAIL", problem)

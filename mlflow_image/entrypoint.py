@@ -16,9 +16,27 @@ this script:
    team (``MLFLOW_TEAM_<TEAM>_USERNAME``/``_PASSWORD``) to the injected passwords, and locks (random password)
    every ``team-*`` user whose team is gone and the retired shared client user, so neither a default password nor
    a stale one is ever accepted;
-4. writes the basic-auth configuration file (mode 0600) that ``MLFLOW_AUTH_CONFIG_PATH`` points to;
+4. writes the basic-auth configuration file (mode 0600) that ``MLFLOW_AUTH_CONFIG_PATH`` points to, whose
+   ``authorization_function`` is :func:`authenticate_team_request` (basic auth + the team name prefixes below);
 5. replaces itself with ``mlflow server``, passing the store URI in the environment (not on the command line)
    and dropping the passwords the server does not need.
+
+Team names (issue 21). Experiment and registered-model names are global in MLflow, so a team could pre-create the
+name another team's job is about to use (403 / RESOURCE_ALREADY_EXISTS for the victim). Every name a team user
+creates therefore carries its team (team names are DNS labels: no '/' and no '.', so the prefix is unambiguous):
+
+- experiments: ``<team>/<name>`` (:data:`EXPERIMENT_SEPARATOR`; MLflow 3.17.2 accepts any non-empty experiment name
+  up to its length limit, mlflow/utils/validation.py ``_validate_experiment_name``);
+- registered models (and prompts, which share the endpoint): ``<team>.<name>`` (:data:`MODEL_SEPARATOR`; MLflow
+  refuses '/' and ':' in model names, ``_validate_model_name``, because ``models:/<name>/<version>`` URIs split on
+  '/').
+
+The server enforces it: :func:`authenticate_team_request`, MLflow's supported extension point for authentication
+(``authorization_function`` in the basic-auth ini, mlflow/server/auth/__init__.py ``get_auth_func``: a function
+returning the request's ``Authorization`` or a ``Response``), authenticates with MLflow's own basic auth and then
+refuses (403 ``PERMISSION_DENIED``) a create or rename of an experiment or registered model whose new name is
+outside the caller's prefix. The user ``team-<team>`` is team ``<team>``; admins are exempt; other non-admin users
+may not create names. Everything else (permissions per experiment/model, NO_PERMISSIONS default) is MLflow's.
 
 Pure helpers (settings, URI, configuration text, command line) import nothing outside the standard library, so
 the unit tests run them without MLflow installed; tests/test_mlflow_server_e2e.py runs the whole script against
@@ -48,6 +66,16 @@ TEAM_USER_PREFIX = "team-"
 """Users with this prefix belong to the platform: one per team, reconciled from the injected secrets at start."""
 RETIRED_USERS = ("mlflow-client",)
 """The shared client user of earlier releases: locked at every start (its experiments stay, admins reassign them)."""
+EXPERIMENT_SEPARATOR = "/"
+MODEL_SEPARATOR = "."
+NAME_CHANGES = {
+    # REST path (after /api/2.0, /ajax-api/2.0 or .../preview) -> (JSON field with the new name, what it names)
+    "/mlflow/experiments/create": ("name", "experiment"),
+    "/mlflow/experiments/update": ("new_name", "experiment"),
+    "/mlflow/registered-models/create": ("name", "registered model"),
+    "/mlflow/registered-models/rename": ("new_name", "registered model"),
+}
+"""The MLflow REST calls that give an experiment or registered model a name (mlflow/server/handlers.py routes)."""
 _TEAM_USERNAME = re.compile(r"MLFLOW_TEAM_([A-Z0-9_]+)_USERNAME")
 # Variables only this script needs; the server process never sees them.
 _BOOTSTRAP_ONLY = re.compile(r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)")
@@ -153,6 +181,59 @@ def _team_users(env: Mapping[str, str], need) -> tuple[User, ...]:
     return tuple(users)
 
 
+def team_of(username: str) -> str | None:
+    """The team of a platform team user (``team-<team>``), else None."""
+    return username[len(TEAM_USER_PREFIX):] if username.startswith(TEAM_USER_PREFIX) else None
+
+
+def team_prefix(team: str, kind: str) -> str:
+    return f"{team}{EXPERIMENT_SEPARATOR if kind == 'experiment' else MODEL_SEPARATOR}"
+
+
+def name_refusal(username: str, is_admin: bool, method: str, path: str, body: Mapping | None) -> str | None:
+    """Why the request may not name an experiment or registered model as it asks (None: it may). Pure: the unit
+    tests call it directly; :func:`authenticate_team_request` calls it for every authenticated request."""
+    if is_admin or method != "POST":
+        return None
+    change = next((v for k, v in NAME_CHANGES.items() if path.endswith(k)), None)
+    if change is None:
+        return None
+    field, kind = change
+    name = (body or {}).get(field)
+    if not isinstance(name, str):
+        return None  # MLflow itself refuses a missing or malformed name
+    team = team_of(username)
+    if team is None:
+        return f"user {username!r} belongs to no team and may not name a {kind}; ask an MLflow admin"
+    prefix = team_prefix(team, kind)
+    if not name.startswith(prefix) or len(name) == len(prefix):
+        return (f"{kind} names of team {team} start with {prefix!r} (e.g. {prefix}my-{kind.split()[-1]}); "
+                f"{name!r} is outside the team's prefix")
+    return None
+
+
+def authenticate_team_request():
+    """``authorization_function`` of the server: MLflow's basic auth, then :func:`name_refusal` (403)."""
+    from flask import jsonify, make_response, request
+    from mlflow.server import auth
+    from werkzeug.datastructures import Authorization
+
+    result = auth.authenticate_request_basic_auth()
+    if not isinstance(result, Authorization) or request.method != "POST" or \
+            not any(request.path.endswith(k) for k in NAME_CHANGES):
+        return result
+    user = auth.store.get_user(result.username)
+    refusal = name_refusal(result.username, bool(user.is_admin), request.method, request.path,
+                           request.get_json(force=True, silent=True))
+    if refusal is None:
+        return result
+    return make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
+
+
+AUTHORIZATION_FUNCTION = f"{Path(__file__).stem}:{authenticate_team_request.__name__}"
+"""What the ini names; the server finds this module on PYTHONPATH (:func:`server_environment`)."""
+
+
 def postgres_uri(s: Settings, database: str) -> str:
     """SQLAlchemy URI of ``database`` on the cluster, TLS required, credentials percent-encoded."""
     user, password = quote(s.db_username, safe=""), quote(s.db_password, safe="")
@@ -168,7 +249,7 @@ def auth_config_text(s: Settings) -> str:
         f"default_permission = {s.default_permission}\n"
         f"database_uri = {uri}\n"
         f"admin_username = {s.admin_username}\n"
-        "authorization_function = mlflow.server.auth:authenticate_request_basic_auth\n"
+        f"authorization_function = {AUTHORIZATION_FUNCTION}\n"
         "grant_default_workspace_access = false\n"
     )
 
@@ -194,6 +275,8 @@ def server_environment(s: Settings, env: Mapping[str, str]) -> dict[str, str]:
     out["MLFLOW_BACKEND_STORE_URI"] = postgres_uri(s, s.db_name)
     if s.auth:
         out["MLFLOW_AUTH_CONFIG_PATH"] = str(AUTH_CONFIG_PATH)
+        here = str(Path(__file__).resolve().parent)  # /app in the image: authenticate_team_request's module
+        out["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
     return out
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import Duration, RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
@@ -181,11 +181,15 @@ class ComputeStack(PlatformStack):
         for namespace in cc.fsx_claim_namespaces:
             self.fsx_volume.add_claim(namespace)
         # The teams' trees (and Studio users' private directories) with their owners, before any pod mounts them.
+        # Its pod runs on a system node and mounts FSx through the CSI driver: the Job is applied only once the
+        # system node group, its networking and the FSx CSI add-on exist, so the wait (FsxDirectories.MAX_WAIT)
+        # covers the pod alone, not a slow node group.
         self.fsx_directories = FsxDirectories(
             self, "FsxDirectories", cluster=self.cluster, directories=platform_directories(config),
             volume=lambda ns: [self.fsx_volume.persistent_volume(ns), self.fsx_volume.persistent_volume_claim(ns)],
             image=config.studio.partition_job_image, node_selector=self.system_node_selector,
-            revision=config.studio.partition_job_revision, timeout=Duration.minutes(10),
+            revision=config.studio.partition_job_revision,
+            after=[*system_ready, self.eks.addons["aws-fsx-csi-driver"]],
         )
 
         # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; teams' Pod Identity roles

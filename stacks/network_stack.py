@@ -1,10 +1,10 @@
-"""`<Env>-Network`: VPC, HyperPod subnet, security groups, endpoints, flow logs."""
+"""`<Env>-Network`: VPC, HyperPod subnet, security groups, endpoints, flow logs and their KMS key."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import Tags, aws_ec2 as ec2
+from aws_cdk import Aws, RemovalPolicy, Tags, aws_ec2 as ec2, aws_iam as iam, aws_kms as kms
 from constructs import Construct
 
 from cdk_constructs.log_retention import retention
@@ -26,6 +26,21 @@ class NetworkStack(PlatformStack):
                          description=f"LLM fine-tuning platform ({config.name}): VPC, HyperPod subnet, security "
                                      f"groups, VPC endpoints")
         net = config.network
+        # The network stack comes first, before the platform key (storage stack), so its log groups (flow logs, the
+        # default-SG handler) get a key of their own: rotation, CloudWatch Logs of this account and region only.
+        self.logs_key = kms.Key(
+            self, "LogsKey", alias=f"alias/{config.resource_prefix}-network-logs", enable_key_rotation=True,
+            description=f"{config.resource_prefix}: network stack log groups (VPC flow logs, handlers)",
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self.logs_key.add_to_resource_policy(iam.PolicyStatement(
+            sid="CloudWatchLogs",
+            principals=[iam.ServicePrincipal(f"logs.{config.region}.amazonaws.com")],
+            actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+            resources=["*"],
+            # CloudWatch Logs User Guide, "Encrypt log data in CloudWatch Logs using AWS KMS": the encryption context
+            # names the log group, so the key serves only this account's groups in this region
+            conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn":
+                                    f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"}}))
         platform_vpc = PlatformVpc(
             self,
             "Network",
@@ -36,12 +51,12 @@ class NetworkStack(PlatformStack):
             private_subnet_mask=net.private_subnet_mask,
             isolated_subnet_mask=net.isolated_subnet_mask,
             flow_logs_retention=retention(net.flow_logs_retention_days),
+            flow_logs_key=self.logs_key,
         )
         self.vpc: ec2.IVpc = platform_vpc.vpc
         self.flow_log_group = platform_vpc.flow_log_group
         govern_handler_logs(self, retention_days=config.observability.log_retention_days,
-                            no_key_reason="Deploy-time handler log of the network stack, which precedes the platform "
-                                          "key (storage stack); CloudWatch Logs encrypts it with its own key")
+                            encryption_key=self.logs_key)
 
         self.hyperpod = HyperPodSubnet(
             self,

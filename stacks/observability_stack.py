@@ -26,6 +26,14 @@ def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
                          if (pricer.instance(g.instance_type) or {}).get("gpus")}))
 
 
+def cluster_queues(config: EnvironmentConfig) -> tuple[str, ...]:
+    """Every Kueue ClusterQueue of the environment (one per team and allowed tier, k8s_charts/queueing.py)."""
+    from k8s_charts.queues import cluster_queue_name
+
+    return tuple(cluster_queue_name(team.name, tier) for team in config.kubernetes.teams
+                 for tier in team.allowed_tiers)
+
+
 def burst_prices(config: EnvironmentConfig, per_gpu: dict[str, float]) -> tuple[tuple[str, str, float], ...]:
     """(instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool member: spot priced at
     the on-demand list price, an upper bound."""
@@ -93,4 +101,5 @@ class ObservabilityStack(PlatformStack):
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
             reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
             burst_prices=burst_prices(config, per_gpu),
-            thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour, **common)
+            thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
+            cluster_queues=cluster_queues(config), **common)

@@ -14,7 +14,7 @@ from constructs import Construct
 from cdk_constructs.shared_file_system import SharedFileSystem
 from cdk_constructs.studio_domain import StudioDomain
 from cdk_constructs.studio_lifecycle_configs import StudioLifecycleConfigs
-from cdk_constructs.studio_user_profile import StudioUserProfile
+from cdk_constructs.studio_user_profile import StudioUserProfile, presigned_url_policy
 from config import EnvironmentConfig
 from k8s_charts.team_storage import team_fs_path
 
@@ -147,5 +147,10 @@ class StudioStack(PlatformStack):
                 resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
+        # Who may open which profile (README "SageMaker Studio"): attach to people's roles; the profile's tag and the
+        # person's principal tag studio-user-profile must match.
+        self.presigned_url_policy = presigned_url_policy(self, "OwnProfilePresignedUrl", domain=self.domain)
+        CfnOutput(self, "OwnProfilePresignedUrlPolicyArn", value=self.presigned_url_policy.managed_policy_arn,
+                  description="Managed policy: sagemaker:CreatePresignedDomainUrl for one's own Studio profile only")
         CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "
                                                                 "users/<name>/")

@@ -168,7 +168,8 @@ def _tree_owner(manifests: list[dict[str, Any]], path: str) -> tuple[int, int, i
     """(uid, gid, mode) the FSx directories Job gives ``path``."""
     job = next(d for d in manifests if d["kind"] == "Job" and "fsx" in json.dumps(d["spec"]["template"]["spec"]))
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][-1]
-    m = re.search(rf"mkdir -p /fsx{re.escape(path)} && chown (\d+):(\d+) \S+ && chmod (\d+) ", script)
+    assert "ROOT=/fsx" in script
+    m = re.search(rf"^reconcile {re.escape(path)} (\d+) (\d+) (\d+) ", script, re.M)
     assert m, f"the directories Job does not create {path}"
     return int(m.group(1)), int(m.group(2)), int(m.group(3), 8)
 
@@ -416,3 +417,173 @@ def test_isolation(env: str, a: str, b: str, channel: str, request: pytest.Fixtu
         assert reach, f"{a} cannot reach its own {channel}: {evidence}"
     else:
         assert not reach, f"{a} reaches {b} through {channel}: {evidence}"
+
+
+# ---- capacity and guard-rail rows (issue 21) ---------------------------------------------------------------------------
+# Per team: what a member of the team may try with the permissions the platform grants (its access entries' groups
+# and access policies, read from the studio template) against the objects the compute stack applies (RBAC, the
+# admission policies' CEL run with cel-python, the ResourceQuota and LimitRange). A row holds when every layer it
+# names refuses; `refused_by` in the evidence lists every layer that refuses.
+
+GPU, EFA = "nvidia.com/gpu", "vpc.amazonaws.com/efa"
+
+
+def _gpu_spec(team: Team, gpus: int = 8, priority: str = "critical") -> dict[str, Any]:
+    return {"priorityClassName": priority, "tolerations": [{"operator": "Exists"}],
+            "securityContext": {"runAsUser": team.uid, "runAsGroup": team.gid, "runAsNonRoot": True},
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {GPU: str(gpus), EFA: "32",
+                                                                               "cpu": "8", "memory": "64Gi"}}}]}
+
+
+def _owned(kind: str, api_version: str, spec: dict[str, Any], ns: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns, "ownerReferences": [
+        {"apiVersion": api_version, "kind": kind, "name": "o", "uid": "u", "controller": True}]}, "spec": spec}
+
+
+def _pytorchjob(ns: str, queue: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+            "metadata": {"name": "j", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+            "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": spec}}}}}
+
+
+def _ray(ns: str, queue: str, team: Team, **head: Any) -> dict[str, Any]:
+    spec = _gpu_spec(team, 0, "medium")
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
+            "metadata": {"name": "r", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+            "spec": {"headGroupSpec": {"template": {"spec": spec}, **head}}}
+
+
+def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, dict[str, Any]]:
+    """name -> {request: (verb, group, resource), objects: [(object, layers that must refuse it)]}"""
+    ns, low = team.name, tiers[-1]
+    svc = lambda **spec: {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": ns},  # noqa: E731
+                          "spec": {"ports": [{"port": 8265}], **spec}}
+    deployment = lambda kind: {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "d", "namespace": ns},  # noqa: E731
+                               "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"spec": _gpu_spec(team)}}}
+    return {
+        "gpu-bare-pod": {"request": ("create", "", "pods"), "objects": [
+            ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns}, "spec": _gpu_spec(team)},
+             ("rbac", "llmft-team-pods"))]},
+        "gpu-deployment": {"request": ("create", "apps", "deployments"), "objects": [
+            (deployment("Deployment"), ("rbac", "llmft-team-workloads")),
+            (_owned("ReplicaSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
+        "gpu-daemonset": {"request": ("create", "apps", "daemonsets"), "objects": [
+            (deployment("DaemonSet"), ("rbac", "llmft-team-workloads")),
+            (_owned("DaemonSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
+        "gpu-batch-job": {"request": None, "objects": [
+            ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": ns},
+              "spec": {"template": {"spec": _gpu_spec(team)}}}, ("llmft-team-workloads",)),
+            (_owned("Job", "batch/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
+        "gpu-above-quota": {"request": None, "objects": [
+            (_owned("PyTorchJob", "kubeflow.org/v1", _gpu_spec(team, quota_gpus + 1), ns), ("quota",))]},
+        "cpu-memory-above-quota": {"request": None, "objects": [
+            (_owned("PyTorchJob", "kubeflow.org/v1", {**_gpu_spec(team, 0), "containers": [
+                {"name": "c", "image": "i", "resources": {"limits": {"cpu": "4000", "memory": "64Ti"}}}]}, ns),
+             ("quota", "limitrange"))]},
+        "priority-above-tier": {"request": None, "objects": [
+            (_pytorchjob(ns, low, _gpu_spec(team, 8, "critical")), ("llmft-team-workloads",))]},
+        "workload-priority-class": {"request": None, "objects": [
+            ({**_pytorchjob(ns, low, _gpu_spec(team, 8, "low")), "metadata": {"name": "j", "namespace": ns, "labels": {
+                "kueue.x-k8s.io/queue-name": low, "kueue.x-k8s.io/priority-class": "vip"}}}, ("llmft-team-workloads",))]},
+        "service-externalips": {"request": ("create", "", "services"), "objects": [
+            (svc(externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))]},
+        "service-loadbalancer": {"request": ("create", "", "services"), "objects": [
+            (svc(type="LoadBalancer"), ("rbac", "llmft-team-services"))]},
+        "service-nodeport": {"request": ("create", "", "services"), "objects": [
+            (svc(type="NodePort"), ("rbac", "llmft-team-services"))]},
+        "service-externalname": {"request": ("create", "", "services"), "objects": [
+            (svc(type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))]},
+        "raycluster-without-token-auth": {"request": None, "objects": [
+            (_ray(ns, low, team), ("llmft-team-workloads",))]},
+        "ray-head-externalips": {"request": None, "objects": [
+            ({**_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}}),
+              "spec": {**_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}})["spec"],
+                       "authOptions": {"mode": "token"}}}, ("llmft-team-workloads",)),
+            (svc(externalIPs=["10.0.0.10"]), ("llmft-team-services",))]},   # the Service KubeRay would create
+        "networkpolicy-delete": {"request": ("delete", "networking.k8s.io", "networkpolicies"), "objects": []},
+        "networkpolicy-edit": {"request": ("patch", "networking.k8s.io", "networkpolicies"), "objects": []},
+        "rbac-escalation": {"request": ("create", "rbac.authorization.k8s.io", "rolebindings"), "objects": []},
+        "serviceaccount-token": {"request": ("create", "", "serviceaccounts/token"), "objects": []},
+        "quota-delete": {"request": ("delete", "", "resourcequotas"), "objects": []},
+    }
+
+
+CAPACITY_ROWS = ("gpu-bare-pod", "gpu-deployment", "gpu-daemonset", "gpu-batch-job", "gpu-above-quota",
+                 "cpu-memory-above-quota", "priority-above-tier", "workload-priority-class", "service-externalips",
+                 "service-loadbalancer", "service-nodeport", "service-externalname", "raycluster-without-token-auth",
+                 "ray-head-externalips", "networkpolicy-delete", "networkpolicy-edit", "rbac-escalation",
+                 "serviceaccount-token", "quota-delete")
+
+
+def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
+    """(every named layer refuses, evidence)."""
+    from .guardrail_eval import admission_refusals, limit_range_refusals, quota_refusals, rbac_allows
+
+    manifests = kube_manifests(synth.templates["compute"])
+    teams = teams_of(synth)
+    team = teams[team_name]
+    cfg = next(t for t in synth.config.kubernetes.teams if t.name == team_name)
+    (ns_doc,) = [d for d in manifests if d["kind"] == "Namespace" and d["metadata"]["name"] == team_name]
+    labels = {**ns_doc["metadata"].get("labels", {}), "kubernetes.io/metadata.name": team_name}
+    row = _attacks(team, cfg.allowed_tiers, cfg.gpu_quota)[attack]
+    evidence, holds = [], True
+    if row["request"]:
+        verb, group, resource = row["request"]
+        grants = rbac_allows(manifests, team.k8s_subjects, verb, group, resource, team_name)
+        grants += [f"access policy {p}" for _, ns, p in team.access_scopes if not ns or team_name in ns]
+        evidence.append(f"RBAC {verb} {group or 'core'}/{resource}: {'allowed by ' + str(grants) if grants else 'refused'}")
+        holds &= not grants
+    for obj, layers in row["objects"]:
+        refusals = admission_refusals(manifests, obj, labels)
+        spec = obj["spec"] if obj["kind"] == "Pod" else None
+        if spec is not None:
+            refusals += quota_refusals(manifests, team_name, spec) + limit_range_refusals(manifests, team_name, spec)
+        by = sorted({r.by for r in refusals})
+        evidence.append(f"{obj['kind']}: refused by {by or 'nothing'}")
+        for layer in layers:
+            if layer == "rbac":
+                continue
+            name = {"quota": "ResourceQuota", "limitrange": "LimitRange"}.get(layer, f"ValidatingAdmissionPolicy {layer}")
+            holds &= any(b.startswith(name) for b in by)
+    return holds, "; ".join(evidence)
+
+
+def _capacity_params() -> list[Any]:
+    from config import load_config
+
+    return [pytest.param(e, t.name, a, id=f"{e}:{t.name}:{a}") for e in ("dev", "prod")
+            for t in load_config(e).kubernetes.teams for a in CAPACITY_ROWS]
+
+
+@pytest.mark.parametrize(("env", "team", "attack"), _capacity_params())
+def test_capacity_and_guard_rails(env: str, team: str, attack: str, request: pytest.FixtureRequest) -> None:
+    synth: Synth = request.getfixturevalue(env)
+    holds, evidence = capacity_row(synth, team, attack)
+    assert holds, f"{team} gets through {attack}: {evidence}"
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str, request: pytest.FixtureRequest) -> None:
+    """`supplementalGroupsPolicy: Merge` (or unset) is warned about and audited in every team namespace; Deny waits for
+    proof that every node's runtime supports Strict (k8s_charts/team_isolation.py, tools/probe_isolation.sh)."""
+    from .guardrail_eval import admission_refusals
+
+    synth: Synth = request.getfixturevalue(env)
+    manifests = kube_manifests(synth.templates["compute"])
+    for team in teams_of(synth).values():
+        pod = _owned("PyTorchJob", "kubeflow.org/v1", {**_gpu_spec(team), "securityContext": {
+            "runAsUser": team.uid, "runAsGroup": team.gid, "supplementalGroupsPolicy": "Merge"}}, team.name)
+        labels = {"platform/kueue-managed": "true", "kubernetes.io/metadata.name": team.name}
+        flagged = admission_refusals(manifests, pod, labels, actions=("Warn",))
+        assert [r.by for r in flagged] == ["ValidatingAdmissionPolicy llmft-team-supplemental-groups"]
+        assert not [r for r in admission_refusals(manifests, pod, labels) if "supplemental" in r.by]
+
+
+def print_matrix(synth: Synth) -> str:
+    """The matrix as text (for the closing note of a change: `python -m pytest ... -k print` shows it)."""
+    lines = [f"{a} -> {b} {ch}: {'REACHES' if ok else 'refused'} ({ev})" for (a, b, ch), (ok, ev) in _matrix(synth).items()]
+    for t in synth.config.kubernetes.teams:
+        for attack in CAPACITY_ROWS:
+            ok, ev = capacity_row(synth, t.name, attack)
+            lines.append(f"{t.name} {attack}: {'refused' if ok else 'GETS THROUGH'} ({ev})")
+    return "\n".join(lines)

@@ -104,7 +104,7 @@ def test_validation_catches_mistakes(dist) -> None:
     job = copy.deepcopy(next(iter(objects(dev, "PyTorchJob").values())))
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"]["limits"] = 8
     assert any("is not of type 'object'" in e for e in validate(job, "1.34"))
-    quota = copy.deepcopy(objects(dev, "ResourceQuota")["ml-research/gpu"])
+    quota = copy.deepcopy(objects(dev, "ResourceQuota")["ml-research/compute"])
     quota["spec"]["hardd"] = {}
     assert validate(quota, "1.34")
     assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, "1.34")
@@ -293,7 +293,7 @@ def test_team_namespace(dist) -> None:
     assert {ns["metadata"]["labels"][f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {
         "restricted"}
     quotas = objects(dev, "ResourceQuota")
-    assert quotas["ml-research/gpu"]["spec"]["hard"] == {"requests.nvidia.com/gpu": 16}
+    assert quotas["ml-research/compute"]["spec"]["hard"]["requests.nvidia.com/gpu"] == 16  # CPU/memory: test_team_guardrails
     guard = quotas["ml-research/disallowed-priority-classes"]["spec"]
     assert guard["hard"] == {"pods": 0}
     assert guard["scopeSelector"]["matchExpressions"] == [

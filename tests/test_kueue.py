@@ -234,7 +234,7 @@ def test_team_that_may_not_borrow_is_capped_at_its_shares() -> None:
     cfg = config_with("dev", {"kubernetes": {"teams": [
         {"name": "ml-research", "gpu_quota": 16, "allowed_tiers": ["research"], "gpu_shares": {"a100-spot": 8},
          "borrowing": False},
-        {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["production"]}]}})
+        {"name": "hyperpod-platform", "gpu_quota": 1, "allowed_tiers": ["production"]}]}})
     docs = QueueingChart(cdk8s.App(), "q", config=cfg).to_json()
     cohort = next(d for d in docs if d["kind"] == "Cohort" and d["metadata"]["name"] == "ml-research")
     limits = {f["name"]: (quota(f["resources"][0]), quota(f["resources"][0], "borrowingLimit"))

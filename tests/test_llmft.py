@@ -66,19 +66,40 @@ def test_example_renders_validates_and_passes_preflight(path: Path, env: str) ->
         assert problems(spec.type, step) == []
 
 
-def test_multi_node_jobs_are_pinned_to_one_node_kind() -> None:
-    """prod development p5: HyperPod (2 nodes) and the on-demand pool both run p5; a 2-node GRPO job must not be
-    split, so every GPU pod requires the one node-type that can hold both nodes."""
-    plan = run(load_spec(ROOT / "examples/jobs/06-grpo-gsm8k.yaml"), "prod").plan
-    assert {k.source for k in plan.kinds} == {"hyperpod", "karpenter"} and plan.pinned is not None
-    for where, pod in plan.pod_specs():
-        if pod.get("affinity"):
+def _gpu_node_types(plan) -> list[list[str]]:
+    out = []
+    for _, pod in plan.pod_specs():
+        if any("nvidia.com/gpu" in c["resources"].get("limits", {}) for c in pod["containers"]):
             terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-            node_types = [e["values"] for e in terms["nodeSelectorTerms"][0]["matchExpressions"]
-                          if e["key"] == "node-type"]
-            assert node_types == [[plan.pinned.node_type]], where
-            assert "preferredDuringSchedulingIgnoredDuringExecution" not in pod["affinity"]["nodeAffinity"]
-            assert {k.source for k in pod_kinds(VALUES["prod"].node_kinds, pod)} == {plan.pinned.source}
+            out += [e["values"] for e in terms["nodeSelectorTerms"][0]["matchExpressions"] if e["key"] == "node-type"]
+    return out
+
+
+def test_multi_node_jobs_keep_every_node_kind_that_can_hold_them() -> None:
+    """prod development p5: HyperPod (2 nodes) and the on-demand pool (2 nodes) can each hold the 2-node GRPO job, so
+    its GPU pods allow both node types and Kueue picks the flavor in the tier's order (reserved first, else
+    on-demand); Kueue keeps all pods of a pod set on one flavor, so the job is never split."""
+    plan = run(load_spec(ROOT / "examples/jobs/06-grpo-gsm8k.yaml"), "prod").plan
+    tier_types = sorted({k.node_type for k in plan.kinds})
+    assert tier_types == ["eks-on-demand", "hyperpod"]
+    assert {k.name for k in plan.allowed} == {k.name for k in plan.kinds}
+    node_types = _gpu_node_types(plan)
+    assert node_types and all(sorted(v) == tier_types for v in node_types), node_types
+    for _, pod in plan.pod_specs():  # every kind a pod may land on is one of the kinds that hold the job
+        assert {k.name for k in pod_kinds(VALUES["prod"].node_kinds, pod)} <= \
+            {k.name for k in VALUES["prod"].node_kinds if k.spec.gpus == 0 or k in plan.allowed}
+
+
+def test_a_kind_too_small_for_the_job_is_left_out() -> None:
+    """A 2-node research SFT in dev: HyperPod has one g5 node, the A100 spot pool holds 2, so the job runs on spot
+    (before, HyperPod was chosen first and the job refused)."""
+    sft = {**yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text()), "tier": "research", "nodes": 2}
+    result = run(parse_spec(sft))
+    assert result.ok, result.report()
+    assert {k.name for k in result.plan.allowed} == {"karpenter/a100-spot/p4d.24xlarge"}
+    assert all(v == ["eks-spot"] for v in _gpu_node_types(result.plan))
+    one = run(parse_spec({**sft, "nodes": 1})).plan  # one node fits the reserved HyperPod g5: it goes first
+    assert one.kinds[0].source == "hyperpod"
 
 
 def test_step_runs_the_training_package_entry_point() -> None:

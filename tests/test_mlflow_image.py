@@ -240,6 +240,54 @@ def test_users_of_removed_teams_and_the_retired_client_are_locked_others_kept() 
     assert ep.users_to_lock(existing, wanted) == ["mlflow-client", "team-disbanded"]
 
 
+# ---- team name prefixes (issue 21) --------------------------------------------------------------------------------
+
+def test_auth_config_names_the_team_prefix_authorization_function() -> None:
+    s = ep.Settings.from_env(ENV)
+    parser = configparser.ConfigParser()
+    parser.read_string(ep.auth_config_text(s))
+    assert parser["mlflow"]["authorization_function"] == "entrypoint:authenticate_team_request"
+    env = ep.server_environment(s, {**ENV, "PYTHONPATH": "/opt/x"})
+    assert env["PYTHONPATH"].split(":") == [str(IMAGE.resolve()), "/opt/x"], "the server imports this module"
+
+
+@pytest.mark.parametrize(("user", "admin", "path", "body", "refused"), [
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/sft"}, False),
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b/sft"}, True),       # squatting b's name
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b"}, True),           # b's bare name
+    ("team-a", False, "/ajax-api/2.0/mlflow/experiments/create", {"name": "ab/x"}, True),   # prefix, not substring
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/"}, True),          # nothing after it
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a.sft"}, True),       # the model separator
+    ("team-a", False, "/api/2.0/mlflow/experiments/update", {"experiment_id": "1", "new_name": "b/sft"}, True),
+    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "a.grpo"}, False),
+    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "b.grpo"}, True),
+    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "grpo"}, True),
+    ("team-a", False, "/api/2.0/mlflow/registered-models/rename", {"name": "a.x", "new_name": "b.x"}, True),
+    ("team-a", False, "/api/2.0/preview/mlflow/registered-models/create", {"name": "b.x"}, True),
+    ("someone", False, "/api/2.0/mlflow/experiments/create", {"name": "someone/x"}, True),  # no team
+    ("admin", True, "/api/2.0/mlflow/experiments/create", {"name": "anything"}, False),     # admins exempt
+    ("team-a", False, "/api/2.0/mlflow/runs/create", {"experiment_id": "1"}, False),        # not a name
+    ("team-a", False, "/api/2.0/mlflow/experiments/create", None, False),                   # MLflow refuses it
+])
+def test_names_outside_the_team_prefix_are_refused(user, admin, path, body, refused) -> None:
+    why = ep.name_refusal(user, admin, "POST", path, body)
+    assert (why is not None) == refused, why
+    if refused and user.startswith("team-"):
+        assert "'a/'" in why or "'a.'" in why
+
+
+def test_team_separators_keep_names_unambiguous() -> None:
+    """Team names are DNS labels (no '/' or '.'); registered-model names may not contain '/' (MLflow 3.17.2
+    _validate_model_name: '/' and ':' break models:/ URIs), so models use '.'. The training package uses the same
+    contract (training/llm_platform/team_names.py)."""
+    from llm_platform import team_names
+
+    assert (ep.EXPERIMENT_SEPARATOR, ep.MODEL_SEPARATOR) == (team_names.EXPERIMENT_SEPARATOR,
+                                                             team_names.MODEL_SEPARATOR) == ("/", ".")
+    assert ep.TEAM_USER_PREFIX == team_names.TEAM_USER_PREFIX
+    from config.kubernetes import _DNS1123_LABEL  # noqa: F401  (exists: team names are DNS labels)
+
+
 # ---- one Python for the image and a plain machine -------------------------------------------------------------
 def _make_database() -> dict[str, list[str]]:
     """Targets -> prerequisites and variables, as GNU make itself reads the Makefile (dry run, nothing built)."""

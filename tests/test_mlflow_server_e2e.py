@@ -444,6 +444,48 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
     search = api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=100", auth=user_a).json()
     assert b_exp not in {e["experiment_id"] for e in search.get("experiments", [])}
 
+    # --- names are per team (issue 21): A cannot create or squat B's experiment or model names; B still can ------
+    t0 = time.monotonic()
+    squat = {
+        "B's GRPO experiment": api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
+                                        json={"name": f"{team_b}/grpo-gsm8k"}),
+        "B's bare team name": api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
+                                       json={"name": team_b}),
+        "B's registered model": api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
+                                         json={"name": f"{team_b}.grpo-gsm8k-run1"}),
+        "an unprefixed model": api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
+                                        json={"name": "grpo-gsm8k-run1"}),
+    }
+    own = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_a}/scratch"})
+    assert own.status_code == 200, own.text
+    squat["rename own experiment into B's prefix"] = api.call(
+        "POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
+        json={"experiment_id": own.json()["experiment_id"], "new_name": f"{team_b}/grpo-gsm8k"})
+    own_model = api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
+                         json={"name": f"{team_a}.scratch"})
+    assert own_model.status_code == 200, own_model.text
+    squat["rename own model into B's prefix"] = api.call(
+        "POST", "/api/2.0/mlflow/registered-models/rename", auth=user_a,
+        json={"name": f"{team_a}.scratch", "new_name": f"{team_b}.grpo-gsm8k-run1"})
+    assert {k: r.status_code for k, r in squat.items()} == {k: 403 for k in squat}, \
+        {k: r.text for k, r in squat.items()}
+    assert all(r.json()["error_code"] == "PERMISSION_DENIED" and f"'{team_a}" in r.json()["message"]
+               for r in squat.values())
+    # B's job: its experiment and its registered model (with a version from its run) are still B's to create
+    b_grpo = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_b, json={"name": f"{team_b}/grpo-gsm8k"})
+    assert b_grpo.status_code == 200, b_grpo.text
+    b_model = api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_b,
+                       json={"name": f"{team_b}.grpo-gsm8k-run1"})
+    assert b_model.status_code == 200, b_model.text
+    version = api.call("POST", "/api/2.0/mlflow/model-versions/create", auth=user_b,
+                       json={"name": f"{team_b}.grpo-gsm8k-run1", "source": f"runs:/{b_run}/model", "run_id": b_run})
+    assert version.status_code == 200 and version.json()["model_version"]["version"] == "1", version.text
+    assert api.call("GET", f"/api/2.0/mlflow/registered-models/get?name={team_b}.grpo-gsm8k-run1",
+                    auth=user_a).status_code == 403
+    assert api.call("POST", "/api/2.0/mlflow/experiments/create", auth=admin,
+                    json={"name": "platform-shared"}).status_code == 200, "admins are exempt"
+    timings["team name prefixes (squatting refused, own names created)"] = time.monotonic() - t0
+
     # --- the README's sharing recipe: B grants A READ on one experiment, A reads it and still cannot change it ----
     grant = api.call("POST", GRANT, auth=user_b, json={
         "username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"})

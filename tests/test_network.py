@@ -170,3 +170,21 @@ def test_karpenter_discovery_tags(env_synth: Synth) -> None:
         res[lid(stack.security_groups.eks_nodes)]["Properties"]["Tags"]
     hp_tags = res[lid(stack.hyperpod.subnet.node.default_child)]["Properties"]["Tags"]
     assert not [t for t in hp_tags if t["Key"] == "karpenter.sh/discovery"]  # HyperPod keeps its subnet
+
+
+def test_network_log_groups_use_the_network_logs_key(env_synth: Synth) -> None:
+    """Every log group of the network stack (flow logs, the default-SG handler's) is encrypted with the stack's own
+    key, which CloudWatch Logs may use only for this account's log groups in this region."""
+    template = env_synth.templates["network"]["Resources"]
+    keys = {k: v for k, v in template.items() if v["Type"] == "AWS::KMS::Key"}
+    (key_id,) = keys
+    assert keys[key_id]["Properties"]["EnableKeyRotation"] is True
+    groups = {k: v for k, v in template.items() if v["Type"] == "AWS::Logs::LogGroup"}
+    assert len(groups) >= 2
+    for lid, res in groups.items():
+        assert res["Properties"]["KmsKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}, lid
+        assert res["Properties"]["RetentionInDays"] > 0, lid
+    (logs_statement,) = [s for s in keys[key_id]["Properties"]["KeyPolicy"]["Statement"]
+                         if s.get("Principal", {}).get("Service") == f"logs.{env_synth.config.region}.amazonaws.com"]
+    assert "kms:GenerateDataKey*" in logs_statement["Action"]
+    assert "kms:EncryptionContext:aws:logs:arn" in logs_statement["Condition"]["ArnLike"]

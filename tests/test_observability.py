@@ -145,18 +145,21 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     assert {"operator": "Exists"} in cfg["tolerations"]
     assert all("key" not in t and "effect" not in t for t in cfg["tolerations"] if t.get("operator") == "Exists")
     k8s = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
-    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                   "kueue_container_insights": True}
+    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True}, \
+        "Kueue is scraped by the Prometheus agent (tests/test_kueue_metrics.py), not the built-in Kueue scraper"
     assert cfg["containerLogs"]["enabled"] is True
     assert cfg["manager"]["applicationSignals"]["autoMonitor"]["monitorAllServices"] is False
     names = [a["name"] for a in cfg["agents"]]
-    assert names[:2] == ["cloudwatch-agent", "cloudwatch-agent-cluster-scraper"], "the chart's default agents"
+    assert names == [CI_AGENT, PROMETHEUS_AGENT], \
+        "no cloudwatch-agent-cluster-scraper entry: the chart skips it without otelContainerInsights"
     prom = agent_entry(cfg, PROMETHEUS_AGENT)
     assert prom["mode"] == "deployment" and prom["replicas"] == 1, "one scraper, or every counter is counted twice"
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
     assert collected["cluster_name"] == env_synth.config.cluster_name
-    (job,) = prom["prometheus"]["config"]["scrape_configs"]
-    assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
+    jobs = prom["prometheus"]["config"]["scrape_configs"]
+    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue"]
+    for job in jobs:
+        assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
     assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
         "the GPU-count math (Sum x interval / PERIOD) assumes this interval"
 
@@ -183,6 +186,13 @@ UPSTREAM_SHA256 = {
         "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
     "amazon-cloudwatch-observability-6.4.0/values.yaml":
         "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
+    "kueue-0.19.2/Chart.yaml": "8bb13af25a6d9a72490b4b09bd547bd59c648eb54c734bedce633963d851a128",
+    "kueue-0.19.2/values.yaml": "b09fa9b4ab3db548fab0cddffae88f71599f4f3697b3635a044c2d531b2e97c0",
+    "kueue-0.19.2/templates/_helpers.tpl": "6e5ba25476e96fec20385b618a72874b5ed8e11a0ea2546f0aa0e5d9f7d8a102",
+    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml":
+        "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
+    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
+        "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
 }
 
 
@@ -233,7 +243,7 @@ def test_prometheus_scraper_does_not_inherit_container_insights(env_synth: Synth
     ci = agents[CI_AGENT]["logs"]["metrics_collected"]
     assert set(ci) == {"kubernetes"}
     assert ci["kubernetes"] == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                                "kueue_container_insights": True, "cluster_name": cluster}
+                                "cluster_name": cluster}
 
 
 def test_the_render_detects_a_root_agent_config_leak(env_synth: Synth, tmp_path: Path) -> None:
@@ -266,18 +276,18 @@ def test_golden_translations_have_our_switches(env_synth: Synth) -> None:
     _, cfg = addon(env_synth)
     ours = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
     gpu = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_gpu_config.json").read_text())
-    kueue = json.loads((AGENT_GOLDEN / "emf_and_kubernetes_with_kueue_config.json").read_text())
     gpu_k8s = gpu["logs"]["metrics_collected"]["kubernetes"]
     assert gpu_k8s["enhanced_container_insights"] is ours["enhanced_container_insights"] is True
     assert gpu_k8s.get("accelerated_compute_metrics", True) is ours["accelerated_compute_metrics"] is True
-    assert kueue["logs"]["metrics_collected"]["kubernetes"]["kueue_container_insights"] is \
-        ours["kueue_container_insights"] is True
+    assert "kueue_container_insights" not in ours
 
 
 def test_documented_container_insights_and_kueue_metrics_are_declared_by_the_agent() -> None:
     """Every Container Insights / Kueue row of documented_metrics.py, name and every dimension set, is an EMF
     declaration of the agent the add-on ships. (The review's metrics - node_gpu_request, cluster_gpu_total, ... - and
-    sets - pod_gpu_request by Namespace, node_gpu_limit by InstanceType - fail here.)"""
+    sets - pod_gpu_request by Namespace, node_gpu_limit by InstanceType - fail here.) The Kueue rows are published by
+    the platform's own scrape (KUEUE_DECLARATIONS), with the agent's Kueue names and sets, so a dashboard built for
+    the agent's Kueue metrics (CloudWatch User Guide) reads the same series."""
     declared = agent_declarations()
     rows = [m for m in DOCUMENTED_METRICS.values()
             if m.namespace == CONTAINER_INSIGHTS or m.name.startswith("kueue_")]
@@ -321,8 +331,7 @@ def test_prometheus_declarations_are_the_documented_dimensions(env_synth: Synth)
     for decl in emf["metric_declaration"]:
         for selector in decl["metric_selectors"]:
             published.setdefault(selector.strip("^$"), set()).update(frozenset(d) for d in decl["dimensions"])
-    documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items()
-                  if ns == PROMETHEUS and not name.startswith("kueue_")}
+    documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items() if ns == PROMETHEUS}
     assert published == documented
     for decl in emf["metric_declaration"]:
         if any(s.startswith("^karpenter_nodes_") for s in decl["metric_selectors"]):
@@ -365,8 +374,8 @@ def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
 # ---- logs in every template --------------------------------------------------------------------------------------
 
 def test_every_log_group_has_a_retention_and_a_kms_key(env_synth: Synth) -> None:
-    """Every group any stack creates expires, and is encrypted with a customer key - except where the key cannot
-    exist yet (the network stack precedes the storage stack's key), which must say so beside the resource."""
+    """Every group any stack creates expires, and is encrypted with a customer key (the network stack, which
+    precedes the platform key, has its own); a group without one must say why beside the resource."""
     retention = env_synth.config.observability.log_retention_days
     assert retention in LOG_RETENTION_DAYS
     problems = []
@@ -620,6 +629,11 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
     }
     if reserved_gpus:
         out["ReservedGpusIdle"] = t.reserved_idle_gpus
+        out["HyperPodGpuMetricsMissing"] = 1
+    for team in cfg.kubernetes.teams:
+        for tier in team.allowed_tiers:
+            out[f"JobsPendingTooLong-{team.name}-{tier}"] = 1
+            out[f"PodsReadyTimeoutEvictions-{team.name}-{tier}"] = t.pods_ready_timeout_evictions_per_hour
     if cfg.burst_alarm_usd_per_hour is not None:
         out["BurstSpendOverBudget"] = cfg.burst_alarm_usd_per_hour
     return out
@@ -756,11 +770,84 @@ def test_reserved_gpus_idle_is_ok_when_the_reservation_is_busy(env_synth: Synth)
     busy = evaluate_alarm(props, hyperpod_gauges(env_synth, 1.0))
     assert busy == pytest.approx(0) and alarm_state(props, busy) == "OK"
     idle = evaluate_alarm(props, hyperpod_gauges(env_synth, None))
+    assert idle == pytest.approx(reserved), "no requests series at all: every HyperPod GPU is idle"
     assert alarm_state(props, idle) == "ALARM", "no pod requests any HyperPod GPU: the reservation is idle"
     half = evaluate_alarm(props, hyperpod_gauges(env_synth, 0.5))
     assert half == pytest.approx(reserved / 2)
     assert alarm_state(props, half) == ("ALARM" if reserved / 2 >= props["Threshold"] else "OK")
-    assert props["TreatMissingData"] == "breaching"
+
+
+def test_no_gpu_metrics_is_its_own_alarm_not_an_idle_reservation(env_synth: Synth) -> None:
+    """Scraper or Karpenter down, or HyperPod nodes not joined yet: no GPU gauge at all. ReservedGpusIdle stays OK
+    (not an idle reservation) and HyperPodGpuMetricsMissing fires; with the gauges back it is OK again."""
+    found = alarms(env_synth)
+    idle, missing = found["ReservedGpusIdle"], found["HyperPodGpuMetricsMissing"]
+    assert alarm_state(idle, evaluate_alarm(idle, {})) == "OK"
+    assert alarm_state(missing, evaluate_alarm(missing, {})) == "ALARM"
+    assert alarm_state(missing, evaluate_alarm(missing, hyperpod_gauges(env_synth, None))) == "OK"
+    assert missing["EvaluationPeriods"] == env_synth.config.observability.thresholds.gpu_metrics_missing_hours
+
+
+def queue_names(synth: Synth) -> list[str]:
+    return [f"{team.name}-{tier}" for team in synth.config.kubernetes.teams for tier in team.allowed_tiers]
+
+
+def test_jobs_pending_too_long_per_cluster_queue(env_synth: Synth) -> None:
+    """One alarm per ClusterQueue; it sees the fewest workloads pending (active + inadmissible) in each 5 minutes
+    and needs the whole configured window of such periods."""
+    cfg = env_synth.config
+    found = alarms(env_synth)
+    for cq in queue_names(env_synth):
+        props = found[f"JobsPendingTooLong-{cq}"]
+
+        def data(active: float, inadmissible: float) -> dict[Any, float]:
+            dims = {("ClusterName", cfg.cluster_name), ("ClusterQueue", cq)}
+            return {("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
+                    ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"):
+                        inadmissible}
+
+        assert alarm_state(props, evaluate_alarm(props, data(1, 0))) == "ALARM"
+        assert alarm_state(props, evaluate_alarm(props, data(0, 2))) == "ALARM"
+        assert alarm_state(props, evaluate_alarm(props, data(0, 0))) == "OK"
+        assert alarm_state(props, evaluate_alarm(props, {})) == "OK", "no scrape is not a stuck queue"
+        period = next(q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q)
+        assert props["EvaluationPeriods"] * period >= cfg.observability.thresholds.pending_minutes * 60
+        assert props["DatapointsToAlarm"] == props["EvaluationPeriods"]
+
+
+def test_pods_ready_timeout_evictions_per_cluster_queue(env_synth: Synth) -> None:
+    cfg = env_synth.config
+    found = alarms(env_synth)
+    threshold = cfg.observability.thresholds.pods_ready_timeout_evictions_per_hour
+    for cq in queue_names(env_synth):
+        props = found[f"PodsReadyTimeoutEvictions-{cq}"]
+        dims = {d["Name"]: d["Value"] for d in props["Dimensions"]}
+        assert dims == {"ClusterName": cfg.cluster_name, "ClusterQueue": cq, "Reason": "PodsReadyTimeout"}
+        assert (props["Statistic"], props["Period"]) == ("Sum", 3600)
+        assert props["Threshold"] == threshold and props["TreatMissingData"] == "notBreaching"
+
+
+def test_fsx_free_capacity_counts_every_storage_target(env_synth: Synth) -> None:
+    """Two storage targets, one nearly full: the file system still has room, so no alarm (Minimum would fire);
+    both low: alarm. FreeDataStorageCapacity has one point per target and minute (fs-metrics.html)."""
+    cfg = env_synth.config
+    props = alarms(env_synth)["FsxFreeCapacityLow"]
+    props = json.loads(json.dumps(props))
+    (query,) = [q for q in props["Metrics"] if "MetricStat" in q]
+    for d in query["MetricStat"]["Metric"]["Dimensions"]:
+        d["Value"] = untoken(d["Value"]) if isinstance(d["Value"], (str, dict)) and "Fn::Join" in str(d["Value"]) \
+            else json.dumps(d["Value"])
+    assert query["MetricStat"]["Stat"] == "Sum"
+    minutes = query["MetricStat"]["Period"] // 60
+    dims = frozenset({(d["Name"], d["Value"]) for d in query["MetricStat"]["Metric"]["Dimensions"]})
+    half = cfg.storage.fsx.storage_capacity_gib * 2**30 / 2
+
+    def state(*free_per_target: float) -> str:
+        return alarm_state(props, evaluate_alarm(props, {
+            ("FreeDataStorageCapacity", dims, "Sum"): sum(free_per_target) * minutes}))
+
+    assert state(half * 0.01, half) == "OK"
+    assert state(half * 0.01, half * 0.01) == "ALARM"
 
 
 def test_burst_spend_alarm_fires_over_budget_and_not_under(env_synth: Synth) -> None:
@@ -809,6 +896,8 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### Alarms and runbooks", 1)[1].split("\n## ", 1)[0]
     for name in alarms(env_synth):
+        for cq in queue_names(env_synth):
+            name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
 
 
@@ -835,9 +924,15 @@ def test_gpu_alarm_math_stays_within_the_10_metric_alarm_limit() -> None:
 
     from cdk_constructs.gpu_capacity import MAX_ALARM_METRICS, burst_usd_per_hour, hyperpod_idle_gpus
 
+    def leaves(expression) -> set[str]:
+        """The distinct metrics (by their rendered id: CDK renders a metric shared by nested expressions once)."""
+        out = set()
+        for key, m in expression.using_metrics.items():
+            out |= leaves(m) if hasattr(m, "using_metrics") else {key}
+        return out
+
     def metrics(expression) -> int:
-        inner = expression.using_metrics.values()
-        return sum(metrics(m) if hasattr(m, "using_metrics") else 1 for m in inner)
+        return len(leaves(expression))
 
     types = [f"ml.p5.{i}xlarge" for i in range(MAX_ALARM_METRICS)]
     fitting = hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2], 80, Duration.hours(1))

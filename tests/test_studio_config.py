@@ -7,7 +7,7 @@ import pytest
 from config import ConfigError
 from config.studio import DEFAULT_PARTITION_IMAGE, StudioConfig
 
-from .conftest import config_with
+from .conftest import config_fails, config_with
 
 
 def users(*entries: dict) -> dict:
@@ -114,12 +114,27 @@ def test_unpinned_partition_image() -> None:
         config_with("dev", {"studio": {"partition_job_image": "busybox:latest"}})
 
 
-def test_per_user_mode_needs_distinct_uids_within_a_team() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[bob\] has the same uid 200001 as 'alice' in team "
-                                          r"'ml-research'; in per-user mode .* give one of them a posix_uid"):
-        config_with("prod", users({"name": "alice", "team": "ml-research"}, {"name": "bob", "team": "ml-research"}))
-    # the same default uid in different teams is fine: each mounts only its own team's tree
-    config_with("prod", users({"name": "alice", "team": "ml-research"}, {"name": "bob", "team": "hyperpod-platform"}))
+@pytest.mark.parametrize("mode", ["shared", "per-user"])
+def test_uids_are_unique_across_the_domain(mode: str) -> None:
+    """Issue 21: both prod users had Studio's default uid 200001 (only checked within a team in per-user mode)."""
+    message = config_fails(
+        {"studio": {"fsx_mode": mode, "user_profiles": [{"name": "alice", "team": "ml-research"},
+                                                        {"name": "bob", "team": "hyperpod-platform"}]}},
+        r"studio\.user_profiles\[bob\] has uid 200001 \(the default studio\.posix_uid\), which is already the uid "
+        r"of 'alice'", r"unique across every profile of the Studio domain",
+        r"Give studio\.user_profiles\[bob\] a posix_uid of its own, e\.g\. posix_uid: 200002", env="prod")
+    assert "Traceback" not in message
+    config_with("prod", users({"name": "alice", "team": "ml-research"},
+                              {"name": "bob", "team": "hyperpod-platform", "posix_uid": 200002}))
+
+
+def test_shipped_configs_give_every_user_a_uid_of_their_own() -> None:
+    from config import load_config
+
+    for env in ("dev", "prod"):
+        studio = load_config(env).studio
+        uids = [studio.uid_of(p) for p in studio.user_profiles]
+        assert len(set(uids)) == len(uids), (env, uids)
 
 
 def test_team_gid_must_not_be_the_studio_default_gid() -> None:

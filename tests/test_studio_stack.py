@@ -216,7 +216,11 @@ def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
         assert [actions(s) for s in wildcard] == [{"ecr:GetAuthorizationToken"}]
 
 
-def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> None:
+def test_access_entries_carry_only_the_team_group(env_synth: Synth) -> None:
+    """No EKS access policy (AmazonEKSEditPolicy gave pods, Services, NetworkPolicies...): the team's group only,
+    bound in its namespace to the team-member Role (tests/test_team_guardrails.py)."""
+    from k8s_charts.values import team_group
+
     resources = studio(env_synth)
     entries = of_type(resources, "AWS::EKS::AccessEntry")
     profiles = of_type(resources, "AWS::SageMaker::UserProfile")
@@ -225,11 +229,8 @@ def test_access_entries_are_scoped_to_the_team_namespace(env_synth: Synth) -> No
     for profile in profiles.values():
         team = next(t["Value"] for t in profile["Properties"]["Tags"] if t["Key"] == "platform/team")
         entry = by_role[profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]]
-        assert entry["AccessPolicies"] == [{
-            "AccessScope": {"Namespaces": [team], "Type": "namespace"},
-            "PolicyArn": {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":eks::aws:cluster-access-policy/"
-                                                                                 "AmazonEKSEditPolicy"]]},
-        }]
+        assert not entry.get("AccessPolicies")
+        assert entry["KubernetesGroups"] == [team_group(team)]
         assert "EksCluster" in json.dumps(entry["ClusterName"])
 
 
@@ -252,3 +253,23 @@ def test_profiles_wait_for_the_fsx_directories(env_synth: Synth) -> None:
 
 def test_partition_namespace_is_the_one_the_config_reserves() -> None:
     assert NAMESPACE == PARTITION_NAMESPACE
+
+
+def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> None:
+    """Issue 21: the stack exports a managed policy allowing sagemaker:CreatePresignedDomainUrl only on the domain's
+    profiles whose tag studio-user-profile equals the caller's principal tag; every profile carries its name there."""
+    resources = studio(env_synth)
+    (policy,) = [r for r in of_type(resources, "AWS::IAM::ManagedPolicy").values()
+                 if "CreatePresignedDomainUrl" in json.dumps(r)]
+    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "sagemaker:CreatePresignedDomainUrl" and statement["Effect"] == "Allow"
+    assert "user-profile/" in json.dumps(statement["Resource"]) and "DomainId" in json.dumps(statement["Resource"])
+    assert statement["Condition"]["StringEquals"] == {
+        "aws:ResourceTag/studio-user-profile": "${aws:PrincipalTag/studio-user-profile}"}
+    assert statement["Condition"]["Null"] == {"aws:ResourceTag/studio-user-profile": "false",
+                                              "aws:PrincipalTag/studio-user-profile": "false"}
+    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
+        tags = {t["Key"]: t["Value"] for t in profile["Properties"]["Tags"]}
+        assert tags["studio-user-profile"] == profile["Properties"]["UserProfileName"]
+    outputs = env_synth.templates["studio"]["Outputs"]
+    assert any(k.startswith("OwnProfilePresignedUrlPolicyArn") for k in outputs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -114,40 +115,92 @@ def test_directories_job_creates_every_team_tree(env_synth: Synth) -> None:
     job = next(d for d in docs if d["kind"] == "Job" and d["metadata"]["namespace"] == NAMESPACE)
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][-1]
     created = {m.group(1): (int(m.group(2)), int(m.group(3)), m.group(4)) for m in re.finditer(
-        r"mkdir -p /fsx(\S+) && chown (\d+):(\d+) \S+ && chmod (\d+) ", script)}
+        r"^reconcile (\S+) (\d+) (\d+) (\d+) ", script, re.M)}
     assert created == expected_directories(env_synth)
     assert [(d.path, d.uid, d.gid, d.mode) for d in platform_directories(env_synth.config)] == \
         [(p, *v) for p, v in expected_directories(env_synth).items()]
 
 
+def _run(script: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False)
+
+
+def _owner(path: Path) -> tuple[int, int, int]:
+    st = path.lstat()
+    return st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to other uids needs root (the Job runs as root)")
+
+
+@needs_root
 def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -> None:
-    """Runs the real script with the real mkdir/chmod (chown to other uids needs root, so only chown is logged)."""
+    """Runs the real script as root with the real mkdir/chown/chmod, twice (idempotent)."""
     root = tmp_path / "fsx"
     (root / "teams" / "a" / "datasets").mkdir(parents=True)
     (root / "teams" / "a" / "datasets" / "train.jsonl").write_text("{}")
     (root / "teams" / "removed").mkdir()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "chown.log"
-    chown = bin_dir / "chown"
-    chown.write_text(f'#!/bin/sh\necho "chown $*" >> {log}\n')
-    chown.chmod(chown.stat().st_mode | stat.S_IEXEC)
     dirs = [Directory("/teams", 0, 0, "0755"), Directory("/teams/a", 5001, 5001, TEAM_DIR_MODE),
             Directory("/teams/a/datasets", 5001, 5001, TEAM_DIR_MODE),
             Directory("/teams/a/users/alice", 200001, 5001, USER_DIR_MODE)]
     script = partition_script(dirs, root=str(root))
-    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
-    for _ in range(2):  # idempotent
-        proc = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, check=False)
+    for _ in range(2):
+        proc = _run(script)
         assert proc.returncode == 0, proc.stderr
     assert (root / "teams" / "a" / "datasets" / "train.jsonl").read_text() == "{}"
     assert (root / "teams" / "removed").is_dir()
-    assert stat.S_IMODE((root / "teams" / "a").stat().st_mode) == 0o2770
-    assert stat.S_IMODE((root / "teams" / "a" / "users" / "alice").stat().st_mode) == 0o700
-    calls = log.read_text().splitlines()
-    assert f"chown 5001:5001 {root}/teams/a" in calls and f"chown 200001:5001 {root}/teams/a/users/alice" in calls
-    assert not any("-R" in c for c in calls)
-    assert "4 directories reconciled" in proc.stdout
+    assert _owner(root / "teams" / "a") == (5001, 5001, 0o2770)
+    assert _owner(root / "teams" / "a" / "users" / "alice") == (200001, 5001, 0o700)
+    assert _owner(root / "teams" / "a" / "users") == (0, 0, 0o755) or (root / "teams" / "a" / "users").is_dir()
+    assert (root / "teams" / "a" / "datasets" / "train.jsonl").stat().st_uid == 0   # never recursive
+    assert "4 directories reconciled" in proc.stdout and f"ok {root}/teams/a 5001:5001 2770" in proc.stdout
+
+
+@needs_root
+@pytest.mark.parametrize("attack", ["leaf", "team-root", "dangling", "file"])
+def test_partition_script_never_follows_a_symlink(tmp_path: Path, attack: str) -> None:
+    """Issue 21's lockout: a member of team a replaces a directory of its tree with a symbolic link to team b's tree;
+    the next two runs of the Job must leave b's tree (and what the link points at) with its owner and mode, refuse
+    the path loudly, and still reconcile every other directory."""
+    root = tmp_path / "fsx"
+    root.mkdir()   # the mount point
+    dirs = [Directory("/teams", 0, 0, "0755")]
+    for name, uid in (("a", 5001), ("b", 5002)):
+        dirs += [Directory(f"/teams/{name}", uid, uid, TEAM_DIR_MODE),
+                 Directory(f"/teams/{name}/models", uid, uid, TEAM_DIR_MODE),
+                 Directory(f"/teams/{name}/users/u{name}", 200000 + uid, uid, USER_DIR_MODE)]
+    script = partition_script(dirs, root=str(root))
+    assert _run(script).returncode == 0
+    before = {p: _owner(p) for p in root.rglob("*")}
+    b = root / "teams" / "b"
+    victim = root / "teams" / "a" / "models"
+    victim.rmdir()
+    if attack == "leaf":            # teams/a/models -> ../b (the reproduction in the issue)
+        victim.symlink_to("../b")
+        refused = "/teams/a/models"
+    elif attack == "team-root":     # a link in the middle of a path: teams/a/users -> ../b/users
+        shutil.rmtree(root / "teams" / "a" / "users")
+        (root / "teams" / "a" / "users").symlink_to("../b/users")
+        victim.mkdir()
+        refused = "/teams/a/users/ua"
+    elif attack == "dangling":      # a link to where b's tree would be created
+        victim.symlink_to("../b/new")
+        refused = "/teams/a/models"
+    else:                           # a plain file where a directory belongs
+        victim.write_text("x")
+        refused = "/teams/a/models"
+    for _ in range(2):
+        proc = _run(script)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert f"REFUSED {root}{refused}" in proc.stderr and "directories refused" in proc.stderr
+    for path, owner in before.items():
+        if path.is_relative_to(b):
+            assert _owner(path) == owner, path          # b's tree: owner and mode untouched
+    assert _owner(b) == (5002, 5002, 0o2770) and _owner(b / "models") == (5002, 5002, 0o2770)
+    assert not (b / "new").exists()
+    assert f"ok {root}/teams/b/models 5002:5002 2770" in proc.stdout    # the rest is still reconciled
+    if attack != "team-root":
+        assert (root / "teams" / "a" / "models").is_symlink() or attack == "file"   # refused, not repaired
 
 
 @pytest.mark.parametrize("bad", [Directory("/../etc", 1, 1, "0755"), Directory("/a b", 1, 1, "0755"),

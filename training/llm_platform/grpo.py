@@ -74,9 +74,10 @@ def _mlflow_run(cfg: Any) -> str | None:
     """Open (or reopen after a restart) the MLflow run VeRL will log into; returns its id."""
     if "mlflow" not in list(cfg.trainer.logger):
         return None
-    from llm_platform import mlflow_utils
+    from llm_platform import mlflow_utils, team_names
 
-    run_id = mlflow_utils.start_run(experiment=cfg.trainer.project_name, run_name=cfg.trainer.experiment_name,
+    run_id = mlflow_utils.start_run(experiment=team_names.experiment_name(cfg.trainer.project_name),
+                                    run_name=cfg.trainer.experiment_name,
                                     resume_file=Path(cfg.trainer.default_local_dir) / "mlflow_run_id")
     mlflow_utils.log_params_flat({"grpo": _plain(cfg)})
     return run_id
@@ -131,9 +132,9 @@ def merge_and_register(cfg: Any, run_id: str | None) -> Path | None:
     if not (target / "config.json").is_file():
         merge_on_gpu_worker(actor, target)
     if run_id:
-        from llm_platform import mlflow_utils
+        from llm_platform import mlflow_utils, team_names
 
-        mlflow_utils.register_model_dir(target, name=f"{cfg.trainer.project_name}-{cfg.trainer.experiment_name}")
+        mlflow_utils.register_model_dir(target, name=team_names.registered_model_name(cfg.trainer.experiment_name))
     return target
 
 

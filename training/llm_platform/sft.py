@@ -220,6 +220,9 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
         args.fsdp_config["activation_checkpointing"] = True
         args.fsdp_plugin_args["activation_checkpointing"] = True
         args.gradient_checkpointing = False
+    from transformers import set_seed
+
+    set_seed(args.seed)  # LoRA's A matrices are drawn here, before the Trainer seeds: same seed, same run
     model = load_model(script, args)
     if args.gradient_checkpointing:
         model.enable_input_require_grads()  # LoRA: frozen embeddings still need grads flowing into checkpoints
