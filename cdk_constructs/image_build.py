@@ -12,6 +12,16 @@ from cdk_constructs.nag_findings import acknowledge
 # (CodeBuild API reference, ProjectEnvironment.computeType; on-demand environment types in the user guide). The
 # ~20-40 GB CUDA images need the disk (base layers + build stages + export), flash-attn's nvcc jobs the memory.
 DEFAULT_COMPUTE_TYPE = codebuild.ComputeType.X2_LARGE
+# (vCPUs, GiB of memory) of the on-demand EC2 compute types, as the CodeBuild API reference documents them
+# (ProjectEnvironment.computeType: "BUILD_GENERAL1_2XLARGE: Use up to 144 GiB memory, 72 vCPUs, ..."). The image
+# builds size their parallel compiler jobs from it (flash-attn's MAX_JOBS: tests/test_images.py).
+COMPUTE_TYPE_SIZES = {
+    codebuild.ComputeType.SMALL: (2, 4),
+    codebuild.ComputeType.MEDIUM: (4, 8),
+    codebuild.ComputeType.LARGE: (8, 16),
+    codebuild.ComputeType.X_LARGE: (36, 72),
+    codebuild.ComputeType.X2_LARGE: (72, 144),
+}
 # aws/codebuild/standard:7.0 (Ubuntu 22.04, Docker with BuildKit) - CodeBuild's curated image for Docker builds.
 BUILD_IMAGE = codebuild.LinuxBuildImage.STANDARD_7_0
 EXPECTED_MINUTES_TAG = "llmft:expected-build-minutes"

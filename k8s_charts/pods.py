@@ -49,7 +49,21 @@ CHECKOV_SKIPS = {
 _JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 
 # NCCL over EFA through the aws-ofi-nccl plugin shipped in the training image.
-EFA_ENV = {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "FI_EFA_FORK_SAFE": "1"}
+EFA_ENV = {"FI_PROVIDER": "efa", "FI_EFA_FORK_SAFE": "1"}
+# FI_EFA_USE_DEVICE_RDMA=1 (GPUDirect RDMA) only where the EFA device has RDMA read; libfabric aborts with it on
+# g5/g6e. The instance types are aws-ofi-nccl's `gdr_required` platform entries, in its order, first match wins
+# (aws/aws-ofi-nccl src/platform-aws.cpp, platform_data_map); anything else (g5, g6e, ...) gets no GPUDirect RDMA.
+EFA_GPUDIRECT_RDMA = ((r"p4d\.24xlarge", True), (r"p4de\.24xlarge", True), (r"p3dn\.24xlarge", False),
+                      (r"p5\.4xlarge", False), (r"p5e?\..*", True), (r"(p5en|p6-b200).*", True), (r"p6-b300.*", True),
+                      (r"p([5-9]|[0-9]{2,}).*", True), (r"g5\.48xlarge", False), (r"g7e\.8xlarge", False),
+                      (r"g7e\.(12|24|48)xlarge", True))
+
+
+def efa_env(instance_type: str) -> dict[str, str]:
+    """libfabric's variables for an EFA pod on ``instance_type`` (EC2 or HyperPod `ml.` name)."""
+    name = instance_type.removeprefix("ml.")
+    rdma = next((gdr for pattern, gdr in EFA_GPUDIRECT_RDMA if re.fullmatch(pattern, name)), False)
+    return {**EFA_ENV, **({"FI_EFA_USE_DEVICE_RDMA": "1"} if rdma else {})}
 NCCL_ENV = {"NCCL_DEBUG": "WARN", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
 
 
@@ -234,7 +248,7 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         "HF_HOME": team_paths(team).hf_cache,
         "MLFLOW_EXPERIMENT_NAME": f"{team.name}/{job_name}",
         **NCCL_ENV,
-        **(EFA_ENV if shape and shape.efa else {}),
+        **(efa_env(shape.instance_type) if shape and shape.efa else {}),
         **settings.env,
     }
     mlflow = mlflow_credentials()

@@ -11,7 +11,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
+from cdk_constructs.image_build import COMPUTE_TYPE_SIZES, DEFAULT_COMPUTE_TYPE
 from cdk_constructs.kuberay_operator import KUBERAY_VERSION
 from k8s_charts import images
 from k8s_charts.images import IMAGE_NAMES, content_hash, image_tag, image_uri, locked_version
@@ -119,8 +121,9 @@ def test_lock_is_in_sync_with_its_input(spec: lock.LockSpec) -> None:
 def test_lock_check_catches_a_changed_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A pin added to the input, a pin changed in the lock, and a lost hash are each reported."""
     shutil.copytree(IMAGES / "sft", tmp_path / "sft")
+    shutil.copytree(IMAGES / "verl-sglang", tmp_path / "verl-sglang")  # sft's lock is constrained by it
     monkeypatch.setattr(lock, "IMAGES_DIR", tmp_path)
-    spec = lock.LockSpec("sft", "requirements.in", "requirements.lock")
+    spec = next(s for s in lock.LOCKS if s.image == "sft" and s.lock == "requirements.lock")
     assert lock.problems(spec) == []
     (tmp_path / "sft" / "requirements.in").write_text((IMAGES / "sft" / "requirements.in").read_text()
                                                       + "einops==0.8.2\n")
@@ -162,6 +165,82 @@ def test_training_package_dependencies_are_locked() -> None:
         entries = lock.locked_entries((IMAGES / name / "requirements.lock").read_text())
         missing = [n for n in base + names(extras.get(extra, [])) if lock.normalize(n) not in entries]
         assert not missing, f"images/{name}/requirements.lock lacks {missing}: add them to requirements.in"
+
+
+def scripts_by_image() -> dict[str, dict[str, str]]:
+    """training/pyproject.toml's console scripts (name -> module) by the image that runs them, as images/README.md's
+    table of images says (its `llmp-*` names in the row of each image)."""
+    scripts = {name: target.split(":")[0] for name, target in
+               tomllib.loads((ROOT / "training" / "pyproject.toml").read_text())["project"]["scripts"].items()}
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z-]+)` \| ([^|]+) \|", README.split("## Base images")[0], re.M)}
+    out = {name: {s: scripts[s] for s in re.findall(r"`(llmp-[a-z-]+)`", rows[name])} for name in IMAGE_NAMES}
+    claimed = [s for found in out.values() for s in found]
+    assert sorted(claimed) == sorted(scripts), f"every console script runs in exactly one image: {claimed}"
+    return out
+
+
+def final_import_check(name: str) -> set[str]:
+    """Modules imported by the last RUN of the image's Dockerfile (after the final USER: the runtime user)."""
+    steps = instructions(name)
+    last_user = max(i for i, (instr, _) in enumerate(steps) if instr == "USER")
+    runs = [args for instr, args in steps[last_user:] if instr == "RUN"]
+    assert runs, f"images/{name}/Dockerfile must end with an import check run as the image's user"
+    imports = re.findall(r'python -c "import ([^";]+)"', runs[-1])
+    return {m.strip() for found in imports for m in found.split(",")}
+
+
+@pytest.mark.parametrize("name", IMAGE_NAMES)
+def test_dockerfile_ends_with_an_import_check_of_its_entry_points(name: str) -> None:
+    """A broken image fails its build, not the job: the final RUN imports the module of every console script the
+    image runs (training/pyproject.toml [project.scripts]), as the runtime user."""
+    modules = final_import_check(name)
+    missing = set(scripts_by_image()[name].values()) - modules
+    assert not missing, f"images/{name}/Dockerfile's final import check lacks {sorted(missing)}"
+
+
+def test_verl_image_checks_the_trainer_it_starts() -> None:
+    """VeRL 0.9.1's main_ppo starts TaskRunnerV1 (trainer.use_v1 defaults to true), which imports transfer_queue;
+    rollouts run SGLang."""
+    assert {"verl.trainer.main_ppo", "transfer_queue", "sglang"} <= final_import_check("verl-sglang")
+    assert "transferqueue" in lock.locked_entries((IMAGES / "verl-sglang" / "requirements.lock").read_text())
+
+
+def _arg(name: str, arg: str) -> int:
+    return int(re.search(rf"^ARG {arg}=(\d+)$", dockerfile(name), re.M).group(1))
+
+
+# flash-attn v2.8.3 setup.py (NinjaBuildExtension): "each JOB peak memory cost is ~8-9GB when threads = 4"; its README
+# asks for MAX_JOBS below 96 GB of RAM. nccl-tests compiles beside it (BuildKit runs the stages in parallel); what its
+# nvcc jobs and the Docker daemon get is the headroom below.
+FLASH_ATTN_GIB_PER_JOB_AT_4_THREADS = 9
+HEADROOM_GIB_PER_NCCL_TESTS_JOB = 2
+DAEMON_HEADROOM_GIB = 8
+
+
+def test_flash_attn_jobs_fit_the_codebuild_machine() -> None:
+    vcpus, memory_gib = COMPUTE_TYPE_SIZES[DEFAULT_COMPUTE_TYPE]
+    jobs, threads = _arg("verl-sglang", "FLASH_ATTN_MAX_JOBS"), _arg("verl-sglang", "FLASH_ATTN_NVCC_THREADS")
+    nccl_jobs = _arg("verl-sglang", "NCCL_TESTS_JOBS")
+    per_job = FLASH_ATTN_GIB_PER_JOB_AT_4_THREADS * max(threads, 4) / 4
+    used = jobs * per_job + nccl_jobs * HEADROOM_GIB_PER_NCCL_TESTS_JOB + DAEMON_HEADROOM_GIB
+    assert used <= memory_gib, f"flash-attn {jobs} jobs x {per_job} GiB + nccl-tests > {memory_gib} GiB"
+    assert jobs * threads <= vcpus
+    assert jobs * per_job >= memory_gib / 2, "sized far below the machine: the build would be needlessly slow"
+    runs = " ".join(args for instr, args in instructions("verl-sglang") if instr == "RUN")
+    assert 'MAX_JOBS="${FLASH_ATTN_MAX_JOBS}"' in runs and 'NVCC_THREADS="${FLASH_ATTN_NVCC_THREADS}"' in runs
+    assert 'make -j "${NCCL_TESTS_JOBS}"' in runs
+
+
+def test_nccl_tests_load_the_nccl_pytorch_uses() -> None:
+    """The base's libnccl2/libnccl-dev are purged, the venv's nvidia-nccl-cu13 (what torch loads) is the loader's
+    libnccl.so.2 and nccl-tests' build NCCL_HOME, and the final stage checks the binary resolves it there."""
+    runs = [args for instr, args in instructions("verl-sglang") if instr == "RUN"]
+    assert any("apt-get purge" in r and "libnccl2" in r and "libnccl-dev" in r for r in runs)
+    assert any("/etc/ld.so.conf.d/" in r and "libnccl.so.2" in r and "ldconfig" in r for r in runs)
+    build = next(r for r in runs if "nccl-tests" in r and "make " in r)
+    assert 'NCCL_HOME="${NCCL_HOME}"' in build and "ld.so.conf.d" in build
+    assert re.search(r"ldd /opt/nccl-tests/bin/all_reduce_perf \| grep \"libnccl\.so\.2 => /opt/venv/", runs[-1])
+    assert "nvidia-nccl-cu13" in lock.locked_entries((IMAGES / "verl-sglang" / "requirements.lock").read_text())
 
 
 # ---- tags and URIs -------------------------------------------------------------------------------------------
@@ -216,7 +295,8 @@ def test_matrix_states_what_the_images_install() -> None:
     assert rows["Ray"] == locked_version("verl-sglang", "ray")
     assert rows["NCCL"] == locked_version("verl-sglang", "nvidia-nccl-cu13") == locked_version("sft",
                                                                                                "nvidia-nccl-cu13")
-    assert rows["CUDA"] == locked_version("verl-sglang", "cuda-toolkit")
+    assert Version(rows["CUDA"]) == Version(locked_version("verl-sglang", "cuda-toolkit")) == Version(
+        locked_version("sft", "cuda-toolkit"))
     assert rows["flash-attn"] == lock.locked_entries((IMAGES / "verl-sglang" / "flash-attn.lock").read_text())[
         "flash-attn"][0]
     assert rows["Python"] == lock.PYTHON_VERSION

@@ -286,3 +286,44 @@ def test_team_separators_keep_names_unambiguous() -> None:
                                                              team_names.MODEL_SEPARATOR) == ("/", ".")
     assert ep.TEAM_USER_PREFIX == team_names.TEAM_USER_PREFIX
     from config.kubernetes import _DNS1123_LABEL  # noqa: F401  (exists: team names are DNS labels)
+
+
+# ---- one Python for the image and a plain machine -------------------------------------------------------------
+def _make_database() -> dict[str, list[str]]:
+    """Targets -> prerequisites and variables, as GNU make itself reads the Makefile (dry run, nothing built)."""
+    out = subprocess.run(["make", "-p", "-n", "help"], cwd=ROOT, capture_output=True, text=True, check=False).stdout
+    rules = {m.group(1): m.group(2).split() for m in re.finditer(r"^([A-Za-z0-9_./-]+):(?!=) ?(.*)$", out, re.M)}
+    rules.update({f"${m.group(1)}": [m.group(2).strip()] for m in re.finditer(r"^(\w+) :?= (.*)$", out, re.M)})
+    return rules
+
+
+def test_image_python_is_the_readme_python_and_the_mlflow_venv_python() -> None:
+    """The e2e test runs the entry point with the image's pins on the image's Python; that Python must be the one the
+    README asks for (a plain Debian 12 machine's), and the Makefile takes it from the Dockerfile."""
+    base = re.search(r"^FROM python:(\d+\.\d+)-slim-bookworm$", (IMAGE / "Dockerfile").read_text(), re.M)
+    assert base, "the MLflow image starts from python:X.Y-slim-bookworm"
+    required = re.search(r"Requirements: Python (\d+\.\d+)\b", (ROOT / "README.md").read_text()).group(1)
+    assert base.group(1) == required
+    assert f"for CPython {required} on" in (IMAGE / "constraints.txt").read_text().splitlines()[0]
+    assert _make_database()["$MLFLOW_PY"] == [required]
+
+
+def test_synth_installs_only_what_synthesis_needs() -> None:
+    """`make synth` (and the AWS-facing targets) install the app's virtualenv and the Node tooling only; the test
+    virtualenvs (PyTorch, PostgreSQL, checkov) come with `make test`."""
+    rules = _make_database()
+
+    def closure(target: str) -> set[str]:
+        seen, todo = set(), [target]
+        while todo:
+            for prerequisite in rules.get(todo.pop(), []):
+                if prerequisite not in seen:
+                    seen.add(prerequisite)
+                    todo.append(prerequisite)
+        return seen
+
+    test_venvs = {".train-venv/.installed", ".mlflow-venv/.installed", ".checkov-venv/.installed"}
+    for target in ("synth", "diff", "deploy", "cost", "images", "images-lock"):
+        assert {".venv/.installed", "node_modules/.installed"} <= closure(target), target
+        assert not closure(target) & test_venvs, f"make {target} installs {closure(target) & test_venvs}"
+    assert test_venvs <= closure("test")
