@@ -138,7 +138,8 @@ K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s
 	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
 	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
 # CRDs that ../shared/crds does not have, kept byte-for-byte from upstream in k8s_charts/crds (see SOURCES.md there).
-K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml
+K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
+	application:=application-crd.yaml appproject:=appproject-crd.yaml
 K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
 	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
 	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml
