@@ -94,7 +94,7 @@ class ArgoCd(Construct):
                                         *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER")
                                           for u in m.users)])
                             for m in idc.role_mappings])))
-            self.capability.node.add_dependency(cluster, *after)
+            self.capability.node.add_dependency(*after)  # the cluster: by ClusterName's Ref
             installed.append(self.capability)
             self.destination_server = cluster.cluster_arn
         else:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import CfnOutput, RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import CfnOutput, Reference, RemovalPolicy, Stack, Token, Tokenization, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
 from cdk_constructs.argo_cd import ArgoCd
@@ -56,7 +56,8 @@ class ComputeStack(PlatformStack):
     - ``fsx_directories``: the Job creating every team's FSx tree (``wait_handle``: the directories exist);
     - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
       (cdk_constructs/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
-      and every deploy-time value of dist/<env>/ is a stack output ``GitOps<NAME>`` (`make gitops` fills them in).
+      and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
+      fills them in).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
@@ -211,9 +212,13 @@ class ComputeStack(PlatformStack):
             self.argo_cd = ArgoCd(self, "ArgoCd", cluster=self.cluster, config=config,
                                   values=self.platform_charts.values, node_selector=self.system_node_selector,
                                   after=[*system_ready, *self.crd_dependencies])
+            # Each output lives in the stack that owns the value (a Ref/GetAtt there; an output of a value imported
+            # from another stack would be an Fn::GetStackOutput, which outputs cannot hold).
             for name, value in deploy_time_values(PlatformValues.placeholders(config),
                                                   self.platform_charts.values).items():
-                CfnOutput(self, gitops_output_key(name), value=value,
+                ref = Tokenization.reverse(value) if Token.is_unresolved(value) else None
+                owner = Stack.of(ref.target) if isinstance(ref, Reference) else self
+                CfnOutput(owner, gitops_output_key(name), value=value,
                           description=f"${{{name}}} in dist/{config.name}/ (make gitops fills it in)")
 
         self._acknowledge_shared_handlers()

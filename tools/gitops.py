@@ -3,7 +3,7 @@ them, and what would change in the Git path they go to - reviewed as a pull requ
 
 1. Writes ``dist/<env>/`` (every chart, as `make synth` does).
 2. Builds what Git holds: the platform charts of ``dist/<env>/`` (not the example jobs: Argo CD would run them),
-   each ``${NAME}`` placeholder filled from the compute stack's output ``GitOps<NAME>`` in the CDK outputs file
+   each ``${NAME}`` placeholder filled from the output ``GitOps<NAME>`` (of the stack owning it) in the outputs file
    (``make deploy`` writes ``cdk.out/outputs-<env>.json``; ``cdk deploy --outputs-file``).
 3. Prints a unified diff against ``<GITOPS_REPO>/<platform_dir(path)>`` (config/gitops.py; ``path`` is
    ``delivery.path``), files added and removed included.
@@ -51,9 +51,11 @@ class Plan:
         return bool(self.added or self.removed or self.changed)
 
 
-def output_values(outputs: dict[str, dict[str, str]], stack_name: str) -> dict[str, str]:
-    """Output key -> value of ``stack_name`` in a `cdk deploy --outputs-file` JSON ({stack: {key: value}})."""
-    return dict(outputs.get(stack_name, {}))
+def output_values(outputs: dict[str, dict[str, str]], stack_prefix: str) -> dict[str, str]:
+    """Output key -> value of every stack ``<stack_prefix>-*`` in a `cdk deploy --outputs-file` JSON ({stack: {key:
+    value}}): each GitOps output lives in the stack that owns the value (stacks/compute_stack.py)."""
+    return {k: v for stack, values in outputs.items() if stack.startswith(f"{stack_prefix}-")
+            for k, v in values.items()}
 
 
 def fill(text: str, values: dict[str, str]) -> tuple[str, set[str]]:
@@ -78,7 +80,7 @@ def plan(env: str, repo: Path, *, dist: Path, outputs: dict[str, dict[str, str]]
     write_dist(env, dist)
     platform_only = dist / ".gitops" / env
     names = {p.name for p in write_dist(env, dist / ".gitops", examples=False)}
-    values = output_values(outputs or {}, f"{config.stack_prefix}-Compute")
+    values = output_values(outputs or {}, config.stack_prefix)
     files: dict[str, str] = {}
     unresolved: set[str] = set()
     for name in sorted(names):
