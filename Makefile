@@ -107,7 +107,7 @@ deploy: install-synth
 # that exist only after deployment come from the outputs file `make deploy` writes.
 GITOPS_REPO ?= ../platform-gitops
 GITOPS_OUTPUTS ?= cdk.out/outputs-$(ENV).json
-gitops: install
+gitops: install-synth
 	$(PY) -m tools.gitops --env $(ENV) --repo $(GITOPS_REPO) --outputs $(GITOPS_OUTPUTS) $(if $(WRITE),--write)
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
