@@ -124,8 +124,16 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
 
+# The configuration reference in the README, and the architecture picture generated from a prod synthesis
+# (tools/architecture.py; Graphviz renders it: `apt-get install graphviz`).
 docs: install-synth
 	$(PY) -m config --write-readme
+	$(CDK) synth -c env=prod --quiet -o cdk.out/docs-prod > /dev/null
+	$(PY) -m tools.architecture --cdk-out cdk.out/docs-prod --out docs/architecture.dot
+	@command -v dot > /dev/null || { echo "Graphviz's dot renders docs/architecture.svg: apt-get install graphviz"; \
+		exit 1; }
+	dot -Tsvg docs/architecture.dot -o docs/architecture.svg
+	$(PY) -m tools.architecture --out docs/architecture.dot --stamp-svg docs/architecture.svg
 
 # Starts the CodeBuild projects of the deployed <Env>-Storage stack (IMAGES="sft verl-sglang" selects) and waits.
 IMAGES ?=
