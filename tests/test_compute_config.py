@@ -9,7 +9,7 @@ from config.compute import (
     DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, hyperpod_instance_types, nvidia_hyperpod_instance_types,
 )
 
-from .conftest import config_with
+from .conftest import ENVIRONMENTS, config_with
 
 
 def group(**overrides):
@@ -21,7 +21,7 @@ def hyperpod(*groups):
 
 
 def test_shipped_environments_are_valid() -> None:
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         cfg = config_with(env).compute
         assert cfg.kubernetes_version == DEFAULT_KUBERNETES_VERSION
 
@@ -140,7 +140,7 @@ def test_malformed_admin_arn(arn: str) -> None:
         config_with("dev", {"compute": {"admin_role_arns": [arn]}})
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_public_endpoint_open_to_the_world_is_rejected(env: str) -> None:
     with pytest.raises(ConfigError, match=r"compute\.public_access_cidrs \['0\.0\.0\.0/0'\] together cover every "
                                           r"public IPv4 address.*list your office/VPN CIDRs"):
