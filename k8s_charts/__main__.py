@@ -14,15 +14,16 @@ from pathlib import Path
 
 import cdk8s
 
-from config import DEFAULT_ENV, load_config
+from config import DEFAULT_ENV, EnvironmentConfig, load_config
 from k8s_charts.examples import example_charts
 from k8s_charts.platform import platform_charts
 from k8s_charts.values import PlatformValues
 
 
-def write_dist(env: str, out: Path) -> list[Path]:
-    """Synthesize ``env``'s charts into ``out/<env>/`` (replacing what was there); returns the files."""
-    config = load_config(env)
+def write_dist(env: str, out: Path, *, config: EnvironmentConfig | None = None) -> list[Path]:
+    """Synthesize ``env``'s charts into ``out/<env>/`` (replacing what was there); returns the files. ``config``:
+    the environment's loaded config (default: ``load_config(env)``)."""
+    config = config or load_config(env)
     values = PlatformValues.placeholders(config)
     target = out / env
     if target.exists():

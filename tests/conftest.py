@@ -109,7 +109,15 @@ def synthesize(env: str, overrides: dict[str, Any] | None = None) -> Synth:
     key = env + json.dumps(overrides or {}, sort_keys=True)
     if key in _CACHE:
         return _CACHE[key]
-    config = config_with(env, overrides)
+    return synthesize_config(config_with(env, overrides), key=key)
+
+
+def synthesize_config(config: EnvironmentConfig, *, key: str | None = None) -> Synth:
+    """Synthesize an already loaded config (e.g. one from a temporary config folder) exactly as ``synthesize``."""
+    key = key or f"{config.name}@{id(config)}"
+    if key in _CACHE:
+        return _CACHE[key]
+    env = config.name
     outdir = _TMP / f"{env}-{len(_CACHE)}"
     app = cdk.App(
         outdir=str(outdir),

@@ -135,9 +135,9 @@ def test_region_without_prices_is_valid_and_its_gpus_are_named_unpriced() -> Non
         "mlflow": {"endpoint": {"certificate_arn": raw_config("dev")["mlflow"]["endpoint"]["certificate_arn"]
                                 .replace("us-east-1", region)}}})
     assert cfg.cost.max_burst_usd_per_hour is not None
-    total, _, missing = burst_per_hour(region, [(p.name, p.instance_types, p.gpu_limit)
-                                                for p in cfg.kubernetes.gpu_node_pools],
-                                       [(g.name, g.instance_type, g.count) for g in cfg.compute.hyperpod.instance_groups])
+    pools = [(p.name, p.instance_types, p.gpu_limit) for p in cfg.kubernetes.gpu_node_pools]
+    groups = [(g.name, g.instance_type, g.count) for g in cfg.compute.hyperpod.instance_groups]
+    total, _, missing = burst_per_hour(region, pools, groups)
     assert total == 0
     assert set(missing) == {t for p in cfg.kubernetes.gpu_node_pools for t in p.instance_types} | \
         {g.instance_type for g in cfg.compute.hyperpod.instance_groups}
