@@ -19,6 +19,7 @@ from .instances import (  # noqa: F401  (EBS_MAX_GIB, ec2_instance_types... re-e
     instance_spec,
     is_nvidia_gpu,
 )
+from .charts import ChartVersionsConfig
 from .kueue import KueueConfig
 
 # SageMaker HyperPod (EKS orchestrator) supports Kubernetes 1.28-1.34 ("Getting started with Amazon EKS support in
@@ -343,6 +344,10 @@ class ComputeConfig(ConfigModel):
                                                                       "EC2NodeClasses come from `kubernetes`.")
     kueue: KueueConfig = Field(KueueConfig(), description="The Kueue controller (job queueing and gang admission); "
                                                           "flavors and queues come from `kubernetes`.")
+    charts: ChartVersionsConfig = Field(
+        ChartVersionsConfig(), description="Helm chart versions of Karpenter, Kueue, KubeRay and the Secrets Store "
+                                           "CSI driver's AWS provider; set one here to try an upgrade in this "
+                                           "environment first (README \"Upgrading Kubernetes\").")
     fsx_claim_namespaces: tuple[str, ...] = Field(
         ("default",), description="Namespaces that get PV `fsx-<namespace>` + PVC `fsx-claim` from the compute stack "
                                   "(team namespaces get theirs from the k8s charts).")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from config import ConfigError
@@ -9,7 +11,7 @@ from config.compute import (
     DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, hyperpod_instance_types, nvidia_hyperpod_instance_types,
 )
 
-from .conftest import ENVIRONMENTS, config_with
+from .conftest import ENVIRONMENTS, config_fails as _fails, config_with
 
 
 def group(**overrides):
@@ -172,3 +174,13 @@ def test_system_node_sizes_are_ordered() -> None:
 def test_unknown_compute_key_is_reported() -> None:
     with pytest.raises(ConfigError, match=r"compute\.kubernetes_versoin: unknown key"):
         config_with("dev", {"compute": {"kubernetes_versoin": "1.34"}})
+
+
+@pytest.mark.parametrize("field", ["karpenter", "kueue", "kuberay", "secrets_store"])
+@pytest.mark.parametrize("value", ["1.14", "latest", ">=1.0.0", "1.x.0"])
+def test_chart_versions_must_be_exact(field: str, value: str) -> None:
+    from config.charts import ChartVersionsConfig
+
+    default = ChartVersionsConfig.model_fields[field].default
+    _fails({"compute": {"charts": {field: value}}}, rf"compute\.charts\.{field}", re.escape(repr(value)),
+           r"not an exact chart version", rf"e\.g\. {re.escape(repr(default))}")
