@@ -13,6 +13,8 @@ from pydantic import Field, field_validator, model_validator
 from ._base import ConfigModel
 from .instances import (  # noqa: F401  (EBS_MAX_GIB, ec2_instance_types... re-exported: callers import them here)
     EBS_MAX_GIB,
+    botocore_enum,
+    botocore_shape,
     check_ec2_instance_type,
     ec2_instance_types,
     instance_family,
@@ -61,19 +63,14 @@ PREEXISTING_NAMESPACES = ("default",)
 @lru_cache(maxsize=1)
 def hyperpod_instance_count_range() -> tuple[int, int]:
     """(min, max) of `ClusterInstanceCount` in the pinned botocore SageMaker model (the API's own bounds)."""
-    import botocore.session
-
-    shape = botocore.session.get_session().get_service_model("sagemaker").shape_for("ClusterInstanceCount")
-    return int(shape.metadata["min"]), int(shape.metadata["max"])
+    shape = botocore_shape("sagemaker", "ClusterInstanceCount")
+    return int(shape["min"]), int(shape["max"])
 
 
 @lru_cache(maxsize=1)
 def hyperpod_instance_types() -> tuple[str, ...]:
     """Every `ClusterInstanceType` value the installed botocore's SageMaker model knows (read offline)."""
-    import botocore.session
-
-    model = botocore.session.get_session().get_service_model("sagemaker")
-    return tuple(model.shape_for("ClusterInstanceType").enum)
+    return botocore_enum("sagemaker", "ClusterInstanceType")
 
 
 def is_accelerated(instance_type: str) -> bool:

@@ -69,12 +69,49 @@ EBS_MAX_GIB = 16_384
 _NVIDIA_FAMILY = re.compile(r"ml\.(p[0-9][a-z]*(-[a-z0-9]+)?|g[0-9][a-z]*|gr[0-9])")
 
 
+def botocore_enum(service: str, shape: str) -> tuple[str, ...]:
+    """The values of the string shape ``shape`` in the installed botocore's ``service`` model (read offline)."""
+    return tuple(botocore_shape(service, shape)["enum"])
+
+
+@lru_cache(maxsize=16)
+def botocore_shape(service: str, shape: str) -> dict:
+    """The top-level shape ``shape`` of the installed botocore's ``service`` model (read offline), as the model
+    file writes it (``{"type": "string", "enum": [...]}``, ``{"type": "integer", "min": 1, "max": 6758}``).
+
+    The EC2 model is half a megabyte compressed, and parsing all of it was a tenth of a synth; a top-level shape is
+    one block of the pretty-printed file, so only that block is parsed. Falls back to the full model if the file
+    ever looks different."""
+    import gzip
+    import importlib.util
+    import json
+
+    try:
+        spec = importlib.util.find_spec("botocore")  # botocore's own data folder, without importing botocore
+        data = Path(next(iter(spec.submodule_search_locations))) / "data" / service  # type: ignore[union-attr]
+        version = max(p.name for p in data.iterdir() if (p / "service-2.json.gz").is_file()
+                      or (p / "service-2.json").is_file())  # API versions are dates: the newest, as botocore picks
+        base = data / version / "service-2.json"
+        for path, opener in ((base.with_suffix(".json.gz"), gzip.open), (base, open)):
+            if path.is_file():
+                with opener(path, "rt", encoding="utf-8") as handle:
+                    text = handle.read()
+                match = re.search(rf'\n    "{re.escape(shape)}":\{{.*?\n    \}}', text[text.index('\n  "shapes"'):],
+                                  re.S)
+                if match:
+                    return json.loads(match.group(0).split(":", 1)[1])
+    except (ValueError, KeyError, OSError, StopIteration, TypeError):
+        pass
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model(service)
+    return model._service_description["shapes"][shape]  # the same dict, from the full model
+
+
 @lru_cache(maxsize=1)
 def ec2_instance_types() -> frozenset[str]:
     """Every EC2 `InstanceType` the pinned botocore's EC2 model knows (read offline; pinned in requirements.txt)."""
-    import botocore.session
-
-    return frozenset(botocore.session.get_session().get_service_model("ec2").shape_for("InstanceType").enum)
+    return frozenset(botocore_enum("ec2", "InstanceType"))
 
 
 def check_ec2_instance_type(field: str, value: str) -> str:

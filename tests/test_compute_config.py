@@ -184,3 +184,17 @@ def test_chart_versions_must_be_exact(field: str, value: str) -> None:
     default = ChartVersionsConfig.model_fields[field].default
     _fails({"compute": {"charts": {field: value}}}, rf"compute\.charts\.{field}", re.escape(repr(value)),
            r"not an exact chart version", rf"e\.g\. {re.escape(repr(default))}")
+
+
+@pytest.mark.parametrize(("service", "shape"), [("ec2", "InstanceType"), ("sagemaker", "ClusterInstanceType"),
+                                                ("sagemaker", "ClusterInstanceCount"),
+                                                ("sagemaker", "AppInstanceType")])
+def test_the_fast_botocore_shape_reader_agrees_with_botocore(service: str, shape: str) -> None:
+    """config/instances.py reads one shape of a botocore model without parsing the whole model (a tenth of a synth
+    before); it must give what botocore's own loader gives."""
+    import botocore.session
+
+    from config.instances import botocore_shape
+
+    full = botocore.session.get_session().get_service_model(service)._service_description["shapes"][shape]
+    assert botocore_shape(service, shape) == full
