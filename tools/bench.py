@@ -67,8 +67,8 @@ def suite(cmd: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -
     return elapsed, summary.strip("= ")
 
 
-def goal(value: float, target: float) -> str:
-    return f"goal <= {target:g}: {'met' if value <= target else 'NOT met'}"
+def goal(value: float, target: float, unit: str = "") -> str:
+    return f"goal <= {target:g}{unit}: {'met' if value <= target else 'NOT met'}"
 
 
 def main() -> int:
@@ -92,10 +92,10 @@ def main() -> int:
     try:
         help_s = median_of([python, "-m", "llmft", "--help"], llmft_runs)
         rows.append(f"llmft --help, median of {llmft_runs}:          {help_s:7.2f} s   "
-                    f"({goal(help_s, GOALS['llmft_help_s'])} s)")
+                    f"({goal(help_s, GOALS['llmft_help_s'], ' s')})")
         dry_s = median_of([python, "-m", "llmft", "submit", DRY_RUN_SPEC, "--dry-run"], llmft_runs)
         rows.append(f"llmft submit {Path(DRY_RUN_SPEC).name} --dry-run (PyTorchJob), median of {llmft_runs}: "
-                    f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'])} s)")
+                    f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'], ' s')})")
     except Failed as exc:
         failures.append(str(exc))
 
