@@ -27,14 +27,15 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: install install-synth install-test synth test test-training lint clean deploy diff cost bench docs imports \
-	images images-lock
+.PHONY: install install-synth install-test synth gitops test test-training lint clean deploy diff cost bench docs \
+	imports images images-lock
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
+	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
 	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
@@ -99,7 +100,15 @@ diff: install-synth
 # other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
 deploy: install-synth
 	$(PY) -m tools.predeploy --env $(ENV)
-	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV)
+	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV) --outputs-file cdk.out/outputs-$(ENV).json
+
+# argocd delivery mode (README "GitOps with Argo CD"): writes dist/<env>/ and shows what would change in the
+# environment's platform folder of the GitOps checkout; WRITE=1 updates the checkout for a pull request. The values
+# that exist only after deployment come from the outputs file `make deploy` writes.
+GITOPS_REPO ?= ../platform-gitops
+GITOPS_OUTPUTS ?= cdk.out/outputs-$(ENV).json
+gitops: install-synth
+	$(PY) -m tools.gitops --env $(ENV) --repo $(GITOPS_REPO) --outputs $(GITOPS_OUTPUTS) $(if $(WRITE),--write)
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
 test: install-test
@@ -138,7 +147,8 @@ K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s
 	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
 	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
 # CRDs that ../shared/crds does not have, kept byte-for-byte from upstream in k8s_charts/crds (see SOURCES.md there).
-K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml
+K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
+	application:=application-crd.yaml appproject:=appproject-crd.yaml
 K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
 	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
 	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml

@@ -45,13 +45,16 @@ class PlatformCharts(Construct):
     :param data_bucket: the data bucket (teams' S3 prefixes); without it no team roles are created.
     :param mlflow_tracking_uri: the `mlflow` ConfigMaps' MLFLOW_TRACKING_URI. Default: no MLflow wiring.
     :param mlflow_team_secrets: team name -> that team's MLflow credentials secret. Default: none.
+    :param apply_manifests: apply the charts to the cluster. Default True (delivery mode `cdk`); False in `argocd`
+        mode, where Argo CD syncs the same charts from Git (``make gitops`` writes them) and the stack must not
+        own them too (``manifests`` is then empty; ``charts``, ``values`` and the team roles stay).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, cluster: eks.Cluster,
                  crd_dependencies: Sequence[IDependable], node_role: iam.IRole, volume_key: kms.IKey,
                  file_system: SharedFileSystem, data_bucket: s3.IBucket | None = None,
                  mlflow_tracking_uri: str | None = None,
-                 mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None) -> None:
+                 mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None, apply_manifests: bool = True) -> None:
         super().__init__(scope, construct_id)
         mlflow = None
         mlflow_team_secrets = dict(mlflow_team_secrets or {})
@@ -83,13 +86,24 @@ class PlatformCharts(Construct):
             "team-namespaces": TeamNamespacesChart(app, "team-namespaces", teams=k.teams, values=self.values),
             "queueing": QueueingChart(app, "queueing", config=config),
         }
-        self.manifests: dict[str, eks.KubernetesManifest] = {
+        self.manifests: dict[str, eks.KubernetesManifest] = {}
+        if apply_manifests:
+            self._apply(cluster, crd_dependencies)
+
+        self.team_roles: dict[str, iam.Role] = {}
+        if data_bucket is not None:
+            for team in k.teams:
+                self.team_roles[team.name] = self._team_role(team, cluster, data_bucket,
+                                                             mlflow_team_secrets.get(team.name))
+
+    def _apply(self, cluster: eks.Cluster, crd_dependencies: Sequence[IDependable]) -> None:
+        self.manifests.update({
             "priority-classes": cluster.add_cdk8s_chart("PriorityClasses", self.charts["priority-classes"]),
             "gpu-capacity": cluster.add_cdk8s_chart("GpuCapacity", self.charts["gpu-capacity"]),
             "cpu-capacity": cluster.add_cdk8s_chart("CpuCapacity", self.charts["cpu-capacity"]),
             "team-namespaces": cluster.add_cdk8s_chart("TeamNamespaces", self.charts["team-namespaces"]),
             "queueing": cluster.add_cdk8s_chart("Queueing", self.charts["queueing"]),
-        }
+        })
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
         self.manifests["cpu-capacity"].node.add_dependency(*crd_dependencies)
         # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.
@@ -97,12 +111,6 @@ class PlatformCharts(Construct):
         # Pods name PriorityClasses; namespaces come after them so the quotas never refer to missing classes, and
         # after the CRD releases (their SecretProviderClass `mlflow-credentials` is a custom resource).
         self.manifests["team-namespaces"].node.add_dependency(self.manifests["priority-classes"], *crd_dependencies)
-
-        self.team_roles: dict[str, iam.Role] = {}
-        if data_bucket is not None:
-            for team in k.teams:
-                self.team_roles[team.name] = self._team_role(team, cluster, data_bucket,
-                                                             mlflow_team_secrets.get(team.name))
 
     def _team_role(self, team: TeamConfig, cluster: eks.Cluster, bucket: s3.IBucket,
                    mlflow_secret: sm.ISecret | None) -> iam.Role:

@@ -16,6 +16,7 @@ from ._base import ConfigError, ConfigModel
 from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 from .strict_yaml import load_yaml
 from .compute import ComputeConfig
+from .gitops import DeliveryConfig
 from .cost import CostConfig, burst_per_hour
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
@@ -29,7 +30,8 @@ CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_ENV = "dev"
 
 __all__ = [
-    "CONFIG_DIR", "DEFAULT_ENV", "ComputeConfig", "ConfigError", "EcrConfig", "EnvironmentConfig", "FsxConfig",
+    "CONFIG_DIR", "DEFAULT_ENV", "ComputeConfig", "ConfigError", "DeliveryConfig", "EcrConfig", "EnvironmentConfig",
+    "FsxConfig",
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "AlarmThresholds", "ObservabilityConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
@@ -59,6 +61,9 @@ class EnvironmentConfig(ConfigModel):
     observability: ObservabilityConfig = Field(
         ObservabilityConfig(), description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
                                            "(`<Env>-Observability`); see config/observability.py.")
+    delivery: DeliveryConfig = Field(
+        DeliveryConfig(), description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
+                                      "config/gitops.py and README \"GitOps with Argo CD\".")
 
     @field_validator("name")
     @classmethod
@@ -160,6 +165,11 @@ class EnvironmentConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    def _delivery_in_environment(self) -> EnvironmentConfig:
+        self.delivery.check_environment(account=self.account, region=self.region)
+        return self
+
+    @model_validator(mode="after")
     def _burst_within_budget(self) -> EnvironmentConfig:
         """What is priced must fit the budget. Prices are advisory: instance types (or a whole region) without a
         price in config/data/prices.yaml are left out of the check, and the Observability stack warns about them at
@@ -199,6 +209,12 @@ class EnvironmentConfig(ConfigModel):
     def lifecycle_bucket_name(self) -> str:
         """The HyperPod lifecycle-script bucket; HyperPod's managed policy only reads buckets named `sagemaker-*`."""
         return f"sagemaker-{self.resource_prefix}-lifecycle-{self.account}-{self.region}"
+
+    @property
+    def gitops_path(self) -> str:
+        """This environment's folder in the GitOps repository (``delivery.path``, default ``environments/<env>``);
+        lay it out with config.gitops.platform_dir() and team_jobs_dir()."""
+        return self.delivery.git_path(self.name)
 
     @property
     def cluster_name(self) -> str:

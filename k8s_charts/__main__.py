@@ -20,9 +20,13 @@ from k8s_charts.platform import platform_charts
 from k8s_charts.values import PlatformValues
 
 
-def write_dist(env: str, out: Path, *, config: EnvironmentConfig | None = None) -> list[Path]:
-    """Synthesize ``env``'s charts into ``out/<env>/`` (replacing what was there); returns the files. ``config``:
-    the environment's loaded config (default: ``load_config(env)``)."""
+def write_dist(env: str, out: Path, *, examples: bool = True, config: EnvironmentConfig | None = None) -> list[Path]:
+    """Synthesize ``env``'s charts into ``out/<env>/`` (replacing what was there); returns the files.
+
+    :param examples: also the example jobs (k8s_charts/examples.py). Default True; `make gitops` leaves them out
+        (Argo CD would run them).
+    :param config: the environment's loaded config. Default: ``load_config(env)``.
+    """
     config = config or load_config(env)
     values = PlatformValues.placeholders(config)
     target = out / env
@@ -31,7 +35,8 @@ def write_dist(env: str, out: Path, *, config: EnvironmentConfig | None = None) 
     app = cdk8s.App(outdir=str(target), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_CHART,
                     output_file_extension=".yaml")
     platform_charts(app, config, values)
-    example_charts(app, config, values)
+    if examples:
+        example_charts(app, config, values)
     app.synth()
     return sorted(target.glob("*.yaml"))
 

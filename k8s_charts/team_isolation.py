@@ -7,8 +7,7 @@
   namespace label) keeps pods non-root, unprivileged and off hostPath; this policy pins the identity.
 - NetworkPolicies (enforced by the VPC CNI's network policy agent, turned on in cdk_constructs/eks_cluster.py):
   default deny in both directions, then allow: within the namespace (NCCL, torchrun rendezvous, Ray GCS/workers),
-  the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), metrics scrapers to
-  Ray's metrics port, DNS to CoreDNS, the EKS Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS
+  the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), DNS to CoreDNS, the EKS Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS
   endpoints, S3 through the gateway endpoint, the MLflow load balancer, Hugging Face). FSx for Lustre traffic is the
   node's kernel client, not pod traffic. The training operator and Kueue only talk to the API server.
 
@@ -44,8 +43,9 @@ RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
 RAY_DASHBOARD_PORT = 8265
 RAY_GCS_PORT = 6379
 RAY_CLIENT_PORT = 10001
-RAY_METRICS_PORT = 8080                         # Ray's default metrics export port
-METRICS_NAMESPACES = ("amazon-cloudwatch",)     # CloudWatch Observability add-on (Container Insights) scrapers
+# No rule for metrics scrapers: the CloudWatch agent and its Prometheus scraper run with host networking, so their
+# traffic comes from node IPs, which a namespaceSelector never matches (the former `allow-metrics-scrapers` policy
+# could not apply); nothing scrapes team pods.
 DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
 POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
 HTTPS_PORT = 443
@@ -191,11 +191,6 @@ class TeamNetworkPolicies(Construct):
                 from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(KUBERAY_NAMESPACE),
                                              pod_selector=k8s.LabelSelector(match_labels=KUBERAY_OPERATOR_LABELS))],
                 ports=_ports(RAY_DASHBOARD_PORT))]))
-        policy("allow-metrics-scrapers", k8s.NetworkPolicySpec(
-            pod_selector=every_pod, policy_types=["Ingress"],
-            ingress=[k8s.NetworkPolicyIngressRule(
-                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(m)) for m in METRICS_NAMESPACES],
-                ports=_ports(RAY_METRICS_PORT))]))
         policy("allow-egress-platform", k8s.NetworkPolicySpec(
             pod_selector=every_pod, policy_types=["Egress"],
             egress=[

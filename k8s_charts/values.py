@@ -7,8 +7,9 @@ syntax of `envsubst` and of Flux post-build substitution, so a GitOps pipeline f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from config import EnvironmentConfig
@@ -94,3 +95,31 @@ class PlatformValues:
                                                   for t in config.kubernetes.teams}),
             node_kinds=node_kinds(config),
         )
+
+
+PLACEHOLDER = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
+
+
+def gitops_output_key(name: str) -> str:
+    """Output key (alphanumeric, CloudFormation's rule for logical IDs) of the compute stack's output carrying the
+    value of placeholder ``${name}`` in argocd delivery mode; `make gitops` fills dist/<env>/ from these outputs."""
+    return "GitOps" + name.replace("_", "")
+
+
+def deploy_time_values(placeholders: PlatformValues, actual: PlatformValues) -> dict[str, str]:
+    """Placeholder name -> the value it stands for: every ``${NAME}`` field of ``placeholders`` (see
+    :meth:`PlatformValues.placeholders`) paired with the same field of ``actual`` (CDK tokens in the stack)."""
+    out: dict[str, str] = {}
+
+    def pair(p: object, a: object) -> None:
+        m = PLACEHOLDER.fullmatch(p) if isinstance(p, str) else None
+        if m:
+            out[m.group(1)] = a  # type: ignore[assignment]
+
+    for f in fields(PlatformValues):
+        pair(getattr(placeholders, f.name), getattr(actual, f.name))
+    if placeholders.mlflow is not None and actual.mlflow is not None:
+        pair(placeholders.mlflow.tracking_uri, actual.mlflow.tracking_uri)
+        for team, arn in placeholders.mlflow.team_secret_arns.items():
+            pair(arn, actual.mlflow.team_secret_arns.get(team))
+    return {k: v for k, v in out.items() if v is not None}

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import CfnOutput, Reference, RemovalPolicy, Stack, Token, Tokenization, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
+from cdk_constructs.argo_cd import ArgoCd
 from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.eks_cluster import PlatformEksCluster
 from cdk_constructs.fsx_static_volume import FsxStaticVolume
@@ -32,6 +33,7 @@ from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.team_storage import platform_directories
 from k8s_charts.queues import CAPACITY_LABEL
+from k8s_charts.values import PlatformValues, deploy_time_values, gitops_output_key
 
 from ._base import PlatformStack
 from .mlflow_stack import MlflowConnection
@@ -56,7 +58,11 @@ class ComputeStack(PlatformStack):
     - ``fsx_directories``: the Job creating every team's FSx tree (``wait_handle``: the directories exist);
     - ``team_roles``: team name -> that team's EKS Pod Identity role (namespace ``<team>``, service account
       ``training``; created when ``data_bucket`` is given): grant it what the team's jobs may use, e.g.
-      ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``.
+      ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``;
+    - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
+      (cdk_constructs/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
+      and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
+      fills them in).
 
     ``mlflow``: an :class:`~stacks.mlflow_stack.MlflowConnection` (the ``MlflowStack``); with it the team namespaces
     get the ``mlflow`` ConfigMap and their team's credentials. Default: no MLflow wiring. Anything else is refused.
@@ -211,8 +217,24 @@ class ComputeStack(PlatformStack):
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
             data_bucket=data_bucket, mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
-            mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None)
+            mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
+            apply_manifests=config.delivery.mode == "cdk")
         self.team_roles: dict[str, iam.Role] = self.platform_charts.team_roles
+
+        # --- GitOps (delivery.mode argocd): Argo CD syncs the platform charts and the teams' jobs from Git ------
+        self.argo_cd: ArgoCd | None = None
+        if config.delivery.mode == "argocd":
+            self.argo_cd = ArgoCd(self, "ArgoCd", cluster=self.cluster, config=config,
+                                  values=self.platform_charts.values, node_selector=self.system_node_selector,
+                                  after=[*system_ready, *self.crd_dependencies])
+            # Each output lives in the stack that owns the value (a Ref/GetAtt there; an output of a value imported
+            # from another stack would be an Fn::GetStackOutput, which outputs cannot hold).
+            for name, value in deploy_time_values(PlatformValues.placeholders(config),
+                                                  self.platform_charts.values).items():
+                ref = Tokenization.reverse(value) if Token.is_unresolved(value) else None
+                owner = Stack.of(ref.target) if isinstance(ref, Reference) else self
+                CfnOutput(owner, gitops_output_key(name), value=value,
+                          description=f"${{{name}}} in dist/{config.name}/ (make gitops fills it in)")
 
         self._acknowledge_shared_handlers()
         govern_handler_logs(self, self.cluster, retention_days=config.observability.log_retention_days,

@@ -87,7 +87,7 @@ def test_negative_count() -> None:
 
 
 def test_zero_count_is_allowed_with_continuous_provisioning() -> None:
-    teams = [{"name": "hyperpod-platform", "allowed_tiers": ["production"]}]  # no Kueue share on an empty group
+    teams = [{"name": "hyperpod-platform", "allowed_tiers": ["production"], "gpu_quota": 0}]  # no Kueue share on an empty group
     (g,) = config_with("dev", {**hyperpod(group(count=0)), "kubernetes": {"teams": teams},
                                "studio": {"user_profiles": []}}).compute.hyperpod.instance_groups
     assert g.count == 0

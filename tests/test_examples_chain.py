@@ -93,12 +93,29 @@ def _check_all(step_files: list[tuple[str, Path]]) -> list[dict]:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
+def readme_specs(tmp_path: Path) -> list[Path]:
+    """The job specs of the README's walkthrough: every ```yaml block with name, tier and type."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    out = []
+    for i, block in enumerate(re.findall(r"```yaml\n(.*?)```", text, re.S)):
+        data = yaml.safe_load(block)
+        if isinstance(data, dict) and {"name", "tier", "type"} <= set(data):
+            path = tmp_path / f"readme-{i}.yaml"
+            path.write_text(block)
+            out.append(path)
+    return out
+
+
 def test_every_rendered_step_file_passes_its_steps_own_check(tmp_path: Path) -> None:
     if not TRAIN_PYTHON.exists():
         pytest.fail(f"{TRAIN_PYTHON} is missing: run `make install`")
     files = []
+    walkthrough = readme_specs(tmp_path)
+    assert walkthrough, "the README's walkthrough has no job spec"
     for env in ENVIRONMENTS:
-        for path in PIPELINE:
+        for path in [*PIPELINE, *walkthrough]:
             plan = plan_of(path, env)
             rendered = plan.manifests[0]["data"]["step.yaml"]  # the ConfigMap the pod mounts, as rendered
             assert yaml.safe_load(rendered) == plan.step

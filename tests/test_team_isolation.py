@@ -8,7 +8,7 @@ import ipaddress
 import pytest
 
 from config.kubernetes import RESERVED_NAMESPACES
-from k8s_charts.team_isolation import KUBERAY_NAMESPACE, KUBERAY_OPERATOR_LABELS, METRICS_NAMESPACES
+from k8s_charts.team_isolation import KUBERAY_NAMESPACE, KUBERAY_OPERATOR_LABELS
 
 from .conftest import Synth, config_with
 from .test_isolation_matrix import RAY_HEAD_LABELS, Pod, allowed, kube_manifests
@@ -60,12 +60,12 @@ def test_kuberay_operator_reaches_only_the_dashboard_of_ray_heads(net: dict) -> 
     assert not reach(net, pod(KUBERAY_NAMESPACE, net["ip"](8), app="other"), head, 8265)
 
 
-def test_metrics_scrapers_reach_only_the_metrics_port(net: dict) -> None:
+def test_no_other_namespace_reaches_team_pods_metrics_or_dashboard(net: dict) -> None:
     team = net["teams"][0]
-    scraper = pod(METRICS_NAMESPACES[0], net["ip"](9))
+    outsider = pod("amazon-cloudwatch", net["ip"](9))
     head = pod(team, net["ip"](6), **RAY_HEAD_LABELS)
-    assert reach(net, scraper, head, 8080)
-    assert not reach(net, scraper, head, 8265)
+    assert not reach(net, outsider, head, 8080)
+    assert not reach(net, outsider, head, 8265)
 
 
 def test_team_pods_reach_dns_pod_identity_and_https_only(net: dict) -> None:
@@ -84,7 +84,7 @@ def test_team_pods_reach_dns_pod_identity_and_https_only(net: dict) -> None:
 
 
 def test_namespaces_that_may_reach_team_pods_cannot_be_teams() -> None:
-    for ns in (KUBERAY_NAMESPACE, *METRICS_NAMESPACES):
+    for ns in (KUBERAY_NAMESPACE,):
         assert ns in RESERVED_NAMESPACES
         with pytest.raises(ValueError, match="is a system namespace"):
             config_with("dev", {"kubernetes": {"teams": [{"name": ns}]}})

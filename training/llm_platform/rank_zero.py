@@ -24,6 +24,19 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = timedelta(hours=4)
 
 
+def shutdown_distributed() -> None:
+    """Destroy every process group before the interpreter exits. A gloo group left alive is destroyed during the
+    interpreter's own teardown, when its C++ worker threads may still be joinable: the process then dies with
+    "terminate called without an active exception" (SIGABRT) after all its work succeeded, and torchrun reports the
+    job failed. PyTorch's documentation asks for destroy_process_group() at the end of every distributed program."""
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+
+
 class RankZeroFailed(RuntimeError):
     """Raised on ranks > 0 when rank 0's final work failed (rank 0 raises the original error)."""
 
@@ -51,6 +64,7 @@ def run_on_rank_zero(work: Callable[[], T], *, timeout: timedelta = DEFAULT_TIME
             error = exc
             outcome[0] = 1
     dist.broadcast(outcome, src=0, group=group)  # the other ranks wait here for rank 0's outcome
+    dist.destroy_process_group(group)  # its threads must not outlive the interpreter (see shutdown_distributed)
     if error is not None:
         raise error
     if outcome.item():

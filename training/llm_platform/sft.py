@@ -36,7 +36,7 @@ from typing import Any, Optional
 
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home, share_with_team
-from llm_platform.rank_zero import run_on_rank_zero
+from llm_platform.rank_zero import run_on_rank_zero, shutdown_distributed
 from llm_platform.steps import entry_point
 
 IGNORE_INDEX = -100
@@ -362,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
 
     def run(parsed) -> int:
-        out = train(parsed)
+        try:
+            out = train(parsed)
+        finally:
+            shutdown_distributed()
         print(json.dumps({k: str(v) for k, v in out.items()}, indent=2))
         return 0
 

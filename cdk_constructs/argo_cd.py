@@ -1,0 +1,136 @@
+"""Argo CD for `argocd` delivery mode: the managed EKS capability or the upstream Helm chart, plus the objects that
+point it at the environment's Git path (k8s_charts/gitops.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import cdk8s
+from aws_cdk import ArnFormat, Duration, Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from constructs import Construct, IDependable
+
+from config import EnvironmentConfig
+from config.gitops import SECRET_ARN
+from k8s_charts.gitops import ARGOCD_NAMESPACE, CREDENTIALS_SERVICE_ACCOUNT, IN_CLUSTER, GitOpsChart
+from k8s_charts.values import PlatformValues
+
+ARGOCD_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
+ARGOCD_CHART_VERSION = "10.1.1"
+"""argoproj/argo-helm tag argo-cd-10.1.1 (af0a9310bacbaa4636018dfe22c801a6d33a5c43): appVersion v3.4.4, the version
+of the Application/AppProject CRDs in k8s_charts/crds (SOURCES.md)."""
+CAPABILITY_PRINCIPAL = "capabilities.eks.amazonaws.com"
+"""Service principal of EKS capability roles; it needs sts:AssumeRole and sts:TagSession (EKS User Guide "Create an
+Argo CD capability using eksctl", step 1 trust policy)."""
+
+
+def helm_values(node_selector: Mapping[str, str]) -> dict:
+    """argo-cd 10.1.1 values (charts/argo-cd/values.yaml at the tag): every component on the system nodes
+    (``global.nodeSelector``, whose default is only ``kubernetes.io/os: linux``), CRDs installed and kept on
+    uninstall (``crds.install``/``crds.keep``, the defaults, restated), no Dex (sign-in is the initial admin secret
+    or kubectl; SSO is what the managed capability adds), no notifications controller."""
+    return {
+        "global": {"nodeSelector": {"kubernetes.io/os": "linux", **dict(node_selector)}},
+        "crds": {"install": True, "keep": True},
+        "dex": {"enabled": False},
+        "notifications": {"enabled": False},
+    }
+
+
+class ArgoCd(Construct):
+    """Argo CD in ``cluster`` and the GitOps objects of ``config`` (``delivery.mode: argocd``).
+
+    ``delivery.install`` decides where Argo CD runs:
+
+    - ``capability``: ``AWS::EKS::Capability`` type ``ARGOCD`` (attribute ``capability``) with its IAM role
+      (``capability_role``), Identity Center instance and role mappings from config, namespace
+      :data:`ARGOCD_NAMESPACE`, delete propagation ``RETAIN`` (the only value: Argo CD's objects stay when the
+      capability goes). The Applications name the cluster by its ARN and the chart registers it.
+    - ``helm``: chart ``argo-cd`` :data:`ARGOCD_CHART_VERSION` (attribute ``release``) on the system nodes.
+
+    With ``delivery.credentials_secret`` a Pod Identity role (``credentials_role``) may read that secret only, for
+    the credentials-sync pod's service account.
+
+    Attributes: ``chart`` (k8s_charts.gitops.GitOpsChart), ``manifest`` (its KubernetesManifest),
+    ``destination_server``.
+
+    :param cluster: the EKS cluster. Required.
+    :param config: the environment (``delivery``, teams). Required.
+    :param values: the platform values (to render the team Roles the team projects derive from). Required.
+    :param node_selector: nodeSelector of the Helm install and the sync pod (the system nodes). Default: any node.
+    :param after: constructs Argo CD and its objects come after (system nodes, the CRD releases: the platform's
+        Application syncs custom resources, the repository credentials are a SecretProviderClass). Default none.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, config: EnvironmentConfig,
+                 values: PlatformValues, node_selector: Mapping[str, str] | None = None,
+                 after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        d = config.delivery
+        self.capability: eks_l1.CfnCapability | None = None
+        self.capability_role: iam.Role | None = None
+        self.release: eks.HelmChart | None = None
+        self.credentials_role: iam.Role | None = None
+        installed: list[IDependable] = []
+        if d.install == "capability":
+            idc = d.identity_center
+            assert idc is not None  # config refuses capability without identity_center
+            self.capability_role = iam.Role(
+                self, "CapabilityRole",
+                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(CAPABILITY_PRINCIPAL)),
+                description=f"{config.resource_prefix}: EKS capability for Argo CD")
+            self.capability = eks_l1.CfnCapability(
+                self, "Capability", capability_name=f"{config.resource_prefix}-argocd",
+                cluster_name=cluster.cluster_name, type="ARGOCD", role_arn=self.capability_role.role_arn,
+                delete_propagation_policy="RETAIN",
+                configuration=eks_l1.CfnCapability.CapabilityConfigurationProperty(
+                    argo_cd=eks_l1.CfnCapability.ArgoCdProperty(
+                        aws_idc=eks_l1.CfnCapability.AwsIdcProperty(idc_instance_arn=idc.instance_arn,
+                                                                    idc_region=idc.region or config.region),
+                        namespace=ARGOCD_NAMESPACE,
+                        rbac_role_mappings=[eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
+                            role=m.role,
+                            identities=[*(eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP")
+                                          for g in m.groups),
+                                        *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER")
+                                          for u in m.users)])
+                            for m in idc.role_mappings])))
+            self.capability.node.add_dependency(*after)  # the cluster: by ClusterName's Ref
+            installed.append(self.capability)
+            self.destination_server = cluster.cluster_arn
+        else:
+            self.release = eks.HelmChart(
+                self, "Release", cluster=cluster, repository=ARGOCD_HELM_REPOSITORY, chart="argo-cd",
+                version=ARGOCD_CHART_VERSION, release="argocd", namespace=ARGOCD_NAMESPACE, create_namespace=True,
+                wait=True, timeout=Duration.minutes(10), values=helm_values(node_selector or {}))
+            self.release.node.add_dependency(*after)
+            installed.append(self.release)
+            self.destination_server = IN_CLUSTER
+
+        if d.credentials_secret is not None:
+            self.credentials_role = iam.Role(
+                self, "CredentialsRole",
+                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal("pods.eks.amazonaws.com")),
+                description=f"{config.resource_prefix}: reads the GitOps repository credentials (namespace "
+                            f"{ARGOCD_NAMESPACE}, service account {CREDENTIALS_SERVICE_ACCOUNT})")
+            self.credentials_role.add_to_policy(iam.PolicyStatement(
+                sid="ReadRepositoryCredentials", actions=["secretsmanager:GetSecretValue",
+                                                          "secretsmanager:DescribeSecret"],
+                resources=[secret_arn(d.credentials_secret, Stack.of(self))]))
+            eks_l1.CfnPodIdentityAssociation(
+                self, "CredentialsPodIdentity", cluster_name=cluster.cluster_name, namespace=ARGOCD_NAMESPACE,
+                service_account=CREDENTIALS_SERVICE_ACCOUNT, role_arn=self.credentials_role.role_arn)
+
+        self.chart = GitOpsChart(cdk8s.App(), "gitops", config=config, values=values,
+                                 destination_server=self.destination_server,
+                                 register_cluster=d.install == "capability", node_selector=node_selector)
+        self.manifest = cluster.add_cdk8s_chart("GitOps", self.chart)
+        self.manifest.node.add_dependency(*installed, *after)
+
+
+def secret_arn(secret: str, stack: Stack) -> str:
+    """The IAM resource of a Secrets Manager secret given by ARN or by name (a name matches the ARN with the random
+    6-character suffix Secrets Manager appends: "Resource: Secrets Manager secret ARN" in its IAM guide)."""
+    if SECRET_ARN.fullmatch(secret):
+        return secret
+    return stack.format_arn(service="secretsmanager", resource="secret", resource_name=f"{secret}-??????",
+                            arn_format=ArnFormat.COLON_RESOURCE_NAME)

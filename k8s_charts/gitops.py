@@ -1,0 +1,292 @@
+"""Argo CD objects of an environment in `argocd` delivery mode (config/gitops.py): what syncs Git into the cluster.
+
+- AppProject ``platform`` + Application ``platform``: ``platform_dir(path)`` (the content of ``dist/<env>/``) into
+  the cluster, automated sync with self-heal and prune (prune deletes only objects the Application tracks: Argo CD
+  labels what it applies with its tracking id, argo-cd v3.4.4 docs/user-guide/resource_tracking.md).
+- Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` into the team's
+  namespace only. The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
+  namespaced, only :func:`team_delivery_kinds`: the job kinds of :data:`GITOPS_JOB_KINDS` the team's own Role lets its
+  people create (so Argo CD never creates for a team what the team could not create itself).
+- The repository: a Secret labelled ``argocd.argoproj.io/secret-type: repository`` (argo-cd v3.4.4
+  docs/operator-manual/declarative-setup.md "Repositories"). Public repository: url and type only. With
+  ``delivery.credentials_secret``, the Secrets Store CSI driver syncs the Secrets Manager secret into that Secret
+  (SecretProviderClass ``gitops-repository``, kept synced by the pod of :class:`RepositoryCredentialsSync`); nothing
+  secret is in the template.
+- Managed EKS capability only: the cluster registered as a destination (a ``secret-type: cluster`` Secret whose
+  ``server`` is the EKS cluster ARN; the capability does not register the local cluster and does not accept
+  ``https://kubernetes.default.svc``: EKS User Guide "Register target clusters").
+
+These objects are applied by the compute stack (they bootstrap Argo CD), never synced by Argo CD itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cdk8s
+from cdk8s_plus_28 import k8s
+from constructs import Construct
+
+from config import EnvironmentConfig
+from config.gitops import platform_dir, team_jobs_dir
+from config.kubernetes import TeamConfig
+from k8s_charts.imports.application.io import argoproj as argo_app
+from k8s_charts.imports.appproject.io import argoproj as argo_project
+from k8s_charts.imports.secretproviderclass.io.x_k8s.csi import secrets_store as sscsi
+from k8s_charts.values import PlatformValues, team_group
+
+ARGOCD_NAMESPACE = "argocd"
+"""Namespace of Argo CD's own objects: the Helm release's namespace and the capability's `Namespace` (default
+`argocd`, AWS::EKS::Capability ArgoCd.Namespace)."""
+IN_CLUSTER = "https://kubernetes.default.svc"
+"""The cluster Argo CD runs in, as a self-installed Argo CD names it (argo-cd declarative-setup.md)."""
+PLATFORM_PROJECT = "platform"
+PLATFORM_APPLICATION = "platform"
+REPOSITORY_SECRET = "gitops-repository"
+CREDENTIALS_SERVICE_ACCOUNT = "gitops-credentials"
+PART_OF = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "gitops"}
+SYNC_RETRY = {"limit": 5, "backoff": {"duration": "30s", "factor": 2, "maxDuration": "10m"}}
+
+
+@dataclass(frozen=True)
+class JobKind:
+    group: str
+    kind: str
+    resource: str  # the plural an RBAC rule names
+
+
+GITOPS_JOB_KINDS: tuple[JobKind, ...] = (
+    JobKind("kubeflow.org", "PyTorchJob", "pytorchjobs"),
+    JobKind("kubeflow.org", "MPIJob", "mpijobs"),
+    JobKind("ray.io", "RayJob", "rayjobs"),
+    JobKind("", "ConfigMap", "configmaps"),
+)
+"""What a team may deliver through Git (the one list; the team AppProject's whitelist is the part of it the team
+Role allows). Secrets are deliberately absent: a Secret in Git is a plaintext credential in every clone."""
+
+KUEUE_MUTATED_FIELDS = (".spec.suspend", ".spec.runPolicy.suspend")
+"""Kueue suspends a job at creation and unsuspends it at admission (RayJob `spec.suspend`, PyTorchJob/MPIJob
+`spec.runPolicy.suspend`; Kueue v0.19.2 pkg/controller/jobs): Argo CD must not undo it (ignoreDifferences with
+RespectIgnoreDifferences)."""
+
+
+def team_project_name(team: str) -> str:
+    return f"team-{team}"
+
+
+def team_role_rules(team: TeamConfig, values: PlatformValues) -> list[dict[str, Any]]:
+    """The RBAC rules of every Role the team's namespace binds to the team's group (as rendered, so the whitelist
+    follows whatever k8s_charts.team_namespaces grants)."""
+    from k8s_charts.team_namespaces import TeamNamespacesChart
+
+    docs = TeamNamespacesChart(cdk8s.App(), "team", teams=[team], values=values).to_json()
+    bound = {d["roleRef"]["name"] for d in docs if d["kind"] == "RoleBinding"
+             and d["metadata"].get("namespace") == team.namespace and d["roleRef"]["kind"] == "Role"
+             and any(s["kind"] == "Group" and s["name"] == team_group(team.name) for s in d.get("subjects", []))}
+    return [rule for d in docs if d["kind"] == "Role" and d["metadata"]["name"] in bound
+            and d["metadata"].get("namespace") == team.namespace for rule in d.get("rules", [])]
+
+
+def allows_create(rules: Sequence[Mapping[str, Any]], group: str, resource: str) -> bool:
+    """Whether ``rules`` allow ``create`` on ``resource`` of API ``group`` (RBAC semantics incl. '*')."""
+    return any((group in r.get("apiGroups", []) or "*" in r.get("apiGroups", []))
+               and (resource in r.get("resources", []) or "*" in r.get("resources", []))
+               and ("create" in r.get("verbs", []) or "*" in r.get("verbs", []))
+               and not r.get("resourceNames") for r in rules)
+
+
+def team_delivery_kinds(rules: Sequence[Mapping[str, Any]]) -> list[JobKind]:
+    """The kinds of :data:`GITOPS_JOB_KINDS` that ``rules`` (the team Role's) allow the team to create."""
+    return [k for k in GITOPS_JOB_KINDS if allows_create(rules, k.group, k.resource)]
+
+
+class GitOpsChart(cdk8s.Chart):
+    """Argo CD's projects, applications and repository for one environment (namespace :data:`ARGOCD_NAMESPACE`).
+
+    :param config: the environment (``delivery`` in argocd mode, teams).
+    :param values: platform values (the team Role is rendered with them to derive the team whitelists).
+    :param destination_server: the cluster as Argo CD names it: :data:`IN_CLUSTER` (Helm install) or the EKS cluster
+        ARN (managed capability; a CDK token inside the stack). Default :data:`IN_CLUSTER`.
+    :param register_cluster: create the ``secret-type: cluster`` Secret for ``destination_server`` (capability).
+        Default False.
+    :param sync_image: image of the pod that keeps the repository credentials synced (it only sleeps; the CSI
+        driver syncs the Secret while a pod mounts the volume). Default ``config.studio.partition_job_image`` (the
+        pinned busybox the platform already runs).
+    :param node_selector: nodeSelector of that pod (the system nodes). Default: any node.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, values: PlatformValues,
+                 destination_server: str = IN_CLUSTER, register_cluster: bool = False,
+                 sync_image: str | None = None, node_selector: Mapping[str, str] | None = None) -> None:
+        super().__init__(scope, construct_id, namespace=ARGOCD_NAMESPACE, disable_resource_name_hashes=True)
+        d = config.delivery
+        if d.repository is None:
+            raise ValueError("GitOpsChart needs delivery.repository (config validation requires it in argocd mode)")
+        repo, path = d.repository, config.gitops_path
+        self.destination_server = destination_server
+
+        def meta(name: str) -> cdk8s.ApiObjectMetadata:
+            return cdk8s.ApiObjectMetadata(name=name, namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF))
+
+        self.cluster_secret: k8s.KubeSecret | None = None
+        if register_cluster:
+            self.cluster_secret = k8s.KubeSecret(
+                self, "Cluster", metadata=k8s.ObjectMeta(
+                    name="in-cluster", namespace=ARGOCD_NAMESPACE,
+                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "cluster"}),
+                string_data={"name": "in-cluster", "server": destination_server})
+
+        # --- the repository ---------------------------------------------------------------------------------
+        self.repository_secret: k8s.KubeSecret | None = None
+        self.credentials: sscsi.SecretProviderClass | None = None
+        if d.credentials_secret is None:
+            self.repository_secret = k8s.KubeSecret(
+                self, "Repository", metadata=k8s.ObjectMeta(
+                    name=REPOSITORY_SECRET, namespace=ARGOCD_NAMESPACE,
+                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"}),
+                string_data={"type": "git", "url": repo})
+        else:
+            self.credentials = sscsi.SecretProviderClass(
+                self, "RepositoryCredentials", metadata=meta(REPOSITORY_SECRET),
+                spec=sscsi.SecretProviderClassSpec(
+                    provider="aws",
+                    parameters={"region": config.region, "usePodIdentity": "true",
+                                "objects": json.dumps([{
+                                    "objectName": d.credentials_secret, "objectType": "secretsmanager",
+                                    "filePermission": "0400",
+                                    "jmesPath": [{"path": f, "objectAlias": f, "filePermission": "0400"}
+                                                 for f in credential_fields(repo)]}])},
+                    secret_objects=[sscsi.SecretProviderClassSpecSecretObjects(
+                        secret_name=REPOSITORY_SECRET, type="Opaque",
+                        labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
+                        data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=f, key=f)
+                              for f in credential_fields(repo)])]))
+            self.credentials_sync = RepositoryCredentialsSync(
+                self, "CredentialsSync", image=sync_image or config.studio.partition_job_image,
+                node_selector=node_selector)
+
+        # --- the platform ---------------------------------------------------------------------------------
+        self.platform_project = argo_project.AppProject(
+            self, "PlatformProject", metadata=meta(PLATFORM_PROJECT),
+            spec=argo_project.AppProjectSpec(
+                description=f"{config.name}: the platform's manifests (make gitops -> {platform_dir(path)})",
+                source_repos=[repo],
+                destinations=[argo_project.AppProjectSpecDestinations(server=destination_server, namespace="*")],
+                cluster_resource_whitelist=[argo_project.AppProjectSpecClusterResourceWhitelist(group="*", kind="*")],
+            ))
+        self.platform_application = argo_app.Application(
+            self, "PlatformApplication", metadata=meta(PLATFORM_APPLICATION),
+            spec=argo_app.ApplicationSpec(
+                project=PLATFORM_PROJECT,
+                source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                                                      path=platform_dir(path)),
+                destination=argo_app.ApplicationSpecDestination(server=destination_server),
+                sync_policy=argo_app.ApplicationSpecSyncPolicy(
+                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
+                    retry=_retry()),
+            ))
+
+        # --- the teams --------------------------------------------------------------------------------------
+        self.team_projects: dict[str, argo_project.AppProject] = {}
+        self.team_applications: dict[str, argo_app.Application] = {}
+        for team in config.kubernetes.teams:
+            kinds = team_delivery_kinds(team_role_rules(team, values))
+            name = team_project_name(team.name)
+            self.team_projects[team.name] = argo_project.AppProject(
+                self, f"Project-{team.name}", metadata=meta(name),
+                spec=argo_project.AppProjectSpec(
+                    description=f"Team {team.name}: its jobs from {team_jobs_dir(path, team.name)} into namespace "
+                                f"{team.namespace} only",
+                    source_repos=[repo],
+                    destinations=[argo_project.AppProjectSpecDestinations(server=destination_server,
+                                                                          namespace=team.namespace)],
+                    cluster_resource_whitelist=[],
+                    namespace_resource_whitelist=[
+                        argo_project.AppProjectSpecNamespaceResourceWhitelist(group=k.group, kind=k.kind)
+                        for k in kinds],
+                ))
+            self.team_applications[team.name] = argo_app.Application(
+                self, f"Application-{team.name}", metadata=meta(name),
+                spec=argo_app.ApplicationSpec(
+                    project=name,
+                    source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                                                          path=team_jobs_dir(path, team.name)),
+                    destination=argo_app.ApplicationSpecDestination(server=destination_server,
+                                                                    namespace=team.namespace),
+                    ignore_differences=[argo_app.ApplicationSpecIgnoreDifferences(
+                        group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS))
+                        for k in kinds if k.group],
+                    sync_policy=argo_app.ApplicationSpecSyncPolicy(
+                        automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
+                        sync_options=["RespectIgnoreDifferences=true"],
+                        retry=_retry()),
+                ))
+
+
+class RepositoryCredentialsSync(Construct):
+    """ServiceAccount :data:`CREDENTIALS_SERVICE_ACCOUNT` (EKS Pod Identity: read of the repository secret only) and
+    a one-replica Deployment mounting the SecretProviderClass :data:`REPOSITORY_SECRET`: the Secrets Store CSI
+    driver creates and rotates the synced Secret only while some pod mounts the volume (secrets-store-csi-driver
+    docs "Sync as Kubernetes Secret").
+
+    :param image: the container image (it sleeps). Required.
+    :param node_selector: nodeSelector of the pod. Default: any node.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, image: str,
+                 node_selector: Mapping[str, str] | None = None) -> None:
+        super().__init__(scope, construct_id)
+        labels = {**PART_OF, "app.kubernetes.io/name": "gitops-credentials-sync"}
+        self.service_account = k8s.KubeServiceAccount(
+            self, "ServiceAccount", metadata=k8s.ObjectMeta(name=CREDENTIALS_SERVICE_ACCOUNT,
+                                                            namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF)))
+        self.deployment = k8s.KubeDeployment(
+            self, "Deployment",
+            metadata=k8s.ObjectMeta(name="gitops-credentials-sync", namespace=ARGOCD_NAMESPACE, labels=labels),
+            spec=k8s.DeploymentSpec(
+                replicas=1,
+                selector=k8s.LabelSelector(match_labels=labels),
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(labels=labels),
+                    spec=k8s.PodSpec(
+                        service_account_name=CREDENTIALS_SERVICE_ACCOUNT,
+                        node_selector=dict(node_selector or {}) or None,
+                        security_context=k8s.PodSecurityContext(
+                            run_as_non_root=True, run_as_user=65534, run_as_group=65534,
+                            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault")),
+                        containers=[k8s.Container(
+                            name="sync", image=image,
+                            command=["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 3600 & wait; done"],
+                            resources=k8s.ResourceRequirements(
+                                requests={"cpu": k8s.Quantity.from_string("10m"),
+                                          "memory": k8s.Quantity.from_string("16Mi")},
+                                limits={"memory": k8s.Quantity.from_string("16Mi")}),
+                            security_context=k8s.SecurityContext(
+                                allow_privilege_escalation=False, read_only_root_filesystem=True,
+                                capabilities=k8s.Capabilities(drop=["ALL"])),
+                            volume_mounts=[k8s.VolumeMount(name="credentials", mount_path="/mnt/credentials",
+                                                           read_only=True)])],
+                        volumes=[k8s.Volume(name="credentials", csi=k8s.CsiVolumeSource(
+                            driver="secrets-store.csi.k8s.io", read_only=True,
+                            volume_attributes={"secretProviderClass": REPOSITORY_SECRET}))],
+                    ))))
+        self.deployment.add_dependency(self.service_account)
+
+
+def _retry() -> argo_app.ApplicationSpecSyncPolicyRetry:
+    b = SYNC_RETRY["backoff"]
+    return argo_app.ApplicationSpecSyncPolicyRetry(
+        limit=SYNC_RETRY["limit"],
+        backoff=argo_app.ApplicationSpecSyncPolicyRetryBackoff(
+            duration=b["duration"], factor=b["factor"], max_duration=b["maxDuration"]))
+
+
+def credential_fields(repository: str) -> tuple[str, ...]:
+    """Keys of the Argo CD repository Secret the Secrets Manager secret's JSON must hold (declarative-setup.md
+    "Repositories"): ``url`` plus ``username``/``password`` for HTTPS or ``sshPrivateKey`` for SSH."""
+    if repository.startswith("https://"):
+        return ("url", "username", "password")
+    return ("url", "sshPrivateKey")
