@@ -62,6 +62,7 @@ GITOPS_JOB_KINDS: tuple[JobKind, ...] = (
     JobKind("kubeflow.org", "PyTorchJob", "pytorchjobs"),
     JobKind("kubeflow.org", "MPIJob", "mpijobs"),
     JobKind("ray.io", "RayJob", "rayjobs"),
+    JobKind("batch", "Job", "jobs"),  # llmft's CPU steps (download-model, prepare-data)
     JobKind("", "ConfigMap", "configmaps"),
 )
 """What a team may deliver through Git (the one list; the team AppProject's whitelist is the part of it the team

@@ -200,6 +200,22 @@ def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
     return ranked[0].instance_type
 
 
+def for_git(plan: Plan) -> str:
+    """The manifests as a GitOps repository holds them: without the finished-job TTLs. Argo CD (self-heal) recreates
+    what Git holds and the cluster lacks, so a job the cluster deleted 7 days after it finished would run again; in
+    Git a job lives until its file is removed (Kueue frees its quota when it finishes either way). The RayJob's TTL
+    is the Ray cluster's, not the RayJob's, and stays."""
+    import copy
+
+    out = copy.deepcopy(plan.manifests)
+    for manifest in out:
+        if manifest["kind"] == "Job":
+            manifest["spec"].pop("ttlSecondsAfterFinished", None)
+        elif manifest["kind"] in ("PyTorchJob", "MPIJob"):
+            manifest["spec"].get("runPolicy", {}).pop("ttlSecondsAfterFinished", None)
+    return yaml.safe_dump_all(out, sort_keys=False)
+
+
 def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(path, template) of every pod template in a job manifest (PyTorchJob, RayJob, batch/v1 Job). Same paths as
     k8s_charts.validation.EMBEDDED_POD_TEMPLATES, without importing the validators (not installed in Studio)."""

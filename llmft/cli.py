@@ -80,6 +80,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)
         return 1
+    if args.output and (Path(args.output).is_dir() or args.output.endswith("/")):
+        return _render_to_checkout(args, result.plan)
     text = result.plan.yaml()
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
@@ -87,6 +89,27 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"wrote {len(result.plan.manifests)} objects to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _render_to_checkout(args: argparse.Namespace, plan) -> int:
+    """`llmft render SPEC -o CHECKOUT`: the job's manifests where the team's Argo CD Application syncs them,
+    ``CHECKOUT/<delivery.path>/teams/<team>/<job>.yaml`` (config/gitops.py), for Git rather than kubectl."""
+    from config import load_config
+    from config.gitops import team_job_file
+    from llmft.build import for_git
+
+    config = load_config(args.env)
+    target = Path(args.output) / team_job_file(config.gitops_path, plan.team.name, plan.spec.name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    existed = target.exists()
+    target.write_text(for_git(plan))
+    print(f"{'updated' if existed else 'wrote'} {target} ({len(plan.manifests)} objects). Commit and push it: Argo "
+          f"CD's application team-{plan.team.name} syncs {config.gitops_path}/teams/{plan.team.name} into namespace "
+          f"{plan.team.namespace}; delete the file (git rm) to delete the job.", file=sys.stderr)
+    if existed:
+        print("note: a submitted job never changes: Argo CD cannot replace its immutable step ConfigMap; give a "
+              "changed job a new name", file=sys.stderr)
     return 0
 
 
@@ -181,7 +204,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("render", parents=[common], help="print the manifests of a job spec")
     r.add_argument("spec")
-    r.add_argument("-o", "--output", help="write to this file instead of stdout")
+    r.add_argument("-o", "--output", help="write to this file instead of stdout; a directory (a checkout of the "
+                                          "environment's GitOps repository) gets <path>/teams/<team>/<job>.yaml")
     r.set_defaults(func=cmd_render)
     s = sub.add_parser("submit", parents=[common], help="preflight, then create the job")
     s.add_argument("spec")

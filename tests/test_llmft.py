@@ -468,3 +468,27 @@ def test_help_and_cluster_commands_never_load_cdk8s() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                           env={"PATH": "/nonexistent"})
     assert "LOADED []" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_render_to_a_checkout_writes_what_the_teams_argo_cd_project_accepts(tmp_path: Path) -> None:
+    """`llmft render SPEC -o CHECKOUT` puts every example where its team's Application syncs, and every object in it
+    is one the team's AppProject whitelists in the team's namespace (the project built from the team Role); a job in
+    Git carries no finished-job TTL (Argo CD would recreate and re-run it after the TTL)."""
+    from config.gitops import team_job_file
+    from k8s_charts.gitops import team_delivery_kinds, team_role_rules
+
+    config = CONFIGS["dev"]
+    for path in EXAMPLES:
+        spec = load_spec(path)
+        with redirect_stderr(io.StringIO()):
+            assert main(["render", str(path), "--env", "dev", "-o", str(tmp_path)]) == 0
+        target = tmp_path / team_job_file(config.gitops_path, spec.team, spec.name)
+        docs = list(yaml.safe_load_all(target.read_text()))
+        team = config.kubernetes.team(spec.team)
+        allowed = {(k.group, k.kind) for k in team_delivery_kinds(team_role_rules(team, VALUES["dev"]))}
+        for doc in docs:
+            group = doc["apiVersion"].rsplit("/", 1)[0] if "/" in doc["apiVersion"] else ""
+            assert (group, doc["kind"]) in allowed, (path.name, doc["kind"], sorted(allowed))
+            assert doc["metadata"]["namespace"] == team.namespace
+            assert "ttlSecondsAfterFinished" not in doc["spec"] if doc["kind"] == "Job" else True
+            assert "ttlSecondsAfterFinished" not in doc.get("spec", {}).get("runPolicy", {})
