@@ -37,7 +37,7 @@ help:
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
-	@echo "make bench             synth time vs an empty app, synths per test session, make test wall time"
+	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
 

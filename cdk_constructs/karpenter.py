@@ -13,6 +13,8 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.compliance import skip_checkov
 
+from config.charts import KARPENTER_CHART_VERSION
+
 from .eks_cluster import NODE_POLICIES
 from .nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
@@ -22,8 +24,8 @@ KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
 ``oci://public.ecr.aws/karpenter/karpenter``). aws_eks_v2's Helm handler runs ``helm pull <Repository> --version
 <Version> --untar`` for ``oci://`` repositories and ignores ``Chart``, so ``repository`` must be the chart's full
 OCI path (see tests/test_helm_targets.py)."""
-KARPENTER_VERSION = "1.14.1"
-"""Matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds (tag v1.14.1)."""
+KARPENTER_VERSION = KARPENTER_CHART_VERSION
+"""Default chart version (config/charts.py; per environment: ``compute.charts.karpenter``)."""
 
 SPOT_SERVICE = "spot.amazonaws.com"
 SPOT_SERVICE_LINKED_ROLE = "AWSServiceRoleForEC2Spot"
@@ -46,8 +48,8 @@ class Karpenter(Construct):
       Identity association; EC2 actions are scoped by the cluster's tags;
     - ``interruption_queue`` with EventBridge rules for spot interruption, rebalance recommendation, instance state
       change and AWS Health scheduled change;
-    - ``crd_release`` (chart ``karpenter-crd``) and ``release`` (chart ``karpenter``), both pinned to
-      :data:`KARPENTER_VERSION` from ECR Public.
+    - ``crd_release`` (chart ``karpenter-crd``) and ``release`` (chart ``karpenter``), both pinned to ``version``
+      from ECR Public.
 
     NodePools and EC2NodeClasses are not created here: they select subnets and security groups by the tag
     ``karpenter.sh/discovery: <cluster name>`` (:attr:`discovery_tag`).
@@ -58,11 +60,12 @@ class Karpenter(Construct):
     :param node_selector: nodeSelector of the controller pods. Default: any node.
     :param replicas: controller replicas, default 2.
     :param after: constructs to install after (system node group, pod identity agent add-on).
+    :param version: chart version of both charts. Default :data:`KARPENTER_VERSION`.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
                  volume_encryption_key: kms.IKey | None = None, node_selector: Mapping[str, str] | None = None,
-                 replicas: int = 2, after: Sequence[IDependable] = ()) -> None:
+                 replicas: int = 2, after: Sequence[IDependable] = (), version: str = KARPENTER_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.cluster_name = cluster_name
         self.namespace = "kube-system"
@@ -120,11 +123,11 @@ class Karpenter(Construct):
         # --- Helm releases --------------------------------------------------------------------------------
         self.crd_release = eks.HelmChart(
             self, "Crds", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter-crd", chart="karpenter-crd",
-            version=KARPENTER_VERSION, release="karpenter-crd", namespace=self.namespace,
+            version=version, release="karpenter-crd", namespace=self.namespace,
         )
         self.release = eks.HelmChart(
             self, "Controller", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter", chart="karpenter",
-            version=KARPENTER_VERSION, release="karpenter", namespace=self.namespace, skip_crds=True,
+            version=version, release="karpenter", namespace=self.namespace, skip_crds=True,
             wait=True, timeout=Duration.minutes(10),
             values={
                 "replicas": replicas,

@@ -7,13 +7,15 @@ from collections.abc import Mapping, Sequence
 from aws_cdk import Duration, aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from config.charts import KUBERAY_CHART_VERSION
+
 KUBERAY_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
-KUBERAY_VERSION = "1.7.0"
-"""Matches the ray.io/v1 CRDs in shared/crds (KubeRay tag v1.7.0)."""
+KUBERAY_VERSION = KUBERAY_CHART_VERSION
+"""Default chart version (config/charts.py; per environment: ``compute.charts.kuberay``)."""
 
 
 class KubeRayOperator(Construct):
-    """Installs chart ``kuberay-operator`` :data:`KUBERAY_VERSION` (with its CRDs) into ``namespace``.
+    """Installs chart ``kuberay-operator`` ``version`` (with its CRDs) into ``namespace``.
 
     Attribute ``release`` is the Helm release; cdk8s charts with RayJob/RayCluster objects must depend on it.
 
@@ -21,15 +23,17 @@ class KubeRayOperator(Construct):
     :param namespace: default ``kuberay``.
     :param node_selector: nodeSelector of the operator pod. Default: any node.
     :param after: constructs to install after (system node group).
+    :param version: chart version. Default :data:`KUBERAY_VERSION`.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, namespace: str = "kuberay",
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
+                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
+                 version: str = KUBERAY_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.namespace = namespace
         self.release = eks.HelmChart(
             self, "Release", cluster=cluster, repository=KUBERAY_REPOSITORY, chart="kuberay-operator",
-            version=KUBERAY_VERSION, release="kuberay-operator", namespace=namespace, create_namespace=True,
+            version=version, release="kuberay-operator", namespace=namespace, create_namespace=True,
             wait=True, timeout=Duration.minutes(10),
             values={
                 "nodeSelector": dict(node_selector or {}),

@@ -9,6 +9,7 @@ import yaml
 from aws_cdk import Duration, aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
 from k8s_charts.tiers import GPU_RESOURCE
@@ -17,7 +18,7 @@ KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 """The chart as published by the release (kubernetes-sigs/kueue v0.19.2, charts/kueue/README.md: "use the charts
 pushed to oci://registry.k8s.io/kueue/charts/kueue"). aws_eks_v2's Helm handler pulls an OCI chart by the
 `repository` value alone, so it is the full chart path."""
-KUEUE_VERSION = "0.19.2"
+KUEUE_VERSION = KUEUE_CHART_VERSION  # default (config/charts.py; per environment: compute.charts.kueue)
 """Chart version = app v0.19.2 (charts/kueue/Chart.yaml at the tag); matches the CRDs in k8s_charts/crds/."""
 KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
 """What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
@@ -112,7 +113,7 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
 
 
 class Kueue(Construct):
-    """Kueue :data:`KUEUE_VERSION` in namespace ``kueue-system`` (the chart installs the CRDs and webhooks).
+    """Kueue (chart ``version``, default :data:`KUEUE_VERSION`) in namespace ``kueue-system`` (the chart installs the CRDs and webhooks).
 
     Attribute ``release`` is the Helm release; charts with Kueue objects must depend on it.
 
@@ -123,7 +124,8 @@ class Kueue(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, settings: KueueConfig,
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
+                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
+                 version: str = KUEUE_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.namespace = KUEUE_NAMESPACE
         self.configuration = manager_configuration(settings)
@@ -138,7 +140,7 @@ class Kueue(Construct):
             "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(self.configuration, sort_keys=False)},
         }
         self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=KUEUE_CHART, chart="kueue", version=KUEUE_VERSION,
+            self, "Release", cluster=cluster, repository=KUEUE_CHART, chart="kueue", version=version,
             release=KUEUE_RELEASE, namespace=KUEUE_NAMESPACE, create_namespace=True, wait=True,
             timeout=Duration.minutes(10), values=self.values)
         self.release.node.add_dependency(*after)

@@ -3,6 +3,12 @@
 cdk-nag v3 matches an acknowledgement only by the full finding ID, e.g.
 ``AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEKSWorkerNodePolicy]``;
 these helpers build those IDs so the call sites stay readable.
+
+For your own constructs (README "Extending a construct"): :func:`acknowledge` takes finding IDs as cdk-nag prints
+them without the ``AwsSolutions::AwsSolutions-`` prefix; :func:`acknowledge_prefix_wildcard` acknowledges the IAM5
+finding of ``<bucket ARN>/<prefix>*`` also when the bucket is in another stack (its ARN is then a cross-stack
+expression known only at synth); :func:`acknowledge_grant` acknowledges the wildcard actions of an ``iam.Grant``
+(``s3:GetObject*``, ``kms:GenerateDataKey*``, ...) on the grantee, with your reason.
 """
 
 from __future__ import annotations
@@ -10,8 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk import Acknowledgment, CfnElement, Stack, Validations
-from constructs import IConstruct
+import jsii
+from aws_cdk import Acknowledgment, CfnElement, Stack, Validations, aws_iam as iam
+from constructs import Construct, IConstruct, IValidation
 
 PREFIX = "AwsSolutions::AwsSolutions-"
 
@@ -53,3 +60,38 @@ def wildcard_resources(*resources: str) -> tuple[str, ...]:
 def asset_bucket_objects(stack: Stack) -> str:
     """The CDK bootstrap asset bucket's objects, as the default synthesizer names it."""
     return f"arn:aws:s3:::cdk-hnb659fds-assets-{stack.account}-{stack.region}/*"
+
+
+@jsii.implements(IValidation)
+class _PrefixWildcardAcknowledgement:
+    """cdk-nag names the IAM5 finding of ``<bucket ARN>/<prefix>*`` after the rendered ARN, which for a bucket of
+    another stack is a cross-stack expression known only once references are resolved. Construct validations run
+    after that and before the validation plugins, so the acknowledgement is added then."""
+
+    def __init__(self, target: IConstruct, bucket_arn: str, suffix: str, reason: str) -> None:
+        self.target, self.bucket_arn, self.suffix, self.reason = target, bucket_arn, suffix, reason
+
+    def validate(self) -> list[str]:
+        arn = Stack.of(self.target).resolve(self.bucket_arn)
+        arn = arn if isinstance(arn, str) else json.dumps(arn, separators=(",", ":"))
+        Validations.of(self.target).acknowledge(Acknowledgment(
+            id=f"{PREFIX}IAM5[Resource::{arn}{self.suffix}]", reason=self.reason))
+        return []
+
+
+def acknowledge_prefix_wildcard(construct: IConstruct, *, bucket_arn: str, suffix: str, reason: str) -> None:
+    """Acknowledge IAM5 ``Resource::<bucket_arn><suffix>`` (e.g. suffix ``/teams/a/*``) on ``construct``'s subtree
+    (the grantee role: its default policy holds the statement). Works for a bucket of any stack."""
+    if len(reason.strip()) < 20:
+        raise ValueError(f"acknowledgement on {construct.node.path} needs a specific reason (>= 20 characters)")
+    construct.node.add_validation(_PrefixWildcardAcknowledgement(construct, bucket_arn, suffix, reason))
+
+
+def acknowledge_grant(grantee: iam.IGrantable, grant: iam.Grant, reason: str) -> None:
+    """Acknowledge, on ``grantee`` (when it is a construct of this app), the IAM5 findings of the wildcard actions
+    ``grant`` put in its policy. Resource wildcards are named by the caller (:func:`acknowledge_prefix_wildcard`)."""
+    if not isinstance(grantee, Construct):
+        return  # a principal outside this app (an ARN): its policy is not synthesized here
+    actions = sorted({a for statement in grant.principal_statements for a in statement.actions if "*" in a})
+    if actions:
+        acknowledge(grantee, reason, *wildcard_actions(*actions))

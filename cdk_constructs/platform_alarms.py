@@ -63,7 +63,9 @@ class PlatformAlarms(Construct):
     :param reserved_gpus: GPUs of the HyperPod instance groups (0: no idle-reservation alarm).
     :param hyperpod_gpu_instance_types: instance types (``ml.*``) of the HyperPod groups with GPUs.
     :param burst_prices: (instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool
-        member (tools/cost/prices.yaml).
+        member (config/data/prices.yaml).
+    :param unpriced_instance_types: GPU instance types of the pools and groups without a price: the burst alarm
+        cannot count them, so its description names them (the stack also warns at synth). Default: none.
     :param cluster_queues: Kueue ClusterQueue names (one pending-too-long and one PodsReadyTimeout alarm each).
         Default: none.
     :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
@@ -74,7 +76,7 @@ class PlatformAlarms(Construct):
                  file_system_id: str, file_system_capacity_gib: int, load_balancer_full_name: str,
                  target_group_full_name: str, database_cluster_identifier: str, hyperpod_cluster_arn: str,
                  spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
-                 burst_prices: Sequence[tuple[str, str, float]],
+                 burst_prices: Sequence[tuple[str, str, float]], unpriced_instance_types: Sequence[str] = (),
                  thresholds: AlarmThresholds, burst_usd_per_hour: float | None,
                  cluster_queues: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
@@ -223,12 +225,15 @@ class PlatformAlarms(Construct):
 
         # Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
         # GPU. No Karpenter GPU node: no data, not breaching.
+        # Instance types without a price are not in the sum: the description says so (never a silent under-count).
         if burst_usd_per_hour is not None and burst_prices:
+            blind = (f"; does NOT count {', '.join(unpriced_instance_types)} (no price in config/data/prices.yaml)"
+                     if unpriced_instance_types else "")
             add("BurstSpendOverBudget", burst_usd_per_hour_metric(cluster_name, burst_prices, Duration.minutes(15)),
                 burst_usd_per_hour, cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour", "burst_usd_per_hour",
+                f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour{blind}", "burst_usd_per_hour",
                 "ContainerInsights/Prometheus karpenter_nodes_allocatable per instance and capacity type x price "
-                "per GPU (tools/cost/prices.yaml)", periods=2)
+                "per GPU (config/data/prices.yaml)", periods=2)
 
         # Karpenter controller errors, spot interruption rate
         add("KarpenterErrors",

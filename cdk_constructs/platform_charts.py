@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
 import cdk8s
-import jsii
-from aws_cdk import Acknowledgment, Stack, Validations, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from aws_cdk import Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
 from aws_cdk import aws_kms as kms, aws_s3 as s3, aws_secretsmanager as sm
-from constructs import Construct, IDependable, IValidation
+from constructs import Construct, IDependable
 
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.images import image_uris
@@ -20,25 +18,8 @@ from k8s_charts.queueing import QueueingChart
 from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.values import TEAM_SERVICE_ACCOUNT, MlflowValues, PlatformValues
 
-from .nag_findings import PREFIX
+from .nag_findings import acknowledge_prefix_wildcard
 from .shared_file_system import SharedFileSystem
-
-
-@jsii.implements(IValidation)
-class _PrefixWildcardAcknowledgement:
-    """cdk-nag names the IAM5 finding of ``<bucket ARN>/<prefix>*`` after the rendered ARN, which for a bucket of
-    another stack is a cross-stack expression known only once references are resolved. Construct validations run
-    after that and before the validation plugins, so the acknowledgement is added here."""
-
-    def __init__(self, target: Construct, bucket_arn: str, suffix: str, reason: str) -> None:
-        self.target, self.bucket_arn, self.suffix, self.reason = target, bucket_arn, suffix, reason
-
-    def validate(self) -> list[str]:
-        arn = Stack.of(self.target).resolve(self.bucket_arn)
-        arn = arn if isinstance(arn, str) else json.dumps(arn, separators=(",", ":"))
-        Validations.of(self.target).acknowledge(Acknowledgment(
-            id=f"{PREFIX}IAM5[Resource::{arn}{self.suffix}]", reason=self.reason))
-        return []
 
 
 class PlatformCharts(Construct):
@@ -168,10 +149,10 @@ class PlatformCharts(Construct):
                     conditions={"StringEquals": {
                         "kms:ViaService": f"secretsmanager.{Stack.of(self).region}.amazonaws.com",
                         "kms:EncryptionContext:SecretARN": mlflow_secret.secret_arn}}))
-        role.node.add_validation(_PrefixWildcardAcknowledgement(
-            role, bucket.bucket_arn, f"/{prefix}*",
-            f"Team {team.name} reads and writes every object under its own prefix {prefix} of the data bucket "
-            f"(datasets, checkpoints); the prefix, not object names, is the access boundary."))
+        acknowledge_prefix_wildcard(
+            role, bucket_arn=bucket.bucket_arn, suffix=f"/{prefix}*",
+            reason=f"Team {team.name} reads and writes every object under its own prefix {prefix} of the data bucket "
+                   f"(datasets, checkpoints); the prefix, not object names, is the access boundary.")
         eks_l1.CfnPodIdentityAssociation(
             scope, "PodIdentity", cluster_name=cluster.cluster_name, namespace=team.namespace,
             service_account=TEAM_SERVICE_ACCOUNT, role_arn=role.role_arn)

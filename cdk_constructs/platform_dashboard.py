@@ -31,7 +31,7 @@ class CapacityKinds:
     on_demand: tuple[str, ...]
     spot: tuple[str, ...]
     burst_prices: tuple[tuple[str, str, float], ...] = field(default_factory=tuple)
-    """(Karpenter instance type, capacity type, on-demand USD per GPU-hour) (tools/cost/prices.yaml)."""
+    """(Karpenter instance type, capacity type, on-demand USD per GPU-hour) (config/data/prices.yaml)."""
 
 
 class PlatformDashboard(Construct):

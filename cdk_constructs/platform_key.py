@@ -6,6 +6,7 @@ from aws_cdk import Aws, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms
 from constructs import Construct
 
 from .compliance import skip_checkov
+from .nag_findings import acknowledge_grant
 
 
 class PlatformKey(Construct):
@@ -19,7 +20,11 @@ class PlatformKey(Construct):
     - CloudWatch Logs in this account and region, for encrypted log groups.
 
     :param alias: key alias without the ``alias/`` prefix. Required.
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan).
+
+    Grants: :meth:`grant_decrypt` and :meth:`grant_encrypt_decrypt` (on this key only), acknowledging the cdk-nag
+    IAM5 findings of the ``kms:GenerateDataKey*``/``kms:ReEncrypt*`` action groups on the grantee.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, alias: str,
@@ -61,3 +66,15 @@ class PlatformKey(Construct):
     @property
     def key_arn(self) -> str:
         return self.key.key_arn
+
+    def grant_decrypt(self, grantee: iam.IGrantable) -> iam.Grant:
+        """``kms:Decrypt`` on this key (read data encrypted with it)."""
+        return self.key.grant_decrypt(grantee)
+
+    def grant_encrypt_decrypt(self, grantee: iam.IGrantable, *, reason: str | None = None) -> iam.Grant:
+        """Encrypt, decrypt, re-encrypt and data keys with this key (write data encrypted with it). ``reason``: the
+        cdk-nag acknowledgement's reason for the action groups (default names the key)."""
+        grant = self.key.grant_encrypt_decrypt(grantee)
+        acknowledge_grant(grantee, grant, reason or f"Encrypt and decrypt with {self.node.path} only (this key's "
+                                                    f"ARN): the action groups are KMS's data-key operations")
+        return grant

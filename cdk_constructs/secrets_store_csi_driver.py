@@ -7,10 +7,13 @@ from collections.abc import Sequence
 from aws_cdk import Duration, aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from config.charts import SECRETS_STORE_CHART_VERSION
+
 ASCP_REPOSITORY = "https://aws.github.io/secrets-store-csi-driver-provider-aws"
 ASCP_CHART = "secrets-store-csi-driver-provider-aws"
-ASCP_VERSION = "3.1.1"
-"""aws/secrets-store-csi-driver-provider-aws chart 3.1.1 (provider image 3.1.1); its Chart.lock pins the
+ASCP_VERSION = SECRETS_STORE_CHART_VERSION
+"""Default (config/charts.py; per environment: ``compute.charts.secrets_store``): the
+aws/secrets-store-csi-driver-provider-aws chart 3.1.1 (provider image 3.1.1); its Chart.lock pins the
 kubernetes-sigs `secrets-store-csi-driver` chart 1.6.0 as a dependency, whose SecretProviderClass CRD is the one in
 k8s_charts/crds (see SOURCES.md there)."""
 DRIVER_CHART_VERSION = "1.6.0"
@@ -36,7 +39,7 @@ def helm_values() -> dict:
 
 
 class SecretsStoreCsiDriver(Construct):
-    """Installs chart :data:`ASCP_CHART` :data:`ASCP_VERSION` (the AWS provider, with the Secrets Store CSI driver
+    """Installs chart :data:`ASCP_CHART` ``version`` (default :data:`ASCP_VERSION`; the AWS provider, with the Secrets Store CSI driver
     and its CRDs as a dependency) into ``kube-system``.
 
     Why Helm and not the EKS add-on ``aws-secrets-store-csi-driver-provider``: the add-on accepts
@@ -48,13 +51,14 @@ class SecretsStoreCsiDriver(Construct):
 
     :param cluster: the EKS cluster. Required.
     :param after: constructs to install after (system node group, Pod Identity agent). Default none.
+    :param version: chart version. Default :data:`ASCP_VERSION`.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
-                 after: Sequence[IDependable] = ()) -> None:
+                 after: Sequence[IDependable] = (), version: str = ASCP_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=ASCP_REPOSITORY, chart=ASCP_CHART, version=ASCP_VERSION,
+            self, "Release", cluster=cluster, repository=ASCP_REPOSITORY, chart=ASCP_CHART, version=version,
             release="secrets-store-csi-driver-provider-aws", namespace="kube-system", wait=True,
             timeout=Duration.minutes(10), values=helm_values(),
         )

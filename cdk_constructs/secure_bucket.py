@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, aws_kms as kms, aws_s3 as s3
+from aws_cdk import Duration, RemovalPolicy, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
+
+from .nag_findings import acknowledge, acknowledge_grant, acknowledge_prefix_wildcard, wildcard_actions
+
+# What aws-cdk-lib's bucket grants add on the bucket's key besides the bucket's own statement (Key.grantDecrypt /
+# grantEncryptDecrypt): the action groups among them are IAM5 findings on the grantee.
+_KEY_ACTION_GROUPS = {"read": (), "read_write": ("kms:GenerateDataKey*", "kms:ReEncrypt*")}
 
 
 class SecureBucket(Construct):
@@ -19,7 +25,13 @@ class SecureBucket(Construct):
     :param noncurrent_version_expiration_days: default 30.
     :param abort_incomplete_multipart_upload_days: default 7.
     :param expiration_days: expire current objects too (log buckets). Default: never.
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (on delete and on replacement).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan).
+
+    Grants: :meth:`grant_read` and :meth:`grant_read_write` give a principal (of any stack) the objects under a prefix
+    and acknowledge the cdk-nag IAM5 findings such a grant causes (the prefix wildcard, the ``s3:GetObject*``-style
+    action groups, the key's ``kms:GenerateDataKey*``) with a reason naming the bucket and the prefix, so the
+    principal's stack passes cdk-nag.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None,
@@ -60,3 +72,32 @@ class SecureBucket(Construct):
     @property
     def bucket_arn(self) -> str:
         return self.bucket.bucket_arn
+
+    def _grant(self, kind: str, grantee: iam.IGrantable, prefix: str, reason: str | None) -> iam.Grant:
+        if prefix and not prefix.endswith("/"):
+            raise ValueError(f"{self.node.path}: grant_{kind} prefix {prefix!r} must end with '/' (a folder), e.g. "
+                             f"'evals/'; '' grants the whole bucket")
+        pattern = f"{prefix}*"
+        grant = (self.bucket.grant_read(grantee, pattern) if kind == "read" else
+                 self.bucket.grant_read_write(grantee, pattern))
+        reason = reason or (f"{kind.replace('_', '/')} of every object under {prefix or 'the root of'} "
+                            f"{self.node.path}: the prefix, not object names, is the access boundary")
+        acknowledge_grant(grantee, grant, reason)
+        if isinstance(grantee, Construct):
+            if self.bucket.encryption_key is not None and _KEY_ACTION_GROUPS[kind]:
+                acknowledge(grantee, f"{reason} (the bucket's key, its data-key operations)",
+                            *wildcard_actions(*_KEY_ACTION_GROUPS[kind]))
+            acknowledge_prefix_wildcard(grantee, bucket_arn=self.bucket_arn, suffix=f"/{pattern}", reason=reason)
+        return grant
+
+    def grant_read(self, grantee: iam.IGrantable, *, prefix: str = "", reason: str | None = None) -> iam.Grant:
+        """Read (get and list) of the objects under ``prefix`` (``""``: the whole bucket; else ending in ``/``), and
+        decrypt with the bucket's key. ``reason``: the cdk-nag acknowledgement's reason (default names the bucket
+        and prefix)."""
+        return self._grant("read", grantee, prefix, reason)
+
+    def grant_read_write(self, grantee: iam.IGrantable, *, prefix: str = "",
+                         reason: str | None = None) -> iam.Grant:
+        """Read, write and delete of the objects under ``prefix``, and encrypt/decrypt with the bucket's key; as
+        :meth:`grant_read`."""
+        return self._grant("read_write", grantee, prefix, reason)

@@ -27,6 +27,8 @@ tests/test_trust_conditions.py fails on any other service principal in any role 
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 import jsii
@@ -112,27 +114,46 @@ class ServiceTrustConditions:
                 merged.setdefault(op, {}).update(values)
             node.add_property_override(f"AssumeRolePolicyDocument.Statement.{index}.Condition", merged)
 
-    @staticmethod
-    def _pod_identity_tags(role: iam.CfnRole, stack: Stack) -> dict[str, Any]:
-        """Session-tag conditions from the Pod Identity associations of ``role`` in its stack."""
-        arn = stack.resolve(role.attr_arn)
-        namespaces, accounts, clusters = set(), set(), set()
+    def __init__(self) -> None:
+        # stack path -> role ARN (resolved) -> (namespaces, service accounts, clusters): one walk of each stack,
+        # not one per role (the walk was most of this aspect's share of a synth)
+        self._associations: dict[str, dict[Any, tuple[set[Any], set[Any], set[Any]]]] = {}
+
+    def _pod_identity_index(self, stack: Stack) -> dict[Any, tuple[set[Any], set[Any], set[Any]]]:
+        key = stack.node.path
+        if key in self._associations:
+            return self._associations[key]
+        index: dict[str, tuple[set[Any], set[Any], set[Any]]] = {}
+
+        def entry(arn: Any) -> tuple[set[Any], set[Any], set[Any]]:
+            return index.setdefault(json.dumps(arn, sort_keys=True), (set(), set(), set()))
+
         for construct in stack.node.find_all():
+            if not isinstance(construct, CfnResource):
+                continue
+            kind = construct.cfn_resource_type
             # aws_eks and aws_eks_v2 each generate their own L1 class for this type: match the type name
-            if isinstance(construct, CfnResource) and construct.cfn_resource_type == POD_IDENTITY_ASSOCIATION and \
-                    stack.resolve(construct.role_arn) == arn:  # type: ignore[attr-defined]
+            if kind == POD_IDENTITY_ASSOCIATION:
+                namespaces, accounts, clusters = entry(stack.resolve(construct.role_arn))  # type: ignore[attr-defined]
                 namespaces.add(construct.namespace)  # type: ignore[attr-defined]
                 accounts.add(construct.service_account)  # type: ignore[attr-defined]
                 clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
             # EKS add-ons carry their own associations (AWS::EKS::Addon PodIdentityAssociations)
-            if isinstance(construct, CfnResource) and construct.cfn_resource_type == ADDON:
+            elif kind == ADDON:
                 for assoc in stack.resolve(construct.pod_identity_associations) or []:  # type: ignore[attr-defined]
-                    if assoc.get("roleArn", assoc.get("RoleArn")) == arn:
-                        accounts.add(assoc.get("serviceAccount", assoc.get("ServiceAccount")))
-                        clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
-                        namespace = ADDON_NAMESPACES.get(construct.addon_name)  # type: ignore[attr-defined]
-                        if namespace:
-                            namespaces.add(namespace)
+                    namespaces, accounts, clusters = entry(assoc.get("roleArn", assoc.get("RoleArn")))
+                    accounts.add(assoc.get("serviceAccount", assoc.get("ServiceAccount")))
+                    clusters.add(construct.cluster_name)  # type: ignore[attr-defined]
+                    namespace = ADDON_NAMESPACES.get(construct.addon_name)  # type: ignore[attr-defined]
+                    if namespace:
+                        namespaces.add(namespace)
+        self._associations[key] = index
+        return index
+
+    def _pod_identity_tags(self, role: iam.CfnRole, stack: Stack) -> dict[str, Any]:
+        """Session-tag conditions from the Pod Identity associations of ``role`` in its stack."""
+        arn = json.dumps(stack.resolve(role.attr_arn), sort_keys=True)
+        namespaces, accounts, clusters = self._pod_identity_index(stack).get(arn, (set(), set(), set()))
         if not accounts:
             return {}
 

@@ -11,8 +11,18 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
-from .instances import instance_spec
-from .queueing import KueueConfig
+from .instances import (  # noqa: F401  (EBS_MAX_GIB, ec2_instance_types... re-exported: callers import them here)
+    EBS_MAX_GIB,
+    botocore_enum,
+    botocore_shape,
+    check_ec2_instance_type,
+    ec2_instance_types,
+    instance_family,
+    instance_spec,
+    is_nvidia_gpu,
+)
+from .charts import ChartVersionsConfig
+from .kueue import KueueConfig
 
 # SageMaker HyperPod (EKS orchestrator) supports Kubernetes 1.28-1.34 ("Getting started with Amazon EKS support in
 # SageMaker HyperPod", requirements: Kubernetes version support). The app pins a kubectl Lambda layer package per
@@ -38,12 +48,8 @@ GPU_TYPE_BY_FAMILY = {
     "ml.p6-b200": "b200", "ml.p6-b300": "b300", "ml.p6e-gb200": "gb200", "ml.g4dn": "t4", "ml.g5": "a10g",
     "ml.g6": "l4", "ml.gr6": "l4", "ml.g6e": "l40s", "ml.g7e": "rtx-pro-6000",
 }
-_NVIDIA_FAMILY = re.compile(r"ml\.(p[0-9][a-z]*(-[a-z0-9]+)?|g[0-9][a-z]*|gr[0-9])")
 _NEURON_FAMILY = re.compile(r"ml\.(trn|inf)[0-9]")
 
-# EBS volumes (gp3, the type every node volume here uses) are at most 16 TiB = 16,384 GiB ("Amazon EBS volume
-# types", EBS User Guide: gp3 volume size 1 GiB - 16 TiB).
-EBS_MAX_GIB = 16_384
 # Address blocks from which no client reaches a public EKS endpoint (RFC 1918, RFC 6598 shared, loopback,
 # link-local, "this network", multicast and reserved): a public_access_cidrs entry inside one is a mistake.
 NON_PUBLIC_BLOCKS = tuple(ipaddress.IPv4Network(c) for c in (
@@ -55,50 +61,16 @@ PREEXISTING_NAMESPACES = ("default",)
 
 
 @lru_cache(maxsize=1)
-def ec2_instance_types() -> frozenset[str]:
-    """Every EC2 `InstanceType` the pinned botocore's EC2 model knows (read offline; pinned in requirements.txt)."""
-    import botocore.session
-
-    return frozenset(botocore.session.get_session().get_service_model("ec2").shape_for("InstanceType").enum)
-
-
-@lru_cache(maxsize=1)
 def hyperpod_instance_count_range() -> tuple[int, int]:
     """(min, max) of `ClusterInstanceCount` in the pinned botocore SageMaker model (the API's own bounds)."""
-    import botocore.session
-
-    shape = botocore.session.get_session().get_service_model("sagemaker").shape_for("ClusterInstanceCount")
-    return int(shape.metadata["min"]), int(shape.metadata["max"])
-
-
-def check_ec2_instance_type(field: str, value: str) -> str:
-    """``value`` if the pinned EC2 model lists it, else a ValueError with close matches of the same family."""
-    known = ec2_instance_types()
-    if value in known:
-        return value
-    family = value.split(".", 1)[0]
-    sizes = sorted(t for t in known if t.split(".", 1)[0] == family)
-    hint = (f"{family} comes in {', '.join(sizes)}" if sizes else
-            f"close matches: {', '.join(difflib.get_close_matches(value, sorted(known), n=5, cutoff=0.6)) or 'none'}")
-    raise ValueError(f"{field} {value!r} is not an EC2 instance type (botocore's EC2 model); {hint}")
+    shape = botocore_shape("sagemaker", "ClusterInstanceCount")
+    return int(shape["min"]), int(shape["max"])
 
 
 @lru_cache(maxsize=1)
 def hyperpod_instance_types() -> tuple[str, ...]:
     """Every `ClusterInstanceType` value the installed botocore's SageMaker model knows (read offline)."""
-    import botocore.session
-
-    model = botocore.session.get_session().get_service_model("sagemaker")
-    return tuple(model.shape_for("ClusterInstanceType").enum)
-
-
-def instance_family(instance_type: str) -> str:
-    """`ml.p5.48xlarge` -> `ml.p5`."""
-    return instance_type.rsplit(".", 1)[0]
-
-
-def is_nvidia_gpu(instance_type: str) -> bool:
-    return bool(_NVIDIA_FAMILY.fullmatch(instance_family(instance_type)))
+    return botocore_enum("sagemaker", "ClusterInstanceType")
 
 
 def is_accelerated(instance_type: str) -> bool:
@@ -369,6 +341,10 @@ class ComputeConfig(ConfigModel):
                                                                       "EC2NodeClasses come from `kubernetes`.")
     kueue: KueueConfig = Field(KueueConfig(), description="The Kueue controller (job queueing and gang admission); "
                                                           "flavors and queues come from `kubernetes`.")
+    charts: ChartVersionsConfig = Field(
+        ChartVersionsConfig(), description="Helm chart versions of Karpenter, Kueue, KubeRay and the Secrets Store "
+                                           "CSI driver's AWS provider; set one here to try an upgrade in this "
+                                           "environment first (README \"Upgrading Kubernetes\").")
     fsx_claim_namespaces: tuple[str, ...] = Field(
         ("default",), description="Namespaces that get PV `fsx-<namespace>` + PVC `fsx-claim` from the compute stack "
                                   "(team namespaces get theirs from the k8s charts).")

@@ -15,8 +15,15 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
-from .compute import EBS_MAX_GIB, check_ec2_instance_type
-from .instances import instance_spec, instance_specs
+from .instances import (  # noqa: F401  (GPU_INSTANCE_TYPES, gpu_instance_type re-exported: callers import them here)
+    EBS_MAX_GIB,
+    GPU_INSTANCE_TYPES,
+    GpuInstanceType,
+    check_ec2_instance_type,
+    gpu_instance_type,
+    instance_spec,
+    instance_specs,
+)
 
 Tier = Literal["production", "development", "research", "experiment"]
 TIERS: tuple[str, ...] = ("production", "development", "research", "experiment")
@@ -62,35 +69,6 @@ PRIORITY_VALUE_MAX = 1_000_000_000  # larger values are reserved for system-node
 MAX_GPUS = 4096
 # The same kind of sanity bound for the CPU pool's vCPU limit (kubernetes.cpu_node_pool.cpu_limit).
 MAX_CPUS = 4096
-
-
-@dataclass(frozen=True)
-class GpuInstanceType:
-    """Facts about one GPU instance type (EC2 name without the HyperPod `ml.` prefix)."""
-
-    gpu_type: str            # value of the `gpu-type` node label
-    gpus: int
-    efa_network_cards: int   # 0 = no EFA; else network cards that each take an EFA-only interface
-    instance_store: bool     # NVMe instance store present (RAID0 for ephemeral storage)
-    vcpus: int
-    memory_gib: int
-
-
-# EC2 GPU instance types the platform knows: the `gpu` section of config/data/instance_specs.yaml (with sources).
-GPU_INSTANCE_TYPES: dict[str, GpuInstanceType] = {
-    name: GpuInstanceType(spec.gpu_type, spec.gpus, spec.efa_interfaces, spec.instance_store, spec.vcpus,
-                          spec.memory_gib)
-    for name, spec in instance_specs().items() if spec.is_gpu
-}
-
-
-def gpu_instance_type(field: str, name: str) -> GpuInstanceType:
-    """Facts about ``name`` (``ml.`` prefix allowed, as HyperPod names them), or a message naming ``field``."""
-    info = GPU_INSTANCE_TYPES.get(name.removeprefix("ml."))
-    if info is None:
-        raise ValueError(f"{field} {name!r} is not a known GPU instance type; use one of "
-                         f"{', '.join(GPU_INSTANCE_TYPES)} (or add it to config.kubernetes.GPU_INSTANCE_TYPES)")
-    return info
 
 
 def validate_duration(field: str, value: str, *, allow_never: bool) -> str:

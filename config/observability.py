@@ -58,7 +58,8 @@ class AlarmThresholds(ConfigModel):
                                       "compute.kueue.pods_ready_timeout (no capacity, image pull, unschedulable).")
     burst_usd_per_hour: float | None = Field(
         None, gt=0, description="Burst spend: alarm when the running Karpenter GPUs cost more than this per hour "
-                                "(on-demand list price, tools/cost/prices.yaml). Default: cost.max_burst_usd_per_hour.")
+                                "(on-demand list price, config/data/prices.yaml). Default: "
+                                "cost.max_burst_usd_per_hour.")
     karpenter_errors_per_15_minutes: int = Field(
         5, ge=1, le=100000, description="Karpenter controller errors: alarm when the controllers report this many "
                                         "reconcile errors in 15 minutes.")

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator
+from .compute import ComputeConfig
+from .instances import gpu_instance_type, is_nvidia_gpu
+from .kubernetes import KubernetesConfig
+from .kueue import KueueConfig
 
-from ._base import ConfigModel
-
-if TYPE_CHECKING:  # compute.py imports this module (KueueConfig); the rest is imported where used
-    from .compute import ComputeConfig
-    from .kubernetes import KubernetesConfig
+__all__ = ["NODE_TYPE_BY_KIND", "TIER_CAPACITY_ORDER", "Capacity", "CapacityKind", "KueueConfig", "capacities",
+           "check_queueing", "tier_capacities"]
 
 CapacityKind = Literal["reserved", "on-demand", "spot"]
 
@@ -39,7 +39,6 @@ TIER_CAPACITY_ORDER: dict[str, tuple[CapacityKind, ...]] = {
 NODE_TYPE_BY_KIND: dict[str, str] = {"reserved": "hyperpod", "on-demand": "eks-on-demand", "spot": "eks-spot"}
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DURATION = re.compile(r"([0-9]+(s|m|h))+")
 
 
 @dataclass(frozen=True)
@@ -63,9 +62,6 @@ class Capacity:
 
 def capacities(compute: ComputeConfig, kubernetes: KubernetesConfig) -> tuple[Capacity, ...]:
     """Every GPU capacity, in flavor order within each kind (HyperPod groups as configured, pools by weight)."""
-    from .compute import is_nvidia_gpu
-    from .kubernetes import gpu_instance_type
-
     out = []
     for group in compute.hyperpod.instance_groups:
         if is_nvidia_gpu(group.instance_type):
@@ -138,33 +134,3 @@ def check_queueing(compute: ComputeConfig, kubernetes: KubernetesConfig) -> None
                              f"({', '.join(f'{k}: {v}' for k, v in shares.items())}), more than the {cap.gpus} GPUs "
                              f"{cap.name!r} can hold ({cap.source}); lower the shares or raise the "
                              f"{'instance count' if cap.kind == 'reserved' else 'gpu_limit'}")
-
-
-def validate_duration(field: str, value: str) -> str:
-    if not _DURATION.fullmatch(value):
-        raise ValueError(f"{field} {value!r} is not a duration; use whole hours, minutes and seconds such as "
-                         f"'20m' or '1h30m'")
-    return value
-
-
-class KueueConfig(ConfigModel):
-    """The Kueue controller (chart values and its Configuration); queues and flavors come from `kubernetes`."""
-
-    replicas: int = Field(2, ge=1, le=3, description="Controller replicas (leader election; 2 keeps admission and "
-                                                     "its webhooks up through a node replacement).")
-    pods_ready_timeout: str = Field(
-        "20m", description="waitForPodsReady.timeout: an admitted job whose pods are not all running and ready by "
-                           "then is evicted and requeued (all-or-nothing). Covers a Karpenter node launch and a "
-                           "multi-GB image pull.")
-    pods_ready_recovery_timeout: str = Field(
-        "45m", description="waitForPodsReady.recoveryTimeout: how long a running job may miss a pod before it is "
-                           "evicted and requeued; longer than a HyperPod node replacement, so production jobs are "
-                           "auto-resumed by HyperPod rather than requeued.")
-    requeue_limit: int | None = Field(
-        None, ge=1, description="requeuingStrategy.backoffLimitCount: requeues after pod-readiness timeouts before "
-                                "the job is deactivated. None: requeue forever (backoff 60 s doubling to 1 h).")
-
-    @field_validator("pods_ready_timeout", "pods_ready_recovery_timeout")
-    @classmethod
-    def _durations(cls, v: str, info) -> str:
-        return validate_duration(f"compute.kueue.{info.field_name}", v)

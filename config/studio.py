@@ -35,10 +35,9 @@ _IMAGE = re.compile(r"[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+)?@sha
 @lru_cache(maxsize=1)
 def studio_instance_types() -> tuple[str, ...]:
     """Every ``AppInstanceType`` value the installed botocore's SageMaker model knows (read offline)."""
-    import botocore.session
+    from .instances import botocore_enum
 
-    model = botocore.session.get_session().get_service_model("sagemaker")
-    return tuple(t for t in model.shape_for("AppInstanceType").enum if t.startswith("ml."))
+    return tuple(t for t in botocore_enum("sagemaker", "AppInstanceType") if t.startswith("ml."))
 
 
 def _check_uid(field: str, value: int) -> int:

@@ -14,19 +14,20 @@ from pathlib import Path
 
 import cdk8s
 
-from config import DEFAULT_ENV, load_config
+from config import DEFAULT_ENV, EnvironmentConfig, load_config
 from k8s_charts.examples import example_charts
 from k8s_charts.platform import platform_charts
 from k8s_charts.values import PlatformValues
 
 
-def write_dist(env: str, out: Path, *, examples: bool = True) -> list[Path]:
+def write_dist(env: str, out: Path, *, examples: bool = True, config: EnvironmentConfig | None = None) -> list[Path]:
     """Synthesize ``env``'s charts into ``out/<env>/`` (replacing what was there); returns the files.
 
     :param examples: also the example jobs (k8s_charts/examples.py). Default True; `make gitops` leaves them out
         (Argo CD would run them).
+    :param config: the environment's loaded config. Default: ``load_config(env)``.
     """
-    config = load_config(env)
+    config = config or load_config(env)
     values = PlatformValues.placeholders(config)
     target = out / env
     if target.exists():

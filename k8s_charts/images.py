@@ -138,9 +138,7 @@ def platform_image(config: EnvironmentConfig, uri: str) -> str | None:
 
 def locked_version(name: str, package: str) -> str:
     """The version of ``package`` in ``images/<name>/requirements.lock`` (what the image installs)."""
-    from tools.images.lock import locked_entries, normalize
+    from .image_locks import locked_version as version_in
 
-    entries = locked_entries((spec(name).folder / "requirements.lock").read_text())
-    if normalize(package) not in entries:
-        raise ValueError(f"{package} is not in images/{name}/requirements.lock")
-    return entries[normalize(package)][0]
+    return version_in((spec(name).folder / "requirements.lock").read_text(), package,
+                      f"images/{name}/requirements.lock")

@@ -36,11 +36,13 @@ from k8s_charts.queues import CAPACITY_LABEL
 from k8s_charts.values import PlatformValues, deploy_time_values, gitops_output_key
 
 from ._base import PlatformStack
+from .mlflow_stack import MlflowConnection
 
 
 class ComputeStack(PlatformStack):
     """The cluster layer. Contracts other stacks and charts rely on:
 
+    - ``eks``: the ``PlatformEksCluster`` construct (``system_nodegroup``, ``addons`` by name);
     - ``cluster`` (``aws_eks_v2.Cluster``), ``cluster_name`` (= ``config.cluster_name``, the Karpenter discovery tag
       value on the private subnets and the ``eks_nodes`` security group);
     - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
@@ -54,20 +56,30 @@ class ComputeStack(PlatformStack):
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
     - ``system_node_selector``: nodeSelector of the system node group (controllers);
     - ``fsx_directories``: the Job creating every team's FSx tree (``wait_handle``: the directories exist);
+    - ``team_roles``: team name -> that team's EKS Pod Identity role (namespace ``<team>``, service account
+      ``training``; created when ``data_bucket`` is given): grant it what the team's jobs may use, e.g.
+      ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``;
     - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
       (cdk_constructs/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
       and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
       fills them in).
+
+    ``mlflow``: an :class:`~stacks.mlflow_stack.MlflowConnection` (the ``MlflowStack``); with it the team namespaces
+    get the ``mlflow`` ConfigMap and their team's credentials. Default: no MLflow wiring. Anything else is refused.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
                  private_subnets: Sequence[ec2.ISubnet], hyperpod_subnet: ec2.ISubnet,
-                 security_groups: PlatformSecurityGroups, file_system: SharedFileSystem, mlflow: Any = None,
+                 security_groups: PlatformSecurityGroups, file_system: SharedFileSystem,
+                 mlflow: MlflowConnection | None = None,
                  data_bucket: s3.IBucket | None = None, log_encryption_key: kms.IKey | None = None,
                  **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
                          description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, "
                                      f"KubeRay")
+        if mlflow is not None and not isinstance(mlflow, MlflowConnection):
+            raise TypeError(f"{construct_id}: mlflow must be an MlflowConnection (the MlflowStack: tracking_uri, "
+                            f"team_credentials_secrets), got {type(mlflow).__name__}; pass the MlflowStack or None")
         cc = config.compute
         self.cluster_name = config.cluster_name
 
@@ -151,19 +163,21 @@ class ComputeStack(PlatformStack):
             node_selector=self.system_node_selector,
             replicas=cc.karpenter.replicas,
             after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]],
+            version=cc.charts.karpenter,
         )
         self.karpenter_node_role: iam.IRole = self.karpenter.node_role
         self.kuberay = KubeRayOperator(self, "KubeRay", cluster=self.cluster, node_selector=self.system_node_selector,
-                                       after=system_ready)
+                                       after=system_ready, version=cc.charts.kuberay)
 
         # Kueue integrates with the PyTorchJob, MPIJob, RayJob and RayCluster kinds, so it comes after their operators.
         self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=cc.kueue,
                            node_selector=self.system_node_selector,
-                           after=[*system_ready, self.kuberay.release, self.hyperpod_prerequisites.dependencies])
+                           after=[*system_ready, self.kuberay.release, self.hyperpod_prerequisites.dependencies],
+                           version=cc.charts.kueue)
         # Secrets Store CSI driver + AWS provider: team namespaces sync their MLflow user into a Kubernetes Secret.
         self.secrets_store = SecretsStoreCsiDriver(
             self, "SecretsStore", cluster=self.cluster,
-            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]])
+            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]], version=cc.charts.secrets_store)
 
         self.crd_dependencies: list[Construct] = [
             self.karpenter.crd_release,
@@ -202,9 +216,10 @@ class ComputeStack(PlatformStack):
         self.platform_charts = PlatformCharts(
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
-            data_bucket=data_bucket, mlflow_tracking_uri=getattr(mlflow, "tracking_uri", None),
-            mlflow_team_secrets=getattr(mlflow, "team_credentials_secrets", None),
+            data_bucket=data_bucket, mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
+            mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
             apply_manifests=config.delivery.mode == "cdk")
+        self.team_roles: dict[str, iam.Role] = self.platform_charts.team_roles
 
         # --- GitOps (delivery.mode argocd): Argo CD syncs the platform charts and the teams' jobs from Git ------
         self.argo_cd: ArgoCd | None = None

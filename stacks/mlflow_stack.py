@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from aws_cdk import (
     CfnOutput,
@@ -38,6 +38,15 @@ TEAM_USER_PREFIX = "team-"
 def team_username(team: str) -> str:
     """The MLflow user of ``team``."""
     return f"{TEAM_USER_PREFIX}{team}"
+
+
+@runtime_checkable
+class MlflowConnection(Protocol):
+    """What a consumer stack needs of MLflow (``MlflowStack`` is one): the tracking URI and each team's credentials
+    secret. ``ComputeStack(mlflow=...)`` takes this and refuses anything else."""
+
+    tracking_uri: str
+    team_credentials_secrets: Mapping[str, sm.ISecret]
 
 
 def _pascal(name: str) -> str:

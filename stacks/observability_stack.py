@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_cdk import aws_eks_v2 as eks, aws_elasticloadbalancingv2 as elbv2, aws_kms as kms, aws_rds as rds
+from aws_cdk import Annotations, aws_eks_v2 as eks, aws_elasticloadbalancingv2 as elbv2, aws_kms as kms, aws_rds as rds
 from constructs import Construct, IDependable
 
 from cdk_constructs.container_insights import ContainerInsights
@@ -13,17 +13,17 @@ from cdk_constructs.log_retention import retention
 from cdk_constructs.platform_alarms import PlatformAlarms
 from cdk_constructs.platform_dashboard import CapacityKinds, PlatformDashboard
 from config import EnvironmentConfig
+from config.pricing import Pricer
 
 from ._base import PlatformStack
 
 
 def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
     """The HyperPod groups' instance types (``ml.*``, the nodes' instance-type label) that have GPUs."""
-    from tools.cost.report import Pricer, load_prices
+    from config.instances import find_spec
 
-    pricer = Pricer(load_prices(), config.region)
     return tuple(sorted({g.instance_type for g in config.compute.hyperpod.instance_groups
-                         if (pricer.instance(g.instance_type) or {}).get("gpus")}))
+                         if (spec := find_spec(g.instance_type)) is not None and spec.is_gpu}))
 
 
 def cluster_queues(config: EnvironmentConfig) -> tuple[str, ...]:
@@ -43,23 +43,34 @@ def burst_prices(config: EnvironmentConfig, per_gpu: dict[str, float]) -> tuple[
 
 def gpu_prices(config: EnvironmentConfig) -> tuple[dict[str, float], int, float]:
     """(Karpenter instance type -> on-demand USD per GPU-hour, HyperPod GPUs, HyperPod USD/hour) from
-    tools/cost/prices.yaml - the same price file `make cost` and the budget check use."""
-    from tools.cost.report import Pricer, load_prices
+    config/data/prices.yaml - the same price file `make cost` and the budget check use. GPUs come from the instance
+    specs, so an unpriced HyperPod group still counts its GPUs; what has no price is :func:`unpriced_gpu_types`."""
+    from config.instances import find_spec
 
-    pricer = Pricer(load_prices(), config.region)
+    pricer = Pricer.of(config.region)
     per_gpu: dict[str, float] = {}
     for pool in config.kubernetes.gpu_node_pools:
         for itype in pool.instance_types:
-            entry = pricer.instance(itype)
-            if entry and entry["gpus"]:
-                per_gpu[itype] = entry["usd"] / entry["gpus"]
+            price = pricer.usd_per_gpu_hour(itype)
+            if price is not None:
+                per_gpu[itype] = price
     reserved_gpus, reserved_usd = 0, 0.0
     for group in config.compute.hyperpod.instance_groups:
+        spec = find_spec(group.instance_type)
+        reserved_gpus += (spec.gpus if spec else 0) * group.count
         entry = pricer.instance(group.instance_type)
         if entry:
-            reserved_gpus += entry["gpus"] * group.count
             reserved_usd += entry["usd"] * group.count
     return per_gpu, reserved_gpus, reserved_usd
+
+
+def unpriced_gpu_types(config: EnvironmentConfig) -> tuple[str, ...]:
+    """GPU instance types of the Karpenter pools and HyperPod groups without a price in config/data/prices.yaml for
+    the environment's region: the burst alarm cannot count them, the dashboard's spend lines leave them out."""
+    pricer = Pricer.of(config.region)
+    types = {t for p in config.kubernetes.gpu_node_pools for t in p.instance_types}
+    types |= set(hyperpod_gpu_instance_types(config))
+    return tuple(sorted(t for t in types if pricer.instance(t) is None))
 
 
 class ObservabilityStack(PlatformStack):
@@ -82,6 +93,12 @@ class ObservabilityStack(PlatformStack):
             encryption_key=encryption_key, prometheus_node_selector=system_node_selector, after=tuple(addon_after))
 
         per_gpu, reserved_gpus, reserved_usd = gpu_prices(config)
+        unpriced = unpriced_gpu_types(config)
+        if unpriced:
+            # Prices are advisory: an unpriced region or instance type synthesizes, and says what it leaves out.
+            Annotations.of(self).add_warning_v2("llmft:UnpricedGpuTypes", Pricer.of(config.region).missing_note(
+                f"GPU instance types {', '.join(unpriced)}") + "; the burst-spend alarm and the dashboard's spend "
+                "lines do not count them, and `make cost` marks its maximum GPU spend incomplete")
         pools = config.kubernetes.gpu_node_pools
         capacity = CapacityKinds(
             on_demand=tuple(sorted({t for p in pools if p.capacity_type == "on-demand" for t in p.instance_types})),
@@ -100,6 +117,6 @@ class ObservabilityStack(PlatformStack):
             self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
             reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
-            burst_prices=burst_prices(config, per_gpu),
+            burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
             thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
             cluster_queues=cluster_queues(config), **common)

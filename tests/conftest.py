@@ -31,9 +31,11 @@ import yaml  # noqa: E402
 from aws_cdk import assertions  # noqa: E402
 
 import app as platform_app  # noqa: E402
-from config import CONFIG_DIR, EnvironmentConfig, parse_config  # noqa: E402
+from config import CONFIG_DIR, EnvironmentConfig, known_environments, parse_config  # noqa: E402
 
-ENVIRONMENTS = ("dev", "prod")
+# Every environment config/ holds: a new config/<name>.yaml gets every check the shipped ones get (cfn-lint, checkov,
+# cdk-nag, CRD validation, snapshots, cost) without editing a test.
+ENVIRONMENTS = tuple(known_environments())
 CDK_CONTEXT = json.loads((ROOT / "cdk.json").read_text())["context"]
 
 
@@ -45,6 +47,12 @@ def deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def absent_environment() -> str:
+    """A valid environment name that no config/*.yaml has (derived from the folder, never a name a user might add
+    next, such as `staging`)."""
+    return next(name for i in range(1000) if (name := f"absent{i}") not in ENVIRONMENTS)
 
 
 def raw_config(env: str) -> dict[str, Any]:
@@ -101,7 +109,15 @@ def synthesize(env: str, overrides: dict[str, Any] | None = None) -> Synth:
     key = env + json.dumps(overrides or {}, sort_keys=True)
     if key in _CACHE:
         return _CACHE[key]
-    config = config_with(env, overrides)
+    return synthesize_config(config_with(env, overrides), key=key)
+
+
+def synthesize_config(config: EnvironmentConfig, *, key: str | None = None) -> Synth:
+    """Synthesize an already loaded config (e.g. one from a temporary config folder) exactly as ``synthesize``."""
+    key = key or f"{config.name}@{id(config)}"
+    if key in _CACHE:
+        return _CACHE[key]
+    env = config.name
     outdir = _TMP / f"{env}-{len(_CACHE)}"
     app = cdk.App(
         outdir=str(outdir),

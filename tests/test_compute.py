@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 
 from cdk_constructs.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
-from cdk_constructs.karpenter import INTERRUPTION_EVENTS, KARPENTER_VERSION
-from cdk_constructs.kuberay_operator import KUBERAY_VERSION
+from cdk_constructs.karpenter import INTERRUPTION_EVENTS
 from config.compute import nvidia_hyperpod_instance_types
 
-from .conftest import Synth
+from .conftest import Synth, synthesize
 
 STACK = "compute"
 HELM = "Custom::AWSCDK-EKS-HelmChart"
@@ -334,11 +333,12 @@ def test_charts_are_pinned_to_official_repositories(env_synth: Synth) -> None:
     releases = helm_releases(env_synth)
     pins = {name: (r.get("Repository"), r.get("Chart"), r.get("Version")) for name, r in releases.items()}
     # Whether each is a pullable chart reference is tests/test_helm_targets.py's job (it runs the handler).
-    assert pins["karpenter"] == ("oci://public.ecr.aws/karpenter/karpenter", "karpenter", KARPENTER_VERSION)
+    charts = env_synth.config.compute.charts
+    assert pins["karpenter"] == ("oci://public.ecr.aws/karpenter/karpenter", "karpenter", charts.karpenter)
     assert pins["karpenter-crd"] == ("oci://public.ecr.aws/karpenter/karpenter-crd", "karpenter-crd",
-                                     KARPENTER_VERSION)
+                                     charts.karpenter)
     assert pins["kuberay-operator"] == ("https://ray-project.github.io/kuberay-helm/", "kuberay-operator",
-                                        KUBERAY_VERSION)
+                                        charts.kuberay)
     assert pins["nvidia-device-plugin"][0] == "https://nvidia.github.io/k8s-device-plugin"
     assert pins["aws-efa-k8s-device-plugin"][0] == "https://aws.github.io/eks-charts"
     for name, (repo, _, version) in pins.items():
@@ -483,3 +483,19 @@ def test_public_endpoint_only_for_the_configured_cidrs() -> None:
     vpc_config = stack.resolve(eks.cluster.node.default_child.resources_vpc_config)  # no synthesis needed
     assert vpc_config["endpointPublicAccess"] is True and vpc_config["endpointPrivateAccess"] is True
     assert vpc_config["publicAccessCidrs"] == ["203.0.113.0/24"]
+
+
+def test_chart_version_overrides_reach_the_helm_releases() -> None:
+    """compute.charts is per environment: an override (an upgrade tried in one environment) is what the HelmChart
+    resources install (the defaults are test_charts_are_pinned_to_official_repositories')."""
+    from config.charts import ChartVersionsConfig
+
+    overrides = {"karpenter": "1.14.2", "kueue": "0.19.3", "kuberay": "1.7.1", "secrets_store": "3.1.2"}
+    defaults = ChartVersionsConfig()
+    assert all(getattr(defaults, k) != v for k, v in overrides.items()), "pick versions other than the defaults"
+    pins = {name: r.get("Version") for name, r in helm_releases(
+        synthesize("dev", {"compute": {"charts": overrides}})).items()}
+    assert pins["karpenter"] == pins["karpenter-crd"] == overrides["karpenter"]
+    assert pins["kueue"] == overrides["kueue"]
+    assert pins["kuberay-operator"] == overrides["kuberay"]
+    assert pins["secrets-store-csi-driver-provider-aws"] == overrides["secrets_store"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from config import ConfigError
@@ -9,7 +11,7 @@ from config.compute import (
     DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, hyperpod_instance_types, nvidia_hyperpod_instance_types,
 )
 
-from .conftest import config_with
+from .conftest import ENVIRONMENTS, config_fails as _fails, config_with
 
 
 def group(**overrides):
@@ -21,7 +23,7 @@ def hyperpod(*groups):
 
 
 def test_shipped_environments_are_valid() -> None:
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         cfg = config_with(env).compute
         assert cfg.kubernetes_version == DEFAULT_KUBERNETES_VERSION
 
@@ -140,7 +142,7 @@ def test_malformed_admin_arn(arn: str) -> None:
         config_with("dev", {"compute": {"admin_role_arns": [arn]}})
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_public_endpoint_open_to_the_world_is_rejected(env: str) -> None:
     with pytest.raises(ConfigError, match=r"compute\.public_access_cidrs \['0\.0\.0\.0/0'\] together cover every "
                                           r"public IPv4 address.*list your office/VPN CIDRs"):
@@ -172,3 +174,27 @@ def test_system_node_sizes_are_ordered() -> None:
 def test_unknown_compute_key_is_reported() -> None:
     with pytest.raises(ConfigError, match=r"compute\.kubernetes_versoin: unknown key"):
         config_with("dev", {"compute": {"kubernetes_versoin": "1.34"}})
+
+
+@pytest.mark.parametrize("field", ["karpenter", "kueue", "kuberay", "secrets_store"])
+@pytest.mark.parametrize("value", ["1.14", "latest", ">=1.0.0", "1.x.0"])
+def test_chart_versions_must_be_exact(field: str, value: str) -> None:
+    from config.charts import ChartVersionsConfig
+
+    default = ChartVersionsConfig.model_fields[field].default
+    _fails({"compute": {"charts": {field: value}}}, rf"compute\.charts\.{field}", re.escape(repr(value)),
+           r"not an exact chart version", rf"e\.g\. {re.escape(repr(default))}")
+
+
+@pytest.mark.parametrize(("service", "shape"), [("ec2", "InstanceType"), ("sagemaker", "ClusterInstanceType"),
+                                                ("sagemaker", "ClusterInstanceCount"),
+                                                ("sagemaker", "AppInstanceType")])
+def test_the_fast_botocore_shape_reader_agrees_with_botocore(service: str, shape: str) -> None:
+    """config/instances.py reads one shape of a botocore model without parsing the whole model (a tenth of a synth
+    before); it must give what botocore's own loader gives."""
+    import botocore.session
+
+    from config.instances import botocore_shape
+
+    full = botocore.session.get_session().get_service_model(service)._service_description["shapes"][shape]
+    assert botocore_shape(service, shape) == full

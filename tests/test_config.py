@@ -8,7 +8,7 @@ import pytest
 
 from config import ConfigError, load_config
 
-from .conftest import config_fails as _fails, config_with
+from .conftest import ENVIRONMENTS, absent_environment, config_fails as _fails, config_with
 
 
 def test_shipped_configs_load() -> None:
@@ -30,9 +30,10 @@ def test_models_are_frozen() -> None:
 
 
 def test_unknown_environment_lists_known_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown environment 'staging'.*known environments are: dev, prod.*"
-                                          r"create config/staging.yaml"):
-        load_config("staging")
+    name = absent_environment()
+    with pytest.raises(ConfigError, match=rf"unknown environment '{name}'.*known environments are: "
+                                          rf"{re.escape(', '.join(ENVIRONMENTS))}\. .*create config/{name}.yaml"):
+        load_config(name)
 
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Synth
+from .conftest import ENVIRONMENTS, Synth
 
 CHANNELS = ("fsx", "s3-export", "s3", "ray-8265", "ray-6379", "k8s-secrets", "mlflow")
 OBJECT_ACTIONS = {"s3:getobject", "s3:putobject", "s3:deleteobject", "s3:*", "s3:get*", "s3:put*", "*"}
@@ -398,7 +398,7 @@ def _matrix(synth: Synth) -> dict[tuple[str, str, str], tuple[bool, str]]:
     return _MATRICES[env]
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_matrix_covers_every_pair_and_channel(env: str, request: pytest.FixtureRequest) -> None:
     synth: Synth = request.getfixturevalue(env)
     teams = synth.config.kubernetes.teams
@@ -406,7 +406,7 @@ def test_matrix_covers_every_pair_and_channel(env: str, request: pytest.FixtureR
 
 
 def _params() -> list[Any]:
-    return [pytest.param(e, a, b, ch, id=f"{e}:{a}->{b}:{ch}") for e in ("dev", "prod") for a, b, ch in _cells(e)]
+    return [pytest.param(e, a, b, ch, id=f"{e}:{a}->{b}:{ch}") for e in ENVIRONMENTS for a, b, ch in _cells(e)]
 
 
 @pytest.mark.parametrize(("env", "a", "b", "channel"), _params())
@@ -551,7 +551,7 @@ def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
 def _capacity_params() -> list[Any]:
     from config import load_config
 
-    return [pytest.param(e, t.name, a, id=f"{e}:{t.name}:{a}") for e in ("dev", "prod")
+    return [pytest.param(e, t.name, a, id=f"{e}:{t.name}:{a}") for e in ENVIRONMENTS
             for t in load_config(e).kubernetes.teams for a in CAPACITY_ROWS]
 
 
@@ -562,7 +562,7 @@ def test_capacity_and_guard_rails(env: str, team: str, attack: str, request: pyt
     assert holds, f"{team} gets through {attack}: {evidence}"
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str, request: pytest.FixtureRequest) -> None:
     """`supplementalGroupsPolicy: Merge` (or unset) is warned about and audited in every team namespace; Deny waits for
     proof that every node's runtime supports Strict (k8s_charts/team_isolation.py, tools/probe_isolation.sh)."""

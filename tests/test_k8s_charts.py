@@ -23,7 +23,7 @@ from k8s_charts.tiers import JOB_TIERS
 from k8s_charts.validation import CRD_DIR, embedded_pod_templates, kubernetes_schema_version, validate
 from k8s_charts.values import PlatformValues
 
-from .conftest import ROOT, config_with
+from .conftest import ENVIRONMENTS, ROOT, config_with
 
 CHARTS = {"priority-classes", "gpu-capacity", "cpu-capacity", "team-namespaces", "queueing", "example-sft", "example-eval",
           "example-grpo"}
@@ -75,12 +75,12 @@ GRPO = dict(model_path="/fsx/data/m", train_files="/fsx/data/t.parquet", val_fil
 
 
 # ---- dist and validation -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_dist_holds_every_chart(dist, env: str) -> None:
     assert set(dist[env]) == CHARTS
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_manifest_validates(dist, env: str) -> None:
     version = load_config(env).compute.kubernetes_version
     docs = [d for chart in dist[env].values() for d in chart]
@@ -235,7 +235,7 @@ def _cpu_job_templates(docs: list[dict]) -> list[tuple[str, dict]]:
     return out
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_cpu_job_pool(dist, env: str) -> None:
     """The Karpenter pool of the CPU job pods follows kubernetes.cpu_node_pool, launches on-demand nodes only in the
     HyperPod AZ, caps vCPUs, consolidates idle nodes, and only the CPU job pods tolerate its taint."""
@@ -383,7 +383,7 @@ def test_experiment_may_be_preemptible() -> None:
 
 
 # ---- job pods ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
     job = objects(dist[env], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
     # production runs on the first HyperPod GPU group: its instance type, at most 2 of its nodes
@@ -566,7 +566,7 @@ def test_team_namespace_without_mlflow_has_no_config_map() -> None:
 
 def test_team_namespaces_get_the_platform_image_uris(dist) -> None:
     """ConfigMap platform-images in every team namespace: one key per image, the URI the environment builds."""
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         cfg = load_config(env)
         maps = objects(dist[env], "ConfigMap")
         for team in cfg.kubernetes.teams:
@@ -609,7 +609,7 @@ def _gpus(pod: dict) -> int:
     return sum(int(c["resources"].get("limits", {}).get("nvidia.com/gpu", 0)) for c in pod["spec"]["containers"])
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_examples_run_the_training_package_in_platform_images_within_quota(dist, env: str) -> None:
     """Derived from every example job of the environment: its image is one the platform builds (the URI of
     k8s_charts/images.py for this environment), PyTorchJobs run an llm_platform entry point under torchrun,
@@ -639,7 +639,7 @@ def test_examples_run_the_training_package_in_platform_images_within_quota(dist,
             assert 0 < gpus <= team.gpu_quota, (job["metadata"]["name"], gpus, team.gpu_quota)
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_ray_object_store_fits_each_pods_shared_memory(dist, env: str) -> None:
     """Every Ray pod has a memory-backed /dev/shm and its object store (`object-store-memory`) fits in it."""
     from k8s_charts.node_shapes import parse_quantity

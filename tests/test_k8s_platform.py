@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .conftest import Synth
+from .conftest import ENVIRONMENTS, Synth
 
 MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
 
@@ -51,7 +51,7 @@ def test_gpu_nodes_use_the_karpenter_role_and_compute_key(env_synth: Synth) -> N
     assert "${" not in text  # no dist placeholders left in what CloudFormation applies
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
     synth: Synth = request.getfixturevalue(env)
     associations = synth.resources("compute", "AWS::EKS::PodIdentityAssociation")

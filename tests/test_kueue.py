@@ -22,9 +22,9 @@ from k8s_charts.__main__ import write_dist
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
-from .conftest import Synth, config_with, raw_config
+from .conftest import ENVIRONMENTS, Synth, config_with, raw_config
 
-ENVS = ("dev", "prod")
+ENVS = ENVIRONMENTS
 GPU = "nvidia.com/gpu"
 KUEUE_KINDS = ("ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue")
 

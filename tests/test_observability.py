@@ -589,7 +589,7 @@ def test_dashboard_covers_every_team_and_capacity_kind(env_synth: Synth) -> None
 def test_burst_spend_uses_the_price_file(env_synth: Synth) -> None:
     """Every Karpenter GPU instance type is priced at its on-demand price per GPU, and the widget draws the same
     expression the BurstSpendOverBudget alarm watches."""
-    from tools.cost.report import Pricer, load_prices
+    from config.pricing import Pricer, load_prices
 
     pricer = Pricer(load_prices(), env_synth.config.region)
     (spend,) = [w for w in dashboard_widgets(env_synth) if w["properties"].get("title", "").startswith("Burst spend")]
@@ -745,7 +745,7 @@ def hyperpod_gauges(synth: Synth, allocated_share: float | None) -> dict[Any, fl
     """What the scraper publishes over one hour for the HyperPod GPU nodes: per HyperPod GPU type, the Sum of 60
     per-minute samples of each node's GPUs and of its pods' GPU requests (no requests sample without requests)."""
     from stacks.observability_stack import hyperpod_gpu_instance_types
-    from tools.cost.report import Pricer, load_prices
+    from config.pricing import Pricer, load_prices
 
     cfg = synth.config
     pricer = Pricer(load_prices(), cfg.region)

@@ -51,11 +51,16 @@ def test_buckets_baseline(env_synth: Synth) -> None:
 
 
 def test_buckets_deny_insecure_transport(env_synth: Synth) -> None:
-    policies = env_synth.resources("storage", "AWS::S3::BucketPolicy").values()
-    assert len(policies) == 3
-    for p in policies:
+    """Every bucket of the stack (whatever their number) has a policy that denies requests without TLS."""
+    buckets = set(env_synth.resources("storage", "AWS::S3::Bucket"))
+    stack = env_synth.stacks["storage"]
+    assert {lid(b) for b in (stack.data_bucket, stack.artifacts_bucket, stack.access_logs_bucket)} <= buckets
+    tls_only = set()
+    for p in env_synth.resources("storage", "AWS::S3::BucketPolicy").values():
         denies = [s for s in p["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
-        assert any(s["Condition"].get("Bool", {}).get("aws:SecureTransport") == "false" for s in denies)
+        if any(s["Condition"].get("Bool", {}).get("aws:SecureTransport") == "false" for s in denies):
+            tls_only.add(p["Properties"]["Bucket"]["Ref"])
+    assert tls_only == buckets, f"buckets without a TLS-only policy: {sorted(buckets - tls_only)}"
 
 
 def test_lustre_file_system(env_synth: Synth) -> None:

@@ -1,15 +1,16 @@
 """Idle monthly cost and maximum GPU burst per hour of one environment, from its synthesized output only.
 
 Inputs: the CloudFormation templates in a cloud assembly (``cdk.out/``) and the Kubernetes manifests written for
-GitOps (``dist/<env>/``). No AWS calls. Prices come from ``prices.yaml`` beside this file.
+GitOps (``dist/<env>/``). No AWS calls. Prices come from ``config/data/prices.yaml`` (read by config/pricing.py,
+which the app's budget check and burst alarm use too).
 
 Every resource type is classified: priced (a line with its figure), usage-based ($0 while idle), free, or
-**unpriced** (a type nobody has reviewed yet: reported, never silently counted as zero).
+**unpriced** (a type nobody has reviewed yet, or a region or item the price table lacks: reported, never silently
+counted as zero). A GPU capacity without a price makes the maximum GPU spend *incomplete*, and the report says so.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,16 +19,13 @@ from typing import Any
 import yaml
 
 from config.instances import find_spec
+from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 
-PRICES_FILE = Path(__file__).with_name("prices.yaml")
+__all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "load_prices", "render", "templates_from_assembly"]
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
 # Tag the image build projects carry (cdk_constructs/image_build.py): a clean build's typical duration.
 EXPECTED_BUILD_MINUTES_TAG = "llmft:expected-build-minutes"
-
-
-def load_prices(path: Path = PRICES_FILE) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text())
 
 
 @dataclass
@@ -97,6 +95,7 @@ class Report:
     usage_based: list[Line] = field(default_factory=list)
     builds: list[BuildLine] = field(default_factory=list)         # CodeBuild projects (image builds)
     notes: list[str] = field(default_factory=list)
+    gpu_unpriced: list[str] = field(default_factory=list)          # GPU capacities the maximum spend leaves out
     templates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -129,6 +128,11 @@ class Report:
         return round(sum(c.usd_per_hour_at_limit for c in self.cpu_pools), 2)
 
     @property
+    def max_burst_complete(self) -> bool:
+        """Whether every GPU capacity (Karpenter GPU pool, HyperPod group) is priced in the maximum GPU spend."""
+        return not self.gpu_unpriced
+
+    @property
     def max_burst_per_hour(self) -> float:
         """Most the GPUs can cost per hour: every Karpenter pool at its limit plus the HyperPod groups."""
         return round(self.karpenter_burst_per_hour + self.reserved_gpu_per_hour, 2)
@@ -140,6 +144,7 @@ class Report:
             "reserved_gpu_usd_per_hour": self.reserved_gpu_per_hour,
             "karpenter_burst_usd_per_hour": self.karpenter_burst_per_hour,
             "max_burst_usd_per_hour": self.max_burst_per_hour,
+            "max_burst_complete": self.max_burst_complete, "gpu_unpriced": list(self.gpu_unpriced),
             "cpu_pools_usd_per_hour_at_limit": self.cpu_pools_per_hour,
             "cpu_pools": [asdict(x) for x in self.cpu_pools],
             "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
@@ -148,38 +153,6 @@ class Report:
             "builds": [{**asdict(b), "expected_usd": b.expected_usd, "max_usd": b.max_usd} for b in self.builds],
             "observability_monthly_usd": self.observability_total,
         }
-
-
-class Pricer:
-    """Prices of one region."""
-
-    def __init__(self, prices: dict[str, Any], region: str) -> None:
-        if region not in prices["regions"]:
-            raise KeyError(f"no prices for region {region!r} in {PRICES_FILE.name}; add it (with sources)")
-        self.data = prices
-        self.region = prices["regions"][region]
-        self.hours = prices["hours_per_month"]
-        self.assume = prices["assumptions"]
-
-    def hourly(self, key: str) -> float:
-        return self.region["hourly"][key]["usd"]
-
-    def monthly(self, key: str) -> float:
-        return self.region["monthly"][key]["usd"]
-
-    def per_million(self, key: str) -> float:
-        return self.region["per_million"][key]["usd"]
-
-    def instance(self, instance_type: str) -> dict[str, Any] | None:
-        table = "sagemaker_instance_hour" if instance_type.startswith("ml.") else "ec2_instance_hour"
-        return self.region[table].get(instance_type)
-
-    def classify(self, type_: str) -> str:
-        if type_ in self.data["free_types"]:
-            return "free"
-        if any(fnmatch.fnmatch(type_, pattern) for pattern in self.data["usage_types"]):
-            return "usage"
-        return "other"
 
 
 def _ref(value: Any) -> str | None:
@@ -223,7 +196,7 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
     def add(lid: str, type_: str, item: str, monthly: float, detail: str = "") -> None:
         report.idle.append(Line(stack, lid, type_, item, round(monthly, 2), detail))
 
-    for lid, res in resources.items():
+    def one(lid: str, res: dict[str, Any]) -> None:
         t, props = res["Type"], res.get("Properties", {})
         if t == "AWS::EKS::Cluster":
             add(lid, t, "EKS control plane", p.hourly("eks_cluster") * hours)
@@ -268,14 +241,14 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
             gb = p.assume["aurora_storage_gb"]
             add(lid, t, "Aurora storage (assumed)", gb * p.monthly("aurora_storage_gb"), f"{gb} GB")
         elif t == "AWS::RDS::DBInstance" and props.get("DBInstanceClass") == "db.serverless":
-            continue  # priced on its cluster (ACU floor x instances)
+            return  # priced on its cluster (ACU floor x instances)
         elif t == "AWS::FSx::FileSystem":
             lustre = props.get("LustreConfiguration", {})
             tput = str(lustre.get("PerUnitStorageThroughput"))
-            entry = p.region["fsx_lustre_gb_month"].get(tput)
+            entry = p.table("fsx_lustre_gb_month").get(tput)
             if entry is None or lustre.get("DeploymentType") != "PERSISTENT_2":
                 report.unpriced.append(Line(stack, lid, t, f"FSx {lustre.get('DeploymentType')} {tput}", 0.0))
-                continue
+                return
             cap = int(props["StorageCapacity"])
             add(lid, t, "FSx for Lustre capacity", cap * entry["usd"], f"{cap} GiB x {tput} MB/s/TiB")
         elif t == "AWS::KMS::Key":
@@ -307,17 +280,17 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
             entry = p.instance(types[0])
             if entry is None:
                 report.unpriced.append(Line(stack, lid, t, f"node group {types[0]}", 0.0, f"{count} nodes"))
-                continue
+                return
             disk = int(props.get("DiskSize") or _launch_template_disk(resources, props) or
                        p.assume["node_root_volume_gb"])
             add(lid, t, "EKS system nodes", count * entry["usd"] * hours, f"{count} x {types[0]}")
             add(lid, t, "EKS node volumes", count * disk * p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
         elif t == "AWS::CodeBuild::Project":
             compute = props["Environment"]["ComputeType"]
-            rate = p.region.get("codebuild_build_minute", {}).get(compute)
+            rate = p.table("codebuild_build_minute").get(compute)
             if rate is None:
                 report.unpriced.append(Line(stack, lid, t, f"CodeBuild {compute}", 0.0, "per build minute"))
-                continue
+                return
             tags = {tag["Key"]: tag["Value"] for tag in props.get("Tags", [])}
             expected = tags.get(EXPECTED_BUILD_MINUTES_TAG)
             name = props.get("Name") if isinstance(props.get("Name"), str) else lid
@@ -328,7 +301,11 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
                 itype, count = group["InstanceType"], int(group.get("InstanceCount", 0))
                 entry = p.instance(itype)
                 if entry is None:
-                    report.unpriced.append(Line(stack, lid, t, f"HyperPod {itype}", 0.0, f"{count} instances"))
+                    report.unpriced.append(Line(stack, lid, t, f"HyperPod {itype}", 0.0,
+                                                f"{count} instances; {p.missing_note(itype)}"))
+                    spec = find_spec(itype)
+                    if spec is None or spec.is_gpu:
+                        report.gpu_unpriced.append(f"HyperPod group {group['InstanceGroupName']} ({itype})")
                     continue
                 gpus = entry["gpus"] * count
                 report.reserved_gpu.append(BurstLine(
@@ -342,10 +319,16 @@ def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Repo
             elif kind == "other":
                 report.unpriced.append(Line(stack, lid, t, "no price rule", 0.0))
 
+    for lid, res in resources.items():
+        try:
+            one(lid, res)
+        except MissingPrice as missing:
+            report.unpriced.append(Line(stack, lid, res["Type"], f"no price for {missing}", 0.0))
+
 
 def _gpu_instance_types(requirements: list[dict[str, Any]], p: Pricer) -> tuple[list[str], list[str]]:
     """EC2 GPU instance types a NodePool may launch; second list: values that could not be resolved."""
-    candidates = {k: v for k, v in p.region["ec2_instance_hour"].items() if v["gpus"] > 0}
+    candidates = {k: v for k, v in p.table("ec2_instance_hour").items() if v["gpus"] > 0}
     allowed = set(candidates)
     unresolved: list[str] = []
     for req in requirements:
@@ -382,12 +365,15 @@ def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
             if limit is None:
                 report.unpriced.append(Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded",
                                             0.0))
+                report.gpu_unpriced.append(f"Karpenter pool {name} (no GPU limit)")
                 continue
             if unresolved or not types:
+                what = ", ".join(unresolved) or "any GPU instance type"
                 report.unpriced.append(Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}",
-                                            0.0))
+                                            0.0, p.missing_note(what)))
+                report.gpu_unpriced.append(f"Karpenter pool {name} ({what})")
                 continue
-            per_gpu = {t: p.region["ec2_instance_hour"][t]["usd"] / p.region["ec2_instance_hour"][t]["gpus"]
+            per_gpu = {t: p.table("ec2_instance_hour")[t]["usd"] / p.table("ec2_instance_hour")[t]["gpus"]
                        for t in types}
             worst = max(per_gpu, key=per_gpu.__getitem__)
             gpus = int(limit)
@@ -402,7 +388,7 @@ def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]
     only; vCPUs from config/data/instance_specs.yaml)."""
     types = next((r.get("values", []) for r in requirements
                   if r.get("key") == "node.kubernetes.io/instance-type" and r.get("operator") == "In"), [])
-    table = p.region["ec2_instance_hour"]
+    table = p.table("ec2_instance_hour")
     unresolved = [t for t in types if t not in table or table[t]["gpus"] or find_spec(t) is None]
     if not types or unresolved:
         report.unpriced.append(Line("k8s", name, "NodePool", f"no CPU price or specs for {unresolved or 'any type'} "
@@ -422,6 +408,8 @@ def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], ma
     prices = prices or load_prices()
     p = Pricer(prices, region)
     report = Report(env=env, region=region, price_version=str(prices["version"]), templates=templates)
+    if not p.priced_region:
+        report.notes.append(p.missing_note("every priced item") + ": the figures below are incomplete")
     for stack, template in sorted(templates.items()):
         price_template(stack, template, p, report)
     if manifest_dir and manifest_dir.is_dir():
@@ -461,6 +449,8 @@ def render(report: Report) -> str:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
     rows.append(f"    total ${report.karpenter_burst_per_hour:,.2f}/hour")
     rows += ["", f"MAXIMUM GPU SPEND (pools at their limits + HyperPod groups): ${report.max_burst_per_hour:,.2f}/hour"]
+    if report.gpu_unpriced:
+        rows.append(f"    INCOMPLETE: not counted, no price: {'; '.join(report.gpu_unpriced)} (see UNPRICED below)")
     if report.cpu_pools:
         rows += ["", "Karpenter CPU job pools (no idle cost: nodes run only while CPU job pods find no room on the "
                      "system nodes; empty nodes are consolidated)"]

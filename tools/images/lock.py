@@ -18,12 +18,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+# The lock parser lives below the app (the charts read the locks too); re-exported for this command's callers.
+from k8s_charts.image_locks import locked_entries, normalize, pins
+
+__all__ = ["LOCKS", "LockSpec", "locked_entries", "normalize", "pins", "problems"]
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES_DIR = ROOT / "images"
@@ -33,7 +37,6 @@ IMAGES_DIR = ROOT / "images"
 PYTHON_VERSION = "3.12"
 PYTHON_PLATFORM = "x86_64-manylinux_2_34"
 HEADER = "# input-sha256: "
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?==([^\s;\\]+)")
 
 
 @dataclass(frozen=True)
@@ -114,36 +117,6 @@ def input_digest(spec: LockSpec) -> str:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(" ".join(spec.uv_args()).encode())
     return digest.hexdigest()
-
-
-def pins(text: str) -> dict[str, str]:
-    """``name==version`` requirements of a requirements file, by normalized name."""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        match = _PIN.match(line.strip())
-        if match:
-            found[normalize(match.group(1))] = match.group(3)
-    return found
-
-
-def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def locked_entries(text: str) -> dict[str, tuple[str, int]]:
-    """name -> (version, number of hashes) of a ``--generate-hashes`` lock."""
-    entries: dict[str, tuple[str, int]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        stripped = line.strip()
-        match = _PIN.match(stripped) if not line.startswith((" ", "\t", "#")) else None
-        if match:
-            current = normalize(match.group(1))
-            entries[current] = (match.group(3), 0)
-        elif current and stripped.startswith("--hash=sha256:"):
-            version, count = entries[current]
-            entries[current] = (version, count + 1)
-    return entries
 
 
 def problems(spec: LockSpec) -> list[str]:

@@ -1,0 +1,42 @@
+"""Helm chart versions of the cluster's add-ons (``compute.charts``): per environment, so an upgrade is tried in one
+environment first. The defaults are the versions the app is tested with; the CRDs the charts are checked against
+(k8s_charts/crds, k8s_charts/imports) are those of the defaults, so after moving a default run `make imports`."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator
+
+from ._base import ConfigModel
+
+KARPENTER_CHART_VERSION = "1.14.1"
+"""karpenter and karpenter-crd; matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds."""
+KUEUE_CHART_VERSION = "0.19.2"
+KUBERAY_CHART_VERSION = "1.7.0"
+"""kuberay-operator; matches the ray.io/v1 CRDs in shared/crds (KubeRay tag v1.7.0)."""
+SECRETS_STORE_CHART_VERSION = "3.1.1"
+"""secrets-store-csi-driver-provider-aws (the AWS provider; its Chart.lock pins the driver chart 1.6.0)."""
+
+_CHART_VERSION = re.compile(r"v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
+
+
+class ChartVersionsConfig(ConfigModel):
+    """Helm chart versions of the add-ons the Compute stack installs (exact versions: Helm resolves ranges at
+    deploy time, which would make two deploys of one commit differ)."""
+
+    karpenter: str = Field(KARPENTER_CHART_VERSION, description="Karpenter (charts `karpenter` and `karpenter-crd`, "
+                                                                "oci://public.ecr.aws/karpenter).")
+    kueue: str = Field(KUEUE_CHART_VERSION, description="Kueue (oci://registry.k8s.io/kueue/charts/kueue).")
+    kuberay: str = Field(KUBERAY_CHART_VERSION, description="KubeRay operator (ray-project/kuberay-helm).")
+    secrets_store: str = Field(SECRETS_STORE_CHART_VERSION, description="AWS provider for the Secrets Store CSI "
+                                                                        "driver, with the driver as its dependency.")
+
+    @field_validator("karpenter", "kueue", "kuberay", "secrets_store")
+    @classmethod
+    def _exact(cls, v: str, info) -> str:
+        if not _CHART_VERSION.fullmatch(v):
+            default = cls.model_fields[info.field_name].default
+            raise ValueError(f"compute.charts.{info.field_name} {v!r} is not an exact chart version; write the "
+                             f"version as `helm search repo --versions` lists it, e.g. {default!r} (the default)")
+        return v
