@@ -8,7 +8,7 @@ import sys
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
-from cdk_constructs.trust_conditions import ServiceTrustConditions
+from cdk_constructs.governance.trust_conditions import ServiceTrustConditions
 from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config
 from stacks.compute_stack import ComputeStack
 from stacks.mlflow_stack import MlflowStack

@@ -122,7 +122,7 @@ class ConfigModel(BaseModel):
         return value
 
 
-# CloudWatch Logs accepts only these retention values (days); cdk_constructs.log_retention maps them to the enum.
+# CloudWatch Logs accepts only these retention values (days); cdk_constructs.governance.log_retention maps them to the enum.
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
                       2922, 3288, 3653)
 

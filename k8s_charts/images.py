@@ -1,6 +1,6 @@
 """The platform's container images: names, immutable tags and URIs, known at synth.
 
-Each image is built by its CodeBuild project (cdk_constructs/image_build.py) from ``images/<name>/`` and the
+Each image is built by its CodeBuild project (cdk_constructs/storage/image_build.py) from ``images/<name>/`` and the
 training package in ``training/``, and pushed to its own ECR repository ``<resource prefix>/<name>`` with the tag
 ``<version>-<content hash>``: the version from ``images/<name>/VERSION``, the hash over every file the build reads.
 A change to any input gives a new tag (ECR tags are immutable), so a URI always names one build.

@@ -47,7 +47,7 @@ CPU_POOL = "karpenter-cpu"
 """`source` of the Karpenter CPU job pool (k8s_charts/karpenter.py CpuCapacityChart); its `node_type` is
 `cpu-jobs`."""
 
-SYSTEM_NODE_LABEL = (NODE_ROLE_LABEL, "system")   # cdk_constructs/eks_cluster.py SYSTEM_NODE_LABEL
+SYSTEM_NODE_LABEL = (NODE_ROLE_LABEL, "system")   # cdk_constructs/compute/eks_cluster.py SYSTEM_NODE_LABEL
 HYPERPOD_HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
 
 EVICTION_HARD_MEMORY_MIB = 100
@@ -105,7 +105,7 @@ DAEMONSETS: tuple[DaemonSet, ...] = (
               "charts/hyperpod-prerequisites/templates/health-monitoring-agent.yaml (requests 500m / 512Mi)",
               gpu_nodes_only=True),
     # The observability add-on (amazon-cloudwatch-observability v6.4.0-eksbuild.1 = chart 6.4.0 values.yaml; its root
-    # tolerations `[{operator: Exists}]` put these on every node, cdk_constructs/container_insights.py)
+    # tolerations `[{operator: Exists}]` put these on every node, cdk_constructs/observability/container_insights.py)
     DaemonSet("cloudwatch-agent", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=250, memory_mib=128),
               "chart 6.4.0 values.yaml agent.resources.requests 250m / 128Mi"),
     DaemonSet("fluent-bit", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=50, memory_mib=25),
@@ -115,7 +115,7 @@ DAEMONSETS: tuple[DaemonSet, ...] = (
               gpu_nodes_only=True),
     # Secrets Store CSI driver 1.6.0 (charts/secrets-store-csi-driver/values.yaml linux.driver 50m/100Mi, registrar
     # 10m/20Mi, livenessProbe 10m/20Mi) and the AWS provider chart 3.1.1 (values.yaml resources 50m/100Mi), on every
-    # node a team pod can use (cdk_constructs/secrets_store_csi_driver.py)
+    # node a team pod can use (cdk_constructs/compute/secrets_store_csi_driver.py)
     DaemonSet("secrets-store-csi-driver", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
               Resources(cpu_m=70, memory_mib=140), "driver chart 1.6.0 values.yaml linux.{driver,registrar,livenessProbe}"),
     DaemonSet("secrets-store-csi-driver-provider-aws", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
@@ -186,7 +186,7 @@ class NodeKind:
 
     @property
     def taints(self) -> tuple[tuple[str, str, str], ...]:
-        """(key, value, effect) of the NoSchedule taints of this kind (cdk_constructs/hyperpod_cluster.py,
+        """(key, value, effect) of the NoSchedule taints of this kind (cdk_constructs/compute/hyperpod_cluster.py,
         k8s_charts/karpenter.py)."""
         if self.source == "hyperpod":
             return (("dedicated", HYPERPOD, "NoSchedule"),)

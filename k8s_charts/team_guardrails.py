@@ -10,7 +10,7 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   (``vpc.amazonaws.com/efa``), in any container, must be controlled by a job kind Kueue admits as a gang: a
   PyTorchJob or MPIJob (kubeflow.org, the training and MPI operators set themselves as the pod's controller
   ownerReference) or a RayCluster (ray.io; a RayJob's pods belong to the RayCluster it creates, which Kueue admits
-  with the RayJob). Kueue's integrations are exactly these kinds (cdk_constructs/kueue.py ``INTEGRATIONS``), so a bare
+  with the RayJob). Kueue's integrations are exactly these kinds (cdk_constructs/compute/kueue.py ``INTEGRATIONS``), so a bare
   pod, a Deployment/StatefulSet/DaemonSet/ReplicaSet pod or a batch Job pod with GPUs is refused whoever creates it.
   ``supplementalGroupsPolicy`` is checked by the identity policy (k8s_charts/team_isolation.py).
 - :data:`WORKLOAD_POLICY` ``llmft-team-workloads``: the job kinds (PyTorchJob, MPIJob, RayJob, RayCluster, batch

@@ -5,7 +5,7 @@
   ``posix_gid``), pod- and container-level, no other fsGroup or supplemental group, and no inline FSx CSI volume
   (the only FSx access is the team's PVC, which mounts only ``/teams/<team>``). Pod Security `restricted` (the
   namespace label) keeps pods non-root, unprivileged and off hostPath; this policy pins the identity.
-- NetworkPolicies (enforced by the VPC CNI's network policy agent, turned on in cdk_constructs/eks_cluster.py):
+- NetworkPolicies (enforced by the VPC CNI's network policy agent, turned on in cdk_constructs/compute/eks_cluster.py):
   default deny in both directions, then allow: within the namespace (NCCL, torchrun rendezvous, Ray GCS/workers),
   the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), DNS to CoreDNS, the EKS Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS
   endpoints, S3 through the gateway endpoint, the MLflow load balancer, Hugging Face). FSx for Lustre traffic is the
@@ -37,7 +37,7 @@ FSX_CSI_DRIVER = "fsx.csi.aws.com"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace (immutable)
 
 # Who may reach pods of a team from outside its namespace, and on which ports.
-KUBERAY_NAMESPACE = "kuberay"                  # cdk_constructs/kuberay_operator.py
+KUBERAY_NAMESPACE = "kuberay"                  # cdk_constructs/compute/kuberay_operator.py
 KUBERAY_OPERATOR_LABELS = {"app.kubernetes.io/name": "kuberay-operator"}  # kuberay-operator chart _helpers.tpl
 RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
 RAY_DASHBOARD_PORT = 8265

@@ -9,26 +9,26 @@ import cdk8s
 from aws_cdk import CfnOutput, Reference, RemovalPolicy, Stack, Token, Tokenization, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
-from cdk_constructs.argo_cd import ArgoCd
-from cdk_constructs.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
-from cdk_constructs.eks_cluster import PlatformEksCluster
-from cdk_constructs.fsx_static_volume import FsxStaticVolume
-from cdk_constructs.function_logs import govern_handler_logs
-from cdk_constructs.hyperpod_cluster import HyperPodCluster, InstanceGroup
-from cdk_constructs.hyperpod_log_group import HyperPodLogGroup
-from cdk_constructs.hyperpod_prerequisites import HyperPodPrerequisites
-from cdk_constructs.karpenter import Karpenter
-from cdk_constructs.kuberay_operator import KubeRayOperator
-from cdk_constructs.kueue import Kueue
-from cdk_constructs.log_retention import retention
-from cdk_constructs.nag_findings import (
+from cdk_constructs.compute.argo_cd import ArgoCd
+from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
+from cdk_constructs.compute.eks_cluster import PlatformEksCluster
+from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
+from cdk_constructs.governance.function_logs import govern_handler_logs
+from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGroup
+from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
+from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
+from cdk_constructs.compute.karpenter import Karpenter
+from cdk_constructs.compute.kuberay_operator import KubeRayOperator
+from cdk_constructs.compute.kueue import Kueue
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.governance.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
 )
-from cdk_constructs.platform_charts import PlatformCharts
-from cdk_constructs.platform_security_groups import PlatformSecurityGroups
-from cdk_constructs.secrets_store_csi_driver import SecretsStoreCsiDriver
-from cdk_constructs.shared_file_system import SharedFileSystem
-from cdk_constructs.studio_partitions import FsxDirectories
+from cdk_constructs.compute.platform_charts import PlatformCharts
+from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDriver
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
+from cdk_constructs.studio.studio_partitions import FsxDirectories
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.team_storage import platform_directories
@@ -60,7 +60,7 @@ class ComputeStack(PlatformStack):
       ``training``; created when ``data_bucket`` is given): grant it what the team's jobs may use, e.g.
       ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``;
     - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
-      (cdk_constructs/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
+      (cdk_constructs/compute/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
       and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
       fills them in).
 

@@ -20,12 +20,12 @@ from aws_cdk import (
 )
 from constructs import Construct
 
-from cdk_constructs.generated_credential import GeneratedCredential
-from cdk_constructs.https_load_balancer import HttpsLoadBalancer
-from cdk_constructs.log_retention import retention
-from cdk_constructs.mlflow_database import MlflowDatabase
-from cdk_constructs.mlflow_server import MlflowServer
-from cdk_constructs.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.mlflow.generated_credential import GeneratedCredential
+from cdk_constructs.mlflow.https_load_balancer import HttpsLoadBalancer
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.mlflow.mlflow_database import MlflowDatabase
+from cdk_constructs.mlflow.mlflow_server import MlflowServer
+from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
 from config import EnvironmentConfig
 
 from ._base import PlatformStack

@@ -7,12 +7,12 @@ from typing import Any
 from aws_cdk import Aws, RemovalPolicy, Tags, aws_ec2 as ec2, aws_iam as iam, aws_kms as kms
 from constructs import Construct
 
-from cdk_constructs.log_retention import retention
-from cdk_constructs.hyperpod_subnet import HyperPodSubnet
-from cdk_constructs.platform_security_groups import PlatformSecurityGroups
-from cdk_constructs.function_logs import govern_handler_logs
-from cdk_constructs.platform_vpc import PlatformVpc
-from cdk_constructs.vpc_endpoints import VpcEndpoints
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.network.hyperpod_subnet import HyperPodSubnet
+from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.governance.function_logs import govern_handler_logs
+from cdk_constructs.network.platform_vpc import PlatformVpc
+from cdk_constructs.network.vpc_endpoints import VpcEndpoints
 from config import EnvironmentConfig
 
 from ._base import PlatformStack

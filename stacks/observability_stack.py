@@ -8,10 +8,10 @@ from typing import Any
 from aws_cdk import Annotations, aws_eks_v2 as eks, aws_elasticloadbalancingv2 as elbv2, aws_kms as kms, aws_rds as rds
 from constructs import Construct, IDependable
 
-from cdk_constructs.container_insights import ContainerInsights
-from cdk_constructs.log_retention import retention
-from cdk_constructs.platform_alarms import PlatformAlarms
-from cdk_constructs.platform_dashboard import CapacityKinds, PlatformDashboard
+from cdk_constructs.observability.container_insights import ContainerInsights
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.observability.platform_alarms import PlatformAlarms
+from cdk_constructs.observability.platform_dashboard import CapacityKinds, PlatformDashboard
 from config import EnvironmentConfig
 from config.pricing import Pricer
 

@@ -7,13 +7,13 @@ from typing import Any
 from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from cdk_constructs.compliance import skip_checkov
-from cdk_constructs.image_build import ImageBuildProject
-from cdk_constructs.log_retention import retention
-from cdk_constructs.platform_key import PlatformKey
-from cdk_constructs.secure_bucket import SecureBucket
-from cdk_constructs.shared_file_system import SharedFileSystem
-from cdk_constructs.training_image_repository import PlatformImageRepositories
+from cdk_constructs.governance.compliance import skip_checkov
+from cdk_constructs.storage.image_build import ImageBuildProject
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.storage.platform_key import PlatformKey
+from cdk_constructs.storage.secure_bucket import SecureBucket
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
+from cdk_constructs.storage.training_image_repository import PlatformImageRepositories
 from config import EnvironmentConfig
 from k8s_charts.images import IMAGE_NAMES, IMAGE_SOURCE_EXCLUDE, IMAGES, REPOSITORY_ROOT, build_project_name, image_tag
 from k8s_charts.team_storage import team_fs_path

@@ -11,10 +11,10 @@ from aws_cdk import CfnOutput, IgnoreMode, aws_ec2 as ec2, aws_eks_v2 as eks, aw
 from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from cdk_constructs.shared_file_system import SharedFileSystem
-from cdk_constructs.studio_domain import StudioDomain
-from cdk_constructs.studio_lifecycle_configs import StudioLifecycleConfigs
-from cdk_constructs.studio_user_profile import StudioUserProfile, presigned_url_policy
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
+from cdk_constructs.studio.studio_domain import StudioDomain
+from cdk_constructs.studio.studio_lifecycle_configs import StudioLifecycleConfigs
+from cdk_constructs.studio.studio_user_profile import StudioUserProfile, presigned_url_policy
 from config import EnvironmentConfig
 from k8s_charts.team_storage import team_fs_path
 

@@ -3,7 +3,7 @@ pod template (checkov skips those kinds, so each is extracted as a PodTemplate).
 
 checkov lives in its own virtualenv (`.checkov-venv`, made by `make install`) because it pins boto3. It runs with
 --skip-download (no network). Every skip sits beside its resource: CloudFormation `Metadata.checkov.skip` (see
-cdk_constructs/compliance.py) or a `checkov.io/skip*` annotation on the Kubernetes object.
+cdk_constructs/governance/compliance.py) or a `checkov.io/skip*` annotation on the Kubernetes object.
 """
 
 from __future__ import annotations

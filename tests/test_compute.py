@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from cdk_constructs.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
-from cdk_constructs.karpenter import INTERRUPTION_EVENTS
+from cdk_constructs.compute.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
+from cdk_constructs.compute.karpenter import INTERRUPTION_EVENTS
 from config.compute import nvidia_hyperpod_instance_types
 
 from .conftest import Synth, synthesize
@@ -312,7 +312,7 @@ def test_every_gpu_node_kind_runs_exactly_one_nvidia_device_plugin(env_synth: Sy
 @pytest.mark.parametrize("alias", ["bottlerocket@latest", "bottlerocket@v1.44.0", "al2023@latest"])
 def test_either_ami_family_gets_exactly_one_nvidia_device_plugin(alias: str) -> None:
     """The other family than the shipped configs use: the affinity the construct would render for it."""
-    from cdk_constructs.hyperpod_prerequisites import gpu_node_affinity, karpenter_ami_ships_nvidia_plugin
+    from cdk_constructs.compute.hyperpod_prerequisites import gpu_node_affinity, karpenter_ami_ships_nvidia_plugin
     values = {"affinity": gpu_node_affinity(["ml.p5.48xlarge"],
                                             karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(alias))}
     assert nvidia_plugins_on(KARPENTER_GPU_NODE, values, alias) == 1
@@ -466,7 +466,7 @@ def test_public_endpoint_only_for_the_configured_cidrs() -> None:
     import aws_cdk as cdk
     from aws_cdk import aws_ec2 as ec2, aws_kms as kms
 
-    from cdk_constructs.eks_cluster import PlatformEksCluster
+    from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 
     app = cdk.App()
     stack = cdk.Stack(app, "Probe", env=cdk.Environment(account="123456789012", region="us-east-1"))

@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from cdk_constructs.hyperpod_prerequisites import (
+from cdk_constructs.compute.hyperpod_prerequisites import (
     CHART_DIR, HEALTH_MONITORING_AGENT_ACCOUNTS, health_monitoring_agent_image,
 )
 

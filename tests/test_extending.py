@@ -15,8 +15,8 @@ import pytest
 from aws_cdk import aws_iam as iam
 from cdk_nag import AwsSolutionsChecks
 
-from cdk_constructs.platform_key import PlatformKey
-from cdk_constructs.secure_bucket import SecureBucket
+from cdk_constructs.storage.platform_key import PlatformKey
+from cdk_constructs.storage.secure_bucket import SecureBucket
 
 from .conftest import CDK_CONTEXT, ROOT, config_with
 

@@ -274,7 +274,7 @@ def test_capability_resource(argocd: Synth) -> None:
 
 
 def test_helm_install_on_system_nodes(argocd: Synth) -> None:
-    from cdk_constructs.argo_cd import ARGOCD_CHART_VERSION
+    from cdk_constructs.compute.argo_cd import ARGOCD_CHART_VERSION
 
     charts = [r["Properties"] for r in argocd.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
               if r["Properties"].get("Chart") == "argo-cd"]

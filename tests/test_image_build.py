@@ -10,7 +10,7 @@ import pytest
 import yaml
 from botocore.stub import Stubber
 
-from cdk_constructs.image_build import buildspec
+from cdk_constructs.storage.image_build import buildspec
 from k8s_charts.images import (
     IMAGE_NAMES, IMAGES, build_project_name, image_tag, image_uri, input_files, repository_name,
 )

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from cdk_constructs.image_build import COMPUTE_TYPE_SIZES, DEFAULT_COMPUTE_TYPE
-from cdk_constructs.kuberay_operator import KUBERAY_VERSION
+from cdk_constructs.storage.image_build import COMPUTE_TYPE_SIZES, DEFAULT_COMPUTE_TYPE
+from cdk_constructs.compute.kuberay_operator import KUBERAY_VERSION
 from k8s_charts import images
 from k8s_charts.images import IMAGE_NAMES, content_hash, image_tag, image_uri, locked_version
 from tools.images import lock

@@ -401,7 +401,7 @@ def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:
     team writes from a builder's GPU pod template (CPU-only launcher, GPU workers) is valid against the MPIJob CRD
     the chart installs, passes the queue policy only with a queue name, and its only GPU pod set (the workers) fits
     exactly the flavors of the builder's job, so all its GPU pods land on one capacity."""
-    from cdk_constructs.hyperpod_prerequisites import CHART_DIR
+    from cdk_constructs.compute.hyperpod_prerequisites import CHART_DIR
 
     validator = validators_from(CHART_DIR / "crds" / "kubeflow.org_mpijobs.yaml")[("kubeflow.org/v2beta1", "MPIJob")]
     policy = kind(dist["dev"], "ValidatingAdmissionPolicy")["require-kueue-queue-name"]
@@ -543,7 +543,7 @@ def test_tier_flavor_order_matches_the_tiers_node_types() -> None:
 
 # ---- the controller ------------------------------------------------------------------------------------------
 def test_kueue_release_and_configuration(env_synth: Synth) -> None:
-    from cdk_constructs.kueue import INTEGRATIONS
+    from cdk_constructs.compute.kueue import INTEGRATIONS
 
     from .test_compute import STACK, helm_releases
 
@@ -586,13 +586,13 @@ def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
     """Kueue v0.19 deprecates the Kubeflow Trainer v1 (PyTorchJob) integration, removal "tentatively v0.20"
     (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md). The builders and llmft submit PyTorchJobs, so a
     version without it would leave every PyTorchJob suspended in team namespaces (manageJobsWithoutQueueName)."""
-    from cdk_constructs.kueue import INTEGRATIONS, KUEUE_VERSION
+    from cdk_constructs.compute.kueue import INTEGRATIONS, KUEUE_VERSION
 
     major, minor = (int(x) for x in KUEUE_VERSION.split(".")[:2])
     if "kubeflow.org/pytorchjob" in INTEGRATIONS:
         assert (major, minor) <= (0, 19), (
             f"Kueue {KUEUE_VERSION} may have dropped the PyTorchJob integration: move the job builders to TrainJob or "
-            f"JobSet first (see cdk_constructs/kueue.py INTEGRATIONS)")
+            f"JobSet first (see cdk_constructs/compute/kueue.py INTEGRATIONS)")
 
 
 def test_queueing_chart_waits_for_kueue_and_the_namespaces(env_synth: Synth) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from cdk_constructs.documented_metrics import DOCUMENTED_METRICS, PROMETHEUS
+from cdk_constructs.observability.documented_metrics import DOCUMENTED_METRICS, PROMETHEUS
 
 from .conftest import Synth
 from .helm_binary import helm_binary

@@ -110,7 +110,7 @@ def test_a_partly_priced_burst_alarm_names_the_unpriced_types() -> None:
     names the type it does not count."""
     from aws_cdk import App, Stack
 
-    from cdk_constructs.platform_alarms import PlatformAlarms
+    from cdk_constructs.observability.platform_alarms import PlatformAlarms
     from config.pricing import Pricer
     from stacks.observability_stack import burst_prices, gpu_prices, hyperpod_gpu_instance_types, unpriced_gpu_types
 

@@ -213,7 +213,7 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
     pinned charts' defaults otherwise."""
     import json
 
-    from cdk_constructs.eks_cluster import SYSTEM_NODE_LABEL as EKS_SYSTEM_LABEL
+    from cdk_constructs.compute.eks_cluster import SYSTEM_NODE_LABEL as EKS_SYSTEM_LABEL
 
     from .conftest import synthesize
     from .test_compute import helm_releases
@@ -268,7 +268,7 @@ def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) 
     default scheduler's NodeResourcesFit `LeastAllocated` scoring does - into ``nodes`` nodes of ``allocatable``, or
     None. Replicas
     of one Deployment go to different nodes: Karpenter's chart requires it (v1.14.1 charts/karpenter/values.yaml:100-102,
-    podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2 replicas (cdk_constructs/kueue.py
+    podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2 replicas (cdk_constructs/compute/kueue.py
     SPREAD_BY_NODE, maxSkew 1), the other controllers run one replica."""
     free = [allocatable] * nodes
     placed: list[list[str]] = [[] for _ in range(nodes)]

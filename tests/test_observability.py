@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk_constructs.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
-from cdk_constructs.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
+from cdk_constructs.observability.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
+from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
 from config import ConfigError
 from config._base import LOG_RETENTION_DAYS
 
@@ -922,7 +922,7 @@ def test_gpu_alarm_math_stays_within_the_10_metric_alarm_limit() -> None:
     at synth with a message naming the config field instead of CloudFormation failing at deploy."""
     from aws_cdk import Duration
 
-    from cdk_constructs.gpu_capacity import MAX_ALARM_METRICS, burst_usd_per_hour, hyperpod_idle_gpus
+    from cdk_constructs.observability.gpu_capacity import MAX_ALARM_METRICS, burst_usd_per_hour, hyperpod_idle_gpus
 
     def leaves(expression) -> set[str]:
         """The distinct metrics (by their rendered id: CDK renders a metric shared by nested expressions once)."""

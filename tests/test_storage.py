@@ -6,7 +6,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
 
-from cdk_constructs.shared_file_system import SharedFileSystem
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
 
 from .conftest import Synth
 from .test_network import lid

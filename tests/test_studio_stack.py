@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from cdk_constructs.studio_lifecycle_configs import render_script
-from cdk_constructs.studio_partitions import NAMESPACE
-from cdk_constructs.studio_user_profile import StudioUserProfile
+from cdk_constructs.studio.studio_lifecycle_configs import render_script
+from cdk_constructs.studio.studio_partitions import NAMESPACE
+from cdk_constructs.studio.studio_user_profile import StudioUserProfile
 from config.studio import PARTITION_NAMESPACE
 
 from .conftest import Synth, synthesize
 
 SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).with_name("shellcheck"))
 
-# The exact actions a Studio user's execution role holds (see cdk_constructs/studio_user_profile.py).
+# The exact actions a Studio user's execution role holds (see cdk_constructs/studio/studio_user_profile.py).
 USER_ROLE_ACTIONS = {
     "eks:DescribeCluster",
     "s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",

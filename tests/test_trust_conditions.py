@@ -1,12 +1,12 @@
 """Every role an AWS service assumes, in every template of every environment, carries the confused-deputy conditions
-its service documents (cdk_constructs/trust_conditions.py), or its service is listed as unconditioned with a reason."""
+its service documents (cdk_constructs/governance/trust_conditions.py), or its service is listed as unconditioned with a reason."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from cdk_constructs.trust_conditions import (
+from cdk_constructs.governance.trust_conditions import (
     ADDON_NAMESPACES, EXEMPTION_METADATA, POD_IDENTITY, SOURCE_ARN_PATTERNS, UNCONDITIONED,
 )
 

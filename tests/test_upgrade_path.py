@@ -9,7 +9,7 @@ import re
 import aws_cdk as cdk
 import pytest
 
-from cdk_constructs.eks_cluster import _kubectl_layer
+from cdk_constructs.compute.eks_cluster import _kubectl_layer
 from config.compute import (
     DEFAULT_KUBERNETES_VERSION,
     HYPERPOD_KUBERNETES_VERSIONS,
@@ -19,7 +19,7 @@ from config.compute import (
 
 from .conftest import ROOT, config_fails
 
-PLACES = ("config/compute.py", "requirements.txt", "cdk_constructs/eks_cluster.py",
+PLACES = ("config/compute.py", "requirements.txt", "cdk_constructs/compute/eks_cluster.py",
           "studio_lifecycle/kube_context.sh", "compute.addons", "compute.charts")
 
 
@@ -34,7 +34,7 @@ def test_every_supported_version_is_pinned_in_every_place() -> None:
         # requirements.txt: the layer package, pinned
         assert re.search(rf"^aws-cdk\.lambda-layer-kubectl-v{minor}==\S+$", requirements, re.M), \
             f"requirements.txt pins no aws-cdk.lambda-layer-kubectl-v{minor}"
-        # cdk_constructs/eks_cluster.py: the version maps to that layer's construct
+        # cdk_constructs/compute/eks_cluster.py: the version maps to that layer's construct
         layer = _kubectl_layer(cdk.Stack(stack, f"V{minor}"), version)
         assert f"kubectl_v{minor}" in type(layer).__module__, f"{version} maps to {type(layer).__module__}"
         # studio_lifecycle/kube_context.sh: a kubectl of the same minor, with its SHA-256

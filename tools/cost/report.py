@@ -24,7 +24,7 @@ from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 __all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "load_prices", "render", "templates_from_assembly"]
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
-# Tag the image build projects carry (cdk_constructs/image_build.py): a clean build's typical duration.
+# Tag the image build projects carry (cdk_constructs/storage/image_build.py): a clean build's typical duration.
 EXPECTED_BUILD_MINUTES_TAG = "llmft:expected-build-minutes"
 
 

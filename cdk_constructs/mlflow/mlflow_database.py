@@ -8,7 +8,7 @@ from aws_cdk import (
 )
 from constructs import Construct
 
-from cdk_constructs.compliance import skip_checkov
+from cdk_constructs.governance.compliance import skip_checkov
 
 PORT = 5432
 TRACKING_DATABASE = "mlflow"

@@ -9,7 +9,7 @@ from aws_cdk import (
 )
 from constructs import Construct
 
-from .compliance import annotate_cdk_managed_handlers, ignore_cfn_lint, skip_checkov
+from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint, skip_checkov
 
 
 class PlatformVpc(Construct):

@@ -13,13 +13,13 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
-from cdk_constructs.compliance import skip_checkov
-from cdk_constructs.trust_conditions import exempt_from_trust_conditions
+from cdk_constructs.governance.compliance import skip_checkov
+from cdk_constructs.governance.trust_conditions import exempt_from_trust_conditions
 
-from .nag_findings import acknowledge, attribute, managed_policy, wildcard_resources
-from .secure_bucket import SecureBucket
+from cdk_constructs.governance.nag_findings import acknowledge, attribute, managed_policy, wildcard_resources
+from cdk_constructs.storage.secure_bucket import SecureBucket
 
-LIFECYCLE_SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "lifecycle_scripts"
+LIFECYCLE_SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "lifecycle_scripts"
 ON_CREATE = "on_create.sh"
 LIFECYCLE_PREFIX = "lifecycle-scripts/"
 

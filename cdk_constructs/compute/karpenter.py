@@ -11,12 +11,12 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
-from cdk_constructs.compliance import skip_checkov
+from cdk_constructs.governance.compliance import skip_checkov
 
 from config.charts import KARPENTER_CHART_VERSION
 
-from .eks_cluster import NODE_POLICIES
-from .nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
+from cdk_constructs.compute.eks_cluster import NODE_POLICIES
+from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
 KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
 """ECR Public namespace of Karpenter's charts: ``<registry>/karpenter`` and ``<registry>/karpenter-crd``

@@ -29,7 +29,7 @@ class StudioDomain(Construct):
     shutdown for JupyterLab and Code Editor, and (``shared_path``) the FSx partition every user mounts.
 
     The domain's default execution role has no permissions beyond what SageMaker attaches by itself; every user
-    profile brings its own scoped role (:class:`cdk_constructs.studio_user_profile.StudioUserProfile`).
+    profile brings its own scoped role (:class:`cdk_constructs.studio.studio_user_profile.StudioUserProfile`).
 
     Attributes: ``domain`` (``CfnDomain``), ``domain_id``, ``default_role``.
 

@@ -1,5 +1,5 @@
 """One CloudWatch dashboard per environment: GPUs by capacity kind and team, reserved-capacity utilization, Karpenter,
-job queues, FSx, MLflow and burst spend. Every metric comes from cdk_constructs/documented_metrics.py."""
+job queues, FSx, MLflow and burst spend. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from aws_cdk import Duration, aws_cloudwatch as cw
 from constructs import Construct
 
-from .documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
-from .gpu_capacity import burst_usd_per_hour, hyperpod_idle_gpus
-from .platform_alarms import fsx_free_bytes
+from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
+from cdk_constructs.observability.gpu_capacity import burst_usd_per_hour, hyperpod_idle_gpus
+from cdk_constructs.observability.platform_alarms import fsx_free_bytes
 
 _NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
 _NODE_GPU_COUNT = ["ClusterName", "InstanceId", "NodeName"]

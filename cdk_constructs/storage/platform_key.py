@@ -5,8 +5,8 @@ from __future__ import annotations
 from aws_cdk import Aws, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms
 from constructs import Construct
 
-from .compliance import skip_checkov
-from .nag_findings import acknowledge_grant
+from cdk_constructs.governance.compliance import skip_checkov
+from cdk_constructs.governance.nag_findings import acknowledge_grant
 
 
 class PlatformKey(Construct):

@@ -18,8 +18,8 @@ from k8s_charts.queueing import QueueingChart
 from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.values import TEAM_SERVICE_ACCOUNT, MlflowValues, PlatformValues
 
-from .nag_findings import acknowledge_prefix_wildcard
-from .shared_file_system import SharedFileSystem
+from cdk_constructs.governance.nag_findings import acknowledge_prefix_wildcard
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
 
 
 class PlatformCharts(Construct):

@@ -16,9 +16,9 @@ from aws_cdk import (
 from aws_cdk.region_info import RegionInfo
 from constructs import Construct
 
-from .compliance import ignore_cfn_lint, skip_checkov
-from .log_retention import retention
-from .nag_findings import acknowledge, managed_policy, wildcard_resources
+from cdk_constructs.governance.compliance import ignore_cfn_lint, skip_checkov
+from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_resources
 
 SINGLETON_ID = "AWS679f53fac002430cb0da5b7982bd2287"
 """Construct ID of the stack-level Lambda function aws-cdk-lib creates for every AwsCustomResource."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from aws_cdk import CfnResource, RemovalPolicy, Stack, aws_kms as kms, aws_logs as logs
 from constructs import IConstruct
 
-from .compliance import skip_checkov
-from .log_retention import retention
+from cdk_constructs.governance.compliance import skip_checkov
+from cdk_constructs.governance.log_retention import retention
 
 _SINGLETONS = ("Custom::CDKBucketDeployment", "Custom::VpcRestrictDefaultSG")
 

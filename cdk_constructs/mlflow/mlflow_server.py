@@ -27,10 +27,10 @@ from aws_cdk import (
 
 from constructs import Construct, IValidation
 
-from .https_load_balancer import HttpsLoadBalancer
-from .mlflow_database import AUTH_DATABASE, PORT as DB_PORT, TRACKING_DATABASE, MlflowDatabase
+from cdk_constructs.mlflow.https_load_balancer import HttpsLoadBalancer
+from cdk_constructs.mlflow.mlflow_database import AUTH_DATABASE, PORT as DB_PORT, TRACKING_DATABASE, MlflowDatabase
 
-IMAGE_DIRECTORY = Path(__file__).resolve().parents[1] / "mlflow_image"
+IMAGE_DIRECTORY = Path(__file__).resolve().parents[2] / "mlflow_image"
 CONTAINER_NAME = "mlflow"
 CONTAINER_PORT = 5000
 HEALTH_PATH = "/health"

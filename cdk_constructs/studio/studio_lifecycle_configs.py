@@ -11,7 +11,7 @@ from pathlib import Path
 from aws_cdk import Fn, Stack, aws_sagemaker as sagemaker
 from constructs import Construct
 
-SCRIPT = Path(__file__).resolve().parents[1] / "studio_lifecycle" / "kube_context.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "studio_lifecycle" / "kube_context.sh"
 APP_TYPES = {"JupyterLab": "jl", "CodeEditor": "ce"}
 MAX_CONTENT = 16384  # StudioLifecycleConfigContent limit (base64 characters)
 

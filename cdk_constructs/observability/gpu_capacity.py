@@ -1,5 +1,5 @@
 """GPU counts an alarm can evaluate: metric math over metrics with fixed dimensions (alarms cannot use SEARCH), shared
-by cdk_constructs/platform_alarms.py and the dashboard so both show the same numbers.
+by cdk_constructs/observability/platform_alarms.py and the dashboard so both show the same numbers.
 
 Why Karpenter's node gauges and not Container Insights: the Container Insights GPU counts (``node_gpu_limit``,
 ``node_gpu_reserved_capacity``) exist per node (``NodeName``/``InstanceId``, names unknown at synth) or for the whole
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from aws_cdk import Duration, aws_cloudwatch as cw
 
-from .container_insights import GPU_RESOURCE, SCRAPE_INTERVAL_SECONDS
-from .documented_metrics import BURST_GPU_SET, HYPERPOD_GPU_SET, PROMETHEUS, metric
+from cdk_constructs.observability.container_insights import GPU_RESOURCE, SCRAPE_INTERVAL_SECONDS
+from cdk_constructs.observability.documented_metrics import BURST_GPU_SET, HYPERPOD_GPU_SET, PROMETHEUS, metric
 
 MAX_ALARM_METRICS = 10
 """CloudWatch User Guide, alarm limits: "Alarms based on metric math expressions can reference a maximum of 10

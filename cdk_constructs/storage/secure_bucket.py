@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_cdk import Duration, RemovalPolicy, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct
 
-from .nag_findings import acknowledge, acknowledge_grant, acknowledge_prefix_wildcard, wildcard_actions
+from cdk_constructs.governance.nag_findings import acknowledge, acknowledge_grant, acknowledge_prefix_wildcard, wildcard_actions
 
 # What aws-cdk-lib's bucket grants add on the bucket's key besides the bucket's own statement (Key.grantDecrypt /
 # grantEncryptDecrypt): the action groups among them are IAM5 findings on the grantee.

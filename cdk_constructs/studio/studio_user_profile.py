@@ -14,7 +14,7 @@ from aws_cdk import (
 )
 from constructs import Construct, IValidation
 
-from cdk_constructs.studio_domain import StudioDomain
+from cdk_constructs.studio.studio_domain import StudioDomain
 from k8s_charts.values import team_group
 
 UP = sagemaker.CfnUserProfile

@@ -14,8 +14,8 @@ from constructs import Construct
 
 from config.observability import AlarmThresholds
 
-from .documented_metrics import PROMETHEUS, metric
-from .gpu_capacity import (
+from cdk_constructs.observability.documented_metrics import PROMETHEUS, metric
+from cdk_constructs.observability.gpu_capacity import (
     burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_gpu_samples, hyperpod_idle_gpus,
 )
 
@@ -178,7 +178,7 @@ class PlatformAlarms(Construct):
 
         # GPUs idle on reserved capacity: HyperPod GPUs no pod requests, every hour for N hours. An hour without any
         # GPU request has no requests series; the expression counts it as 0 requested as long as the allocatable
-        # series exists (cdk_constructs/gpu_capacity.py), so missing data means no GPU metrics at all - not
+        # series exists (cdk_constructs/observability/gpu_capacity.py), so missing data means no GPU metrics at all - not
         # breaching here (a scraper outage or HyperPod nodes still joining is not an idle reservation) and watched
         # by HyperPodGpuMetricsMissing instead.
         if reserved_gpus > 0:

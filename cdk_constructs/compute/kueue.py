@@ -33,7 +33,7 @@ METRICS_PORT_NAME = "https"
 the controller serves it with TLS and authn/authz, cmd/kueue/main.go ``SecureServing: true``,
 ``filters.WithAuthenticationAndAuthorization``).
 
-How the metrics reach CloudWatch: the platform's own Prometheus scraper (cdk_constructs/container_insights.py, job
+How the metrics reach CloudWatch: the platform's own Prometheus scraper (cdk_constructs/observability/container_insights.py, job
 ``kueue``) discovers this Service's endpoints by name and port and scrapes them over HTTPS with its service-account
 token (the add-on's ``cloudwatch-agent`` ClusterRole grants ``get`` on the ``/metrics`` non-resource URL, chart
 amazon-cloudwatch-observability-6.4.0 templates/cloudwatch-agent-clusterrole.yaml). The agent's built-in Kueue

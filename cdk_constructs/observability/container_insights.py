@@ -25,7 +25,7 @@ Facts this construct relies on (checked 2026-11-22):
   ``logs.metrics_collected.kubernetes``: ``enhanced_container_insights`` and ``accelerated_compute_metrics`` (NVIDIA
   DCGM, Neuron, EFA); the chart's ``cloudwatch-agent.modify-config`` adds ``cluster_name`` (_helpers.tpl l.233-242).
   Not ``kueue_container_insights``: its scraper selects Services labelled ``app.kubernetes.io/component=controller``,
-  which Kueue's chart does not give its metrics Service (cdk_constructs/kueue.py ``METRICS_PORT_NAME``); Kueue is
+  which Kueue's chart does not give its metrics Service (cdk_constructs/compute/kueue.py ``METRICS_PORT_NAME``); Kueue is
   scraped by the Prometheus agent below instead (job ``kueue``), with the metric names, namespace and dimension sets
   the built-in scraper would publish (``KUEUE_DECLARATIONS``), from the elected leader only. Leaving
   ``application_signals`` out of it and turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off
@@ -60,9 +60,9 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
-from .documented_metrics import PROMETHEUS
-from .kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
-from .nag_findings import acknowledge, managed_policy
+from cdk_constructs.observability.documented_metrics import PROMETHEUS
+from cdk_constructs.compute.kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
+from cdk_constructs.governance.nag_findings import acknowledge, managed_policy
 
 ADDON_NAME = "amazon-cloudwatch-observability"
 NAMESPACE = "amazon-cloudwatch"
@@ -209,7 +209,7 @@ class ContainerInsights(Construct):
         self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
                                                  karpenter_namespace)
         # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
-        # role's trust gets the session-tag conditions of cdk_constructs/trust_conditions.py like every Pod Identity
+        # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod Identity
         # role of the platform; it exists before the add-on's pods start.
         self.pod_identity = eks_l1.CfnPodIdentityAssociation(
             self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=NAMESPACE,

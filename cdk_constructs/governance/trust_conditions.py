@@ -39,7 +39,7 @@ POD_IDENTITY = "pods.eks.amazonaws.com"
 POD_IDENTITY_ASSOCIATION = "AWS::EKS::PodIdentityAssociation"
 ADDON = "AWS::EKS::Addon"
 # Namespace each EKS add-on installs into (its PodIdentityAssociations live there; the property does not say).
-ADDON_NAMESPACES = {"amazon-cloudwatch-observability": "amazon-cloudwatch"}  # cdk_constructs/container_insights.py
+ADDON_NAMESPACES = {"amazon-cloudwatch-observability": "amazon-cloudwatch"}  # cdk_constructs/observability/container_insights.py
 # service principal -> the ARN pattern (after arn:<partition>:) its aws:SourceArn matches, {region}/{account} filled
 SOURCE_ARN_PATTERNS: dict[str, str] = {
     "sagemaker.amazonaws.com": "sagemaker:{region}:{account}:*",

@@ -11,7 +11,7 @@ from constructs import Construct, IDependable
 
 from config.regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 
-CHART_DIR = Path(__file__).resolve().parents[1] / "charts" / "hyperpod-prerequisites"
+CHART_DIR = Path(__file__).resolve().parents[2] / "charts" / "hyperpod-prerequisites"
 
 NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugin", "chart": "nvidia-device-plugin",
                         "version": "0.17.1"}

@@ -6,7 +6,7 @@ from aws_cdk import Duration, RemovalPolicy, Stack, Tags, aws_codebuild as codeb
 from aws_cdk import aws_iam as iam, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from cdk_constructs.nag_findings import acknowledge
+from cdk_constructs.governance.nag_findings import acknowledge
 
 # BUILD_GENERAL1_2XLARGE: 72 vCPUs, 144 GiB memory, 824 GB SSD, "supports Docker images up to 100 GB uncompressed"
 # (CodeBuild API reference, ProjectEnvironment.computeType; on-demand environment types in the user guide). The

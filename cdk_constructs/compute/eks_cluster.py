@@ -11,8 +11,8 @@ from aws_cdk import (
 )
 from constructs import Construct
 
-from .compliance import ignore_cfn_lint
-from .nag_findings import (
+from cdk_constructs.governance.compliance import ignore_cfn_lint
+from cdk_constructs.governance.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, managed_policy_token, wildcard_actions,
     wildcard_resources,
 )

@@ -1,0 +1,10 @@
+"""Observability layer (<Env>-Observability): Container Insights, the dashboard, alarms and the metrics they read."""
+
+from __future__ import annotations
+
+from cdk_constructs.observability.container_insights import ContainerInsights
+from cdk_constructs.observability.platform_dashboard import CapacityKinds, PlatformDashboard
+from cdk_constructs.observability.platform_alarms import AlarmSpec, PlatformAlarms
+from cdk_constructs.observability.documented_metrics import DocumentedMetric
+
+__all__ = ['AlarmSpec', 'CapacityKinds', 'ContainerInsights', 'DocumentedMetric', 'PlatformAlarms', 'PlatformDashboard']
