@@ -63,7 +63,7 @@ class EnvironmentConfig(ConfigModel):
                                            "(`<Env>-Observability`); see config/observability.py.")
     delivery: DeliveryConfig = Field(
         DeliveryConfig(), description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
-                                      "config/gitops.py and README \"GitOps with Argo CD\".")
+                                      "config/gitops.py and docs/gitops.md \"GitOps with Argo CD\".")
 
     @field_validator("name")
     @classmethod

@@ -64,7 +64,7 @@ def reference() -> str:
 START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
 
 
-def write_readme(path: str = "README.md") -> None:
+def write_readme(path: str = "docs/configuration.md") -> None:
     """Replace the README's reference section with the current one (`make docs`)."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()

@@ -344,7 +344,7 @@ class ComputeConfig(ConfigModel):
     charts: ChartVersionsConfig = Field(
         ChartVersionsConfig(), description="Helm chart versions of Karpenter, Kueue, KubeRay and the Secrets Store "
                                            "CSI driver's AWS provider; set one here to try an upgrade in this "
-                                           "environment first (README \"Upgrading Kubernetes\").")
+                                           "environment first (docs/deploying.md \"Upgrading Kubernetes\").")
     fsx_claim_namespaces: tuple[str, ...] = Field(
         ("default",), description="Namespaces that get PV `fsx-<namespace>` + PVC `fsx-claim` from the compute stack "
                                   "(team namespaces get theirs from the k8s charts).")

@@ -9,7 +9,7 @@ Layout of an environment's Git path ``path`` (``delivery.path``) in ``delivery.r
   Application into the team's namespace only.
 
 ``delivery.mode``: ``cdk`` (default: the compute stack applies the platform's manifests at deploy time, as before) or
-``argocd`` (Argo CD in the cluster syncs both directories; README "GitOps with Argo CD").
+``argocd`` (Argo CD in the cluster syncs both directories; docs/gitops.md "GitOps with Argo CD").
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class DeliveryConfig(ConfigModel):
 
     mode: Literal["cdk", "argocd"] = Field(
         "cdk", description="`cdk`: the compute stack applies the platform's manifests at each deploy. `argocd`: "
-                           "Argo CD syncs them (and the teams' jobs) from `repository` (README \"GitOps with Argo "
+                           "Argo CD syncs them (and the teams' jobs) from `repository` (docs/gitops.md \"GitOps with Argo "
                            "CD\").")
     repository: str | None = Field(
         None, description="Git repository Argo CD syncs from: `https://host/org/repo.git` or SSH "

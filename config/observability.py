@@ -21,7 +21,7 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-
 
 
 class AlarmThresholds(ConfigModel):
-    """When each alarm of `<Env>-Observability` fires (README "Alarms and runbooks")."""
+    """When each alarm of `<Env>-Observability` fires (docs/observability.md "Alarms and runbooks")."""
 
     fsx_free_capacity_percent: float = Field(
         10, ge=1, le=90, description="FSx free capacity low: alarm when free storage falls below this share of the "

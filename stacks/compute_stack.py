@@ -112,7 +112,7 @@ class ComputeStack(PlatformStack):
             log_retention=retention(config.observability.log_retention_days),
         )
         self.cluster: eks.Cluster = self.eks.cluster
-        # Studio's terminals run kubectl against the private endpoint (README "SageMaker Studio").
+        # Studio's terminals run kubectl against the private endpoint (docs/studio.md "SageMaker Studio").
         self.eks.allow_api_from(security_groups.studio, "SageMaker Studio apps: kubectl to the EKS API")
         self.system_node_selector = self.eks.system_node_selector
         system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]

@@ -147,7 +147,7 @@ class StudioStack(PlatformStack):
                 resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
-        # Who may open which profile (README "SageMaker Studio"): attach to people's roles; the profile's tag and the
+        # Who may open which profile (docs/studio.md "SageMaker Studio"): attach to people's roles; the profile's tag and the
         # person's principal tag studio-user-profile must match.
         self.presigned_url_policy = presigned_url_policy(self, "OwnProfilePresignedUrl", domain=self.domain)
         CfnOutput(self, "OwnProfilePresignedUrlPolicyArn", value=self.presigned_url_policy.managed_policy_arn,

@@ -35,6 +35,19 @@ from config import CONFIG_DIR, EnvironmentConfig, known_environments, parse_conf
 
 # Every environment config/ holds: a new config/<name>.yaml gets every check the shipped ones get (cfn-lint, checkov,
 # cdk-nag, CRD validation, snapshots, cost) without editing a test.
+DOCS = ROOT / "docs"
+
+
+def doc_section(page: str, heading: str) -> str:
+    """The text of section ``heading`` of ``docs/<page>`` (or README.md), up to the next heading of its level."""
+    text = (ROOT / page if page == "README.md" else DOCS / page).read_text()
+    m = re.search(rf"^(#+) {re.escape(heading)}\s*$", text, re.M)
+    assert m, f"{page} has no section {heading!r}"
+    rest = text[m.end():]
+    end = re.search(rf"^#{{1,{len(m.group(1))}}} ", rest, re.M)
+    return rest[:end.start()] if end else rest
+
+
 ENVIRONMENTS = tuple(known_environments())
 CDK_CONTEXT = json.loads((ROOT / "cdk.json").read_text())["context"]
 

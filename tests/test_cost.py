@@ -186,7 +186,7 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
     """The README's cost table shows, for every pinned environment, the pinned idle and maximum GPU figures and the
     configured budget; its CPU pool figures are the pinned ones too. (Regenerated with the baseline: a deliberate
     cost change updates tests/baselines/cost.json and then the README.)"""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "cost.md").read_text()
     pinned = json.loads(PINNED.read_text())
     rows = {m[1]: (float(m[2].replace(",", "")), float(m[3].replace(",", "")), m[4])
             for m in re.finditer(r"^\| (\w+)[^|]*\| ([\d,.]+) \| ([\d,.]+)(?: \(budget ([\d,.]+)\))? \|$", readme,

@@ -1,5 +1,5 @@
 """Weak cross-stack references stay correct only if `make deploy` deploys every stack, producers first, and does
-not skip an unchanged consumer (README "Deploying an environment")."""
+not skip an unchanged consumer (docs/deploying.md "Deploying an environment")."""
 
 from __future__ import annotations
 

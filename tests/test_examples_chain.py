@@ -97,7 +97,7 @@ def readme_specs(tmp_path: Path) -> list[Path]:
     """The job specs of the README's walkthrough: every ```yaml block with name, tier and type."""
     import re
 
-    text = (ROOT / "README.md").read_text()
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     out = []
     for i, block in enumerate(re.findall(r"```yaml\n(.*?)```", text, re.S)):
         data = yaml.safe_load(block)

@@ -25,7 +25,7 @@ ENV = cdk.Environment(account="123456789012", region="us-east-1")
 
 def readme_example(marker: str) -> str:
     """The README code block of "Extending a construct" that contains ``marker``."""
-    section = (ROOT / "README.md").read_text().split("## Extending a construct", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "extending.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     found = [b for b in blocks if marker in b]
     assert len(found) == 1, f"README's extending section has {len(found)} python blocks with {marker!r}"

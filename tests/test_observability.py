@@ -893,8 +893,9 @@ def test_hyperpod_events_rule_matches_this_clusters_instance_events(env_synth: S
 
 
 def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Alarms and runbooks", 1)[1].split("\n## ", 1)[0]
+    from .conftest import doc_section
+
+    section = doc_section("observability.md", "Alarms and runbooks")
     for name in alarms(env_synth):
         for cq in queue_names(env_synth):
             name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name

@@ -1,4 +1,4 @@
-"""The places a Kubernetes minor-version change touches (README "Upgrading Kubernetes") agree with each other: every
+"""The places a Kubernetes minor-version change touches (docs/deploying.md "Upgrading Kubernetes") agree with each other: every
 supported version has a kubectl Lambda layer pinned in requirements.txt and mapped in the EKS construct, a Studio
 kubectl pin, and the default add-on pins match the default version; the README's runbook names every place."""
 
@@ -64,8 +64,9 @@ def test_another_supported_version_needs_its_add_on_pins(version: str) -> None:
 
 
 def test_the_runbook_names_every_place_and_the_order() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Upgrading Kubernetes", 1)[1].split("\n## ", 1)[0]
+    from .conftest import doc_section
+
+    section = doc_section("deploying.md", "Upgrading Kubernetes")
     missing = [p for p in PLACES if f"`{p}`" not in section]
     assert not missing, f"README's upgrade runbook does not name {missing}"
     steps = [m.lower() for m in re.findall(r"^\d+\. \*\*(.+?)\*\*", section, re.M)]

@@ -4,7 +4,7 @@ installed on the environment's EKS cluster.
 Why: the add-on ``amazon-sagemaker-hyperpod-taskgovernance`` packages its own Kueue (v1.6.0-eksbuild.1: Kueue v0.19.2;
 SageMaker Developer Guide, "Upgrade the task governance add-on") in ``kueue-system`` - the namespace, CRDs and
 webhooks this platform's Kueue release owns (cdk_constructs/compute/kueue.py). Two owners of one controller overwrite each
-other's configuration on every deploy or add-on update. README "Deploying an environment" says how to choose.
+other's configuration on every deploy or add-on update. docs/deploying.md "Deploying an environment" says how to choose.
 
 Only read calls (``eks:ListAddons``); a cluster that does not exist yet (first deploy) passes. Usage:
 ``python -m tools.predeploy --env dev``; exit 0 = go, 1 = refused (message names the add-on and the fix),
@@ -51,7 +51,7 @@ def check(eks: Any, cluster_name: str) -> str:
             f"which installs its own Kueue in kueue-system, where this platform's Kueue release lives. Deploying "
             f"would fight over the same controller. Either remove the add-on (aws eks delete-addon --cluster-name "
             f"{cluster_name} --addon-name {TASK_GOVERNANCE_ADDON}) and keep the platform's Kueue, or keep task "
-            f"governance and remove the platform's Kueue first (README \"Deploying an environment\").")
+            f"governance and remove the platform's Kueue first (docs/deploying.md \"Deploying an environment\").")
     return f"EKS cluster {cluster_name}: {len(addons)} add-on(s), no {TASK_GOVERNANCE_ADDON}"
 
 
