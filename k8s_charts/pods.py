@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cdk8s
 from cdk8s_plus_28 import k8s
@@ -134,6 +134,13 @@ class GpuNodeShape:
     memory_gib: int
     shm_gib: int
     kinds: tuple[NodeKind, ...] = field(repr=False)
+    node_types: tuple[str, ...] | None = None
+    """The `node-type`s the pod's affinity allows, when narrower than its tier's (set by :meth:`only`)."""
+
+    def only(self, kinds: Sequence[NodeKind]) -> GpuNodeShape:
+        """This shape, allowed only on ``kinds`` (all of them of this instance type): its affinity keeps just their
+        `node-type`s. Kueue assigns one of their flavors to all pods of a pod set."""
+        return replace(self, node_types=tuple(dict.fromkeys(k.node_type for k in kinds)))
 
     @classmethod
     def of(cls, instance_type: str, *, kinds: Sequence[NodeKind], tier: str = "", gpus: int | None = None,
@@ -270,7 +277,8 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
             medium="Memory", size_limit=q(f"{shm_gib}Gi"))))
     if shape:
         resources = shape.resources()
-        affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier))
+        affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier),
+                                 node_types=shape.node_types)
         tolerations = tier.tolerations()
     else:
         amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}

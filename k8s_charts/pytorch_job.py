@@ -11,6 +11,7 @@ from config.kubernetes import TeamConfig
 from k8s_charts.imports.pytorchjob.org import kubeflow as kf
 from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
 from k8s_charts.pods import image as image_ref, resolve_tier, scratch_chart, validate_job_name, with_pod_templates
+from k8s_charts.node_shapes import NodeKind
 from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -53,7 +54,8 @@ class ElasticPyTorchJob(Construct):
                  gpus_per_node: int | None = None, procs_per_node: int | None = None, efa: bool | None = None,
                  priority_class: str | None = None, env: Mapping[str, str] | None = None, max_restarts: int = 3,
                  backoff_limit: int = 10, auto_resume_retries: int = 3, zone: str | None = None,
-                 cpu: int | None = None, memory_gib: int | None = None, shm_gib: int | None = None) -> None:
+                 cpu: int | None = None, memory_gib: int | None = None, shm_gib: int | None = None,
+                 node_kinds: Sequence[NodeKind] | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
@@ -62,9 +64,11 @@ class ElasticPyTorchJob(Construct):
         if min_nodes < 1 or min_nodes > max_nodes:
             raise ValueError(f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
                              f"1 <= min_nodes <= max_nodes")
-        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
+        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
                                      tier=self.tier.name, gpus=gpus_per_node, efa=efa, cpu=cpu, memory_gib=memory_gib,
                                      shm_gib=shm_gib)
+        if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
+            self.shape = self.shape.only(node_kinds)
         procs = self.shape.gpus if procs_per_node is None else procs_per_node
         if not 1 <= procs <= self.shape.gpus:
             raise ValueError(f"procs_per_node {procs} must be 1 to gpus_per_node ({self.shape.gpus}): torchrun "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from cdk8s import ApiObjectMetadata
 from constructs import Construct
@@ -13,6 +13,7 @@ from k8s_charts.imports.rayjob.io import ray
 from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
 from k8s_charts.pods import image as image_ref, resolve_tier
 from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
+from k8s_charts.node_shapes import NodeKind
 from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -99,13 +100,15 @@ class PlatformRayJob(Construct):
                  gpus_per_node: int, efa: bool | None = None, priority_class: str | None = None,
                  env: Mapping[str, str] | None = None, ttl_seconds_after_finished: int = 0,
                  active_deadline_seconds: int | None = None, zone: str | None = None,
-                 ray_version: str | None = None) -> None:
+                 ray_version: str | None = None, node_kinds: Sequence[NodeKind] | None = None) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
-        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds_for(values, self.tier, instance_type),
+        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
                                      tier=self.tier.name, gpus=gpus_per_node, efa=efa)
+        if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
+            self.shape = self.shape.only(node_kinds)
         self.ray_version = check_ray_version(ray_version or RAY_VERSION)
         img = image_ref(values, image)
         zone = zone or values.hyperpod_availability_zone

@@ -16,6 +16,7 @@ admitted on a flavor of its tier and GPU type. There is no preferred affinity: t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cdk8s_plus_28 import k8s
@@ -74,10 +75,16 @@ class JobTier:
         return tolerations
 
     def affinity(self, *, instance_type: str | None = None, zone: str | None = None,
-                 extra: list[k8s.NodeSelectorRequirement] | None = None) -> k8s.Affinity:
+                 extra: list[k8s.NodeSelectorRequirement] | None = None,
+                 node_types: Sequence[str] | None = None) -> k8s.Affinity:
         """Node affinity of the tier, optionally narrowed to one instance type (EC2 or HyperPod `ml.` name; also
-        pins its `gpu-type`, which Kueue matches against the flavors' labels) and one availability zone."""
-        required = [k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In", values=list(self.node_types))]
+        pins its `gpu-type`, which Kueue matches against the flavors' labels), to some of its `node-type`s (in the
+        tier's order) and to one availability zone."""
+        types = [t for t in self.node_types if node_types is None or t in node_types]
+        if not types:
+            raise ValueError(f"none of node types {list(node_types or [])} is one of tier {self.name!r} "
+                             f"({', '.join(self.node_types)})")
+        required = [k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In", values=types)]
         if instance_type:
             ec2 = instance_type.removeprefix("ml.")
             gpu_type = gpu_instance_type("instance_type", ec2).gpu_type

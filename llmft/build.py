@@ -32,7 +32,7 @@ from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import NodeKind, kinds_for
 from k8s_charts.pods import PodSettings, job_pod_template, resolve_tier
 from k8s_charts.team_storage import team_paths
-from k8s_charts.tiers import NODE_TYPE_LABEL, JobTier
+from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
 from llm_platform import steps as step_contract
 from llmft.spec import JobSpec
@@ -237,22 +237,6 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return []
 
 
-def _allow(manifest: dict[str, Any], kinds: tuple[NodeKind, ...]) -> None:
-    """Narrow every GPU pod's required `node-type` to the node types of ``kinds`` (the kinds of the tier that can
-    hold the whole job). Kueue then assigns one flavor to all the pods of a pod set, among the flavors whose node
-    labels the affinity allows (Kueue's flavor assignment checks required node affinity against each flavor's
-    nodeLabels), so the job still falls back along the tier's order (reserved first, else on-demand or spot) and is
-    never split between HyperPod and EC2."""
-    node_types = sorted({k.node_type for k in kinds})
-    for _, template in pod_templates(manifest):
-        node_affinity = ((template["spec"].get("affinity") or {}).get("nodeAffinity") or {})
-        terms = (node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
-        for term in terms or []:
-            for expr in term.get("matchExpressions", []):
-                if expr["key"] == NODE_TYPE_LABEL:
-                    expr["values"] = [v for v in expr["values"] if v in node_types]
-
-
 def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
             queue: str | None, secret_env: dict[str, Any] | None = None) -> None:
     """Image, step-config volume, optional command, Secret-backed variables, labels."""
@@ -283,55 +267,92 @@ def _queue(tier: JobTier) -> str | None:
     return local_queue_name(tier.name)
 
 
-def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-          image: str, ray_version: str | None = None) -> Plan:
-    """The manifests of ``spec`` for ``team`` in ``config``'s environment; ``image`` is the platform image for the
-    type (the spec's own image wins). ``ray_version``: the Ray of a custom Ray job's image (default: the spec's
-    ``custom.ray_version``, else the platform image's lock). Raises BuildError with the fix."""
-    if spec.custom is not None and spec.custom.ray_version:
-        ray_version = spec.custom.ray_version
-    image = spec.image or image
+@dataclass(frozen=True)
+class Resolution:
+    """Everything a spec becomes before anything renders, decided once (:func:`resolve`): the builders render it
+    and never ask the tier, node-kind, queue or storage modules again."""
+
+    tier: JobTier
+    priority_class: str
+    queue: str | None
+    output: str
+    step: dict[str, Any]
+    image: str
+    kinds: tuple[NodeKind, ...] = ()          # GPU jobs: the tier's kinds of the chosen instance type
+    allowed: tuple[NodeKind, ...] = ()        # ... of which those that can hold the whole job
+    instance_type: str | None = None
+    gpus_per_node: int = 0
+    ray_version: str | None = None
+
+
+def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
+            image: str, ray_version: str | None = None) -> Resolution:
+    """Tier, priority, queue, output path, step file, instance type, node kinds and GPUs per node of ``spec``, or a
+    BuildError (StepProblems for the step file) naming the fix."""
     try:
         tier = resolve_tier(team, spec.tier)
         priority = tier.priority_class_for(spec.priority_class)
     except ValueError as exc:
         raise BuildError(str(exc)) from None
-    plan = Plan(spec=spec, team=team, tier=tier, image=image)
-    paths = team_paths(team)
-    output = spec.output or default_output(spec)
-    config_map_name = f"{spec.name}-step"
-    chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
-    custom_command: list[str] | None = None
-
-    if spec.uses_gpus:
-        kinds = candidate_kinds(spec, values, tier)
-        if not kinds:
-            wanted = " ".join(f"{k} {v}" for k, v in (("gpu_type", spec.gpu_type), ("instance_type",
-                              spec.instance_type), ("gpus_per_node", spec.gpus_per_node)) if v)
-            offered = sorted({f"{k.instance_type} ({k.gpu_type}, {k.spec.gpus} GPUs)"
-                              for k in kinds_for(values.node_kinds, tier=tier.name)})
-            raise BuildError(f"no node kind of tier {tier.name!r} matches {wanted or 'a GPU job'}; the tier's GPU "
-                             f"nodes in {config.name} are: {', '.join(offered) or 'none'}")
-        instance = spec.instance_type or choose_instance(spec, kinds)
-        plan.kinds = tuple(k for k in kinds if k.ec2_type == instance.removeprefix("ml."))
-        low, high = spec.node_range
-        common: dict[str, Any] = dict(name=spec.name, team=team, tier=tier, values=values, instance_type=instance,
-                                      priority_class=priority, env=spec.env or None)
-        step, problems = step_file(spec, team, gpus_per_node=spec.gpus_per_node or plan.kinds[0].spec.gpus)
+    common = dict(tier=tier, priority_class=priority, queue=_queue(tier), output=spec.output or default_output(spec),
+                  image=spec.image or image,
+                  ray_version=spec.custom.ray_version if spec.custom and spec.custom.ray_version else ray_version)
+    if not spec.uses_gpus:
+        step, problems = step_file(spec, team)
         if problems:
             raise StepProblems(problems)
-        gpus_per_node = spec.gpus_per_node or plan.kinds[0].spec.gpus
+        return Resolution(step=step, **common)
+    candidates = candidate_kinds(spec, values, tier)
+    if not candidates:
+        wanted = " ".join(f"{k} {v}" for k, v in (("gpu_type", spec.gpu_type), ("instance_type",
+                          spec.instance_type), ("gpus_per_node", spec.gpus_per_node)) if v)
+        offered = sorted({f"{k.instance_type} ({k.gpu_type}, {k.spec.gpus} GPUs)"
+                          for k in kinds_for(values.node_kinds, tier=tier.name)})
+        raise BuildError(f"no node kind of tier {tier.name!r} matches {wanted or 'a GPU job'}; the tier's GPU "
+                         f"nodes in {config.name} are: {', '.join(offered) or 'none'}")
+    instance = spec.instance_type or choose_instance(spec, candidates)
+    kinds = tuple(k for k in candidates if k.ec2_type == instance.removeprefix("ml."))
+    high = spec.node_range[1]
+    allowed = tuple(k for k in kinds if holds(k, high))
+    if not allowed:
+        sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in kinds)
+        raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
+                         f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
+                         f"EC2, so lower nodes/max_nodes or pick another instance_type")
+    gpus_per_node = spec.gpus_per_node or kinds[0].spec.gpus
+    step, problems = step_file(spec, team, gpus_per_node=gpus_per_node)
+    if problems:
+        raise StepProblems(problems)
+    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=gpus_per_node,
+                      **common)
+
+
+def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
+          image: str, ray_version: str | None = None) -> Plan:
+    """The manifests of ``spec`` for ``team`` in ``config``'s environment: :func:`resolve`, then the builders render
+    that resolution. ``image`` is the platform image for the type (the spec's own image wins); ``ray_version``: the
+    Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
+    Raises BuildError with the fix."""
+    r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
+    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step)
+    chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
+    custom_command: list[str] | None = None
+    if spec.uses_gpus:
+        low, high = spec.node_range
+        common: dict[str, Any] = dict(name=spec.name, team=team, tier=r.tier, values=values,
+                                      instance_type=r.instance_type, priority_class=r.priority_class,
+                                      env=spec.env or None, node_kinds=r.allowed)
         # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
         try:
             if spec.type == "grpo":
                 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 
-                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**step), **common)
+                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**r.step), **common)
             elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
                 from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 
                 PlatformRayJob(chart, "Job", image=_BUILD_IMAGE, entrypoint=shlex.join(spec.custom.command),
-                               nodes=high, gpus_per_node=gpus_per_node, ray_version=ray_version, **common)
+                               nodes=high, gpus_per_node=r.gpus_per_node, ray_version=r.ray_version, **common)
             else:
                 from k8s_charts.pytorch_job import ElasticPyTorchJob
 
@@ -344,41 +365,29 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                     custom_command = list(spec.custom.command)
         except ValueError as exc:
             raise BuildError(str(exc)) from None
-        plan.allowed = tuple(k for k in plan.kinds if holds(k, high))
-        if not plan.allowed:
-            sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in plan.kinds)
-            raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
-                             f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
-                             f"EC2, so lower nodes/max_nodes or pick another instance_type")
     else:
-        step, problems = step_file(spec, team)
-        if problems:
-            raise StepProblems(problems)
         cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
         module = MODULE[spec.type]
         template = job_pod_template(
-            job_name=spec.name, component="step", team=team, tier=tier, priority_class=priority, values=values,
-            shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
+            job_name=spec.name, component="step", team=team, tier=r.tier, priority_class=r.priority_class,
+            values=values, shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
             settings=PodSettings(container_name="step", image="placeholder:llmft",
                                  command=["python", "-m", module, "--config", STEP_CONFIG_FILE], env=spec.env))
         k8s.KubeJob(chart, "Job", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace,
                                                           labels={"platform/team": team.name,
-                                                                  "platform/tier": tier.name}),
+                                                                  "platform/tier": r.tier.name}),
                     spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
 
-    plan.step = step
     job = [m for m in chart.to_json()]
     # Immutable: a job's step file never changes under it (a new step file is a new job, llmft.cluster.create_job).
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
-                  "metadata": {"name": config_map_name, "namespace": team.namespace,
+                  "metadata": {"name": f"{spec.name}-step", "namespace": team.namespace,
                                "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY}},
                   "immutable": True,
-                  "data": {"step.yaml": yaml.safe_dump(step, sort_keys=False)}}
+                  "data": {"step.yaml": yaml.safe_dump(r.step, sort_keys=False)}}
     for manifest in job:
-        _finish(manifest, image=image, config_map=config_map_name, command=custom_command, queue=_queue(tier),
-                secret_env=spec.secret_env)
-        if plan.allowed:
-            _allow(manifest, plan.allowed)
+        _finish(manifest, image=r.image, config_map=config_map["metadata"]["name"], command=custom_command,
+                queue=r.queue, secret_env=spec.secret_env)
     plan.manifests = [config_map, *job]
     return plan
 
