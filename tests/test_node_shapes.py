@@ -18,7 +18,7 @@ from k8s_charts.node_shapes import (
 )
 from k8s_charts.validation import embedded_pod_templates
 
-from .conftest import ROOT, config_with
+from .conftest import ROOT, config_with, synthesize  # module level: its tests join the `synth` xdist group
 
 DEV, PROD = load_config("dev"), load_config("prod")
 
@@ -215,7 +215,6 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
 
     from cdk_constructs.compute.eks_cluster import SYSTEM_NODE_LABEL as EKS_SYSTEM_LABEL
 
-    from .conftest import synthesize
     from .test_compute import helm_releases
     from .test_compute_prerequisites import objects, template
 
