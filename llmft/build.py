@@ -258,12 +258,10 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
                     {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}})
 
 
-def _queue(tier: JobTier) -> str | None:
-    """The LocalQueue of the tier once the queueing layer exists (k8s_charts/queues.py, helper kueue)."""
-    try:
-        from k8s_charts.queues import local_queue_name  # type: ignore[import-not-found]
-    except ImportError:
-        return None
+def _queue(tier: JobTier) -> str:
+    """The team's LocalQueue of the tier (k8s_charts/queues.py)."""
+    from k8s_charts.queues import local_queue_name
+
     return local_queue_name(tier.name)
 
 

@@ -40,10 +40,8 @@ def _resolve_image(spec: JobSpec, *, config, namespace: str, cluster: Cluster | 
         uri = cluster.platform_images(namespace).get(name)
         if uri:
             return uri
-    try:
-        from k8s_charts.images import image_uri  # type: ignore[import-not-found]
-    except ImportError:
-        return image_placeholder(name)
+    from k8s_charts.images import image_uri
+
     try:
         return image_uri(config, name)
     except Exception:  # noqa: BLE001 - an unknown image name or missing build: fall back to the placeholder

@@ -8,7 +8,8 @@
 | paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
 | settings   | a step file its step would refuse (llm_platform.steps): unknown or mistyped settings, missing    |
 |            | inputs, an unpinned download revision; every problem at once, each with the field and the fix     |
-| grpo       | VeRL settings VeRL would reject at start-up (batch sizes, tensor parallel vs GPUs)                |
+| grpo       | VeRL settings VeRL would reject at start-up (GrpoParameters' own rules: batch sizes vs GPUs,     |
+|            | tensor parallel vs GPUs per node), checked with the step file                                    |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
 |            | no single node kind can hold (pods never split between HyperPod and EC2)                          |
 | fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
@@ -98,32 +99,6 @@ def check_paths(spec: JobSpec) -> list[str]:
     return problems
 
 
-def check_grpo(spec: JobSpec, gpus: int) -> list[str]:
-    """VeRL's batch-size rule (volcengine/verl, verl/trainer/ppo/ray_trainer.py, RayPPOTrainer._validate_config:
-    `real_train_batch_size = data.train_batch_size * rollout.n` must be divisible by the job's GPUs with FSDP);
-    tensor parallel vs GPUs per node and mini-batch vs batch are checked by GrpoParameters itself."""
-    if spec.type != "grpo":
-        return []
-    from k8s_charts.ray_job import GrpoParameters
-
-    defaults = GrpoParameters.__dataclass_fields__
-    value = {k: spec.grpo.get(k, defaults[k].default) for k in ("train_batch_size", "rollout_n") if k in defaults}
-    problems = []
-    n = value.get("rollout_n", 1)
-    for key in ("train_batch_size",):
-        if key in value and (value[key] * n) % gpus:
-            problems.append(f"grpo.{key} {value[key]} x rollout_n {n} = {value[key] * n} is not divisible by the "
-                            f"job's {gpus} GPUs; VeRL splits it evenly over all GPUs, so pick a multiple of "
-                            f"{gpus // _gcd(gpus, n)}")
-    return problems
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
-
-
 def check_image(image: str) -> Check:
     """Whether an ECR image tag exists (AWS reachable), else skipped."""
     if ".dkr.ecr." not in image or ":" not in image.rsplit("/", 1)[-1]:
@@ -197,8 +172,6 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     if plan.kinds:
         where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
-    for problem in check_grpo(spec, plan.gpus):
-        result.add("grpo", "FAIL", problem)
 
     for where, pod in plan.pod_specs():
         request = pod_request_of(pod)

@@ -22,8 +22,8 @@ from k8s_charts.validation import CRD_DIR, crd_validators, validate
 from k8s_charts.values import PLACEHOLDER, PlatformValues, gitops_output_key
 
 from .conftest import ROOT, Synth, config_fails, config_with, synthesize
+from .test_isolation_matrix import kube_manifests
 
-MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
 REPO = "https://github.com/acme/platform-gitops.git"
 IDC = {"instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
        "role_mappings": [{"role": "ADMIN", "groups": ["a1b2c3d4-0000-4000-8000-000000000001"]},
@@ -36,14 +36,7 @@ VARIANTS = {"helm": HELM, "capability": CAPABILITY}
 
 def kube_objects(synth: Synth) -> list[dict[str, Any]]:
     """Every Kubernetes object the compute template applies through the kubectl handler (tokens as TOKEN)."""
-    def text(value: Any) -> str:
-        if isinstance(value, str):
-            return value
-        if isinstance(value, dict) and list(value) == ["Fn::Join"]:
-            return "".join(text(p) for p in value["Fn::Join"][1])
-        return "TOKEN"
-    return [d for r in synth.resources("compute", MANIFEST).values()
-            for d in json.loads(text(r["Properties"]["Manifest"]))]
+    return kube_manifests(synth.templates["compute"])
 
 
 def key(doc: dict[str, Any]) -> tuple[str, str, str, str]:

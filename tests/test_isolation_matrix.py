@@ -315,24 +315,11 @@ def k8s_secrets_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> 
     for scope_type, namespaces, policy in teams[a].access_scopes:
         if policy in SECRET_READING_ACCESS_POLICIES and (scope_type == "cluster" or b in namespaces):
             hits.append(f"access policy {policy} ({scope_type} {list(namespaces)})")
-    roles = {(d["metadata"].get("namespace"), d["metadata"]["name"]): d for d in manifests
-             if d["kind"] in ("Role", "ClusterRole")}
-    for binding in (d for d in manifests if d["kind"] in ("RoleBinding", "ClusterRoleBinding")):
-        ns = binding["metadata"].get("namespace")
-        if binding["kind"] == "RoleBinding" and ns != b:
-            continue
-        bound = {(s["kind"], s["name"] if s["kind"] != "ServiceAccount" else f"{s.get('namespace', ns)}/{s['name']}")
-                 for s in binding.get("subjects", [])}
-        if not bound & subjects:
-            continue
-        ref = binding["roleRef"]
-        role = roles.get((ns if ref["kind"] == "Role" else None, ref["name"]))
-        rules = role["rules"] if role else [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]  # unknown: worst
-        for rule in rules:
-            if "" in rule.get("apiGroups", []) or "*" in rule.get("apiGroups", []):
-                if {"secrets", "configmaps", "*"} & set(rule.get("resources", [])) and \
-                        {"get", "list", "watch", "*"} & set(rule.get("verbs", [])):
-                    hits.append(f"{binding['kind']} {ns}/{binding['metadata']['name']} -> {ref['name']}")
+    from .guardrail_eval import rbac_allows  # the one RBAC evaluator the capacity rows use too
+
+    for verb in ("get", "list", "watch"):
+        for resource in ("secrets", "configmaps"):
+            hits += [h for h in rbac_allows(manifests, subjects, verb, "", resource, b) if h not in hits]
     return bool(hits), f"identities of {a}: {sorted(n for _, n in subjects)}; grants in {b}: {hits or 'none'}"
 
 

@@ -1,22 +1,21 @@
-"""YAML configuration files: every step reads one (``--config``) into a typed dataclass."""
+"""YAML configuration files: every step reads one (``--config``) into a typed dataclass (see
+:mod:`llm_platform.steps`, which owns reading and checking them)."""
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from llm_platform.steps import load_yaml as _load_step_file
 
 T = TypeVar("T")
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:
-    import yaml
-
-    data = yaml.safe_load(Path(path).read_text()) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
-    return data
+    """The mapping in a step file; a :class:`llm_platform.steps.StepConfigError` (a ValueError) naming the file when
+    it is unreadable, not UTF-8, not YAML or not a mapping."""
+    return _load_step_file(path)
 
 
 def from_mapping(cls: type[T], data: dict[str, Any], *, where: str = "config") -> T:
@@ -27,9 +26,3 @@ def from_mapping(cls: type[T], data: dict[str, Any], *, where: str = "config") -
     if unknown:
         raise ValueError(f"{where}: unknown setting(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
     return cls(**data)
-
-
-def parse_config_arg(argv: list[str] | None, prog: str, description: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--config", required=True, help="YAML file with the step's settings")
-    return parser.parse_args(argv)
