@@ -27,19 +27,25 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: install install-synth install-test synth gitops test test-training lint clean deploy diff cost bench docs \
+.PHONY: help install install-synth install-test synth gitops test test-training clean deploy diff cost bench docs \
 	imports images images-lock
 .DEFAULT_GOAL := help
 
 help:
+	@echo "make install           every virtualenv and node_modules/ (install-synth: only what synth and deploy need)"
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
+	@echo "make test-training     only the training package's suite, in .train-venv"
+	@echo "make diff ENV=prod     cdk diff of every stack against the deployed ones (needs credentials)"
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
 	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
+	@echo "make docs              regenerate docs/configuration.md's reference and the architecture picture"
+	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from ../shared/crds/"
+	@echo "make clean             remove cdk.out/, dist/ and the pytest caches"
 
 # `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
 # the test virtualenvs (checkov, the training stack with PyTorch, MLflow + PostgreSQL).

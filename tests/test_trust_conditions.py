@@ -104,3 +104,43 @@ def test_a_team_role_trusts_only_its_own_namespace(env_synth: Synth) -> None:
         assert tags["aws:RequestTag/kubernetes-service-account"] == "training"
         others = {t.namespace for t in env_synth.config.kubernetes.teams} - {team.namespace}
         assert all(f"\"{o}\"" not in json.dumps(tags) for o in others)  # no other team's namespace
+
+
+def _tiny_app(apply: str) -> dict[str, Any]:
+    """A stack of a SageMaker role, a Pod Identity role with its association (aws_eks_v2's L1) and a Lambda role,
+    given the conditions by ``apply`` ("walk": ServiceTrustConditions.apply_to, as app.py does; "aspect")."""
+    import aws_cdk as cdk
+    from aws_cdk import aws_eks_v2 as eks, aws_iam as iam
+    from aws_cdk.assertions import Template
+
+    from cdk_constructs.governance.trust_conditions import ServiceTrustConditions
+
+    app = cdk.App()
+    stack = cdk.Stack(app, "Tiny", env=cdk.Environment(account="123456789012", region="eu-west-1"))
+    iam.Role(stack, "SageMaker", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
+    team = iam.Role(stack, "Team", assumed_by=iam.ServicePrincipal(POD_IDENTITY).with_session_tags())
+    eks.CfnPodIdentityAssociation(stack, "Association", cluster_name="c", namespace="team-a",
+                                  service_account="runner", role_arn=team.role_arn)
+    iam.Role(stack, "Function", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+    if apply == "walk":
+        ServiceTrustConditions().apply_to(app)
+    else:
+        cdk.Aspects.of(app).add(ServiceTrustConditions())
+    roles = Template.from_stack(stack).find_resources("AWS::IAM::Role")
+    return {lid.rstrip("0123456789ABCDEF"): r["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+            for lid, r in roles.items()}
+
+
+def test_applied_once_or_as_an_aspect_the_conditions_are_the_same() -> None:
+    walked, aspect = _tiny_app("walk"), _tiny_app("aspect")
+    assert walked == aspect
+    sagemaker, = walked["SageMaker"]
+    assert sagemaker["Condition"]["StringEquals"] == {"aws:SourceAccount": "123456789012"}
+    assert sagemaker["Condition"]["ArnLike"]["aws:SourceArn"] == {
+        "Fn::Join": ["", ["arn:", PARTITION, ":" + SOURCE_ARN_PATTERNS["sagemaker.amazonaws.com"].format(
+            region="eu-west-1", account="123456789012")]]}
+    tags = {k: v for s in walked["Team"] for k, v in s.get("Condition", {}).get("StringEquals", {}).items()}
+    assert tags == {"aws:RequestTag/kubernetes-service-account": "runner", "aws:RequestTag/eks-cluster-name": "c",
+                    "aws:RequestTag/kubernetes-namespace": "team-a"}
+    assert all("Condition" not in s for s in walked["Function"])  # lambda.amazonaws.com: UNCONDITIONED
+    assert "lambda.amazonaws.com" in UNCONDITIONED

@@ -6,7 +6,7 @@
   with the synths one session ran;
 - llmft: `llmft --help` and a PyTorchJob dry run, each in a fresh process.
 
-Medians of ``BENCH_RUNS`` runs (default 3; llmft: 2 x that). ``BENCH_SUITES=0`` skips the suites. Exit status 1 when
+Medians of ``BENCH_RUNS`` runs (default 5; llmft: 2 x that). ``BENCH_SUITES=0`` skips the suites. Exit status 1 when
 something measured failed (a suite, a synth, a command); the goals are printed, never enforced.
 """
 
@@ -52,12 +52,19 @@ def median_of(cmd: list[str], runs: int) -> float:
     return statistics.median(timed(cmd)[0] for _ in range(runs))
 
 
-def synth_time(app_cmd: str, runs: int) -> float:
-    times = []
+def synth_once(app_cmd: str) -> float:
+    with tempfile.TemporaryDirectory() as out:
+        return timed([str(CDK), "synth", "--quiet", "--app", app_cmd, "-o", out, "-c", "env=dev"])[0]
+
+
+def synth_times(app_cmds: list[str], runs: int) -> list[float]:
+    """Median synth time of each app, the apps taking turns (floor, dev, floor, dev, ...) so that a change in the
+    machine's load during the measurement weighs on both sides of the ratio alike."""
+    times: list[list[float]] = [[] for _ in app_cmds]
     for _ in range(runs):
-        with tempfile.TemporaryDirectory() as out:
-            times.append(timed([str(CDK), "synth", "--quiet", "--app", app_cmd, "-o", out, "-c", "env=dev"])[0])
-    return statistics.median(times)
+        for i, app_cmd in enumerate(app_cmds):
+            times[i].append(synth_once(app_cmd))
+    return [statistics.median(t) for t in times]
 
 
 def suite(cmd: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> tuple[float, str]:
@@ -72,14 +79,13 @@ def goal(value: float, target: float, unit: str = "") -> str:
 
 
 def main() -> int:
-    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
     python = sys.executable
     failures: list[str] = []
     rows: list[str] = []
 
     try:
-        floor = synth_time(f"{python} tools/empty_app.py", runs)
-        dev = synth_time(f"{python} app.py", runs)
+        floor, dev = synth_times([f"{python} tools/empty_app.py", f"{python} app.py"], runs)
         ratio = dev / floor
         rows += [f"empty app synth (floor), median of {runs}: {floor:7.2f} s   (before: {BEFORE['floor_s']:.2f} s)",
                  f"dev environment synth,   median of {runs}: {dev:7.2f} s   (before: {BEFORE['dev_s']:.2f} s)",
