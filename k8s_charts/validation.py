@@ -50,7 +50,9 @@ def _strict(schema: Any) -> Any:
 def validators_from(path: Path) -> dict[tuple[str, str], jsonschema.protocols.Validator]:
     """(apiVersion, kind) -> strict validator, for every served version of the CRD(s) in the YAML file ``path``."""
     validators = {}
-    for crd in (d for d in yaml.safe_load_all(path.read_text()) if d):
+    # libyaml's safe loader when PyYAML has it (the CRDs are megabytes of YAML), else the pure-Python one
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for crd in (d for d in yaml.load_all(path.read_text(), Loader=loader) if d):
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
             if version.get("served"):
