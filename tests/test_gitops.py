@@ -191,7 +191,7 @@ def _crd_scopes() -> dict[tuple[str, str], str]:
     scopes: dict[tuple[str, str], str] = {}
     for folder in (CRD_DIR, ROOT.parent / "shared" / "crds"):
         for path in sorted(folder.glob("*.yaml")):
-            for crd in (d for d in yaml.load_all(path.read_text(), Loader=yaml.CSafeLoader) if d):
+            for crd in (d for d in yaml.load_all(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d):
                 scopes.setdefault((crd["spec"]["group"], crd["spec"]["names"]["kind"]), crd["spec"]["scope"])
     return scopes
 
