@@ -13,7 +13,7 @@ Each micro-step gets ``rows`` rows of at most ``row_tokens`` tokens; every row h
 * Rows of a micro-batch are right-padded to the longest row; the padding gets its own run of position ids (a
   pseudo-example that attends only to itself) and -100 labels, so it changes no real token's logits or the loss.
 
-Rows are filled by first-fit decreasing over the whole dataset (deterministic: same data, same rows, so a resumed
+Rows are filled by best-fit decreasing over the whole dataset (deterministic: same data, same rows, so a resumed
 run's sampler skips to the same data position); the Trainer's sampler then shuffles rows. Standard library only,
 except the collator (torch).
 """
@@ -39,32 +39,30 @@ class PackStats:
         return self.real_tokens / (self.rows * self.row_tokens) if self.rows else 1.0
 
 
-def first_fit_decreasing(lengths: Sequence[int], capacity: int) -> list[list[int]]:
-    """Bins of example indices whose lengths sum to at most ``capacity``; longest examples first, each into the
-    first bin with room (a linear scan; a bin that is nearly full is dropped from the scan)."""
+def best_fit_decreasing(lengths: Sequence[int], capacity: int) -> list[list[int]]:
+    """Bins of example indices whose lengths sum to at most ``capacity``: longest examples first, each into the bin
+    it fills most tightly (the open bin with the least room that still holds it), else a new bin. Deterministic;
+    O(n log n) with a sorted list of (room, bin)."""
+    import bisect
+
     if capacity < 1:
         raise ValueError(f"row capacity {capacity} must be positive")
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
     bins: list[list[int]] = []
-    room: list[int] = []
-    open_bins: list[int] = []          # indices of bins with room for at least the shortest example
-    shortest = min(lengths) if lengths else 0
+    rooms: list[tuple[int, int]] = []          # (room left, bin index), sorted
     for i in order:
         n = lengths[i]
         if n > capacity:
             raise ValueError(f"example {i} has {n} tokens, more than a row's {capacity}; truncate to max_seq_length")
-        for slot, b in enumerate(open_bins):
-            if room[b] >= n:
-                bins[b].append(i)
-                room[b] -= n
-                if room[b] < shortest:
-                    open_bins.pop(slot)
-                break
+        at = bisect.bisect_left(rooms, (n, -1))
+        if at < len(rooms):
+            room, b = rooms.pop(at)
         else:
-            bins.append([i])
-            room.append(capacity - n)
-            if room[-1] >= shortest:
-                open_bins.append(len(bins) - 1)
+            room, b = capacity, len(bins)
+            bins.append([])
+        bins[b].append(i)
+        if room - n > 0:
+            bisect.insort(rooms, (room - n, b))
     return bins
 
 
@@ -72,16 +70,16 @@ def pack(examples: Sequence[dict[str, list[int]]], row_tokens: int) -> list[dict
     """Rows of whole examples: ``input_ids``, ``labels`` (first label of each example -100) and ``position_ids``
     (restarting at 0 per example)."""
     rows = []
-    for members in first_fit_decreasing([len(e["input_ids"]) for e in examples], row_tokens):
+    for members in best_fit_decreasing([len(e["input_ids"]) for e in examples], row_tokens):
         ids: list[int] = []
         labels: list[int] = []
         positions: list[int] = []
-        for i in sorted(members):      # dataset order inside a row (the row set is what FFD decides)
+        for i in sorted(members):      # dataset order inside a row (the row set is what the bin packing decides)
             e = examples[i]
             ids += e["input_ids"]
             labels += [IGNORE_INDEX] + list(e["labels"][1:])
             positions += list(range(len(e["input_ids"])))
-        rows.append({"input_ids": ids, "labels": labels, "position_ids": positions, "num_sequences": len(members)})
+        rows.append({"input_ids": ids, "labels": labels, "position_ids": positions})
     return rows
 
 
@@ -100,8 +98,9 @@ def padded_batch_efficiency(lengths: Sequence[int], batch_size: int) -> float:
 
 class PackedCollator:
     """Stacks packed rows, right-padding to the longest row of the micro-batch. No ``attention_mask`` (transformers
-    would then ignore the position ids' packing); ``num_tokens``/``num_sequences`` are taken off the batch by the
-    trainer for the throughput meter before the model sees it."""
+    would then ignore the position ids' packing); ``num_tokens``/``num_sequences`` (real tokens, examples) are taken
+    off the batch by the trainer for the throughput meter before the model sees it. Rows carry only model inputs, so
+    the Trainer's unused-column filter keeps them whole."""
 
     def __init__(self, pad_token_id: int) -> None:
         self.pad = pad_token_id
@@ -113,7 +112,7 @@ class PackedCollator:
         ids = torch.full((len(rows), width), self.pad, dtype=torch.long)
         labels = torch.full((len(rows), width), IGNORE_INDEX, dtype=torch.long)
         positions = torch.zeros((len(rows), width), dtype=torch.long)
-        real = 0
+        real = sequences = 0
         for i, r in enumerate(rows):
             n = len(r["input_ids"])
             ids[i, :n] = torch.tensor(r["input_ids"])
@@ -121,5 +120,6 @@ class PackedCollator:
             positions[i, :n] = torch.tensor(r["position_ids"])
             positions[i, n:] = torch.arange(width - n)   # padding: its own pseudo-example
             real += n
+            sequences += sum(1 for p in r["position_ids"] if p == 0)
         return {"input_ids": ids, "labels": labels, "position_ids": positions,
-                "num_tokens": torch.tensor(real), "num_sequences": torch.tensor(sum(r["num_sequences"] for r in rows))}
+                "num_tokens": torch.tensor(real), "num_sequences": torch.tensor(sequences)}

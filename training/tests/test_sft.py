@@ -45,7 +45,7 @@ def workspace(tmp_path_factory):
 def sft_config(root: Path, **overrides) -> dict:
     return {"model_id": str(root / "models/tiny"), "train_dataset_path": str(root / "datasets/medical/train.jsonl"),
             "output_dir": str(root / "checkpoints/tiny-sft"), "merged_output_dir": str(root / "outputs/merged"),
-            "max_seq_length": 128, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
+            "max_seq_length": 256, "max_tokens_per_step": 512, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
             "mlflow_experiment_name": "sft-test", "registered_model_name": "tiny-sft", "peak_tflops": PEAK_TFLOPS,
             "max_steps": 8, "save_steps": 4, "logging_steps": 1, "per_device_train_batch_size": 6,
             "learning_rate": 1e-2, "lr_scheduler_type": "constant", "use_cpu": True, "bf16": False, "seed": 0,
