@@ -263,7 +263,9 @@ def load_model(script: ScriptArguments, args):
     if script.load_in_4bit:
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing,
                                                 gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs)
-    model.config.use_cache = False  # incompatible with gradient checkpointing, useless in training
+    # incompatible with gradient checkpointing, useless in training, and with a KV cache transformers does not read
+    # packed sequences from position_ids (masking_utils._preprocess_mask_arguments wants past_key_values None)
+    model.config.use_cache = False
     lora = LoraConfig(r=script.lora_r, lora_alpha=script.lora_alpha, lora_dropout=script.lora_dropout,
                       target_modules=script.lora_target_modules, bias="none", task_type="CAUSAL_LM")
     return get_peft_model(model, lora)
