@@ -1,0 +1,47 @@
+"""``python -m llm_platform.bench`` on CPU with the tiny shape: the harness the GPU benchmark runs (figures are not
+checked: they depend on the machine)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from llm_platform import bench, memory
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def test_synthetic_rows_follow_the_medical_lengths_in_the_sft_r1_layout() -> None:
+    rows = bench.synthetic_rows(200, words=100)
+    lengths = bench.medical_lengths(200)
+    assert [len(r["text"].split()) + 1 for r in rows] == lengths  # + the end-of-sequence token
+    assert all(r["text"].startswith(r["prompt"] + " ") for r in rows)
+    assert 700 < sum(lengths) / len(lengths) < 1250 and max(lengths) <= bench.MAX_TOKENS
+
+
+def test_every_shape_builds_a_config_transformers_accepts() -> None:
+    from transformers import AutoConfig
+
+    for name, values in memory.SHAPES.items():
+        values = dict(values)
+        config = AutoConfig.for_model(values.pop("model_type"), **values)
+        assert config.hidden_size == values["hidden_size"], name
+
+
+def test_cpu_run_prints_the_table_and_writes_json(tmp_path, capsys) -> None:
+    out = tmp_path / "bench.json"
+    rc = bench.main(["--shape", "tiny", "--config", str(CONFIGS / "sft.yaml"), "--steps", "2", "--warmup", "1",
+                     "--cpu", "--in-process", "--rows", "24", "--work", str(tmp_path), "--json", str(out),
+                     "--instance-type", "g5.2xlarge",
+                     "--variant", "fast:max_seq_length=256,max_tokens_per_step=512,tokens_per_optimizer_step=512",
+                     "--variant", "padded:packing=false,max_seq_length=256,per_device_train_batch_size=2,"
+                                  "gradient_accumulation_steps=1"])
+    printed = capsys.readouterr().out
+    assert rc == 0, printed
+    assert "MFU" in printed and "tok/s" in printed and "pad eff" in printed and "epoch $" in printed
+    results = {r["name"]: r for r in json.loads(out.read_text())["results"]}
+    fast, padded = results["fast"], results["padded"]
+    assert fast["steps"] == padded["steps"] == 2
+    assert fast["tokens_per_micro_step"] == 512 and not fast["liger"]  # no CUDA: Liger falls back
+    assert fast["tokens_per_second"] > 0 and fast["epoch_usd"] > 0 and fast["seconds_per_step"] > 0
+    assert fast["padding_efficiency"] > 0.9
