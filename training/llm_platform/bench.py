@@ -279,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-process", action="store_true",
                         help="run every recipe in this process (default: one child process per recipe, so one "
                              "recipe's patched modules (Liger) and GPU memory never reach the next)")
+    parser.add_argument("--variant-timeout", type=int, default=0,
+                        help="seconds one recipe may take (its process is stopped and the row says so); 0: no limit")
     parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
     args = parser.parse_args(argv)
 
@@ -297,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data) if args.data else work / "train.jsonl"
     if args.child:
         result = measure(args, args.child, model_dir=model_dir, data=data, work=work, cuda=cuda)
-        Path(args.json).write_text(json.dumps(vars(result)))
+        if int(os.environ.get("RANK", "0")) == 0:
+            Path(args.json).write_text(json.dumps(vars(result)))
         return 0
     t0 = time.perf_counter()
     build_model(args.shape, model_dir, device="cuda" if cuda else "cpu")
@@ -323,15 +326,27 @@ def main(argv: list[str] | None = None) -> int:
         else:
             out = work / f"{name}.json"
             out.unlink(missing_ok=True)
-            cmd = [sys.executable, "-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
-                   "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work), "--json", str(out),
-                   "--child", variant] + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
-            rc = subprocess.call(cmd)
+            # on a GPU as the job runs it: torchrun, one process (FSDP, the process group, rank 0's MLflow code path)
+            launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
+                        if cuda else [sys.executable])
+            cmd = launcher + ["-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
+                              "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
+                              "--json", str(out), "--child", variant] \
+                + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
+            proc = subprocess.Popen(cmd, start_new_session=True)   # its own group: a timeout stops its workers too
+            try:
+                rc: Any = proc.wait(timeout=args.variant_timeout or None)
+            except subprocess.TimeoutExpired:
+                import signal
+
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                rc = f"stopped after --variant-timeout {args.variant_timeout} s"
             if out.is_file():
                 r = Result(**json.loads(out.read_text()))
             else:
                 r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
-                           error=f"the recipe's process exited {rc} without a result (killed, out of memory?)")
+                           error=f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
         if price and r.tokens_per_second:
             usd, gpus = price
             r.epoch_hours = dataset_tokens / (r.tokens_per_second * gpus) / 3600
