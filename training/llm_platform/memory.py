@@ -360,6 +360,42 @@ def gpu_memory_gib(instance_type: str, specs_file: Path | None = None) -> tuple[
     return float(memory), int(spec["gpus"])
 
 
+def preflight_check(step: dict[str, Any], *, instance_type: str, gpus: int,
+                    specs_file: Path | None = None) -> tuple[str, str]:
+    """("ok" | "FAIL" | "skip", message) for an SFT step file on ``instance_type`` with ``gpus`` GPUs in all (FSDP
+    shards over them when the file sets ``fsdp``): what ``llmft preflight`` reports. Unset settings take the step's
+    own defaults (:class:`llm_platform.sft.ScriptArguments`); Liger is assumed where the file does not turn it off
+    (the sft image has it)."""
+    from dataclasses import fields
+
+    from llm_platform.sft import ScriptArguments
+
+    defaults = {f.name: f.default for f in fields(ScriptArguments)}
+
+    def get(name: str) -> Any:
+        return step.get(name, defaults.get(name))
+
+    model = str(step.get("model_id", ""))
+    dims = dims_of_model(model)
+    if dims is None:
+        return "skip", (f"{model}: no readable config.json here and no known shape in its name "
+                        f"({', '.join(SHAPES)}); GPU memory not checked")
+    try:
+        memory, _ = gpu_memory_gib(instance_type, specs_file)
+    except ValueError as exc:
+        return "skip", str(exc)
+    liger = str(get("liger_kernel")).lower() != "false" and step.get("use_liger_kernel", True) is not False
+    s = Setup(dims, memory, max_seq_length=int(get("max_seq_length")), lora_r=int(get("lora_r")),
+              lora_dropout=float(get("lora_dropout")), load_in_4bit=bool(get("load_in_4bit")), liger=liger,
+              world_size=max(1, gpus), fsdp=bool(step.get("fsdp")))
+    checkpointing = bool(step["gradient_checkpointing"]) if "gradient_checkpointing" in step else None
+    tokens = get("max_tokens_per_step")
+    if not get("packing"):
+        tokens = int(step.get("per_device_train_batch_size", 8)) * s.max_seq_length
+    p = plan(s, tokens=tokens, checkpointing=checkpointing)
+    return ("ok" if p.fits else "FAIL"), f"{instance_type}: {describe(s, p)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m llm_platform.memory --shape llama-3.1-8b --instance-type g5.2xlarge g6e.xlarge p5.48xlarge``"""
     import argparse
