@@ -561,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', FSDP' if fsdp_enabled(args) else ''}) on {script.train_dataset_path}, checkpoints in "
                 f"{args.output_dir}, merged model in {merged}"
                 + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else "")
-                + (f"; packed micro-steps of {script.max_tokens_per_step or 'the memory model’s choice of'} tokens"
+                + (f"; packed micro-steps of {script.max_tokens_per_step or 'memory-model-chosen'} tokens"
                    if script.packing else "; right-padded batches (packing: false)"))
 
     return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=parse_as_on_gpus)
