@@ -27,17 +27,13 @@ PACKAGES=(transformers tokenizers peft liger-kernel bitsandbytes)
 # accumulation 4, LoRA dropout 0.1, sdpa, activation checkpointing on, no fused kernels. Measured 0.099 MFU.
 BASELINE="baseline:packing=false,liger_kernel=false,attn_implementation=sdpa,lora_dropout=0.1,gradient_checkpointing=true,per_device_train_batch_size=2,gradient_accumulation_steps=4"
 
-locked_version() {  # the version of $1 in the sft image's lock
-  grep -i -m1 "^$1==" "$ROOT/images/sft/requirements.lock" | sed 's/.*==\([^ ]*\).*/\1/'
-}
-
 fetch() {
   mkdir -p "$WHEELS"
   local reqs="$WHEELS/requirements.txt"
   : > "$reqs"
   for p in "${PACKAGES[@]}"; do
     # the lock's pin with its hashes, for the image's platform (CPython 3.12, manylinux x86_64)
-    awk -v p="$(echo "$p" | tr 'A-Z' 'a-z')" '
+    awk -v p="$p" '
       tolower($0) ~ "^"p"==" {on=1}
       on {print} on && !/\\$/ {exit}' "$ROOT/images/sft/requirements.lock" >> "$reqs"
   done
