@@ -214,7 +214,8 @@ def plan_step(script: ScriptArguments, args, *, gpu_memory_gib: float | None = N
     attn = attention_implementation(script)
     liger, why_liger = liger_decision(script, args)
     reasons = [why_liger]
-    world = world_size or max(1, int(getattr(args, "world_size", 1) or 1))
+    # before the Trainer sets up devices TrainingArguments.world_size says 1; torchrun's WORLD_SIZE is already right
+    world = world_size or max(1, int(os.environ.get("WORLD_SIZE", "1")), int(getattr(args, "world_size", 1) or 1))
     ckpt_given = args.gradient_checkpointing if "gradient_checkpointing" in given else None
     if gpu_memory_gib is None and torch.cuda.is_available() and not getattr(args, "use_cpu", False):
         gpu_memory_gib = torch.cuda.get_device_properties(0).total_memory / memory.GIB
@@ -396,7 +397,7 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
                             f"(padding efficiency {pack_stats.padding_efficiency:.3f})")
     else:
         collator = Collator(tokenizer.pad_token_id)
-    if args.process_index == 0:
+    if int(os.environ.get("RANK", "0")) == 0:
         for line in step.reasons:
             print(f"llmp-sft: {line}", file=sys.stderr)
     shape = mfu_mod.model_shape(model)
