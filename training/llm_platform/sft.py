@@ -4,7 +4,7 @@
 
 One YAML file (``training/configs/sft.yaml``), laid out like the published ``args-fine-tuning.yaml``: the script
 settings of :class:`ScriptArguments` next to any ``transformers.TrainingArguments`` field (``output_dir``,
-``per_device_train_batch_size``, ``bf16``, ``gradient_checkpointing``, ``fsdp``/``fsdp_config``, ``save_steps``
+``bf16``, ``gradient_checkpointing``, ``fsdp``/``fsdp_config``, ``save_steps``
 ...). Both are parsed by ``transformers.HfArgumentParser``, which rejects an unknown key.
 
 * LoRA on every linear layer (``lora_target_modules: all-linear``); QLoRA with ``load_in_4bit: true``: NF4,
@@ -16,6 +16,11 @@ settings of :class:`ScriptArguments` next to any ``transformers.TrainingArgument
 * Checkpoints go to ``output_dir`` on FSx (``/fsx/checkpoints/<run>``) every ``save_steps``; a restarted pod
   finds the newest ``checkpoint-N`` there and resumes from it (model, optimizer, scheduler, RNG, data position),
   and reopens the same MLflow run. HyperPod auto-resume restarts the pods; this makes the restart continue.
+* The fast path (docs/training.md): whole examples packed without padding into micro-steps of a token budget
+  (:mod:`llm_platform.packing`: position ids restart per example, no attention across examples), the budget and
+  activation checkpointing chosen for the GPU by :mod:`llm_platform.memory` (``max_tokens_per_step`` /
+  ``gradient_checkpointing`` override it; a recipe that cannot fit is refused with a value that does), Liger's fused
+  kernels where installed on CUDA (``liger_kernel: auto``), flash-attention where installed, LoRA dropout 0.
 * Loss only on the assistant's answer (prompt tokens are masked).
 * MLflow (rank 0): every setting as params, loss / learning rate / grad norm, ``tokens_per_second`` (non-padding
   tokens of all ranks per second of training), ``mfu`` (:mod:`llm_platform.mfu`), system metrics; at the end the
@@ -364,9 +369,7 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     from transformers import AutoTokenizer, Trainer, TrainerCallback
 
     from llm_platform import mfu as mfu_mod
-    from llm_platform import mlflow_utils
-
-    from llm_platform import packing
+    from llm_platform import mlflow_utils, packing
 
     tokenizer = AutoTokenizer.from_pretrained(script.model_id)
     if tokenizer.pad_token is None:
