@@ -6,7 +6,7 @@
 Builds a random-initialised model of a named shape (:data:`llm_platform.memory.SHAPES`: the published config.json
 values; nothing is downloaded) with a word-level tokenizer (one word = one token), writes synthetic rows in
 prepare-data's ``sft-r1`` layout whose lengths follow the medical-o1 measurement (:func:`medical_lengths`) -- or
-takes real prepared rows (``--data train.jsonl``) -- and runs the real SFT step (:func:`llm_platform.sft.train`, the
+takes real prepared rows (``--data train.jsonl``, with ``--tokenizer`` the model's own tokenizer) -- and runs the real SFT step (:func:`llm_platform.sft.train`, the
 code a job runs, memory model included) for ``--steps`` optimizer steps from the step file, with the paths, step
 count and MLflow replaced (``mlflow_tracking: false``: the benchmark needs no tracking server). Several recipes can
 be compared in one process (``--variant name:key=value,key=value``; the model is built once).
@@ -83,13 +83,20 @@ def build_tokenizer(out_dir: Path, words: int = WORDS):
     return fast
 
 
-def build_model(shape: str, out_dir: Path, *, device: str, seed: int = 0) -> Path:
-    """A random-initialised model of ``shape`` saved (bf16 on a GPU, fp32 on CPU) with its tokenizer."""
+def build_model(shape: str, out_dir: Path, *, device: str, seed: int = 0, tokenizer_dir: str | None = None) -> Path:
+    """A random-initialised model of ``shape`` saved (bf16 on a GPU, fp32 on CPU) with a tokenizer: the word-level
+    one of the synthetic rows, or the real one in ``tokenizer_dir`` (for real prepared rows: their true lengths)."""
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    build_tokenizer(out_dir, words_for(shape))
+    if tokenizer_dir:
+        real = AutoTokenizer.from_pretrained(tokenizer_dir)
+        if len(real) > int(SHAPES[shape]["vocab_size"]):
+            raise ValueError(f"{tokenizer_dir}: {len(real)} tokens, more than shape {shape}'s vocabulary")
+        real.save_pretrained(out_dir)
+    else:
+        build_tokenizer(out_dir, words_for(shape))
     values = dict(SHAPES[shape])
     model_type = values.pop("model_type")
     config = AutoConfig.for_model(model_type, **values, pad_token_id=0, bos_token_id=2, eos_token_id=3)
@@ -269,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", default=[],
                         help="name:key=value,... settings over the step file; repeat to compare (default: as is)")
     parser.add_argument("--data", help="prepared train.jsonl (sft-r1 rows) instead of synthetic rows")
+    parser.add_argument("--tokenizer", help="with --data: the model's tokenizer folder (e.g. /fsx/models/<name>), so "
+                                            "rows have their real token counts (default: one token per word)")
     parser.add_argument("--rows", type=int, default=512, help="synthetic rows to write")
     parser.add_argument("--instance-type", default="p5.48xlarge", help="for the epoch cost (config/data/prices.yaml)")
     parser.add_argument("--dataset-examples", type=int, default=MEDICAL_TRAIN_ROWS,
@@ -303,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.json).write_text(json.dumps(vars(result)))
         return 0
     t0 = time.perf_counter()
-    build_model(args.shape, model_dir, device="cuda" if cuda else "cpu")
+    build_model(args.shape, model_dir, device="cuda" if cuda else "cpu", tokenizer_dir=args.tokenizer)
     print(f"bench: built {args.shape} in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     if args.data:
         rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]

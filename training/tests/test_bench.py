@@ -45,3 +45,12 @@ def test_cpu_run_prints_the_table_and_writes_json(tmp_path, capsys) -> None:
     assert fast["tokens_per_micro_step"] == 512 and not fast["liger"]  # no CUDA: Liger falls back
     assert fast["tokens_per_second"] > 0 and fast["epoch_usd"] > 0 and fast["seconds_per_step"] > 0
     assert fast["padding_efficiency"] > 0.9
+
+
+def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
+    from transformers import AutoTokenizer
+
+    bench.build_tokenizer(tmp_path / "tok", words=50)
+    model = bench.build_model("tiny", tmp_path / "model", device="cpu", tokenizer_dir=str(tmp_path / "tok"))
+    assert len(AutoTokenizer.from_pretrained(model)) == 54
+    assert (model / "config.json").is_file()
