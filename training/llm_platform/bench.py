@@ -251,6 +251,30 @@ def table(results: list[Result], *, instance_type: str | None, dataset_tokens: i
     return "\n".join(lines)
 
 
+def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: str, steps: int, variants: list[str],
+                  instance_type: str, dataset_tokens: int) -> list[str]:
+    """One MLflow run per recipe (``bench/<name>``): the settings it overrode and what was measured."""
+    import mlflow
+
+    mlflow.set_experiment(experiment)
+    run_ids = []
+    for variant, r in zip(variants, results):
+        name, overrides = parse_variant(variant)
+        with mlflow.start_run(run_name=f"bench/{name}") as run:
+            mlflow.log_params({"shape": shape, "gpu": gpu, "steps": steps, "instance_type": instance_type,
+                               "dataset_tokens": dataset_tokens, "attention": r.attention, "liger": r.liger,
+                               "gradient_checkpointing": r.gradient_checkpointing,
+                               "tokens_per_micro_step": r.tokens_per_micro_step,
+                               **{f"recipe.{k}": str(v) for k, v in overrides.items()}})
+            metrics = {k: getattr(r, k) for k in ("mfu", "tokens_per_second", "peak_memory_gib", "padding_efficiency",
+                                                  "seconds_per_step", "epoch_hours", "epoch_usd", "loss")}
+            mlflow.log_metrics({k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)})
+            if r.error:
+                mlflow.set_tag("error", r.error[:500])
+            run_ids.append(run.info.run_id)
+    return run_ids
+
+
 def measure(args, variant: str, *, model_dir: Path, data: Path, work: Path, cuda: bool) -> Result:
     """One recipe, in this process."""
     import torch
@@ -285,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", help="scratch folder (model, data, outputs); default: a temporary folder")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--cpu", action="store_true", help="run on the CPU (fp32, no FSDP/QLoRA): a harness check")
+    parser.add_argument("--mlflow-experiment", help="also log each recipe as a run of this MLflow experiment "
+                                                    "(MLFLOW_TRACKING_URI; in a pod the team's server)")
     parser.add_argument("--in-process", action="store_true",
                         help="run every recipe in this process (default: one child process per recipe, so one "
                              "recipe's patched modules (Liger) and GPU memory never reach the next)")
@@ -365,6 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     gpu = torch.cuda.get_device_name(0) if cuda else "CPU"
     print(f"shape {args.shape} on {gpu}; {args.steps} optimizer steps per recipe, medians after {args.warmup}")
     print(table(results, instance_type=args.instance_type if price else None, dataset_tokens=dataset_tokens))
+    if args.mlflow_experiment:
+        log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
+                      variants=args.variant or ["recipe:"], instance_type=args.instance_type,
+                      dataset_tokens=dataset_tokens)
     if args.json:
         Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
                                                "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,

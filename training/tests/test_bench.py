@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from llm_platform import bench, memory
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -28,11 +30,16 @@ def test_every_shape_builds_a_config_transformers_accepts() -> None:
         assert config.hidden_size == values["hidden_size"], name
 
 
-def test_cpu_run_prints_the_table_and_writes_json(tmp_path, capsys) -> None:
+def test_cpu_run_prints_the_table_writes_json_and_logs_to_mlflow(tmp_path, capsys, monkeypatch) -> None:
+    import mlflow
+
+    store = (tmp_path / "mlruns").as_uri()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store)
+    mlflow.set_tracking_uri(store)
     out = tmp_path / "bench.json"
     rc = bench.main(["--shape", "tiny", "--config", str(CONFIGS / "sft.yaml"), "--steps", "2", "--warmup", "1",
                      "--cpu", "--in-process", "--rows", "24", "--work", str(tmp_path), "--json", str(out),
-                     "--instance-type", "g5.2xlarge",
+                     "--instance-type", "g5.2xlarge", "--mlflow-experiment", "bench-test",
                      "--variant", "fast:max_seq_length=256,max_tokens_per_step=512,tokens_per_optimizer_step=512",
                      "--variant", "padded:packing=false,max_seq_length=256,per_device_train_batch_size=2,"
                                   "gradient_accumulation_steps=1"])
@@ -45,6 +52,11 @@ def test_cpu_run_prints_the_table_and_writes_json(tmp_path, capsys) -> None:
     assert fast["tokens_per_micro_step"] == 512 and not fast["liger"]  # no CUDA: Liger falls back
     assert fast["tokens_per_second"] > 0 and fast["epoch_usd"] > 0 and fast["seconds_per_step"] > 0
     assert fast["padding_efficiency"] > 0.9
+    runs = mlflow.search_runs(experiment_names=["bench-test"], output_format="list")
+    by_name = {r.info.run_name: r for r in runs}
+    assert set(by_name) == {"bench/fast", "bench/padded"}
+    assert by_name["bench/fast"].data.metrics["tokens_per_second"] == pytest.approx(fast["tokens_per_second"])
+    assert by_name["bench/fast"].data.params["recipe.max_tokens_per_step"] == "512"
 
 
 def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
