@@ -316,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
                              "recipe's patched modules (Liger) and GPU memory never reach the next)")
     parser.add_argument("--variant-timeout", type=int, default=0,
                         help="seconds one recipe may take (its process is stopped and the row says so); 0: no limit")
+    parser.add_argument("--budget", type=int, default=0,
+                        help="seconds the whole run may take: a recipe that could not finish within it (by "
+                             "--variant-timeout) is skipped and its row says so; 0: no limit")
     parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
     args = parser.parse_args(argv)
 
@@ -356,7 +359,10 @@ def main(argv: list[str] | None = None) -> int:
         name = parse_variant(variant)[0]
         print(f"bench: {variant}", file=sys.stderr, flush=True)
         t = time.perf_counter()
-        if args.in_process:
+        if args.budget and t - t0 + (args.variant_timeout or 0) > args.budget:
+            r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
+                       error=f"skipped: --budget {args.budget} s would be exceeded")
+        elif args.in_process:
             r = measure(args, variant, model_dir=model_dir, data=data, work=work, cuda=cuda)
         else:
             out = work / f"{name}.json"
