@@ -292,7 +292,9 @@ def plan(s: Setup, *, tokens: int | None = None, checkpointing: bool | None = No
             if fast >= max(MIN_FAST_TOKENS, s.max_seq_length):
                 return make(fast, False, f"{fast} tokens fit without activation checkpointing")
             if slow > 0:
-                return make(slow, True, f"only {fast} tokens fit without activation checkpointing; with it {slow}")
+                without = (f"only {fast} tokens fit without activation checkpointing" if fast else
+                           f"not one {s.max_seq_length}-token row fits without activation checkpointing")
+                return make(slow, True, f"{without}; with it {slow}")
         elif checkpointing is False and fast > 0:
             return make(fast, False, "gradient_checkpointing: false (set by the recipe)")
         elif checkpointing is True and slow > 0:
