@@ -44,7 +44,7 @@ help:
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
 	@echo "make docs              regenerate docs/configuration.md's reference and the architecture picture"
-	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from ../shared/crds/"
+	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from the vendored k8s_charts/crds/"
 	@echo "make clean             remove cdk.out/, dist/ and the pytest caches"
 
 # `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
@@ -152,29 +152,23 @@ images-lock: install-synth
 bench: install
 	$(PY) -m tools.bench
 
-# Regenerate the typed cdk8s bindings (k8s_charts/imports/, committed) and the CRD copies the tests validate
-# against (k8s_charts/crds/) from the CRD files in ../shared/crds (see its SOURCES.md for the upstream tags).
-CRDS ?= ../shared/crds
+# Regenerate the typed cdk8s bindings (k8s_charts/imports/, committed) from the vendored CRDs in k8s_charts/crds/
+# (upstream bytes; SOURCES.md there gives each file's tag, size and SHA-256). Every input is checked first: a missing
+# CRD stops the target before any binding is deleted.
+CRDS := k8s_charts/crds
 K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s.aws_ec2nodeclasses.yaml \
 	pytorchjob:=kubeflow.org_pytorchjobs.yaml mpijob:=kubeflow.org_mpijobs.yaml rayjob:=ray.io_rayjobs.yaml \
-	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue/kueue.x-k8s.io_resourceflavors.yaml \
-	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
-	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
-# CRDs that ../shared/crds does not have, kept byte-for-byte from upstream in k8s_charts/crds (see SOURCES.md there).
-K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
+	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue.x-k8s.io_resourceflavors.yaml \
+	cohort:=kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue.x-k8s.io_clusterqueues.yaml \
+	localqueue:=kueue.x-k8s.io_localqueues.yaml secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
 	application:=application-crd.yaml appproject:=appproject-crd.yaml
-K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
-	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
-	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml
 
 imports: node_modules/.installed
-	rm -rf $(foreach i,$(K8S_IMPORTS),k8s_charts/imports/$(firstword $(subst :=, ,$(i))))
-	$(foreach i,$(K8S_IMPORTS),node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
-		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
-	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(notdir $(f)) &&) true
-	$(foreach i,$(K8S_VENDORED_IMPORTS),rm -rf k8s_charts/imports/$(firstword $(subst :=, ,$(i))) && \
+	@$(foreach i,$(K8S_IMPORTS),test -f $(CRDS)/$(lastword $(subst :=, ,$(i))) || { echo "$(CRDS)/$(lastword \
+		$(subst :=, ,$(i))) is missing: nothing was deleted (see $(CRDS)/SOURCES.md)"; exit 1; } &&) true
+	$(foreach i,$(K8S_IMPORTS),rm -rf k8s_charts/imports/$(firstword $(subst :=, ,$(i))) && \
 		node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
-		$(firstword $(subst :=, ,$(i))):=k8s_charts/crds/$(lastword $(subst :=, ,$(i))) &&) true
+		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
 
 clean:
 	rm -rf cdk.out dist .pytest_cache training/.pytest_cache

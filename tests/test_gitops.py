@@ -186,18 +186,17 @@ def test_every_placeholder_of_the_platform_files_is_a_stack_output(
 # ---- team projects ---------------------------------------------------------------------------------------------
 @functools.cache
 def _crd_scopes() -> dict[tuple[str, str], str]:
-    """(group, kind) -> scope of every CRD in k8s_charts/crds and ../shared/crds (the first folder wins), read once:
-    the files hold 10 MB of YAML."""
+    """(group, kind) -> scope of every vendored CRD (k8s_charts/crds), read once: the files hold 4 MB of YAML."""
     scopes: dict[tuple[str, str], str] = {}
-    for folder in (CRD_DIR, ROOT.parent / "shared" / "crds"):
-        for path in sorted(folder.glob("*.yaml")):
-            for crd in (d for d in yaml.load_all(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d):
-                scopes.setdefault((crd["spec"]["group"], crd["spec"]["names"]["kind"]), crd["spec"]["scope"])
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        for crd in (d for d in yaml.load_all(path.read_text(), Loader=loader) if d):
+            scopes.setdefault((crd["spec"]["group"], crd["spec"]["names"]["kind"]), crd["spec"]["scope"])
     return scopes
 
 
 def _namespaced(group: str, kind: str) -> bool:
-    """Scope from the CRD (k8s_charts/crds or ../shared/crds) or, for core kinds, the Kubernetes API."""
+    """Scope from the vendored CRD (k8s_charts/crds) or, for core kinds, the Kubernetes API."""
     if (group, kind) in _crd_scopes():
         return _crd_scopes()[(group, kind)] == "Namespaced"
     return {("", "ConfigMap"): True, ("", "Secret"): True, ("batch", "Job"): True}[(group, kind)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import filecmp
 import hashlib
 import json
 from pathlib import Path
@@ -123,32 +122,32 @@ def test_no_null_values(dist) -> None:
 
 
 def _vendored_crds() -> dict[str, tuple[int, str]]:
-    """File -> (size, SHA-256) of the CRDs taken straight from upstream (k8s_charts/crds/SOURCES.md table)."""
+    """File -> (size, SHA-256) of every vendored CRD (the k8s_charts/crds/SOURCES.md table)."""
     rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
             if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
     return {r[1].strip(): (int(r[7].strip()), r[8].strip()) for r in rows}
 
 
-def test_crd_copies_match_shared_folder() -> None:
-    shared = ROOT.parent / "shared" / "crds"
-    if not shared.is_dir():
-        pytest.skip("../shared/crds is not present (fresh clone); the copies in k8s_charts/crds are used")
-    vendored = _vendored_crds()
-    for path in CRD_DIR.glob("*.yaml"):
-        if path.name in vendored:
-            assert not (shared / path.name).exists(), f"{path.name} is in ../shared/crds now; copy it from there"
-            continue
-        source = shared / "kueue" / path.name if path.name.startswith("kueue.x-k8s.io_") else shared / path.name
-        assert filecmp.cmp(path, source, shallow=False), f"{path.name} differs; run `make imports`"
-
-
 def test_vendored_crds_are_the_upstream_bytes() -> None:
-    """CRDs not in ../shared/crds are listed with their upstream tag, size and SHA-256: any edit fails here."""
+    """Every CRD in k8s_charts/crds is listed with its upstream tag, size and SHA-256: any edit, and any file without
+    a row (or a row without its file), fails here."""
     vendored = _vendored_crds()
-    assert "secrets-store.csi.x-k8s.io_secretproviderclasses.yaml" in vendored
+    assert sorted(vendored) == sorted(p.name for p in CRD_DIR.glob("*.yaml"))
     for name, (size, sha256) in vendored.items():
         data = (CRD_DIR / name).read_bytes()
         assert (len(data), hashlib.sha256(data).hexdigest()) == (size, sha256), f"{name} is not the upstream file"
+
+
+def test_make_imports_reads_only_vendored_crds() -> None:
+    """`make imports` regenerates every binding from a file in k8s_charts/crds (a fresh clone has nothing beside
+    it), and checks every input before it deletes a binding."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "../" not in makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
+    inputs = {m.split(":=")[1] for m in makefile.split("K8S_IMPORTS :=", 1)[1].split("\n\n", 1)[0].split()
+              if ":=" in m}
+    assert inputs and inputs <= set(_vendored_crds()), inputs - set(_vendored_crds())
+    recipe = makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("test -f") < recipe.index("rm -rf"), "check the inputs before deleting the bindings"
 
 
 def test_generated_imports_are_committed_for_each_crd() -> None:

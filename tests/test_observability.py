@@ -193,6 +193,7 @@ UPSTREAM_SHA256 = {
         "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
     "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
         "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
+    "sagemaker-hyperpod-cli-011ca927/Chart.yaml": "09af7cc28919751996160b9557b711f247dc595317b2d1d3e3629e43c9ae85f0",
 }
 
 
