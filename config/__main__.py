@@ -5,7 +5,6 @@ The README's "Configuration reference" section is this output; tests/test_readme
 
 from __future__ import annotations
 
-import types
 import typing
 
 from pydantic import BaseModel

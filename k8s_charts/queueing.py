@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import cdk8s
-from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config import EnvironmentConfig

@@ -10,11 +10,9 @@ from typing import Any
 
 import cdk8s
 import pytest
-import yaml
 
 from config import load_config
 from config.kubernetes import GPU_INSTANCE_TYPES
-from k8s_charts.__main__ import write_dist
 from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob

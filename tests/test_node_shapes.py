@@ -4,7 +4,6 @@ fits every node kind its placement allows."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml

@@ -16,10 +16,9 @@ import yaml
 
 from cdk_constructs.observability.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
-from config import ConfigError
 from config._base import LOG_RETENTION_DAYS
 
-from .conftest import ROOT, Synth, config_fails, config_with
+from .conftest import Synth, config_fails, config_with
 from .helm_binary import helm_binary
 
 STACK = "observability"
@@ -499,7 +498,7 @@ def referenced_metrics(widget_metrics: list[list[Any]]) -> list[tuple[str, str, 
             continue
         namespace, name, *rest = [x for x in row if not isinstance(x, dict)]
         assert namespace != ".", "shorthand rows would hide a metric from this check"
-        dims = dict(zip(rest[::2], rest[1::2]))
+        dims = dict(zip(rest[::2], rest[1::2], strict=True))
         out.append((namespace, name, frozenset(dims), dims))
     return out
 
@@ -801,7 +800,7 @@ def test_jobs_pending_too_long_per_cluster_queue(env_synth: Synth) -> None:
     for cq in queue_names(env_synth):
         props = found[f"JobsPendingTooLong-{cq}"]
 
-        def data(active: float, inadmissible: float) -> dict[Any, float]:
+        def data(active: float, inadmissible: float, cq: str = cq) -> dict[Any, float]:
             dims = {("ClusterName", cfg.cluster_name), ("ClusterQueue", cq)}
             return {("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
                     ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"):

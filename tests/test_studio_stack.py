@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
