@@ -30,27 +30,11 @@ from k8s_charts.validation import kubernetes_schema_version, validate
 from tools.cost.report import build_report, render
 
 from .conftest import Synth, synthesize_config
+from .test_upgrade_path import minor, runbook_violations
 
 EXTENSIONS = ("team", "pool", "environment", "kubernetes-minor")
 STAGING, STAGING_REGION = "staging", "eu-west-1"
 GITOPS_REPO = "https://github.com/acme/platform-gitops.git"
-
-
-def minor(version: str) -> tuple[int, int]:
-    major, minor_ = version.split(".")[:2]
-    return int(major), int(minor_)
-
-
-def runbook_violations(configs: dict[str, EnvironmentConfig]) -> list[str]:
-    """docs/deploying.md "Upgrading Kubernetes": every environment runs a version the app pins (each place of the
-    runbook's table), environments move one minor at a time, one environment at a time, so at any moment they are
-    at most one minor apart."""
-    problems = [f"{name}: {c.compute.kubernetes_version} is not pinned ({', '.join(KUBECTL_LAYER_VERSIONS)})"
-                for name, c in configs.items() if c.compute.kubernetes_version not in KUBECTL_LAYER_VERSIONS]
-    minors = {name: minor(c.compute.kubernetes_version) for name, c in configs.items()}
-    if minors and max(minors.values())[1] - min(minors.values())[1] > 1:
-        problems.append(f"environments are more than one minor apart: {minors}")
-    return problems
 
 
 # ---- the edits ---------------------------------------------------------------------------------------------------
@@ -212,14 +196,3 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
         assert STAGING_REGION not in priced_regions()
     else:
         assert cfg.compute.kubernetes_version == detail
-
-
-def test_runbook_rule_can_fail() -> None:
-    """Two environments two minors apart, or on a version without pins, break the rule the checks above apply."""
-    shipped = {name: load_config(name) for name in known_environments()}
-    assert runbook_violations(shipped) == []
-    a, b = list(shipped.values())[:2] if len(shipped) > 1 else (list(shipped.values()) * 2)[:2]
-    far = f"1.{minor(a.compute.kubernetes_version)[1] + 2}"
-    moved = b.model_copy(update={"compute": b.compute.model_copy(update={"kubernetes_version": far})})
-    problems = runbook_violations({"a": a, "b": moved})
-    assert any("more than one minor apart" in p for p in problems) and any("not pinned" in p for p in problems)
