@@ -12,6 +12,7 @@ import cdk8s
 import pytest
 
 from config import load_config
+from config.instances import find_spec
 from config.kubernetes import GPU_INSTANCE_TYPES
 from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
@@ -92,19 +93,19 @@ def test_every_manifest_validates(dist, env: str) -> None:
 
 
 def test_validation_catches_mistakes(dist) -> None:
-    dev = dist["dev"]
-    pool = copy.deepcopy(objects(dev, "NodePool")["h100-on-demand"])
+    dev, version = dist["dev"], DEV.compute.kubernetes_version
+    pool = copy.deepcopy(objects(dev, "NodePool")[DEV.kubernetes.gpu_node_pools[0].name])
     pool["spec"]["disruption"]["consolidateAfterr"] = "1m"
     pool["spec"]["weight"] = "high"
-    errors = validate(pool, "1.34")
+    errors = validate(pool, version)
     assert any("consolidateAfterr" in e for e in errors) and any("'high' is not of type 'integer'" in e for e in errors)
     job = copy.deepcopy(next(iter(objects(dev, "PyTorchJob").values())))
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"]["limits"] = 8
-    assert any("is not of type 'object'" in e for e in validate(job, "1.34"))
-    quota = copy.deepcopy(objects(dev, "ResourceQuota")["ml-research/compute"])
+    assert any("is not of type 'object'" in e for e in validate(job, version))
+    quota = copy.deepcopy(objects(dev, "ResourceQuota")[f"{DEV.kubernetes.teams[0].namespace}/compute"])
     quota["spec"]["hardd"] = {}
-    assert validate(quota, "1.34")
-    assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, "1.34")
+    assert validate(quota, version)
+    assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, version)
 
 
 def test_no_null_values(dist) -> None:
@@ -171,31 +172,31 @@ def test_priority_classes(dist) -> None:
 
 
 # ---- Karpenter -----------------------------------------------------------------------------------------------
-def test_node_pools_never_evict_training(dist) -> None:
-    pools = objects(dist["dev"], "NodePool")
-    assert set(pools) == {"h100-on-demand", "a100-spot", DEV.kubernetes.cpu_node_pool.name}
-    pools = {name: pool for name, pool in pools.items() if name != DEV.kubernetes.cpu_node_pool.name}
-    for pool in pools.values():
-        spec = pool["spec"]
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_node_pools_never_evict_training(dist, env: str) -> None:
+    """Every configured GPU pool, as configured: limits, disruption, weight, labels Kueue selects on, EFA zone."""
+    config = load_config(env)
+    pools = objects(dist[env], "NodePool")
+    assert set(pools) == {p.name for p in config.kubernetes.gpu_node_pools} | {config.kubernetes.cpu_node_pool.name}
+    for pool in config.kubernetes.gpu_node_pools:
+        spec = pools[pool.name]["spec"]
         assert spec["disruption"]["consolidationPolicy"] == "WhenEmpty"
-        assert spec["disruption"]["consolidateAfter"] == "30m"
-        assert spec["template"]["spec"]["expireAfter"] == "720h"
-        assert spec["template"]["spec"]["terminationGracePeriod"] == "24h"
-        assert spec["limits"] == {"nvidia.com/gpu": 16}
+        assert spec["disruption"]["consolidateAfter"] == pool.consolidate_after
+        assert spec["template"]["spec"]["expireAfter"] == pool.expire_after
+        assert spec["template"]["spec"]["terminationGracePeriod"] == pool.termination_grace_period
+        assert spec["limits"] == {"nvidia.com/gpu": pool.gpu_limit}
+        assert spec["weight"] == pool.weight
         assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
                                                        "effect": "NoSchedule"}]
-    assert pools["h100-on-demand"]["spec"]["template"]["metadata"]["labels"] == {
-        "node-type": "eks-on-demand", "gpu-type": "h100", "platform/capacity": "h100-on-demand"}
-    assert pools["a100-spot"]["spec"]["template"]["metadata"]["labels"] == {
-        "node-type": "eks-spot", "gpu-type": "a100", "platform/capacity": "a100-spot"}
-    assert pools["h100-on-demand"]["spec"]["weight"] > pools["a100-spot"]["spec"]["weight"]
-
-    def requirement(pool: dict, key: str) -> list[str] | None:
-        reqs = {r["key"]: r["values"] for r in pool["spec"]["template"]["spec"]["requirements"]}
-        return reqs.get(key)
-    assert requirement(pools["h100-on-demand"], "topology.kubernetes.io/zone") == ["us-east-1a"]  # EFA: one AZ
-    assert requirement(pools["a100-spot"], "topology.kubernetes.io/zone") is None
-    assert requirement(pools["a100-spot"], "karpenter.sh/capacity-type") == ["spot"]
+        (gpu_type,) = {find_spec(t).gpu_type for t in pool.instance_types}
+        assert spec["template"]["metadata"]["labels"] == {
+            "node-type": f"eks-{pool.capacity_type}", "gpu-type": gpu_type, "platform/capacity": pool.name}
+        reqs = {r["key"]: r["values"] for r in spec["template"]["spec"]["requirements"]}
+        assert reqs["karpenter.sh/capacity-type"] == [pool.capacity_type]
+        assert reqs["node.kubernetes.io/instance-type"] == list(pool.instance_types)
+        # EFA needs the HyperPod AZ (one placement for the interconnect); other pools may use any AZ
+        assert reqs.get("topology.kubernetes.io/zone") == \
+            ([config.network.hyperpod.availability_zone] if pool.efa else None)
 
 
 def test_ec2_node_classes(dist) -> None:
@@ -214,10 +215,16 @@ def test_ec2_node_classes(dist) -> None:
                    for d in spec["blockDeviceMappings"])
         assert spec["instanceStorePolicy"] == "RAID0"
         assert spec["role"] == "${KARPENTER_NODE_ROLE_NAME}"
-    nics = classes["h100-on-demand"]["spec"]["networkInterfaces"]
-    assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
-    assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == 32  # p5.48xlarge: 32 network cards
-    assert "networkInterfaces" not in classes["a100-spot"]["spec"]
+    for pool in DEV.kubernetes.gpu_node_pools:
+        spec = classes[pool.name]["spec"]
+        if not pool.efa:
+            assert "networkInterfaces" not in spec
+            continue
+        nics = spec["networkInterfaces"]
+        assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
+        # one EFA interface per network card of the instance type (config/data/instance_specs.yaml)
+        cards = {find_spec(t).efa_interfaces for t in pool.instance_types}
+        assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == min(cards) > 0
 
 
 
