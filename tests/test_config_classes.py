@@ -16,7 +16,7 @@ from config.compute import hyperpod_instance_count_range
 from config.kubernetes import MAX_GPUS
 from config.strict_yaml import MAX_EXPANDED_NODES, load_yaml
 
-from .conftest import CONFIG_DIR, absent_environment, config_fails as _fails, config_with, raw_config
+from .conftest import ENVIRONMENTS, CONFIG_DIR, absent_environment, config_fails as _fails, config_with, raw_config
 
 
 
@@ -248,7 +248,7 @@ def test_cpu_node_pool(pool: dict, pattern: str) -> None:
 
 def test_cpu_node_pool_defaults_and_shipped_values() -> None:
     """The shipped environments set the pool's limit; a config without the block gets a valid default pool."""
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         pool = raw_config(env)["kubernetes"]["cpu_node_pool"]
         assert load_config(env).kubernetes.cpu_node_pool.cpu_limit == pool["cpu_limit"]
     from config.kubernetes import CpuNodePoolConfig

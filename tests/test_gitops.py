@@ -22,7 +22,7 @@ from k8s_charts.gitops import (
 from k8s_charts.validation import CRD_DIR, crd_validators, validate
 from k8s_charts.values import PLACEHOLDER, PlatformValues, gitops_output_key
 
-from .conftest import ROOT, Synth, config_fails, config_with, synthesize
+from .conftest import ENVIRONMENTS, ROOT, Synth, config_fails, config_with, synthesize
 from .test_isolation_matrix import kube_manifests
 
 REPO = "https://github.com/acme/platform-gitops.git"
@@ -76,7 +76,7 @@ def test_layout_is_under_the_environment_path() -> None:
 
 
 def test_shipped_environments_keep_cdk_delivery() -> None:
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         assert config_with(env).delivery.mode == "cdk"
 
 
