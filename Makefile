@@ -28,7 +28,7 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
 .PHONY: help install install-synth install-test synth gitops test test-training clean deploy diff cost bench docs \
-	imports images images-lock
+	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
 	@echo "make test-training     only the training package's suite, in .train-venv"
+	@echo "make snapshots         regenerate the reviewed baselines (stack snapshots, cost, stateful IDs); review the diff"
 	@echo "make diff ENV=prod     cdk diff of every stack against the deployed ones (needs credentials)"
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
@@ -121,6 +122,16 @@ test: install-test
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n 2 --dist loadgroup
 	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+
+# Every reviewed baseline after a deliberate change, in one run: the syrupy snapshots of every environment's stacks and
+# of the Argo CD variants (tests/__snapshots__/), the cost totals (tests/baselines/cost.json; an environment in a region
+# without prices is pinned as unpriced, never as $0) and the stateful logical IDs (tests/baselines/
+# stateful_resources.json). Review `git diff` before committing. One process: syrupy's update needs every snapshot
+# test of a file in the same session.
+snapshots: install-test
+	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \
+		tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
+		tests/test_stateful_baseline.py
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
 test-training: $(TRAIN_VENV)/.installed

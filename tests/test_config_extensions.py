@@ -30,6 +30,7 @@ from k8s_charts.validation import kubernetes_schema_version, validate
 from tools.cost.report import build_report, render
 
 from .conftest import Synth, synthesize_config
+from .test_cost import baseline_entry
 from .test_upgrade_path import minor, runbook_violations
 
 EXTENSIONS = ("team", "pool", "environment", "kubernetes-minor")
@@ -157,6 +158,10 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
         assert not report.max_burst_complete and "INCOMPLETE" in render(report)
         assert {u.resource for u in report.unpriced if u.type == "NodePool"} >= \
             {p.name for p in cfg.kubernetes.gpu_node_pools}
+    # `make snapshots` pins it as unpriced, never as $0 totals
+    entry = baseline_entry(report, cfg.region)
+    assert ("unpriced_region" in entry) == (cfg.region not in priced_regions())
+    assert "unpriced_region" not in entry or not [v for v in entry.values() if isinstance(v, (int, float))]
 
 
 @pytest.fixture(scope="module", params=EXTENSIONS)

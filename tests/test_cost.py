@@ -110,21 +110,42 @@ def test_cpu_pool_from_nodepool_manifests(tmp_path: Path) -> None:
             for c in report.cpu_pools] == [("cpu", "m7i.xlarge", 0.2016, 2, round(2 * 0.2016, 2))]
     assert [u.resource for u in report.unpriced] == ["cpu-gpu-types"]  # never priced as a CPU pool
 
+def baseline_entry(report, region: str) -> dict:
+    """What tests/baselines/cost.json pins for one environment: its totals where the price table covers its region;
+    in a region it lacks, that the environment is unpriced and what is unpriced (never totals that would read $0)."""
+    if region not in priced_regions():
+        return {"unpriced_region": region,
+                "unpriced_gpu_pools": sorted({u.resource for u in report.unpriced if u.type == "NodePool"})}
+    return {"idle_monthly_usd": report.idle_total, "max_burst_usd_per_hour": report.max_burst_per_hour,
+            "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour}
+
+
 def test_pinned_totals() -> None:
-    """An accidental cost jump fails here with the delta. After a deliberate change: UPDATE_BASELINE=1."""
-    now = {}
-    for env in ENVIRONMENTS:
-        r = report_for(env)
-        now[env] = {"idle_monthly_usd": r.idle_total, "max_burst_usd_per_hour": r.max_burst_per_hour,
-                    "cpu_pools_usd_per_hour_at_limit": r.cpu_pools_per_hour}
+    """An accidental cost jump fails here with the delta. After a deliberate change: `make snapshots`."""
+    now = {env: baseline_entry(report_for(env), synthesize(env).config.region) for env in ENVIRONMENTS}
     if os.environ.get("UPDATE_BASELINE") == "1":
         PINNED.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n")
     pinned = json.loads(PINNED.read_text())
     missing = sorted(set(now) - set(pinned))
-    assert not missing, f"no cost baseline for {missing}: run `UPDATE_BASELINE=1 pytest tests/test_cost.py -k pinned`"
-    deltas = [f"{env} {key}: {pinned[env][key]} -> {now[env][key]} ({now[env][key] - pinned[env][key]:+.2f})"
-              for env in now for key in now[env] if abs(now[env][key] - pinned.get(env, {}).get(key, 0)) > 0.005]
+    assert not missing, f"no cost baseline for {missing}: run `make snapshots`"
+    deltas = [f"{env} {key}: {pinned[env].get(key)} -> {value}" for env in now for key, value in now[env].items()
+              if not isinstance(value, float) and value != pinned[env].get(key)]
+    deltas += [f"{env} {key}: {pinned[env][key]} -> {value} ({value - pinned[env][key]:+.2f})"
+               for env in now for key, value in now[env].items()
+               if isinstance(value, float) and abs(value - pinned[env].get(key, 0)) > 0.005]
+    deltas += [f"{env} {key}: pinned but no longer computed" for env in now for key in set(pinned[env]) - set(now[env])]
     assert not deltas, "cost changed (run `make cost ENV=<env>` to see why):\n" + "\n".join(deltas)
+
+
+def test_an_unpriced_region_is_pinned_as_unpriced() -> None:
+    """A baseline for an environment in a region without prices says so; it pins no total (a $0 would pass for a
+    price)."""
+    region = next(r for r in ("eu-west-1", "us-west-2", "ap-southeast-2", "eu-central-1")
+                  if r not in priced_regions())
+    report = report_for(ENVIRONMENTS[0])
+    entry = baseline_entry(report, region)
+    assert entry["unpriced_region"] == region
+    assert not [k for k, v in entry.items() if isinstance(v, (int, float))]
 
 
 def test_budget_exceeded_is_a_config_error() -> None:
@@ -192,6 +213,10 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
             for m in re.finditer(r"^\| (\w+)[^|]*\| ([\d,.]+) \| ([\d,.]+)(?: \(budget ([\d,.]+)\))? \|$", readme,
                                  flags=re.M)}
     for env, figures in pinned.items():
+        if "unpriced_region" in figures:  # no figures to show: the row must say so
+            assert re.search(rf"^\| {env}\b[^\n]*unpriced", readme, re.M), \
+                f"README's cost table has no row saying {env} is unpriced ({figures['unpriced_region']})"
+            continue
         assert env in rows, f"README's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
         idle, burst, budget = rows[env]
         assert (idle, burst) == (figures["idle_monthly_usd"], figures["max_burst_usd_per_hour"]), \
