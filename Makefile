@@ -100,8 +100,9 @@ synth: install-synth
 	$(PY) -m k8s_charts --env $(ENV) --out dist
 	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
 
+# `cdk diff` with no stack names compares every top-level stack (it has no --all option, unlike deploy).
 diff: install-synth
-	$(CDK) diff --all -c env=$(ENV)
+	$(CDK) diff -c env=$(ENV)
 
 # Every stack, producers before consumers, one at a time, even when a template is unchanged: the stacks read each
 # other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
