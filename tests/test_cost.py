@@ -116,8 +116,11 @@ def baseline_entry(report, region: str) -> dict:
     if region not in priced_regions():
         return {"unpriced_region": region,
                 "unpriced_gpu_pools": sorted({u.resource for u in report.unpriced if u.type == "NodePool"})}
+    (observability_stack,) = [s for s in report.idle_by_stack() if s.endswith("-Observability")]
     return {"idle_monthly_usd": report.idle_total, "max_burst_usd_per_hour": report.max_burst_per_hour,
-            "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour}
+            "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour,
+            "observability_monthly_usd": report.observability_total,
+            "observability_stack_monthly_usd": report.idle_by_stack()[observability_stack]}
 
 
 def test_pinned_totals() -> None:
@@ -225,3 +228,8 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
         assert (float(budget) if budget else None) == configured, f"README's {env} budget is not config/{env}.yaml's"
         cpu = figures["cpu_pools_usd_per_hour_at_limit"]
         assert f"${cpu:.2f}/h at" in readme, f"README does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
+        # the observability paragraph: what watching the platform costs, and the part of it <Env>-Observability adds
+        paragraph = readme.split("Observability is in those figures", 1)[1].split("\n\n", 1)[0]
+        for key in ("observability_monthly_usd", "observability_stack_monthly_usd"):
+            assert f"${figures[key]:,.2f}" in paragraph, \
+                f"docs/cost.md's observability paragraph lacks {env}'s {key} ${figures[key]:,.2f} (`make cost`)"
