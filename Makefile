@@ -105,12 +105,12 @@ diff: install-synth
 	$(CDK) diff -c env=$(ENV)
 
 # Every stack, producers before consumers, one at a time, even when a template is unchanged: the stacks read each
-# other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
+# other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (docs/deploying.md).
 deploy: install-synth
 	$(PY) -m tools.predeploy --env $(ENV)
 	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV) --outputs-file cdk.out/outputs-$(ENV).json
 
-# argocd delivery mode (README "GitOps with Argo CD"): writes dist/<env>/ and shows what would change in the
+# argocd delivery mode (docs/gitops.md "GitOps with Argo CD"): writes dist/<env>/ and shows what would change in the
 # environment's platform folder of the GitOps checkout; WRITE=1 updates the checkout for a pull request. The values
 # that exist only after deployment come from the outputs file `make deploy` writes.
 GITOPS_REPO ?= ../platform-gitops
@@ -143,7 +143,7 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
 
-# The configuration reference in the README, and the architecture picture generated from a prod synthesis
+# The configuration reference in docs/configuration.md, and the architecture picture generated from a prod synthesis
 # (tools/architecture.py; Graphviz renders it: `apt-get install graphviz`).
 docs: install-synth
 	$(PY) -m config --write-readme

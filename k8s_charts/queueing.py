@@ -1,5 +1,5 @@
 """Kueue objects: ResourceFlavors, Cohorts, ClusterQueues and LocalQueues, plus the admission policy that refuses
-jobs without a queue in team namespaces. Names and structure: k8s_charts/queues.py; semantics: README "Queueing".
+jobs without a queue in team namespaces. Names and structure: k8s_charts/queues.py; semantics: docs/queueing.md.
 
 Written with the typed bindings `cdk8s import` generated from the Kueue v0.19.2 CRDs (kueue.x-k8s.io/v1beta2).
 """

@@ -177,14 +177,14 @@ def test_budget_counts_what_is_priced_and_names_the_rest() -> None:
 
 
 def test_idle_targets() -> None:
-    """prod stays under $1,000/month idle with HA. dev cannot reach $300: the README explains why, and this keeps
+    """prod stays under $1,000/month idle with HA. dev cannot reach $300: docs/cost.md explains why, and this keeps
     the explanation true - the lines that no dev config can remove already add up to $300."""
     assert report_for("prod").idle_total < 1000
     dev = report_for("dev")
     floor_items = {"FSx for Lustre capacity", "EKS control plane", "NAT gateway", "Public IPv4 address",
                    "Application Load Balancer", "KMS key", "Secrets Manager secret"}
     floor = sum(line.monthly_usd for line in dev.idle if line.item in floor_items)
-    assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and the README"
+    assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and docs/cost.md"
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -207,9 +207,9 @@ def test_each_image_build_is_priced_per_build(env: str) -> None:
 
 
 def test_readme_cost_figures_are_the_pinned_ones() -> None:
-    """The README's cost table shows, for every pinned environment, the pinned idle and maximum GPU figures and the
+    """docs/cost.md's cost table shows, for every pinned environment, the pinned idle and maximum GPU figures and the
     configured budget; its CPU pool figures are the pinned ones too. (Regenerated with the baseline: a deliberate
-    cost change updates tests/baselines/cost.json and then the README.)"""
+    cost change: `make snapshots`, then docs/cost.md.)"""
     readme = (ROOT / "docs" / "cost.md").read_text()
     pinned = json.loads(PINNED.read_text())
     rows = {m[1]: (float(m[2].replace(",", "")), float(m[3].replace(",", "")), m[4])
@@ -218,16 +218,17 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
     for env, figures in pinned.items():
         if "unpriced_region" in figures:  # no figures to show: the row must say so
             assert re.search(rf"^\| {env}\b[^\n]*unpriced", readme, re.M), \
-                f"README's cost table has no row saying {env} is unpriced ({figures['unpriced_region']})"
+                f"docs/cost.md's cost table has no row saying {env} is unpriced ({figures['unpriced_region']})"
             continue
-        assert env in rows, f"README's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
+        assert env in rows, f"docs/cost.md's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
         idle, burst, budget = rows[env]
         assert (idle, burst) == (figures["idle_monthly_usd"], figures["max_burst_usd_per_hour"]), \
-            f"README's {env} row says {idle} / {burst}; tests/baselines/cost.json pins {figures}"
+            f"docs/cost.md's {env} row says {idle} / {burst}; tests/baselines/cost.json pins {figures}"
         configured = raw_config(env).get("cost", {}).get("max_burst_usd_per_hour")
-        assert (float(budget) if budget else None) == configured, f"README's {env} budget is not config/{env}.yaml's"
+        assert (float(budget) if budget else None) == configured, \
+            f"docs/cost.md's {env} budget is not config/{env}.yaml's"
         cpu = figures["cpu_pools_usd_per_hour_at_limit"]
-        assert f"${cpu:.2f}/h at" in readme, f"README does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
+        assert f"${cpu:.2f}/h at" in readme, f"docs/cost.md does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
         # the observability paragraph: what watching the platform costs, and the part of it <Env>-Observability adds
         paragraph = readme.split("Observability is in those figures", 1)[1].split("\n\n", 1)[0]
         for key in ("observability_monthly_usd", "observability_stack_monthly_usd"):

@@ -1,6 +1,6 @@
 """The places a Kubernetes minor-version change touches (docs/deploying.md "Upgrading Kubernetes") agree with each other: every
 supported version has a kubectl Lambda layer pinned in requirements.txt and mapped in the EKS construct, a Studio
-kubectl pin, and the default add-on pins match the default version; the README's runbook names every place."""
+kubectl pin, and the default add-on pins match the default version; docs/deploying.md's runbook names every place."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_the_runbook_names_every_place_and_the_order() -> None:
 
     section = doc_section("deploying.md", "Upgrading Kubernetes")
     missing = [p for p in PLACES if f"`{p}`" not in section]
-    assert not missing, f"README's upgrade runbook does not name {missing}"
+    assert not missing, f"docs/deploying.md's upgrade runbook does not name {missing}"
     steps = [m.lower() for m in re.findall(r"^\d+\. \*\*(.+?)\*\*", section, re.M)]
     assert steps == ["one minor at a time.", "add-ons.", "hyperpod nodes.", "karpenter drift."], steps
 
