@@ -234,3 +234,18 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
         for key in ("observability_monthly_usd", "observability_stack_monthly_usd"):
             assert f"${figures[key]:,.2f}" in paragraph, \
                 f"docs/cost.md's observability paragraph lacks {env}'s {key} ${figures[key]:,.2f} (`make cost`)"
+
+
+def test_karpenter_gpu_names_resolve_through_the_family_table() -> None:
+    """A NodePool that selects by Karpenter's GPU name is priced on the families config/instances.py gives that GPU;
+    a name the report does not know stays unresolved (reported), never guessed."""
+    from config.instances import GPU_TYPE_BY_FAMILY
+    from config.pricing import Pricer
+    from tools.cost.report import KARPENTER_GPU_NAMES, _gpu_instance_types
+
+    pricer = Pricer.of(priced_regions()[0])
+    for name in KARPENTER_GPU_NAMES:
+        types, unresolved = _gpu_instance_types(
+            [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": [name, "no-such-gpu"]}], pricer)
+        assert unresolved == ["no-such-gpu"]
+        assert all(GPU_TYPE_BY_FAMILY[t.split(".")[0]].removesuffix("-80gb") == name for t in types), (name, types)
