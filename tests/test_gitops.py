@@ -360,7 +360,7 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
     third = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
     assert not third.differs and third.diff == ""
     written = yaml.safe_load_all((repo / platform_dir("environments/dev") / "gpu-capacity.yaml").read_text())
-    errors = [e for d in written if d for e in validate(d, "1.34")]
+    errors = [e for d in written if d for e in validate(d, config_with("dev").compute.kubernetes_version)]
     assert errors == []
 
 

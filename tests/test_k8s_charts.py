@@ -291,32 +291,35 @@ def test_cpu_job_pool(dist, env: str) -> None:
 
 
 # ---- team namespaces -----------------------------------------------------------------------------------------
-def test_team_namespace(dist) -> None:
-    dev = dist["dev"]
-    ns = objects(dev, "Namespace")["ml-research"]
-    assert {ns["metadata"]["labels"][f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {
-        "restricted"}
-    quotas = objects(dev, "ResourceQuota")
-    assert quotas["ml-research/compute"]["spec"]["hard"]["requests.nvidia.com/gpu"] == 16  # CPU/memory: test_team_guardrails
-    guard = quotas["ml-research/disallowed-priority-classes"]["spec"]
-    assert guard["hard"] == {"pods": 0}
-    assert guard["scopeSelector"]["matchExpressions"] == [
-        {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high", "medium", "low", "preemptible"]}]
-    assert quotas["hyperpod-platform/disallowed-priority-classes"]["spec"]["scopeSelector"]["matchExpressions"][0][
-        "values"][0] == "critical"
-    assert "ml-research/container-defaults" in objects(dev, "LimitRange")
-    assert objects(dev, "ServiceAccount")["ml-research/training"]["automountServiceAccountToken"] is False
-    pv = objects(dev, "PersistentVolume")["fsx-ml-research"]["spec"]
-    # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
-    assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
-                         "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
-                                              "mountname": "${FSX_MOUNT_NAME}/teams/ml-research"}}
-    assert pv["claimRef"] == {"namespace": "ml-research", "name": "fsx-claim"}
-    assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
-        "", ["ReadWriteMany"], "Retain")
-    pvc = objects(dev, "PersistentVolumeClaim")["ml-research/fsx-claim"]["spec"]
-    assert (pvc["volumeName"], pvc["storageClassName"]) == ("fsx-ml-research", "")
-    assert set(objects(dev, "ConfigMap")["ml-research/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_team_namespace(dist, env: str) -> None:
+    """Every team of the environment, as configured: restricted namespace, GPU quota, only its tiers' priority
+    classes, its own FSx tree."""
+    docs = dist[env]
+    quotas = objects(docs, "ResourceQuota")
+    for team in load_config(env).kubernetes.teams:
+        ns, name = team.namespace, team.name
+        labels = objects(docs, "Namespace")[ns]["metadata"]["labels"]
+        assert {labels[f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {"restricted"}
+        # CPU/memory: test_team_guardrails
+        assert quotas[f"{ns}/compute"]["spec"]["hard"]["requests.nvidia.com/gpu"] == team.gpu_quota
+        guard = quotas[f"{ns}/disallowed-priority-classes"]["spec"]
+        assert guard["hard"] == {"pods": 0}
+        assert guard["scopeSelector"]["matchExpressions"] == [
+            {"scopeName": "PriorityClass", "operator": "NotIn", "values": list(team.allowed_priority_classes)}]
+        assert f"{ns}/container-defaults" in objects(docs, "LimitRange")
+        assert objects(docs, "ServiceAccount")[f"{ns}/training"]["automountServiceAccountToken"] is False
+        pv = objects(docs, "PersistentVolume")[f"fsx-{name}"]["spec"]
+        # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
+        assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
+                             "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
+                                                  "mountname": f"${{FSX_MOUNT_NAME}}/teams/{name}"}}
+        assert pv["claimRef"] == {"namespace": ns, "name": "fsx-claim"}
+        assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
+            "", ["ReadWriteMany"], "Retain")
+        pvc = objects(docs, "PersistentVolumeClaim")[f"{ns}/fsx-claim"]["spec"]
+        assert (pvc["volumeName"], pvc["storageClassName"]) == (f"fsx-{name}", "")
+        assert set(objects(docs, "ConfigMap")[f"{ns}/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
 
 
 def test_each_team_syncs_only_its_own_mlflow_user(dist) -> None:
