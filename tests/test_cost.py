@@ -151,11 +151,15 @@ def test_an_unpriced_region_is_pinned_as_unpriced() -> None:
     assert not [k for k, v in entry.items() if isinstance(v, (int, float))]
 
 
-def test_budget_exceeded_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"cost\.max_burst_usd_per_hour 10: the GPU pools and HyperPod groups "
-                                          r"could spend \$[\d,.]+/hour \(.*h100-on-demand: 16 GPUs.*\); lower "
-                                          r"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
-        config_with("dev", {"cost": {"max_burst_usd_per_hour": 10}})
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_budget_exceeded_is_a_config_error(env: str) -> None:
+    """A budget below what the pools can spend fails, naming every GPU pool with its GPU limit."""
+    pools = config_with(env).kubernetes.gpu_node_pools
+    named = "".join(rf"(?=.*{re.escape(p.name)}: {p.gpu_limit} GPUs)" for p in pools)
+    with pytest.raises(ConfigError, match=rf"cost\.max_burst_usd_per_hour 1: the GPU pools and HyperPod groups "
+                                          rf"could spend \$[\d,.]+/hour \({named}.*\); lower "
+                                          rf"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
+        config_with(env, {"cost": {"max_burst_usd_per_hour": 1}})
 
 
 def test_budget_counts_what_is_priced_and_names_the_rest() -> None:
