@@ -53,8 +53,16 @@ def build(factory) -> dict:
 
 DEV = load_config("dev")
 VALUES = PlatformValues.placeholders(DEV)
-RESEARCH = DEV.kubernetes.team("ml-research")
-PLATFORM = DEV.kubernetes.team("hyperpod-platform")
+
+
+def first_team(config, tier: str, *, without: str | None = None):
+    """The first configured team that may submit ``tier`` (and not ``without``): the examples pick teams this way."""
+    return next(t for t in config.kubernetes.teams if tier in t.allowed_tiers and without not in t.allowed_tiers)
+
+
+RESEARCH = first_team(DEV, "research", without="production")
+PLATFORM = first_team(DEV, "production")
+P4D_POOL = next(p.name for p in DEV.kubernetes.gpu_node_pools if "p4d.24xlarge" in p.instance_types)
 PROD = load_config("prod")
 PROD_VALUES = PlatformValues.placeholders(PROD)
 # An instance type each tier can run in dev (HyperPod group, on-demand pool, spot pool).
@@ -374,7 +382,7 @@ def test_tier_placement(tier: str, priority: str, required: list[str], hyperpod_
 
 def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
     doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge", values=PROD_VALUES,
-                                      team=PROD.kubernetes.team("hyperpod-platform")))
+                                      team=first_team(PROD, "production")))
     reqs = {e["key"]: e["values"] for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"][
         "affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
         "matchExpressions"]}
@@ -392,7 +400,7 @@ def test_experiment_may_be_preemptible() -> None:
 # ---- job pods ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
-    job = objects(dist[env], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
+    job = objects(dist[env], "PyTorchJob")[f"{first_team(load_config(env), 'production').namespace}/llama-sft-lora"]
     # production runs on the first HyperPod GPU group: its instance type, at most 2 of its nodes
     group = load_config(env).compute.hyperpod.instance_groups[0]
     nodes, gpus = min(2, group.count), GPU_INSTANCE_TYPES[group.instance_type.removeprefix("ml.")].gpus
@@ -466,7 +474,8 @@ def test_ray_nodes_write_group_writable_files(dist, tmp_path) -> None:
     import stat
     import subprocess
 
-    spec = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]["spec"]["rayClusterSpec"]
+    grpo = objects(dist["dev"], "RayJob")[f"{first_team(DEV, 'development').namespace}/qwen-grpo"]
+    spec = grpo["spec"]["rayClusterSpec"]
     for i, tpl in enumerate([spec["headGroupSpec"]["template"], *(g["template"] for g in spec["workerGroupSpecs"])]):
         (args,) = tpl["spec"]["containers"][0]["args"]
         out = tmp_path / str(i)
@@ -478,7 +487,7 @@ def test_ray_nodes_write_group_writable_files(dist, tmp_path) -> None:
 
 
 def test_ray_job(dist) -> None:
-    job = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]
+    job = objects(dist["dev"], "RayJob")[f"{first_team(DEV, 'development').namespace}/qwen-grpo"]
     spec = job["spec"]
     # the Ray cluster goes with the job: Kueue releases the quota the moment the RayJob finishes, so GPU workers
     # kept for a TTL would hold capacity already given to the next job
@@ -513,13 +522,13 @@ def test_ray_job(dist) -> None:
 # ---- bad input -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("overrides,message", [
     ({"tier": "gold"}, r"unknown job tier 'gold'; use one of production, development, research, experiment"),
-    ({"team": RESEARCH, "tier": "production"}, r"team 'ml-research' may not submit 'production' jobs"),
+    ({"team": RESEARCH, "tier": "production"}, rf"team '{RESEARCH.name}' may not submit 'production' jobs"),
     ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
     ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
     ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
     ({"instance_type": "g5.2xlarge"}, r"no node of tier 'development' runs g5.2xlarge in this environment"),
     ({"instance_type": "p4d.24xlarge", "team": RESEARCH, "tier": "research", "efa": True},
-     r"efa was requested but karpenter/a100-spot/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
+     rf"efa was requested but karpenter/{P4D_POOL}/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
     ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
     ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
     ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
