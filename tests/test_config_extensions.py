@@ -1,5 +1,5 @@
 """The four everyday extensions, each made to a temporary copy of config/ exactly as a platform engineer would edit
-the YAML, then synthesized (cdk-nag included), rendered to dist/ and put through the invariants every shipped
+the YAML, then synthesized (cdk-nag and cfn-lint included), rendered to dist/ and put through the invariants every shipped
 environment must hold:
 
 * a new team (``kubernetes.teams``),
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ from k8s_charts.__main__ import write_dist
 from k8s_charts.validation import kubernetes_schema_version, validate
 from tools.cost.report import build_report, render
 
-from .conftest import Synth, synthesize_config
+from .conftest import ROOT, Synth, synthesize_config
 from .test_cost import baseline_entry
 from .test_upgrade_path import minor, runbook_violations
 
@@ -120,6 +122,11 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
     cfg = synth.config
     assert synth.error is None, synth.error  # cdk-nag: no unacknowledged finding
     assert set(synth.templates) == set(synth.stacks)
+    # cfn-lint, as tests/test_compliance.py runs it on the shipped environments
+    templates = sorted(str(synth.outdir / s.template_file) for s in synth.stacks.values())
+    lint = subprocess.run([str(Path(sys.executable).with_name("cfn-lint")), "--format", "parseable", *templates],
+                          cwd=ROOT, capture_output=True, text=True, check=False)  # ROOT: .cfnlintrc.yaml
+    assert lint.returncode == 0 and not lint.stdout.strip(), f"cfn-lint findings:\n{lint.stdout}{lint.stderr}"
     # every manifest is valid against the vendored CRDs and the cluster's Kubernetes version
     docs = {f.name: [d for d in yaml.safe_load_all(f.read_text()) if d] for f in dist.glob("*.yaml")}
     version = kubernetes_schema_version(cfg.compute.kubernetes_version)
