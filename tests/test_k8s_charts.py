@@ -13,7 +13,7 @@ import pytest
 
 from config import load_config
 from config.instances import find_spec
-from config.kubernetes import GPU_INSTANCE_TYPES
+from config.kubernetes import GPU_INSTANCE_TYPES, TIER_PRIORITY_CLASSES, TIERS
 from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
@@ -167,10 +167,14 @@ def test_generated_imports_are_committed_for_each_crd() -> None:
 
 
 # ---- PriorityClasses -----------------------------------------------------------------------------------------
-def test_priority_classes(dist) -> None:
-    classes = objects(dist["dev"], "PriorityClass")
-    assert {n: c["value"] for n, c in classes.items()} == {
-        "critical": 1_000_000, "high": 800_000, "medium": 600_000, "low": 400_000, "preemptible": 200_000}
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_priority_classes(dist, env: str) -> None:
+    """The configured classes with their values; the tiers' order (production first) is the values' order."""
+    config = load_config(env)
+    classes = objects(dist[env], "PriorityClass")
+    assert {n: c["value"] for n, c in classes.items()} == {p.name: p.value for p in config.kubernetes.priority_classes}
+    defaults = [classes[TIER_PRIORITY_CLASSES[tier][0]]["value"] for tier in TIERS]
+    assert defaults == sorted(defaults, reverse=True), "each tier's default class outranks the next tier's"
     for c in classes.values():
         assert c["globalDefault"] is False
         assert c["preemptionPolicy"] in ("PreemptLowerPriority", "Never")
