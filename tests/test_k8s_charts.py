@@ -145,6 +145,21 @@ def test_vendored_crds_are_the_upstream_bytes() -> None:
         assert (len(data), hashlib.sha256(data).hexdigest()) == (size, sha256), f"{name} is not the upstream file"
 
 
+def test_vendored_crds_are_what_the_table_says() -> None:
+    """Each file is one apiextensions.k8s.io/v1 CRD of the group, kind and scope its SOURCES.md row names."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+            if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
+    for row in rows:
+        name, group_kind = row[1].strip(), row[5].strip()
+        (crd,) = [d for d in yaml.load_all((CRD_DIR / name).read_text(), Loader=loader) if d]
+        assert (crd["apiVersion"], crd["kind"]) == ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), name
+        spec = crd["spec"]
+        assert group_kind == f"{spec['group']} / {spec['names']['kind']} ({spec['scope']})", name
+
+
 def test_make_imports_reads_only_vendored_crds() -> None:
     """`make imports` regenerates every binding from a file in k8s_charts/crds (a fresh clone has nothing beside
     it), and checks every input before it deletes a binding."""
