@@ -34,7 +34,8 @@ def test_hyperpod_threads_per_core_halves_vcpus() -> None:
     kinds = {k.name: k for k in node_kinds(PROD)}
     group = next(g for g in PROD.compute.hyperpod.instance_groups if g.instance_type == "ml.p5.48xlarge")
     spec = instance_specs()["p5.48xlarge"]
-    hyperpod, karpenter = kinds[f"hyperpod/{group.name}"], kinds["karpenter/h100-on-demand/p5.48xlarge"]
+    pool = next(p for p in PROD.kubernetes.gpu_node_pools if "p5.48xlarge" in p.instance_types)
+    hyperpod, karpenter = kinds[f"hyperpod/{group.name}"], kinds[f"karpenter/{pool.name}/p5.48xlarge"]
     assert hyperpod.capacity.cpu_m == spec.vcpus * group.threads_per_core // 2 * 1000
     assert karpenter.capacity.cpu_m == spec.vcpus * 1000
     two_threads = node_kinds(config_with("prod", {"compute": {"hyperpod": {"instance_groups": [
