@@ -1,6 +1,6 @@
 """The four everyday extensions, each made to a temporary copy of config/ exactly as a platform engineer would edit
-the YAML, then synthesized (cdk-nag and cfn-lint included), rendered to dist/ and put through the invariants every shipped
-environment must hold:
+the YAML, then synthesized (cdk-nag and cfn-lint included), rendered to dist/ and put through the invariants every
+shipped environment must hold:
 
 * a new team (``kubernetes.teams``),
 * a new Karpenter GPU pool, L40S on spot (``kubernetes.gpu_node_pools``, plus a share for a team that may use it),
@@ -106,6 +106,8 @@ def move_kubernetes_minor(folder: Path, env: str) -> str:
     current = load_config(env).compute.kubernetes_version
     pinned = sorted(KUBECTL_LAYER_VERSIONS, key=minor)
     i = pinned.index(current)
+    if len(pinned) < 2:
+        pytest.skip("the app pins one Kubernetes minor: there is no other to move to")
     target = pinned[i + 1] if i + 1 < len(pinned) else pinned[i - 1]
     compute = data.setdefault("compute", {})
     compute["kubernetes_version"] = target
