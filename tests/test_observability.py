@@ -39,9 +39,7 @@ def from_stack(value: Any, stack_name: str) -> bool:
 
 
 def one(synth: Synth, type_: str, stack: str = STACK) -> dict[str, Any]:
-    found = synth.resources(stack, type_)
-    assert len(found) == 1, f"expected one {type_} in {stack}, found {sorted(found)}"
-    return next(iter(found.values()))
+    return synth.one(stack, type_)[1]
 
 
 # ---- config errors -----------------------------------------------------------------------------------------
