@@ -195,7 +195,7 @@ def run_recipe(name: str, base: dict[str, Any], overrides: dict[str, Any], *, mo
     out = sft.train(parsed, callbacks=[clock])
     history = [h for h in out["log_history"] if "tokens_per_second" in h]
     kept = history[warmup:] or history
-    durations = [b - a for a, b in zip(clock.ends, clock.ends[1:])][warmup:] or [0.0]
+    durations = [b - a for a, b in zip(clock.ends, clock.ends[1:], strict=False)][warmup:] or [0.0]
     plan = {k.removeprefix("plan."): v for k, v in getattr(parsed[1], "_llmp_plan", {}).items()}
 
     def median(key: str) -> float | None:
@@ -258,7 +258,7 @@ def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: st
 
     mlflow.set_experiment(experiment)
     run_ids = []
-    for variant, r in zip(variants, results):
+    for variant, r in zip(variants, results, strict=True):
         name, overrides = parse_variant(variant)
         with mlflow.start_run(run_name=f"bench/{name}") as run:
             mlflow.log_params({"shape": shape, "gpu": gpu, "steps": steps, "instance_type": instance_type,

@@ -46,7 +46,6 @@ llm_platform.bench`` measures the real one.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
