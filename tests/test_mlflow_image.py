@@ -168,13 +168,14 @@ def test_server_command_serves_artifacts_with_basic_auth() -> None:
     assert cmd[:2] == ["mlflow", "server"]
     assert "--serve-artifacts" in cmd
     assert cmd[cmd.index("--artifacts-destination") + 1] == "s3://artifacts-bucket/mlflow"
-    assert cmd[cmd.index("--app-name") + 1] == "basic-auth"
+    assert cmd[cmd.index("--app-name") + 1] == "platform-basic-auth"  # MLflow's basic-auth app, guarded
     assert cmd[cmd.index("--allowed-hosts") + 1] == ENV["MLFLOW_SERVER_ALLOWED_HOSTS"]
     assert cmd[cmd.index("--workers") + 1] == "3"
     assert not any(ENV["MLFLOW_DB_PASSWORD"] in part or "postgresql" in part for part in cmd), \
         "the store URI (with its password) must not be visible in the process list"
     no_auth = ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"})
-    assert "--app-name" not in ep.server_command(no_auth)
+    no_auth_cmd = ep.server_command(no_auth)
+    assert no_auth_cmd[no_auth_cmd.index("--app-name") + 1] == "platform"
 
 
 def test_server_environment_drops_bootstrap_secrets() -> None:
