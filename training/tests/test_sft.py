@@ -120,8 +120,14 @@ def test_mlflow_run_contents(trained) -> None:
     assert params["training.learning_rate"] == "0.01" and params["training.max_steps"] == "8"
     assert int(params["model.trainable_matmul_params"]) == 2 * 4096  # LoRA A+B on 7 linear layers x 2 layers
     assert params["hardware.world_size"] == "1"
-    loss = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "loss")}
-    assert sorted(loss) == list(range(1, 9))
+    history = client.get_metric_history(run.info.run_id, "loss")
+    assert sorted(m.step for m in history) == list(range(1, 9)), "steps replayed after the resume are not repeated"
+    loss = {m.step: m.value for m in history}
+    # the resumed run's train_loss is the mean over all 8 steps, not the resumed steps' sum over 8 (issue 32)
+    mean = sum(loss.values()) / len(loss)
+    assert trained["result"]["train_loss"] == pytest.approx(mean, rel=1e-3)
+    assert run.data.metrics["train_loss"] == pytest.approx(mean, rel=1e-3)
+    assert run.info.status == "FINISHED"
     # the loss goes down: each of the last three steps (second epoch onwards) is below every one of the first three
     assert max(loss[6], loss[7], loss[8]) < min(loss[1], loss[2], loss[3]), loss
     assert loss[8] < loss[1] - 0.15, loss
@@ -136,6 +142,16 @@ def test_mlflow_run_contents(trained) -> None:
     assert [str(v.version) for v in versions] == ["1"]
     loaded = mlflow.transformers.load_model(f"models:/tiny-sft/1", return_type="components")
     assert loaded["model"].config.num_hidden_layers == 2
+
+
+def test_restart_after_registration_registers_no_second_version(trained) -> None:
+    """The pod is killed after registering and restarted: it resumes at the last step, merges again, and finds the
+    version of its run instead of registering a second one (issue 32)."""
+    from mlflow import MlflowClient
+
+    again = sft.train(trained["config"])
+    assert again["resumed_from"].endswith("checkpoint-8")
+    assert [str(v.version) for v in MlflowClient().search_model_versions("name='tiny-sft'")] == ["1"]
 
 
 def shipped(**overrides) -> dict:
