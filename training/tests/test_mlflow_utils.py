@@ -6,6 +6,7 @@ makes) is started, stopped and restarted on the same port; nothing here needs a 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import socket
 import threading
 import time
@@ -226,3 +227,32 @@ def test_resumed_loss_callback_corrects_train_loss() -> None:
     fix.on_log(None, state, None, logs=logs)
     assert logs["train_loss"] == pytest.approx(3.0) == fix.train_loss
     assert state.log_history[-1]["train_loss"] == pytest.approx(3.0)
+
+
+CRASHING_JOB = """
+import sys
+from llm_platform import mlflow_utils
+mlflow_utils.start_run(experiment="crash", run_name="crash", resume_file=sys.argv[1])
+mlflow_utils.log_metrics({"loss": 1.5}, step=1)
+raise RuntimeError("simulated CUDA error")
+"""
+
+
+def test_a_crashed_job_ends_its_run_failed(tmp_path) -> None:
+    """An uncaught exception: the run ends FAILED (MLflow's own exit handler would say FINISHED), metrics kept."""
+    import os
+    import subprocess
+    import sys
+
+    from mlflow import MlflowClient
+
+    store = (tmp_path / "mlruns").as_uri()
+    env = {**os.environ, "MLFLOW_TRACKING_URI": store, "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
+           "PYTHONPATH": os.pathsep.join([str(Path(mlflow_utils.__file__).parents[1]),
+                                          os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", CRASHING_JOB, str(tmp_path / "run_id")], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1 and "simulated CUDA error" in proc.stderr
+    run = MlflowClient(store).get_run((tmp_path / "run_id").read_text())
+    assert run.info.status == "FAILED"
+    assert run.data.metrics == {"loss": 1.5}
