@@ -433,8 +433,8 @@ class RequestGuard:
         self.hidden = tuple(h for h in hidden if h)
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["path"].endswith("/health"):
-            return await self.app(scope, receive, send)
+        if scope["type"] != "http" or (scope["method"] in ("GET", "HEAD") and scope["path"].endswith("/health")):
+            return await self.app(scope, receive, send)  # the load balancer's health check, untouched
         path = scope["path"]
         if "\x00" in path or b"%00" in scope.get("query_string", b"") or b"\x00" in scope.get("query_string", b""):
             return await _refuse(send, 400, "the request path or query contains a NUL character")

@@ -122,18 +122,29 @@ def load_tokenizer(model_id: str):
 
 def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> list[DataSummary]:
     """Check the train (and test) JSONL of an sft job (:class:`llm_platform.sft.ScriptArguments`); raise
-    :class:`DataError`. Loads the tokenizer (not the model) to check lengths unless given one; with
-    ``need_tokenizer`` false a missing tokenizer only skips the length check."""
+    :class:`DataError`. Loads the tokenizer (not the model) to check lengths unless given one.
+
+    ``need_tokenizer`` false is ``--check`` on a machine that may not see the job's file system (a laptop, CI): a
+    dataset or tokenizer that is not there is said on stderr and not checked; one that is there is checked."""
+    import sys
+
+    files = [(script.train_dataset_path, "train")]
+    if script.test_dataset_path:
+        files.append((script.test_dataset_path, "test"))
+    if not need_tokenizer:
+        absent = [str(dataset_file(path, name)) for path, name in files if not dataset_file(path, name).exists()]
+        for path in absent:
+            print(f"llmp-sft: {path} is not reachable from here; its rows are checked when the job starts",
+                  file=sys.stderr)
+        files = [(path, name) for path, name in files if str(dataset_file(path, name)) not in absent]
+        if not files:
+            return []
     if tokenizer is None:
         tokenizer = load_tokenizer(script.model_id)
         if tokenizer is None and need_tokenizer:
             raise DataError(f"cannot load the tokenizer of {script.model_id!r} to check the data's lengths")
-    out = [check_file(script.train_dataset_path, "train", tokenizer=tokenizer,
-                      max_seq_length=script.max_seq_length)]
-    if script.test_dataset_path:
-        out.append(check_file(script.test_dataset_path, "test", tokenizer=tokenizer,
-                              max_seq_length=script.max_seq_length))
-    return out
+    return [check_file(path, name, tokenizer=tokenizer, max_seq_length=script.max_seq_length)
+            for path, name in files]
 
 
 # ---- disk --------------------------------------------------------------------------------------------------------

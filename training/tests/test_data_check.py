@@ -85,3 +85,11 @@ def test_checkpoint_space_is_checked_with_the_size_needed(tmp_path, monkeypatch)
     monkeypatch.setattr(data_check.shutil, "disk_usage", lambda p: SimpleNamespace(free=5 * 2**20))
     with pytest.raises(DataError, match=r"5 MiB free, a checkpoint needs 13 MiB"):
         data_check.check_checkpoint_space(tmp_path / "out", model)
+
+
+def test_sft_check_on_a_machine_without_the_data_says_so(tmp_path, capsys) -> None:
+    config = tmp_path / "sft.yaml"
+    config.write_text(f"model_id: /fsx/models/m\ntrain_dataset_path: /fsx/datasets/none/train.jsonl\n"
+                      f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\n")
+    assert sft.main(["--config", str(config), "--check"]) == 0
+    assert "/fsx/datasets/none/train.jsonl is not reachable from here" in capsys.readouterr().err
