@@ -48,7 +48,8 @@ Load and bad requests (issue 32). The server runs as MLflow's own basic-auth app
   every restart), :func:`authenticate_team_request` verifies once per request (``flask.g``), and at most
   :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached);
 - bodies: at most :data:`MAX_BODY_BYTES` (413 before the body is read when Content-Length says so; artifact uploads,
-  which MLflow streams to S3, are exempt), bodies over :data:`LARGE_BODY_BYTES` read one at a time per worker;
+  which MLflow streams to S3, are exempt); bodies over :data:`LARGE_BODY_BYTES` share a budget of
+  :data:`BODY_BUDGET_BYTES` per worker (a request waits for its share; TCP holds the rest back): memory bounded;
 - JSON: decoded as MLflow decodes it (mlflow/server/handlers.py ``_get_normalized_request_json``: a JSON string
   is decoded once more); anything but an object, NUL or unpaired surrogates (PostgreSQL refuses them), nesting
   deeper than :data:`MAX_JSON_DEPTH`, integers outside int64 and over-long params/tags (``MLFLOW_TRUNCATE_LONG_VALUES``
@@ -114,9 +115,10 @@ PASSWORD_CHECKS_PER_WORKER = 2
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body (artifact uploads excepted). A log-batch is at most 1 MB (mlflow/utils/validation.py
 ``MAX_BATCH_LOG_REQUEST_SIZE``); a dataset schema 1 MiB."""
-LARGE_BODY_BYTES = 1024 * 1024
-LARGE_BODIES_PER_WORKER = 2
-"""Bodies over LARGE_BODY_BYTES buffered at once per worker: with MAX_BODY_BYTES, what bounds body memory."""
+LARGE_BODY_BYTES = 64 * 1024
+BODY_BUDGET_BYTES = 32 * 1024 * 1024
+"""Bytes of bodies over LARGE_BODY_BYTES held at once per worker (buffered, parsed, handled); with MAX_BODY_BYTES,
+what bounds the memory requests take."""
 MAX_JSON_DEPTH = 64
 INT64 = (-(2 ** 63), 2 ** 63 - 1)
 INT64_FIELDS = frozenset({"step", "timestamp", "start_time", "end_time", "max_results", "request_time",
@@ -426,10 +428,10 @@ class RequestGuard:
     without a cap a 128 MB body took 623 MiB of a 2 GiB task."""
 
     def __init__(self, app, *, max_body: int = MAX_BODY_BYTES, large_body: int = LARGE_BODY_BYTES,
-                 large_slots: int = LARGE_BODIES_PER_WORKER, hidden: tuple[str, ...] = ()) -> None:
+                 budget: int = BODY_BUDGET_BYTES, hidden: tuple[str, ...] = ()) -> None:
         self.app, self.max_body, self.large_body = app, max_body, large_body
-        self.large_slots = large_slots
-        self._large = None  # asyncio.Semaphore, made in the server's event loop
+        self.budget = self.free = max(budget, max_body)
+        self._freed = None  # asyncio.Condition, made in the server's event loop
         self.hidden = tuple(h for h in hidden if h)
 
     async def __call__(self, scope, receive, send):
@@ -451,14 +453,22 @@ class RequestGuard:
                                             f"{self.max_body} bytes this server accepts")
         if length == 0 or (length is None and b"chunked" not in headers.get(b"transfer-encoding", b"")):
             return await self.app(scope, receive, _clean_errors(send, self.hidden))
-        if length is None or length > self.large_body:
-            import asyncio
+        share = self.max_body if length is None else length
+        if share <= self.large_body:
+            return await self._buffered(scope, receive, send, headers)
+        import asyncio
 
-            if self._large is None:
-                self._large = asyncio.Semaphore(self.large_slots)
-            async with self._large:
-                return await self._buffered(scope, receive, send, headers)
-        return await self._buffered(scope, receive, send, headers)
+        if self._freed is None:
+            self._freed = asyncio.Condition()
+        async with self._freed:
+            await self._freed.wait_for(lambda: self.free >= share)
+            self.free -= share
+        try:
+            return await self._buffered(scope, receive, send, headers)
+        finally:
+            async with self._freed:
+                self.free += share
+                self._freed.notify_all()
 
     async def _buffered(self, scope, receive, send, headers):
         chunks, size, more = [], 0, True

@@ -454,3 +454,43 @@ def test_request_guard_caps_checks_and_replays_the_body() -> None:
     form = b"username=x&password=y"
     assert _asgi(guard, "POST", "/signup", form, {"content-length": str(len(form)),
                                                    "content-type": "application/x-www-form-urlencoded"})[0] == 200
+
+
+def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
+    """Bodies over LARGE_BODY_BYTES hold their length of the worker's budget while they are read and handled: with
+    room for one, a second waits until the first is done (memory bounded, nothing refused)."""
+    import asyncio
+
+    guard = ep.RequestGuard(None, max_body=1000, large_body=100, budget=1000)
+    active, peak = [0], [0]
+
+    async def inner(scope, receive, send):
+        while (await receive()).get("more_body"):
+            pass
+        active[0] += 1
+        peak[0] = max(peak[0], active[0])
+        await asyncio.sleep(0.05)
+        active[0] -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    guard.app = inner
+
+    async def one():
+        sent = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"{" + b" " * 798 + b"}", "more_body": False}
+
+        async def send(m):
+            sent.append(m)
+
+        await guard({"type": "http", "method": "POST", "path": "/api/2.0/x", "query_string": b"",
+                     "headers": [(b"content-length", b"800")]}, receive, send)
+        return sent[0]["status"]
+
+    async def both():
+        return await asyncio.gather(one(), one(), one())
+
+    assert asyncio.run(both()) == [200, 200, 200]
+    assert peak[0] == 1 and guard.free == guard.budget

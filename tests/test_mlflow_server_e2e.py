@@ -516,22 +516,22 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
     assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[team_a]['run_id']}",
                     auth=user_b).status_code == 403, "permissions survive the restart"
     procs.stop("task-3")
-    procs.stop("task-4")
+    stack["warm_task"] = ("task-4", ports["task-4"])  # the tests below reuse it (a task start is 10-20 s here)
     print("\nMLflow end-to-end timings (s): " + json.dumps({k: round(v, 1) for k, v in timings.items()}))
 
 
 # --- issue 32: load, bad requests, a tracking outage during training (one more task, prod's settings) ------------
 @pytest.fixture(scope="module")
 def task(stack: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """One task on the database the end-to-end test left (or an empty one, run alone), with team users."""
+    """The task the end-to-end test left running (prod's settings), or one started on an empty database when these
+    tests run alone."""
     plain, _ = stack["task"].environment()
-    port = _start_tasks(stack, ["task-5"])["task-5"]
-    teams = _team_users(stack)
-    yield {"port": port, "host": plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0], "teams": teams,
-           "api": Api(port, plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]), "pgid": stack["procs"].running[
-               "task-5"].pid}
-    if "task-5" in stack["procs"].running:
-        stack["procs"].stop("task-5")
+    name, port = stack.get("warm_task") or ("task-5", _start_tasks(stack, ["task-5"])["task-5"])
+    host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
+    yield {"port": port, "host": host, "teams": _team_users(stack), "api": Api(port, host),
+           "pgid": stack["procs"].running[name].pid}
+    if name in stack["procs"].running:
+        stack["procs"].stop(name)
 
 
 def _load_tool():
