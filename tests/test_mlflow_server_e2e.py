@@ -619,19 +619,39 @@ def test_every_bad_request_is_a_clean_4xx(task: dict[str, Any], stack: dict[str,
     assert api.call("POST", log_metric, auth=user_a, json=metric).status_code == 200
 
 
-def test_training_survives_the_server_killed_and_not_restarted(task: dict[str, Any], stack: dict[str, Any]) -> None:
-    """kill -9 of the server after a few steps: every step still runs, no log call blocks a step, stderr says the
-    server is gone and what was lost, and the job ends in a time the design bounds (LLMP_MLFLOW_EXIT_FLUSH_S=2 plus
-    one refused connection per MLflow call), not in minutes of retries."""
+def _train_steps(task: dict[str, Any], stack: dict[str, Any], first: int, last: int, step_s: float,
+                 resume_file: Path) -> subprocess.Popen:
     (team_a, (user, password)) = sorted(task["teams"].items())[0]
     key = team_a.upper().replace("-", "_")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(stack["work"]), "MLFLOW_DISABLE_TELEMETRY": "true",
            "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false", "LLMP_MLFLOW_EXIT_FLUSH_S": "2",
            "LLMP_MLFLOW_ATTEMPT_TIMEOUT_S": "2", f"E2E_{key}_USERNAME": user, f"E2E_{key}_PASSWORD": password}
-    steps, step_s = 30, 0.05
-    job = subprocess.Popen([str(PYTHON), str(TOOL), "train-outage", f"http://127.0.0.1:{task['port']}", task["host"],
-                            team_a, str(steps), str(step_s)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env=env, cwd=stack["work"])
+    return subprocess.Popen([str(PYTHON), str(TOOL), "train-steps", f"http://127.0.0.1:{task['port']}", task["host"],
+                             team_a, str(first), str(last), str(step_s), str(resume_file)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=stack["work"])
+
+
+def test_resumed_job_does_not_repeat_steps(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """A job logs steps 1-6 and dies after its checkpoint at 4; the restarted pod reopens the run and replays 5-6:
+    the run's loss history has each step once."""
+    resume = stack["work"] / "resume-run-id"
+    for first, last in ((1, 6), (5, 8)):
+        job = _train_steps(task, stack, first, last, 0.0, resume)
+        out, err = job.communicate(timeout=120)
+        assert job.returncode == 0, err[-3000:]
+    run_id = resume.read_text()
+    (_, user) = sorted(task["teams"].items())[0]
+    history = task["api"].call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss",
+                               auth=user).json()["metrics"]
+    assert sorted(m["step"] for m in history) == list(range(1, 9)), history
+
+
+def test_training_survives_the_server_killed_and_not_restarted(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """kill -9 of the server after a few steps: every step still runs, no log call blocks a step, stderr says the
+    server is gone and what was lost, and the job ends in a time the design bounds (LLMP_MLFLOW_EXIT_FLUSH_S=2 plus
+    one refused connection per MLflow call), not in minutes of retries."""
+    steps = 30
+    job = _train_steps(task, stack, 1, steps, 0.05, stack["work"] / "outage-run-id")
     try:
         for line in job.stdout:
             if line.strip() == "step 5":
