@@ -86,14 +86,15 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def usable_rows(rows: list[dict[str, Any]], tokenizer, max_seq_length: int) -> int:
     """How many rows keep at least one answer token after truncation to ``max_seq_length`` (what sft.tokenize
-    keeps): the prompt must be shorter than the limit and the text longer than the prompt."""
+    keeps): the prompt must be shorter than the limit (tokens) and the text must go on after the prompt. Only the
+    prompts are tokenized: the text is the prompt plus the answer (prepare_data.sft_row)."""
     usable = 0
     batch = 512
     for start in range(0, len(rows), batch):
-        chunk = rows[start:start + batch]
-        prompts = tokenizer([r["prompt"] for r in chunk], add_special_tokens=False)["input_ids"]
-        texts = tokenizer([r["text"] for r in chunk], add_special_tokens=False)["input_ids"]
-        usable += sum(1 for p, t in zip(prompts, texts) if len(p) < max_seq_length and len(t) > len(p))
+        chunk = [r for r in rows[start:start + batch] if len(r["text"].rstrip()) > len(r["prompt"].rstrip())]
+        if chunk:
+            prompts = tokenizer([r["prompt"] for r in chunk], add_special_tokens=False)["input_ids"]
+            usable += sum(1 for p in prompts if len(p) < max_seq_length)
     return usable
 
 
@@ -139,6 +140,8 @@ def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> li
         files = [(path, name) for path, name in files if str(dataset_file(path, name)) not in absent]
         if not files:
             return []
+    if os.environ.get("RANK", "0") != "0":  # torchrun: every rank parses, rank 0 alone tokenizes
+        return [check_file(path, name) for path, name in files]
     if tokenizer is None:
         tokenizer = load_tokenizer(script.model_id)
         if tokenizer is None and need_tokenizer:
