@@ -619,6 +619,27 @@ def test_every_bad_request_is_a_clean_4xx(task: dict[str, Any], stack: dict[str,
     assert api.call("POST", log_metric, auth=user_a, json=metric).status_code == 200
 
 
+def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """PostgreSQL stops: the server answers 5xx with a generic message and a reference (before: the error named the
+    database host and port), and serves again once the database is back."""
+    api, procs = task["api"], stack["procs"]
+    (_, user) = sorted(task["teams"].items())[0]
+    search = "/api/2.0/mlflow/experiments/search?max_results=5"
+    assert api.call("GET", search, auth=user).status_code == 200
+    command = procs.running["postgres"].args
+    procs.stop("postgres")
+    down = [api.call("GET", search, auth=user) for _ in range(2)]
+    try:
+        assert all(r.status_code >= 500 for r in down), [(r.status_code, r.text[:300]) for r in down]
+        assert not any(INTERNAL_WORDS.search(r.text) for r in down), [r.text[:300] for r in down]
+        assert all("reference" in r.json()["message"] for r in down), [r.text[:300] for r in down]
+    finally:
+        procs.start("postgres", command, env={k: stack["libpq"][k] for k in ("PATH", "LC_ALL", "HOME")},
+                    unprivileged=True)
+    _wait(lambda: api.call("GET", search, auth=user).status_code == 200, "the server after the database is back",
+          60, [procs.running["postgres"]], lambda: procs.log("postgres")[-3000:])
+
+
 def _train_steps(task: dict[str, Any], stack: dict[str, Any], first: int, last: int, step_s: float,
                  resume_file: Path) -> subprocess.Popen:
     (team_a, (user, password)) = sorted(task["teams"].items())[0]
