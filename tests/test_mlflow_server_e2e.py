@@ -688,6 +688,6 @@ def test_training_survives_the_server_killed_and_not_restarted(task: dict[str, A
     result = json.loads(out.strip().splitlines()[-1])
     print(f"\n{result}\n" + "\n".join(line for line in err.splitlines() if "llmp-mlflow" in line))
     assert result["steps"] == steps and result["run_id"]
-    assert result["slowest_log_s"] < 0.1, result
+    assert result["slowest_log_s"] < 0.5, result  # never an attempt (2 s) nor retries (minutes)
     assert result["end_s"] < 2 + 3 * 2 + 5, result  # flush budget + a few bounded attempts (+ a loaded machine)
     assert "cannot reach" in err and "training continues" in err and "are lost" in err, err[-3000:]

@@ -109,7 +109,7 @@ def test_outage_never_blocks_a_step_warns_and_flushes_when_back(server, capsys) 
         queue.log_metrics({"loss": 4.0 - step / 100}, step=step)
         slowest = max(slowest, time.perf_counter() - t0)
         time.sleep(0.02)  # a training step
-    assert slowest < 0.05, f"a log call took {slowest:.3f} s"
+    assert slowest < 0.5, f"a log call took {slowest:.3f} s (one attempt alone is up to 2 s)"
     err = capsys.readouterr().err
     assert "cannot reach http://127.0.0.1" in err and "training continues" in err, err
     assert "unreachable for" in err, "it keeps saying so while the server is away"
