@@ -1,6 +1,6 @@
 """Load on the real MLflow tracking server: what a training job's metric logging costs at 1, 8 and 32 clients.
 
-    .venv/bin/python tools/mlflow_load.py [--seconds 10] [--clients 1,8,32] [--entrypoint PATH]
+    .venv/bin/python tools/mlflow_load.py [--seconds 10] [--clients 1,8,32] [--entrypoint PATH] [--server-cpus 1]
 
 Starts what tests/test_mlflow_server_e2e.py starts (PostgreSQL requiring TLS, moto for S3, the image's entry point
 with prod's task settings, 2 workers, as an unprivileged user) and runs clients that each log a metric per request
@@ -8,6 +8,7 @@ with prod's task settings, 2 workers, as an unprivileged user) and runs clients 
 client count: requests per second, p50/p99 latency, errors, server CPU per request (user + system time of every
 process of the server's process group, from /proc) and the server's peak memory (RSS summed over its processes).
 ``--entrypoint`` measures another version of the entry point (e.g. ``git show main:mlflow_image/entrypoint.py``).
+``--server-cpus N`` pins the server's processes to N CPUs (prod's task has 1 vCPU; the clients get the others).
 
 :func:`measure` is what the e2e test's load check calls; ``tools/bench.py`` runs this file (``BENCH_MLFLOW=0``
 skips it).
@@ -47,6 +48,20 @@ def group_usage(pgid: int) -> tuple[float, int]:
             cpu += (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
             rss += int(fields[21]) * PAGE
     return cpu, rss
+
+
+def pin(pgid: int, cpus: int) -> set[int]:
+    """Restrict every process of group ``pgid`` to the first ``cpus`` CPUs this process may use."""
+    chosen = set(sorted(os.sched_getaffinity(0))[:cpus])
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    if int(fh.read().rsplit(b")", 1)[1].split()[2]) == pgid:
+                        os.sched_setaffinity(int(entry.name), chosen)
+            except OSError:
+                continue
+    return chosen
 
 
 def prepare_runs(base: str, host: str, users: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -150,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--entrypoint", type=Path, help="another entrypoint.py to measure (default: this tree's)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    parser.add_argument("--server-cpus", type=int, default=0, help="pin the server to this many CPUs (0: all)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     import shutil
@@ -171,11 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         base = f"http://127.0.0.1:{ports['load']}"
         runs = prepare_runs(base, host, users)
         pgid = procs.running["load"].pid
+        pinned = f", server pinned to CPUs {sorted(pin(pgid, args.server_cpus))}" if args.server_cpus else ""
         measure(base, host, users, runs, 2, 1.0, pgid)  # warm-up: connections, caches
         rows = [measure(base, host, users, runs, int(c), args.seconds, pgid) for c in args.clients.split(",")]
         print(f"MLflow server, {plain.get('MLFLOW_WORKERS', '2')} workers, entry point "
               f"{e2e.ENTRYPOINT}, {args.seconds:g} s per row, {os.cpu_count()} cores (load generator on the same "
-              f"machine), load average {os.getloadavg()[0]:.1f}")
+              f"machine{pinned}), load average {os.getloadavg()[0]:.1f}")
         print(table(rows))
         for r in rows:
             for e in r["first_errors"]:
