@@ -165,6 +165,7 @@ class TrackingQueue:
         self.down_since: float | None = None
         self.last_report = 0.0
         self.sent = self.dropped = self.replayed = self.refused = 0
+        self.flush_failed_at: float | None = None  # monotonic time a flush last ran out of time
         self.thread = threading.Thread(target=self._run, name="llmp-mlflow", daemon=True)
         self.thread.start()
 
@@ -201,6 +202,7 @@ class TrackingQueue:
             while self.pending or self.sending:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    self.flush_failed_at = time.monotonic()
                     return False
                 self.cond.wait(min(left, 0.2))
         return True
@@ -516,6 +518,8 @@ def end_run(status: str = "FINISHED", flush_timeout: float = EXIT_FLUSH_S) -> No
     queue, _QUEUE = _QUEUE, None
     reachable = True
     if queue is not None:
+        if queue.flush_failed_at is not None and time.monotonic() - queue.flush_failed_at < REPORT_EVERY_S:
+            flush_timeout = min(flush_timeout, 5.0)  # it just waited in vain (before registering): do not again
         reachable = queue.close(flush_timeout) and queue.down_since is None
     run = mlflow.active_run()
     if not run:
