@@ -537,7 +537,7 @@ def end_run(status: str = "FINISHED", flush_timeout: float = EXIT_FLUSH_S) -> No
                     mlflow.end_run()
 
 
-def _stop_system_metrics(run_id: str, timeout: float = ATTEMPT_TIMEOUT_S) -> None:
+def _stop_system_metrics(run_id: str, timeout: float = 2.0) -> None:
     """Stop MLflow's system-metrics monitor without waiting on a publish that retries for minutes: ``finish()``
     joins the monitor's thread, so it runs in a helper thread given ``timeout`` s."""
     from mlflow.tracking import fluent
