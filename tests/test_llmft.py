@@ -22,10 +22,10 @@ from llmft.cli import main
 from llmft.preflight import preflight
 from llmft.spec import load_spec, parse_spec
 
-from .conftest import ROOT
+from .conftest import ENVIRONMENTS, ROOT
 
 EXAMPLES = sorted((ROOT / "examples" / "jobs").glob("*.yaml"))
-CONFIGS = {env: load_config(env) for env in ("dev", "prod")}
+CONFIGS = {env: load_config(env) for env in ENVIRONMENTS}
 VALUES = {env: PlatformValues.placeholders(cfg) for env, cfg in CONFIGS.items()}
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc"
 
@@ -39,7 +39,7 @@ def test_every_job_type_has_an_example() -> None:
     assert types == {"sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"}
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_renders_validates_and_passes_preflight(path: Path, env: str) -> None:
     spec = load_spec(path)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,7 +23,7 @@ def _jsonl(path: Path, *lines: str) -> Path:
 
 
 def test_good_file_is_counted(tmp_path) -> None:
-    path = _jsonl(tmp_path / "train.jsonl", json.dumps(ROW), "", json.dumps(ROW))
+    _jsonl(tmp_path / "train.jsonl", json.dumps(ROW), "", json.dumps(ROW))
     assert data_check.check_file(tmp_path, "train").rows == 2  # a directory means <dir>/train.jsonl
 
 
