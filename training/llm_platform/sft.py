@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from llm_platform import data_check  # issue 32: data before the model loads, disk before the first step
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.rank_zero import run_on_rank_zero, shutdown_distributed
@@ -519,14 +520,21 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
     set_hf_home()
     script, args = config if isinstance(config, tuple) else parse_config(config)
     resume = last_checkpoint(args.output_dir)
+    data_check.check_sft_data(script)  # issue 32: refuse bad data before the model loads
     trainer, tokenizer = build_trainer(script, args, callbacks=callbacks)
+    # issue 32: room for a checkpoint and the merged model before the first step; a resumed run's true train_loss
+    data_check.check_checkpoint_space(args.output_dir, trainer.model, bf16=args.bf16, merged_dir=(
+        script.merged_output_dir or Path(args.output_dir) / "merged") if script.merge_weights else None)
+    from llm_platform.mlflow_utils import ResumedLossCallback
+    trainer.callback_handler.callbacks.insert(0, loss_fix := ResumedLossCallback())  # before MLflow's logging
     result = trainer.train(resume_from_checkpoint=resume)
     adapter_dir = Path(args.output_dir) / "adapter"
     if trainer.is_fsdp_enabled:
         trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
     trainer.save_model(str(adapter_dir))
     out: dict[str, Any] = {"resumed_from": resume, "global_step": trainer.state.global_step,
-                           "train_loss": result.training_loss, "adapter_dir": adapter_dir, "merged_dir": None,
+                           "train_loss": loss_fix.train_loss or result.training_loss,  # issue 32
+                           "adapter_dir": adapter_dir, "merged_dir": None,
                            "log_history": list(trainer.state.log_history)}
     del trainer  # frees the sharded model before rank 0 loads the base model unquantised to merge
 
@@ -568,7 +576,12 @@ def main(argv: list[str] | None = None) -> int:
                 + (f"; packed micro-steps of {script.max_tokens_per_step or 'memory-model-chosen'} tokens"
                    if script.packing else "; right-padded batches (packing: false)"))
 
-    return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=parse_as_on_gpus)
+    def check_build(data):  # issue 32: --check reads the dataset too (lengths where the tokenizer is reachable)
+        parsed = parse_as_on_gpus(data)
+        data_check.check_sft_data(parsed[0], need_tokenizer=False)
+        return parsed
+
+    return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=check_build)
 
 
 if __name__ == "__main__":

@@ -120,12 +120,18 @@ def test_mlflow_run_contents(trained) -> None:
     assert params["training.learning_rate"] == "0.01" and params["training.max_steps"] == "8"
     assert int(params["model.trainable_matmul_params"]) == 2 * 4096  # LoRA A+B on 7 linear layers x 2 layers
     assert params["hardware.world_size"] == "1"
-    loss = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "loss")}
-    assert sorted(loss) == list(range(1, 9))
-    # the restart continued at the same data position: step 5 ran before the crash and again after the resume from
-    # checkpoint-4, on the same packed rows with the same weights, so it logged the same loss twice
-    step5 = [m.value for m in client.get_metric_history(run.info.run_id, "loss") if m.step == 5]
-    assert len(step5) == 2 and step5[0] == pytest.approx(step5[1], rel=1e-6), step5
+    history = client.get_metric_history(run.info.run_id, "loss")
+    assert sorted(m.step for m in history) == list(range(1, 9)), "steps replayed after the resume are not repeated"
+    loss = {m.step: m.value for m in history}
+    # the resumed run's train_loss is the mean over all 8 steps, not the resumed steps' sum over 8 (issue 32)
+    mean = sum(loss.values()) / len(loss)
+    assert trained["result"]["train_loss"] == pytest.approx(mean, rel=1e-3)
+    assert run.data.metrics["train_loss"] == pytest.approx(mean, rel=1e-3)
+    assert run.info.status == "FINISHED"
+    # the restart continued at the same data position: step 5 ran before the crash (its loss is the run's) and again
+    # after the resume from checkpoint-4 (the trainer's history), on the same packed rows with the same weights
+    replayed = [e["loss"] for e in trained["result"]["log_history"] if e.get("step") == 5 and "loss" in e]
+    assert replayed and replayed[-1] == pytest.approx(loss[5], rel=1e-6), (replayed, loss[5])
     assert params["plan.rows"] == "2" and params["plan.row_tokens"] == "512"
     assert int(params["data.train_rows"]) < int(params["data.train_examples"])  # examples were packed
     pad = [m.value for m in client.get_metric_history(run.info.run_id, "padding_efficiency")]
@@ -144,6 +150,16 @@ def test_mlflow_run_contents(trained) -> None:
     assert [str(v.version) for v in versions] == ["1"]
     loaded = mlflow.transformers.load_model(f"models:/tiny-sft/1", return_type="components")
     assert loaded["model"].config.num_hidden_layers == 2
+
+
+def test_restart_after_registration_registers_no_second_version(trained) -> None:
+    """The pod is killed after registering and restarted: it resumes at the last step, merges again, and finds the
+    version of its run instead of registering a second one (issue 32)."""
+    from mlflow import MlflowClient
+
+    again = sft.train(trained["config"])
+    assert again["resumed_from"].endswith("checkpoint-8")
+    assert [str(v.version) for v in MlflowClient().search_model_versions("name='tiny-sft'")] == ["1"]
 
 
 def shipped(**overrides) -> dict:
