@@ -38,6 +38,25 @@ refuses (403 ``PERMISSION_DENIED``) a create or rename of an experiment or regis
 outside the caller's prefix. The user ``team-<team>`` is team ``<team>``; admins are exempt; other non-admin users
 may not create names. Everything else (permissions per experiment/model, NO_PERMISSIONS default) is MLflow's.
 
+Load and bad requests (issue 32). The server runs as MLflow's own basic-auth app wrapped in :class:`RequestGuard`
+(registered as the MLflow app plugin :data:`APP_NAME`, see ``mlflow_platform_server-1.0.dist-info``):
+
+- credentials: MLflow checks the password with scrypt (~100 ms, 32 MiB) and calls the authorization function once
+  per permission check, 3-5 times a request. The ini turns MLflow's credential cache on
+  (``auth_cache_ttl_seconds``, mlflow/server/auth/config.py ``read_auth_config``; a revoked or changed password
+  stops working within :data:`AUTH_CACHE_TTL_SECONDS` on every worker, at once on the worker that changed it and at
+  every restart), :func:`authenticate_team_request` verifies once per request (``flask.g``), and at most
+  :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached);
+- bodies: at most :data:`MAX_BODY_BYTES` (413 before the body is read when Content-Length says so; artifact uploads,
+  which MLflow streams to S3, are exempt); bodies over :data:`LARGE_BODY_BYTES` share a budget of
+  :data:`BODY_BUDGET_BYTES` per worker (a request waits for its share; TCP holds the rest back): memory bounded;
+- JSON: decoded as MLflow decodes it (mlflow/server/handlers.py ``_get_normalized_request_json``: a JSON string
+  is decoded once more); anything but an object, NUL or unpaired surrogates (PostgreSQL refuses them), nesting
+  deeper than :data:`MAX_JSON_DEPTH`, integers outside int64 and over-long params/tags (``MLFLOW_TRUNCATE_LONG_VALUES``
+  off: refused, not cut) are a 400 with a clean message;
+- error bodies never carry SQL, driver messages or the database host: such a body (and every 5xx body) is replaced
+  by a generic message with a reference that the server log has next to the original.
+
 Pure helpers (settings, URI, configuration text, command line) import nothing outside the standard library, so
 the unit tests run them without MLflow installed; tests/test_mlflow_server_e2e.py runs the whole script against
 PostgreSQL and an S3 stand-in.
@@ -46,11 +65,17 @@ PostgreSQL and an S3 stand-in.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import json
 import os
 import re
 import secrets
 import sys
+import threading
 import time
+import uuid
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +101,35 @@ NAME_CHANGES = {
     "/mlflow/registered-models/rename": ("new_name", "registered model"),
 }
 """The MLflow REST calls that give an experiment or registered model a name (mlflow/server/handlers.py routes)."""
+APP_NAME = "platform-basic-auth"
+"""``mlflow server --app-name``: MLflow's basic-auth app inside :class:`RequestGuard` (:func:`create_app`), found
+through the ``mlflow.app`` entry point of ``mlflow_platform_server-1.0.dist-info`` next to this file."""
+OPEN_APP_NAME = "platform"
+"""The same without authentication (``MLFLOW_AUTH=none``): :func:`create_open_app`."""
+AUTH_CACHE_TTL_SECONDS = 60
+"""MLflow's credential cache (``auth_cache_ttl_seconds``): a password is verified at most once a minute per worker
+and credential; a revoked or rotated password is refused by every worker at most this long after the change."""
+AUTH_CACHE_MAX_SIZE = 1000
+PASSWORD_CHECKS_PER_WORKER = 2
+"""scrypt checks (32 MiB each) running at once in one worker; the others wait their turn."""
+MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Largest request body (artifact uploads excepted). A log-batch is at most 1 MB (mlflow/utils/validation.py
+``MAX_BATCH_LOG_REQUEST_SIZE``); a dataset schema 1 MiB."""
+LARGE_BODY_BYTES = 64 * 1024
+BODY_BUDGET_BYTES = 32 * 1024 * 1024
+"""Bytes of bodies over LARGE_BODY_BYTES held at once per worker (buffered, parsed, handled); with MAX_BODY_BYTES,
+what bounds the memory requests take."""
+MAX_JSON_DEPTH = 64
+INT64 = (-(2 ** 63), 2 ** 63 - 1)
+INT64_FIELDS = frozenset({"step", "timestamp", "start_time", "end_time", "max_results", "request_time",
+                          "execution_time", "creation_timestamp", "last_update_timestamp", "version"})
+"""Fields MLflow's protobufs declare int64 that the JSON may carry as strings (proto3 JSON mapping)."""
+UNBUFFERED_PATH_MARKERS = ("/mlflow-artifacts/artifacts/",)
+"""Artifact uploads and downloads: streamed by MLflow (mlflow/server/artifact_router.py), neither capped nor parsed."""
+NON_JSON_TYPES = ("multipart/", "application/x-www-form-urlencoded", "application/x-protobuf",
+                  "application/octet-stream")
+INTERNALS = re.compile(r"\[SQL:|\(Background on this error|psycopg|sqlalchemy|sqlite3|\b(INSERT INTO|SELECT .* FROM|"
+                       r"UPDATE .* SET|DELETE FROM)\b|connection to server|Traceback \(most recent", re.I | re.S)
 _TEAM_USERNAME = re.compile(r"MLFLOW_TEAM_([A-Z0-9_]+)_USERNAME")
 # Variables only this script needs; the server process never sees them.
 _BOOTSTRAP_ONLY = re.compile(r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)")
@@ -212,22 +266,326 @@ def name_refusal(username: str, is_admin: bool, method: str, path: str, body: Ma
     return None
 
 
+class BadRequest(ValueError):
+    """A request body or query the server refuses with 400; the message is safe to return."""
+
+
+def decode_body(raw: bytes) -> dict | None:
+    """The request's JSON object, decoded as MLflow decodes it (mlflow/server/handlers.py
+    ``_get_normalized_request_json``: a body that is a JSON string is decoded a second time), or None for an empty
+    body. Anything else is a :class:`BadRequest`: MLflow would crash on it (HTTP 500) or, for the team-prefix check,
+    a body MLflow reads as an object must never be read differently here."""
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw)
+        if isinstance(value, str):
+            value = json.loads(value)
+    except RecursionError:
+        raise BadRequest(f"the request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise BadRequest("the request body is not UTF-8") from None
+    except ValueError as exc:
+        raise BadRequest(f"the request body is not valid JSON ({exc.__class__.__name__} at character "
+                         f"{getattr(exc, 'pos', '?')})") from None
+    if not isinstance(value, dict):
+        raise BadRequest(f"the request body must be a JSON object, not {_json_kind(value)}")
+    check_values(value)
+    return value
+
+
+def _json_kind(value) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def check_values(value, where: str = "body") -> None:
+    """Refuse (:class:`BadRequest`) what PostgreSQL or MLflow's protobufs cannot store and MLflow would answer with
+    a 500 or store wrongly: NUL and unpaired surrogates in any string, nesting deeper than :data:`MAX_JSON_DEPTH`,
+    integers outside int64 (MLflow stored step 2**63 as 0), numeric strings outside int64 in int64 fields."""
+    stack = [(value, where, 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise BadRequest(f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                _check_string(key, f"{path} key")
+                child_path = f"{path}.{key}" if len(path) < 200 else path
+                if key in INT64_FIELDS and isinstance(child, str) and re.fullmatch(r"-?\d+", child.strip()):
+                    _check_int(int(child), child_path)
+                stack.append((child, child_path, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            _check_string(item, path)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            _check_int(item, path)
+
+
+def _check_string(text: str, where: str) -> None:
+    if "\x00" in text:
+        raise BadRequest(f"{_short(where)} contains a NUL character, which MLflow cannot store")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest(f"{_short(where)} contains an unpaired UTF-16 surrogate, which is not valid text") from None
+
+
+def _check_int(number: int, where: str) -> None:
+    if not INT64[0] <= number <= INT64[1]:
+        raise BadRequest(f"{_short(where)} is outside the 64-bit integer range MLflow stores "
+                         f"({INT64[0]} to {INT64[1]})")
+
+
+def _short(where: str) -> str:
+    return where if len(where) <= 120 else where[:117] + "..."
+
+
+_VERIFY_SLOTS = threading.BoundedSemaphore(PASSWORD_CHECKS_PER_WORKER)
+_VERIFY_LOCKS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_VERIFY_LOCKS_GUARD = threading.Lock()
+_VERIFY_KEY = os.urandom(32)
+
+
+_RECENTLY_VERIFIED: dict[tuple[str, bytes], float] = {}
+"""Credentials verified in this worker less than half a cache TTL ago (monotonic expiry): MLflow's cache holds
+them, so their requests skip the lock and the scrypt slots. Bounded like MLflow's cache."""
+
+
+def _credential_key(username: str, password: str) -> tuple[str, bytes]:
+    return username, hmac.new(_VERIFY_KEY, password.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+
+def _verify_lock(key: tuple[str, bytes]) -> threading.Lock:
+    """One lock per credential: concurrent first requests with the same credential run one scrypt check and the
+    others then find it in MLflow's cache; different credentials (a wrong password too) do not wait on each other."""
+    with _VERIFY_LOCKS_GUARD:
+        lock = _VERIFY_LOCKS.get(key)
+        if lock is None:
+            lock = _VERIFY_LOCKS[key] = threading.Lock()
+        return lock
+
+
+def _verified(key: tuple[str, bytes]) -> None:
+    now = time.monotonic()
+    with _VERIFY_LOCKS_GUARD:
+        if len(_RECENTLY_VERIFIED) >= AUTH_CACHE_MAX_SIZE:
+            for k in [k for k, until in _RECENTLY_VERIFIED.items() if until <= now] or list(_RECENTLY_VERIFIED):
+                del _RECENTLY_VERIFIED[k]
+        _RECENTLY_VERIFIED[key] = now + AUTH_CACHE_TTL_SECONDS / 2
+
+
+def _recently_verified(key: tuple[str, bytes]) -> bool:
+    until = _RECENTLY_VERIFIED.get(key)
+    return until is not None and until > time.monotonic()
+
+
 def authenticate_team_request():
-    """``authorization_function`` of the server: MLflow's basic auth, then :func:`name_refusal` (403)."""
-    from flask import jsonify, make_response, request
+    """``authorization_function`` of the server: MLflow's basic auth, then :func:`name_refusal` (403).
+
+    MLflow calls it for every permission check of a request (``sender_is_admin``, the validators): the answer is
+    kept in ``flask.g`` for the rest of the request, and MLflow's credential cache (ini ``auth_cache_ttl_seconds``)
+    spares the scrypt check for :data:`AUTH_CACHE_TTL_SECONDS`."""
+    from flask import g, has_app_context, jsonify, make_response, request
     from mlflow.server import auth
     from werkzeug.datastructures import Authorization
 
-    result = auth.authenticate_request_basic_auth()
-    if not isinstance(result, Authorization) or request.method != "POST" or \
-            not any(request.path.endswith(k) for k in NAME_CHANGES):
-        return result
-    user = auth.store.get_user(result.username)
-    refusal = name_refusal(result.username, bool(user.is_admin), request.method, request.path,
-                           request.get_json(force=True, silent=True))
-    if refusal is None:
-        return result
-    return make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
+    memo = g.get("platform_auth") if has_app_context() else None
+    if memo is not None:
+        return memo
+    credentials = request.authorization
+    if credentials is None or credentials.username is None or credentials.password is None:
+        return auth.authenticate_request_basic_auth()  # MLflow's 401 (or its token handling)
+    key = _credential_key(credentials.username, credentials.password)
+    if _recently_verified(key):
+        result = auth.authenticate_request_basic_auth()  # a hit in MLflow's credential cache
+    else:
+        with _verify_lock(key), _VERIFY_SLOTS:
+            result = auth.authenticate_request_basic_auth()
+        if isinstance(result, Authorization):
+            _verified(key)
+    if isinstance(result, Authorization) and request.method == "POST" and \
+            any(request.path.endswith(k) for k in NAME_CHANGES):
+        user = auth.store.get_user(result.username)
+        try:
+            body = decode_body(request.get_data(cache=True))
+        except BadRequest as exc:
+            return make_response(jsonify(error_code="INVALID_PARAMETER_VALUE", message=str(exc)), 400)
+        refusal = name_refusal(result.username, bool(user.is_admin), request.method, request.path, body)
+        if refusal is not None:
+            result = make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
+    if has_app_context() and isinstance(result, Authorization):
+        g.platform_auth = result
+    return result
+
+
+class RequestGuard:
+    """ASGI middleware around MLflow's app (:func:`create_app`): caps and checks request bodies before MLflow
+    buffers and parses them, and keeps internals (SQL, driver messages, the database host) out of error bodies.
+
+    Starlette hands the Flask app the whole body at once (mlflow/server/fastapi_app.py ``_EfficientWSGIResponder``):
+    without a cap a 128 MB body took 623 MiB of a 2 GiB task."""
+
+    def __init__(self, app, *, max_body: int = MAX_BODY_BYTES, large_body: int = LARGE_BODY_BYTES,
+                 budget: int = BODY_BUDGET_BYTES, hidden: tuple[str, ...] = ()) -> None:
+        self.app, self.max_body, self.large_body = app, max_body, large_body
+        self.budget = self.free = max(budget, max_body)
+        self._freed = None  # asyncio.Condition, made in the server's event loop
+        self.hidden = tuple(h for h in hidden if h)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or (scope["method"] in ("GET", "HEAD") and scope["path"].endswith("/health")):
+            return await self.app(scope, receive, send)  # the load balancer's health check, untouched
+        path = scope["path"]
+        if "\x00" in path or b"%00" in scope.get("query_string", b"") or b"\x00" in scope.get("query_string", b""):
+            return await _refuse(send, 400, "the request path or query contains a NUL character")
+        if any(m in path for m in UNBUFFERED_PATH_MARKERS):
+            return await self.app(scope, receive, _clean_errors(send, self.hidden))
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        try:
+            length = int(declared) if declared is not None else None
+        except ValueError:
+            return await _refuse(send, 400, "the Content-Length header is not a number")
+        if length is not None and length > self.max_body:
+            return await _refuse(send, 413, f"the request body ({length} bytes) is larger than the "
+                                            f"{self.max_body} bytes this server accepts")
+        if length == 0 or (length is None and b"chunked" not in headers.get(b"transfer-encoding", b"")):
+            return await self.app(scope, receive, _clean_errors(send, self.hidden))
+        share = self.max_body if length is None else length
+        if share <= self.large_body:
+            return await self._buffered(scope, receive, send, headers)
+        import asyncio
+
+        if self._freed is None:
+            self._freed = asyncio.Condition()
+        async with self._freed:
+            await self._freed.wait_for(lambda: self.free >= share)
+            self.free -= share
+        try:
+            return await self._buffered(scope, receive, send, headers)
+        finally:
+            async with self._freed:
+                self.free += share
+                self._freed.notify_all()
+
+    async def _buffered(self, scope, receive, send, headers):
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return await _refuse(send, 413, f"the request body is larger than the {self.max_body} bytes this "
+                                                f"server accepts")
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        del chunks
+        content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
+        if body.strip() and not content_type.startswith(NON_JSON_TYPES):
+            try:
+                decode_body(body)
+            except BadRequest as exc:
+                return await _refuse(send, 400, str(exc))
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()  # http.disconnect, when the client goes away
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replay, _clean_errors(send, self.hidden))
+
+
+async def _refuse(send, status: int, message: str, code: str = "INVALID_PARAMETER_VALUE") -> None:
+    if status == 413:
+        code = "RESOURCE_LIMIT_EXCEEDED"
+    body = json.dumps({"error_code": code, "message": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def clean_error_body(status: int, body: bytes, hidden: tuple[str, ...] = ()) -> tuple[bytes, str | None]:
+    """An error body fit for a client: unchanged, or (every 5xx, and a 4xx that names SQL, the driver or a hidden
+    word such as the database host) a generic one with a reference. Returns (body, reference or None)."""
+    text = body.decode("utf-8", "replace")
+    leaks = bool(INTERNALS.search(text)) or any(h in text for h in hidden)
+    if status < 500 and not leaks:
+        return body, None
+    try:
+        code = json.loads(text).get("error_code") or "INTERNAL_ERROR"
+        code = code if re.fullmatch(r"[A-Z_]{1,64}", str(code)) else "INTERNAL_ERROR"
+    except (ValueError, AttributeError):
+        code = "INTERNAL_ERROR"
+    reference = uuid.uuid4().hex[:12]
+    what = ("the tracking database is unavailable; retry later" if status == 503 else
+            "the server failed to handle the request" if status >= 500 else
+            "the request was refused by the tracking store")
+    message = f"{what} (reference {reference}; the server log has the details)"
+    return json.dumps({"error_code": code, "message": message}).encode(), reference
+
+
+def _clean_errors(send, hidden: tuple[str, ...]):
+    """Wrap ``send``: error responses (status >= 400) are held until complete and passed through
+    :func:`clean_error_body`; everything else streams through untouched."""
+    start: dict | None = None
+    chunks: list[bytes] = []
+
+    async def wrapped(message):
+        nonlocal start
+        if message["type"] == "http.response.start" and message.get("status", 200) >= 400:
+            start = message
+            return None
+        if start is None or message["type"] != "http.response.body":
+            return await send(message)
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return None
+        original = b"".join(chunks)
+        body, reference = clean_error_body(start["status"], original, hidden)
+        if reference:
+            log(f"error {reference} (HTTP {start['status']}) hidden from the client: "
+                f"{original.decode('utf-8', 'replace')[:4000]}")
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        if reference:
+            headers = [(k, v) if k.lower() != b"content-type" else (k, b"application/json") for k, v in headers]
+        await send({**start, "headers": headers})
+        return await send({"type": "http.response.body", "body": body})
+
+    return wrapped
+
+
+def create_app():
+    """The app ``mlflow server --app-name`` :data:`APP_NAME` serves: MLflow's basic-auth app (its ``create_app``,
+    the ``basic-auth`` entry point) inside :class:`RequestGuard`. The database host is one of the words no error
+    body may contain."""
+    from mlflow.server.auth import create_app as mlflow_auth_app
+
+    return RequestGuard(mlflow_auth_app(), hidden=_database_hosts(os.environ))
+
+
+def create_open_app():
+    """:func:`create_app` without authentication (``MLFLOW_AUTH=none``): MLflow's FastAPI app, guarded."""
+    from mlflow.server.fastapi_app import app
+
+    return RequestGuard(app, hidden=_database_hosts(os.environ))
+
+
+def _database_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    from urllib.parse import urlsplit
+
+    hosts = {env.get("MLFLOW_DB_HOST", "")}
+    with contextlib.suppress(ValueError):
+        hosts.add(urlsplit(env.get("MLFLOW_BACKEND_STORE_URI", "")).hostname or "")
+    return tuple(sorted(h for h in hosts if h))
 
 
 AUTHORIZATION_FUNCTION = f"{Path(__file__).stem}:{authenticate_team_request.__name__}"
@@ -251,6 +609,8 @@ def auth_config_text(s: Settings) -> str:
         f"admin_username = {s.admin_username}\n"
         f"authorization_function = {AUTHORIZATION_FUNCTION}\n"
         "grant_default_workspace_access = false\n"
+        f"auth_cache_ttl_seconds = {AUTH_CACHE_TTL_SECONDS}\n"
+        f"auth_cache_max_size = {AUTH_CACHE_MAX_SIZE}\n"
     )
 
 
@@ -265,18 +625,19 @@ def server_command(s: Settings) -> list[str]:
         "--artifacts-destination", s.artifacts_destination,
         "--allowed-hosts", s.allowed_hosts,
     ]
-    if s.auth:
-        cmd += ["--app-name", "basic-auth"]
+    cmd += ["--app-name", APP_NAME if s.auth else OPEN_APP_NAME]
     return cmd
 
 
 def server_environment(s: Settings, env: Mapping[str, str]) -> dict[str, str]:
     out = {k: v for k, v in env.items() if not _BOOTSTRAP_ONLY.fullmatch(k)}
     out["MLFLOW_BACKEND_STORE_URI"] = postgres_uri(s, s.db_name)
+    out["MLFLOW_TRUNCATE_LONG_VALUES"] = "false"  # an over-long param or tag is a 400, never silently cut
     if s.auth:
         out["MLFLOW_AUTH_CONFIG_PATH"] = str(AUTH_CONFIG_PATH)
-        here = str(Path(__file__).resolve().parent)  # /app in the image: authenticate_team_request's module
-        out["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
+    # /app in the image: this module (the app factories, authenticate_team_request) and its mlflow.app entry points
+    here = str(Path(__file__).resolve().parent)
+    out["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
     return out
 
 

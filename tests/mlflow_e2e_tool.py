@@ -10,6 +10,11 @@ Subcommands (JSON on stdout):
 - ``downgrade <SQLAlchemy URI> <steps>``: alembic-downgrade the tracking store by ``steps`` revisions (the schema an
   older MLflow release left), data kept.
 - ``interpreter-is-public`` (run by `make install` with the interpreter it picked): exit 0 if every user can run it.
+- ``train-steps <tracking URI> <Host header> <team> <first> <last> <step seconds> <resume file>``: a training
+  loop's MLflow side (llm_platform.mlflow_utils from this tree's training/, as the sft callback uses it) with the
+  team's user: starts the run (or reopens the one the resume file names, as a restarted pod does), logs a loss per
+  step from ``first`` to ``last`` (printing ``step N`` as it goes, so the test can kill the server mid-run), ends
+  the run; prints how long the slowest log call and the end took.
 """
 
 from __future__ import annotations
@@ -69,6 +74,34 @@ def log_runs(tracking_uri: str, host: str, workdir: str, teams: list[str]) -> di
     return out
 
 
+def train_steps(tracking_uri: str, host: str, team: str, first: int, last: int, step_seconds: float,
+                resume_file: str) -> dict:
+    import time
+
+    _send_host_header(tracking_uri, host)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    import mlflow
+    from llm_platform import mlflow_utils
+
+    key = team.upper().replace("-", "_")
+    os.environ["MLFLOW_TRACKING_USERNAME"] = os.environ[f"E2E_{key}_USERNAME"]
+    os.environ["MLFLOW_TRACKING_PASSWORD"] = os.environ[f"E2E_{key}_PASSWORD"]
+    mlflow.set_tracking_uri(tracking_uri)
+    started = time.monotonic()
+    run_id = mlflow_utils.start_run(experiment=f"{team}/steps", run_name="steps", resume_file=resume_file)
+    slowest = 0.0
+    for step in range(first, last + 1):
+        time.sleep(step_seconds)  # the step's compute
+        t0 = time.monotonic()
+        mlflow_utils.log_metrics({"loss": 5.0 - step / 100}, step=step)
+        slowest = max(slowest, time.monotonic() - t0)
+        print(f"step {step}", flush=True)
+    t0 = time.monotonic()
+    mlflow_utils.end_run()
+    return {"run_id": run_id, "steps": last - first + 1, "slowest_log_s": slowest, "end_s": time.monotonic() - t0,
+            "total_s": time.monotonic() - started}
+
+
 def _engine(uri: str):
     import sqlalchemy
 
@@ -118,6 +151,8 @@ def main(argv: list[str]) -> None:
         raise SystemExit(0 if interpreter_is_public() else 1)
     if command == "log-runs":
         result = log_runs(args[0], args[1], args[2], args[3:])
+    elif command == "train-steps":
+        result = train_steps(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6])
     elif command == "schema":
         result = schema(args[0])
     elif command == "downgrade":

@@ -7,6 +7,7 @@ a fake store. tests/test_mlflow_server_e2e.py runs the whole entry point against
 from __future__ import annotations
 
 import configparser
+import json
 import importlib.util
 import re
 import shutil
@@ -168,13 +169,14 @@ def test_server_command_serves_artifacts_with_basic_auth() -> None:
     assert cmd[:2] == ["mlflow", "server"]
     assert "--serve-artifacts" in cmd
     assert cmd[cmd.index("--artifacts-destination") + 1] == "s3://artifacts-bucket/mlflow"
-    assert cmd[cmd.index("--app-name") + 1] == "basic-auth"
+    assert cmd[cmd.index("--app-name") + 1] == "platform-basic-auth"  # MLflow's basic-auth app, guarded
     assert cmd[cmd.index("--allowed-hosts") + 1] == ENV["MLFLOW_SERVER_ALLOWED_HOSTS"]
     assert cmd[cmd.index("--workers") + 1] == "3"
     assert not any(ENV["MLFLOW_DB_PASSWORD"] in part or "postgresql" in part for part in cmd), \
         "the store URI (with its password) must not be visible in the process list"
     no_auth = ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"})
-    assert "--app-name" not in ep.server_command(no_auth)
+    no_auth_cmd = ep.server_command(no_auth)
+    assert no_auth_cmd[no_auth_cmd.index("--app-name") + 1] == "platform"
 
 
 def test_server_environment_drops_bootstrap_secrets() -> None:
@@ -327,3 +329,168 @@ def test_synth_installs_only_what_synthesis_needs() -> None:
         assert {".venv/.installed", "node_modules/.installed"} <= closure(target), target
         assert not closure(target) & test_venvs, f"make {target} installs {closure(target) & test_venvs}"
     assert test_venvs <= closure("test")
+
+
+# ---- issue 32: credential cache, request guard, clean error bodies ------------------------------------------------
+
+def test_auth_config_turns_on_mlflows_credential_cache() -> None:
+    """mlflow/server/auth/config.py read_auth_config: auth_cache_ttl_seconds defaults to 0 (off)."""
+    parser = configparser.ConfigParser()
+    parser.read_string(ep.auth_config_text(ep.Settings.from_env(ENV)))
+    assert parser.getint("mlflow", "auth_cache_ttl_seconds") == ep.AUTH_CACHE_TTL_SECONDS == 60
+    assert parser.getint("mlflow", "auth_cache_max_size") >= 100
+
+
+def test_long_values_are_refused_not_truncated() -> None:
+    env = ep.server_environment(ep.Settings.from_env(ENV), ENV)
+    assert env["MLFLOW_TRUNCATE_LONG_VALUES"] == "false"
+
+
+def test_app_plugin_names_the_factories() -> None:
+    parser = configparser.ConfigParser()
+    parser.read(IMAGE / "mlflow_platform_server-1.0.dist-info" / "entry_points.txt")
+    assert dict(parser["mlflow.app"]) == {ep.APP_NAME: "entrypoint:create_app", ep.OPEN_APP_NAME:
+                                          "entrypoint:create_open_app"}
+    assert "!mlflow_platform_server-1.0.dist-info" in (IMAGE / ".dockerignore").read_text().splitlines()
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    (b"", None),
+    (b'{"name": "a/x"}', {"name": "a/x"}),
+    (b'"{\\"name\\": \\"b/x\\"}"', {"name": "b/x"}),  # double-encoded, as MLflow decodes it
+])
+def test_decode_body_as_mlflow_does(body, expected) -> None:
+    assert ep.decode_body(body) == expected
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"[1]", "must be a JSON object, not an array"),
+    (b'"[1]"', "not an array"),
+    (b"3", "not a number"),
+    (b"{", "not valid JSON"),
+    (b"\xff", "not UTF-8"),
+    (b"[" * 5000 + b"]" * 5000, "nests deeper"),
+    (b'{"a":' * 70 + b"1" + b"}" * 70, "nests deeper than 64"),
+    (b'{"name": "a\\u0000b"}', "body.name contains a NUL"),
+    (b'{"k\\u0000": 1}', "key contains a NUL"),
+    (b'{"v": "\\ud800"}', "unpaired UTF-16 surrogate"),
+    (b'{"step": 9223372036854775808}', "body.step is outside the 64-bit"),
+    (b'{"timestamp": -9223372036854775809}', "outside the 64-bit"),
+    (b'{"step": "9223372036854775808"}', "outside the 64-bit"),
+    (b'{"metrics": [{"step": 18446744073709551616}]}', "body.metrics[0].step"),
+])
+def test_decode_body_refuses(body, message) -> None:
+    with pytest.raises(ep.BadRequest, match=re.escape(message) if "[" in message else message):
+        ep.decode_body(body)
+
+
+def test_int64_edges_pass() -> None:
+    assert ep.decode_body(b'{"step": 9223372036854775807, "timestamp": -9223372036854775808}')
+
+
+def test_error_bodies_lose_sql_and_the_database_host() -> None:
+    sql = json.dumps({"error_code": "RESOURCE_ALREADY_EXISTS", "message": "(psycopg2.errors.UniqueViolation) "
+                      "duplicate key [SQL: INSERT INTO experiments (name) VALUES (%(name)s)]"}).encode()
+    body, ref = ep.clean_error_body(400, sql)
+    assert ref and b"SQL" not in body and json.loads(body)["error_code"] == "RESOURCE_ALREADY_EXISTS"
+    down = json.dumps({"error_code": "TEMPORARILY_UNAVAILABLE", "message": 'connection to server at '
+                       '"db.cluster-x.rds.amazonaws.com" (10.0.0.5), port 5432 failed'}).encode()
+    body, ref = ep.clean_error_body(503, down, hidden=("db.cluster-x.rds.amazonaws.com",))
+    assert b"rds.amazonaws.com" not in body and b"5432" not in body and ref in json.loads(body)["message"]
+    assert "unavailable; retry later" in json.loads(body)["message"]
+    plain = json.dumps({"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "Run 'x' not found"}).encode()
+    assert ep.clean_error_body(404, plain) == (plain, None), "ordinary 4xx messages stay"
+    assert ep.clean_error_body(500, b"<html>Internal Server Error</html>")[1], "every 5xx body is replaced"
+    assert ep._database_hosts({"MLFLOW_DB_HOST": "db.example", "MLFLOW_BACKEND_STORE_URI":
+                               "postgresql://u:p@db2.example:5432/m"}) == ("db.example", "db2.example")
+
+
+def _asgi(guard, method: str, path: str, body: bytes, headers: dict[str, str] | None = None,
+          query: bytes = b"") -> tuple[int, bytes, list]:
+    import asyncio
+
+    sent, seen = [], []
+    chunks = [body[i:i + 65536] for i in range(0, len(body), 65536)] or [b""]
+    hdrs = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+
+    async def receive():
+        chunk = chunks.pop(0) if chunks else b""
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
+
+    async def send(message):
+        sent.append(message)
+
+    async def inner(scope, receive, send):
+        got, more = b"", True
+        while more:
+            m = await receive()
+            got += m.get("body", b"")
+            more = m.get("more_body", False)
+        seen.append(got)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    guard.app = inner
+    asyncio.run(guard({"type": "http", "method": method, "path": path, "headers": hdrs, "query_string": query},
+                      receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"), seen
+
+
+def test_request_guard_caps_checks_and_replays_the_body() -> None:
+    guard = ep.RequestGuard(None, max_body=1000, large_body=100)
+    ok = b'{"name": "a/x"}'
+    assert _asgi(guard, "POST", "/api/2.0/mlflow/experiments/create", ok,
+                 {"content-length": str(len(ok)), "content-type": "application/json"})[::2] == (200, [ok])
+    status, body, seen = _asgi(guard, "POST", "/api/2.0/x", b"x" * 2000, {"content-length": "2000"})
+    assert status == 413 and not seen and b"1000 bytes" in body, "refused from the header, never read"
+    status, _, seen = _asgi(guard, "POST", "/api/2.0/x", b" " * 2000, {"transfer-encoding": "chunked"})
+    assert status == 413 and not seen, "a chunked body is counted as it arrives"
+    assert _asgi(guard, "POST", "/api/2.0/x", b"[1]", {"content-length": "3"})[0] == 400
+    assert _asgi(guard, "GET", "/api/2.0/x", b"", query=b"name=a%00")[0] == 400
+    big = b"x" * 5000  # an artifact upload: streamed to S3 by MLflow, neither capped nor parsed
+    assert _asgi(guard, "PUT", "/api/2.0/mlflow-artifacts/artifacts/a/b.bin", big,
+                 {"content-length": "5000"})[::2] == (200, [big])
+    form = b"username=x&password=y"
+    assert _asgi(guard, "POST", "/signup", form, {"content-length": str(len(form)),
+                                                   "content-type": "application/x-www-form-urlencoded"})[0] == 200
+
+
+def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
+    """Bodies over LARGE_BODY_BYTES hold their length of the worker's budget while they are read and handled: with
+    room for one, a second waits until the first is done (memory bounded, nothing refused)."""
+    import asyncio
+
+    guard = ep.RequestGuard(None, max_body=1000, large_body=100, budget=1000)
+    active, peak = [0], [0]
+
+    async def inner(scope, receive, send):
+        while (await receive()).get("more_body"):
+            pass
+        active[0] += 1
+        peak[0] = max(peak[0], active[0])
+        await asyncio.sleep(0.05)
+        active[0] -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    guard.app = inner
+
+    async def one():
+        sent = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"{" + b" " * 798 + b"}", "more_body": False}
+
+        async def send(m):
+            sent.append(m)
+
+        await guard({"type": "http", "method": "POST", "path": "/api/2.0/x", "query_string": b"",
+                     "headers": [(b"content-length", b"800")]}, receive, send)
+        return sent[0]["status"]
+
+    async def both():
+        return await asyncio.gather(one(), one(), one())
+
+    assert asyncio.run(both()) == [200, 200, 200]
+    assert peak[0] == 1 and guard.free == guard.budget

@@ -4,7 +4,10 @@
   floor: Node, jsii, aws-cdk-lib and cdk-nag load), their ratio;
 - the main suite (what `make test` runs first, two xdist workers) and the training suite, each timed on its own,
   with the synths one session ran;
-- llmft: `llmft --help` and a PyTorchJob dry run, each in a fresh process.
+- llmft: `llmft --help` and a PyTorchJob dry run, each in a fresh process;
+- the MLflow tracking server under load (tools/mlflow_load.py: the real server with prod's task settings, req/s,
+  p50/p99, server CPU per request and peak memory at 1/8/32 clients; ``BENCH_MLFLOW=0`` skips it, goals of issue
+  32: >= 40 req/s at 32 clients, <= 25 ms server CPU per request).
 
 Medians of ``BENCH_RUNS`` runs (default 5; llmft: 2 x that). ``BENCH_SUITES=0`` skips the suites. Exit status 1 when
 something measured failed (a suite, a synth, a command); the goals are printed, never enforced.
@@ -12,6 +15,7 @@ something measured failed (a suite, a synth, a command); the goals are printed, 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -28,7 +32,8 @@ TRAIN_PYTHON = ROOT / ".train-venv" / "bin" / "python"
 DRY_RUN_SPEC = "examples/jobs/04-sft-medical.yaml"
 
 # Goals (issue 24). Read next to the measurements; nothing fails on them.
-GOALS = {"ratio": 2.5, "llmft_help_s": 0.5, "llmft_dry_run_s": 1.5}
+GOALS = {"ratio": 2.5, "llmft_help_s": 0.5, "llmft_dry_run_s": 1.5, "mlflow_32_clients_req_s": 40.0,
+         "mlflow_cpu_ms_per_req": 25.0}
 # Before issue 24, on a quiet 2-core machine (the issue's measurement), for comparison.
 BEFORE = {"floor_s": 2.89, "dev_s": 9.33, "ratio": 3.22, "main_suite_s": 106.0, "training_suite_s": 22.0}
 
@@ -78,8 +83,21 @@ def goal(value: float, target: float, unit: str = "") -> str:
     return f"goal <= {target:g}{unit}: {'met' if value <= target else 'NOT met'}"
 
 
-def main() -> int:
-    runs = int(os.environ.get("BENCH_RUNS", "5"))
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")),
+                        help="runs per measurement, the median is reported (default: $BENCH_RUNS or 5)")
+    parser.add_argument("--no-suites", action="store_true", default=os.environ.get("BENCH_SUITES", "1") == "0",
+                        help="skip timing the test suites (default: $BENCH_SUITES=0 does the same)")
+    parser.add_argument("--no-mlflow", action="store_true", default=os.environ.get("BENCH_MLFLOW", "1") == "0",
+                        help="skip the MLflow server load (tools/mlflow_load.py; $BENCH_MLFLOW=0 does the same)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    runs = args.runs
     python = sys.executable
     failures: list[str] = []
     rows: list[str] = []
@@ -105,7 +123,22 @@ def main() -> int:
     except Failed as exc:
         failures.append(str(exc))
 
-    if os.environ.get("BENCH_SUITES", "1") != "0":
+    if not args.no_mlflow:
+        try:
+            _, out = timed([python, "tools/mlflow_load.py", "--seconds", "10", "--json"])
+            lines = out.strip().splitlines()
+            load = json.loads(lines[-1])
+            by_clients = {r["clients"]: r for r in load}
+            rows += ["MLflow tracking server under load (tools/mlflow_load.py, log-metric per request):", *lines[:-1]]
+            if 32 in by_clients:
+                rps, cpu = by_clients[32]["req_per_s"], by_clients[32]["server_cpu_ms_per_req"] or 0.0
+                rows.append(f"  32 clients: {rps:.1f} req/s (goal >= {GOALS['mlflow_32_clients_req_s']:g}: "
+                            f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
+                            f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})")
+        except (Failed, ValueError, IndexError) as exc:
+            failures.append(f"MLflow load: {exc}")
+
+    if not args.no_suites:
         with tempfile.TemporaryDirectory() as tmp:
             prefix = Path(tmp) / "synths"
             try:

@@ -5,38 +5,389 @@ The tracking server and credentials come from the pod's environment (ConfigMap `
 ``MLFLOW_TRACKING_PASSWORD``). System metrics (CPU, memory, disk, network and, with nvidia-ml-py, GPU utilisation
 and memory) are sampled by MLflow itself when ``MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING`` is true, which
 :func:`start_run` sets unless the pod chose otherwise (https://mlflow.org/docs/latest/ml/tracking/system-metrics/).
+
+Tracking outages never stop training (issue 32). Metrics and params go through :class:`TrackingQueue`: a
+background thread sends them in batches (one attempt of at most :data:`ATTEMPT_TIMEOUT_S` each, then backs off up to
+:data:`MAX_BACKOFF_S`), says on stderr when the server goes away, every minute while it stays away and when it is
+back (then flushes what it holds), and keeps at most :data:`MAX_BUFFERED` points (the oldest are dropped, counted
+and reported). A step never waits on the network. Leaving is bounded too: :func:`end_run` gives the queue
+:data:`EXIT_FLUSH_S` and MLflow one attempt of :data:`ATTEMPT_TIMEOUT_S` per call (MLflow's own exit handler retries
+for minutes); an uncaught exception ends the run FAILED, not FINISHED. A resumed run skips the steps the run already
+has (the steps replayed from the checkpoint) and the params it already has; registering is one version per run
+(:func:`register_model_dir` looks for a version of the run first).
 """
 
 from __future__ import annotations
 
+import atexit
+import collections
+import contextlib
 import os
-from collections.abc import Mapping
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 # MLflow limits a param value to 6000 characters (mlflow/utils/validation.py MAX_PARAM_VAL_LENGTH).
 MAX_PARAM_LENGTH = 6000
+MAX_BUFFERED = int(os.environ.get("LLMP_MLFLOW_MAX_BUFFERED", "100000"))
+"""Metric points held while the server is away (~100 bytes each); beyond it the oldest are dropped and counted."""
+ATTEMPT_TIMEOUT_S = float(os.environ.get("LLMP_MLFLOW_ATTEMPT_TIMEOUT_S", "10"))
+MAX_BACKOFF_S = 30.0
+EXIT_FLUSH_S = float(os.environ.get("LLMP_MLFLOW_EXIT_FLUSH_S", "30"))
+START_ATTEMPTS = 3
+REPORT_EVERY_S = 60.0
+METRICS_PER_BATCH = 1000  # mlflow/utils/validation.py MAX_METRICS_PER_BATCH
+PARAMS_PER_BATCH = 100    # MAX_PARAMS_TAGS_PER_BATCH
 
 
-def start_run(*, experiment: str, run_name: str, resume_file: str | Path | None = None) -> str:
-    """Start (or, when ``resume_file`` names an earlier run of this job, reopen) the MLflow run; returns its id."""
+def warn(message: str) -> None:
+    print(f"llmp-mlflow: {message}", file=sys.stderr, flush=True)
+
+
+class TransientError(Exception):
+    """The server is away or overloaded (connection refused, timeout, 429, 5xx): keep the batch, retry later."""
+
+
+class PermanentError(Exception):
+    """The server refused the batch (4xx): sending it again cannot help; it is dropped and reported."""
+
+
+@contextlib.contextmanager
+def bounded_http(timeout: float = ATTEMPT_TIMEOUT_S, retries: int = 0) -> Iterator[None]:
+    """MLflow's own calls inside the block make ``retries`` + 1 attempts of at most ``timeout`` s each
+    (``MLFLOW_HTTP_REQUEST_MAX_RETRIES``/``_TIMEOUT``, read at each call by mlflow/utils/rest_utils.py
+    ``http_request``; its defaults retry for minutes)."""
+    names = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": str(retries), "MLFLOW_HTTP_REQUEST_TIMEOUT": str(int(max(1, timeout)))}
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(names)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# ---- transports ----------------------------------------------------------------------------------------------------
+class RestTransport:
+    """log-batch and runs/get over MLflow's REST API, one attempt each (the queue does the retrying)."""
+
+    def __init__(self, tracking_uri: str, timeout: float = ATTEMPT_TIMEOUT_S) -> None:
+        from mlflow.utils.credentials import get_default_host_creds
+
+        self.creds = get_default_host_creds(tracking_uri)
+        self.timeout = timeout
+        self.where = tracking_uri
+
+    def _call(self, endpoint: str, method: str, **kwargs) -> dict:
+        from mlflow.utils.rest_utils import http_request
+
+        try:
+            response = http_request(self.creds, endpoint, method, max_retries=0, backoff_factor=0,
+                                    timeout=self.timeout, raise_on_status=False, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - MLflow wraps connection errors and timeouts in MlflowException
+            raise TransientError(_short(exc)) from None
+        if response.status_code == 200:
+            return response.json() if response.content else {}
+        text = response.text[:300]
+        if response.status_code == 429 or response.status_code >= 500:
+            raise TransientError(f"HTTP {response.status_code}: {text}")
+        raise PermanentError(f"HTTP {response.status_code}: {text}")
+
+    def send(self, run_id: str, metrics: list[dict], params: list[dict]) -> None:
+        self._call("/api/2.0/mlflow/runs/log-batch", "POST",
+                   json={"run_id": run_id, "metrics": metrics, "params": params, "tags": []})
+
+    def logged(self, run_id: str) -> tuple[dict[str, int], set[str]]:
+        run = self._call("/api/2.0/mlflow/runs/get", "GET", params={"run_id": run_id}).get("run", {})
+        data = run.get("data", {})
+        # runs/get returns each metric's latest point, the one with the highest step (MLflow's latest_metrics)
+        steps = {m["key"]: int(m.get("step", 0)) for m in data.get("metrics", [])}
+        return steps, {p["key"] for p in data.get("params", [])}
+
+
+class ClientTransport:
+    """The same through MlflowClient, for stores that are not a server (a file store in tests)."""
+
+    where = "the local MLflow store"
+
+    def send(self, run_id: str, metrics: list[dict], params: list[dict]) -> None:
+        from mlflow import MlflowClient
+        from mlflow.entities import Metric, Param
+        from mlflow.exceptions import MlflowException
+
+        try:
+            MlflowClient().log_batch(run_id, metrics=[Metric(m["key"], m["value"], m["timestamp"], m["step"])
+                                                      for m in metrics],
+                                     params=[Param(p["key"], p["value"]) for p in params], synchronous=True)
+        except MlflowException as exc:
+            raise PermanentError(_short(exc)) from None
+        except OSError as exc:
+            raise TransientError(_short(exc)) from None
+
+    def logged(self, run_id: str) -> tuple[dict[str, int], set[str]]:
+        from mlflow import MlflowClient
+
+        run = MlflowClient().get_run(run_id)
+        return {m.key: m.step for m in run.data._metric_objs}, set(run.data.params)
+
+
+def transport_for(tracking_uri: str):
+    return RestTransport(tracking_uri) if tracking_uri.startswith(("http://", "https://")) else ClientTransport()
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{exc.__class__.__name__}: {text[:300]}"
+
+
+# ---- the queue -----------------------------------------------------------------------------------------------------
+class TrackingQueue:
+    """Metrics and params of one run, sent by a background thread (see the module docstring)."""
+
+    def __init__(self, run_id: str, transport, *, resumed: bool = False, max_buffered: int = MAX_BUFFERED,
+                 max_backoff: float = MAX_BACKOFF_S, report_every: float = REPORT_EVERY_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.run_id, self.transport = run_id, transport
+        self.max_buffered, self.max_backoff, self.report_every = max_buffered, max_backoff, report_every
+        self.clock = clock
+        self.metrics: collections.deque[dict] = collections.deque()
+        self.params: dict[str, str] = {}
+        self.known: tuple[dict[str, int], set[str]] | None = None if resumed else ({}, set())
+        self.cond = threading.Condition()
+        self.closed = False
+        self.sending = False
+        self.down_since: float | None = None
+        self.last_report = 0.0
+        self.sent = self.dropped = self.replayed = self.refused = 0
+        self.flush_failed_at: float | None = None  # monotonic time a flush last ran out of time
+        self.thread = threading.Thread(target=self._run, name="llmp-mlflow", daemon=True)
+        self.thread.start()
+
+    # called by training: never blocks on the network
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None, timestamp_ms: int | None = None) -> None:
+        ts = int(time.time() * 1000) if timestamp_ms is None else timestamp_ms
+        with self.cond:
+            for key, value in metrics.items():
+                self.metrics.append({"key": key, "value": float(value), "timestamp": ts, "step": int(step or 0)})
+            overflow = len(self.metrics) - self.max_buffered
+            if overflow > 0:
+                for _ in range(overflow):
+                    self.metrics.popleft()
+                if self.dropped == 0:
+                    warn(f"more than {self.max_buffered} metric points waiting for {self.transport.where}: dropping "
+                         f"the oldest (the count is reported when the server is back and at the end)")
+                self.dropped += overflow
+            self.cond.notify()
+
+    def log_params(self, params: Mapping[str, str]) -> None:
+        with self.cond:
+            self.params.update(params)
+            self.cond.notify()
+
+    @property
+    def pending(self) -> int:
+        return len(self.metrics) + len(self.params)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until everything is sent (True) or ``timeout`` s have passed (False)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            self.cond.notify()
+            while self.pending or self.sending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.flush_failed_at = time.monotonic()
+                    return False
+                self.cond.wait(min(left, 0.2))
+        return True
+
+    def close(self, timeout: float = EXIT_FLUSH_S) -> bool:
+        """Flush for at most ``timeout`` s, stop the thread, report what could not be sent. Returns whether all
+        was sent."""
+        flushed = self.flush(timeout)
+        with self.cond:
+            self.closed = True
+            left = self.pending
+            self.cond.notify_all()
+        if not flushed:
+            warn(f"{left} metric points and params could not be sent to {self.transport.where} within "
+                 f"{timeout:.0f} s and are lost ({self.summary()})")
+        elif self.dropped or self.refused:
+            warn(f"done: {self.summary()}")
+        return flushed
+
+    def summary(self) -> str:
+        parts = [f"{self.sent} sent"]
+        if self.dropped:
+            parts.append(f"{self.dropped} dropped while the server was away (buffer of {self.max_buffered})")
+        if self.refused:
+            parts.append(f"{self.refused} refused by the server")
+        if self.replayed:
+            parts.append(f"{self.replayed} skipped as already logged (steps replayed after resuming)")
+        return ", ".join(parts)
+
+    # the background thread
+    def _take(self) -> tuple[list[dict], list[dict]]:
+        metrics = [self.metrics[i] for i in range(min(METRICS_PER_BATCH, len(self.metrics)))]
+        keys = list(self.params)[:PARAMS_PER_BATCH]
+        params = [{"key": k, "value": self.params[k]} for k in keys]
+        return metrics, params
+
+    def _filter_known(self) -> None:
+        steps, params = self.known
+        kept = collections.deque(m for m in self.metrics if m["step"] > steps.get(m["key"], -1))
+        self.replayed += len(self.metrics) - len(kept)
+        self.metrics = kept
+        for key in [k for k in self.params if k in params]:
+            del self.params[key]
+
+    def _run(self) -> None:
+        backoff = 1.0
+        while True:
+            with self.cond:
+                while not self.pending and not self.closed:
+                    self.cond.wait()
+                if self.closed:
+                    return
+                self.sending = True
+            metrics, params = [], []
+            try:
+                if self.known is None:
+                    try:
+                        self.known = self.transport.logged(self.run_id)
+                    except PermanentError as exc:
+                        warn(f"cannot read what run {self.run_id} already has ({exc}); replayed steps may repeat")
+                        self.known = ({}, set())
+                with self.cond:
+                    self._filter_known()
+                    metrics, params = self._take()
+                if metrics or params:
+                    self.transport.send(self.run_id, metrics, params)
+                    self._sent(metrics, params)
+                self._up()
+                backoff = 1.0
+            except PermanentError as exc:
+                with self.cond:
+                    self.refused += len(metrics) + len(params)
+                    self._remove(metrics, params)
+                warn(f"{self.transport.where} refused {len(metrics)} metric points and {len(params)} params, which "
+                     f"are dropped: {exc}")
+                self._up()
+            except Exception as exc:  # noqa: BLE001 - TransientError and anything unexpected: keep, retry later
+                self._down(exc)
+                with self.cond:
+                    self.sending = False
+                    self.cond.notify_all()
+                    self.cond.wait(backoff)  # close() and flush() wake it: one more attempt, then they decide
+                backoff = min(self.max_backoff, backoff * 2)
+                continue
+            finally:
+                with self.cond:
+                    self.sending = False
+                    self.cond.notify_all()
+
+    def _remove(self, metrics: list[dict], params: list[dict]) -> None:
+        """Remove a batch taken by :meth:`_take` (the oldest points; some may have been dropped meanwhile)."""
+        taken = {id(m) for m in metrics}
+        while self.metrics and id(self.metrics[0]) in taken:
+            self.metrics.popleft()
+        for p in params:
+            if self.params.get(p["key"]) == p["value"]:
+                del self.params[p["key"]]
+
+    def _sent(self, metrics: list[dict], params: list[dict]) -> None:
+        with self.cond:
+            self._remove(metrics, params)
+            self.sent += len(metrics) + len(params)
+
+    def _down(self, exc: BaseException) -> None:
+        now = self.clock()
+        if self.down_since is None:
+            self.down_since = self.last_report = now
+            warn(f"cannot reach {self.transport.where} ({_short(exc)}); training continues, metrics are kept (up "
+                 f"to {self.max_buffered} points) and sent when it is back")
+        elif now - self.last_report >= self.report_every:
+            self.last_report = now
+            warn(f"{self.transport.where} unreachable for {now - self.down_since:.0f} s ({_short(exc)}); "
+                 f"{len(self.metrics)} metric points waiting, {self.dropped} dropped")
+
+    def _up(self) -> None:
+        if self.down_since is not None:
+            warn(f"{self.transport.where} is back after {self.clock() - self.down_since:.0f} s; sending what was "
+                 f"kept ({len(self.metrics)} metric points left, {self.dropped} dropped)")
+            self.down_since = None
+
+
+_QUEUE: TrackingQueue | None = None
+_EXIT_HOOKED = False
+_CRASHED: list[BaseException] = []
+
+
+def tracking_queue() -> TrackingQueue | None:
+    return _QUEUE
+
+
+# ---- the run -------------------------------------------------------------------------------------------------------
+def start_run(*, experiment: str, run_name: str, resume_file: str | Path | None = None) -> str | None:
+    """Start (or, when ``resume_file`` names an earlier run of this job, reopen) the MLflow run; returns its id, or
+    None when the server cannot be reached in :data:`START_ATTEMPTS` short attempts (training goes on untracked,
+    and says so)."""
     import mlflow
 
+    global _QUEUE
     os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
     if mlflow.active_run():
         return mlflow.active_run().info.run_id
-    mlflow.set_experiment(experiment)
+    if _QUEUE is not None:  # an earlier attempt in this process (a test's crash and restart)
+        _QUEUE.close(EXIT_FLUSH_S)
+        _QUEUE = None
     run_id = None
     if resume_file and Path(resume_file).is_file():
         run_id = Path(resume_file).read_text().strip() or None
-    if run_id:
-        run = mlflow.start_run(run_id=run_id, log_system_metrics=_system_metrics())
-    else:
-        run = mlflow.start_run(run_name=run_name, log_system_metrics=_system_metrics())
-        if resume_file:
-            Path(resume_file).parent.mkdir(parents=True, exist_ok=True)
-            Path(resume_file).write_text(run.info.run_id)
+    run = None
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            with bounded_http():
+                mlflow.set_experiment(experiment)
+                run = (mlflow.start_run(run_id=run_id, log_system_metrics=_system_metrics()) if run_id else
+                       mlflow.start_run(run_name=run_name, log_system_metrics=_system_metrics()))
+            break
+        except Exception as exc:  # noqa: BLE001 - an unreachable server must not stop the job
+            if attempt == START_ATTEMPTS:
+                warn(f"cannot start the MLflow run ({_short(exc)}) after {attempt} attempts; TRAINING CONTINUES "
+                     f"WITHOUT TRACKING (no metrics, no params, no registration for this attempt)")
+                return None
+            time.sleep(min(10, 2 ** attempt))
+    if not run_id and resume_file:
+        Path(resume_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(resume_file).write_text(run.info.run_id)
+    _QUEUE = TrackingQueue(run.info.run_id, transport_for(mlflow.get_tracking_uri()), resumed=bool(run_id))
+    _hook_exit()
     return run.info.run_id
+
+
+def _hook_exit() -> None:
+    """An uncaught exception ends the run FAILED; leaving the process flushes and ends the run within a bounded
+    time. Registered after MLflow's own exit handler, so it runs first (atexit is last in, first out) and leaves
+    MLflow's nothing to do."""
+    global _EXIT_HOOKED
+    if _EXIT_HOOKED:
+        return
+    _EXIT_HOOKED = True
+    previous = sys.excepthook
+
+    def excepthook(kind, value, tb):
+        _CRASHED.append(value)
+        previous(kind, value, tb)
+
+    sys.excepthook = excepthook
+    atexit.register(lambda: end_run(status="FAILED" if _CRASHED else "FINISHED"))
 
 
 def _system_metrics() -> bool:
@@ -55,28 +406,88 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
 
 
 def log_params_flat(data: Mapping[str, Any]) -> None:
-    """Log nested settings as dotted params. Params are immutable in MLflow, so on a resumed run only the ones
-    not logged yet are sent (a resumed run has the same settings)."""
-    import mlflow
-
-    params = flatten(data)
-    run = mlflow.active_run()
-    existing = mlflow.get_run(run.info.run_id).data.params if run else {}
-    new = {k: v for k, v in params.items() if k not in existing}
-    if new:
-        mlflow.log_params(new)
+    """Log nested settings as dotted params, in the background. Params are immutable in MLflow, so on a resumed
+    run only the ones not logged yet are sent (a resumed run has the same settings)."""
+    if _QUEUE is not None:
+        _QUEUE.log_params(flatten(data))
 
 
 def log_metrics(metrics: Mapping[str, float], step: int | None = None) -> None:
-    import mlflow
+    """Queue metrics for the background sender; returns at once."""
+    if _QUEUE is not None:  # None: no run (start_run said why); the metrics are not recorded
+        _QUEUE.log_metrics({k: float(v) for k, v in metrics.items()}, step)
 
-    mlflow.log_metrics({k: float(v) for k, v in metrics.items()}, step=step)
+
+class ResumedLossCallback:
+    """Makes a resumed run's ``train_loss`` the mean loss of all its steps (register it before the callback that
+    logs). transformers' Trainer divides the loss summed since the resume by *all* steps (``_finalize_training``:
+    ``_total_loss_scalar / global_step``): a job resumed at step N reports too low a loss. The steps before N are
+    in the checkpoint's ``log_history`` (each ``loss`` the mean over its logging window)."""
+
+    def __init__(self) -> None:
+        self.start_step = 0
+        self.before = 0.0
+        self.train_loss: float | None = None
+
+    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
+        if name.startswith("on_"):
+            return lambda *a, **k: None
+        raise AttributeError(name)
+
+    def on_train_begin(self, args, state, control, **kw):
+        self.start_step = state.global_step
+        self.before = loss_sum_until(state.log_history, self.start_step)
+
+    def on_log(self, args, state, control, logs=None, **kw):
+        if logs is None or "train_loss" not in logs or not state.global_step:
+            return
+        if self.start_step:
+            logs["train_loss"] = logs["train_loss"] + self.before / state.global_step
+            if state.log_history and "train_loss" in state.log_history[-1]:
+                state.log_history[-1]["train_loss"] = logs["train_loss"]
+        self.train_loss = logs["train_loss"]
+
+
+def loss_sum_until(log_history: list[dict], step: int) -> float:
+    """Sum of the per-step training losses of steps 1..``step`` from a Trainer's ``log_history`` (each ``loss`` is
+    the mean over the steps since the previous one; steps after the last logged one count at its mean)."""
+    total, previous, last = 0.0, 0, None
+    for entry in log_history:
+        if "loss" in entry and "step" in entry and entry["step"] <= step:
+            total += entry["loss"] * (entry["step"] - previous)
+            previous, last = entry["step"], entry["loss"]
+    if last is not None and previous < step:
+        total += last * (step - previous)
+    return total
 
 
 def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str = "model") -> Any:
-    """Log a Hugging Face model directory with the MLflow transformers flavour and register it as ``name``."""
+    """Log a Hugging Face model directory with the MLflow transformers flavour and register it as ``name`` -- once
+    per run: a restart after registering (the job resumes at its last step and finishes again) finds the version
+    of its run and returns it."""
     import mlflow
+    from mlflow import MlflowClient
 
+    run = mlflow.active_run()
+    if run is None:
+        warn(f"no MLflow run (the server was unreachable at the start): {model_dir} is NOT registered as {name!r}")
+        return None
+    if _QUEUE is not None and not _QUEUE.flush(EXIT_FLUSH_S) and _QUEUE.down_since is not None:
+        warn(f"{_QUEUE.transport.where} is unreachable: {model_dir} is NOT registered as {name!r}. Run the job "
+             f"again (it resumes at its last step and registers once) or register the directory by hand")
+        return None
+    try:
+        with bounded_http(timeout=60, retries=3):
+            existing = MlflowClient().search_model_versions(f"name='{name}' and run_id='{run.info.run_id}'")
+    except Exception as exc:  # noqa: BLE001 - as above: training is done, the model is on disk
+        warn(f"cannot reach MLflow to register ({_short(exc)}): {model_dir} is NOT registered as {name!r}. Run the "
+             f"job again (it resumes at its last step and registers once) or register the directory by hand")
+        return None
+    if existing:
+        version = existing[0]
+        warn(f"{name!r} version {version.version} is already registered from this run "
+             f"({run.info.run_id}); not registering again")
+        return version
     info = mlflow.transformers.log_model(transformers_model=str(model_dir), name=artifact_path,
                                          task="text-generation", registered_model_name=name,
                                          pip_requirements=serving_requirements())
@@ -97,14 +508,45 @@ def serving_requirements() -> list[str]:
     return out
 
 
-def end_run() -> None:
-    """End the active run; first record one last system-metrics sample (:func:`flush_system_metrics`)."""
+def end_run(status: str = "FINISHED", flush_timeout: float = EXIT_FLUSH_S) -> None:
+    """Flush the queue (at most ``flush_timeout`` s), record one last system-metrics sample
+    (:func:`flush_system_metrics`) and end the active run with ``status``, each MLflow call one bounded attempt:
+    with the server gone this returns in about ``flush_timeout`` + 2 x :data:`ATTEMPT_TIMEOUT_S` s."""
     import mlflow
 
+    global _QUEUE
+    queue, _QUEUE = _QUEUE, None
+    reachable = True
+    if queue is not None:
+        if queue.flush_failed_at is not None and time.monotonic() - queue.flush_failed_at < REPORT_EVERY_S:
+            flush_timeout = min(flush_timeout, 5.0)  # it just waited in vain (before registering): do not again
+        reachable = queue.close(flush_timeout) and queue.down_since is None
     run = mlflow.active_run()
-    if run:
-        flush_system_metrics(run.info.run_id)
-        mlflow.end_run()
+    if not run:
+        return
+    with bounded_http():
+        if reachable:
+            flush_system_metrics(run.info.run_id)
+        _stop_system_metrics(run.info.run_id)
+        try:
+            mlflow.end_run(status=status)
+        except Exception as exc:  # noqa: BLE001 - the run stays RUNNING on the server; a restart reopens it
+            warn(f"could not end MLflow run {run.info.run_id} as {status} ({_short(exc)})")
+            with contextlib.suppress(Exception):
+                while mlflow.active_run():  # MLflow popped it before its call failed; be sure
+                    mlflow.end_run()
+
+
+def _stop_system_metrics(run_id: str, timeout: float = 2.0) -> None:
+    """Stop MLflow's system-metrics monitor without waiting on a publish that retries for minutes: ``finish()``
+    joins the monitor's thread, so it runs in a helper thread given ``timeout`` s."""
+    from mlflow.tracking import fluent
+
+    monitor = getattr(fluent, "run_id_to_system_metrics_monitor", {}).pop(run_id, None)
+    if monitor is not None:
+        helper = threading.Thread(target=monitor.finish, daemon=True)
+        helper.start()
+        helper.join(timeout)
 
 
 def flush_system_metrics(run_id: str) -> bool:
