@@ -29,3 +29,9 @@ class PriorityClassesChart(cdk8s.Chart):
                 preemption_policy=pc.preemption_policy,
                 description=pc.description,
             )
+
+
+CONTROLLER_PRIORITY_CLASS = "system-cluster-critical"
+"""PriorityClass of the platform's job controllers (Kueue, KubeRay, the training and MPI operators): Kubernetes'
+built-in class (2,000,000,000; usable in any namespace since Kubernetes 1.17), above every tier class a team may
+use, so team pods never preempt them on the system nodes (tests/test_redteam_classes.py)."""

@@ -30,6 +30,7 @@ from k8s_charts.queues import (
     local_queue_name,
     team_cohort_name,
 )
+from k8s_charts.team_guardrails import KUBERAY_OPERATOR
 from k8s_charts.tiers import GPU_RESOURCE, JOB_TIERS
 
 PART_OF = {"app.kubernetes.io/part-of": "llm-platform"}
@@ -157,8 +158,9 @@ class QueueingChart(cdk8s.Chart):
     def _require_queue_name(self) -> tuple[cdk8s.ApiObject, cdk8s.ApiObject]:
         """ValidatingAdmissionPolicy refusing PyTorchJobs, MPIJobs, RayJobs and RayClusters without a queue name in
         namespaces labelled :data:`MANAGED_NAMESPACE_LABEL` (the pattern of Kueue's "Setup a Job Admission Policy"
-        task). A RayCluster created by a RayJob is controlled by it and admitted with it, so it is exempt; nothing
-        else is."""
+        task). A RayCluster the KubeRay operator creates for a RayJob is controlled by it and admitted with it, so it
+        is exempt; nothing else is: the exemption asks who makes the request (a team may write ownerReferences
+        itself; k8s_charts/team_guardrails.py refuses that too)."""
         rules = [{"apiGroups": ["kubeflow.org"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
                   "resources": ["pytorchjobs"]},
                  {"apiGroups": ["kubeflow.org"], "apiVersions": ["v2beta1"], "operations": ["CREATE", "UPDATE"],
@@ -177,7 +179,8 @@ class QueueingChart(cdk8s.Chart):
                 # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and reading
                 # an absent field is a CEL error, which failurePolicy Fail turns into a refusal
                 "name": "exclude-owned-by-a-job",
-                "expression": "!(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
+                "expression": f"!(request.userInfo.username == '{KUBERAY_OPERATOR}' && "
+                              "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
                               "o, o.kind == 'RayJob' && o.apiVersion.startsWith('ray.io/') && has(o.controller) && "
                               "o.controller == true))"}],
             "validations": [{

@@ -44,6 +44,9 @@ from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
 POD_POLICY = "llmft-team-pods"
 WORKLOAD_POLICY = "llmft-team-workloads"
 SERVICE_POLICY = "llmft-team-services"
+SECRET_POLICY = "llmft-team-secrets"
+MAX_JOB_PARALLELISM = 16
+"""Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 """Kueue's WorkloadPriorityClass label on a job (Kueue docs, "Workload Priority Class")."""
 
@@ -51,6 +54,42 @@ ACCELERATORS = (GPU_RESOURCE, EFA_RESOURCE)
 KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob"), ("ray.io/", "RayCluster"))
 """(apiVersion prefix, kind) of the controllers whose pods may hold GPUs: the kinds Kueue admits as a gang."""
 KUEUE_JOB_KINDS = ("PyTorchJob", "MPIJob", "RayJob", "RayCluster")
+OWNED_KINDS = KUEUE_JOB_KINDS + ("Job", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
+"""Every kind the workload policy matches. Kueue treats an object whose *controller* ownerReference names a kind it
+manages as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
+``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of a managed kind); ownerReferences are a plain
+metadata field anyone who may create the object may write, so only the platform's controllers may set them."""
+
+KUBERAY_NAMESPACE = "kuberay"
+KUBERAY_SERVICE_ACCOUNT = "kuberay-operator"
+KUBERAY_OPERATOR = f"system:serviceaccount:{KUBERAY_NAMESPACE}:{KUBERAY_SERVICE_ACCOUNT}"
+"""The KubeRay operator (cdk_constructs/compute/kuberay_operator.py: namespace ``kuberay``, the chart's
+``serviceAccount.name: kuberay-operator``, ray-project/kuberay helm-chart/kuberay-operator/values.yaml). It creates
+the RayCluster of a RayJob, controlled by the RayJob, and scales it."""
+PLATFORM_CONTROLLERS = (
+    KUBERAY_OPERATOR,
+    "system:serviceaccount:kubeflow:training-operator",    # charts/hyperpod-prerequisites training-operator.yaml
+    "system:serviceaccount:mpi-operator:mpi-operator",      # charts/hyperpod-prerequisites mpi-operator.yaml
+    "system:serviceaccount:kueue-system:kueue-controller-manager",   # Kueue chart v0.19.2 (kueue.py namespace)
+    # kube-controller-manager's controllers (kubernetes.io "Service account permissions": with
+    # --use-service-account-credentials each controller runs as kube-system:<name>): the garbage collector removes
+    # ownerReferences when an owner is deleted with propagation Orphan; the Job, CronJob, Deployment and ReplicaSet
+    # controllers own what they create.
+    "system:serviceaccount:kube-system:generic-garbage-collector",
+    "system:serviceaccount:kube-system:job-controller",
+    "system:serviceaccount:kube-system:cronjob-controller",
+    "system:serviceaccount:kube-system:deployment-controller",
+    "system:serviceaccount:kube-system:replicaset-controller",
+)
+"""Users whose requests may write ownerReferences on job kinds in team namespaces (nobody a team controls: the
+team Role has no ServiceAccount, token or pod-create verbs, k8s_charts/team_namespaces.py)."""
+ALLOWED_CPU_TOLERATIONS = (("llmft.io/cpu-jobs", "NoSchedule"), ("node.kubernetes.io/not-ready", "NoExecute"),
+                           ("node.kubernetes.io/unreachable", "NoExecute"))
+"""(key, effect) a pod without GPUs may tolerate: the CPU job pool's taint (k8s_charts/tiers.py CPU_JOBS_TAINT) and
+the two NoExecute tolerations the DefaultTolerationSeconds admission plugin adds to every pod before validation
+(kubernetes.io "Taints and Tolerations", taint based evictions). Not the GPU taint (``nvidia.com/gpu``), not
+HyperPod's ``dedicated=hyperpod``, not an empty key with ``Exists`` (tolerates everything): a CPU pod never lands
+on (or makes Karpenter launch) a GPU node, where its priority could preempt GPU work."""
 
 
 def _cel_list(values) -> str:
@@ -70,6 +109,17 @@ def _accelerators(spec: str) -> str:
     return "(" + " || ".join(uses(f) for f in ("containers", "initContainers")) + ")"
 
 
+def _cpu_placement(spec: str) -> str:
+    """CEL: pod spec ``spec`` requests accelerators, or tolerates only :data:`ALLOWED_CPU_TOLERATIONS`."""
+    allowed = " || ".join(f"(has(t.key) && t.key == '{k}' && has(t.effect) && t.effect == '{e}')"
+                          for k, e in ALLOWED_CPU_TOLERATIONS)
+    return (f"({_accelerators(spec)} || !has({spec}.tolerations) || {spec}.tolerations.all(t, {allowed}))")
+
+
+def _controllers() -> str:
+    return f"request.userInfo.username in {_cel_list(PLATFORM_CONTROLLERS)}"
+
+
 def _pod_rules() -> list[dict[str, str]]:
     owners = " || ".join(f"(o.apiVersion.startsWith('{prefix}') && o.kind == '{kind}')"
                          for prefix, kind in KUEUE_POD_OWNERS)
@@ -81,6 +131,14 @@ def _pod_rules() -> list[dict[str, str]]:
         "message": f"pods in team namespaces get GPUs and EFA only through Kueue: submit a PyTorchJob, MPIJob or "
                    f"RayJob with the label {QUEUE_NAME_LABEL} (llmft does); a pod that requests {GPU_RESOURCE} or "
                    f"{EFA_RESOURCE} must be controlled by a {kinds}",
+    }, {
+        "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
+        "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips taints, "
+                   "quotas of the node and Kueue's placement)",
+    }, {
+        "expression": _cpu_placement("object.spec"),
+        "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not run "
+                   "on GPU or HyperPod nodes, or make Karpenter launch them",
     }]
 
 
@@ -124,6 +182,30 @@ def _workload_rules() -> list[dict[str, str]]:
                        f"{tiers}[{queue}]))",
          "message": f"every pod template of a job must set priorityClassName to a class of its queue's tier "
                     f"({allowed}); the job builders and llmft do"},
+        {"expression": f"!(object.kind in ['PyTorchJob', 'MPIJob']) || !has(object.spec.runPolicy) || "
+                       f"!has(object.spec.runPolicy.schedulingPolicy) || "
+                       f"!has(object.spec.runPolicy.schedulingPolicy.priorityClass) || "
+                       f"object.spec.runPolicy.schedulingPolicy.priorityClass == '' || ({queued} && {queue} in {tiers} "
+                       f"&& object.spec.runPolicy.schedulingPolicy.priorityClass in {tiers}[{queue}])",
+         "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or MPIJob "
+                    f"at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset"},
+        {"expression": f"!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0 || "
+                       f"{_controllers()}",
+         "message": "ownerReferences on jobs and workload controllers in team namespaces are set by the platform's "
+                    "controllers only (Kueue does not queue an object owned by a job it manages): remove "
+                    "metadata.ownerReferences"},
+        {"expression": f"oldObject == null || !has(oldObject.metadata.ownerReferences) || "
+                       f"size(oldObject.metadata.ownerReferences) == 0 || {_controllers()}",
+         "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): only "
+                    "its controller changes it; change the owning job instead"},
+        {"expression": "variables.templates.all(t, !has(t.spec) || !has(t.spec.nodeName) || t.spec.nodeName == '')",
+         "message": "pod templates in team namespaces may not set spec.nodeName: the scheduler and Kueue place pods"},
+        {"expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
+         "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): CPU "
+                    "pods may not run on GPU or HyperPod nodes, or make Karpenter launch them"},
+        {"expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
+                       f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
+         "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once (spec.parallelism)"},
         {"expression": f"!has(object.metadata.labels) || !('{WORKLOAD_PRIORITY_LABEL}' in object.metadata.labels)",
          "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is its "
                     f"tier's PriorityClass"},
@@ -143,6 +225,14 @@ def _workload_rules() -> list[dict[str, str]]:
          "message": "Ray clusters in team namespaces may not create an Ingress (enableIngress) or NetworkPolicies "
                     "(networkPolicy): the namespace's NetworkPolicies are the platform's"},
     ]
+
+
+def _secret_rules() -> list[dict[str, str]]:
+    return [{
+        "expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+        "message": "Secrets of type kubernetes.io/service-account-token are not allowed in team namespaces: the "
+                   "control plane fills them with a token that never expires and outlives team membership",
+    }]
 
 
 def _service_rules() -> list[dict[str, str]]:
@@ -179,6 +269,11 @@ POLICIES: dict[str, dict] = {
                       {"name": "ray", "expression": _RAY_CLUSTER}],
         "validations": _workload_rules(),
     },
+    SECRET_POLICY: {
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}]},
+        "validations": _secret_rules(),
+    },
     SERVICE_POLICY: {
         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
                                                 "operations": ["CREATE", "UPDATE"], "resources": ["services"]}]},
@@ -188,7 +283,7 @@ POLICIES: dict[str, dict] = {
 
 
 class TeamGuardrails(Construct):
-    """The three policies of the module docstring with their bindings (one set for all team namespaces).
+    """The policies of the module docstring with their bindings (one set for all team namespaces).
     Attributes: ``policies`` and ``bindings`` (name -> ``cdk8s.ApiObject``)."""
 
     def __init__(self, scope: Construct, construct_id: str, *, labels: dict[str, str]) -> None:

@@ -34,6 +34,24 @@ def _q(value: str | int) -> k8s.Quantity:
     return k8s.Quantity.from_number(value) if isinstance(value, int) else k8s.Quantity.from_string(value)
 
 
+OBJECT_QUOTA: dict[str, int] = {
+    "pods": 256,
+    "count/jobs.batch": 64,
+    "count/pytorchjobs.kubeflow.org": 32,
+    "count/mpijobs.kubeflow.org": 16,
+    "count/rayjobs.ray.io": 16,
+    "count/rayclusters.ray.io": 16,
+    "configmaps": 256,
+    "secrets": 64,
+    "services": 64,
+    "persistentvolumeclaims": 4,
+}
+"""ResourceQuota ``objects`` of every team namespace: how many objects of each kind the team (and what its jobs
+create) may hold at once (kubernetes.io "Resource Quotas", object count quota: ``count/<resource>.<group>``, and
+the core names ``pods``, ``configmaps``, ``secrets``, ``services``, ``persistentvolumeclaims``). Without it one
+team can exhaust pod slots and IPs on every node it reaches and grow etcd until the API server refuses writes.
+Every kind the team Role may create is counted (tests/test_redteam_classes.py derives that from the Role)."""
+
 TEAM_MEMBER_ROLE = "team-member"
 JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
 READ_VERBS = ["get", "list", "watch"]
@@ -120,6 +138,8 @@ class TeamNamespace(Construct):
       GPUs' nodes bring plus the CPU job pool (:func:`team_capacity`), requested at once.
     - ResourceQuota `disallowed-priority-classes`: zero pods for any PriorityClass outside the team's tiers
       (this also refuses pods that name no PriorityClass, so every pod states its tier).
+    - ResourceQuota `objects`: how many pods, jobs, ConfigMaps, Secrets, Services and claims it may hold
+      (:data:`OBJECT_QUOTA`).
     - LimitRange `container-defaults`: requests/limits for containers that set none, and as maximum the largest
       node the team's pods can land on.
     - ServiceAccount `training` (the compute stack associates it with the team's IAM role via EKS Pod Identity).
@@ -159,6 +179,9 @@ class TeamNamespace(Construct):
                 scope_selector=k8s.ScopeSelector(match_expressions=[k8s.ScopedResourceSelectorRequirement(
                     scope_name="PriorityClass", operator="NotIn", values=list(team.allowed_priority_classes))]),
             ))
+        self.object_quota = k8s.KubeResourceQuota(self, "ObjectQuota", metadata=meta("objects"),
+                                                  spec=k8s.ResourceQuotaSpec(
+                                                      hard={k: _q(v) for k, v in OBJECT_QUOTA.items()}))
         self.limit_range = k8s.KubeLimitRange(self, "LimitRange", metadata=meta("container-defaults"),
                                               spec=k8s.LimitRangeSpec(limits=[k8s.LimitRangeItem(
                                                   type="Container",
@@ -217,7 +240,7 @@ class TeamNamespace(Construct):
         self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=labels)
         self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
-        for obj in (self.gpu_quota, self.priority_quota, self.limit_range, self.service_account, self.claim,
+        for obj in (self.gpu_quota, self.priority_quota, self.object_quota, self.limit_range, self.service_account, self.claim,
                     self.mlflow, self.mlflow_credentials, self.images, self.member_role, self.member_binding,
                     *self.network_policies.policies.values()):
             if obj is not None:

@@ -101,6 +101,19 @@ NAME_CHANGES = {
     "/mlflow/registered-models/rename": ("new_name", "registered model"),
 }
 """The MLflow REST calls that give an experiment or registered model a name (mlflow/server/handlers.py routes)."""
+LOCATION_FIELDS = {
+    # REST path -> the JSON field that names a storage location
+    "/mlflow/model-versions/create": "source",
+    "/mlflow/experiments/create": "artifact_location",
+}
+"""The MLflow REST calls whose body names where artifacts are read from or written to."""
+TEAM_SOURCE_SCHEMES = ("runs:/", "models:/", "mlflow-artifacts:/")
+"""The only model version sources a team user may register: references MLflow resolves through the run, logged
+model or proxied artifact it authorizes for the caller (what the training package registers:
+``mlflow.transformers.log_model(registered_model_name=...)`` sends ``models:/<model id>``, and a ``runs:/`` URI
+becomes the run's ``mlflow-artifacts:`` root; mlflow/tracking/_model_registry/fluent.py ``_register_model``). A raw
+``s3://`` (or ``file:``, ``http(s):``...) source is served by ``get-artifact`` with the server's own role, which can
+read every team's prefix: MLflow checks such a source against nothing (second red team, class 6)."""
 APP_NAME = "platform-basic-auth"
 """``mlflow server --app-name``: MLflow's basic-auth app inside :class:`RequestGuard` (:func:`create_app`), found
 through the ``mlflow.app`` entry point of ``mlflow_platform_server-1.0.dist-info`` next to this file."""
@@ -266,6 +279,28 @@ def name_refusal(username: str, is_admin: bool, method: str, path: str, body: Ma
     return None
 
 
+def location_refusal(username: str, is_admin: bool, method: str, path: str, body: Mapping | None) -> str | None:
+    """Why the request may not name the storage location it asks for (None: it may): a team user's model version
+    ``source`` must be one of :data:`TEAM_SOURCE_SCHEMES`, and only admins choose an experiment's
+    ``artifact_location`` (the server's default puts it under its proxied artifact root)."""
+    if is_admin or method != "POST":
+        return None
+    field = next((f for k, f in LOCATION_FIELDS.items() if path.endswith(k)), None)
+    if field is None:
+        return None
+    value = (body or {}).get(field)
+    if value is None or value == "":
+        return None
+    if field == "artifact_location":
+        return ("only MLflow admins set an experiment's artifact_location: leave it out and the server stores the "
+                "experiment's artifacts under its own artifact root")
+    if not isinstance(value, str) or not value.startswith(TEAM_SOURCE_SCHEMES):
+        return (f"a model version's source must be a {', '.join(TEAM_SOURCE_SCHEMES)} URI of the team's own run or "
+                f"model (mlflow.register_model('runs:/<run id>/model', ...)); {str(value)[:80]!r} names storage "
+                f"directly")
+    return None
+
+
 class BadRequest(ValueError):
     """A request body or query the server refuses with 400; the message is safe to return."""
 
@@ -406,13 +441,15 @@ def authenticate_team_request():
         if isinstance(result, Authorization):
             _verified(key)
     if isinstance(result, Authorization) and request.method == "POST" and \
-            any(request.path.endswith(k) for k in NAME_CHANGES):
+            any(request.path.endswith(k) for k in (*NAME_CHANGES, *LOCATION_FIELDS)):
         user = auth.store.get_user(result.username)
         try:
             body = decode_body(request.get_data(cache=True))
         except BadRequest as exc:
             return make_response(jsonify(error_code="INVALID_PARAMETER_VALUE", message=str(exc)), 400)
-        refusal = name_refusal(result.username, bool(user.is_admin), request.method, request.path, body)
+        admin = bool(user.is_admin)
+        refusal = name_refusal(result.username, admin, request.method, request.path, body) or \
+            location_refusal(result.username, admin, request.method, request.path, body)
         if refusal is not None:
             result = make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
     if has_app_context() and isinstance(result, Authorization):

@@ -44,12 +44,26 @@ def _cel_true(value: Any) -> bool:
     return not isinstance(value, Exception) and isinstance(value, (bool, celpy.celtypes.BoolType)) and bool(value)
 
 
-def policy_refusals(policy: dict[str, Any], obj: dict[str, Any]) -> list[str]:
+TEAM_USER = "alice@example.com"
+"""Who makes a request unless a test says otherwise: a team member (the identity a team controls)."""
+
+
+def request_of(operation: str = "CREATE", user: str = TEAM_USER, groups: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The ``request`` variable of a ValidatingAdmissionPolicy (kubernetes.io: admission.k8s.io AdmissionRequest
+    fields ``operation`` and ``userInfo``)."""
+    return {"operation": operation, "userInfo": {"username": user, "groups": list(groups)}}
+
+
+def policy_refusals(policy: dict[str, Any], obj: dict[str, Any], *, old: dict[str, Any] | None = None,
+                    request: dict[str, Any] | None = None) -> list[str]:
     """Messages of the validations of ``policy`` that refuse ``obj`` (false or failing to evaluate); [] when it
-    admits it, including when a matchCondition exempts it."""
+    admits it, including when a matchCondition exempts it. ``old``: ``oldObject`` (an UPDATE; null on CREATE);
+    ``request``: :func:`request_of` (default: a team member's CREATE, UPDATE when ``old`` is given)."""
     import celpy
 
-    activation: dict[str, Any] = {"object": celpy.json_to_cel(obj)}
+    request = request or request_of("UPDATE" if old is not None else "CREATE")
+    activation: dict[str, Any] = {"object": celpy.json_to_cel(obj), "oldObject": celpy.json_to_cel(old),
+                                  "request": celpy.json_to_cel(request)}
     for condition in policy["spec"].get("matchConditions", []):
         result = _program(condition["expression"]).evaluate(activation)
         if not isinstance(result, Exception) and not _cel_true(result):
@@ -91,9 +105,11 @@ class Refusal:
 
 
 def admission_refusals(manifests: list[dict[str, Any]], obj: dict[str, Any], namespace_labels: dict[str, str],
-                       *, operation: str = "CREATE", actions: tuple[str, ...] = ("Deny",)) -> list[Refusal]:
+                       *, operation: str = "CREATE", actions: tuple[str, ...] = ("Deny",),
+                       old: dict[str, Any] | None = None, user: str = TEAM_USER) -> list[Refusal]:
     """Refusals of every ValidatingAdmissionPolicy bound (with one of ``actions``) to a namespace labelled
-    ``namespace_labels`` for ``obj``."""
+    ``namespace_labels`` for ``obj`` (``operation`` by ``user``; ``old`` the stored object of an UPDATE)."""
+    request = request_of(operation, user)
     policies = {d["metadata"]["name"]: d for d in manifests if d["kind"] == "ValidatingAdmissionPolicy"}
     group = GROUP_OF[obj["kind"]]
     out = []
@@ -108,7 +124,7 @@ def admission_refusals(manifests: list[dict[str, Any]], obj: dict[str, Any], nam
                    for r in policy["spec"]["matchConstraints"]["resourceRules"]):
             continue
         out += [Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", m)
-                for m in policy_refusals(policy, obj)]
+                for m in policy_refusals(policy, obj, old=old, request=request)]
     return out
 
 

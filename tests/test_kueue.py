@@ -20,9 +20,11 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 from config.queueing import TIER_CAPACITY_ORDER, capacities, tier_capacities
 from k8s_charts.__main__ import write_dist
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
+from k8s_charts.team_guardrails import KUBERAY_OPERATOR
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
 from .conftest import ENVIRONMENTS, Synth, config_with, raw_config
+from .guardrail_eval import TEAM_USER, request_of
 
 ENVS = ENVIRONMENTS
 GPU = "nvidia.com/gpu"
@@ -359,13 +361,13 @@ def test_jobs_without_a_queue_are_refused_in_team_namespaces(dist, env: str) -> 
     assert binding["policyName"] == "require-kueue-queue-name"
 
 
-def _denied(policy: dict, obj: dict) -> list[str] | None:
-    """Messages of the policy's validations ``obj`` fails, evaluated with a CEL interpreter (cel-python); None when
-    a matchCondition exempts the object."""
+def _denied(policy: dict, obj: dict, user: str = TEAM_USER) -> list[str] | None:
+    """Messages of the policy's validations ``obj`` fails when ``user`` creates it, evaluated with a CEL interpreter
+    (cel-python); None when a matchCondition exempts the object."""
     import celpy
 
     env = celpy.Environment()
-    activation = {"object": celpy.json_to_cel(obj)}
+    activation = {"object": celpy.json_to_cel(obj), "request": celpy.json_to_cel(request_of("CREATE", user))}
     for condition in policy["spec"].get("matchConditions", []):
         if not env.program(env.compile(condition["expression"])).evaluate(activation):
             return None
@@ -387,13 +389,16 @@ def test_queue_name_policy_evaluated(dist) -> None:
     assert _denied(policy, unlabelled)
     owned = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc", "ownerReferences": [
         {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}]}}
-    assert _denied(policy, owned) is None  # created by an admitted RayJob
+    assert _denied(policy, owned, KUBERAY_OPERATOR) is None  # created by the KubeRay operator for an admitted RayJob
+    # the same object written by a team member is not exempt: ownerReferences are a field anyone may write, and Kueue
+    # would not queue a RayCluster whose controller is a RayJob (jobframework IsOwnerManagedByKueueForObject)
+    assert _denied(policy, owned)
     # any other owner, or an ownerReference without `controller`, does not exempt (and does not make CEL fail)
     for ref in ({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "u", "controller": True},
                 {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u"},
                 {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": False}):
         other = {**owned, "metadata": {"name": "rc", "ownerReferences": [ref]}}
-        assert _denied(policy, other), ref
+        assert _denied(policy, other, KUBERAY_OPERATOR), ref
 
 
 def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:

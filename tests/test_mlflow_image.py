@@ -278,6 +278,25 @@ def test_names_outside_the_team_prefix_are_refused(user, admin, path, body, refu
         assert "'a/'" in why or "'a.'" in why
 
 
+@pytest.mark.parametrize(("admin", "path", "body", "refused"), [
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/b/1/model"}, True),
+    (False, "/ajax-api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, True),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "file:///etc"}, True),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "/fsx/model"}, True),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": ["runs:/x"]}, True),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "runs:/abc/model"}, False),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "models:/m-123"}, False),
+    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "mlflow-artifacts:/1/x"}, False),
+    (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x", "artifact_location": "s3://bucket/b/"}, True),
+    (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x"}, False),
+    (True, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, False),
+    (True, "/api/2.0/mlflow/experiments/create", {"name": "x", "artifact_location": "s3://bucket/x"}, False),
+])
+def test_team_users_register_only_references_mlflow_authorizes(admin, path, body, refused) -> None:
+    why = ep.location_refusal("team-a", admin, "POST", path, body)
+    assert (why is not None) == refused, why
+
+
 def test_team_separators_keep_names_unambiguous() -> None:
     """Team names are DNS labels (no '/' or '.'); registered-model names may not contain '/' (MLflow 3.17.2
     _validate_model_name: '/' and ':' break models:/ URIs), so models use '.'. The training package uses the same

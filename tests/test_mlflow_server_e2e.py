@@ -619,6 +619,36 @@ def test_every_bad_request_is_a_clean_4xx(task: dict[str, Any], stack: dict[str,
     assert api.call("POST", log_metric, auth=user_a, json=metric).status_code == 200
 
 
+def test_a_team_cannot_point_mlflow_at_storage(task: dict[str, Any]) -> None:
+    """Second red team, class 6: a model version whose source is another team's s3:// artifact path (or any raw
+    storage URI) and an experiment whose artifact_location is inside another team's prefix are refused for team
+    users, on the real server (and both double-encoded forms); a runs:/ source of the team's own run still
+    registers."""
+    api = task["api"]
+    (team_a, user_a), (team_b, _) = sorted(task["teams"].items())[:2]
+    model = f"{team_a}.stolen"
+    assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
+                    json={"name": model}).status_code == 200
+    bucket = "s3://platform-artifacts-111122223333"
+    create_version = "/api/2.0/mlflow/model-versions/create"
+    for source in (f"{bucket}/{team_b}/1/abc/artifacts/model", f"{bucket}/mlflow-artifacts/7/m-1/artifacts",
+                   "file:///etc", "https://example.com/weights", "/fsx/other-team/model", "S3://x/y"):
+        for ajax in ("/api/2.0", "/ajax-api/2.0"):
+            r = api.call("POST", create_version.replace("/api/2.0", ajax), auth=user_a,
+                         json={"name": model, "source": source})
+            assert r.status_code == 403 and "source" in r.json()["message"], (source, r.text)
+    location = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
+                        json={"name": f"{team_a}/located", "artifact_location": f"{bucket}/{team_b}/"})
+    assert location.status_code == 403 and "artifact_location" in location.json()["message"], location.text
+    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_a}/own"})
+    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user_a,
+                   json={"experiment_id": exp.json()["experiment_id"]}).json()["run"]["info"]["run_id"]
+    own = api.call("POST", create_version, auth=user_a, json={"name": model, "source": f"runs:/{run}/model",
+                                                              "run_id": run})
+    assert own.status_code == 200, own.text
+    assert own.json()["model_version"]["source"].startswith(("runs:/", "mlflow-artifacts:/")), own.text
+
+
 def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:
     """PostgreSQL stops: the server answers 5xx with a generic message and a reference (before: the error named the
     database host and port), and serves again once the database is back."""

@@ -7,6 +7,11 @@
 #    The VPC CNI's network policy agent enforces policies with eBPF programs on each pod's host-side veth
 #    (aws/aws-network-policy-agent README); nothing in AWS's HyperPod documentation states that this works on
 #    HyperPod nodes, whose primary interface lives in a service-owned subnet, hence this probe.
+#    Every port a team's pods listen on is probed (PROBE_PORTS): 8080 (a web server), 29400 (the PyTorchJob's c10d
+#    rendezvous, k8s_charts/pytorch_job.py C10D_PORT: torchrun keeps its rendezvous state there as a pickle that any
+#    client may write, so reaching it from another namespace is code execution in that job), 23456 (the training
+#    operator's default MASTER_PORT) and 40000 (NCCL's bootstrap and socket transport use ephemeral ports from
+#    net.ipv4.ip_local_port_range, 32768-60999 by default; one of them stands for the range).
 # 2. supplementalGroupsPolicy support: every node's status.features.supplementalGroupsPolicy (the kubelet rejects a
 #    pod with `Strict` on a node without it since Kubernetes v1.33). All true => the binding
 #    llmft-team-supplemental-groups may switch from Warn/Audit to Deny (k8s_charts/team_isolation.py).
@@ -20,6 +25,7 @@ A=llmft-probe-client
 B=llmft-probe-server
 IMAGE=${PROBE_IMAGE:-public.ecr.aws/docker/library/busybox:1.37.0}
 TIMEOUT=${PROBE_TIMEOUT:-120s}
+PORTS=${PROBE_PORTS:-8080 29400 23456 40000}
 failed=0
 
 # shellcheck disable=SC2329  # invoked by the EXIT trap
@@ -66,21 +72,27 @@ kubectl wait -n "$A" --for=condition=Ready pod/client --timeout="$TIMEOUT" >/dev
 for node_type in $(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.labels.node-type}{"\n"}{end}' | sort -u); do
   for kind in open denied; do
     name="srv-$node_type-$kind"
-    pod "$name" "$B" "{node-type: $node_type}" "echo ok > /tmp/index.html && httpd -f -p 8080 -h /tmp"
+    # shellcheck disable=SC2016  # $p is expanded in the pod, not here
+    pod "$name" "$B" "{node-type: $node_type}" \
+      'echo ok > /tmp/index.html && for p in '"$PORTS"'; do httpd -p $p -h /tmp; done && exec sleep 3600'
     kubectl label pod -n "$B" "$name" "probe=$kind" --overwrite >/dev/null
   done
   kubectl wait -n "$B" --for=condition=Ready pod/"srv-$node_type-open" pod/"srv-$node_type-denied" \
     --timeout="$TIMEOUT" >/dev/null || { echo "node-type $node_type: server pods not ready, skipped"; continue; }
   sleep 10   # the policy agent programs new pods asynchronously
-  reach() { kubectl exec -n "$A" client -- wget -q -T 5 -O /dev/null "http://$1:8080/" >/dev/null 2>&1; }
+  reach() { kubectl exec -n "$A" client -- wget -q -T 5 -O /dev/null "http://$1:$2/" >/dev/null 2>&1; }
   open_ip=$(kubectl get pod -n "$B" "srv-$node_type-open" -o jsonpath='{.status.podIP}')
   denied_ip=$(kubectl get pod -n "$B" "srv-$node_type-denied" -o jsonpath='{.status.podIP}')
-  if ! reach "$open_ip"; then
-    echo "node-type $node_type: control FAILED (cannot reach a pod without policy); result unknown"; failed=1
-  elif reach "$denied_ip"; then
-    echo "node-type $node_type: NetworkPolicy NOT ENFORCED (reached a pod behind default-deny)"; failed=1
-  else
-    echo "node-type $node_type: NetworkPolicy enforced"
-  fi
+  for port in $PORTS; do
+    if ! reach "$open_ip" "$port"; then
+      echo "node-type $node_type port $port: control FAILED (cannot reach a pod without policy); result unknown"
+      failed=1
+    elif reach "$denied_ip" "$port"; then
+      echo "node-type $node_type port $port: NetworkPolicy NOT ENFORCED (reached a pod behind default-deny)"
+      failed=1
+    else
+      echo "node-type $node_type port $port: NetworkPolicy enforced"
+    fi
+  done
 done
 exit "$failed"

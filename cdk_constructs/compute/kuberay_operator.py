@@ -8,6 +8,8 @@ from aws_cdk import Duration, aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
 from config.charts import KUBERAY_CHART_VERSION
+from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
+from k8s_charts.team_guardrails import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUNT
 
 KUBERAY_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 KUBERAY_VERSION = KUBERAY_CHART_VERSION
@@ -26,7 +28,7 @@ class KubeRayOperator(Construct):
     :param version: chart version. Default :data:`KUBERAY_VERSION`.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, namespace: str = "kuberay",
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, namespace: str = KUBERAY_NAMESPACE,
                  node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
                  version: str = KUBERAY_VERSION) -> None:
         super().__init__(scope, construct_id)
@@ -38,6 +40,11 @@ class KubeRayOperator(Construct):
             values={
                 "nodeSelector": dict(node_selector or {}),
                 "resources": {"requests": {"cpu": "100m", "memory": "512Mi"}, "limits": {"memory": "512Mi"}},
+                # chart values `priorityClassName` and `serviceAccount.name` (ray-project/kuberay
+                # helm-chart/kuberay-operator/values.yaml): the identity the team guard rails trust
+                # (k8s_charts/team_guardrails.py KUBERAY_OPERATOR) and a priority no team pod can preempt
+                "priorityClassName": CONTROLLER_PRIORITY_CLASS,
+                "serviceAccount": {"create": True, "name": KUBERAY_SERVICE_ACCOUNT},
             },
         )
         self.release.node.add_dependency(*after)

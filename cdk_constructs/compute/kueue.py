@@ -12,6 +12,7 @@ from constructs import Construct, IDependable
 from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
+from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.tiers import GPU_RESOURCE
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
@@ -23,6 +24,7 @@ KUEUE_VERSION = KUEUE_CHART_VERSION  # default (config/charts.py; per environmen
 KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
 """What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
 KUEUE_NAMESPACE = "kueue-system"
+
 KUEUE_RELEASE = "kueue"
 METRICS_SERVICE = f"{KUEUE_RELEASE}-controller-manager-metrics-service"
 """Kueue's metrics Service as the chart names it (v0.19.2 charts/kueue/templates/manager/auth_proxy_service.yaml:
@@ -133,7 +135,10 @@ class Kueue(Construct):
             "controllerManager": {
                 "replicas": settings.replicas,
                 "nodeSelector": dict(node_selector or {}),
-                "manager": {"image": dict(KUEUE_IMAGE), "resources": {"requests": dict(KUEUE_REQUESTS)}},
+                # v0.19.2 values.yaml `controllerManager.manager.priorityClassName`: above every team tier, so no
+                # team pod can preempt the controller that admits every team's jobs (and serves their webhooks)
+                "manager": {"image": dict(KUEUE_IMAGE), "resources": {"requests": dict(KUEUE_REQUESTS)},
+                            "priorityClassName": CONTROLLER_PRIORITY_CLASS},
                 "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
                 **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
             },

@@ -47,7 +47,11 @@ reconcile() {
     IFS=$old_ifs; set +f
     chown -h "$2:$3" . && chmod "$4" . || { refuse "$1" "chown/chmod failed"; return 0; }
     if [ "$5" = clear ]; then chmod u-s,g-s . || { refuse "$1" "chmod u-s,g-s failed"; return 0; }; fi
-    echo "ok $ROOT$1 $2:$3 $4"
+    # the kernel drops a requested setgid bit without CAP_FSETID when the caller is not in the directory's group:
+    # report what the directory has, never what was asked
+    mode=$(stat -c %%a .) || { refuse "$1" "stat failed"; return 0; }
+    if [ "$5" = keep ] && [ "$mode" != "${4#0}" ]; then refuse "$1" "mode is $mode after chmod $4"; return 0; fi
+    echo "ok $ROOT$1 $2:$3 $mode"
 }
 """
 
@@ -145,7 +149,8 @@ class FsxDirectories(Construct):
                     "allowPrivilegeEscalation": False,
                     "readOnlyRootFilesystem": True,
                     "privileged": False,
-                    "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "FOWNER", "DAC_OVERRIDE"]},
+                    # FSETID: chmod 2770 on a directory chowned to the team's gid keeps the setgid bit
+                    "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "FOWNER", "DAC_OVERRIDE", "FSETID"]},
                 },
                 "resources": {"requests": {"cpu": "50m", "memory": "32Mi"},
                               "limits": {"cpu": "200m", "memory": "64Mi"}},
