@@ -28,7 +28,7 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
 .PHONY: help install install-synth install-test synth gitops test test-training clean deploy diff cost bench docs \
-	imports images images-lock
+	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
 	@echo "make test-training     only the training package's suite, in .train-venv"
+	@echo "make snapshots         regenerate the reviewed baselines (stack snapshots, cost, stateful IDs); review the diff"
 	@echo "make diff ENV=prod     cdk diff of every stack against the deployed ones (needs credentials)"
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
@@ -44,7 +45,7 @@ help:
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
 	@echo "make docs              regenerate docs/configuration.md's reference and the architecture picture"
-	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from ../shared/crds/"
+	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from the vendored k8s_charts/crds/"
 	@echo "make clean             remove cdk.out/, dist/ and the pytest caches"
 
 # `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
@@ -99,16 +100,17 @@ synth: install-synth
 	$(PY) -m k8s_charts --env $(ENV) --out dist
 	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
 
+# `cdk diff` with no stack names compares every top-level stack (it has no --all option, unlike deploy).
 diff: install-synth
-	$(CDK) diff --all -c env=$(ENV)
+	$(CDK) diff -c env=$(ENV)
 
 # Every stack, producers before consumers, one at a time, even when a template is unchanged: the stacks read each
-# other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (README).
+# other through weak Fn::GetStackOutput references, which a consumer resolves only when it is deployed (docs/deploying.md).
 deploy: install-synth
 	$(PY) -m tools.predeploy --env $(ENV)
 	$(CDK) deploy --all --force --concurrency 1 -c env=$(ENV) --outputs-file cdk.out/outputs-$(ENV).json
 
-# argocd delivery mode (README "GitOps with Argo CD"): writes dist/<env>/ and shows what would change in the
+# argocd delivery mode (docs/gitops.md "GitOps with Argo CD"): writes dist/<env>/ and shows what would change in the
 # environment's platform folder of the GitOps checkout; WRITE=1 updates the checkout for a pull request. The values
 # that exist only after deployment come from the outputs file `make deploy` writes.
 GITOPS_REPO ?= ../platform-gitops
@@ -118,8 +120,19 @@ gitops: install-synth
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
 test: install-test
+	$(PY) -m ruff check .
 	$(PY) -m pytest -n 2 --dist loadgroup
 	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+
+# Every reviewed baseline after a deliberate change, in one run: the syrupy snapshots of every environment's stacks and
+# of the Argo CD variants (tests/__snapshots__/), the cost totals (tests/baselines/cost.json; an environment in a region
+# without prices is pinned as unpriced, never as $0) and the stateful logical IDs (tests/baselines/
+# stateful_resources.json). Review `git diff` before committing. One process: syrupy's update needs every snapshot
+# test of a file in the same session.
+snapshots: install-test
+	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \
+		tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
+		tests/test_stateful_baseline.py
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
 test-training: $(TRAIN_VENV)/.installed
@@ -130,7 +143,7 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
 
-# The configuration reference in the README, and the architecture picture generated from a prod synthesis
+# The configuration reference in docs/configuration.md, and the architecture picture generated from a prod synthesis
 # (tools/architecture.py; Graphviz renders it: `apt-get install graphviz`).
 docs: install-synth
 	$(PY) -m config --write-readme
@@ -152,29 +165,23 @@ images-lock: install-synth
 bench: install
 	$(PY) -m tools.bench
 
-# Regenerate the typed cdk8s bindings (k8s_charts/imports/, committed) and the CRD copies the tests validate
-# against (k8s_charts/crds/) from the CRD files in ../shared/crds (see its SOURCES.md for the upstream tags).
-CRDS ?= ../shared/crds
+# Regenerate the typed cdk8s bindings (k8s_charts/imports/, committed) from the vendored CRDs in k8s_charts/crds/
+# (upstream bytes; SOURCES.md there gives each file's tag, size and SHA-256). Every input is checked first: a missing
+# CRD stops the target before any binding is deleted.
+CRDS := k8s_charts/crds
 K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s.aws_ec2nodeclasses.yaml \
 	pytorchjob:=kubeflow.org_pytorchjobs.yaml mpijob:=kubeflow.org_mpijobs.yaml rayjob:=ray.io_rayjobs.yaml \
-	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue/kueue.x-k8s.io_resourceflavors.yaml \
-	cohort:=kueue/kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue/kueue.x-k8s.io_clusterqueues.yaml \
-	localqueue:=kueue/kueue.x-k8s.io_localqueues.yaml
-# CRDs that ../shared/crds does not have, kept byte-for-byte from upstream in k8s_charts/crds (see SOURCES.md there).
-K8S_VENDORED_IMPORTS := secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
+	raycluster:=ray.io_rayclusters.yaml resourceflavor:=kueue.x-k8s.io_resourceflavors.yaml \
+	cohort:=kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue.x-k8s.io_clusterqueues.yaml \
+	localqueue:=kueue.x-k8s.io_localqueues.yaml secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
 	application:=application-crd.yaml appproject:=appproject-crd.yaml
-K8S_SCHEMAS := karpenter.sh_nodepools.yaml karpenter.k8s.aws_ec2nodeclasses.yaml kubeflow.org_pytorchjobs.yaml \
-	ray.io_rayjobs.yaml kueue/kueue.x-k8s.io_resourceflavors.yaml kueue/kueue.x-k8s.io_cohorts.yaml \
-	kueue/kueue.x-k8s.io_clusterqueues.yaml kueue/kueue.x-k8s.io_localqueues.yaml
 
 imports: node_modules/.installed
-	rm -rf $(foreach i,$(K8S_IMPORTS),k8s_charts/imports/$(firstword $(subst :=, ,$(i))))
-	$(foreach i,$(K8S_IMPORTS),node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
-		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
-	$(foreach f,$(K8S_SCHEMAS),cp $(CRDS)/$(f) k8s_charts/crds/$(notdir $(f)) &&) true
-	$(foreach i,$(K8S_VENDORED_IMPORTS),rm -rf k8s_charts/imports/$(firstword $(subst :=, ,$(i))) && \
+	@$(foreach i,$(K8S_IMPORTS),test -f $(CRDS)/$(lastword $(subst :=, ,$(i))) || { echo "$(CRDS)/$(lastword \
+		$(subst :=, ,$(i))) is missing: nothing was deleted (see $(CRDS)/SOURCES.md)"; exit 1; } &&) true
+	$(foreach i,$(K8S_IMPORTS),rm -rf k8s_charts/imports/$(firstword $(subst :=, ,$(i))) && \
 		node_modules/.bin/cdk8s import --language python --output k8s_charts/imports \
-		$(firstword $(subst :=, ,$(i))):=k8s_charts/crds/$(lastword $(subst :=, ,$(i))) &&) true
+		$(firstword $(subst :=, ,$(i))):=$(CRDS)/$(lastword $(subst :=, ,$(i))) &&) true
 
 clean:
 	rm -rf cdk.out dist .pytest_cache training/.pytest_cache

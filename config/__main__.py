@@ -1,11 +1,11 @@
 """Print the configuration reference (Markdown) from the models: `python -m config`.
 
-The README's "Configuration reference" section is this output; tests/test_readme.py keeps them in sync.
+docs/configuration.md's "Configuration reference" section is this output (`make docs` writes it with
+`--write-readme`); tests/test_readme.py keeps them in sync.
 """
 
 from __future__ import annotations
 
-import types
 import typing
 
 from pydantic import BaseModel
@@ -44,8 +44,9 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
             default = f"{len(field.default)} item(s), see `config/dev.yaml`"
         else:
             default = f"`{field.default!r}`"
-        doc = (nested[0].__doc__ or "").strip().splitlines() if nested else []
-        desc = (field.description or (doc[0] if doc else "")).replace("|", "\\|").replace("\n", " ")
+        # the model's first docstring paragraph, whole (its first line alone can stop mid-sentence)
+        doc = " ".join((nested[0].__doc__ or "").strip().split("\n\n")[0].split()) if nested else ""
+        desc = " ".join((field.description or doc).split()).replace("|", "\\|")
         typ = "list of objects" if nested and typing.get_origin(field.annotation) in (tuple, list) else (
             "object" if nested else _type_name(field.annotation))
         typ = typ.replace("|", "\\|")
@@ -65,7 +66,7 @@ START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
 
 
 def write_readme(path: str = "docs/configuration.md") -> None:
-    """Replace the README's reference section with the current one (`make docs`)."""
+    """Replace docs/configuration.md's reference section with the current one (`make docs`)."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     head, rest = text.split(START, 1)

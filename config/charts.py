@@ -11,10 +11,10 @@ from pydantic import Field, field_validator
 from ._base import ConfigModel
 
 KARPENTER_CHART_VERSION = "1.14.1"
-"""karpenter and karpenter-crd; matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in shared/crds."""
+"""karpenter and karpenter-crd; matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in k8s_charts/crds."""
 KUEUE_CHART_VERSION = "0.19.2"
 KUBERAY_CHART_VERSION = "1.7.0"
-"""kuberay-operator; matches the ray.io/v1 CRDs in shared/crds (KubeRay tag v1.7.0)."""
+"""kuberay-operator; matches the ray.io/v1 CRDs in k8s_charts/crds (KubeRay tag v1.7.0)."""
 SECRETS_STORE_CHART_VERSION = "3.1.1"
 """secrets-store-csi-driver-provider-aws (the AWS provider; its Chart.lock pins the driver chart 1.6.0)."""
 

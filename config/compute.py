@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from ._base import ConfigModel
 from .instances import (  # noqa: F401  (EBS_MAX_GIB, ec2_instance_types... re-exported: callers import them here)
     EBS_MAX_GIB,
+    GPU_TYPE_BY_FAMILY as _GPU_TYPE_BY_EC2_FAMILY,
     botocore_enum,
     botocore_shape,
     check_ec2_instance_type,
@@ -42,12 +43,9 @@ _LABEL_KEY = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
-# NVIDIA GPU families among HyperPod's ml.* instance types, and the value of the `gpu-type` node label for each.
-GPU_TYPE_BY_FAMILY = {
-    "ml.p4d": "a100", "ml.p4de": "a100-80gb", "ml.p5": "h100", "ml.p5e": "h200", "ml.p5en": "h200",
-    "ml.p6-b200": "b200", "ml.p6-b300": "b300", "ml.p6e-gb200": "gb200", "ml.g4dn": "t4", "ml.g5": "a10g",
-    "ml.g6": "l4", "ml.gr6": "l4", "ml.g6e": "l40s", "ml.g7e": "rtx-pro-6000",
-}
+# NVIDIA GPU families among HyperPod's ml.* instance types, and the value of the `gpu-type` node label for each
+# (config/instances.py's table under HyperPod's names).
+GPU_TYPE_BY_FAMILY = {f"ml.{family}": gpu_type for family, gpu_type in _GPU_TYPE_BY_EC2_FAMILY.items()}
 _NEURON_FAMILY = re.compile(r"ml\.(trn|inf)[0-9]")
 
 # Address blocks from which no client reaches a public EKS endpoint (RFC 1918, RFC 6598 shared, loopback,

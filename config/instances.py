@@ -126,6 +126,22 @@ def check_ec2_instance_type(field: str, value: str) -> str:
     raise ValueError(f"{field} {value!r} is not an EC2 instance type (botocore's EC2 model); {hint}")
 
 
+# The one table of NVIDIA GPU families: EC2 instance family -> the value of the `gpu-type` node label (HyperPod groups
+# by their `ml.` names, Karpenter pools, `llmft`, the cost report). config/data/instance_specs.yaml gives each
+# instance type it lists the same gpu_type (tests/test_node_shapes.py checks both agree).
+GPU_TYPE_BY_FAMILY: dict[str, str] = {
+    "p4d": "a100", "p4de": "a100-80gb", "p5": "h100", "p5e": "h200", "p5en": "h200",
+    "p6-b200": "b200", "p6-b300": "b300", "p6e-gb200": "gb200", "g4dn": "t4", "g5": "a10g",
+    "g6": "l4", "gr6": "l4", "g6e": "l40s", "g7e": "rtx-pro-6000",
+}
+
+
+def gpu_families(gpu_name: str) -> tuple[str, ...]:
+    """EC2 families whose GPU is ``gpu_name`` as Karpenter's `karpenter.k8s.aws/instance-gpu-name` label names it
+    (the GPU model, lower case: `a100` covers the 40 and 80 GB families)."""
+    return tuple(f for f, t in GPU_TYPE_BY_FAMILY.items() if t == gpu_name or t.removesuffix("-80gb") == gpu_name)
+
+
 def instance_family(instance_type: str) -> str:
     """`ml.p5.48xlarge` -> `ml.p5`."""
     return instance_type.rsplit(".", 1)[0]

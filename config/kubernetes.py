@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator

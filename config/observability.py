@@ -69,7 +69,7 @@ class AlarmThresholds(ConfigModel):
 
 
 class ObservabilityConfig(ConfigModel):
-    """`<Env>-Observability`: CloudWatch Observability add-on, log groups, dashboard, alarms (see README)."""
+    """`<Env>-Observability`: CloudWatch Observability add-on, log groups, dashboard, alarms (see docs/observability.md)."""
 
     log_retention_days: int = Field(
         30, description="CloudWatch retention of the logs the platform creates: EKS control plane, container logs "

@@ -157,6 +157,8 @@ class NodeKind:
     zone: str | None
     max_nodes: int | None             # HyperPod: the group's count; Karpenter: gpu_limit // GPUs (CPU pool:
                                       # cpu_limit // vCPUs); system: max_size
+    weight: int = 0                   # Karpenter GPU pool: its NodePool `spec.weight` (higher is tried first;
+                                      # no weight counts as 0, karpenter.sh_nodepools.yaml); others: 0
 
     @property
     def allocatable(self) -> Resources:
@@ -198,7 +200,8 @@ class NodeKind:
 
 
 def _kind(*, name: str, source: str, node_type: str, instance_type: str, spec: InstanceSpec, threads_per_core: int,
-          efa: int, tiers: tuple[str, ...], gpu_type: str, zone: str | None, max_nodes: int | None) -> NodeKind:
+          efa: int, tiers: tuple[str, ...], gpu_type: str, zone: str | None, max_nodes: int | None,
+          weight: int = 0) -> NodeKind:
     vcpus = spec.vcpus * threads_per_core // 2
     capacity = Resources(cpu_m=vcpus * 1000,
                          memory_mib=math.floor(spec.memory_gib * 1024 * (1 - VM_MEMORY_OVERHEAD)),
@@ -210,7 +213,7 @@ def _kind(*, name: str, source: str, node_type: str, instance_type: str, spec: I
             daemonsets = daemonsets + ds.requests
     return NodeKind(name=name, source=source, node_type=node_type, instance_type=instance_type, spec=spec,
                     threads_per_core=threads_per_core, capacity=capacity, reserved=reserved, daemonsets=daemonsets,
-                    tiers=tiers, gpu_type=gpu_type, zone=zone, max_nodes=max_nodes)
+                    tiers=tiers, gpu_type=gpu_type, zone=zone, max_nodes=max_nodes, weight=weight)
 
 
 def _tiers_on(node_type: str) -> tuple[str, ...]:
@@ -235,7 +238,7 @@ def node_kinds(config: EnvironmentConfig) -> tuple[NodeKind, ...]:
                                instance_type=itype, spec=spec, threads_per_core=2,
                                efa=spec.efa_interfaces if pool.efa else 0, tiers=_tiers_on(pool.node_type),
                                gpu_type=pool.gpu_type, zone=hyperpod_az if pool.efa else None,
-                               max_nodes=pool.gpu_limit // spec.gpus))
+                               max_nodes=pool.gpu_limit // spec.gpus, weight=pool.weight))
     cpu_pool = config.kubernetes.cpu_node_pool
     for itype in cpu_pool.instance_types:
         spec = instance_spec("kubernetes.cpu_node_pool.instance_types", itype)

@@ -1,5 +1,5 @@
 """Kueue objects: ResourceFlavors, Cohorts, ClusterQueues and LocalQueues, plus the admission policy that refuses
-jobs without a queue in team namespaces. Names and structure: k8s_charts/queues.py; semantics: README "Queueing".
+jobs without a queue in team namespaces. Names and structure: k8s_charts/queues.py; semantics: docs/queueing.md.
 
 Written with the typed bindings `cdk8s import` generated from the Kueue v0.19.2 CRDs (kueue.x-k8s.io/v1beta2).
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import cdk8s
-from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config import EnvironmentConfig

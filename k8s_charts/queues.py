@@ -1,6 +1,6 @@
 """Queue names and the queueing model every chart and job builder shares (Kueue v0.19, API kueue.x-k8s.io/v1beta2).
 
-Structure (see the README, "Queueing"):
+Structure (see docs/queueing.md):
 
 - one ResourceFlavor per GPU capacity (config.queueing.capacities): nodeLabels `node-type`, `gpu-type` and
   :data:`CAPACITY_LABEL` = the capacity's name, so an admitted job's pods are pinned to exactly one capacity;

@@ -193,9 +193,11 @@ def holds(kind: NodeKind, nodes: int) -> bool:
 
 def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
     """The instance type of the job's GPU pods: one a kind can hold the whole job on, reserved capacity (HyperPod)
-    first, then the most GPUs per node."""
+    first, then the most GPUs per node; between equal fits the Karpenter pool with the highest weight, the pool
+    Karpenter itself tries first (NodePool `spec.weight`: "a higher numerical weight indicates that this nodepool
+    will be ordered ahead of other nodepools with lower weights"), then the instance type's name."""
     nodes = spec.node_range[1]
-    ranked = sorted(kinds, key=lambda k: (not holds(k, nodes), k.source != "hyperpod", -k.spec.gpus,
+    ranked = sorted(kinds, key=lambda k: (not holds(k, nodes), k.source != "hyperpod", -k.spec.gpus, -k.weight,
                                           k.instance_type))
     return ranked[0].instance_type
 

@@ -12,6 +12,8 @@
 |            | tensor parallel vs GPUs per node), checked with the step file                                    |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
 |            | no single node kind can hold (pods never split between HyperPod and EC2)                          |
+| memory     | an SFT recipe whose model cannot fit the GPUs of a node kind it may land on, even with activation |
+|            | checkpointing (llm_platform.memory, the model the step itself plans with); names the fix          |
 | fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
 | quota      | more GPUs than the team's quota (config), or than is left of it now (cluster, when reachable)     |
 | image      | an ECR image tag that does not exist (when AWS is reachable)                                      |
@@ -173,6 +175,11 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
         where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
 
+    if spec.type == "sft" and plan.kinds:  # the SFT step's own memory model (llm_platform.memory), per GPU kind
+        from llm_platform.memory import preflight_check
+
+        for kind in {k.instance_type: k for k in plan.allowed or plan.kinds}.values():
+            result.add("memory", *preflight_check(plan.step, instance_type=kind.instance_type, gpus=plan.gpus))
     for where, pod in plan.pod_specs():
         request = pod_request_of(pod)
         kinds = pod_kinds(values.node_kinds, pod)

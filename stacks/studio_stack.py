@@ -3,7 +3,7 @@ EKS access entries, lifecycle configurations that leave a working kube context."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 

@@ -91,6 +91,14 @@ def config_fails(overrides: dict[str, Any], *patterns: str, env: str = "dev") ->
     return message
 
 
+def one_of_type(resources: dict[str, Any], type_: str, where: str = "") -> tuple[str, dict[str, Any]]:
+    """(logical ID, resource) of the one resource of ``type_`` among a template's ``resources``; fails naming what it
+    found when there is not exactly one."""
+    found = {lid: res for lid, res in resources.items() if res["Type"] == type_}
+    assert len(found) == 1, f"expected one {type_}{where}, found {sorted(found)}"
+    return next(iter(found.items()))
+
+
 @dataclass
 class Synth:
     """One synthesized environment."""
@@ -107,6 +115,10 @@ class Synth:
 
     def resources(self, stack: str, type_: str) -> dict[str, dict[str, Any]]:
         return {k: v for k, v in self.templates[stack]["Resources"].items() if v["Type"] == type_}
+
+    def one(self, stack: str, type_: str) -> tuple[str, dict[str, Any]]:
+        """(logical ID, resource) of the one ``type_`` in ``stack``."""
+        return one_of_type(self.templates[stack]["Resources"], type_, f" in {stack}")
 
     @property
     def validation_report(self) -> dict[str, Any] | None:

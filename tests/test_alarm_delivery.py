@@ -65,7 +65,7 @@ def _wild(pattern: str, value: str, *, case: bool = True) -> bool:
 def _arn_like(pattern: str, value: str) -> bool:
     """ArnLike: the six colon-separated components match one by one (the last may hold colons)."""
     p, v = pattern.split(":", 5), value.split(":", 5)
-    return len(p) == len(v) == 6 and all(_wild(a, b) for a, b in zip(p, v))
+    return len(p) == len(v) == 6 and all(_wild(a, b) for a, b in zip(p, v, strict=True))
 
 
 _OPERATORS = {

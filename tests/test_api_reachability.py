@@ -1,4 +1,5 @@
-"""Every client the README promises kubectl to reaches the private EKS API endpoint on 443, from the templates.
+"""Every client docs/deploying.md ("Reaching the private API endpoint") promises kubectl to reaches the private EKS
+API endpoint on 443, from the templates.
 
 The endpoint's ENIs carry the security groups in ``ResourcesVpcConfig.SecurityGroupIds`` plus the cluster security
 group EKS creates, which admits traffic from itself (https://docs.aws.amazon.com/eks/latest/userguide/
@@ -83,7 +84,7 @@ def clients(synth: Synth) -> dict[str, set[str]]:
         groups.key("compute", g) for g in handlers[0]["Properties"]["VpcConfig"]["SecurityGroupIds"]}
     templates = [r for r in synth.templates["compute"]["Resources"].values() if r["Type"] == "AWS::EC2::LaunchTemplate"
                  and "SecurityGroupIds" in r["Properties"]["LaunchTemplateData"]]
-    out["administrators through SSM port forwarding on a system node (README)"] = {
+    out["administrators through SSM port forwarding on a system node (docs/deploying.md)"] = {
         groups.key("compute", g) for t in templates for g in t["Properties"]["LaunchTemplateData"]["SecurityGroupIds"]}
     return out
 

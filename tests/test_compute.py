@@ -19,9 +19,7 @@ MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
 
 
 def only(synth: Synth, type_: str) -> tuple[str, dict[str, Any]]:
-    found = synth.resources(STACK, type_)
-    assert len(found) == 1, f"expected one {type_}, found {sorted(found)}"
-    return next(iter(found.items()))
+    return synth.one(STACK, type_)
 
 
 def untoken(value: Any) -> str:

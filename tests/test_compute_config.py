@@ -8,7 +8,8 @@ import pytest
 
 from config import ConfigError
 from config.compute import (
-    DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, hyperpod_instance_types, nvidia_hyperpod_instance_types,
+    DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, KUBECTL_LAYER_VERSIONS, hyperpod_instance_types,
+    nvidia_hyperpod_instance_types,
 )
 
 from .conftest import ENVIRONMENTS, config_fails as _fails, config_with
@@ -23,9 +24,9 @@ def hyperpod(*groups):
 
 
 def test_shipped_environments_are_valid() -> None:
+    """Valid, each on a version the app pins (which versions may differ: tests/test_upgrade_path.py, the runbook)."""
     for env in ENVIRONMENTS:
-        cfg = config_with(env).compute
-        assert cfg.kubernetes_version == DEFAULT_KUBERNETES_VERSION
+        assert config_with(env).compute.kubernetes_version in KUBECTL_LAYER_VERSIONS
 
 
 def test_default_version_is_the_newest_hyperpod_supports() -> None:
@@ -41,21 +42,39 @@ def test_instance_types_come_from_botocore_offline() -> None:
     assert "ml.p4d.24xlarge" in nvidia and "ml.m5.large" not in nvidia and "ml.trn1.32xlarge" not in nvidia
 
 
-@pytest.mark.parametrize(("version", "why"), [
-    ("1.27", r"SageMaker HyperPod supports 1\.28, .*1\.34"),
-    ("1.32", r"the app pins kubectl layers only for 1\.33, 1\.34"),
-    ("1.35", r"SageMaker HyperPod supports 1\.28, .*1\.34"),
-])
+def _minor(version: str) -> int:
+    return int(version.split(".")[1])
+
+
+_HYPERPOD_RANGE = sorted(HYPERPOD_KUBERNETES_VERSIONS, key=_minor)
+_SUPPORTED = re.escape(", ".join(HYPERPOD_KUBERNETES_VERSIONS))
+_PINNED = re.escape(", ".join(KUBECTL_LAYER_VERSIONS))
+_UNSUPPORTED = [
+    (f"1.{_minor(_HYPERPOD_RANGE[0]) - 1}", rf"SageMaker HyperPod supports {_SUPPORTED}"),
+    (f"1.{_minor(_HYPERPOD_RANGE[-1]) + 1}", rf"SageMaker HyperPod supports {_SUPPORTED}"),
+    *[(v, rf"the app pins kubectl layers only for {_PINNED}")
+      for v in _HYPERPOD_RANGE if v not in KUBECTL_LAYER_VERSIONS][-1:],
+]
+
+
+@pytest.mark.parametrize(("version", "why"), _UNSUPPORTED)
 def test_unsupported_kubernetes_version(version: str, why: str) -> None:
-    with pytest.raises(ConfigError, match=rf"compute\.kubernetes_version '{version}' is not supported \({why}\); "
-                                          rf"use '1\.34'"):
+    with pytest.raises(ConfigError, match=rf"compute\.kubernetes_version '{re.escape(version)}' is not supported "
+                                          rf"\({why}\); use '{re.escape(DEFAULT_KUBERNETES_VERSION)}'"):
         config_with("dev", {"compute": {"kubernetes_version": version}})
 
 
-def test_kube_proxy_must_match_the_kubernetes_version() -> None:
-    with pytest.raises(ConfigError, match=r"compute\.addons\.kube_proxy 'v1\.34\.0-eksbuild\.2' is for Kubernetes "
-                                          r"1\.34 but compute\.kubernetes_version is '1\.33'"):
-        config_with("dev", {"compute": {"kubernetes_version": "1.33"}})
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_kube_proxy_must_match_the_kubernetes_version(env: str) -> None:
+    cfg = config_with(env).compute
+    other = next((v for v in KUBECTL_LAYER_VERSIONS if v != cfg.kubernetes_version), None)
+    if other is None:
+        pytest.skip("the app pins one Kubernetes version only")
+    proxy = cfg.addons.kube_proxy
+    with pytest.raises(ConfigError, match=rf"compute\.addons\.kube_proxy '{re.escape(proxy)}' is for Kubernetes "
+                                          rf"{re.escape(cfg.kubernetes_version)} but compute\.kubernetes_version is "
+                                          rf"'{re.escape(other)}'"):
+        config_with(env, {"compute": {"kubernetes_version": other}})
 
 
 def test_vpc_cni_below_hyperpod_minimum() -> None:

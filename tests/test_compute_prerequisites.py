@@ -4,6 +4,7 @@ chart installs accounted for."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -22,13 +23,19 @@ from cdk_constructs.compute.hyperpod_prerequisites import (
 from .conftest import ROOT, Synth
 from .helm_binary import helm_binary
 
-SHARED_CRDS = ROOT.parent / "shared" / "crds" / "hyperpod-helm-chart"
-# kubeflow/mpi-operator v0.8.0 manifests/base/kubeflow.org_mpijobs.yaml (see ../shared/crds/SOURCES.md); the file is
-# unchanged on the release-0.8 branch through v0.8.2, the operator version the chart runs.
-SHARED_MPIJOB_CRD = ROOT.parent / "shared" / "crds" / "kubeflow.org_mpijobs.yaml"
+# The chart's CRDs, upstream bytes: PyTorchJob as AWS's HyperPod chart vendors it (aws/sagemaker-hyperpod-cli commit
+# 011ca927123e02b35a399935bbb3ab1905fe33c7, helm_chart/HyperPodHelmChart/charts/training-operators/crds/
+# pytorchjobs.kubeflow.org-CustomResourceDefinition.yaml: training-operator v1.7.0), and MPIJob from
+# kubeflow/mpi-operator v0.8.0 manifests/base/kubeflow.org_mpijobs.yaml, the same file as the vendored
+# k8s_charts/crds/kubeflow.org_mpijobs.yaml (unchanged on the release-0.8 branch through v0.8.2, the operator version
+# the chart runs).
+CHART_CRD_SHA256 = {
+    "kubeflow.org_pytorchjobs.yaml": (587240, "bc5144778e472f1b690d05dbf92b0143839bed777e9a27c7ead27ed7a1cfa2c5"),
+    "kubeflow.org_mpijobs.yaml": (669830, "78b0131f931fcc8d99f6ce0407281f41b62527e443ec691d26d9634b390ad3bb"),
+}
 
-
-REFERENCE_CHART = ROOT.parent / "shared" / "reference" / "hyperpod-helm-chart" / "Chart.yaml"
+# AWS's chart's Chart.yaml at that commit (tests/upstream/SOURCES.md; its SHA-256 is checked in test_observability).
+REFERENCE_CHART = ROOT / "tests" / "upstream" / "sagemaker-hyperpod-cli-011ca927" / "Chart.yaml"
 
 # Every dependency of AWS's chart (aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart/Chart.yaml, commit
 # 011ca927123e02b35a399935bbb3ab1905fe33c7). The chart README must say, for each, whether we include, replace or
@@ -173,7 +180,6 @@ def test_chart_readme_accounts_for_every_upstream_component() -> None:
         assert rows[component].split()[0] in ("included", "replaced", "left"), (component, rows[component])
 
 
-@pytest.mark.skipif(not REFERENCE_CHART.exists(), reason="shared/reference is not beside the repository")
 def test_upstream_component_list_matches_the_reference_copy() -> None:
     deps = {d["name"] for d in yaml.safe_load(REFERENCE_CHART.read_text())["dependencies"]}
     assert deps == set(UPSTREAM_COMPONENTS)
@@ -234,12 +240,13 @@ def test_crds_are_the_hyperpod_vendored_ones() -> None:
     assert names == {"pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org"}
 
 
-@pytest.mark.skipif(not SHARED_CRDS.exists(), reason="shared/crds is not beside the repository")
-def test_crds_match_the_shared_copies_byte_for_byte() -> None:
-    pairs = {"kubeflow.org_pytorchjobs.yaml": SHARED_CRDS / "pytorchjobs.kubeflow.org-CustomResourceDefinition.yaml",
-             "kubeflow.org_mpijobs.yaml": SHARED_MPIJOB_CRD}
-    for ours, shared in pairs.items():
-        assert (CHART_DIR / "crds" / ours).read_bytes() == shared.read_bytes(), ours
+def test_crds_are_the_upstream_bytes() -> None:
+    found = {p.name: p.read_bytes() for p in (CHART_DIR / "crds").glob("*.yaml")}
+    assert sorted(found) == sorted(CHART_CRD_SHA256)
+    for name, (size, sha256) in CHART_CRD_SHA256.items():
+        assert (len(found[name]), hashlib.sha256(found[name]).hexdigest()) == (size, sha256), name
+    vendored = ROOT / "k8s_charts" / "crds" / "kubeflow.org_mpijobs.yaml"
+    assert found["kubeflow.org_mpijobs.yaml"] == vendored.read_bytes(), "one MPIJob CRD for the chart and the imports"
 
 
 def test_mpi_operator_is_a_version_kueue_supports(rendered: list[dict[str, Any]]) -> None:

@@ -16,7 +16,7 @@ from config.compute import hyperpod_instance_count_range
 from config.kubernetes import MAX_GPUS
 from config.strict_yaml import MAX_EXPANDED_NODES, load_yaml
 
-from .conftest import CONFIG_DIR, absent_environment, config_fails as _fails, config_with, raw_config
+from .conftest import ENVIRONMENTS, CONFIG_DIR, absent_environment, config_fails as _fails, config_with, raw_config
 
 
 
@@ -214,8 +214,10 @@ def test_instance_types_from_pinned_lists(where: str, value: str, pattern: str) 
         _fails({"kubernetes": {"gpu_node_pools": [{**pools[0], "instance_types": [value]}, pools[1]]}}, pattern)
 
 
-
 # --- kubernetes.cpu_node_pool (the Karpenter pool of the CPU job pods) ----------------------------------------------
+_GPU_POOL = load_config("dev").kubernetes.gpu_node_pools[-1].name  # a shipped GPU pool's name
+
+
 @pytest.mark.parametrize(("pool", "pattern"), [
     ({"instance_types": ["t3.xlarge"]},
      r"kubernetes\.cpu_node_pool\.instance_types 't3\.xlarge' is not a current-generation general-purpose type; use "
@@ -237,8 +239,7 @@ def test_instance_types_from_pinned_lists(where: str, value: str, pattern: str) 
     ({"termination_grace_period": "1d"},
      r"kubernetes\.cpu_node_pool\.termination_grace_period '1d' is not a duration; use a Go duration"),
     ({"name": "CPU_jobs"}, r"kubernetes\.cpu_node_pool\.name 'CPU_jobs' is not a DNS-1123 label"),
-    ({"name": "a100-spot"},
-     r"kubernetes\.cpu_node_pool\.name 'a100-spot' is also the name of a GPU pool.*rename one"),
+    ({"name": _GPU_POOL}, rf"kubernetes\.cpu_node_pool\.name '{_GPU_POOL}' is also the name of a GPU pool.*rename one"),
     ({"data_volume_gib": 16385}, r"kubernetes\.cpu_node_pool\.data_volume_gib.*16384"),
     ({"cpu_limt": 8}, r"kubernetes\.cpu_node_pool\.cpu_limt"),
 ])
@@ -248,7 +249,7 @@ def test_cpu_node_pool(pool: dict, pattern: str) -> None:
 
 def test_cpu_node_pool_defaults_and_shipped_values() -> None:
     """The shipped environments set the pool's limit; a config without the block gets a valid default pool."""
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         pool = raw_config(env)["kubernetes"]["cpu_node_pool"]
         assert load_config(env).kubernetes.cpu_node_pool.cpu_limit == pool["cpu_limit"]
     from config.kubernetes import CpuNodePoolConfig

@@ -110,28 +110,56 @@ def test_cpu_pool_from_nodepool_manifests(tmp_path: Path) -> None:
             for c in report.cpu_pools] == [("cpu", "m7i.xlarge", 0.2016, 2, round(2 * 0.2016, 2))]
     assert [u.resource for u in report.unpriced] == ["cpu-gpu-types"]  # never priced as a CPU pool
 
+def baseline_entry(report, region: str) -> dict:
+    """What tests/baselines/cost.json pins for one environment: its totals where the price table covers its region;
+    in a region it lacks, that the environment is unpriced and what is unpriced (never totals that would read $0)."""
+    if region not in priced_regions():
+        return {"unpriced_region": region,
+                "unpriced_gpu_pools": sorted({u.resource for u in report.unpriced if u.type == "NodePool"})}
+    (observability_stack,) = [s for s in report.idle_by_stack() if s.endswith("-Observability")]
+    return {"idle_monthly_usd": report.idle_total, "max_burst_usd_per_hour": report.max_burst_per_hour,
+            "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour,
+            "observability_monthly_usd": report.observability_total,
+            "observability_stack_monthly_usd": report.idle_by_stack()[observability_stack]}
+
+
 def test_pinned_totals() -> None:
-    """An accidental cost jump fails here with the delta. After a deliberate change: UPDATE_BASELINE=1."""
-    now = {}
-    for env in ENVIRONMENTS:
-        r = report_for(env)
-        now[env] = {"idle_monthly_usd": r.idle_total, "max_burst_usd_per_hour": r.max_burst_per_hour,
-                    "cpu_pools_usd_per_hour_at_limit": r.cpu_pools_per_hour}
+    """An accidental cost jump fails here with the delta. After a deliberate change: `make snapshots`."""
+    now = {env: baseline_entry(report_for(env), synthesize(env).config.region) for env in ENVIRONMENTS}
     if os.environ.get("UPDATE_BASELINE") == "1":
         PINNED.write_text(json.dumps(now, indent=2, sort_keys=True) + "\n")
     pinned = json.loads(PINNED.read_text())
     missing = sorted(set(now) - set(pinned))
-    assert not missing, f"no cost baseline for {missing}: run `UPDATE_BASELINE=1 pytest tests/test_cost.py -k pinned`"
-    deltas = [f"{env} {key}: {pinned[env][key]} -> {now[env][key]} ({now[env][key] - pinned[env][key]:+.2f})"
-              for env in now for key in now[env] if abs(now[env][key] - pinned.get(env, {}).get(key, 0)) > 0.005]
+    assert not missing, f"no cost baseline for {missing}: run `make snapshots`"
+    deltas = [f"{env} {key}: {pinned[env].get(key)} -> {value}" for env in now for key, value in now[env].items()
+              if not isinstance(value, float) and value != pinned[env].get(key)]
+    deltas += [f"{env} {key}: {pinned[env][key]} -> {value} ({value - pinned[env][key]:+.2f})"
+               for env in now for key, value in now[env].items()
+               if isinstance(value, float) and abs(value - pinned[env].get(key, 0)) > 0.005]
+    deltas += [f"{env} {key}: pinned but no longer computed" for env in now for key in set(pinned[env]) - set(now[env])]
     assert not deltas, "cost changed (run `make cost ENV=<env>` to see why):\n" + "\n".join(deltas)
 
 
-def test_budget_exceeded_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"cost\.max_burst_usd_per_hour 10: the GPU pools and HyperPod groups "
-                                          r"could spend \$[\d,.]+/hour \(.*h100-on-demand: 16 GPUs.*\); lower "
-                                          r"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
-        config_with("dev", {"cost": {"max_burst_usd_per_hour": 10}})
+def test_an_unpriced_region_is_pinned_as_unpriced() -> None:
+    """A baseline for an environment in a region without prices says so; it pins no total (a $0 would pass for a
+    price)."""
+    region = next(r for r in ("eu-west-1", "us-west-2", "ap-southeast-2", "eu-central-1")
+                  if r not in priced_regions())
+    report = report_for(ENVIRONMENTS[0])
+    entry = baseline_entry(report, region)
+    assert entry["unpriced_region"] == region
+    assert not [k for k, v in entry.items() if isinstance(v, (int, float))]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_budget_exceeded_is_a_config_error(env: str) -> None:
+    """A budget below what the pools can spend fails, naming every GPU pool with its GPU limit."""
+    pools = config_with(env).kubernetes.gpu_node_pools
+    named = "".join(rf"(?=.*{re.escape(p.name)}: {p.gpu_limit} GPUs)" for p in pools)
+    with pytest.raises(ConfigError, match=rf"cost\.max_burst_usd_per_hour 1: the GPU pools and HyperPod groups "
+                                          rf"could spend \$[\d,.]+/hour \({named}.*\); lower "
+                                          rf"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
+        config_with(env, {"cost": {"max_burst_usd_per_hour": 1}})
 
 
 def test_budget_counts_what_is_priced_and_names_the_rest() -> None:
@@ -153,14 +181,14 @@ def test_budget_counts_what_is_priced_and_names_the_rest() -> None:
 
 
 def test_idle_targets() -> None:
-    """prod stays under $1,000/month idle with HA. dev cannot reach $300: the README explains why, and this keeps
+    """prod stays under $1,000/month idle with HA. dev cannot reach $300: docs/cost.md explains why, and this keeps
     the explanation true - the lines that no dev config can remove already add up to $300."""
     assert report_for("prod").idle_total < 1000
     dev = report_for("dev")
     floor_items = {"FSx for Lustre capacity", "EKS control plane", "NAT gateway", "Public IPv4 address",
                    "Application Load Balancer", "KMS key", "Secrets Manager secret"}
     floor = sum(line.monthly_usd for line in dev.idle if line.item in floor_items)
-    assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and the README"
+    assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and docs/cost.md"
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -183,20 +211,45 @@ def test_each_image_build_is_priced_per_build(env: str) -> None:
 
 
 def test_readme_cost_figures_are_the_pinned_ones() -> None:
-    """The README's cost table shows, for every pinned environment, the pinned idle and maximum GPU figures and the
+    """docs/cost.md's cost table shows, for every pinned environment, the pinned idle and maximum GPU figures and the
     configured budget; its CPU pool figures are the pinned ones too. (Regenerated with the baseline: a deliberate
-    cost change updates tests/baselines/cost.json and then the README.)"""
+    cost change: `make snapshots`, then docs/cost.md.)"""
     readme = (ROOT / "docs" / "cost.md").read_text()
     pinned = json.loads(PINNED.read_text())
     rows = {m[1]: (float(m[2].replace(",", "")), float(m[3].replace(",", "")), m[4])
             for m in re.finditer(r"^\| (\w+)[^|]*\| ([\d,.]+) \| ([\d,.]+)(?: \(budget ([\d,.]+)\))? \|$", readme,
                                  flags=re.M)}
     for env, figures in pinned.items():
-        assert env in rows, f"README's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
+        if "unpriced_region" in figures:  # no figures to show: the row must say so
+            assert re.search(rf"^\| {env}\b[^\n]*unpriced", readme, re.M), \
+                f"docs/cost.md's cost table has no row saying {env} is unpriced ({figures['unpriced_region']})"
+            continue
+        assert env in rows, f"docs/cost.md's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
         idle, burst, budget = rows[env]
         assert (idle, burst) == (figures["idle_monthly_usd"], figures["max_burst_usd_per_hour"]), \
-            f"README's {env} row says {idle} / {burst}; tests/baselines/cost.json pins {figures}"
+            f"docs/cost.md's {env} row says {idle} / {burst}; tests/baselines/cost.json pins {figures}"
         configured = raw_config(env).get("cost", {}).get("max_burst_usd_per_hour")
-        assert (float(budget) if budget else None) == configured, f"README's {env} budget is not config/{env}.yaml's"
+        assert (float(budget) if budget else None) == configured, \
+            f"docs/cost.md's {env} budget is not config/{env}.yaml's"
         cpu = figures["cpu_pools_usd_per_hour_at_limit"]
-        assert f"${cpu:.2f}/h at" in readme, f"README does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
+        assert f"${cpu:.2f}/h at" in readme, f"docs/cost.md does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
+        # the observability paragraph: what watching the platform costs, and the part of it <Env>-Observability adds
+        paragraph = readme.split("Observability is in those figures", 1)[1].split("\n\n", 1)[0]
+        for key in ("observability_monthly_usd", "observability_stack_monthly_usd"):
+            assert f"${figures[key]:,.2f}" in paragraph, \
+                f"docs/cost.md's observability paragraph lacks {env}'s {key} ${figures[key]:,.2f} (`make cost`)"
+
+
+def test_karpenter_gpu_names_resolve_through_the_family_table() -> None:
+    """A NodePool that selects by Karpenter's GPU name is priced on the families config/instances.py gives that GPU;
+    a name the report does not know stays unresolved (reported), never guessed."""
+    from config.instances import GPU_TYPE_BY_FAMILY
+    from config.pricing import Pricer
+    from tools.cost.report import KARPENTER_GPU_NAMES, _gpu_instance_types
+
+    pricer = Pricer.of(priced_regions()[0])
+    for name in KARPENTER_GPU_NAMES:
+        types, unresolved = _gpu_instance_types(
+            [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": [name, "no-such-gpu"]}], pricer)
+        assert unresolved == ["no-such-gpu"]
+        assert all(GPU_TYPE_BY_FAMILY[t.split(".")[0]].removesuffix("-80gb") == name for t in types), (name, types)

@@ -1,4 +1,4 @@
-"""Extending the platform as the README's "Extending a construct" shows: the example itself passes cdk-nag across
+"""Extending the platform as docs/extending.md ("Extending a construct") shows: the example itself passes cdk-nag across
 stacks, the constructs' own grants are scoped, and the stacks' props refuse wrong objects."""
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ ENV = cdk.Environment(account="123456789012", region="us-east-1")
 
 
 def readme_example(marker: str) -> str:
-    """The README code block of "Extending a construct" that contains ``marker``."""
+    """The code block of docs/extending.md that contains ``marker``."""
     section = (ROOT / "docs" / "extending.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     found = [b for b in blocks if marker in b]
-    assert len(found) == 1, f"README's extending section has {len(found)} python blocks with {marker!r}"
+    assert len(found) == 1, f"docs/extending.md has {len(found)} python blocks with {marker!r}"
     return found[0]
 
 
@@ -71,7 +71,7 @@ def test_the_readme_grant_example_passes_cdk_nag_across_stacks() -> None:
     app, storage_stack, storage, role = _two_stacks()
     namespace = {"self": storage_stack, "storage": storage,
                  "compute": SimpleNamespace(team_roles={"ml-research": role})}
-    exec(readme_example("grant_read"), namespace)  # noqa: S102 - the README's own code, run as written
+    exec(readme_example("grant_read"), namespace)  # noqa: S102 - the page's own code, run as written
     assert _synth(app) is None
     statements = _policy_statements(app, "Team")
     s3_resources = [r for s in statements if any(a.startswith("s3:") for a in s["Action"]) for r in s["Resource"]]

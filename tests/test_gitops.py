@@ -22,7 +22,7 @@ from k8s_charts.gitops import (
 from k8s_charts.validation import CRD_DIR, crd_validators, validate
 from k8s_charts.values import PLACEHOLDER, PlatformValues, gitops_output_key
 
-from .conftest import ROOT, Synth, config_fails, config_with, synthesize
+from .conftest import ENVIRONMENTS, ROOT, Synth, config_fails, config_with, synthesize
 from .test_isolation_matrix import kube_manifests
 
 REPO = "https://github.com/acme/platform-gitops.git"
@@ -76,7 +76,7 @@ def test_layout_is_under_the_environment_path() -> None:
 
 
 def test_shipped_environments_keep_cdk_delivery() -> None:
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         assert config_with(env).delivery.mode == "cdk"
 
 
@@ -186,18 +186,17 @@ def test_every_placeholder_of_the_platform_files_is_a_stack_output(
 # ---- team projects ---------------------------------------------------------------------------------------------
 @functools.cache
 def _crd_scopes() -> dict[tuple[str, str], str]:
-    """(group, kind) -> scope of every CRD in k8s_charts/crds and ../shared/crds (the first folder wins), read once:
-    the files hold 10 MB of YAML."""
+    """(group, kind) -> scope of every vendored CRD (k8s_charts/crds), read once: the files hold 4 MB of YAML."""
     scopes: dict[tuple[str, str], str] = {}
-    for folder in (CRD_DIR, ROOT.parent / "shared" / "crds"):
-        for path in sorted(folder.glob("*.yaml")):
-            for crd in (d for d in yaml.load_all(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d):
-                scopes.setdefault((crd["spec"]["group"], crd["spec"]["names"]["kind"]), crd["spec"]["scope"])
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        for crd in (d for d in yaml.load_all(path.read_text(), Loader=loader) if d):
+            scopes.setdefault((crd["spec"]["group"], crd["spec"]["names"]["kind"]), crd["spec"]["scope"])
     return scopes
 
 
 def _namespaced(group: str, kind: str) -> bool:
-    """Scope from the CRD (k8s_charts/crds or ../shared/crds) or, for core kinds, the Kubernetes API."""
+    """Scope from the vendored CRD (k8s_charts/crds) or, for core kinds, the Kubernetes API."""
     if (group, kind) in _crd_scopes():
         return _crd_scopes()[(group, kind)] == "Namespaced"
     return {("", "ConfigMap"): True, ("", "Secret"): True, ("batch", "Job"): True}[(group, kind)]
@@ -361,7 +360,7 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
     third = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
     assert not third.differs and third.diff == ""
     written = yaml.safe_load_all((repo / platform_dir("environments/dev") / "gpu-capacity.yaml").read_text())
-    errors = [e for d in written if d for e in validate(d, "1.34")]
+    errors = [e for d in written if d for e in validate(d, config_with("dev").compute.kubernetes_version)]
     assert errors == []
 
 

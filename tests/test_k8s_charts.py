@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import filecmp
 import hashlib
 import json
 from pathlib import Path
@@ -11,11 +10,10 @@ from typing import Any
 
 import cdk8s
 import pytest
-import yaml
 
 from config import load_config
-from config.kubernetes import GPU_INSTANCE_TYPES
-from k8s_charts.__main__ import write_dist
+from config.instances import find_spec
+from config.kubernetes import GPU_INSTANCE_TYPES, TIER_PRIORITY_CLASSES, TIERS
 from k8s_charts.images import image_uri
 from k8s_charts.pytorch_job import ElasticPyTorchJob
 from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
@@ -55,8 +53,16 @@ def build(factory) -> dict:
 
 DEV = load_config("dev")
 VALUES = PlatformValues.placeholders(DEV)
-RESEARCH = DEV.kubernetes.team("ml-research")
-PLATFORM = DEV.kubernetes.team("hyperpod-platform")
+
+
+def first_team(config, tier: str, *, without: str | None = None):
+    """The first configured team that may submit ``tier`` (and not ``without``): the examples pick teams this way."""
+    return next(t for t in config.kubernetes.teams if tier in t.allowed_tiers and without not in t.allowed_tiers)
+
+
+RESEARCH = first_team(DEV, "research", without="production")
+PLATFORM = first_team(DEV, "production")
+P4D_POOL = next(p.name for p in DEV.kubernetes.gpu_node_pools if "p4d.24xlarge" in p.instance_types)
 PROD = load_config("prod")
 PROD_VALUES = PlatformValues.placeholders(PROD)
 # An instance type each tier can run in dev (HyperPod group, on-demand pool, spot pool).
@@ -95,19 +101,19 @@ def test_every_manifest_validates(dist, env: str) -> None:
 
 
 def test_validation_catches_mistakes(dist) -> None:
-    dev = dist["dev"]
-    pool = copy.deepcopy(objects(dev, "NodePool")["h100-on-demand"])
+    dev, version = dist["dev"], DEV.compute.kubernetes_version
+    pool = copy.deepcopy(objects(dev, "NodePool")[DEV.kubernetes.gpu_node_pools[0].name])
     pool["spec"]["disruption"]["consolidateAfterr"] = "1m"
     pool["spec"]["weight"] = "high"
-    errors = validate(pool, "1.34")
+    errors = validate(pool, version)
     assert any("consolidateAfterr" in e for e in errors) and any("'high' is not of type 'integer'" in e for e in errors)
     job = copy.deepcopy(next(iter(objects(dev, "PyTorchJob").values())))
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"]["limits"] = 8
-    assert any("is not of type 'object'" in e for e in validate(job, "1.34"))
-    quota = copy.deepcopy(objects(dev, "ResourceQuota")["ml-research/compute"])
+    assert any("is not of type 'object'" in e for e in validate(job, version))
+    quota = copy.deepcopy(objects(dev, "ResourceQuota")[f"{DEV.kubernetes.teams[0].namespace}/compute"])
     quota["spec"]["hardd"] = {}
-    assert validate(quota, "1.34")
-    assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, "1.34")
+    assert validate(quota, version)
+    assert validate({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "x"}}, version)
 
 
 def test_no_null_values(dist) -> None:
@@ -123,32 +129,47 @@ def test_no_null_values(dist) -> None:
 
 
 def _vendored_crds() -> dict[str, tuple[int, str]]:
-    """File -> (size, SHA-256) of the CRDs taken straight from upstream (k8s_charts/crds/SOURCES.md table)."""
+    """File -> (size, SHA-256) of every vendored CRD (the k8s_charts/crds/SOURCES.md table)."""
     rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
             if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
     return {r[1].strip(): (int(r[7].strip()), r[8].strip()) for r in rows}
 
 
-def test_crd_copies_match_shared_folder() -> None:
-    shared = ROOT.parent / "shared" / "crds"
-    if not shared.is_dir():
-        pytest.skip("../shared/crds is not present (fresh clone); the copies in k8s_charts/crds are used")
-    vendored = _vendored_crds()
-    for path in CRD_DIR.glob("*.yaml"):
-        if path.name in vendored:
-            assert not (shared / path.name).exists(), f"{path.name} is in ../shared/crds now; copy it from there"
-            continue
-        source = shared / "kueue" / path.name if path.name.startswith("kueue.x-k8s.io_") else shared / path.name
-        assert filecmp.cmp(path, source, shallow=False), f"{path.name} differs; run `make imports`"
-
-
 def test_vendored_crds_are_the_upstream_bytes() -> None:
-    """CRDs not in ../shared/crds are listed with their upstream tag, size and SHA-256: any edit fails here."""
+    """Every CRD in k8s_charts/crds is listed with its upstream tag, size and SHA-256: any edit, and any file without
+    a row (or a row without its file), fails here."""
     vendored = _vendored_crds()
-    assert "secrets-store.csi.x-k8s.io_secretproviderclasses.yaml" in vendored
+    assert sorted(vendored) == sorted(p.name for p in CRD_DIR.glob("*.yaml"))
     for name, (size, sha256) in vendored.items():
         data = (CRD_DIR / name).read_bytes()
         assert (len(data), hashlib.sha256(data).hexdigest()) == (size, sha256), f"{name} is not the upstream file"
+
+
+def test_vendored_crds_are_what_the_table_says() -> None:
+    """Each file is one apiextensions.k8s.io/v1 CRD of the group, kind and scope its SOURCES.md row names."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+            if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
+    for row in rows:
+        name, group_kind = row[1].strip(), row[5].strip()
+        (crd,) = [d for d in yaml.load_all((CRD_DIR / name).read_text(), Loader=loader) if d]
+        assert (crd["apiVersion"], crd["kind"]) == ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), name
+        spec = crd["spec"]
+        assert group_kind == f"{spec['group']} / {spec['names']['kind']} ({spec['scope']})", name
+
+
+def test_make_imports_reads_only_vendored_crds() -> None:
+    """`make imports` regenerates every binding from a file in k8s_charts/crds (a fresh clone has nothing beside
+    it), and checks every input before it deletes a binding."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "../" not in makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
+    inputs = {m.split(":=")[1] for m in makefile.split("K8S_IMPORTS :=", 1)[1].split("\n\n", 1)[0].split()
+              if ":=" in m}
+    assert inputs and inputs <= set(_vendored_crds()), inputs - set(_vendored_crds())
+    recipe = makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("test -f") < recipe.index("rm -rf"), "check the inputs before deleting the bindings"
 
 
 def test_generated_imports_are_committed_for_each_crd() -> None:
@@ -161,10 +182,14 @@ def test_generated_imports_are_committed_for_each_crd() -> None:
 
 
 # ---- PriorityClasses -----------------------------------------------------------------------------------------
-def test_priority_classes(dist) -> None:
-    classes = objects(dist["dev"], "PriorityClass")
-    assert {n: c["value"] for n, c in classes.items()} == {
-        "critical": 1_000_000, "high": 800_000, "medium": 600_000, "low": 400_000, "preemptible": 200_000}
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_priority_classes(dist, env: str) -> None:
+    """The configured classes with their values; the tiers' order (production first) is the values' order."""
+    config = load_config(env)
+    classes = objects(dist[env], "PriorityClass")
+    assert {n: c["value"] for n, c in classes.items()} == {p.name: p.value for p in config.kubernetes.priority_classes}
+    defaults = [classes[TIER_PRIORITY_CLASSES[tier][0]]["value"] for tier in TIERS]
+    assert defaults == sorted(defaults, reverse=True), "each tier's default class outranks the next tier's"
     for c in classes.values():
         assert c["globalDefault"] is False
         assert c["preemptionPolicy"] in ("PreemptLowerPriority", "Never")
@@ -174,31 +199,31 @@ def test_priority_classes(dist) -> None:
 
 
 # ---- Karpenter -----------------------------------------------------------------------------------------------
-def test_node_pools_never_evict_training(dist) -> None:
-    pools = objects(dist["dev"], "NodePool")
-    assert set(pools) == {"h100-on-demand", "a100-spot", DEV.kubernetes.cpu_node_pool.name}
-    pools = {name: pool for name, pool in pools.items() if name != DEV.kubernetes.cpu_node_pool.name}
-    for pool in pools.values():
-        spec = pool["spec"]
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_node_pools_never_evict_training(dist, env: str) -> None:
+    """Every configured GPU pool, as configured: limits, disruption, weight, labels Kueue selects on, EFA zone."""
+    config = load_config(env)
+    pools = objects(dist[env], "NodePool")
+    assert set(pools) == {p.name for p in config.kubernetes.gpu_node_pools} | {config.kubernetes.cpu_node_pool.name}
+    for pool in config.kubernetes.gpu_node_pools:
+        spec = pools[pool.name]["spec"]
         assert spec["disruption"]["consolidationPolicy"] == "WhenEmpty"
-        assert spec["disruption"]["consolidateAfter"] == "30m"
-        assert spec["template"]["spec"]["expireAfter"] == "720h"
-        assert spec["template"]["spec"]["terminationGracePeriod"] == "24h"
-        assert spec["limits"] == {"nvidia.com/gpu": 16}
+        assert spec["disruption"]["consolidateAfter"] == pool.consolidate_after
+        assert spec["template"]["spec"]["expireAfter"] == pool.expire_after
+        assert spec["template"]["spec"]["terminationGracePeriod"] == pool.termination_grace_period
+        assert spec["limits"] == {"nvidia.com/gpu": pool.gpu_limit}
+        assert spec["weight"] == pool.weight
         assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
                                                        "effect": "NoSchedule"}]
-    assert pools["h100-on-demand"]["spec"]["template"]["metadata"]["labels"] == {
-        "node-type": "eks-on-demand", "gpu-type": "h100", "platform/capacity": "h100-on-demand"}
-    assert pools["a100-spot"]["spec"]["template"]["metadata"]["labels"] == {
-        "node-type": "eks-spot", "gpu-type": "a100", "platform/capacity": "a100-spot"}
-    assert pools["h100-on-demand"]["spec"]["weight"] > pools["a100-spot"]["spec"]["weight"]
-
-    def requirement(pool: dict, key: str) -> list[str] | None:
-        reqs = {r["key"]: r["values"] for r in pool["spec"]["template"]["spec"]["requirements"]}
-        return reqs.get(key)
-    assert requirement(pools["h100-on-demand"], "topology.kubernetes.io/zone") == ["us-east-1a"]  # EFA: one AZ
-    assert requirement(pools["a100-spot"], "topology.kubernetes.io/zone") is None
-    assert requirement(pools["a100-spot"], "karpenter.sh/capacity-type") == ["spot"]
+        (gpu_type,) = {find_spec(t).gpu_type for t in pool.instance_types}
+        assert spec["template"]["metadata"]["labels"] == {
+            "node-type": f"eks-{pool.capacity_type}", "gpu-type": gpu_type, "platform/capacity": pool.name}
+        reqs = {r["key"]: r["values"] for r in spec["template"]["spec"]["requirements"]}
+        assert reqs["karpenter.sh/capacity-type"] == [pool.capacity_type]
+        assert reqs["node.kubernetes.io/instance-type"] == list(pool.instance_types)
+        # EFA needs the HyperPod AZ (one placement for the interconnect); other pools may use any AZ
+        assert reqs.get("topology.kubernetes.io/zone") == \
+            ([config.network.hyperpod.availability_zone] if pool.efa else None)
 
 
 def test_ec2_node_classes(dist) -> None:
@@ -217,10 +242,16 @@ def test_ec2_node_classes(dist) -> None:
                    for d in spec["blockDeviceMappings"])
         assert spec["instanceStorePolicy"] == "RAID0"
         assert spec["role"] == "${KARPENTER_NODE_ROLE_NAME}"
-    nics = classes["h100-on-demand"]["spec"]["networkInterfaces"]
-    assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
-    assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == 32  # p5.48xlarge: 32 network cards
-    assert "networkInterfaces" not in classes["a100-spot"]["spec"]
+    for pool in DEV.kubernetes.gpu_node_pools:
+        spec = classes[pool.name]["spec"]
+        if not pool.efa:
+            assert "networkInterfaces" not in spec
+            continue
+        nics = spec["networkInterfaces"]
+        assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
+        # one EFA interface per network card of the instance type (config/data/instance_specs.yaml)
+        cards = {find_spec(t).efa_interfaces for t in pool.instance_types}
+        assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == min(cards) > 0
 
 
 
@@ -287,32 +318,35 @@ def test_cpu_job_pool(dist, env: str) -> None:
 
 
 # ---- team namespaces -----------------------------------------------------------------------------------------
-def test_team_namespace(dist) -> None:
-    dev = dist["dev"]
-    ns = objects(dev, "Namespace")["ml-research"]
-    assert {ns["metadata"]["labels"][f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {
-        "restricted"}
-    quotas = objects(dev, "ResourceQuota")
-    assert quotas["ml-research/compute"]["spec"]["hard"]["requests.nvidia.com/gpu"] == 16  # CPU/memory: test_team_guardrails
-    guard = quotas["ml-research/disallowed-priority-classes"]["spec"]
-    assert guard["hard"] == {"pods": 0}
-    assert guard["scopeSelector"]["matchExpressions"] == [
-        {"scopeName": "PriorityClass", "operator": "NotIn", "values": ["high", "medium", "low", "preemptible"]}]
-    assert quotas["hyperpod-platform/disallowed-priority-classes"]["spec"]["scopeSelector"]["matchExpressions"][0][
-        "values"][0] == "critical"
-    assert "ml-research/container-defaults" in objects(dev, "LimitRange")
-    assert objects(dev, "ServiceAccount")["ml-research/training"]["automountServiceAccountToken"] is False
-    pv = objects(dev, "PersistentVolume")["fsx-ml-research"]["spec"]
-    # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
-    assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
-                         "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
-                                              "mountname": "${FSX_MOUNT_NAME}/teams/ml-research"}}
-    assert pv["claimRef"] == {"namespace": "ml-research", "name": "fsx-claim"}
-    assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
-        "", ["ReadWriteMany"], "Retain")
-    pvc = objects(dev, "PersistentVolumeClaim")["ml-research/fsx-claim"]["spec"]
-    assert (pvc["volumeName"], pvc["storageClassName"]) == ("fsx-ml-research", "")
-    assert set(objects(dev, "ConfigMap")["ml-research/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_team_namespace(dist, env: str) -> None:
+    """Every team of the environment, as configured: restricted namespace, GPU quota, only its tiers' priority
+    classes, its own FSx tree."""
+    docs = dist[env]
+    quotas = objects(docs, "ResourceQuota")
+    for team in load_config(env).kubernetes.teams:
+        ns, name = team.namespace, team.name
+        labels = objects(docs, "Namespace")[ns]["metadata"]["labels"]
+        assert {labels[f"pod-security.kubernetes.io/{m}"] for m in ("enforce", "audit", "warn")} == {"restricted"}
+        # CPU/memory: test_team_guardrails
+        assert quotas[f"{ns}/compute"]["spec"]["hard"]["requests.nvidia.com/gpu"] == team.gpu_quota
+        guard = quotas[f"{ns}/disallowed-priority-classes"]["spec"]
+        assert guard["hard"] == {"pods": 0}
+        assert guard["scopeSelector"]["matchExpressions"] == [
+            {"scopeName": "PriorityClass", "operator": "NotIn", "values": list(team.allowed_priority_classes)}]
+        assert f"{ns}/container-defaults" in objects(docs, "LimitRange")
+        assert objects(docs, "ServiceAccount")[f"{ns}/training"]["automountServiceAccountToken"] is False
+        pv = objects(docs, "PersistentVolume")[f"fsx-{name}"]["spec"]
+        # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
+        assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
+                             "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
+                                                  "mountname": f"${{FSX_MOUNT_NAME}}/teams/{name}"}}
+        assert pv["claimRef"] == {"namespace": ns, "name": "fsx-claim"}
+        assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
+            "", ["ReadWriteMany"], "Retain")
+        pvc = objects(docs, "PersistentVolumeClaim")[f"{ns}/fsx-claim"]["spec"]
+        assert (pvc["volumeName"], pvc["storageClassName"]) == (f"fsx-{name}", "")
+        assert set(objects(docs, "ConfigMap")[f"{ns}/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
 
 
 def test_each_team_syncs_only_its_own_mlflow_user(dist) -> None:
@@ -367,7 +401,7 @@ def test_tier_placement(tier: str, priority: str, required: list[str], hyperpod_
 
 def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
     doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge", values=PROD_VALUES,
-                                      team=PROD.kubernetes.team("hyperpod-platform")))
+                                      team=first_team(PROD, "production")))
     reqs = {e["key"]: e["values"] for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"][
         "affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
         "matchExpressions"]}
@@ -385,7 +419,7 @@ def test_experiment_may_be_preemptible() -> None:
 # ---- job pods ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
-    job = objects(dist[env], "PyTorchJob")["hyperpod-platform/llama-sft-lora"]
+    job = objects(dist[env], "PyTorchJob")[f"{first_team(load_config(env), 'production').namespace}/llama-sft-lora"]
     # production runs on the first HyperPod GPU group: its instance type, at most 2 of its nodes
     group = load_config(env).compute.hyperpod.instance_groups[0]
     nodes, gpus = min(2, group.count), GPU_INSTANCE_TYPES[group.instance_type.removeprefix("ml.")].gpus
@@ -459,7 +493,8 @@ def test_ray_nodes_write_group_writable_files(dist, tmp_path) -> None:
     import stat
     import subprocess
 
-    spec = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]["spec"]["rayClusterSpec"]
+    grpo = objects(dist["dev"], "RayJob")[f"{first_team(DEV, 'development').namespace}/qwen-grpo"]
+    spec = grpo["spec"]["rayClusterSpec"]
     for i, tpl in enumerate([spec["headGroupSpec"]["template"], *(g["template"] for g in spec["workerGroupSpecs"])]):
         (args,) = tpl["spec"]["containers"][0]["args"]
         out = tmp_path / str(i)
@@ -471,7 +506,7 @@ def test_ray_nodes_write_group_writable_files(dist, tmp_path) -> None:
 
 
 def test_ray_job(dist) -> None:
-    job = objects(dist["dev"], "RayJob")["ml-research/qwen-grpo"]
+    job = objects(dist["dev"], "RayJob")[f"{first_team(DEV, 'development').namespace}/qwen-grpo"]
     spec = job["spec"]
     # the Ray cluster goes with the job: Kueue releases the quota the moment the RayJob finishes, so GPU workers
     # kept for a TTL would hold capacity already given to the next job
@@ -506,13 +541,13 @@ def test_ray_job(dist) -> None:
 # ---- bad input -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("overrides,message", [
     ({"tier": "gold"}, r"unknown job tier 'gold'; use one of production, development, research, experiment"),
-    ({"team": RESEARCH, "tier": "production"}, r"team 'ml-research' may not submit 'production' jobs"),
+    ({"team": RESEARCH, "tier": "production"}, rf"team '{RESEARCH.name}' may not submit 'production' jobs"),
     ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
     ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
     ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
     ({"instance_type": "g5.2xlarge"}, r"no node of tier 'development' runs g5.2xlarge in this environment"),
     ({"instance_type": "p4d.24xlarge", "team": RESEARCH, "tier": "research", "efa": True},
-     r"efa was requested but karpenter/a100-spot/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
+     rf"efa was requested but karpenter/{P4D_POOL}/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
     ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
     ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
     ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),

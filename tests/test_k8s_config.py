@@ -7,11 +7,13 @@ import re
 import pytest
 
 from config import ConfigError, load_config
+from config.kubernetes import TIER_PRIORITY_CLASSES
 
-from .conftest import config_with
+from .conftest import ENVIRONMENTS, config_with
 
 
-SHIPPED_TEAMS = [{"name": "ml-research"}, {"name": "hyperpod-platform"}]  # other sections (Studio) refer to them
+# the shipped teams by name (other sections, Studio, refer to them)
+SHIPPED_TEAMS = [{"name": t.name} for t in load_config("dev").kubernetes.teams]
 
 
 def _teams(*teams: dict) -> dict:
@@ -19,13 +21,16 @@ def _teams(*teams: dict) -> dict:
 
 
 def test_shipped_teams() -> None:
-    for env in ("dev", "prod"):
+    """Every team of every environment: its own S3 prefix, and only its tiers' PriorityClasses (no `critical`
+    without the production tier)."""
+    for env in ENVIRONMENTS:
         teams = load_config(env).kubernetes.teams
-        assert [t.name for t in teams] == ["ml-research", "hyperpod-platform"]
-        research = load_config(env).kubernetes.team("ml-research")
-        assert research.data_prefix == "teams/ml-research/"
-        assert "production" not in research.allowed_tiers
-        assert "critical" not in research.allowed_priority_classes
+        assert teams and len({t.name for t in teams}) == len(teams)
+        for team in teams:
+            assert team.data_prefix == f"teams/{team.name}/"
+            assert set(team.allowed_priority_classes) == {
+                pc for tier in team.allowed_tiers for pc in TIER_PRIORITY_CLASSES[tier]}
+            assert ("critical" in team.allowed_priority_classes) == ("production" in team.allowed_tiers)
 
 
 def test_priority_classes_follow_tiers() -> None:
@@ -35,7 +40,8 @@ def test_priority_classes_follow_tiers() -> None:
 
 
 def test_unknown_team_lookup() -> None:
-    with pytest.raises(ValueError, match="unknown team 'nope'; known teams .*ml-research, hyperpod-platform"):
+    teams = load_config("dev").kubernetes.teams
+    with pytest.raises(ValueError, match=rf"unknown team 'nope'; known teams .*{', '.join(t.name for t in teams)}"):
         load_config("dev").kubernetes.team("nope")
 
 

@@ -22,10 +22,10 @@ from llmft.cli import main
 from llmft.preflight import preflight
 from llmft.spec import load_spec, parse_spec
 
-from .conftest import ROOT
+from .conftest import ENVIRONMENTS, ROOT
 
 EXAMPLES = sorted((ROOT / "examples" / "jobs").glob("*.yaml"))
-CONFIGS = {env: load_config(env) for env in ("dev", "prod")}
+CONFIGS = {env: load_config(env) for env in ENVIRONMENTS}
 VALUES = {env: PlatformValues.placeholders(cfg) for env, cfg in CONFIGS.items()}
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc"
 
@@ -39,7 +39,7 @@ def test_every_job_type_has_an_example() -> None:
     assert types == {"sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"}
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_renders_validates_and_passes_preflight(path: Path, env: str) -> None:
     spec = load_spec(path)
@@ -492,3 +492,16 @@ def test_render_to_a_checkout_writes_what_the_teams_argo_cd_project_accepts(tmp_
             assert doc["metadata"]["namespace"] == team.namespace
             assert "ttlSecondsAfterFinished" not in doc["spec"] if doc["kind"] == "Job" else True
             assert "ttlSecondsAfterFinished" not in doc.get("spec", {}).get("runPolicy", {})
+
+
+def test_preflight_refuses_an_sft_recipe_whose_model_cannot_fit_the_gpus() -> None:
+    """The SFT step's memory model (llm_platform.memory): a 14B LoRA on the dev A10G node kind (24 GB) does not fit
+    even with activation checkpointing; preflight names the fix. QLoRA fits."""
+    data = {**yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text()),
+            "model": "/fsx/models/DeepSeek-R1-Distill-Qwen-14B"}
+    result = run(parse_spec(data))
+    memory = [c for c in result.checks if c.name == "memory"]
+    assert memory and all(c.status == "FAIL" for c in memory), result.report()
+    assert "load_in_4bit: true" in memory[0].message and "qwen2.5-14b" in memory[0].message
+    data["settings"] = {**data["settings"], "load_in_4bit": True}
+    assert run(parse_spec(data)).ok

@@ -19,9 +19,7 @@ TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 
 
 def _one(synth: Synth, type_: str) -> tuple[str, dict[str, Any]]:
-    found = synth.resources("mlflow", type_)
-    assert len(found) == 1, f"expected one {type_}, found {list(found)}"
-    return next(iter(found.items()))
+    return synth.one("mlflow", type_)
 
 
 def _container(synth: Synth) -> dict[str, Any]:

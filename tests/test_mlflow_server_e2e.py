@@ -321,7 +321,7 @@ def _start_tasks(stack: dict[str, Any], names: list[str], overrides: dict[str, s
     ports = {name: _free_port() for name in names}
     started = [procs.start(name, [str(PYTHON), str(ENTRYPOINT)], env=_task_environment(stack, port, name, overrides),
                            unprivileged=True) for name, port in ports.items()]
-    for (name, port), proc in zip(ports.items(), started):
+    for (name, port), proc in zip(ports.items(), started, strict=True):
         def healthy(port: int = port) -> bool:
             try:
                 return requests.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200

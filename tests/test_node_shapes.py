@@ -4,7 +4,6 @@ fits every node kind its placement allows."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -18,7 +17,8 @@ from k8s_charts.node_shapes import (
 )
 from k8s_charts.validation import embedded_pod_templates
 
-from .conftest import ROOT, config_with, synthesize  # module level: its tests join the `synth` xdist group
+# module level: its tests join the `synth` xdist group
+from .conftest import ENVIRONMENTS, ROOT, config_with, synthesize
 
 DEV, PROD = load_config("dev"), load_config("prod")
 
@@ -34,7 +34,8 @@ def test_hyperpod_threads_per_core_halves_vcpus() -> None:
     kinds = {k.name: k for k in node_kinds(PROD)}
     group = next(g for g in PROD.compute.hyperpod.instance_groups if g.instance_type == "ml.p5.48xlarge")
     spec = instance_specs()["p5.48xlarge"]
-    hyperpod, karpenter = kinds[f"hyperpod/{group.name}"], kinds["karpenter/h100-on-demand/p5.48xlarge"]
+    pool = next(p for p in PROD.kubernetes.gpu_node_pools if "p5.48xlarge" in p.instance_types)
+    hyperpod, karpenter = kinds[f"hyperpod/{group.name}"], kinds[f"karpenter/{pool.name}/p5.48xlarge"]
     assert hyperpod.capacity.cpu_m == spec.vcpus * group.threads_per_core // 2 * 1000
     assert karpenter.capacity.cpu_m == spec.vcpus * 1000
     two_threads = node_kinds(config_with("prod", {"compute": {"hyperpod": {"instance_groups": [
@@ -103,7 +104,7 @@ def test_old_85_percent_sizing_would_not_fit_hyperpod() -> None:
     assert not fits(Resources(cpu_m=163_000, gpus=8), hyperpod)
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_job_pod_in_dist_fits_every_node_kind_it_may_land_on(k8s_dist, env: str) -> None:
     kinds = node_kinds(load_config(env))
     checked = 0
@@ -136,7 +137,7 @@ def test_pod_kinds_follow_taints_and_affinity() -> None:
 
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_cpu_pool_kinds_follow_the_config(env: str) -> None:
     """One kind per CPU pool instance type, in the HyperPod AZ, behind the pool's taint, as many nodes as the vCPU
     limit allows; CPU job pods (kinds_for gpu=False) may land on them and on the system nodes."""
@@ -153,7 +154,7 @@ def test_cpu_pool_kinds_follow_the_config(env: str) -> None:
     assert set(kinds_for(kinds, gpu=False)) == {k for k in kinds if k.source in (SYSTEM, CPU_POOL)}
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_cpu_pool_nodes_hold_two_of_the_largest_cpu_job_pod(k8s_dist, env: str) -> None:
     """Sizes with room: every CPU pool type holds at least two of the largest CPU job pod written to dist (a head
     and its submitter, or two llmft steps, share a node)."""
@@ -281,7 +282,7 @@ def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) 
     return placed
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_system_nodes_have_room_for_every_pinned_controller(env: str, tmp_path) -> None:
     """The fixed system node group (min_size nodes of its smallest type, allocatable after kubelet reservations and
     DaemonSets) holds every controller Deployment pinned to it. CPU job pods do not count: when the system nodes

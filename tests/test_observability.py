@@ -16,10 +16,9 @@ import yaml
 
 from cdk_constructs.observability.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
-from config import ConfigError
 from config._base import LOG_RETENTION_DAYS
 
-from .conftest import ROOT, Synth, config_fails, config_with
+from .conftest import Synth, config_fails, config_with
 from .helm_binary import helm_binary
 
 STACK = "observability"
@@ -40,9 +39,7 @@ def from_stack(value: Any, stack_name: str) -> bool:
 
 
 def one(synth: Synth, type_: str, stack: str = STACK) -> dict[str, Any]:
-    found = synth.resources(stack, type_)
-    assert len(found) == 1, f"expected one {type_} in {stack}, found {sorted(found)}"
-    return next(iter(found.values()))
+    return synth.one(stack, type_)[1]
 
 
 # ---- config errors -----------------------------------------------------------------------------------------
@@ -193,6 +190,7 @@ UPSTREAM_SHA256 = {
         "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
     "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
         "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
+    "sagemaker-hyperpod-cli-011ca927/Chart.yaml": "09af7cc28919751996160b9557b711f247dc595317b2d1d3e3629e43c9ae85f0",
 }
 
 
@@ -498,7 +496,7 @@ def referenced_metrics(widget_metrics: list[list[Any]]) -> list[tuple[str, str, 
             continue
         namespace, name, *rest = [x for x in row if not isinstance(x, dict)]
         assert namespace != ".", "shorthand rows would hide a metric from this check"
-        dims = dict(zip(rest[::2], rest[1::2]))
+        dims = dict(zip(rest[::2], rest[1::2], strict=True))
         out.append((namespace, name, frozenset(dims), dims))
     return out
 
@@ -800,7 +798,7 @@ def test_jobs_pending_too_long_per_cluster_queue(env_synth: Synth) -> None:
     for cq in queue_names(env_synth):
         props = found[f"JobsPendingTooLong-{cq}"]
 
-        def data(active: float, inadmissible: float) -> dict[Any, float]:
+        def data(active: float, inadmissible: float, cq: str = cq) -> dict[Any, float]:
             dims = {("ClusterName", cfg.cluster_name), ("ClusterQueue", cq)}
             return {("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
                     ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"):

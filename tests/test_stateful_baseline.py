@@ -1,7 +1,7 @@
 """Stateful resources keep their logical IDs: a changed ID makes CloudFormation replace (delete) the resource.
 
 The committed baseline lists (logical ID, type) of every stateful resource per environment and stack. After a
-deliberate change, regenerate it with ``UPDATE_BASELINE=1 make test`` and review the diff.
+deliberate change, regenerate it with ``make snapshots`` and review the diff.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_stateful_logical_ids_match_baseline() -> None:
     assert not problems, (
         "Stateful logical IDs differ from tests/baselines/stateful_resources.json:\n  " + "\n  ".join(problems)
         + "\nA changed construct ID or path replaces the resource. Restore the old ID, or if the replacement is "
-          "intended (or the resource is new), run `UPDATE_BASELINE=1 make test` and commit the reviewed diff."
+          "intended (or the resource is new), run `make snapshots` and commit the reviewed diff."
     )
 
 

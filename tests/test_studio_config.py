@@ -7,7 +7,7 @@ import pytest
 from config import ConfigError
 from config.studio import DEFAULT_PARTITION_IMAGE, StudioConfig
 
-from .conftest import config_fails, config_with
+from .conftest import ENVIRONMENTS, config_fails, config_with
 
 
 def users(*entries: dict) -> dict:
@@ -131,7 +131,7 @@ def test_uids_are_unique_across_the_domain(mode: str) -> None:
 def test_shipped_configs_give_every_user_a_uid_of_their_own() -> None:
     from config import load_config
 
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         studio = load_config(env).studio
         uids = [studio.uid_of(p) for p in studio.user_profiles]
         assert len(set(uids)) == len(uids), (env, uids)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +18,7 @@ from cdk_constructs.studio.studio_partitions import NAMESPACE
 from cdk_constructs.studio.studio_user_profile import StudioUserProfile
 from config.studio import PARTITION_NAMESPACE
 
-from .conftest import Synth, synthesize
+from .conftest import Synth, one_of_type, synthesize
 
 SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).with_name("shellcheck"))
 
@@ -45,9 +43,7 @@ def of_type(resources: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
 
 
 def one(resources: dict[str, Any], type_: str) -> tuple[str, dict[str, Any]]:
-    found = of_type(resources, type_)
-    assert len(found) == 1, f"expected one {type_}, got {list(found)}"
-    return next(iter(found.items()))
+    return one_of_type(resources, type_)
 
 
 def actions(statement: dict[str, Any]) -> set[str]:

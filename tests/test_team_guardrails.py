@@ -296,7 +296,6 @@ def test_quotas_are_within_the_cluster_and_kueues_cap(env: str) -> None:
     config = load_config(env)
     kinds = node_kinds(config)
     m = team_manifests(env)
-    flavors = {d["metadata"]["name"]: d for d in m if d["kind"] == "ResourceFlavor"}
     for team in config.kubernetes.teams:
         (quota,) = [d for d in m if d["kind"] == "ResourceQuota" and d["metadata"]["namespace"] == team.namespace
                     and "requests.cpu" in d["spec"]["hard"]]

@@ -28,7 +28,7 @@ from k8s_charts.team_storage import (
     team_security_context_json,
 )
 
-from .conftest import Synth, config_with
+from .conftest import ENVIRONMENTS, Synth, config_with
 
 
 def _teams(*teams: dict) -> dict:
@@ -42,7 +42,7 @@ SHIPPED = ({"name": "ml-research", "posix_uid": 5001, "posix_gid": 5001},
 # ---- config ----------------------------------------------------------------------------------------------------------
 
 def test_shipped_teams_have_distinct_identities() -> None:
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         teams = config_with(env).kubernetes.teams
         assert len({t.posix_uid for t in teams}) == len({t.posix_gid for t in teams}) == len(teams)
 
@@ -258,7 +258,7 @@ def dist_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[s
 
     out = tmp_path_factory.mktemp("dist")
     return {env: [d for f in write_dist(env, out) for d in yaml.safe_load_all(f.read_text()) if d]
-            for env in ("dev", "prod")}
+            for env in ENVIRONMENTS}
 
 
 def _job_pods(docs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
@@ -268,7 +268,7 @@ def _job_pods(docs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
             for _, tpl in embedded_pod_templates(d)]
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_job_pod_is_admitted_in_its_namespace_only(dist_docs, env: str) -> None:
     docs = dist_docs[env]
     teams = [t.namespace for t in config_with(env).kubernetes.teams]

@@ -1,6 +1,6 @@
 """The places a Kubernetes minor-version change touches (docs/deploying.md "Upgrading Kubernetes") agree with each other: every
 supported version has a kubectl Lambda layer pinned in requirements.txt and mapped in the EKS construct, a Studio
-kubectl pin, and the default add-on pins match the default version; the README's runbook names every place."""
+kubectl pin, and the default add-on pins match the default version; docs/deploying.md's runbook names every place."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import aws_cdk as cdk
 import pytest
 
 from cdk_constructs.compute.eks_cluster import _kubectl_layer
+from config import EnvironmentConfig
 from config.compute import (
     DEFAULT_KUBERNETES_VERSION,
     HYPERPOD_KUBERNETES_VERSIONS,
@@ -17,7 +18,24 @@ from config.compute import (
     AddonVersionsConfig,
 )
 
-from .conftest import ROOT, config_fails
+from .conftest import ENVIRONMENTS, ROOT, config_fails, config_with
+
+def minor(version: str) -> tuple[int, int]:
+    major, minor_ = version.split(".")[:2]
+    return int(major), int(minor_)
+
+
+def runbook_violations(configs: dict[str, EnvironmentConfig]) -> list[str]:
+    """docs/deploying.md "Upgrading Kubernetes": every environment runs a version the app pins (each place of the
+    runbook's table), environments move one minor at a time, one environment at a time, so at any moment they are
+    at most one minor apart."""
+    problems = [f"{name}: {c.compute.kubernetes_version} is not pinned ({', '.join(KUBECTL_LAYER_VERSIONS)})"
+                for name, c in configs.items() if c.compute.kubernetes_version not in KUBECTL_LAYER_VERSIONS]
+    minors = {name: minor(c.compute.kubernetes_version) for name, c in configs.items()}
+    if minors and max(minors.values())[1] - min(minors.values())[1] > 1:
+        problems.append(f"environments are more than one minor apart: {minors}")
+    return problems
+
 
 PLACES = ("config/compute.py", "requirements.txt", "cdk_constructs/compute/eks_cluster.py",
           "studio_lifecycle/kube_context.sh", "compute.addons", "compute.charts")
@@ -68,6 +86,22 @@ def test_the_runbook_names_every_place_and_the_order() -> None:
 
     section = doc_section("deploying.md", "Upgrading Kubernetes")
     missing = [p for p in PLACES if f"`{p}`" not in section]
-    assert not missing, f"README's upgrade runbook does not name {missing}"
+    assert not missing, f"docs/deploying.md's upgrade runbook does not name {missing}"
     steps = [m.lower() for m in re.findall(r"^\d+\. \*\*(.+?)\*\*", section, re.M)]
     assert steps == ["one minor at a time.", "add-ons.", "hyperpod nodes.", "karpenter drift."], steps
+
+
+def test_shipped_environments_follow_the_runbook() -> None:
+    """Not "every environment on the default version": the runbook lets environments differ by one minor while an
+    upgrade goes through them (dev first); each must run a version every place pins."""
+    assert runbook_violations({env: config_with(env) for env in ENVIRONMENTS}) == []
+
+
+def test_runbook_rule_can_fail() -> None:
+    """An environment two minors from another, on a version without pins, breaks the rule the check above applies."""
+    shipped = {env: config_with(env) for env in ENVIRONMENTS}
+    first = next(iter(shipped.values()))
+    far = f"1.{minor(first.compute.kubernetes_version)[1] + 2}"
+    moved = first.model_copy(update={"compute": first.compute.model_copy(update={"kubernetes_version": far})})
+    problems = runbook_violations({**shipped, "moved": moved})
+    assert any("more than one minor apart" in p for p in problems) and any("not pinned" in p for p in problems)

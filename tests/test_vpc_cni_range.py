@@ -6,7 +6,7 @@ import pytest
 
 from config.compute import BROKEN_VPC_CNI
 
-from .conftest import config_fails, config_with
+from .conftest import ENVIRONMENTS, config_fails, config_with
 
 
 @pytest.mark.parametrize("version", ["v1.22.0-eksbuild.1", "v1.22.4-eksbuild.3"])
@@ -25,6 +25,6 @@ def test_range_is_the_one_upstream_fixed() -> None:
     """The bug came with v1.22.0's secondary-ENI exclusion and the fix's first tag is v1.23.0 (aws/amazon-vpc-cni-k8s
     1d749c9 and ad95439); the shipped default lies outside."""
     assert BROKEN_VPC_CNI == ((1, 22, 0), (1, 23, 0))
-    for env in ("dev", "prod"):
+    for env in ENVIRONMENTS:
         v = config_with(env).compute.addons.vpc_cni
         assert not BROKEN_VPC_CNI[0] <= tuple(int(x) for x in v[1:].split("-")[0].split(".")) < BROKEN_VPC_CNI[1]

@@ -12,6 +12,7 @@ something measured failed (a suite, a synth, a command); the goals are printed, 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -78,8 +79,19 @@ def goal(value: float, target: float, unit: str = "") -> str:
     return f"goal <= {target:g}{unit}: {'met' if value <= target else 'NOT met'}"
 
 
-def main() -> int:
-    runs = int(os.environ.get("BENCH_RUNS", "5"))
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")),
+                        help="runs per measurement, the median is reported (default: $BENCH_RUNS or 5)")
+    parser.add_argument("--no-suites", action="store_true", default=os.environ.get("BENCH_SUITES", "1") == "0",
+                        help="skip timing the test suites (default: $BENCH_SUITES=0 does the same)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    runs = args.runs
     python = sys.executable
     failures: list[str] = []
     rows: list[str] = []
@@ -105,7 +117,7 @@ def main() -> int:
     except Failed as exc:
         failures.append(str(exc))
 
-    if os.environ.get("BENCH_SUITES", "1") != "0":
+    if not args.no_suites:
         with tempfile.TemporaryDirectory() as tmp:
             prefix = Path(tmp) / "synths"
             try:

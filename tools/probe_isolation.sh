@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Probe, on a real cluster, what the templates cannot prove (README "Team storage and isolation", issue 21):
+# Probe, on a real cluster, what the templates cannot prove (docs/storage-and-isolation.md, issue 21):
 #
 # 1. NetworkPolicy enforcement per node kind. A server pod in a throwaway namespace with a default-deny ingress
 #    NetworkPolicy is placed on each kind of node (HyperPod, Karpenter GPU/CPU pools, system nodes); a client pod in

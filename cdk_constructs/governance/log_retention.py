@@ -7,7 +7,7 @@ from aws_cdk import aws_logs as logs
 from config._base import LOG_RETENTION_DAYS as _DAYS
 
 # RetentionDays lists its members in ascending order, like _DAYS (INFINITE aside).
-_BY_DAYS = dict(zip(_DAYS, [m for m in logs.RetentionDays if m is not logs.RetentionDays.INFINITE]))
+_BY_DAYS = dict(zip(_DAYS, [m for m in logs.RetentionDays if m is not logs.RetentionDays.INFINITE], strict=True))
 
 
 def retention(days: int) -> logs.RetentionDays:

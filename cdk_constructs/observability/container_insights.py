@@ -84,7 +84,8 @@ GPU_RESOURCE = "nvidia.com/gpu"
 ``_``; controller.go l.304-306)."""
 HYPERPOD_INSTANCE_TYPE = r"ml\..+"
 """HyperPod nodes carry ``node.kubernetes.io/instance-type: ml.<type>`` (AWS's HyperPod Helm chart selects its
-health-monitoring agent's nodes by these values, ../shared/reference/hyperpod-helm-chart/charts/health-monitoring-agent);
+health-monitoring agent's nodes by these values, aws/sagemaker-hyperpod-cli
+helm_chart/HyperPodHelmChart/charts/health-monitoring-agent);
 Karpenter and system nodes carry EC2 names."""
 
 SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"

@@ -26,8 +26,8 @@ Developer Guide, "SageMaker HyperPod cluster events reference" (sagemaker-hyperp
 
 @dataclass(frozen=True)
 class AlarmSpec:
-    """What an alarm watches, for the README table and the tests: the alarm's construct id, the metric(s) behind it
-    and the config field its threshold comes from."""
+    """What an alarm watches, for the table in docs/observability.md and the tests: the alarm's construct id, the
+    metric(s) behind it and the config field its threshold comes from."""
 
     construct_id: str
     metric: str

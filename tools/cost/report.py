@@ -18,12 +18,15 @@ from typing import Any
 
 import yaml
 
-from config.instances import find_spec
+from config.instances import find_spec, gpu_families
 from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 
 __all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "load_prices", "render", "templates_from_assembly"]
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
+# Values of Karpenter's `karpenter.k8s.aws/instance-gpu-name` label (the GPU model, lower case) that a NodePool may
+# require and the report resolves to instance families; any other value is reported as unresolved, never guessed.
+KARPENTER_GPU_NAMES = ("a100", "a10g", "h100", "h200", "l40s")
 # Tag the image build projects carry (cdk_constructs/storage/image_build.py): a clean build's typical duration.
 EXPECTED_BUILD_MINUTES_TAG = "llmft:expected-build-minutes"
 
@@ -341,10 +344,10 @@ def _gpu_instance_types(requirements: list[dict[str, Any]], p: Pricer) -> tuple[
         elif key == "karpenter.k8s.aws/instance-family":
             allowed &= {t for t in candidates if t.split(".")[0] in values}
         elif key == "karpenter.k8s.aws/instance-gpu-name":
-            names = {"h100": ("p5.",), "h200": ("p5e.", "p5en."), "a100": ("p4d.", "p4de."), "a10g": ("g5.",),
-                     "l40s": ("g6e.",)}
+            # the GPU names Karpenter's label is known to take, resolved through config/instances.py's family table
+            names = {n: tuple(f"{f}." for f in gpu_families(n)) for n in KARPENTER_GPU_NAMES}
             prefixes = tuple(px for v in values for px in names.get(v, ()))
-            unresolved += [v for v in values if v not in names]
+            unresolved += [v for v in values if not names.get(v)]
             allowed &= {t for t in candidates if t.startswith(prefixes)}
     return sorted(allowed), unresolved
 

@@ -4,7 +4,7 @@
 
 One YAML file (``training/configs/sft.yaml``), laid out like the published ``args-fine-tuning.yaml``: the script
 settings of :class:`ScriptArguments` next to any ``transformers.TrainingArguments`` field (``output_dir``,
-``per_device_train_batch_size``, ``bf16``, ``gradient_checkpointing``, ``fsdp``/``fsdp_config``, ``save_steps``
+``bf16``, ``gradient_checkpointing``, ``fsdp``/``fsdp_config``, ``save_steps``
 ...). Both are parsed by ``transformers.HfArgumentParser``, which rejects an unknown key.
 
 * LoRA on every linear layer (``lora_target_modules: all-linear``); QLoRA with ``load_in_4bit: true``: NF4,
@@ -16,6 +16,11 @@ settings of :class:`ScriptArguments` next to any ``transformers.TrainingArgument
 * Checkpoints go to ``output_dir`` on FSx (``/fsx/checkpoints/<run>``) every ``save_steps``; a restarted pod
   finds the newest ``checkpoint-N`` there and resumes from it (model, optimizer, scheduler, RNG, data position),
   and reopens the same MLflow run. HyperPod auto-resume restarts the pods; this makes the restart continue.
+* The fast path (docs/training.md): whole examples packed without padding into micro-steps of a token budget
+  (:mod:`llm_platform.packing`: position ids restart per example, no attention across examples), the budget and
+  activation checkpointing chosen for the GPU by :mod:`llm_platform.memory` (``max_tokens_per_step`` /
+  ``gradient_checkpointing`` override it; a recipe that cannot fit is refused with a value that does), Liger's fused
+  kernels where installed on CUDA (``liger_kernel: auto``), flash-attention where installed, LoRA dropout 0.
 * Loss only on the assistant's answer (prompt tokens are masked).
 * MLflow (rank 0): every setting as params, loss / learning rate / grad norm, ``tokens_per_second`` (non-padding
   tokens of all ranks per second of training), ``mfu`` (:mod:`llm_platform.mfu`), system metrics; at the end the
@@ -50,17 +55,46 @@ class ScriptArguments:
     max_seq_length: int = 2048
     lora_r: int = 8
     lora_alpha: int = 16
-    lora_dropout: float = 0.1
+    lora_dropout: float = field(default=0.0, metadata={
+        "help": "0 (default) lets PEFT skip the dropout copy of every adapted layer's input (memory, kernels)"})
     lora_target_modules: str = "all-linear"
     load_in_4bit: bool = field(default=False, metadata={"help": "QLoRA: 4-bit NF4 base weights (bitsandbytes)"})
     merge_weights: bool = True
     merged_output_dir: Optional[str] = field(default=None, metadata={"help": "default: <output_dir>/merged"})
-    attn_implementation: str = "sdpa"
+    attn_implementation: str = field(default="auto", metadata={
+        "help": "auto: flash_attention_2 where flash-attn is installed and on CUDA, else sdpa; or any "
+                "transformers attn_implementation"})
+    packing: bool = field(default=True, metadata={
+        "help": "padding-free packing of whole examples into max_tokens_per_step per micro-step (llm_platform.packing)"})
+    max_tokens_per_step: Optional[int] = field(default=None, metadata={
+        "help": "packed tokens per GPU per micro-step; default: the memory model's choice (llm_platform.memory)"})
+    tokens_per_optimizer_step: Optional[int] = field(default=None, metadata={
+        "help": "with packing and no gradient_accumulation_steps in the file: accumulate micro-steps until about "
+                "this many tokens (all GPUs) make one optimizer step"})
+    liger_kernel: str = field(default="auto", metadata={
+        "help": "auto: Liger's fused kernels (TrainingArguments.use_liger_kernel) where liger-kernel is installed "
+                "and on CUDA; true; false"})
+    mlflow_tracking: bool = field(default=True, metadata={
+        "help": "false: no MLflow run (the benchmark, a machine without a tracking server); metrics still land in "
+                "the trainer's log history (trainer_state.json)"})
     mlflow_experiment_name: str = "sft"
     mlflow_run_name: Optional[str] = None
     registered_model_name: Optional[str] = None
     peak_tflops: Optional[float] = field(default=None, metadata={
         "help": "peak dense TFLOPS of one device, when the GPU is not in llm_platform.mfu's table"})
+
+    def __post_init__(self) -> None:
+        if str(self.liger_kernel).lower() not in ("auto", "true", "false"):
+            raise ValueError(f"liger_kernel: {self.liger_kernel!r}; use auto, true or false")
+        self.liger_kernel = str(self.liger_kernel).lower()
+        for name in ("max_tokens_per_step", "tokens_per_optimizer_step"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name}: {value}; a positive number of tokens, or leave it out")
+        if self.packing and self.max_tokens_per_step is not None and self.max_tokens_per_step < self.max_seq_length:
+            raise ValueError(f"max_tokens_per_step: {self.max_tokens_per_step} is less than max_seq_length "
+                             f"{self.max_seq_length} (the longest example must fit one micro-step); set "
+                             f"max_tokens_per_step: {self.max_seq_length} or more")
 
 
 def parse_config(path_or_data: str | Path | dict[str, Any]):
@@ -69,6 +103,8 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     data = dict(path_or_data) if isinstance(path_or_data, dict) else load_yaml(path_or_data)
     data.setdefault("report_to", "none")  # MLflow is logged by this module's callback, once
     script, training = HfArgumentParser((ScriptArguments, TrainingArguments)).parse_dict(data)
+    # which settings the file gave (not a field: a default is the memory model's to choose, a given value is not)
+    training._llmp_given = frozenset(data)
     return script, training
 
 
@@ -115,6 +151,108 @@ def fsdp_loading_environment(args) -> dict[str, str]:
     return env
 
 
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def attention_implementation(script: ScriptArguments) -> str:
+    """``attn_implementation: auto``: flash-attention 2 (varlen kernel over the packed rows, nothing computed across
+    examples) where the ``flash_attn`` package is installed and on CUDA, else PyTorch's sdpa (packed rows masked by
+    transformers' packed-sequence mask)."""
+    if script.attn_implementation != "auto":
+        return script.attn_implementation
+    import torch
+
+    return "flash_attention_2" if torch.cuda.is_available() and _installed("flash_attn") else "sdpa"
+
+
+def liger_decision(script: ScriptArguments, args) -> tuple[bool, str]:
+    """(use Liger, why). Liger's kernels are Triton kernels for CUDA GPUs: ``auto`` turns them on where
+    ``liger_kernel`` and ``triton`` are installed and CUDA is available, and falls back to transformers' modelling
+    code otherwise (CPU tests, an image without it) -- and says so. ``use_liger_kernel: true`` in the file (a
+    TrainingArguments field) or ``liger_kernel: true`` insists."""
+    import torch
+
+    given = getattr(args, "_llmp_given", frozenset())
+    if "use_liger_kernel" in given:
+        return bool(args.use_liger_kernel), f"use_liger_kernel: {args.use_liger_kernel} (set by the recipe)"
+    if script.liger_kernel == "false":
+        return False, "liger_kernel: false"
+    if script.liger_kernel == "true":
+        return True, "liger_kernel: true"
+    if not (_installed("liger_kernel") and _installed("triton")):
+        return False, "liger-kernel is not installed here: unfused modelling code (slower, more memory)"
+    if not torch.cuda.is_available() or getattr(args, "use_cpu", False):
+        return False, "no CUDA device: Liger's Triton kernels need one; unfused modelling code"
+    return True, "liger-kernel installed and CUDA available: fused RMSNorm, SwiGLU, RoPE, linear cross-entropy"
+
+
+@dataclass
+class StepPlan:
+    """What the memory model (or, without a GPU, the recipe) decided for one micro-step."""
+
+    tokens_per_micro_step: int
+    rows: int
+    row_tokens: int
+    gradient_checkpointing: bool
+    gradient_accumulation_steps: int
+    attn_implementation: str
+    use_liger_kernel: bool
+    reasons: list[str]
+
+    def params(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k != "reasons"}
+
+
+def plan_step(script: ScriptArguments, args, *, gpu_memory_gib: float | None = None,
+              world_size: int | None = None) -> StepPlan:
+    """Token budget, rows, checkpointing and accumulation of this run, from :mod:`llm_platform.memory` on a GPU
+    (``gpu_memory_gib``: the device's, unless given) or from the recipe's own settings without one. Raises
+    ValueError naming the setting to change when the recipe cannot fit."""
+    import torch
+
+    from llm_platform import memory
+
+    given = getattr(args, "_llmp_given", frozenset())
+    attn = attention_implementation(script)
+    liger, why_liger = liger_decision(script, args)
+    reasons = [why_liger]
+    # before the Trainer sets up devices TrainingArguments.world_size says 1; torchrun's WORLD_SIZE is already right
+    world = world_size or max(1, int(os.environ.get("WORLD_SIZE", "1")), int(getattr(args, "world_size", 1) or 1))
+    ckpt_given = args.gradient_checkpointing if "gradient_checkpointing" in given else None
+    if gpu_memory_gib is None and torch.cuda.is_available() and not getattr(args, "use_cpu", False):
+        gpu_memory_gib = torch.cuda.get_device_properties(0).total_memory / memory.GIB
+    dims = memory.dims_of_model(script.model_id)
+    if not script.packing:
+        tokens = args.per_device_train_batch_size * script.max_seq_length
+        ckpt = bool(args.gradient_checkpointing)
+        reasons.append("packing: false: right-padded batches of per_device_train_batch_size")
+    elif gpu_memory_gib is not None and dims is not None:
+        setup = memory.Setup(dims, gpu_memory_gib, max_seq_length=script.max_seq_length, lora_r=script.lora_r,
+                             lora_dropout=script.lora_dropout, load_in_4bit=script.load_in_4bit, liger=liger,
+                             world_size=world, fsdp=fsdp_enabled(args))
+        chosen = memory.plan(setup, tokens=script.max_tokens_per_step, checkpointing=ckpt_given)
+        if not chosen.fits:
+            raise ValueError(memory.describe(setup, chosen))
+        tokens, ckpt = chosen.tokens_per_micro_step, chosen.gradient_checkpointing
+        reasons.append(memory.describe(setup, chosen))
+    else:
+        tokens = script.max_tokens_per_step or args.per_device_train_batch_size * script.max_seq_length
+        ckpt = bool(args.gradient_checkpointing)
+        reasons.append("no GPU memory to plan for (CPU) or no config.json: "
+                       f"{tokens} tokens per micro-step from the recipe, checkpointing {'on' if ckpt else 'off'}")
+    # flash-attention's varlen kernel takes one long row; the masked kernels (sdpa/eager) rows of max_seq_length,
+    # so attention is never computed over more than one row's tokens
+    row = tokens if attn.startswith("flash") else min(tokens, script.max_seq_length)
+    rows = max(1, tokens // row) if script.packing else args.per_device_train_batch_size
+    accumulation = args.gradient_accumulation_steps
+    if script.packing and script.tokens_per_optimizer_step and "gradient_accumulation_steps" not in given:
+        accumulation = max(1, round(script.tokens_per_optimizer_step / (rows * row * world)))
+    return StepPlan(rows * row if script.packing else tokens, rows, row, ckpt, accumulation, attn, liger, reasons)
+
+
 def load_model(script: ScriptArguments, args):
     import torch
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
@@ -127,11 +265,13 @@ def load_model(script: ScriptArguments, args):
     dtype = torch.bfloat16 if args.bf16 else torch.float32
     model = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=dtype,
                                                  quantization_config=quantization_config(script, dtype),
-                                                 attn_implementation=script.attn_implementation)
+                                                 attn_implementation=attention_implementation(script))
     if script.load_in_4bit:
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing,
                                                 gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs)
-    model.config.use_cache = False  # incompatible with gradient checkpointing, useless in training
+    # incompatible with gradient checkpointing, useless in training, and with a KV cache transformers does not read
+    # packed sequences from position_ids (masking_utils._preprocess_mask_arguments wants past_key_values None)
+    model.config.use_cache = False
     lora = LoraConfig(r=script.lora_r, lora_alpha=script.lora_alpha, lora_dropout=script.lora_dropout,
                       target_modules=script.lora_target_modules, bias="none", task_type="CAUSAL_LM")
     return get_peft_model(model, lora)
@@ -181,29 +321,47 @@ class Collator:
 
 
 class ThroughputMeter:
-    """Counts non-padding tokens and sequences between two MLflow logs (all ranks)."""
+    """Counts non-padding tokens, sequences and token slots (the batch's size, padding included) between two logs
+    (all ranks)."""
 
     def __init__(self) -> None:
-        self.tokens = 0
-        self.sequences = 0
+        self.tokens = self.sequences = self.slots = 0
         self.since = time.perf_counter()
 
     def add(self, attention_mask) -> None:
-        self.tokens += int(attention_mask.sum())
-        self.sequences += int(attention_mask.shape[0])
+        self.add_counts(int(attention_mask.sum()), int(attention_mask.shape[0]), int(attention_mask.numel()))
 
-    def take(self, device) -> tuple[int, int, float]:
+    def add_counts(self, tokens: int, sequences: int, slots: int) -> None:
+        self.tokens += tokens
+        self.sequences += sequences
+        self.slots += slots
+
+    def take(self, device) -> tuple[int, int, int, float]:
         import torch
         import torch.distributed as dist
 
-        counts = torch.tensor([self.tokens, self.sequences], dtype=torch.long, device=device)
+        counts = torch.tensor([self.tokens, self.sequences, self.slots], dtype=torch.long, device=device)
         if dist.is_available() and dist.is_initialized():
             dist.all_reduce(counts)
         now = time.perf_counter()
         elapsed = now - self.since
-        self.tokens = self.sequences = 0
+        self.tokens = self.sequences = self.slots = 0
         self.since = now
-        return int(counts[0]), int(counts[1]), elapsed
+        return int(counts[0]), int(counts[1]), int(counts[2]), elapsed
+
+
+def apply_plan(step: StepPlan, script: ScriptArguments, args) -> None:
+    """Put the plan into the TrainingArguments the Trainer reads (before it exists)."""
+    args._llmp_plan = step.params()  # for the benchmark (not a TrainingArguments field, not logged twice)
+    args.gradient_checkpointing = step.gradient_checkpointing
+    if step.gradient_checkpointing and not args.gradient_checkpointing_kwargs:
+        args.gradient_checkpointing_kwargs = {"use_reentrant": False}
+    args.use_liger_kernel = step.use_liger_kernel
+    args.gradient_accumulation_steps = step.gradient_accumulation_steps
+    if script.packing:
+        args.per_device_train_batch_size = step.rows
+        args.per_device_eval_batch_size = step.rows
+        args.group_by_length = False  # rows are all about row_tokens long
 
 
 def build_trainer(script: ScriptArguments, args, *, callbacks=()):
@@ -211,11 +369,13 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     from transformers import AutoTokenizer, Trainer, TrainerCallback
 
     from llm_platform import mfu as mfu_mod
-    from llm_platform import mlflow_utils
+    from llm_platform import mlflow_utils, packing
 
     tokenizer = AutoTokenizer.from_pretrained(script.model_id)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
+    step = plan_step(script, args)
+    apply_plan(step, script, args)
     if fsdp_enabled(args) and args.gradient_checkpointing:
         args.fsdp_config["activation_checkpointing"] = True
         args.fsdp_plugin_args["activation_checkpointing"] = True
@@ -229,6 +389,20 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     train = tokenize(read_jsonl(script.train_dataset_path, "train"), tokenizer, script.max_seq_length)
     test = (tokenize(read_jsonl(script.test_dataset_path, "test"), tokenizer, script.max_seq_length)
             if script.test_dataset_path else None)
+    examples = len(train)
+    if script.packing:
+        packed = packing.pack(train, step.row_tokens)
+        pack_stats = packing.stats(train, packed, step.row_tokens)
+        train = packed
+        test = packing.pack(test, step.row_tokens) if test else test
+        collator: Any = packing.PackedCollator(tokenizer.pad_token_id)
+        step.reasons.append(f"{examples} examples packed into {len(train)} rows of {step.row_tokens} tokens "
+                            f"(padding efficiency {pack_stats.padding_efficiency:.3f})")
+    else:
+        collator = Collator(tokenizer.pad_token_id)
+    if int(os.environ.get("RANK", "0")) == 0:
+        for line in step.reasons:
+            print(f"llmp-sft: {line}", file=sys.stderr)
     shape = mfu_mod.model_shape(model)
     gpu = mfu_mod.detect_gpu_name() if torch.cuda.is_available() else None
     peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
@@ -236,15 +410,24 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
 
     class CountingTrainer(Trainer):
         def training_step(self, model, inputs, num_items_in_batch=None):
-            meter.add(inputs["attention_mask"])
+            if "num_tokens" in inputs:  # packed: counted by the collator, not model inputs
+                inputs = dict(inputs)
+                meter.add_counts(int(inputs.pop("num_tokens")), int(inputs.pop("num_sequences")),
+                                 int(inputs["input_ids"].numel()))
+            else:
+                meter.add(inputs["attention_mask"])
             return super().training_step(model, inputs, num_items_in_batch)
+
+        def prediction_step(self, model, inputs, *a, **kw):
+            inputs = {k: v for k, v in inputs.items() if k not in ("num_tokens", "num_sequences")}
+            return super().prediction_step(model, inputs, *a, **kw)
 
     class MlflowCallback(TrainerCallback):
         """MLflow on the main process; throughput and MFU computed on every rank (all_reduce)."""
 
         def on_train_begin(self, a, state, control, **kw):
             meter.since = time.perf_counter()
-            if not state.is_world_process_zero:
+            if not state.is_world_process_zero or not script.mlflow_tracking:
                 return
             mlflow_utils.start_run(experiment=script.mlflow_experiment_name,
                                    run_name=script.mlflow_run_name or Path(a.output_dir).name,
@@ -257,26 +440,30 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
                           "d_model": shape.d_model},
                 "hardware": {"gpu": gpu or "none", "world_size": a.world_size,
                              "peak_flops_per_device": peak or "unknown"},
-                "data": {"train_examples": len(train), "test_examples": len(test) if test else 0}})
+                "plan": step.params(),
+                "data": {"train_examples": examples, "train_rows": len(train),
+                         "test_examples": len(test) if test else 0}})
 
         def on_log(self, a, state, control, logs=None, **kw):
             metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
             if "loss" in metrics or "train_loss" in metrics:
-                tokens, sequences, elapsed = meter.take(a.device)
+                tokens, sequences, slots, elapsed = meter.take(a.device)
                 if tokens and elapsed > 0:
                     tps = tokens / elapsed
                     seq_len = tokens / sequences
                     flops_per_token = shape.training_flops_per_token(int(round(seq_len)))
                     metrics.update(tokens_per_second=tps, mean_sequence_length=seq_len,
-                                   model_flops_per_token=flops_per_token)
+                                   model_flops_per_token=flops_per_token, padding_efficiency=tokens / slots)
                     if peak:
                         metrics["mfu"] = mfu_mod.mfu(flops_per_token=flops_per_token, tokens_per_second=tps,
                                                      n_gpus=a.world_size, peak_flops_per_gpu=peak)
-            if state.is_world_process_zero and metrics:
+            if state.log_history and metrics:  # throughput/MFU also in the trainer's history (trainer_state.json)
+                state.log_history[-1].update({k: v for k, v in metrics.items() if k not in state.log_history[-1]})
+            if state.is_world_process_zero and metrics and script.mlflow_tracking:
                 mlflow_utils.log_metrics(metrics, step=state.global_step)
 
     trainer = CountingTrainer(model=model, args=args, train_dataset=train, eval_dataset=test,
-                              data_collator=Collator(tokenizer.pad_token_id), processing_class=tokenizer,
+                              data_collator=collator, processing_class=tokenizer,
                               callbacks=[MlflowCallback(), *callbacks])
     return trainer, tokenizer
 
@@ -339,7 +526,8 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
         trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
     trainer.save_model(str(adapter_dir))
     out: dict[str, Any] = {"resumed_from": resume, "global_step": trainer.state.global_step,
-                           "train_loss": result.training_loss, "adapter_dir": adapter_dir, "merged_dir": None}
+                           "train_loss": result.training_loss, "adapter_dir": adapter_dir, "merged_dir": None,
+                           "log_history": list(trainer.state.log_history)}
     del trainer  # frees the sharded model before rank 0 loads the base model unquantised to merge
 
     def finish() -> None:
@@ -348,9 +536,10 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
         if script.merge_weights:
             merged_dir = Path(script.merged_output_dir or Path(args.output_dir) / "merged")
             out["merged_dir"] = merge(script, adapter_dir, merged_dir, args.bf16)
-            if script.registered_model_name:
+            if script.registered_model_name and script.mlflow_tracking:
                 mlflow_utils.register_model_dir(merged_dir, name=script.registered_model_name)
-        mlflow_utils.end_run()
+        if script.mlflow_tracking:
+            mlflow_utils.end_run()
 
     # every rank leaves only after rank 0 has merged and registered (llm_platform/rank_zero.py says why)
     run_on_rank_zero(finish)
@@ -366,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
             out = train(parsed)
         finally:
             shutdown_distributed()
-        print(json.dumps({k: str(v) for k, v in out.items()}, indent=2))
+        print(json.dumps({k: str(v) for k, v in out.items() if k != "log_history"}, indent=2))
         return 0
 
     def describe(parsed) -> str:
@@ -375,7 +564,9 @@ def main(argv: list[str] | None = None) -> int:
         return (f"would fine-tune {script.model_id} (LoRA r={script.lora_r}{', 4-bit' if script.load_in_4bit else ''}"
                 f"{', FSDP' if fsdp_enabled(args) else ''}) on {script.train_dataset_path}, checkpoints in "
                 f"{args.output_dir}, merged model in {merged}"
-                + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else ""))
+                + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else "")
+                + (f"; packed micro-steps of {script.max_tokens_per_step or 'memory-model-chosen'} tokens"
+                   if script.packing else "; right-padded batches (packing: false)"))
 
     return entry_point("sft", argv, build=parse_config, run=run, describe=describe, check_build=parse_as_on_gpus)
 

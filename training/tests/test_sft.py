@@ -45,7 +45,7 @@ def workspace(tmp_path_factory):
 def sft_config(root: Path, **overrides) -> dict:
     return {"model_id": str(root / "models/tiny"), "train_dataset_path": str(root / "datasets/medical/train.jsonl"),
             "output_dir": str(root / "checkpoints/tiny-sft"), "merged_output_dir": str(root / "outputs/merged"),
-            "max_seq_length": 128, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
+            "max_seq_length": 512, "max_tokens_per_step": 1024, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
             "mlflow_experiment_name": "sft-test", "registered_model_name": "tiny-sft", "peak_tflops": PEAK_TFLOPS,
             "max_steps": 8, "save_steps": 4, "logging_steps": 1, "per_device_train_batch_size": 6,
             "learning_rate": 1e-2, "lr_scheduler_type": "constant", "use_cpu": True, "bf16": False, "seed": 0,
@@ -122,6 +122,14 @@ def test_mlflow_run_contents(trained) -> None:
     assert params["hardware.world_size"] == "1"
     loss = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "loss")}
     assert sorted(loss) == list(range(1, 9))
+    # the restart continued at the same data position: step 5 ran before the crash and again after the resume from
+    # checkpoint-4, on the same packed rows with the same weights, so it logged the same loss twice
+    step5 = [m.value for m in client.get_metric_history(run.info.run_id, "loss") if m.step == 5]
+    assert len(step5) == 2 and step5[0] == pytest.approx(step5[1], rel=1e-6), step5
+    assert params["plan.rows"] == "2" and params["plan.row_tokens"] == "512"
+    assert int(params["data.train_rows"]) < int(params["data.train_examples"])  # examples were packed
+    pad = [m.value for m in client.get_metric_history(run.info.run_id, "padding_efficiency")]
+    assert pad and all(0.5 < p <= 1.0 for p in pad)
     # the loss goes down: each of the last three steps (second epoch onwards) is below every one of the first three
     assert max(loss[6], loss[7], loss[8]) < min(loss[1], loss[2], loss[3]), loss
     assert loss[8] < loss[1] - 0.15, loss
@@ -149,7 +157,10 @@ def test_shipped_config_parses_with_fsdp_full_shard_auto_wrap() -> None:
     plugin = args.fsdp_plugin_args
     assert plugin["reshard_after_forward"] is True  # full shard
     assert plugin["auto_wrap_policy"] == "TRANSFORMER_BASED_WRAP"
-    assert args.bf16 and args.gradient_checkpointing and args.save_steps == 50
+    assert args.bf16 and args.save_steps == 50
+    # the fast path: packing, dropout 0, checkpointing left to the memory model (not in the file)
+    assert script.packing and script.lora_dropout == 0.0 and script.max_tokens_per_step is None
+    assert "gradient_checkpointing" not in _yaml(CONFIGS / "sft.yaml")
     _, offload = sft.parse_config(shipped(fsdp_config={**_yaml(CONFIGS / "sft.yaml")["fsdp_config"],
                                                        "cpu_offload": True}))
     assert offload.fsdp_plugin_args["cpu_offload"] is True
@@ -174,3 +185,29 @@ def _yaml(path: Path) -> dict:
     import yaml
 
     return yaml.safe_load(path.read_text())
+
+
+def test_memory_plan_for_the_shipped_recipe() -> None:
+    """The shipped 8B recipe planned for an H100 and an A10G (no CUDA here: Liger falls back, and says so)."""
+    script, args = sft.parse_config(shipped())
+    h100 = sft.plan_step(script, args, gpu_memory_gib=80)
+    assert not h100.gradient_checkpointing and h100.tokens_per_micro_step >= 4096
+    assert h100.rows * h100.row_tokens == h100.tokens_per_micro_step and h100.row_tokens == 2048
+    assert not h100.use_liger_kernel and any("liger" in r.lower() for r in h100.reasons)
+    assert h100.gradient_accumulation_steps == max(1, round(8192 / h100.tokens_per_micro_step))
+    script, args = sft.parse_config(shipped(liger_kernel="true"))  # the image has it: A10G fits with Liger
+    a10g = sft.plan_step(script, args, gpu_memory_gib=24)
+    assert a10g.gradient_checkpointing and a10g.use_liger_kernel
+    script, args = sft.parse_config(shipped(gradient_checkpointing=False, liger_kernel="true"))
+    with pytest.raises(ValueError, match="gradient_checkpointing: true"):
+        sft.plan_step(script, args, gpu_memory_gib=24)
+    script, args = sft.parse_config(shipped(max_tokens_per_step=4096, gradient_accumulation_steps=3))
+    fixed = sft.plan_step(script, args, gpu_memory_gib=80)
+    assert fixed.tokens_per_micro_step == 4096 and fixed.gradient_accumulation_steps == 3
+
+
+def test_fast_path_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="liger_kernel"):
+        sft.parse_config(shipped(liger_kernel="maybe"))
+    with pytest.raises(ValueError, match="max_tokens_per_step: 2048 or more"):
+        sft.parse_config(shipped(max_tokens_per_step=1000))

@@ -1,0 +1,412 @@
+"""Benchmark an SFT recipe: MFU, tokens/s, peak GPU memory, padding efficiency, s/step and the cost of an epoch.
+
+    python -m llm_platform.bench --shape llama-3.1-8b --config training/configs/sft.yaml --steps 12
+    python -m llm_platform.bench --shape tiny --config training/configs/sft.yaml --steps 4 --cpu   # a CPU check
+
+Builds a random-initialised model of a named shape (:data:`llm_platform.memory.SHAPES`: the published config.json
+values; nothing is downloaded) with a word-level tokenizer (one word = one token), writes synthetic rows in
+prepare-data's ``sft-r1`` layout whose lengths follow the medical-o1 measurement (:func:`medical_lengths`) -- or
+takes real prepared rows (``--data train.jsonl``, with ``--tokenizer`` the model's own tokenizer) -- and runs the real SFT step (:func:`llm_platform.sft.train`, the
+code a job runs, memory model included) for ``--steps`` optimizer steps from the step file, with the paths, step
+count and MLflow replaced (``mlflow_tracking: false``: the benchmark needs no tracking server). Several recipes can
+be compared in one process (``--variant name:key=value,key=value``; the model is built once).
+
+Figures are medians over the steps after ``--warmup``; tokens/s and MFU come from the step's own meter
+(:mod:`llm_platform.mfu`, non-padding tokens only), peak memory from ``torch.cuda.max_memory_reserved`` (what the
+allocator held, closer to what nvidia-smi shows than allocated bytes). The epoch projection assumes the instance's
+GPUs run data-parallel at the measured per-GPU rate: hours = tokens of the dataset / (tokens/s x GPUs), times the
+on-demand price from config/data/prices.yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llm_platform.memory import SHAPES
+
+# FreedomIntelligence/medical-o1-reasoning-SFT (en) rows through the R1 template, measured in Llama-3.1 tokens on the
+# H100 run of 2026-11-26 (112 rows): mean 973, median 893, max 2010. A log-normal with that median and mean
+# (sigma^2 = 2 ln(mean/median)), clipped to [MIN_TOKENS, MAX_TOKENS]; the prompt is about a fifth of a row.
+MEDIAN_TOKENS, MEAN_TOKENS, MAX_TOKENS, MIN_TOKENS = 893, 973, 2010, 160
+PROMPT_FRACTION = 0.2
+MEDICAL_TRAIN_ROWS = 17_734   # medical-o1 "en" has 19,704 rows; prepare-data keeps 90% for training
+WORDS = 30_000
+
+
+def medical_lengths(n: int, seed: int = 0) -> list[int]:
+    """``n`` row lengths (tokens) distributed like the medical-o1 measurement."""
+    rng = random.Random(seed)
+    sigma = math.sqrt(2 * math.log(MEAN_TOKENS / MEDIAN_TOKENS))
+    return [min(MAX_TOKENS, max(MIN_TOKENS, int(rng.lognormvariate(math.log(MEDIAN_TOKENS), sigma))))
+            for _ in range(n)]
+
+
+def synthetic_rows(n: int, seed: int = 0, words: int = WORDS) -> list[dict[str, Any]]:
+    """Rows in prepare-data's ``sft-r1`` layout (``text`` = prompt + answer, ``prompt``) of :func:`medical_lengths`
+    tokens (one word per token; the tokenizer adds the end-of-sequence token)."""
+    rng = random.Random(seed + 1)
+    rows = []
+    for length in medical_lengths(n, seed):
+        text = [f"w{rng.randrange(words)}" for _ in range(length - 1)]
+        cut = max(1, int(length * PROMPT_FRACTION))
+        prompt = " ".join(text[:cut])
+        rows.append({"prompt": prompt, "text": prompt + " " + " ".join(text[cut:]), "reference": ""})
+    return rows
+
+
+def words_for(shape: str) -> int:
+    return min(WORDS, int(SHAPES[shape]["vocab_size"]) - 4)
+
+
+def build_tokenizer(out_dir: Path, words: int = WORDS):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<pad>", "<unk>", "<s>", "</s>"]
+    vocab = {t: i for i, t in enumerate(specials)}
+    vocab.update({f"w{i}": len(specials) + i for i in range(words)})
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
+                                   eos_token="</s>")
+    fast.save_pretrained(out_dir)
+    return fast
+
+
+def build_model(shape: str, out_dir: Path, *, device: str, seed: int = 0, tokenizer_dir: str | None = None) -> Path:
+    """A random-initialised model of ``shape`` saved (bf16 on a GPU, fp32 on CPU) with a tokenizer: the word-level
+    one of the synthetic rows, or the real one in ``tokenizer_dir`` (for real prepared rows: their true lengths)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if tokenizer_dir:
+        real = AutoTokenizer.from_pretrained(tokenizer_dir)
+        if len(real) > int(SHAPES[shape]["vocab_size"]):
+            raise ValueError(f"{tokenizer_dir}: {len(real)} tokens, more than shape {shape}'s vocabulary")
+        real.save_pretrained(out_dir)
+    else:
+        build_tokenizer(out_dir, words_for(shape))
+    values = dict(SHAPES[shape])
+    model_type = values.pop("model_type")
+    config = AutoConfig.for_model(model_type, **values, pad_token_id=0, bos_token_id=2, eos_token_id=3)
+    torch.manual_seed(seed)
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    del model
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    return out_dir
+
+
+@dataclass
+class Result:
+    name: str
+    steps: int
+    mfu: float | None
+    tokens_per_second: float
+    peak_memory_gib: float | None
+    padding_efficiency: float
+    seconds_per_step: float
+    tokens_per_micro_step: int
+    gradient_checkpointing: bool
+    liger: bool
+    attention: str
+    loss: float
+    epoch_hours: float | None = None
+    epoch_usd: float | None = None
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class StepClock:
+    """A TrainerCallback timing optimizer steps (CUDA synchronised) and recording the plan the step printed."""
+
+    def __init__(self, cuda: bool) -> None:
+        self.cuda = cuda
+        self.ends: list[float] = []
+
+    def __getattr__(self, name):  # every other TrainerCallback event is a no-op
+        return lambda *a, **k: None
+
+    def _now(self) -> float:
+        if self.cuda:
+            import torch
+
+            torch.cuda.synchronize()
+        return time.perf_counter()
+
+    def on_train_begin(self, args, state, control, **kw):
+        self.ends = [self._now()]
+
+    def on_step_end(self, args, state, control, **kw):
+        self.ends.append(self._now())
+
+
+def hourly_price(instance_type: str, prices_file: Path | None = None) -> tuple[float, int] | None:
+    """(USD per hour, GPUs) of ``instance_type`` in us-east-1 from config/data/prices.yaml (EC2 on-demand, or the
+    SageMaker/HyperPod price for an ``ml.`` name), None when unknown."""
+    import yaml
+
+    from llm_platform.memory import find_specs_file
+
+    path = prices_file or (find_specs_file().with_name("prices.yaml") if find_specs_file() else None)
+    if not path or not Path(path).is_file():
+        return None
+    region = yaml.safe_load(Path(path).read_text())["regions"]["us-east-1"]
+    for table in region.values():
+        entry = table.get(instance_type) if isinstance(table, dict) else None
+        if isinstance(entry, dict) and "usd" in entry and "gpus" in entry:
+            return float(entry["usd"]), int(entry["gpus"])
+    return None
+
+
+def run_recipe(name: str, base: dict[str, Any], overrides: dict[str, Any], *, model_dir: Path, data: Path,
+               work: Path, steps: int, warmup: int, cuda: bool) -> Result:
+    """Run the SFT step on ``base`` + ``overrides`` for ``steps`` optimizer steps and summarise it."""
+    import torch
+
+    from llm_platform import sft
+
+    config = {**base, **overrides, "model_id": str(model_dir), "train_dataset_path": str(data),
+              "test_dataset_path": None, "output_dir": str(work / name), "merged_output_dir": None,
+              "merge_weights": False, "registered_model_name": None, "mlflow_tracking": False,
+              "max_steps": steps, "logging_steps": 1, "save_strategy": "no", "eval_strategy": "no",
+              "report_to": "none", "disable_tqdm": True, "dataloader_num_workers": 0}
+    if not cuda:
+        config.update(use_cpu=True, bf16=False, fsdp=False, fsdp_config=None, load_in_4bit=False)
+        config = {k: v for k, v in config.items() if v is not None or k in ("test_dataset_path",)}
+    clock = StepClock(cuda)
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    parsed = sft.parse_config({k: v for k, v in config.items() if v is not None})
+    out = sft.train(parsed, callbacks=[clock])
+    history = [h for h in out["log_history"] if "tokens_per_second" in h]
+    kept = history[warmup:] or history
+    durations = [b - a for a, b in zip(clock.ends, clock.ends[1:])][warmup:] or [0.0]
+    plan = {k.removeprefix("plan."): v for k, v in getattr(parsed[1], "_llmp_plan", {}).items()}
+
+    def median(key: str) -> float | None:
+        values = [h[key] for h in kept if key in h]
+        return statistics.median(values) if values else None
+
+    return Result(name=name, steps=out["global_step"], mfu=median("mfu"),
+                  tokens_per_second=median("tokens_per_second") or 0.0,
+                  peak_memory_gib=torch.cuda.max_memory_reserved() / 1024 ** 3 if cuda else None,
+                  padding_efficiency=median("padding_efficiency") or 0.0,
+                  seconds_per_step=statistics.median(durations),
+                  tokens_per_micro_step=int(plan.get("tokens_per_micro_step", 0)),
+                  gradient_checkpointing=bool(plan.get("gradient_checkpointing", parsed[1].gradient_checkpointing)),
+                  liger=bool(plan.get("use_liger_kernel", False)), attention=str(plan.get("attn_implementation", "")),
+                  loss=float(kept[-1].get("loss", float("nan"))) if kept else float("nan"))
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
+    """``name:key=value,key=value`` (values parsed as YAML) -> (name, overrides)."""
+    import yaml
+
+    name, _, rest = text.partition(":")
+    overrides: dict[str, Any] = {}
+    for part in filter(None, rest.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise SystemExit(f"variant {text!r}: {part!r} is not key=value")
+        overrides[key.strip()] = yaml.safe_load(value)
+    return name, overrides
+
+
+def table(results: list[Result], *, instance_type: str | None, dataset_tokens: int) -> str:
+    head = (f"{'recipe':<14} {'MFU':>6} {'tok/s':>8} {'peak GiB':>8} {'pad eff':>7} {'s/step':>7} {'tok/step':>8} "
+            f"{'ckpt':>4} {'liger':>5} {'attention':<17} {'loss':>7}")
+    cost = f" {'epoch h':>8} {'epoch $':>8}" if instance_type else ""
+    lines = [head + cost]
+    for r in results:
+        if r.error:
+            lines.append(f"{r.name:<14} failed: {r.error}")
+            continue
+        mfu = f"{r.mfu:.3f}" if r.mfu is not None else "n/a"
+        peak = f"{r.peak_memory_gib:.1f}" if r.peak_memory_gib is not None else "n/a"
+        line = (f"{r.name:<14} {mfu:>6} {r.tokens_per_second:>8.0f} {peak:>8} {r.padding_efficiency:>7.3f} "
+                f"{r.seconds_per_step:>7.2f} {r.tokens_per_micro_step:>8} {'on' if r.gradient_checkpointing else 'off':>4} "
+                f"{'on' if r.liger else 'off':>5} {r.attention:<17} {r.loss:>7.3f}")
+        if instance_type:
+            line += (f" {r.epoch_hours:>8.2f} {r.epoch_usd:>8.2f}" if r.epoch_hours is not None
+                     else f" {'n/a':>8} {'n/a':>8}")
+        lines.append(line)
+    if instance_type:
+        lines.append(f"epoch: {dataset_tokens:,} tokens on one {instance_type} (all its GPUs data-parallel at the "
+                     f"measured per-GPU rate; on-demand price, config/data/prices.yaml)")
+    return "\n".join(lines)
+
+
+def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: str, steps: int, variants: list[str],
+                  instance_type: str, dataset_tokens: int) -> list[str]:
+    """One MLflow run per recipe (``bench/<name>``): the settings it overrode and what was measured."""
+    import mlflow
+
+    mlflow.set_experiment(experiment)
+    run_ids = []
+    for variant, r in zip(variants, results):
+        name, overrides = parse_variant(variant)
+        with mlflow.start_run(run_name=f"bench/{name}") as run:
+            mlflow.log_params({"shape": shape, "gpu": gpu, "steps": steps, "instance_type": instance_type,
+                               "dataset_tokens": dataset_tokens, "attention": r.attention, "liger": r.liger,
+                               "gradient_checkpointing": r.gradient_checkpointing,
+                               "tokens_per_micro_step": r.tokens_per_micro_step,
+                               **{f"recipe.{k}": str(v) for k, v in overrides.items()}})
+            metrics = {k: getattr(r, k) for k in ("mfu", "tokens_per_second", "peak_memory_gib", "padding_efficiency",
+                                                  "seconds_per_step", "epoch_hours", "epoch_usd", "loss")}
+            mlflow.log_metrics({k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)})
+            if r.error:
+                mlflow.set_tag("error", r.error[:500])
+            run_ids.append(run.info.run_id)
+    return run_ids
+
+
+def measure(args, variant: str, *, model_dir: Path, data: Path, work: Path, cuda: bool) -> Result:
+    """One recipe, in this process."""
+    import torch
+
+    from llm_platform.config import load_yaml
+
+    name, overrides = parse_variant(variant)
+    try:
+        return run_recipe(name, load_yaml(args.config), overrides, model_dir=model_dir, data=data, work=work,
+                          steps=args.steps, warmup=args.warmup, cuda=cuda)
+    except Exception as exc:  # noqa: BLE001 - one failed recipe (out of memory, missing package) is a row
+        first = str(exc).splitlines()[0][:200] if str(exc) else ""
+        return Result(name, 0, None, 0.0, torch.cuda.max_memory_reserved() / 1024 ** 3 if cuda else None, 0.0,
+                      0.0, 0, False, False, "", float("nan"), error=f"{type(exc).__name__}: {first}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m llm_platform.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", required=True, choices=sorted(SHAPES))
+    parser.add_argument("--config", required=True, help="the SFT step file (e.g. training/configs/sft.yaml)")
+    parser.add_argument("--steps", type=int, default=12, help="optimizer steps per recipe")
+    parser.add_argument("--warmup", type=int, default=2, help="steps left out of the medians")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="name:key=value,... settings over the step file; repeat to compare (default: as is)")
+    parser.add_argument("--data", help="prepared train.jsonl (sft-r1 rows) instead of synthetic rows")
+    parser.add_argument("--tokenizer", help="with --data: the model's tokenizer folder (e.g. /fsx/models/<name>), so "
+                                            "rows have their real token counts (default: one token per word)")
+    parser.add_argument("--rows", type=int, default=512, help="synthetic rows to write")
+    parser.add_argument("--instance-type", default="p5.48xlarge", help="for the epoch cost (config/data/prices.yaml)")
+    parser.add_argument("--dataset-examples", type=int, default=MEDICAL_TRAIN_ROWS,
+                        help="examples in the epoch to cost (default: medical-o1's training split)")
+    parser.add_argument("--work", help="scratch folder (model, data, outputs); default: a temporary folder")
+    parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--cpu", action="store_true", help="run on the CPU (fp32, no FSDP/QLoRA): a harness check")
+    parser.add_argument("--mlflow-experiment", help="also log each recipe as a run of this MLflow experiment "
+                                                    "(MLFLOW_TRACKING_URI; in a pod the team's server)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run every recipe in this process (default: one child process per recipe, so one "
+                             "recipe's patched modules (Liger) and GPU memory never reach the next)")
+    parser.add_argument("--variant-timeout", type=int, default=0,
+                        help="seconds one recipe may take (its process is stopped and the row says so); 0: no limit")
+    parser.add_argument("--budget", type=int, default=0,
+                        help="seconds the whole run may take: a recipe that could not finish within it (by "
+                             "--variant-timeout) is skipped and its row says so; 0: no limit")
+    parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
+    args = parser.parse_args(argv)
+
+    import subprocess
+    import tempfile
+
+    import torch
+
+    cuda = torch.cuda.is_available() and not args.cpu
+    if not cuda and args.shape != "tiny":
+        parser.error(f"--shape {args.shape} needs a GPU; use --shape tiny on a CPU")
+    work = Path(args.work or tempfile.mkdtemp(prefix="llmp-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model_dir = work / "model"
+    data = Path(args.data) if args.data else work / "train.jsonl"
+    if args.child:
+        result = measure(args, args.child, model_dir=model_dir, data=data, work=work, cuda=cuda)
+        if int(os.environ.get("RANK", "0")) == 0:
+            Path(args.json).write_text(json.dumps(vars(result)))
+        return 0
+    t0 = time.perf_counter()
+    build_model(args.shape, model_dir, device="cuda" if cuda else "cpu", tokenizer_dir=args.tokenizer)
+    print(f"bench: built {args.shape} in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    if args.data:
+        rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    else:
+        rows = synthetic_rows(args.rows, words=words_for(args.shape))
+        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    mean_tokens = statistics.mean(len(tokenizer(r["text"])["input_ids"]) + 1 for r in rows[:256])
+    dataset_tokens = int(args.dataset_examples * mean_tokens)
+    price = hourly_price(args.instance_type)
+    results = []
+    for variant in args.variant or ["recipe:"]:
+        name = parse_variant(variant)[0]
+        print(f"bench: {variant}", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        if args.budget and t - t0 + (args.variant_timeout or 0) > args.budget:
+            r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
+                       error=f"skipped: --budget {args.budget} s would be exceeded")
+        elif args.in_process:
+            r = measure(args, variant, model_dir=model_dir, data=data, work=work, cuda=cuda)
+        else:
+            out = work / f"{name}.json"
+            out.unlink(missing_ok=True)
+            # on a GPU as the job runs it: torchrun, one process (FSDP, the process group, rank 0's MLflow code path)
+            launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
+                        if cuda else [sys.executable])
+            cmd = launcher + ["-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
+                              "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
+                              "--json", str(out), "--child", variant] \
+                + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
+            proc = subprocess.Popen(cmd, start_new_session=True)   # its own group: a timeout stops its workers too
+            try:
+                rc: Any = proc.wait(timeout=args.variant_timeout or None)
+            except subprocess.TimeoutExpired:
+                import signal
+
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                rc = f"stopped after --variant-timeout {args.variant_timeout} s"
+            if out.is_file():
+                r = Result(**json.loads(out.read_text()))
+            else:
+                r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
+                           error=f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
+        if price and r.tokens_per_second:
+            usd, gpus = price
+            r.epoch_hours = dataset_tokens / (r.tokens_per_second * gpus) / 3600
+            r.epoch_usd = r.epoch_hours * usd
+        results.append(r)
+        print(f"bench: {name} done in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    gpu = torch.cuda.get_device_name(0) if cuda else "CPU"
+    print(f"shape {args.shape} on {gpu}; {args.steps} optimizer steps per recipe, medians after {args.warmup}")
+    print(table(results, instance_type=args.instance_type if price else None, dataset_tokens=dataset_tokens))
+    if args.mlflow_experiment:
+        log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
+                      variants=args.variant or ["recipe:"], instance_type=args.instance_type,
+                      dataset_tokens=dataset_tokens)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
+                                               "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,
+                                               "results": [vars(r) for r in results]}, indent=1))
+    return 0 if all(r.error is None for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

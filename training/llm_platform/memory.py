@@ -1,0 +1,427 @@
+"""Memory and throughput model of the SFT step: which micro-step token budget and whether activation checkpointing.
+
+From the model's shape (its ``config.json``), LoRA/QLoRA, the GPU's memory and the GPUs sharing the weights (FSDP),
+:func:`plan` picks
+
+* ``tokens_per_micro_step``: the packed tokens one GPU runs per forward/backward, a multiple of the row length
+  (``max_seq_length``), as large as fits up to ``MAX_TOKENS`` (beyond ~16k tokens the matmuls are saturated and a
+  bigger step only delays the optimizer);
+* ``gradient_checkpointing``: off whenever at least ``MIN_FAST_TOKENS`` fit without it. For LoRA, recomputation is
+  expensive: the frozen base has no weight gradients, so a step is forward (2N FLOPs/token) + input gradients (2N),
+  and recomputing the forward adds 2N more: 50% longer steps (the measured 0.144 -> 0.102 MFU on an H100);
+
+or refuses with the setting to change and a value that fits. Users override either (``max_tokens_per_step``,
+``gradient_checkpointing``); an override that cannot fit is refused the same way. Standard library only: ``llmft
+preflight`` runs the same model without torch.
+
+Bytes, per GPU (bf16 = 2 bytes; d = hidden_size, f = intermediate_size, kv = key/value width, V = vocabulary, L =
+layers, r = LoRA rank):
+
+* weights: every parameter in bf16, or for QLoRA the linear layers of the decoder in NF4 (0.5 byte + 1/64 byte of
+  double-quantised absmax per parameter, bitsandbytes' 64-element blocks) and embeddings/LM head/norms in fp32
+  (peft 0.21.2 ``prepare_model_for_kbit_training`` casts every non-``Params4bit`` bf16 parameter to fp32); divided by
+  the GPUs when FSDP shards them, plus two decoder layers gathered at a time (FSDP2 prefetches the next one);
+* LoRA: fp32 adapter (PEFT upcasts adapters to fp32), its gradient and two AdamW moments: 16 bytes per parameter;
+* activations kept for backward, per token per layer, without checkpointing: ``2 * (A_D*d + A_KV*kv + A_F*f)``
+  bytes (the inputs of the norms, q/k/v after RoPE, the attention output, gate/up and the MLP product; LoRA's A
+  needs its layer's input, which is already one of these). Liger's fused RMSNorm/SwiGLU keep fewer (``_LIGER``).
+  LoRA dropout > 0 keeps one dropped-out copy of each adapted layer's input (``A_DROPOUT``): one reason dropout 0 is
+  the default. With checkpointing: the layer inputs (``2*d`` per layer) plus one layer's full activations during
+  its recomputation;
+* the loss head: without Liger the logits in bf16, their fp32 copy, the log-softmax and its gradient (``2+4+4+4``
+  bytes x V per token); Liger's fused linear cross-entropy never materialises them (fixed chunk buffers, counted in
+  the workspace);
+* the allocator's fragmentation (``FRAGMENTATION``) and a reserve for the CUDA context, cuBLAS/NCCL workspaces
+  (``RESERVE_GIB``); only ``USABLE_FRACTION`` of the card's memory is planned.
+
+Calibration: the H100 measurement of the unpacked recipe (``/work/shared/gpu``, 2026-11-26: 8B LoRA, sdpa, no
+checkpointing, no Liger) peaked at 41.8 GB at ~1,000 tokens per micro-step and 56.5 GB at ~2,500 token slots, about
+10 MB per token at the margin; this model gives 8.6 MB x 1.2 fragmentation = 10.3 MB for that case.
+
+Throughput: ``expected_mfu`` is the planning figure the cost estimate uses before a benchmark exists (the fast
+path's design target on H100-class GPUs, reduced by the recomputation when checkpointing); ``python -m
+llm_platform.bench`` measures the real one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GIB = 1024 ** 3
+A_D, A_KV, A_F = 8, 4, 5               # saved activations per layer per token, in units of d / kv / f (bf16)
+A_D_LIGER, A_F_LIGER = 6, 3             # fused RMSNorm keeps input + rstd; fused SwiGLU keeps gate and up only
+A_DROPOUT = 5                           # dropout copies: q/k/v share the norm output but each adapter drops its own
+LOSS_HEAD_BYTES = 2 + 4 + 4 + 4         # bf16 logits, fp32 copy, log-softmax, gradient; x vocab per token
+FRAGMENTATION = 1.2
+USABLE_FRACTION = 0.92
+RESERVE_GIB = 1.0                       # CUDA context, cuBLAS / NCCL workspaces
+WORKSPACE_GIB = 1.0                     # transient: fused-CE chunks, 4-bit dequantisation, attention workspace
+MIN_FAST_TOKENS = 4096                  # below this many tokens per micro-step, checkpointing with more tokens wins
+MAX_TOKENS = 16384
+DESIGN_MFU = 0.40                       # the fast path's target without checkpointing (docs/training.md)
+
+
+@dataclass(frozen=True)
+class ModelDims:
+    """What the model needs from a decoder-only transformer's config.json."""
+
+    name: str
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    vocab_size: int
+    tie_word_embeddings: bool = False
+    head_dim: int | None = None
+    attention_bias: bool = False
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], name: str = "model") -> "ModelDims":
+        text = config.get("text_config") or config
+        try:
+            return cls(name=name, hidden_size=int(text["hidden_size"]), intermediate_size=int(text["intermediate_size"]),
+                       num_hidden_layers=int(text["num_hidden_layers"]),
+                       num_attention_heads=int(text["num_attention_heads"]),
+                       num_key_value_heads=int(text.get("num_key_value_heads") or text["num_attention_heads"]),
+                       vocab_size=int(text["vocab_size"]),
+                       tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
+                       head_dim=text.get("head_dim"), attention_bias=bool(text.get("attention_bias", False)))
+        except KeyError as exc:
+            raise ValueError(f"{name}: config.json has no {exc.args[0]}; not a decoder-only transformer the memory "
+                             f"model knows") from None
+
+    @property
+    def d_head(self) -> int:
+        return int(self.head_dim or self.hidden_size // self.num_attention_heads)
+
+    @property
+    def q_width(self) -> int:
+        return self.num_attention_heads * self.d_head
+
+    @property
+    def kv_width(self) -> int:
+        return self.num_key_value_heads * self.d_head
+
+    def linear_shapes(self) -> list[tuple[int, int]]:
+        """(in, out) of every linear layer of one decoder layer (q, k, v, o, gate, up, down)."""
+        d, f = self.hidden_size, self.intermediate_size
+        return [(d, self.q_width), (d, self.kv_width), (d, self.kv_width), (self.q_width, d), (d, f), (d, f), (f, d)]
+
+    @property
+    def layer_linear_params(self) -> int:
+        return sum(i * o for i, o in self.linear_shapes())
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.hidden_size
+
+    @property
+    def head_params(self) -> int:
+        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+
+    @property
+    def params(self) -> int:
+        norms = (2 * self.num_hidden_layers + 1) * self.hidden_size
+        return self.num_hidden_layers * self.layer_linear_params + self.embedding_params + self.head_params + norms
+
+    def lora_params(self, r: int) -> int:
+        return self.num_hidden_layers * sum(r * (i + o) for i, o in self.linear_shapes())
+
+    def training_flops_per_token(self, r: int, seq_len: float) -> float:
+        """The same count as :class:`llm_platform.mfu.ModelShape` (LM head always a matmul, frozen 4n, trained 6n)."""
+        frozen = self.num_hidden_layers * self.layer_linear_params + self.vocab_size * self.hidden_size
+        return 6 * self.lora_params(r) + 4 * frozen + 12 * self.num_hidden_layers * self.hidden_size * seq_len
+
+
+# Published config.json values of the shapes the bench builds and the planner recognises by name.
+SHAPES: dict[str, dict[str, Any]] = {
+    # meta-llama/Llama-3.1-8B (= deepseek-ai/DeepSeek-R1-Distill-Llama-8B) config.json
+    "llama-3.1-8b": dict(model_type="llama", hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                         num_attention_heads=32, num_key_value_heads=8, vocab_size=128256, rope_theta=500000.0,
+                         max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=False,
+                         rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                       "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+    # Qwen/Qwen2.5-7B(-Instruct) config.json
+    "qwen2.5-7b": dict(model_type="qwen2", hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
+                       num_attention_heads=28, num_key_value_heads=4, vocab_size=152064, rope_theta=1000000.0,
+                       max_position_embeddings=32768, rms_norm_eps=1e-6, tie_word_embeddings=False),
+    # Qwen/Qwen2.5-14B(-Instruct) (= deepseek-ai/DeepSeek-R1-Distill-Qwen-14B) config.json
+    "qwen2.5-14b": dict(model_type="qwen2", hidden_size=5120, intermediate_size=13824, num_hidden_layers=48,
+                        num_attention_heads=40, num_key_value_heads=8, vocab_size=152064, rope_theta=1000000.0,
+                        max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=False),
+    # Qwen/Qwen2.5-1.5B-Instruct config.json (the example pipeline's model)
+    "qwen2.5-1.5b": dict(model_type="qwen2", hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                         num_attention_heads=12, num_key_value_heads=2, vocab_size=151936, rope_theta=1000000.0,
+                         max_position_embeddings=32768, rms_norm_eps=1e-6, tie_word_embeddings=True),
+    # for CPU runs of the benchmark and tests
+    "tiny": dict(model_type="llama", hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2, vocab_size=2048, max_position_embeddings=4096, rope_theta=10000.0,
+                 rms_norm_eps=1e-5, tie_word_embeddings=False),
+}
+# Model directory / hub names -> shape (lower case, matched as a substring of the model path's last part)
+SHAPE_ALIASES = (("distill-llama-8b", "llama-3.1-8b"), ("llama-3.1-8b", "llama-3.1-8b"), ("llama-3-8b", "llama-3.1-8b"),
+                 ("distill-qwen-14b", "qwen2.5-14b"), ("qwen2.5-14b", "qwen2.5-14b"), ("qwen2.5-7b", "qwen2.5-7b"),
+                 ("distill-qwen-7b", "qwen2.5-7b"), ("qwen2.5-1.5b", "qwen2.5-1.5b"))
+
+
+def shape_named(name: str) -> ModelDims:
+    if name not in SHAPES:
+        raise ValueError(f"unknown shape {name!r}; known: {', '.join(SHAPES)}")
+    return ModelDims.from_config(SHAPES[name], name)
+
+
+def dims_of_model(model: str) -> ModelDims | None:
+    """The shape of ``model``: its config.json when the directory is readable here, else a known shape its name
+    contains, else None."""
+    path = Path(model) / "config.json"
+    try:
+        return ModelDims.from_config(json.loads(path.read_text()), Path(model).name)
+    except (OSError, ValueError):
+        pass
+    last = Path(model).name.lower()
+    for fragment, shape in SHAPE_ALIASES:
+        if fragment in last:
+            return shape_named(shape)
+    return None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the memory model reads from a recipe."""
+
+    dims: ModelDims
+    gpu_memory_gib: float
+    max_seq_length: int = 2048
+    lora_r: int = 8
+    lora_dropout: float = 0.0
+    load_in_4bit: bool = False
+    liger: bool = True
+    world_size: int = 1                 # GPUs sharing the weights (FSDP)
+    fsdp: bool = False
+
+
+@dataclass
+class Plan:
+    tokens_per_micro_step: int
+    gradient_checkpointing: bool
+    fits: bool
+    estimate_gib: float
+    usable_gib: float
+    breakdown: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def expected_mfu(self) -> float:
+        return DESIGN_MFU * (4 / 6 if self.gradient_checkpointing else 1.0)
+
+    def refused(self, hint: str = "") -> "Plan":
+        self.fits = False
+        self.reason = self.reason or (f"needs {self.estimate_gib} GiB of the {self.usable_gib} GiB planned on this "
+                                      f"GPU; {hint}")
+        return self
+
+
+def static_gib(s: Setup) -> dict[str, float]:
+    d = s.dims
+    linear = d.num_hidden_layers * d.layer_linear_params
+    other = d.params - linear
+    if s.load_in_4bit:
+        weights = linear * (0.5 + 1 / 64) + other * 4   # peft's prepare_model_for_kbit_training upcasts the rest
+    else:
+        weights = d.params * 2
+    shards = s.world_size if s.fsdp and s.world_size > 1 else 1
+    gathered = 2 * d.layer_linear_params * (0.5 + 1 / 64 if s.load_in_4bit else 2) if shards > 1 else 0
+    return {"weights": (weights / shards + gathered) / GIB, "lora_states": 16 * d.lora_params(s.lora_r) / shards / GIB,
+            "workspace": WORKSPACE_GIB}
+
+
+def per_token_bytes(s: Setup, checkpointing: bool) -> float:
+    d = s.dims
+    a_d, a_f = (A_D_LIGER, A_F_LIGER) if s.liger else (A_D, A_F)
+    layer = 2 * (a_d * d.hidden_size + A_KV * d.kv_width + a_f * d.intermediate_size)
+    if s.lora_dropout > 0:
+        layer += 2 * (A_DROPOUT * d.hidden_size + d.intermediate_size)
+    head = 0 if s.liger else LOSS_HEAD_BYTES * d.vocab_size
+    if checkpointing:
+        kept = d.num_hidden_layers * 2 * d.hidden_size + layer   # layer inputs + the layer being recomputed
+    else:
+        kept = d.num_hidden_layers * layer
+    return (kept + head) * FRAGMENTATION
+
+
+def usable_gib(gpu_memory_gib: float) -> float:
+    return gpu_memory_gib * USABLE_FRACTION - RESERVE_GIB
+
+
+def estimate_gib(s: Setup, tokens: int, checkpointing: bool) -> tuple[float, dict[str, float]]:
+    parts = static_gib(s)
+    parts["activations"] = tokens * per_token_bytes(s, checkpointing) / GIB
+    return sum(parts.values()), parts
+
+
+def max_tokens(s: Setup, checkpointing: bool) -> int:
+    """The most tokens per micro-step that fit, rounded down to whole rows of ``max_seq_length`` (0: not one row)."""
+    room = usable_gib(s.gpu_memory_gib) - sum(static_gib(s).values())
+    if room <= 0:
+        return 0
+    tokens = int(room * GIB / per_token_bytes(s, checkpointing))
+    return min(max(MAX_TOKENS, s.max_seq_length), tokens) // s.max_seq_length * s.max_seq_length
+
+
+def plan(s: Setup, *, tokens: int | None = None, checkpointing: bool | None = None) -> Plan:
+    """The settings for ``s``; ``tokens`` / ``checkpointing`` are the user's overrides (None: choose)."""
+    usable = usable_gib(s.gpu_memory_gib)
+
+    def make(n: int, ckpt: bool, reason: str) -> Plan:
+        total, parts = estimate_gib(s, n, ckpt)
+        return Plan(n, ckpt, total <= usable, round(total, 2), round(usable, 2),
+                    {k: round(v, 2) for k, v in parts.items()}, reason)
+
+    if tokens is not None and tokens < s.max_seq_length:
+        return make(tokens, bool(checkpointing), f"max_tokens_per_step {tokens} is less than max_seq_length "
+                                                 f"{s.max_seq_length}: the longest example would not fit; set "
+                                                 f"max_tokens_per_step: {s.max_seq_length} or more").refused()
+    fast, slow = max_tokens(s, False), max_tokens(s, True)
+    if tokens is None:
+        if checkpointing is None:
+            if fast >= max(MIN_FAST_TOKENS, s.max_seq_length):
+                return make(fast, False, f"{fast} tokens fit without activation checkpointing")
+            if slow > 0:
+                without = (f"only {fast} tokens fit without activation checkpointing" if fast else
+                           f"not one {s.max_seq_length}-token row fits without activation checkpointing")
+                return make(slow, True, f"{without}; with it {slow}")
+        elif checkpointing is False and fast > 0:
+            return make(fast, False, "gradient_checkpointing: false (set by the recipe)")
+        elif checkpointing is True and slow > 0:
+            return make(slow, True, "gradient_checkpointing: true (set by the recipe)")
+        return make(s.max_seq_length, checkpointing is not False, "").refused(hint=_fix(s, checkpointing))
+    for ckpt in ((checkpointing,) if checkpointing is not None else (False, True)):
+        p = make(tokens, ckpt, f"max_tokens_per_step {tokens} (set by the recipe)")
+        if p.fits:
+            return p
+    fit = fast if checkpointing is False else slow if checkpointing is True else max(fast, slow)
+    hint = f"set max_tokens_per_step: {fit}" if fit else _fix(s, checkpointing)
+    return make(tokens, bool(checkpointing) if checkpointing is not None else True, "").refused(hint=hint)
+
+
+def _fix(s: Setup, checkpointing: bool | None) -> str:
+    if checkpointing is False and max_tokens(s, True):
+        return f"set gradient_checkpointing: true (then {max_tokens(s, True)} tokens per micro-step fit)"
+    if not s.load_in_4bit and max_tokens(Setup(**{**vars(s), "load_in_4bit": True}), True):
+        return "set load_in_4bit: true (QLoRA)"
+    for n in (2, 4, 8, 16, 32, 64):
+        if n > s.world_size and max_tokens(Setup(**{**vars(s), "world_size": n, "fsdp": True}), True):
+            return f"shard it with fsdp over {n} GPUs (or a GPU with more memory)"
+    for length in (1024, 512):
+        if length < s.max_seq_length and max_tokens(Setup(**{**vars(s), "max_seq_length": length}), True):
+            return f"set max_seq_length: {length}"
+    return "use a GPU with more memory"
+
+
+def describe(s: Setup, p: Plan) -> str:
+    what = f"{s.dims.name} {'QLoRA' if s.load_in_4bit else 'LoRA'} r{s.lora_r}"
+    where = f"{s.gpu_memory_gib:g} GiB GPU" + (f" x{s.world_size} FSDP" if s.fsdp and s.world_size > 1 else "")
+    if not p.fits:
+        return f"{what} on {where}: does not fit: {p.reason}"
+    return (f"{what} on {where}: {p.tokens_per_micro_step} tokens per micro-step, activation checkpointing "
+            f"{'on' if p.gradient_checkpointing else 'off'} (~{p.estimate_gib} of {p.usable_gib} GiB; {p.reason})")
+
+
+# --- GPU memory per instance type: config/data/instance_specs.yaml (gpu section + gpu_memory_gib) ------------------
+
+
+def find_specs_file(start: Path | None = None) -> Path | None:
+    """config/data/instance_specs.yaml of the checkout this runs from (cwd or this package's repository)."""
+    for base in (start or Path.cwd(), Path(__file__).resolve().parents[2]):
+        for folder in (base, *base.parents):
+            candidate = folder / "config" / "data" / "instance_specs.yaml"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def gpu_memory_gib(instance_type: str, specs_file: Path | None = None) -> tuple[float, int]:
+    """(memory of one GPU in GiB, GPUs) of ``instance_type`` (EC2 or HyperPod ``ml.`` name) from the specs file."""
+    import yaml
+
+    path = specs_file or find_specs_file()
+    if path is None:
+        raise ValueError("config/data/instance_specs.yaml not found; run from the platform's checkout")
+    data = yaml.safe_load(Path(path).read_text())
+    spec = data.get("gpu", {}).get(instance_type.removeprefix("ml."))
+    if not spec:
+        raise ValueError(f"{instance_type!r} is not a GPU instance type of {path}; known: {', '.join(data['gpu'])}")
+    memory = data.get("gpu_memory_gib", {}).get(spec["gpu_type"])
+    if memory is None:
+        raise ValueError(f"{path}: gpu_memory_gib has no entry for gpu_type {spec['gpu_type']!r}")
+    return float(memory), int(spec["gpus"])
+
+
+def preflight_check(step: dict[str, Any], *, instance_type: str, gpus: int,
+                    specs_file: Path | None = None) -> tuple[str, str]:
+    """("ok" | "FAIL" | "skip", message) for an SFT step file on ``instance_type`` with ``gpus`` GPUs in all (FSDP
+    shards over them when the file sets ``fsdp``): what ``llmft preflight`` reports. Unset settings take the step's
+    own defaults (:class:`llm_platform.sft.ScriptArguments`); Liger is assumed where the file does not turn it off
+    (the sft image has it)."""
+    from dataclasses import fields
+
+    from llm_platform.sft import ScriptArguments
+
+    defaults = {f.name: f.default for f in fields(ScriptArguments)}
+
+    def get(name: str) -> Any:
+        return step.get(name, defaults.get(name))
+
+    model = str(step.get("model_id", ""))
+    dims = dims_of_model(model)
+    if dims is None:
+        return "skip", (f"{model}: no readable config.json here and no known shape in its name "
+                        f"({', '.join(SHAPES)}); GPU memory not checked")
+    try:
+        memory, _ = gpu_memory_gib(instance_type, specs_file)
+    except ValueError as exc:
+        return "skip", str(exc)
+    liger = str(get("liger_kernel")).lower() != "false" and step.get("use_liger_kernel", True) is not False
+    s = Setup(dims, memory, max_seq_length=int(get("max_seq_length")), lora_r=int(get("lora_r")),
+              lora_dropout=float(get("lora_dropout")), load_in_4bit=bool(get("load_in_4bit")), liger=liger,
+              world_size=max(1, gpus), fsdp=bool(step.get("fsdp")))
+    checkpointing = bool(step["gradient_checkpointing"]) if "gradient_checkpointing" in step else None
+    tokens = get("max_tokens_per_step")
+    if not get("packing"):
+        tokens = int(step.get("per_device_train_batch_size", 8)) * s.max_seq_length
+    p = plan(s, tokens=tokens, checkpointing=checkpointing)
+    return ("ok" if p.fits else "FAIL"), f"{instance_type}: {describe(s, p)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m llm_platform.memory --shape llama-3.1-8b --instance-type g5.2xlarge g6e.xlarge p5.48xlarge``"""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m llm_platform.memory", description=main.__doc__)
+    parser.add_argument("--shape", default="llama-3.1-8b", help=f"one of {', '.join(SHAPES)}, or a model directory")
+    parser.add_argument("--instance-type", nargs="+", default=["g5.2xlarge", "g6e.xlarge", "p4d.24xlarge",
+                                                                "p5.48xlarge"])
+    parser.add_argument("--max-seq-length", type=int, default=2048)
+    parser.add_argument("--lora-r", type=int, default=8)
+    parser.add_argument("--qlora", action="store_true")
+    parser.add_argument("--no-liger", action="store_true")
+    parser.add_argument("--fsdp-gpus", type=int, default=1)
+    args = parser.parse_args(argv)
+    dims = shape_named(args.shape) if args.shape in SHAPES else dims_of_model(args.shape)
+    if dims is None:
+        parser.error(f"no shape for {args.shape}")
+    for instance_type in args.instance_type:
+        memory, _ = gpu_memory_gib(instance_type)
+        s = Setup(dims, memory, max_seq_length=args.max_seq_length, lora_r=args.lora_r, load_in_4bit=args.qlora,
+                  liger=not args.no_liger, world_size=args.fsdp_gpus, fsdp=args.fsdp_gpus > 1)
+        print(f"{instance_type:>14}: {describe(s, plan(s))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""``python -m llm_platform.bench`` on CPU with the tiny shape: the harness the GPU benchmark runs (figures are not
+checked: they depend on the machine)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_platform import bench, memory
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def test_synthetic_rows_follow_the_medical_lengths_in_the_sft_r1_layout() -> None:
+    rows = bench.synthetic_rows(200, words=100)
+    lengths = bench.medical_lengths(200)
+    assert [len(r["text"].split()) + 1 for r in rows] == lengths  # + the end-of-sequence token
+    assert all(r["text"].startswith(r["prompt"] + " ") for r in rows)
+    assert 700 < sum(lengths) / len(lengths) < 1250 and max(lengths) <= bench.MAX_TOKENS
+
+
+def test_every_shape_builds_a_config_transformers_accepts() -> None:
+    from transformers import AutoConfig
+
+    for name, values in memory.SHAPES.items():
+        values = dict(values)
+        config = AutoConfig.for_model(values.pop("model_type"), **values)
+        assert config.hidden_size == values["hidden_size"], name
+
+
+def test_cpu_run_prints_the_table_writes_json_and_logs_to_mlflow(tmp_path, capsys, monkeypatch) -> None:
+    import mlflow
+
+    store = (tmp_path / "mlruns").as_uri()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store)
+    mlflow.set_tracking_uri(store)
+    out = tmp_path / "bench.json"
+    rc = bench.main(["--shape", "tiny", "--config", str(CONFIGS / "sft.yaml"), "--steps", "2", "--warmup", "1",
+                     "--cpu", "--in-process", "--rows", "24", "--work", str(tmp_path), "--json", str(out),
+                     "--instance-type", "g5.2xlarge", "--mlflow-experiment", "bench-test",
+                     "--variant", "fast:max_seq_length=256,max_tokens_per_step=512,tokens_per_optimizer_step=512",
+                     "--variant", "padded:packing=false,max_seq_length=256,per_device_train_batch_size=2,"
+                                  "gradient_accumulation_steps=1"])
+    printed = capsys.readouterr().out
+    assert rc == 0, printed
+    assert "MFU" in printed and "tok/s" in printed and "pad eff" in printed and "epoch $" in printed
+    results = {r["name"]: r for r in json.loads(out.read_text())["results"]}
+    fast, padded = results["fast"], results["padded"]
+    assert fast["steps"] == padded["steps"] == 2
+    assert fast["tokens_per_micro_step"] == 512 and not fast["liger"]  # no CUDA: Liger falls back
+    assert fast["tokens_per_second"] > 0 and fast["epoch_usd"] > 0 and fast["seconds_per_step"] > 0
+    assert fast["padding_efficiency"] > 0.9
+    runs = mlflow.search_runs(experiment_names=["bench-test"], output_format="list")
+    by_name = {r.info.run_name: r for r in runs}
+    assert set(by_name) == {"bench/fast", "bench/padded"}
+    assert by_name["bench/fast"].data.metrics["tokens_per_second"] == pytest.approx(fast["tokens_per_second"])
+    assert by_name["bench/fast"].data.params["recipe.max_tokens_per_step"] == "512"
+
+
+def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
+    from transformers import AutoTokenizer
+
+    bench.build_tokenizer(tmp_path / "tok", words=50)
+    model = bench.build_model("tiny", tmp_path / "model", device="cpu", tokenizer_dir=str(tmp_path / "tok"))
+    assert len(AutoTokenizer.from_pretrained(model)) == 54
+    assert (model / "config.json").is_file()
