@@ -17,6 +17,7 @@ from aws_cdk import (
 )
 from constructs import Construct
 
+from cdk_constructs.governance.compliance import ignore_cfn_lint
 from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.governance.nag_findings import acknowledge, wildcard_resources
 
@@ -82,18 +83,22 @@ class ExistingFileSystemAccess(Construct):
             conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}}))
         region = "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
         account = "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
-        ec2_arn = f"arn:<AWS::Partition>:ec2:{region}:{account}"
+        partition = "<AWS::Partition>" if Token.is_unresolved(stack.partition) else stack.partition
+        ec2_arn = f"arn:{partition}:ec2:{region}:{account}"
         acknowledge(handler_role, "EC2 Describe calls support no resource scope; ModifyNetworkInterfaceAttribute is "
                                   "limited to interfaces and groups of the file system's VPC by ec2:Vpc",
                     *wildcard_resources("*", f"{ec2_arn}:network-interface/*", f"{ec2_arn}:security-group/*"))
         provider = cr.Provider(self, "Provider", on_event_handler=self.function, log_group=log_group,
-                               role=framework_role)
+                               framework_on_event_role=framework_role)
         acknowledge(framework_role, "The provider framework invokes the handler and its versions (<function ARN>:*), "
                                     "as aws-cdk-lib's Provider grants",
                     *wildcard_resources(f"<{stack.get_logical_id(self.function.node.default_child)}.Arn>:*"))
         acknowledge(provider, "The provider framework's function runs the runtime aws-cdk-lib pins for it",
                     "L1")
         self.provider = provider
+        for function in (self.function, provider.node.find_child("framework-onEvent")):
+            ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the function's role next to the GetAtt; "
+                                               "harmless and not editable from here.")
         self.resource = CustomResource(
             self, "Resource", service_token=provider.service_token, resource_type="Custom::FsxNetworkInterfaces",
             properties={"FileSystemId": file_system_id, "SecurityGroupId": security_group.security_group_id,
