@@ -128,6 +128,9 @@ class ExistingFileSystemConfig(ConfigModel):
                                         "`abcdefgh`; `fsx` for SCRATCH_1).")
     storage_capacity_gib: int = Field(1200, ge=1, description="Capacity written on the PersistentVolume and its claim "
                                                               "(informational for Lustre).")
+    access_revision: int = Field(1, ge=1, description="Bump to run the custom resource that adds the Studio group to "
+                                                      "the file system's interfaces again (after a scale-up added "
+                                                      "interfaces).")
 
     @field_validator("id")
     @classmethod
@@ -159,7 +162,11 @@ class ExistingKubernetesConfig(ConfigModel):
 
     teams: tuple[TeamConfig, ...] = Field(
         min_length=1, description="Teams (name = namespace, `posix_uid`/`posix_gid` own their FSx tree `/teams/<name>`); "
-                                  "only name, uid, gid and s3_prefix are read in this mode.")
+                                  "only name, uid and gid are read in this mode.")
+    team_access: bool = Field(
+        False, description="Also apply, in each team's namespace (which must exist), the platform's Role "
+                           "`team-member` and its RoleBinding to the group `llmft:team:<team>` that each Studio "
+                           "user's access entry carries. Default false: the cluster's owner provides that binding.")
 
     @model_validator(mode="after")
     def _unique(self) -> ExistingKubernetesConfig:

@@ -15,6 +15,9 @@ resources plus what this stack creates itself, all of it removed with the stack:
   ``/teams/<team>`` and, in ``per-user`` mode, each user's ``users/<name>`` (0700, the user's uid) exist with their
   owner and mode before any profile is created. A Lambda function cannot mount Lustre (it has no Lustre client); a pod
   on a cluster node can, through the FSx CSI driver that cluster already runs (a prerequisite);
+- with ``kubernetes.team_access``: the platform's ``team-member`` Role and its RoleBinding to ``llmft:team:<team>`` in
+  each team's namespace (k8s_charts/team_namespaces.py ``team_access_manifests``); otherwise the cluster's owner binds
+  that group;
 - per user: execution role, profile (``CustomFileSystemConfigs`` = the team's tree) and an EKS access entry carrying the
   team's Kubernetes group, as for an environment.
 
@@ -43,10 +46,11 @@ from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, 
 from cdk_constructs.studio.existing_file_system import ExistingFileSystemAccess
 from cdk_constructs.studio.studio_partitions import FsxDirectories
 from config import ExistingClusterConfig
+from k8s_charts.team_namespaces import team_access_manifests
 from k8s_charts.team_storage import platform_directories
 
 from ._base import PlatformStack
-from .studio_stack import StudioStack
+from .studio_stack import StudioStack, _pascal
 
 NFS = ec2.Port.tcp(2049)
 LUSTRE_PORTS = (ec2.Port.tcp(988), ec2.Port.tcp_range(1018, 1023))
@@ -105,7 +109,8 @@ class ExistingClusterStudioStack(StudioStack):
 
         self.file_system_access = ExistingFileSystemAccess(
             self, "FileSystemAccess", file_system_id=config.file_system.id, security_group=self.security_group,
-            vpc=self.vpc, encryption_key=self.key, log_retention_days=LOG_RETENTION_DAYS)
+            vpc=self.vpc, encryption_key=self.key, log_retention_days=LOG_RETENTION_DAYS,
+            revision=config.file_system.access_revision)
 
         # --- the existing EKS cluster, reached through this stack's kubectl provider ------------------------------
         eks_config = config.eks_cluster
@@ -157,12 +162,26 @@ class ExistingClusterStudioStack(StudioStack):
             revision=config.studio.partition_job_revision,
             after=[self.kubectl_access, kubectl_logs, self.file_system_access.resource])
 
+        # --- optional: the teams' Role and RoleBinding for the group the users' access entries carry ------------
+        self.team_access: dict[str, eks.KubernetesManifest] = {}
+        if config.kubernetes.team_access:
+            for team in config.kubernetes.teams:
+                manifest = eks.KubernetesManifest(
+                    self, f"TeamAccess{_pascal(team.name)}", cluster=self.cluster, overwrite=True,
+                    manifest=team_access_manifests(team.namespace, labels={
+                        "app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}))
+                manifest.node.add_dependency(self.kubectl_access, kubectl_logs)
+                self.team_access[team.name] = manifest
+
         self._build(config=config, vpc=self.vpc, subnets=self.subnets, studio_security_group=self.security_group,
                     encryption_key=self.key, data_bucket=None, file_system=_ImportedFileSystem(fs.id),
                     training_images=None, cluster=self.cluster, directories_ready=self.fsx_directories.wait_handle,
                     mlflow=None)
-        for user in self.user_profiles.values():  # apps mount the file system through the group's interfaces
+        teams = {p.name: p.team for p in config.studio.user_profiles}
+        for name, user in self.user_profiles.items():  # apps mount the file system through the group's interfaces
             user.node.add_dependency(self.file_system_access.resource)
+            if teams[name] in self.team_access:  # and find their team's binding on first start
+                user.node.add_dependency(self.team_access[teams[name]])
 
         CfnOutput(self, "HyperPodCluster", value=config.hyperpod_cluster,
                   description="The existing HyperPod cluster this Studio domain works with (not modified)")

@@ -209,6 +209,37 @@ def test_lifecycle_configurations_target_the_existing_cluster(existing: Existing
         assert "MLFLOW_URI" not in lcc.content.split("\n#", 1)[0]
 
 
+def test_team_access_applies_the_platform_role_and_binding_only_when_asked() -> None:
+    from k8s_charts.team_namespaces import TEAM_MEMBER_ROLE, team_member_rules
+    from k8s_charts.values import team_group
+
+    base = synth(EXISTING[0], {"kubernetes": {"team_access": False}})
+    assert not [d for d in base.manifests() if d["kind"] in ("Role", "RoleBinding")]
+    got = synth(EXISTING[0], {"kubernetes": {"team_access": True}})
+    docs = got.manifests()
+    rules = [{"apiGroups": list(r.api_groups), "resources": list(r.resources), "verbs": list(r.verbs)}
+             for r in team_member_rules()]
+    for team in got.config.kubernetes.teams:
+        (role,) = [d for d in docs if d["kind"] == "Role" and d["metadata"]["namespace"] == team.namespace]
+        (binding,) = [d for d in docs if d["kind"] == "RoleBinding" and d["metadata"]["namespace"] == team.namespace]
+        assert role["metadata"]["name"] == TEAM_MEMBER_ROLE and role["rules"] == rules
+        assert binding["roleRef"]["name"] == TEAM_MEMBER_ROLE
+        assert [s["name"] for s in binding["subjects"]] == [team_group(team.name)]
+    resources = got.template["Resources"]
+    access = [k for k in resources if k.startswith("TeamAccess")]
+    assert len(access) == len(got.config.kubernetes.teams)
+    for profile in got.of_type("AWS::SageMaker::UserProfile").values():
+        assert set(access) & set(profile["DependsOn"])
+
+
+def test_bumping_the_access_revision_reruns_the_custom_resource() -> None:
+    first = synth(EXISTING[0], {"file_system": {"access_revision": 1}})
+    second = synth(EXISTING[0], {"file_system": {"access_revision": 2}})
+    (_, a), = first.of_type("Custom::FsxNetworkInterfaces").items()
+    (_, b), = second.of_type("Custom::FsxNetworkInterfaces").items()
+    assert a["Properties"]["Revision"] != b["Properties"]["Revision"]
+
+
 def test_profiles_get_no_s3_permission_without_a_data_bucket(existing: Existing) -> None:
     for policy in existing.of_type("AWS::IAM::Policy").values():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
@@ -305,3 +336,11 @@ def test_unknown_deployment_and_name_clash_with_an_environment(tmp_path: Path) -
     with pytest.raises(ConfigError, match=rf"existing-cluster name '{clash}' is also the environment "
                                           rf"config/{clash}\.yaml"):
         load_existing_config(clash, existing_dir=tmp_path)
+
+
+def test_docs_list_every_key_of_the_existing_cluster_model() -> None:
+    from config.__main__ import EXISTING_END, EXISTING_START, existing_reference
+
+    text = (ROOT / "docs" / "studio.md").read_text()
+    section = text.split(EXISTING_START, 1)[1].split(EXISTING_END, 1)[0]
+    assert section.strip() == existing_reference().strip(), "docs/studio.md's key table is stale: run `make docs`"
