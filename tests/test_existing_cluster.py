@@ -75,9 +75,15 @@ def synth(name: str, overrides: dict[str, Any] | None = None) -> Existing:
     return _CACHE[key]
 
 
-@pytest.fixture(scope="module", params=EXISTING)
+# Every shipped deployment, and the first one with every option the example leaves off switched on.
+VARIANTS = [(name, None) for name in EXISTING] + [
+    (EXISTING[0], {"kubernetes": {"team_access": True}, "studio": {"fsx_mode": "shared"},
+                   "partition_job_node_selector": {"example.com/node-role": "fsx-client"}})]
+
+
+@pytest.fixture(scope="module", params=VARIANTS, ids=lambda v: v[0] + ("+options" if v[1] else ""))
 def existing(request: pytest.FixtureRequest) -> Existing:
-    return synth(request.param)
+    return synth(*request.param)
 
 
 def test_an_example_ships() -> None:
@@ -165,6 +171,7 @@ def test_partitions_job_creates_every_directory_on_a_static_volume_of_the_existi
     (job,) = [d for d in docs if d["kind"] == "Job"]
     command = job["spec"]["template"]["spec"]["containers"][0]["command"]
     assert command[-1] == partition_script(platform_directories(cfg))
+    assert job["spec"]["template"]["spec"].get("nodeSelector", {}) == cfg.partition_job_node_selector
     users = {p.name for p in cfg.studio.user_profiles}
     private = {d.path.rsplit("/", 1)[1] for d in platform_directories(cfg) if "/users/" in d.path}
     assert private == (users if cfg.studio.fsx_mode == "per-user" else set())
