@@ -44,7 +44,7 @@ help:
 	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
-	@echo "make docs              regenerate docs/configuration.md's reference and the architecture picture"
+	@echo "make docs              regenerate docs/configuration.md's reference, docs/studio.md's existing-cluster keys and the architecture picture"
 	@echo "make imports           regenerate k8s_charts/imports/ (cdk8s bindings) from the vendored k8s_charts/crds/"
 	@echo "make clean             remove cdk.out/, dist/ and the pytest caches"
 

@@ -18,7 +18,10 @@ import aws_cdk as cdk  # noqa: E402  (the imports follow gc.disable() on purpose
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
-from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config  # noqa: E402
+from config import (  # noqa: E402
+    DEFAULT_ENV, ConfigError, EnvironmentConfig, ExistingClusterConfig, load_config, load_existing_config,
+)
+from stacks.existing_studio_stack import ExistingClusterStudioStack  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402
@@ -104,15 +107,30 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
     return stacks
 
 
+def build_existing(app: cdk.App, config: ExistingClusterConfig) -> dict[str, cdk.Stack]:
+    """Existing-cluster mode (``-c existing=NAME``, config/existing/NAME.yaml): only ``<Name>-Studio``, on the
+    imported HyperPod/EKS cluster, VPC and FSx file system (stacks/existing_studio_stack.py)."""
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    stacks: dict[str, cdk.Stack] = {
+        "studio": ExistingClusterStudioStack(app, f"{config.stack_prefix}-Studio", config=config)}
+    ServiceTrustConditions().apply_to(app)
+    return stacks
+
+
 def main() -> None:
     app = cdk.App()
+    env, existing = app.node.try_get_context("env"), app.node.try_get_context("existing")
     try:
-        config = load_config(app.node.try_get_context("env") or DEFAULT_ENV)
+        if existing and env:
+            raise ConfigError(f"-c env={env} and -c existing={existing} pick two different deployments; pass one")
+        if existing:
+            build_existing(app, load_existing_config(existing))
+        else:
+            build(app, load_config(env or DEFAULT_ENV))
     except ConfigError as exc:
         # A config error is the user's to fix, not a crash: print it as it is (it names field, value and fix).
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    build(app, config)
     app.synth()
     gc.freeze()  # nothing is collected any more: skip the interpreter's exit collection over all of it
 

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
-from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
+from .identity import check_account, check_region, check_tags
 from .strict_yaml import load_yaml
 from .compute import ComputeConfig
+from .existing import ExistingClusterConfig
 from .gitops import DeliveryConfig
 from .cost import CostConfig, burst_per_hour
 from .kubernetes import KubernetesConfig, TeamConfig
@@ -30,7 +32,8 @@ CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_ENV = "dev"
 
 __all__ = [
-    "CONFIG_DIR", "DEFAULT_ENV", "ComputeConfig", "ConfigError", "DeliveryConfig", "EcrConfig", "EnvironmentConfig",
+    "CONFIG_DIR", "DEFAULT_ENV", "EXISTING_DIR", "ComputeConfig", "ConfigError", "DeliveryConfig", "EcrConfig",
+    "EnvironmentConfig", "ExistingClusterConfig", "known_existing", "load_existing_config", "parse_existing_config",
     "FsxConfig",
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "AlarmThresholds", "ObservabilityConfig",
@@ -77,44 +80,17 @@ class EnvironmentConfig(ConfigModel):
     @field_validator("account")
     @classmethod
     def _account(cls, v: str) -> str:
-        # [0-9], not \d: \d also matches non-ASCII digits such as '١٢٣'.
-        if not re.fullmatch(r"[0-9]{12}", v):
-            raise ValueError(f"account {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. account: "
-                             f"\"123456789012\" (ASCII digits 0-9 only)")
-        return v
+        return check_account(v)
 
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]", v):
-            raise ValueError(f"region {v!r} is not an AWS region name; use e.g. 'us-east-1'")
-        if v not in HEALTH_MONITORING_AGENT_ACCOUNTS:
-            raise ValueError(f"region {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
-                             f"HyperPod EKS cluster runs; use one of "
-                             f"{', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))} "
-                             f"(or add the region's image account to config/regions.py, with its source)")
-        return v
+        return check_region(v)
 
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: dict[str, str]) -> dict[str, str]:
-        # AWS tag rules ("Tag naming limits and requirements", AWS General Reference, Tagging AWS resources):
-        # keys 1-128 and values 0-256 Unicode characters, letters/digits/spaces and + - = . _ : / @, and the
-        # `aws:` prefix is reserved for AWS. CloudFormation propagates stack tags to every resource.
-        allowed = re.compile(r"[\w\s+\-=.:/@]*")
-        if len(v) > 50:
-            raise ValueError(f"tags has {len(v)} entries; AWS allows at most 50 user tags per resource")
-        for key, value in v.items():
-            if not 1 <= len(key) <= 128 or not allowed.fullmatch(key):
-                raise ValueError(f"tags key {key!r} is not a valid AWS tag key; use 1-128 letters, digits, spaces "
-                                 f"and + - = . _ : / @")
-            if key.lower().startswith("aws:"):
-                raise ValueError(f"tags key {key!r} starts with 'aws:', a prefix reserved for AWS; rename it, e.g. "
-                                 f"{key[4:] or 'project'!r}")
-            if len(value) > 256 or not allowed.fullmatch(value):
-                raise ValueError(f"tags {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
-                                 f"at most 256 letters, digits, spaces and + - = . _ : / @")
-        return v
+        return check_tags(v)
 
     @model_validator(mode="after")
     def _physical_names_fit(self) -> EnvironmentConfig:
@@ -222,6 +198,16 @@ class EnvironmentConfig(ConfigModel):
         return f"{self.resource_prefix}-eks"
 
     @property
+    def availability_zones(self) -> tuple[str, ...]:
+        """The AZs the stacks span (offline, instead of a context lookup)."""
+        return self.network.availability_zones
+
+    @property
+    def kubernetes_version(self) -> str:
+        """Kubernetes minor version of the EKS cluster (kubectl in Studio's lifecycle configurations matches it)."""
+        return self.compute.kubernetes_version
+
+    @property
     def nat_gateway_count(self) -> int:
         if self.network.nat_gateways is not None:
             return self.network.nat_gateways
@@ -277,3 +263,46 @@ def load_config(name: str | None = None, *, config_dir: Path = CONFIG_DIR) -> En
         )
     data = load_yaml(path.read_bytes(), source=f"config/{name}.yaml")
     return parse_config(name, data or {}, source=f"config/{name}.yaml")
+
+
+# ---- existing-cluster mode (issue 36): config/existing/<name>.yaml, `cdk synth -c existing=<name>` ----------------
+EXISTING_DIR = CONFIG_DIR / "existing"
+
+
+def known_existing(existing_dir: Path = EXISTING_DIR) -> list[str]:
+    return sorted(p.stem for p in existing_dir.glob("*.yaml"))
+
+
+def parse_existing_config(name: str, data: Any, *, source: str = "<memory>",
+                          environments: Sequence[str] = ()) -> ExistingClusterConfig:
+    """Validate a mapping (already parsed YAML) as the existing-cluster deployment ``name``. ``environments``: the
+    environment names whose stacks would clash with this deployment's (``<Name>-Studio``)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the file must be a YAML mapping of sections, got {type(data).__name__}")
+    if "name" in data and data["name"] != name:
+        raise ConfigError(f"{source}: name {data['name']!r} differs from the file name {name!r}; remove the key")
+    lines: list[str] = []
+    if name in environments:
+        lines.append(f"existing-cluster name {name!r} is also the environment config/{name}.yaml: both would deploy "
+                     f"the stack {name[:1].upper() + name[1:]}-Studio; rename config/existing/{name}.yaml")
+    try:
+        config = ExistingClusterConfig.model_validate({**data, "name": name})
+    except ValidationError as exc:
+        lines += [_format_error(e, source, ExistingClusterConfig) for e in exc.errors()]
+    if lines:
+        raise ConfigError(f"invalid configuration {source}:\n  - " + "\n  - ".join(lines)) from None
+    return config
+
+
+def load_existing_config(name: str, *, existing_dir: Path = EXISTING_DIR,
+                         config_dir: Path = CONFIG_DIR) -> ExistingClusterConfig:
+    """Load and validate ``config/existing/<name>.yaml``."""
+    path = existing_dir / f"{name}.yaml"
+    if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", name, flags=re.ASCII) or not path.is_file():
+        known = ", ".join(known_existing(existing_dir)) or "none"
+        raise ConfigError(
+            f"unknown existing-cluster deployment {name!r} (-c existing={name}); known ones are: {known}. Pass one of "
+            f"them, or create config/existing/{name}.yaml (copy config/existing/example.yaml) to add one")
+    source = f"config/existing/{name}.yaml"
+    data = load_yaml(path.read_bytes(), source=source)
+    return parse_existing_config(name, data or {}, source=source, environments=known_environments(config_dir))

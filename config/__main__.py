@@ -11,7 +11,7 @@ import typing
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from . import EnvironmentConfig
+from . import EnvironmentConfig, ExistingClusterConfig
 
 
 def _models_in(annotation: typing.Any) -> list[type[BaseModel]]:
@@ -62,17 +62,30 @@ def reference() -> str:
     return "\n".join(head + rows(EnvironmentConfig)) + "\n"
 
 
+def existing_reference() -> str:
+    """The keys of config/existing/<name>.yaml (existing-cluster mode), the table in docs/studio.md."""
+    head = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    return "\n".join(head + rows(ExistingClusterConfig)) + "\n"
+
+
 START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
+EXISTING_START, EXISTING_END = "<!-- existing-reference:start -->", "<!-- existing-reference:end -->"
 
 
-def write_readme(path: str = "docs/configuration.md") -> None:
-    """Replace docs/configuration.md's reference section with the current one (`make docs`)."""
+def _replace(path: str, start: str, end: str, body: str) -> None:
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(f"{head}{START}\n{reference()}{END}{tail}")
+        fh.write(f"{head}{start}\n{body}{end}{tail}")
+
+
+def write_readme(path: str = "docs/configuration.md", studio_path: str = "docs/studio.md") -> None:
+    """Replace docs/configuration.md's reference section, and docs/studio.md's table of the existing-cluster keys,
+    with the current ones (`make docs`)."""
+    _replace(path, START, END, reference())
+    _replace(studio_path, EXISTING_START, EXISTING_END, existing_reference())
 
 
 if __name__ == "__main__":

@@ -81,6 +81,19 @@ def team_member_rules() -> list[k8s.PolicyRule]:
     ]
 
 
+
+def team_access_manifests(team: str, *, labels: dict[str, str] | None = None) -> list[dict]:
+    """The Role ``team-member`` (:func:`team_member_rules`) and its RoleBinding to the team's group
+    (:func:`team_group`) in namespace ``team``, as plain manifests: what a Studio user's access entry needs in a
+    cluster the platform's charts do not manage (existing-cluster mode, stacks/existing_studio_stack.py)."""
+    chart = cdk8s.Chart(cdk8s.App(), "TeamAccess", namespace=team, labels=labels or {})
+    k8s.KubeRole(chart, "TeamMember", metadata=k8s.ObjectMeta(name=TEAM_MEMBER_ROLE), rules=team_member_rules())
+    k8s.KubeRoleBinding(
+        chart, "TeamMembers", metadata=k8s.ObjectMeta(name=TEAM_MEMBER_ROLE),
+        role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
+        subjects=[k8s.Subject(kind="Group", name=team_group(team), api_group="rbac.authorization.k8s.io")])
+    return list(chart.to_json())
+
 @dataclass(frozen=True)
 class TeamCapacity:
     """What one team may hold at once (its ResourceQuota) and the largest container its LimitRange admits."""

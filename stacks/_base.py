@@ -7,7 +7,7 @@ from typing import Any
 import aws_cdk as cdk
 from constructs import Construct
 
-from config import EnvironmentConfig
+from config import EnvironmentConfig, ExistingClusterConfig
 
 
 class PlatformStack(cdk.Stack):
@@ -17,9 +17,10 @@ class PlatformStack(cdk.Stack):
     synthesis never needs credentials; the config check has already proved they belong to the region.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, description: str,
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig | ExistingClusterConfig,
+                 description: str,
                  stateful: bool = False, **kwargs: Any) -> None:
-        self._config_azs = list(config.network.availability_zones)
+        self._config_azs = list(config.availability_zones)
         super().__init__(
             scope,
             construct_id,

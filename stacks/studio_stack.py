@@ -11,11 +11,10 @@ from aws_cdk import CfnOutput, IgnoreMode, aws_ec2 as ec2, aws_eks_v2 as eks, aw
 from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from cdk_constructs.studio.studio_domain import StudioDomain
 from cdk_constructs.studio.studio_lifecycle_configs import StudioLifecycleConfigs
 from cdk_constructs.studio.studio_user_profile import StudioUserProfile, presigned_url_policy
-from config import EnvironmentConfig
+from config import EnvironmentConfig, StudioConfig
 from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
@@ -26,6 +25,29 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CLI_ASSET_EXCLUDE = ("*", "!llmft", "!llmft/**", "!config", "!config/**", "!k8s_charts", "!k8s_charts/**",
                      "!training", "training/*", "!training/llm_platform", "!training/llm_platform/**",
                      "!requirements-cli.txt", "**/__pycache__", "**/__pycache__/**")
+
+
+class _FileSystem(Protocol):
+    file_system_id: str
+
+
+class StudioEnvironment(Protocol):
+    """What the Studio stack reads of its configuration: an environment (config/<name>.yaml, EnvironmentConfig) or
+    an existing-cluster deployment (config/existing/<name>.yaml, ExistingClusterConfig)."""
+
+    name: str
+    region: str
+    studio: StudioConfig
+    kubernetes: Any  # .teams: the teams of kubernetes.teams
+
+    @property
+    def resource_prefix(self) -> str: ...
+
+    @property
+    def cluster_name(self) -> str: ...
+
+    @property
+    def kubernetes_version(self) -> str: ...
 
 
 class _Pullable(Protocol):
@@ -61,13 +83,24 @@ class StudioStack(PlatformStack):
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
                  subnets: Sequence[ec2.ISubnet], studio_security_group: ec2.ISecurityGroup,
-                 encryption_key: kms.IKey, data_bucket: s3.IBucket, file_system: SharedFileSystem,
+                 encryption_key: kms.IKey, data_bucket: s3.IBucket | None, file_system: _FileSystem,
                  training_images: _Pullable | None = None, cluster: eks.ICluster | None = None,
                  directories_ready: Construct | None = None,
                  mlflow: _Mlflow | None = None, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
                          description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the "
                                      f"cluster's FSx for Lustre")
+        self._build(config=config, vpc=vpc, subnets=subnets, studio_security_group=studio_security_group,
+                    encryption_key=encryption_key, data_bucket=data_bucket, file_system=file_system,
+                    training_images=training_images, cluster=cluster, directories_ready=directories_ready,
+                    mlflow=mlflow)
+
+    def _build(self, *, config: StudioEnvironment, vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet],
+               studio_security_group: ec2.ISecurityGroup, encryption_key: kms.IKey, data_bucket: s3.IBucket | None,
+               file_system: _FileSystem, training_images: _Pullable | None, cluster: eks.ICluster | None,
+               directories_ready: Construct | None, mlflow: _Mlflow | None) -> None:
+        """Everything but the stack itself (a subclass that imports its inputs inside the stack calls this after
+        creating them: stacks/existing_studio_stack.py)."""
         st = config.studio
         teams = {t.name: t for t in config.kubernetes.teams}
 
@@ -103,7 +136,7 @@ class StudioStack(PlatformStack):
                 "PLATFORM_REGION": config.region,
                 "PLATFORM_CLUSTER_NAME": config.cluster_name,
                 "PLATFORM_NAMESPACE": teams[team_name].namespace,
-                "PLATFORM_KUBERNETES_VERSION": config.compute.kubernetes_version,
+                "PLATFORM_KUBERNETES_VERSION": config.kubernetes_version,
             }
             if mlflow is not None:
                 settings["MLFLOW_URI"] = mlflow.tracking_uri

@@ -201,29 +201,36 @@ class PlatformEksCluster(Construct):
         provider = self.cluster.kubectl_provider
         if provider is None:  # pragma: no cover - always created by aws_eks_v2.Cluster
             return
-        stack = Stack.of(self)
         handler = provider.node.find_child("Handler")
-        has_ecr_public = next(c for c in handler.node.children if isinstance(c, CfnCondition))
-        acknowledge(
-            provider,
-            "The kubectl provider Lambda functions of aws_eks_v2 run in the VPC and pull the kubectl/helm layer; "
-            "they use the AWS-managed Lambda basic/VPC execution and ECR read-only policies the library attaches.",
-            managed_policy("service-role/AWSLambdaBasicExecutionRole"),
-            managed_policy("service-role/AWSLambdaVPCAccessExecutionRole"),
-            managed_policy("AmazonEC2ContainerRegistryReadOnly"),
-            managed_policy_token({"Fn::If": [stack.get_logical_id(has_ecr_public), {"Fn::Join": ["", [
-                "arn:", {"Ref": "AWS::Partition"}, ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},
-                {"Ref": "AWS::NoValue"}]}),
-        )
-        acknowledge(
-            provider,
-            "The kubectl handler reads chart and manifest assets by object key from the CDK asset bucket, and its "
-            "provider framework invokes any version of the handler function (ARN suffix :*).",
-            *wildcard_actions("s3:GetBucket*", "s3:GetObject*", "s3:List*"),
-            *wildcard_resources(asset_bucket_objects(stack), f"{attribute(handler)}:*"),
-        )
-        for function in (handler, provider.node.find_child("Provider").node.find_child("framework-onEvent")):
-            ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the function's service role next to the "
-                                               "GetAtt; harmless and not editable from here.")
-        acknowledge(provider, "The kubectl handler runtime is chosen by aws-cdk-lib to match the kubectl/helm layer "
-                              "build; it moves forward with aws-cdk-lib upgrades.", "L1")
+        acknowledge_kubectl_provider(provider, next(c for c in handler.node.children if isinstance(c, CfnCondition)))
+
+
+def acknowledge_kubectl_provider(provider: Construct, has_ecr_public: CfnCondition) -> None:
+    """Findings on the resources of an aws_eks_v2 ``KubectlProvider`` (its handler, role and provider framework),
+    whether the cluster created it or a stack made one for an imported cluster. ``has_ecr_public``: the
+    ``HasEcrPublic`` condition aws-cdk-lib creates beside the handler's role (in the role's scope)."""
+    stack = Stack.of(provider)
+    handler = provider.node.find_child("Handler")
+    acknowledge(
+        provider,
+        "The kubectl provider Lambda functions of aws_eks_v2 run in the VPC and pull the kubectl/helm layer; "
+        "they use the AWS-managed Lambda basic/VPC execution and ECR read-only policies the library attaches.",
+        managed_policy("service-role/AWSLambdaBasicExecutionRole"),
+        managed_policy("service-role/AWSLambdaVPCAccessExecutionRole"),
+        managed_policy("AmazonEC2ContainerRegistryReadOnly"),
+        managed_policy_token({"Fn::If": [stack.get_logical_id(has_ecr_public), {"Fn::Join": ["", [
+            "arn:", {"Ref": "AWS::Partition"}, ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},
+            {"Ref": "AWS::NoValue"}]}),
+    )
+    acknowledge(
+        provider,
+        "The kubectl handler reads chart and manifest assets by object key from the CDK asset bucket, and its "
+        "provider framework invokes any version of the handler function (ARN suffix :*).",
+        *wildcard_actions("s3:GetBucket*", "s3:GetObject*", "s3:List*"),
+        *wildcard_resources(asset_bucket_objects(stack), f"{attribute(handler)}:*"),
+    )
+    for function in (handler, provider.node.find_child("Provider").node.find_child("framework-onEvent")):
+        ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the function's service role next to the "
+                                           "GetAtt; harmless and not editable from here.")
+    acknowledge(provider, "The kubectl handler runtime is chosen by aws-cdk-lib to match the kubectl/helm layer "
+                          "build; it moves forward with aws-cdk-lib upgrades.", "L1")

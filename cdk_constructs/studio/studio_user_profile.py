@@ -67,9 +67,9 @@ class StudioUserProfile(Construct):
     The role's permissions (exactly):
 
     - ``eks:DescribeCluster`` on the platform cluster (``aws eks update-kubeconfig``);
-    - ``s3:ListBucket`` on the data bucket for keys under ``data_prefix`` only; ``s3:GetObject``, ``s3:PutObject``,
-      ``s3:DeleteObject``, ``s3:AbortMultipartUpload`` on ``<data bucket>/<data_prefix>*``;
-    - ``kms:Decrypt``, ``kms:GenerateDataKey`` on the data key, only through S3;
+    - (with ``data_bucket``) ``s3:ListBucket`` on the data bucket for keys under ``data_prefix`` only;
+      ``s3:GetObject``, ``s3:PutObject``, ``s3:DeleteObject``, ``s3:AbortMultipartUpload`` on
+      ``<data bucket>/<data_prefix>*``; ``kms:Decrypt``, ``kms:GenerateDataKey`` on the data key, only through S3;
     - ECR pull of the training image repository (``training_images.grant_pull``);
     - the team's own MLflow credentials, no other team's (``mlflow.grant_team_credentials``);
     - ``logs:CreateLogGroup``, ``logs:CreateLogStream``, ``logs:PutLogEvents`` on ``/aws/sagemaker/studio`` (app and
@@ -89,6 +89,7 @@ class StudioUserProfile(Construct):
     :param user_profile_name: the profile name (validated by the config).
     :param namespace: the team's Kubernetes namespace.
     :param data_bucket / data_key / data_prefix: the team's S3 prefix of the data bucket and the bucket's key.
+        ``data_bucket`` None: no S3 permission at all (existing-cluster mode has no data bucket).
     :param cluster_name: the EKS cluster name (for ``eks:DescribeCluster``).
     :param lifecycle_config_arns: app type (``JupyterLab``, ``CodeEditor``) -> the team's lifecycle configuration,
         attached and run by default.
@@ -106,7 +107,8 @@ class StudioUserProfile(Construct):
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, domain: StudioDomain, user_profile_name: str,
-                 namespace: str, data_bucket: s3.IBucket, data_key: kms.IKey, data_prefix: str, cluster_name: str,
+                 namespace: str, data_bucket: s3.IBucket | None, data_key: kms.IKey | None, data_prefix: str,
+                 cluster_name: str,
                  lifecycle_config_arns: Mapping[str, str], file_system_path: str | None = None,
                  posix_uid: int | None = None, posix_gid: int | None = None, cluster: eks.ICluster | None = None,
                  training_images: _Pullable | None = None, mlflow: _MlflowClient | None = None,
@@ -122,16 +124,8 @@ class StudioUserProfile(Construct):
         cluster_arn = stack.format_arn(service="eks", resource="cluster", resource_name=cluster_name)
         self.role.add_to_policy(iam.PolicyStatement(sid="DescribePlatformCluster", actions=["eks:DescribeCluster"],
                                                     resources=[cluster_arn]))
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="ListTeamPrefix", actions=["s3:ListBucket"], resources=[data_bucket.bucket_arn],
-            conditions={"StringLike": {"s3:prefix": [data_prefix, f"{data_prefix}*"]}}))
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="ReadWriteTeamPrefix",
-            actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
-            resources=[data_bucket.arn_for_objects(f"{data_prefix}*")]))
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="DataKeyThroughS3", actions=["kms:Decrypt", "kms:GenerateDataKey"], resources=[data_key.key_arn],
-            conditions={"StringEquals": {"kms:ViaService": f"s3.{stack.region}.amazonaws.com"}}))
+        if data_bucket is not None:
+            self._grant_team_prefix(data_bucket, data_key, data_prefix)
         log_group_arn = stack.format_arn(service="logs", resource="log-group", resource_name=f"{STUDIO_LOG_GROUP}:*",
                                          arn_format=ArnFormat.COLON_RESOURCE_NAME)
         self.role.add_to_policy(iam.PolicyStatement(
@@ -141,9 +135,6 @@ class StudioUserProfile(Construct):
             training_images.grant_pull(self.role)
         if mlflow is not None:
             mlflow.grant_team_credentials(team or namespace, self.role)
-        self.node.add_validation(_AcknowledgeTeamPrefix(
-            self.role, f"/{data_prefix}*", "The user reads and writes objects under the team's data prefix only; "
-                                           "object keys are the user's choice."))
         Validations.of(self.role).acknowledge(Acknowledgment(
             id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{log_group_arn}]",
             reason="SageMaker names the Studio log streams per app at run time, inside the one Studio log group.",
@@ -190,6 +181,25 @@ class StudioUserProfile(Construct):
             # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
             cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
                 team_group(team or namespace)]
+
+    def _grant_team_prefix(self, data_bucket: s3.IBucket, data_key: kms.IKey | None, data_prefix: str) -> None:
+        """The team's prefix of the data bucket: list, read, write and delete its objects (and the bucket key through
+        S3)."""
+        stack = Stack.of(self)
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="ListTeamPrefix", actions=["s3:ListBucket"], resources=[data_bucket.bucket_arn],
+            conditions={"StringLike": {"s3:prefix": [data_prefix, f"{data_prefix}*"]}}))
+        self.role.add_to_policy(iam.PolicyStatement(
+            sid="ReadWriteTeamPrefix",
+            actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+            resources=[data_bucket.arn_for_objects(f"{data_prefix}*")]))
+        if data_key is not None:
+            self.role.add_to_policy(iam.PolicyStatement(
+                sid="DataKeyThroughS3", actions=["kms:Decrypt", "kms:GenerateDataKey"], resources=[data_key.key_arn],
+                conditions={"StringEquals": {"kms:ViaService": f"s3.{stack.region}.amazonaws.com"}}))
+        self.node.add_validation(_AcknowledgeTeamPrefix(
+            self.role, f"/{data_prefix}*", "The user reads and writes objects under the team's data prefix only; "
+                                           "object keys are the user's choice."))
 
 
 @jsii.implements(IValidation)

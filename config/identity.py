@@ -1,0 +1,47 @@
+"""Where a deployment goes and how it is tagged: the account, region and tag checks every configuration model shares
+(an environment, config/<name>.yaml, and an existing-cluster deployment, config/existing/<name>.yaml)."""
+
+from __future__ import annotations
+
+import re
+
+from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
+
+
+def check_account(v: str, field: str = "account") -> str:
+    # [0-9], not \d: \d also matches non-ASCII digits such as '١٢٣'.
+    if not re.fullmatch(r"[0-9]{12}", v):
+        raise ValueError(f"{field} {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. {field}: "
+                         f"\"123456789012\" (ASCII digits 0-9 only)")
+    return v
+
+
+def check_region(v: str, field: str = "region") -> str:
+    if not re.fullmatch(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]", v):
+        raise ValueError(f"{field} {v!r} is not an AWS region name; use e.g. 'us-east-1'")
+    if v not in HEALTH_MONITORING_AGENT_ACCOUNTS:
+        raise ValueError(f"{field} {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
+                         f"HyperPod EKS cluster runs; use one of "
+                         f"{', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))} "
+                         f"(or add the region's image account to config/regions.py, with its source)")
+    return v
+
+
+def check_tags(v: dict[str, str], field: str = "tags") -> dict[str, str]:
+    # AWS tag rules ("Tag naming limits and requirements", AWS General Reference, Tagging AWS resources):
+    # keys 1-128 and values 0-256 Unicode characters, letters/digits/spaces and + - = . _ : / @, and the
+    # `aws:` prefix is reserved for AWS. CloudFormation propagates stack tags to every resource.
+    allowed = re.compile(r"[\w\s+\-=.:/@]*")
+    if len(v) > 50:
+        raise ValueError(f"{field} has {len(v)} entries; AWS allows at most 50 user tags per resource")
+    for key, value in v.items():
+        if not 1 <= len(key) <= 128 or not allowed.fullmatch(key):
+            raise ValueError(f"{field} key {key!r} is not a valid AWS tag key; use 1-128 letters, digits, spaces "
+                             f"and + - = . _ : / @")
+        if key.lower().startswith("aws:"):
+            raise ValueError(f"{field} key {key!r} starts with 'aws:', a prefix reserved for AWS; rename it, e.g. "
+                             f"{key[4:] or 'project'!r}")
+        if len(value) > 256 or not allowed.fullmatch(value):
+            raise ValueError(f"{field} {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
+                             f"at most 256 letters, digits, spaces and + - = . _ : / @")
+    return v
