@@ -132,7 +132,7 @@ test: install-test
 snapshots: install-test
 	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \
 		tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
-		tests/test_stateful_baseline.py
+		tests/test_stateful_baseline.py tests/test_existing_cluster.py::test_snapshot
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
 test-training: $(TRAIN_VENV)/.installed
