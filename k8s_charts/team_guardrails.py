@@ -203,6 +203,15 @@ def _workload_rules() -> list[dict[str, str]]:
         {"expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
          "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): CPU "
                     "pods may not run on GPU or HyperPod nodes, or make Karpenter launch them"},
+        {"expression": "object.kind != 'MPIJob' || ((!has(object.spec.runLauncherAsWorker) || "
+                       "!object.spec.runLauncherAsWorker) && (!has(object.spec.mpiReplicaSpecs) || "
+                       "!('Launcher' in object.spec.mpiReplicaSpecs) || "
+                       "!has(object.spec.mpiReplicaSpecs.Launcher.template.spec) || "
+                       f"!{_accelerators('object.spec.mpiReplicaSpecs.Launcher.template.spec')}))",
+         "message": f"an MPIJob's launcher runs on CPU in team namespaces: MPI Operator v0.8 creates the launcher as a "
+                    f"batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
+                    f"with GPUs would never start; give GPUs to the Worker replicas only and leave "
+                    f"runLauncherAsWorker false"},
         {"expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
                        f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
          "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once (spec.parallelism)"},

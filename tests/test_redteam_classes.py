@@ -312,3 +312,22 @@ def test_no_long_lived_service_account_tokens(env: str) -> None:
         assert refusals(env, plain) == []
     assert any(d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == SECRET_POLICY
                for d in team_manifests(env))
+
+
+# ---- MPIJob launchers ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_an_mpijob_launcher_with_gpus_is_refused_at_create(env: str) -> None:
+    """MPI Operator v0.8 runs the launcher as a batch Job, whose GPU pods the pod policy refuses: such an MPIJob
+    would be requeued forever, so the workload policy refuses it up front; a CPU launcher passes."""
+    (mpi,) = [j for j in team_jobs(env) if j["kind"] == "MPIJob"]
+    worker = mpi["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
+    cpu = copy.deepcopy(cpu_template(env))
+    mpi["spec"]["mpiReplicaSpecs"]["Launcher"] = {"replicas": 1, "template": cpu}
+    assert not any("launcher" in m for m in refusals(env, mpi))
+    gpu = copy.deepcopy(mpi)
+    gpu["spec"]["mpiReplicaSpecs"]["Launcher"]["template"] = copy.deepcopy(worker)
+    assert any("launcher" in m for m in refusals(env, gpu))
+    as_worker = copy.deepcopy(mpi)
+    as_worker["spec"]["runLauncherAsWorker"] = True
+    assert any("launcher" in m for m in refusals(env, as_worker))
