@@ -18,6 +18,8 @@ from ._base import ConfigModel
 
 # SageMaker's UserProfileName pattern (CreateUserProfile API and AWS::SageMaker::UserProfile), at most 63 chars.
 USER_PROFILE_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
+# STS AssumeRole RoleSessionName pattern (API reference): what aws:userid ends with for a role session.
+SESSION_NAME = re.compile(r"[A-Za-z0-9_+=,.@-]{2,64}")
 # CustomPosixUserConfig limits of the SageMaker API / CloudFormation schema.
 UID_RANGE = (10000, 4000000)
 GID_RANGE = (1001, 4000000)
@@ -60,6 +62,10 @@ class StudioUserProfileConfig(ConfigModel):
     posix_uid: int | None = Field(None, description="POSIX uid of this user's apps (and owner of their private "
                                                     "users/<name>/ in per-user mode); default `studio.posix_uid`. Unique "
                                                     "across the domain: at most one profile may go without.")
+    sign_in_name: str | None = Field(None, description="The person's IAM Identity Center user name: only an Identity "
+                                                       "Center session of that user (its role session name, the end of "
+                                                       "`aws:userid`) may open this profile through the stack's "
+                                                       "presigned-URL policy. Default: the profile name.")
 
     @field_validator("name")
     @classmethod
@@ -76,6 +82,21 @@ class StudioUserProfileConfig(ConfigModel):
     @classmethod
     def _uid(cls, v: int | None) -> int | None:
         return None if v is None else _check_uid("studio.user_profiles[].posix_uid", v)
+
+    @field_validator("sign_in_name")
+    @classmethod
+    def _sign_in(cls, v: str | None) -> str | None:
+        # STS RoleSessionName: [\w+=,.@-]{2,64}. No IAM wildcard characters, which would widen the policy's StringLike.
+        if v is not None and not SESSION_NAME.fullmatch(v):
+            raise ValueError(f"studio.user_profiles[].sign_in_name {v!r} is not a role session name (2-64 of letters, "
+                             f"digits and + = , . @ _ -, no wildcards); use the Identity Center user name, e.g. "
+                             f"'jane.doe@example.com'")
+        return v
+
+    @property
+    def session_name(self) -> str:
+        """What ``aws:userid`` of this person's Identity Center session ends with (after ':')."""
+        return self.sign_in_name or self.name
 
 
 class StudioConfig(ConfigModel):

@@ -180,9 +180,11 @@ class StudioStack(PlatformStack):
                 resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
-        # Who may open which profile (docs/studio.md "SageMaker Studio"): attach to people's roles; the profile's tag and the
-        # person's principal tag studio-user-profile must match.
-        self.presigned_url_policy = presigned_url_policy(self, "OwnProfilePresignedUrl", domain=self.domain)
+        # Who may open which profile (docs/studio.md "SageMaker Studio"): attach to people's Identity Center permission
+        # sets; a profile opens only for the Identity Center user named by its sign-in name.
+        self.presigned_url_policy = presigned_url_policy(
+            self, "OwnProfilePresignedUrl", domain=self.domain,
+            sign_ins={p.name: p.session_name for p in st.user_profiles})
         CfnOutput(self, "OwnProfilePresignedUrlPolicyArn", value=self.presigned_url_policy.managed_policy_arn,
                   description="Managed policy: sagemaker:CreatePresignedDomainUrl for one's own Studio profile only")
         CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "

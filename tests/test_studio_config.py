@@ -38,6 +38,23 @@ def test_valid_profile_names(name: str) -> None:
     config_with("dev", users({"name": name, "team": "ml-research"}))
 
 
+@pytest.mark.parametrize("sign_in", ["*", "jane*", "ja?ne", "a", "x" * 65, "jane doe", "jane:doe"])
+def test_sign_in_names_are_session_names_without_wildcards(sign_in: str) -> None:
+    """The presigned-URL policy matches `*:<sign_in_name>` with StringLike: a wildcard would open other people's
+    profiles, and a value STS cannot give a session would open none."""
+    team = config_with("dev").kubernetes.teams[0].name
+    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[\]\.sign_in_name .* is not a role session name"):
+        config_with("dev", users({"name": "jane", "team": team, "sign_in_name": sign_in}))
+
+
+def test_sign_in_name_defaults_to_the_profile_name() -> None:
+    team = config_with("dev").kubernetes.teams[0].name
+    (plain, named) = config_with("dev", users({"name": "jane", "team": team, "posix_uid": 200101},
+                                              {"name": "joe", "team": team, "sign_in_name": "joe.doe@example.com",
+                                               "posix_uid": 200102})).studio.user_profiles
+    assert (plain.session_name, named.session_name) == ("jane", "joe.doe@example.com")
+
+
 def test_duplicate_profile_name() -> None:
     with pytest.raises(ConfigError, match=r"studio\.user_profiles lists 'jane' twice; give each user profile a "
                                           r"unique name"):

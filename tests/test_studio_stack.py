@@ -251,21 +251,70 @@ def test_partition_namespace_is_the_one_the_config_reserves() -> None:
     assert NAMESPACE == PARTITION_NAMESPACE
 
 
+def _allows(statement: dict, *, profile_arn: str, userid: str, principal_arn: str, principal_tags: dict) -> bool:
+    """IAM evaluation of one Allow statement for CreatePresignedDomainUrl (StringLike/ArnLike with IAM wildcards;
+    principal tags are in the request context but no condition of the policy may read them)."""
+    import fnmatch
+
+    def like(pattern: str, value: str) -> bool:
+        return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+
+    context = {"aws:userid": userid, "aws:PrincipalArn": principal_arn,
+               **{f"aws:PrincipalTag/{k}": v for k, v in principal_tags.items()}}
+    resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+    if not any(like(r, profile_arn) for r in resources):
+        return False
+    for operator, conditions in statement.get("Condition", {}).items():
+        if operator not in ("StringLike", "ArnLike"):
+            return False   # an operator this evaluator does not know: treat as not granting
+        if not all(key in context and like(p, context[key]) for key, p in conditions.items()):
+            return False
+    return True
+
+
 def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> None:
-    """Issue 21: the stack exports a managed policy allowing sagemaker:CreatePresignedDomainUrl only on the domain's
-    profiles whose tag studio-user-profile equals the caller's principal tag; every profile carries its name there."""
+    """Second red team, class 8: the policy bound each profile to a principal tag that a caller allowed
+    sts:TagSession chooses. Now every statement allows one profile for one Identity Center user: the end of
+    aws:userid (the session name Identity Center sets to the user name) of a session of an Identity Center role
+    (aws:PrincipalArn); no condition reads a principal tag. Evaluated for every configured profile against its owner,
+    another person, a forged tag and a non-Identity-Center role with a chosen session name."""
     resources = studio(env_synth)
     (policy,) = [r for r in of_type(resources, "AWS::IAM::ManagedPolicy").values()
                  if "CreatePresignedDomainUrl" in json.dumps(r)]
-    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
-    assert statement["Action"] == "sagemaker:CreatePresignedDomainUrl" and statement["Effect"] == "Allow"
-    assert "user-profile/" in json.dumps(statement["Resource"]) and "DomainId" in json.dumps(statement["Resource"])
-    assert statement["Condition"]["StringEquals"] == {
-        "aws:ResourceTag/studio-user-profile": "${aws:PrincipalTag/studio-user-profile}"}
-    assert statement["Condition"]["Null"] == {"aws:ResourceTag/studio-user-profile": "false",
-                                              "aws:PrincipalTag/studio-user-profile": "false"}
-    for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
-        tags = {t["Key"]: t["Value"] for t in profile["Properties"]["Tags"]}
-        assert tags["studio-user-profile"] == profile["Properties"]["UserProfileName"]
+    statements = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert "PrincipalTag" not in json.dumps(statements)
+    profiles = {p.name: p.session_name for p in env_synth.config.studio.user_profiles}
+    account = env_synth.config.account
+    sso_role = f"arn:aws:iam::{account}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_DataScientist_0123abcd"
+    plain_role = f"arn:aws:iam::{account}:role/people"
+
+    def arn(value) -> str:   # the statements' resources, with the domain id and partition tokens filled in
+        text = json.dumps(value)
+        return json.loads(text.replace('{"Ref": "AWS::Partition"}', '"aws"'))
+
+    rendered = []
+    for s in statements:
+        resource = s["Resource"]
+        if isinstance(resource, dict) and "Fn::Join" in resource:
+            parts = resource["Fn::Join"][1]
+            resource = "".join(p if isinstance(p, str) else {"Ref": "aws", "AWS::Partition": "aws"}.get(
+                p.get("Ref", ""), "d-domain") for p in parts)
+            resource = resource.replace("AWS::Region", env_synth.config.region)
+        rendered.append({**s, "Resource": resource})
+    assert len(rendered) == max(1, len(profiles))
+    for name, owner in profiles.items():
+        target = f"arn:aws:sagemaker:{env_synth.config.region}:{account}:user-profile/d-domain/{name}"
+
+        def allowed(userid: str, principal: str, tags: dict) -> bool:
+            return any(s["Effect"] == "Allow" and _allows(s, profile_arn=target, userid=userid,
+                                                           principal_arn=principal, principal_tags=tags)
+                       for s in rendered)
+
+        assert allowed(f"AROAEXAMPLE:{owner}", sso_role, {})
+        assert not allowed("AROAEXAMPLE:someone-else", sso_role, {"studio-user-profile": name})  # forged tag
+        assert not allowed(f"AROAEXAMPLE:{owner}", plain_role, {"studio-user-profile": name})  # chosen session name
+        assert not allowed(f"AROAEXAMPLE:x{owner}", sso_role, {})
     outputs = env_synth.templates["studio"]["Outputs"]
     assert any(k.startswith("OwnProfilePresignedUrlPolicyArn") for k in outputs)
+
+

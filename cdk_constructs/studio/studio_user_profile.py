@@ -24,32 +24,37 @@ PROFILE_TAG = "studio-user-profile"
 attribute or IAM role tag) for :func:`presigned_url_policy`."""
 
 
-def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioDomain) -> iam.ManagedPolicy:
-    """Customer-managed policy for people's IAM identities: ``sagemaker:CreatePresignedDomainUrl`` on the user
-    profiles of ``domain`` only where the profile's tag :data:`PROFILE_TAG` equals the caller's principal tag of the
-    same key (attribute-based access control: ``aws:ResourceTag`` / ``${aws:PrincipalTag}``, IAM User Guide "Define
-    permissions based on attributes with ABAC authorization"), so a person opens their own Studio profile and no one
-    else's. Attach it to the role people assume (e.g. an IAM Identity Center permission set) and pass their profile
-    name as the session tag ``studio-user-profile``."""
+IDENTITY_CENTER_ROLES = "role/aws-reserved/sso.amazonaws.com/*"
+"""The IAM path of the roles IAM Identity Center creates for permission sets (IAM Identity Center User Guide
+"Referencing permission sets in resource policies": ``arn:aws:iam::<account>:role/aws-reserved/sso.amazonaws.com/...``).
+Only Identity Center starts sessions of these roles (their trust policy admits its SAML provider alone), and it names
+each session after the signed-in user, so neither the role nor the session name is the caller's choice."""
+
+
+def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioDomain,
+                         sign_ins: Mapping[str, str]) -> iam.ManagedPolicy:
+    """Customer-managed policy for people's Identity Center permission sets: ``sagemaker:CreatePresignedDomainUrl``
+    on exactly one user profile per statement, for exactly one person: ``sign_ins`` maps profile name -> the
+    Identity Center user name, matched as the end of ``aws:userid`` (``<role id>:<session name>``) of a session of an
+    Identity Center role (``aws:PrincipalArn``). Both are set by AWS, not by the caller: the earlier attribute-based
+    rule compared the profile's tag with a principal tag, which anyone allowed ``sts:TagSession`` on their role can
+    set to another person's profile name when assuming it (IAM User Guide "Pass session tags in AWS STS")."""
     stack = Stack.of(scope)
-    profiles = stack.format_arn(service="sagemaker", resource="user-profile",
-                                resource_name=f"{domain.domain_id}/*")
-    policy = iam.ManagedPolicy(scope, construct_id, description="Open only one's own SageMaker Studio profile "
-                                                              f"(tag {PROFILE_TAG} = principal tag {PROFILE_TAG})",
-                             statements=[iam.PolicyStatement(
-                                 sid="OwnStudioProfileOnly", actions=["sagemaker:CreatePresignedDomainUrl"],
-                                 resources=[profiles],
-                                 conditions={"StringEquals": {
-                                     f"aws:ResourceTag/{PROFILE_TAG}": f"${{aws:PrincipalTag/{PROFILE_TAG}}}"},
-                                     "Null": {f"aws:ResourceTag/{PROFILE_TAG}": "false",
-                                              f"aws:PrincipalTag/{PROFILE_TAG}": "false"}})])
-    # cdk-nag prints the domain's id as <logical id.DomainId>
-    rendered = f"arn:{stack.partition}:sagemaker:{stack.region}:{stack.account}:user-profile/" \
-               f"<{stack.get_logical_id(domain.domain)}.DomainId>/*"
-    Validations.of(policy).acknowledge(Acknowledgment(
-        id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]",
-        reason="Every profile of this one domain; the tag condition narrows it to the caller's own profile (ABAC)."))
-    return policy
+    sso_roles = stack.format_arn(service="iam", region="", resource=IDENTITY_CENTER_ROLES.split("/", 1)[0],
+                                 resource_name=IDENTITY_CENTER_ROLES.split("/", 1)[1])
+    statements = []
+    for index, (profile, user) in enumerate(sorted(sign_ins.items())):
+        statements.append(iam.PolicyStatement(
+            sid=f"OwnStudioProfile{index}", actions=["sagemaker:CreatePresignedDomainUrl"],
+            resources=[stack.format_arn(service="sagemaker", resource="user-profile",
+                                        resource_name=f"{domain.domain_id}/{profile}")],
+            conditions={"StringLike": {"aws:userid": f"*:{user}"}, "ArnLike": {"aws:PrincipalArn": sso_roles}}))
+    if not statements:  # a managed policy needs a statement: deny the action when there is no profile
+        statements.append(iam.PolicyStatement(sid="NoProfiles", effect=iam.Effect.DENY,
+                                              actions=["sagemaker:CreatePresignedDomainUrl"], resources=["*"]))
+    return iam.ManagedPolicy(scope, construct_id, statements=statements,
+                             description="Open only one's own SageMaker Studio profile (Identity Center user name "
+                                         "= the profile's sign-in name)")
 
 
 class _Pullable(Protocol):
