@@ -305,7 +305,7 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
     for name, owner in profiles.items():
         target = f"arn:aws:sagemaker:{env_synth.config.region}:{account}:user-profile/d-domain/{name}"
 
-        def allowed(userid: str, principal: str, tags: dict) -> bool:
+        def allowed(userid: str, principal: str, tags: dict, target: str = target) -> bool:
             return any(s["Effect"] == "Allow" and _allows(s, profile_arn=target, userid=userid,
                                                            principal_arn=principal, principal_tags=tags)
                        for s in rendered)
