@@ -27,13 +27,14 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help install install-synth install-test synth gitops test test-training clean deploy diff cost bench docs \
+.PHONY: help install install-synth install-test synth synth-delivery gitops test test-training clean deploy diff cost bench docs \
 	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make install           every virtualenv and node_modules/ (install-synth: only what synth and deploy need)"
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
+	@echo "make synth-delivery    the delivery pipeline's cloud assembly (config/organization/accounts.yaml) into cdk.out/delivery"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
 	@echo "make test-training     only the training package's suite, in .train-venv"
 	@echo "make snapshots         regenerate the reviewed baselines (stack snapshots, cost, stateful IDs); review the diff"
@@ -99,6 +100,12 @@ synth: install-synth
 	$(CDK) synth -c env=$(ENV) --quiet
 	$(PY) -m k8s_charts --env $(ENV) --out dist
 	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
+
+# The delivery pipeline's cloud assembly (config/organization/accounts.yaml; docs/deploying.md "Multi-account
+# delivery"): the pipeline stack, the logging stage and every environment of the waves, in cdk.out/delivery. The
+# pipeline's synth step runs it after `make synth` and `make test`.
+synth-delivery: install-synth
+	$(CDK) synth -c delivery=pipeline --quiet -o cdk.out/delivery
 
 # `cdk diff` with no stack names compares every top-level stack (it has no --all option, unlike deploy).
 diff: install-synth

@@ -16,9 +16,11 @@ import sys
 gc.disable()
 import aws_cdk as cdk  # noqa: E402  (the imports follow gc.disable() on purpose)
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
+from constructs import Construct  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
 from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config  # noqa: E402
+from config.accounts import OrganizationConfig, load_organization  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402
@@ -30,8 +32,13 @@ gc.freeze()
 gc.enable()
 
 
-def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
-    """Add every stack of ``config``'s environment to ``app``; returns them by short name."""
+def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
+          organization: OrganizationConfig | None = None) -> dict[str, cdk.Stack]:
+    """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
+    returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
+    environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
+    forwarding, and the role the pipeline's image step assumes (deployed before Storage, whose post step builds the
+    images)."""
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
     p = config.stack_prefix
     network = NetworkStack(app, f"{p}-Network", config=config)
@@ -98,21 +105,68 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
             directories_ready=compute.fsx_directories.wait_handle,
             mlflow=mlflow,
         )
+    if organization is not None:
+        from stacks.delivery_stack import WorkloadDeliveryStack
+
+        stacks["delivery"] = WorkloadDeliveryStack(app, f"{p}-Delivery", config=config, organization=organization,
+                                                   vpc_id=network.vpc.vpc_id)
+        storage.add_stack_dependency(stacks["delivery"], "the pipeline's image step (a post step of Storage) assumes the "
+                                                   "images role this stack creates")
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)
     return stacks
 
 
+class PlatformStage(cdk.Stage):
+    """One environment as a stage of the delivery pipeline: the stacks ``build()`` wires (the same function
+    ``cdk synth -c env=<name>`` runs), in the environment's workload account. Attribute ``stacks``."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig,
+                 organization: OrganizationConfig) -> None:
+        super().__init__(scope, construct_id, env=cdk.Environment(account=config.account, region=config.region))
+        self.stacks = build(self, config, organization)
+
+
+class LoggingStage(cdk.Stage):
+    """The logging account's stage (``Delivery-Logging``); the pipeline deploys it before the first wave."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, organization: OrganizationConfig,
+                 environments: dict[str, EnvironmentConfig]) -> None:
+        from stacks.logging_stack import LoggingStack
+
+        lg = organization.logging
+        super().__init__(scope, construct_id, env=cdk.Environment(account=lg.account, region=lg.region))
+        self.stack = LoggingStack(self, "Delivery-Logging", organization=organization, environments=environments)
+
+
+def build_delivery(app: cdk.App, organization: OrganizationConfig,
+                   environments: dict[str, EnvironmentConfig]) -> cdk.Stack:
+    """The automation account's pipeline stack (``-c delivery=pipeline``); its stages hold the logging stack and
+    every environment of the waves."""
+    from stacks.pipeline_stack import DeliveryPipelineStack
+
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    return DeliveryPipelineStack(
+        app, "Delivery-Pipeline", organization=organization, environments=environments,
+        stage_factory=PlatformStage,
+        logging_stage_factory=lambda scope, cid: LoggingStage(scope, cid, organization=organization,
+                                                              environments=environments))
+
+
 def main() -> None:
     app = cdk.App()
     try:
-        config = load_config(app.node.try_get_context("env") or DEFAULT_ENV)
+        if app.node.try_get_context("delivery"):
+            # The delivery pipeline (config/organization/accounts.yaml); never read for `-c env=<name>`.
+            organization, environments = load_organization()
+            build_delivery(app, organization, environments)
+        else:
+            build(app, load_config(app.node.try_get_context("env") or DEFAULT_ENV))
     except ConfigError as exc:
         # A config error is the user's to fix, not a crash: print it as it is (it names field, value and fix).
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    build(app, config)
     app.synth()
     gc.freeze()  # nothing is collected any more: skip the interpreter's exit collection over all of it
 
