@@ -150,6 +150,16 @@ class SourceConfig(ConfigModel):
             raise ValueError(f"source.repository {v!r} is not 'owner/name'")
         return v
 
+    @field_validator("connection_arn")
+    @classmethod
+    def _connection(cls, v: str) -> str:
+        if not re.fullmatch(r"arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:[0-9]{12}:"
+                            r"connection/[A-Za-z0-9-]+", v):
+            raise ValueError(f"source.connection_arn {v!r} is not a connection ARN; copy it from the console "
+                             f"(Developer Tools > Settings > Connections), like arn:aws:codeconnections:us-east-1:"
+                             f"111111111111:connection/<id>")
+        return v
+
     @field_validator("branch")
     @classmethod
     def _branch(cls, v: str) -> str:
@@ -211,6 +221,11 @@ class OrganizationConfig(ConfigModel):
                 seen.setdefault(env, i)
         if not self.waves:
             problems.append("waves is empty; list at least one wave, e.g. [{name: dev, environments: [dev]}]")
+        parts = self.source.connection_arn.split(":")
+        if parts[4] != self.automation.account or parts[3] != self.automation.region:
+            problems.append(f"source.connection_arn {self.source.connection_arn!r} is in account {parts[4]} region "
+                            f"{parts[3]}; the pipeline uses a connection of its own account and region "
+                            f"({self.automation.account}, {self.automation.region}): create one there")
         if self.automation.account == self.logging.account:
             problems.append(f"automation.account {self.automation.account} is also logging.account; the pipeline "
                             f"and the log archive belong in separate accounts")

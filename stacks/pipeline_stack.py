@@ -118,6 +118,12 @@ class _PipelineWildcards:
         return []
 
 
+def connection_service(connection_arn: str) -> str:
+    """The IAM service prefix of a connection ARN: ``codeconnections`` (connections created since July 2024) or
+    ``codestar-connections``."""
+    return connection_arn.split(":")[2]
+
+
 class DeliveryPipelineStack(cdk.Stack):
     """Attributes: ``pipeline`` (``pipelines.CodePipeline``, built), ``stages`` (environment name -> stage),
     ``logging_stage``, ``waves`` (pipeline wave name -> environment names), ``approvals`` (wave names)."""
@@ -134,7 +140,11 @@ class DeliveryPipelineStack(cdk.Stack):
         src = organization.source
         source = pipelines.CodePipelineSource.connection(src.repository, src.branch,
                                                          connection_arn=src.connection_arn)
+        # `make test` in the synth step wants the cores (pytest -n 2 and the synths): LARGE; the other steps only
+        # start builds or call one API: SMALL.
         build_env = codebuild.BuildEnvironment(build_image=codebuild.LinuxBuildImage.STANDARD_7_0,
+                                               compute_type=codebuild.ComputeType.SMALL)
+        synth_env = codebuild.BuildEnvironment(build_image=codebuild.LinuxBuildImage.STANDARD_7_0,
                                                compute_type=codebuild.ComputeType.LARGE)
         self.pipeline = pipelines.CodePipeline(
             self, "Pipeline", pipeline_name="llmft-delivery",
@@ -144,6 +154,7 @@ class DeliveryPipelineStack(cdk.Stack):
             synth=pipelines.ShellStep("Synth", input=source, commands=list(SYNTH_COMMANDS),
                                       primary_output_directory=DELIVERY_OUT),
             code_build_defaults=pipelines.CodeBuildOptions(build_environment=build_env),
+            synth_code_build_defaults=pipelines.CodeBuildOptions(build_environment=synth_env),
         )
         self.waves: dict[str, tuple[str, ...]] = {}
         self.approvals: list[str] = []
@@ -206,8 +217,26 @@ class DeliveryPipelineStack(cdk.Stack):
         cfn_artifacts.logging_configuration = s3.CfnBucket.LoggingConfigurationProperty(
             destination_bucket_name=access_logs.bucket_name, log_file_prefix="artifacts/")
         self.node.add_validation(_PipelineWildcards(self))
+        self._grant_connection(src.connection_arn)
         code_pipeline = self.pipeline.pipeline.node.default_child
         ignore_cfn_lint(code_pipeline, "E3703", "aws-cdk-lib's pipelines module renders each cross-account action's "
                                                 "role ARN as Fn::Join of the partition; the template is generated")
         ignore_cfn_lint(code_pipeline, "W3005", "aws-cdk-lib adds DependsOn on the pipeline role's policy next to the "
                                                 "GetAtt of the role; the redundant edge is harmless")
+
+    def _grant_connection(self, connection_arn: str) -> None:
+        """aws-cdk-lib 2.275.0's source action grants ``codestar-connections:UseConnection`` only, whereas "when
+        specifying a resource in the IAM policy, the service prefix needs to match that of the resource"
+        (https://docs.aws.amazon.com/dtconsole/latest/userguide/rename.html): a ``codeconnections`` ARN also gets
+        ``codeconnections:UseConnection`` on the source action's role."""
+        if connection_service(connection_arn) != "codeconnections":
+            return
+        roles = [c for c in self.pipeline.pipeline.node.find_all()
+                 if isinstance(c, iam.Role) and "/Source/" in c.node.path and c.node.id == "CodePipelineActionRole"]
+        assert len(roles) == 1, [r.node.path for r in roles]
+        roles[0].add_to_principal_policy(iam.PolicyStatement(actions=["codeconnections:UseConnection"],
+                                                             resources=[connection_arn]))
+        policy = roles[0].node.find_child("DefaultPolicy")
+        ignore_cfn_lint(policy, "I3510", "aws-cdk-lib also grants codestar-connections:UseConnection on the "
+                                         "codeconnections ARN (ineffective, harmless); the codeconnections statement "
+                                         "next to it is the one IAM matches")
