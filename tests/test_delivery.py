@@ -25,7 +25,7 @@ from config import ConfigError, known_environments
 from config.accounts import EXAMPLE_FILE, ORGANIZATION_FILE, approval_before, parse_organization
 from stacks.pipeline_stack import DELIVERY_OUT
 
-from .conftest import (ENVIRONMENTS, ROOT, DeliverySynth, deep_merge, delivery_accounts, delivery_organization,
+from .conftest import (ENVIRONMENTS, ROOT, DeliverySynth, delivery_accounts, delivery_organization,
                        moved_config, one_of_type)
 from .test_snapshots import mask
 
@@ -265,7 +265,7 @@ def test_cross_account_step_roles_and_the_trust_they_need(delivery: DeliverySynt
     assert assumed[predeploy_id] == {bootstrap_role_arn("lookup", c.account, c.region) for c in envs.values()}
     assert assumed[images_id] == {f"arn:aws:iam::{c.account}:role/{WORKLOAD_IMAGES_ROLE.format(env=e)}"
                                   for e, c in envs.items()}
-    for env, config in envs.items():
+    for env in envs:
         template = delivery.templates[f"{env}-delivery"]
         _, role = _role_named(template, WORKLOAD_IMAGES_ROLE.format(env=env))
         (statement,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
