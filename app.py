@@ -20,7 +20,7 @@ from constructs import Construct  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
 from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config  # noqa: E402
-from config.accounts import OrganizationConfig, load_organization  # noqa: E402
+from config import OrganizationConfig, load_organization  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402

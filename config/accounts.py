@@ -1,5 +1,6 @@
 """Organisation-level accounts: the automation account (the delivery pipeline), the central logging account, the
-pipeline's source and waves. One file, ``config/organization/accounts.yaml``, validated into :class:`OrganizationConfig`.
+pipeline's source and waves. One file, ``config/organization/accounts.yaml``, validated into :class:`OrganizationConfig`
+(``config.load_organization``/``config.parse_organization``; the environments are ``config.EnvironmentConfig``).
 
 Why a subfolder: every ``config/*.yaml`` is an environment (``config.known_environments``, which tests/conftest.py
 turns into the environments every check runs on); this file describes no environment, so it lives one level down,
@@ -16,15 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
-from .strict_yaml import load_yaml
-
-if TYPE_CHECKING:
-    from . import EnvironmentConfig
 
 ORGANIZATION_FILE = Path(__file__).resolve().parent / "organization" / "accounts.yaml"
 EXAMPLE_FILE = ORGANIZATION_FILE.with_name("accounts.example.yaml")
@@ -238,7 +235,7 @@ class OrganizationConfig(ConfigModel):
         return tuple(e for w in self.waves for e in w.environments)
 
 
-def check_organization(org: OrganizationConfig, environments: Mapping[str, EnvironmentConfig],
+def check_organization(org: OrganizationConfig, environments: Mapping[str, Any],
                        *, source: str = "config/organization/accounts.yaml") -> None:
     """The checks that need the environments' own files: names exist, the workload accounts are apart from the
     logging and automation accounts, production apart from the rest, one region with the sink. Raises one
@@ -276,43 +273,6 @@ def check_organization(org: OrganizationConfig, environments: Mapping[str, Envir
         raise ConfigError(f"invalid configuration {source}:\n  - " + "\n  - ".join(problems))
 
 
-def approval_before(wave: WaveConfig, environments: Mapping[str, EnvironmentConfig]) -> bool:
+def approval_before(wave: WaveConfig, environments: Mapping[str, Any]) -> bool:
     """Whether the pipeline waits for a manual approval before ``wave``: asked for, or a production environment in it."""
     return wave.approval or any(environments[e].protect_stateful for e in wave.environments)
-
-
-def parse_organization(data: Any, environments: Mapping[str, EnvironmentConfig],
-                       *, source: str = "config/organization/accounts.yaml") -> OrganizationConfig:
-    """Validate ``data`` (parsed YAML) and cross-check it against ``environments`` (name -> config)."""
-    from . import _format_error
-
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the file must be a YAML mapping, got {type(data).__name__}")
-    try:
-        org = OrganizationConfig.model_validate(data)
-    except ValidationError as exc:
-        lines = [_format_error(e, source, OrganizationConfig) for e in exc.errors()]
-        raise ConfigError(f"invalid configuration {source}:\n  - " + "\n  - ".join(lines)) from None
-    check_organization(org, environments, source=source)
-    return org
-
-
-def load_organization(path: Path = ORGANIZATION_FILE) -> tuple[OrganizationConfig, dict[str, EnvironmentConfig]]:
-    """Load the organisation file and every environment its waves name."""
-    from . import load_config
-
-    try:
-        shown = str(path.relative_to(Path(__file__).resolve().parents[1]))
-    except ValueError:
-        shown = str(path)
-    if not path.is_file():
-        raise ConfigError(f"{shown} does not exist; the delivery pipeline needs it: copy "
-                          f"config/organization/accounts.example.yaml to {shown} and fill in the accounts "
-                          f"(docs/deploying.md \"Multi-account delivery\")")
-    data = load_yaml(path.read_bytes(), source=shown) or {}
-    names = {e for w in (data.get("waves") or []) if isinstance(w, dict) for e in (w.get("environments") or [])
-             if isinstance(e, str)}
-    from . import known_environments
-
-    environments = {n: load_config(n) for n in sorted(names) if n in known_environments()}
-    return parse_organization(data, environments, source=shown), environments

@@ -241,7 +241,7 @@ def synthesize_delivery() -> DeliverySynth:
     """The delivery app for :func:`delivery_organization`, once per session (like :func:`synthesize`)."""
     if "default" in _DELIVERY:
         return _DELIVERY["default"]
-    from config.accounts import parse_organization
+    from config import parse_organization
 
     accounts = delivery_accounts()
     environments = {env: moved_config(env, accounts[env]) for env in ENVIRONMENTS}
