@@ -27,7 +27,7 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help install install-synth install-test synth synth-delivery gitops test test-training clean deploy diff cost bench docs \
+.PHONY: help install install-synth install-test synth synth-delivery cost-delivery gitops test test-training clean deploy diff cost bench docs \
 	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
@@ -42,6 +42,7 @@ help:
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
+	@echo "                       (and, with config/organization/accounts.yaml, what delivery adds to each account)"
 	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
@@ -149,6 +150,13 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV)
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
+	@if [ -f config/organization/accounts.yaml ]; then $(MAKE) --no-print-directory cost-delivery; fi
+
+# What multi-account delivery adds to each account (pipeline, logging account, each <Env>-Delivery stack).
+cost-delivery: synth-delivery
+	$(PY) -m tools.cost --delivery
+	$(PY) -m tools.cost --delivery --json > cdk.out/cost-accounts.json
+	@echo "JSON for CI: cdk.out/cost-accounts.json"
 
 # The configuration reference in docs/configuration.md, and the architecture picture generated from a prod synthesis
 # (tools/architecture.py; Graphviz renders it: `apt-get install graphviz`).

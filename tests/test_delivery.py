@@ -388,6 +388,21 @@ def test_cdk_nag_and_cfn_lint_are_clean(delivery: DeliverySynth) -> None:
     assert proc.returncode == 0 and not proc.stdout.strip(), f"cfn-lint findings:\n{proc.stdout}{proc.stderr}"
 
 
+def test_cost_counts_what_each_account_adds(delivery: DeliverySynth, capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.cost.__main__ import main
+
+    assert main(["--delivery", "--cdk-out", str(delivery.outdir), "--json"]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    org = delivery.organization
+    expected = {f"automation account {org.automation.account}", f"logging account {org.logging.account}",
+                *{f"workload account {c.account}" for c in delivery.environments.values()}}
+    assert set(reports) == expected
+    for label, report in reports.items():
+        assert not report["unpriced"], f"{label}: {report['unpriced']}"
+    stacks = {s for r in reports.values() for line in r["idle"] for s in [line["stack"]]}
+    assert "Delivery-Logging" in stacks  # its keys and dashboard are priced
+
+
 @pytest.fixture
 def snapshot_json(snapshot):
     return snapshot.use_extension(JSONSnapshotExtension)
