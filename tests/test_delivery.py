@@ -403,6 +403,25 @@ def test_cost_counts_what_each_account_adds(delivery: DeliverySynth, capsys: pyt
     assert "Delivery-Logging" in stacks  # its keys and dashboard are priced
 
 
+def test_execution_policy_covers_each_workload_account_and_no_more(delivery: DeliverySynth) -> None:
+    """The bootstrap's --cloudformation-execution-policies document: the services of the account's stacks only (not
+    AdministratorAccess), and no IAM users or access keys."""
+    from tools.execution_policy import LONG_LIVED_CREDENTIALS, SERVICE_PREFIX, policy, resource_types
+
+    for config in delivery.environments.values():
+        types = resource_types(delivery.outdir, config.account)
+        assert "AWS::EKS::Cluster" in types or "Custom::AWSCDK-EKS-Cluster" in types
+        document = policy(types)
+        allow, deny = document["Statement"]
+        granted = {a.split(":")[0] for a in allow["Action"]}
+        assert "*" not in allow["Action"] and all(a.endswith(":*") for a in allow["Action"])
+        used = {SERVICE_PREFIX[t.split("::")[1]] for t in types if t.startswith("AWS::") and
+                t.split("::")[1] in SERVICE_PREFIX and t not in ("AWS::CDK::Metadata",)}
+        assert used - {"cloudformation"} <= granted <= used | {"lambda"}
+        assert set(LONG_LIVED_CREDENTIALS) <= set(deny["Action"]) and deny["Effect"] == "Deny"
+        assert len(json.dumps(document, separators=(",", ":"))) <= 6144  # IAM managed policy size limit
+
+
 @pytest.fixture
 def snapshot_json(snapshot):
     return snapshot.use_extension(JSONSnapshotExtension)
