@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from cdk_constructs.delivery import (IMAGES_ROLE, OAM_RESOURCE_TYPES, PREDEPLOY_ROLE, WORKLOAD_IMAGES_ROLE,
@@ -26,7 +27,7 @@ from config import parse_organization
 from config.accounts import EXAMPLE_FILE, ORGANIZATION_FILE, approval_before
 from stacks.pipeline_stack import DELIVERY_OUT
 
-from .conftest import (ENVIRONMENTS, ROOT, DeliverySynth, delivery_accounts, delivery_organization,
+from .conftest import (ENVIRONMENTS, ROOT, DeliverySynth, config_with, delivery_accounts, delivery_organization,
                        moved_config, one_of_type)
 from .test_snapshots import mask
 
@@ -96,6 +97,25 @@ def _refused(overrides: dict[str, Any], *patterns: str, environments: dict[str, 
         assert re.search(pattern, message), f"{pattern!r} not in:\n{message}"
     assert "Traceback" not in message
     return message
+
+
+def test_load_organization_reads_the_file_and_the_environments(tmp_path: Path) -> None:
+    from config import load_organization
+
+    with pytest.raises(ConfigError, match=r"does not exist; .*copy config/organization/accounts\.example\.yaml"):
+        load_organization(tmp_path / "accounts.yaml")
+    shipped = {e: config_with(e) for e in ENVIRONMENTS}
+    data = delivery_organization({"allow_shared_production_account": True})
+    path = tmp_path / "accounts.yaml"
+    path.write_text(yaml.safe_dump(data))
+    if len({c.account for c in shipped.values()}) < len(shipped) and any(c.protect_stateful for c in shipped.values()):
+        # the shipped environments share an account: allowed here only because the file says so
+        path.write_text(yaml.safe_dump({**data, "allow_shared_production_account": False}))
+        with pytest.raises(ConfigError, match="allow_shared_production_account: true"):
+            load_organization(path)
+        path.write_text(yaml.safe_dump(data))
+    org, environments = load_organization(path)
+    assert set(environments) == set(ENVIRONMENTS) == set(org.environment_names)
 
 
 def test_example_organization_is_valid() -> None:
