@@ -36,6 +36,7 @@ from aws_cdk import (Acknowledgment, RemovalPolicy, Validations, aws_codebuild a
 from constructs import Construct, IValidation
 
 from cdk_constructs.governance.compliance import ignore_cfn_lint
+from cdk_constructs.governance.trust_conditions import ServiceTrustConditions, exempt_from_trust_conditions
 from cdk_constructs.delivery import (IMAGES_ROLE, PREDEPLOY_ROLE, WORKLOAD_IMAGES_ROLE, bootstrap_role_arn,
                                      partition_of)
 from config import EnvironmentConfig
@@ -218,6 +219,12 @@ class DeliveryPipelineStack(cdk.Stack):
             destination_bucket_name=access_logs.bucket_name, log_file_prefix="artifacts/")
         self.node.add_validation(_PipelineWildcards(self))
         self._grant_connection(src.connection_arn)
+        # Confused-deputy conditions on the CodeBuild roles, as on every platform stack (app.build)
+        exempt_from_trust_conditions(
+            self.pipeline.pipeline.role,
+            "The CodePipeline service role trust the CodePipeline User Guide documents has no condition keys "
+            "(pipelines-create-service-role-cli.html); a key the service does not send would stop the pipeline")
+        ServiceTrustConditions().apply_to(self)
         code_pipeline = self.pipeline.pipeline.node.default_child
         ignore_cfn_lint(code_pipeline, "E3703", "aws-cdk-lib's pipelines module renders each cross-account action's "
                                                 "role ARN as Fn::Join of the partition; the template is generated")

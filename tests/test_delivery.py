@@ -295,6 +295,26 @@ def test_cross_account_step_roles_and_the_trust_they_need(delivery: DeliverySynt
         assert statement["Condition"] == {"ArnEquals": {"aws:PrincipalArn": f"arn:aws:iam::{auto}:role/{IMAGES_ROLE}"}}
 
 
+def test_service_roles_carry_confused_deputy_conditions(delivery: DeliverySynth) -> None:
+    """Every role a service assumes in the new stacks names the account it acts for (aws:SourceAccount), unless
+    cdk_constructs/governance/trust_conditions.py lists the service as trusted without conditions, with the reason."""
+    from cdk_constructs.governance.trust_conditions import EXEMPTION_METADATA, UNCONDITIONED
+
+    bare = []
+    for name, template in delivery.templates.items():
+        for lid, role in _resources(template, "AWS::IAM::Role").items():
+            if len(role.get("Metadata", {}).get(EXEMPTION_METADATA, "")) >= 40:
+                continue  # exempt, with the reason in the template
+            for statement in role["Properties"]["AssumeRolePolicyDocument"]["Statement"]:
+                services = statement.get("Principal", {}).get("Service", [])
+                services = [services] if isinstance(services, str) else services
+                for service in services:
+                    if service not in UNCONDITIONED and "aws:SourceAccount" not in json.dumps(
+                            statement.get("Condition", {})):
+                        bare.append(f"{name}/{lid}: {service}")
+    assert not bare, "service roles without aws:SourceAccount:\n" + "\n".join(bare)
+
+
 def test_no_long_lived_credentials(delivery: DeliverySynth) -> None:
     for name, template in delivery.templates.items():
         kinds = {r["Type"] for r in template["Resources"].values()}
