@@ -89,10 +89,11 @@ class LoggingStack(cdk.Stack):
         self.bus = events.EventBus(self, "AlarmBus", event_bus_name=ALARM_BUS)
         # Exactly the workload accounts may put events on the bus (EventBridge User Guide, "Sending and receiving
         # events between AWS accounts": a resource-based policy on the receiving bus).
-        for account in accounts:
-            self.bus.add_to_resource_policy(iam.PolicyStatement(
-                sid=f"Workload{account}", principals=[iam.AccountPrincipal(account)], actions=["events:PutEvents"],
-                resources=[self.bus.event_bus_arn]))
+        events.CfnEventBusPolicy(self, "AlarmBusPolicy", event_bus_name=self.bus.event_bus_name,
+                                 statement_id="WorkloadAccounts", statement={
+                                     "Sid": "WorkloadAccounts", "Effect": "Allow", "Action": "events:PutEvents",
+                                     "Principal": {"AWS": [f"arn:{self.partition}:iam::{a}:root" for a in accounts]},
+                                     "Resource": self.bus.event_bus_arn})
         events.Rule(self, "AlarmStateChanges", event_bus=self.bus, rule_name="llmft-organization-alarms",
                     description="Alarm state changes of every environment to the central topic",
                     event_pattern=events.EventPattern(source=["aws.cloudwatch"],
