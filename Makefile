@@ -139,7 +139,7 @@ test: install-test
 # test of a file in the same session.
 snapshots: install-test
 	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \
-		tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
+		tests/test_delivery.py::test_delivery_snapshots tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
 		tests/test_stateful_baseline.py
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
