@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks."""
+"""CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks; or, with
+`-c delivery=pipeline` (`make synth-delivery`), the multi-account delivery pipeline of config/organization/accounts.yaml,
+whose stages wire each environment's stacks with the same ``build()``."""
 
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from cdk_nag import AwsSolutionsChecks  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
-from config import DEFAULT_ENV, ConfigError, EnvironmentConfig, load_config  # noqa: E402
-from config import OrganizationConfig, load_organization  # noqa: E402
+from config import (DEFAULT_ENV, ConfigError, EnvironmentConfig, OrganizationConfig, load_config,  # noqa: E402
+                    load_organization)
 from stacks.compute_stack import ComputeStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402
@@ -110,8 +112,8 @@ def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
 
         stacks["delivery"] = WorkloadDeliveryStack(app, f"{p}-Delivery", config=config, organization=organization,
                                                    vpc_id=network.vpc.vpc_id)
-        storage.add_stack_dependency(stacks["delivery"], "the pipeline's image step (a post step of Storage) assumes the "
-                                                   "images role this stack creates")
+        storage.add_stack_dependency(stacks["delivery"], "the pipeline's image step (a post step of Storage) "
+                                                         "assumes the images role this stack creates")
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)
