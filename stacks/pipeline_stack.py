@@ -13,8 +13,10 @@
   makes assumable, aws-cdk-lib pipelines README "CDK Environment Bootstrapping").
 - A **manual approval** comes before a wave that asks for it or holds a production environment
   (``protect_stateful: true``).
-- Before each environment: ``tools/predeploy.py`` (read only, through the workload account's CDK *lookup* role,
-  whose ReadOnlyAccess covers ``eks:ListAddons``). After its Storage stack and before any stack that reads the image
+- Before each environment: ``tools/predeploy.py`` (read only, through the workload account's CDK *lookup* role: the
+  CDK CLI's bootstrap template, node_modules/aws-cdk/lib/api/bootstrap/bootstrap-template.yaml ``LookupRole``, trusts
+  the ``--trust`` accounts too and carries ``ReadOnlyAccess`` with ``kms:Decrypt`` denied; ReadOnlyAccess's
+  ``eks:List*`` covers ``eks:ListAddons``). After its Storage stack and before any stack that reads the image
   tags: ``make images`` through the workload account's ``llmft-<env>-delivery-images`` role (a post step of the
   Storage stack: the stacks that depend on Storage wait for it).
 
