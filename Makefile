@@ -27,13 +27,14 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help install install-synth install-test synth gitops test test-training clean deploy diff cost bench docs \
+.PHONY: help install install-synth install-test synth synth-delivery cost-delivery gitops test test-training clean deploy diff cost bench docs \
 	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make install           every virtualenv and node_modules/ (install-synth: only what synth and deploy need)"
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
+	@echo "make synth-delivery    the delivery pipeline's cloud assembly (config/organization/accounts.yaml) into cdk.out/delivery"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
 	@echo "make test-training     only the training package's suite, in .train-venv"
 	@echo "make snapshots         regenerate the reviewed baselines (stack snapshots, cost, stateful IDs); review the diff"
@@ -41,6 +42,7 @@ help:
 	@echo "make deploy ENV=prod   deploy every stack of an environment (needs credentials)"
 	@echo "make gitops ENV=prod   dist/<env>/ and its diff against the GitOps checkout GITOPS_REPO (WRITE=1 updates it)"
 	@echo "make cost [ENV=dev]    idle monthly cost and maximum GPU burst per hour, from the synthesized output"
+	@echo "                       (and, with config/organization/accounts.yaml, what delivery adds to each account)"
 	@echo "make bench             synth time vs an empty app, both suites' times, llmft timings, against goals"
 	@echo "make images ENV=dev    build the platform images in AWS CodeBuild and push them to ECR (needs credentials)"
 	@echo "make images-lock       re-resolve the images' Python locks after editing images/*/*.in (needs PyPI)"
@@ -100,6 +102,12 @@ synth: install-synth
 	$(PY) -m k8s_charts --env $(ENV) --out dist
 	@echo "Templates for '$(ENV)' are in cdk.out/, Kubernetes manifests in dist/$(ENV)/"
 
+# The delivery pipeline's cloud assembly (config/organization/accounts.yaml; docs/deploying.md "Multi-account
+# delivery"): the pipeline stack, the logging stage and every environment of the waves, in cdk.out/delivery. The
+# pipeline's synth step runs it after `make synth` and `make test`.
+synth-delivery: install-synth
+	$(CDK) synth -c delivery=pipeline --quiet -o cdk.out/delivery
+
 # `cdk diff` with no stack names compares every top-level stack (it has no --all option, unlike deploy).
 diff: install-synth
 	$(CDK) diff -c env=$(ENV)
@@ -131,8 +139,8 @@ test: install-test
 # test of a file in the same session.
 snapshots: install-test
 	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \
-		tests/test_gitops.py::test_argocd_mode_snapshot tests/test_cost.py::test_pinned_totals \
-		tests/test_stateful_baseline.py tests/test_existing_cluster.py::test_snapshot
+		tests/test_delivery.py::test_delivery_snapshots tests/test_gitops.py::test_argocd_mode_snapshot \
+		tests/test_cost.py::test_pinned_totals tests/test_stateful_baseline.py tests/test_existing_cluster.py::test_snapshot
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
 test-training: $(TRAIN_VENV)/.installed
@@ -142,6 +150,13 @@ cost: synth
 	$(PY) -m tools.cost --env $(ENV)
 	$(PY) -m tools.cost --env $(ENV) --json > cdk.out/cost-$(ENV).json
 	@echo "JSON for CI: cdk.out/cost-$(ENV).json"
+	@if [ -f config/organization/accounts.yaml ]; then $(MAKE) --no-print-directory cost-delivery; fi
+
+# What multi-account delivery adds to each account (pipeline, logging account, each <Env>-Delivery stack).
+cost-delivery: synth-delivery
+	$(PY) -m tools.cost --delivery
+	$(PY) -m tools.cost --delivery --json > cdk.out/cost-accounts.json
+	@echo "JSON for CI: cdk.out/cost-accounts.json"
 
 # The configuration reference in docs/configuration.md, and the architecture picture generated from a prod synthesis
 # (tools/architecture.py; Graphviz renders it: `apt-get install graphviz`).

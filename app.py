@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks."""
+"""CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks; or, with
+`-c delivery=pipeline` (`make synth-delivery`), the multi-account delivery pipeline of config/organization/accounts.yaml,
+whose stages wire each environment's stacks with the same ``build()``."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ import sys
 gc.disable()
 import aws_cdk as cdk  # noqa: E402  (the imports follow gc.disable() on purpose)
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
+from constructs import Construct  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
 from config import (  # noqa: E402
-    DEFAULT_ENV, ConfigError, EnvironmentConfig, ExistingClusterConfig, load_config, load_existing_config,
+    DEFAULT_ENV, ConfigError, EnvironmentConfig, ExistingClusterConfig, OrganizationConfig, load_config,
+    load_existing_config, load_organization,
 )
 from stacks.existing_studio_stack import ExistingClusterStudioStack  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
@@ -33,8 +37,13 @@ gc.freeze()
 gc.enable()
 
 
-def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
-    """Add every stack of ``config``'s environment to ``app``; returns them by short name."""
+def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
+          organization: OrganizationConfig | None = None) -> dict[str, cdk.Stack]:
+    """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
+    returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
+    environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
+    forwarding, and the role the pipeline's image step assumes (deployed before Storage, whose post step builds the
+    images)."""
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
     p = config.stack_prefix
     network = NetworkStack(app, f"{p}-Network", config=config)
@@ -101,6 +110,13 @@ def build(app: cdk.App, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
             directories_ready=compute.fsx_directories.wait_handle,
             mlflow=mlflow,
         )
+    if organization is not None:
+        from stacks.delivery_stack import WorkloadDeliveryStack
+
+        stacks["delivery"] = WorkloadDeliveryStack(app, f"{p}-Delivery", config=config, organization=organization,
+                                                   vpc_id=network.vpc.vpc_id)
+        storage.add_stack_dependency(stacks["delivery"], "the pipeline's image step (a post step of Storage) "
+                                                         "assumes the images role this stack creates")
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)
@@ -117,13 +133,53 @@ def build_existing(app: cdk.App, config: ExistingClusterConfig) -> dict[str, cdk
     return stacks
 
 
+class PlatformStage(cdk.Stage):
+    """One environment as a stage of the delivery pipeline: the stacks ``build()`` wires (the same function
+    ``cdk synth -c env=<name>`` runs), in the environment's workload account. Attribute ``stacks``."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig,
+                 organization: OrganizationConfig) -> None:
+        super().__init__(scope, construct_id, env=cdk.Environment(account=config.account, region=config.region))
+        self.stacks = build(self, config, organization)
+
+
+class LoggingStage(cdk.Stage):
+    """The logging account's stage (``Delivery-Logging``); the pipeline deploys it before the first wave."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, organization: OrganizationConfig,
+                 environments: dict[str, EnvironmentConfig]) -> None:
+        from stacks.logging_stack import LoggingStack
+
+        lg = organization.logging
+        super().__init__(scope, construct_id, env=cdk.Environment(account=lg.account, region=lg.region))
+        self.stack = LoggingStack(self, "Delivery-Logging", organization=organization, environments=environments)
+
+
+def build_delivery(app: cdk.App, organization: OrganizationConfig,
+                   environments: dict[str, EnvironmentConfig]) -> cdk.Stack:
+    """The automation account's pipeline stack (``-c delivery=pipeline``); its stages hold the logging stack and
+    every environment of the waves."""
+    from stacks.pipeline_stack import DeliveryPipelineStack
+
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    return DeliveryPipelineStack(
+        app, "Delivery-Pipeline", organization=organization, environments=environments,
+        stage_factory=PlatformStage,
+        logging_stage_factory=lambda scope, cid: LoggingStage(scope, cid, organization=organization,
+                                                              environments=environments))
+
+
 def main() -> None:
     app = cdk.App()
     env, existing = app.node.try_get_context("env"), app.node.try_get_context("existing")
     try:
         if existing and env:
             raise ConfigError(f"-c env={env} and -c existing={existing} pick two different deployments; pass one")
-        if existing:
+        if app.node.try_get_context("delivery"):
+            # The delivery pipeline (config/organization/accounts.yaml); never read for `-c env=<name>`.
+            organization, environments = load_organization()
+            build_delivery(app, organization, environments)
+        elif existing:
             build_existing(app, load_existing_config(existing))
         else:
             build(app, load_config(env or DEFAULT_ENV))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from ._base import ConfigError, ConfigModel
 from .identity import check_account, check_region, check_tags
 from .strict_yaml import load_yaml
+from .accounts import ORGANIZATION_FILE, OrganizationConfig, check_organization
 from .compute import ComputeConfig
 from .existing import ExistingClusterConfig
 from .gitops import DeliveryConfig
@@ -38,6 +39,7 @@ __all__ = [
     "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
     "AlarmThresholds", "ObservabilityConfig",
     "TeamConfig", "known_environments", "load_config", "parse_config",
+    "OrganizationConfig", "load_organization", "parse_organization",
     "StudioConfig", "StudioUserProfileConfig",
 ]
 
@@ -306,3 +308,38 @@ def load_existing_config(name: str, *, existing_dir: Path = EXISTING_DIR,
     source = f"config/existing/{name}.yaml"
     data = load_yaml(path.read_bytes(), source=source)
     return parse_existing_config(name, data or {}, source=source, environments=known_environments(config_dir))
+
+
+def parse_organization(data: Any, environments: Mapping[str, EnvironmentConfig],
+                       *, source: str = "config/organization/accounts.yaml") -> OrganizationConfig:
+    """Validate ``data`` (the parsed organisation file, config/accounts.py) and cross-check it against
+    ``environments`` (name -> config); one :class:`ConfigError` lists every problem."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the file must be a YAML mapping, got {type(data).__name__}")
+    try:
+        org = OrganizationConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = [_format_error(e, source, OrganizationConfig) for e in exc.errors()]
+        raise ConfigError(f"invalid configuration {source}:\n  - " + "\n  - ".join(lines)) from None
+    check_organization(org, environments, source=source)
+    return org
+
+
+def load_organization(path: Path = ORGANIZATION_FILE) -> tuple[OrganizationConfig, dict[str, EnvironmentConfig]]:
+    """Load config/organization/accounts.yaml and every environment its waves name (the delivery pipeline's input;
+    ``cdk synth -c env=<name>`` never calls this)."""
+    try:
+        shown = str(path.relative_to(CONFIG_DIR.parent))
+    except ValueError:
+        shown = str(path)
+    if not path.is_file():
+        raise ConfigError(f"{shown} does not exist; the delivery pipeline needs it: copy "
+                          f"config/organization/accounts.example.yaml to {shown} and fill in the accounts "
+                          f"(docs/deploying.md \"Multi-account delivery\")")
+    data = load_yaml(path.read_bytes(), source=shown) or {}
+    waves = data.get("waves") if isinstance(data, dict) else None
+    names = {e for w in (waves if isinstance(waves, list) else []) if isinstance(w, dict)
+             for e in (w.get("environments") or []) if isinstance(e, str)}
+    known = set(known_environments())
+    environments = {n: load_config(n) for n in sorted(names & known)}
+    return parse_organization(data, environments, source=shown), environments

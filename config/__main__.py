@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from . import EnvironmentConfig, ExistingClusterConfig
+from .accounts import OrganizationConfig
 
 
 def _models_in(annotation: typing.Any) -> list[type[BaseModel]]:
@@ -59,7 +60,11 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
 
 def reference() -> str:
     head = ["| key | type | default | meaning |", "|---|---|---|---|"]
-    return "\n".join(head + rows(EnvironmentConfig)) + "\n"
+    organization = ("\n**`config/organization/accounts.yaml`** (multi-account delivery, optional: only "
+                    "`make synth-delivery` reads it; docs/deploying.md \"Multi-account delivery\"): "
+                    + " ".join((OrganizationConfig.__doc__ or "").split()) + "\n")
+    return ("\n".join(head + rows(EnvironmentConfig)) + "\n" + organization + "\n"
+            + "\n".join(head + rows(OrganizationConfig)) + "\n")
 
 
 def existing_reference() -> str:

@@ -21,6 +21,9 @@ class PlatformStack(cdk.Stack):
                  description: str,
                  stateful: bool = False, **kwargs: Any) -> None:
         self._config_azs = list(config.availability_zones)
+        # The stack name is the construct ID in the delivery pipeline's stage too (a stage would prefix it with its
+        # own name), so the pipeline deploys the very stacks `make deploy` made.
+        kwargs.setdefault("stack_name", construct_id)
         super().__init__(
             scope,
             construct_id,

@@ -180,6 +180,94 @@ def manifests(env: str) -> Path:
     return _MANIFESTS[env]
 
 
+# ---- multi-account delivery (config/organization/, tests/test_delivery.py) ------------------------------------------
+
+# Accounts of the delivery tests' organisation, derived from nothing the shipped files hold: the automation and
+# logging accounts, then one workload account per environment (in ENVIRONMENTS order). Each environment's YAML is
+# moved to its account by replacing its own account ID everywhere (certificate and role ARNs name it too).
+def delivery_accounts() -> dict[str, str]:
+    shipped = {raw_config(env)["account"] for env in ENVIRONMENTS}
+    free = (a for a in (f"{d}" * 12 for d in range(1, 10)) if a not in shipped)
+    return {"automation": next(free), "logging": next(free), **{env: next(free) for env in ENVIRONMENTS}}
+
+
+def moved_config(env: str, account: str) -> EnvironmentConfig:
+    raw = raw_config(env)
+    return parse_config(env, json.loads(json.dumps(raw).replace(raw["account"], account)),
+                        source=f"config/{env}.yaml (moved to {account})")
+
+
+def delivery_organization(overrides: dict[str, Any] | None = None, *, sink: bool = True) -> dict[str, Any]:
+    """The shipped example organisation (config/organization/accounts.example.yaml) with :func:`delivery_accounts`,
+    waves of the shipped environments, one per environment in ENVIRONMENTS order, and ``overrides`` deep-merged."""
+    from config.accounts import EXAMPLE_FILE
+
+    acc = delivery_accounts()
+    data = yaml.safe_load(EXAMPLE_FILE.read_text())
+    data["automation"]["account"] = acc["automation"]
+    data["source"]["connection_arn"] = (f"arn:aws:codeconnections:{data['automation']['region']}:"
+                                        f"{acc['automation']}:connection/00000000-0000-0000-0000-000000000000")
+    data["logging"]["account"] = acc["logging"]
+    data["logging"]["sink_arn"] = (f"arn:aws:oam:{data['logging']['region']}:{acc['logging']}:sink/"
+                                   f"00000000-1111-2222-3333-444444444444") if sink else None
+    data["waves"] = [{"name": env, "environments": [env]} for env in ENVIRONMENTS]
+    return deep_merge(data, overrides or {})
+
+
+@dataclass
+class DeliverySynth:
+    """The delivery app (pipeline stack, its logging stage and environment stages) synthesized once."""
+
+    organization: Any
+    environments: dict[str, EnvironmentConfig]
+    app: cdk.App
+    pipeline: cdk.Stack
+    outdir: Path
+    error: str | None
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """`pipeline`, `logging` and `<env>-delivery`."""
+    template_files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def validation_report(self) -> dict[str, Any] | None:
+        path = self.outdir / "validation-report.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+
+_DELIVERY: dict[str, DeliverySynth] = {}
+
+
+def synthesize_delivery() -> DeliverySynth:
+    """The delivery app for :func:`delivery_organization`, once per session (like :func:`synthesize`)."""
+    if "default" in _DELIVERY:
+        return _DELIVERY["default"]
+    from config import parse_organization
+
+    accounts = delivery_accounts()
+    environments = {env: moved_config(env, accounts[env]) for env in ENVIRONMENTS}
+    organization = parse_organization(delivery_organization(), environments, source="tests: delivery organisation")
+    outdir = _TMP / "delivery"
+    app = cdk.App(outdir=str(outdir), context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []},
+                  builtin_cloud_formation_validation=False)
+    pipeline = platform_app.build_delivery(app, organization, environments)
+    error = None
+    try:
+        app.synth()
+    except RuntimeError as exc:
+        error = str(exc)
+    result = DeliverySynth(organization=organization, environments=environments, app=app, pipeline=pipeline,
+                           outdir=outdir, error=error)
+    stacks = {"pipeline": pipeline, "logging": pipeline.logging_stage.stack,
+              **{f"{env}-delivery": stage.stacks["delivery"] for env, stage in pipeline.stages.items()}}
+    for name, stack in stacks.items():
+        stage_dir = outdir if stack is pipeline else Path(cdk.Stage.of(stack).outdir)
+        path = stage_dir / stack.template_file
+        result.template_files[name] = path
+        result.templates[name] = json.loads(path.read_text())
+    _DELIVERY["default"] = result
+    return result
+
+
 _SYNTH_FIXTURES = {"env_synth", "dev", "prod", "checkov_results"}
 
 
@@ -195,6 +283,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 (module is not None and {"synthesize", "Synth"} & set(vars(module))):
             item.add_marker(pytest.mark.xdist_group("synth"))
+        elif "delivery" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("delivery"))  # the delivery app, synthesized once, on one worker
         elif module is not None and module.__name__.endswith("test_pipeline_e2e"):
             item.add_marker(pytest.mark.xdist_group("pipeline-e2e"))  # its module fixture runs the pipeline once
         elif "k8s_dist" in getattr(item, "fixturenames", ()):
@@ -223,6 +313,12 @@ def dev() -> Synth:
 @pytest.fixture(scope="session")
 def prod() -> Synth:
     return synthesize("prod")
+
+
+@pytest.fixture(scope="session")
+def delivery() -> DeliverySynth:
+    """The delivery app (tests/conftest.py :func:`synthesize_delivery`), once per session."""
+    return synthesize_delivery()
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,8 @@ import yaml
 from config.instances import find_spec, gpu_families
 from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 
-__all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "load_prices", "render", "templates_from_assembly"]
+__all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "delivery_templates_by_account", "load_prices", "render",
+           "templates_from_assembly"]
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
 # Values of Karpenter's `karpenter.k8s.aws/instance-gpu-name` label (the GPU model, lower case) that a NodePool may
@@ -431,6 +432,36 @@ def templates_from_assembly(cdk_out: Path) -> dict[str, dict[str, Any]]:
         if artifact.get("type") == "aws:cloudformation:stack":
             out[name] = json.loads((cdk_out / artifact["properties"]["templateFile"]).read_text())
     return out
+
+
+def delivery_templates_by_account(cdk_out: Path) -> list[tuple[str, str, dict[str, dict[str, Any]]]]:
+    """(label, region, stack -> template) per account of the delivery assembly (``make synth-delivery``): the
+    automation account's pipeline stack, the logging account's stack and, per workload account, only the
+    ``<Env>-Delivery`` stacks (the environment's own stacks are what ``make cost ENV=<env>`` reports). An account's
+    stacks come from the environment (``aws://<account>/<region>``) the assembly records for each."""
+    groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    roles: dict[str, str] = {}
+
+    def visit(folder: Path) -> None:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        for artifact in manifest["artifacts"].values():
+            if artifact.get("type") == "cdk:cloud-assembly":
+                visit(folder / artifact["properties"]["directoryName"])
+            elif artifact.get("type") == "aws:cloudformation:stack":
+                name = artifact.get("displayName", "").split("/")[-1] or artifact["properties"]["templateFile"]
+                name = artifact["properties"].get("stackName", name)
+                if not (name.startswith("Delivery-") or name.endswith("-Delivery")):
+                    continue
+                account, region = artifact["environment"].removeprefix("aws://").split("/")
+                groups.setdefault((account, region), {})[name] = json.loads(
+                    (folder / artifact["properties"]["templateFile"]).read_text())
+                roles.setdefault(account, "automation" if name == "Delivery-Pipeline" else
+                                 "logging" if name == "Delivery-Logging" else "workload")
+
+    visit(cdk_out)
+    return [(f"{roles[account]} account {account}", region, templates)
+            for (account, region), templates in sorted(groups.items(), key=lambda kv: (
+                ["automation", "logging", "workload"].index(roles[kv[0][0]]), kv[0]))]
 
 
 def render(report: Report) -> str:
