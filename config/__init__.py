@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
-from .identity import check_account, check_region, check_tags
+from .identity import DeploymentIdentity
 from .strict_yaml import load_yaml
 from .accounts import ORGANIZATION_FILE, OrganizationConfig, check_organization
 from .compute import ComputeConfig
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 
-class EnvironmentConfig(ConfigModel):
+class EnvironmentConfig(DeploymentIdentity):
     """The whole configuration of one environment (one ``config/<name>.yaml``)."""
 
     name: str = Field(description="Environment name; set from the file name, e.g. `dev`.")
@@ -78,21 +78,6 @@ class EnvironmentConfig(ConfigModel):
                              f"letters, digits and '-', starting with a letter and not ending with '-'; it becomes "
                              f"part of bucket, cluster and stack names")
         return v
-
-    @field_validator("account")
-    @classmethod
-    def _account(cls, v: str) -> str:
-        return check_account(v)
-
-    @field_validator("region")
-    @classmethod
-    def _region(cls, v: str) -> str:
-        return check_region(v)
-
-    @field_validator("tags")
-    @classmethod
-    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
-        return check_tags(v)
 
     @model_validator(mode="after")
     def _physical_names_fit(self) -> EnvironmentConfig:

@@ -21,26 +21,18 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from .identity import check_account, check_region_name
 from ._base import ConfigError, ConfigModel
 
 ORGANIZATION_FILE = Path(__file__).resolve().parent / "organization" / "accounts.yaml"
 EXAMPLE_FILE = ORGANIZATION_FILE.with_name("accounts.example.yaml")
 
-_ACCOUNT = re.compile(r"[0-9]{12}")
-_REGION = re.compile(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]")
-
-
 def _check_account(field: str, v: str) -> str:
-    if not _ACCOUNT.fullmatch(v):
-        raise ValueError(f"{field} {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. "
-                         f"account: \"123456789012\" (ASCII digits 0-9 only)")
-    return v
+    return check_account(v, field)
 
 
 def _check_region(field: str, v: str) -> str:
-    if not _REGION.fullmatch(v):
-        raise ValueError(f"{field} {v!r} is not an AWS region name; use e.g. 'us-east-1'")
-    return v
+    return check_region_name(v, field)
 
 
 class AutomationAccountConfig(ConfigModel):

@@ -23,7 +23,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
 from .compute import HYPERPOD_KUBERNETES_VERSIONS
-from .identity import check_account, check_region, check_tags
+from .identity import DeploymentIdentity
 from .kubernetes import TeamConfig
 from .studio import StudioConfig
 
@@ -184,7 +184,7 @@ class ExistingKubernetesConfig(ConfigModel):
         return self
 
 
-class ExistingClusterConfig(ConfigModel):
+class ExistingClusterConfig(DeploymentIdentity):
     """A Studio deployment on an existing SageMaker HyperPod cluster (one ``config/existing/<name>.yaml``)."""
 
     name: str = Field(description="Deployment name; set from the file name, e.g. `byo` (stack `Byo-Studio`).")
@@ -215,21 +215,6 @@ class ExistingClusterConfig(ConfigModel):
                              f"lower-case ASCII letters, digits and '-', starting with a letter and not ending with "
                              f"'-'; it becomes part of stack and resource names")
         return v
-
-    @field_validator("account")
-    @classmethod
-    def _account(cls, v: str) -> str:
-        return check_account(v)
-
-    @field_validator("region")
-    @classmethod
-    def _region(cls, v: str) -> str:
-        return check_region(v)
-
-    @field_validator("tags")
-    @classmethod
-    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
-        return check_tags(v)
 
     @field_validator("hyperpod_cluster")
     @classmethod

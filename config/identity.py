@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+from pydantic import field_validator
+
+from ._base import ConfigModel
 from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 
 
@@ -16,9 +19,16 @@ def check_account(v: str, field: str = "account") -> str:
     return v
 
 
-def check_region(v: str, field: str = "region") -> str:
+def check_region_name(v: str, field: str = "region") -> str:
+    """An AWS region name (any region: the organisation's automation and logging accounts need no HyperPod)."""
     if not re.fullmatch(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]", v):
         raise ValueError(f"{field} {v!r} is not an AWS region name; use e.g. 'us-east-1'")
+    return v
+
+
+def check_region(v: str, field: str = "region") -> str:
+    """A region a platform deployment can run in (it has HyperPod's health-monitoring agent image)."""
+    check_region_name(v, field)
     if v not in HEALTH_MONITORING_AGENT_ACCOUNTS:
         raise ValueError(f"{field} {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
                          f"HyperPod EKS cluster runs; use one of "
@@ -45,3 +55,23 @@ def check_tags(v: dict[str, str], field: str = "tags") -> dict[str, str]:
             raise ValueError(f"{field} {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
                              f"at most 256 letters, digits, spaces and + - = . _ : / @")
     return v
+
+
+class DeploymentIdentity(ConfigModel):
+    """The ``account``, ``region`` and ``tags`` checks of every deployment model (each declares the fields itself, in
+    its own order and with its own descriptions; these validators apply to them)."""
+
+    @field_validator("account", check_fields=False)
+    @classmethod
+    def _account(cls, v: str) -> str:
+        return check_account(v)
+
+    @field_validator("region", check_fields=False)
+    @classmethod
+    def _region(cls, v: str) -> str:
+        return check_region(v)
+
+    @field_validator("tags", check_fields=False)
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        return check_tags(v)
