@@ -14,6 +14,7 @@ What the pod gets from the cluster instead of the spec -- the MLflow tracking UR
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -63,6 +64,76 @@ def local_devices() -> int:
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
+OWNER_MARKER = ".llmft-job.json"
+# What a step needs on a machine without GPUs, and why (`llmft run --local` applies it and says so; the spec and its
+# cluster job keep their settings, and preflight refuses use_cpu in a spec).
+CPU_ADAPTATIONS: dict[str, dict[str, Any]] = {
+    "sft": {"bf16": False, "fp16": False, "use_cpu": True, "fsdp": None, "fsdp_config": None},
+    "evaluate": {"bf16": False},
+}
+
+
+def adapt_for_cpu(step_type: str, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(the step file for a CPU, what changed): mixed precision off (bf16/fp16 need a GPU), use_cpu on, no FSDP
+    sharding (one process)."""
+    out, changed = dict(data), []
+    for key, value in CPU_ADAPTATIONS.get(step_type, {}).items():
+        if value is None:
+            if out.pop(key, None) not in (None, False, "", {}):
+                changed.append(f"{key} removed")
+        elif key == "use_cpu":
+            if out.get(key) is not True:
+                out[key] = True
+                changed.append("use_cpu: true")
+        elif out.get(key):
+            out[key] = value
+            changed.append(f"{key}: {str(value).lower()}")
+    return out, changed
+
+
+def output_dirs(plan: Plan) -> list[str]:
+    """The directories ``plan`` writes: the spec's output (or its default) and SFT's merged_output_dir."""
+    from llmft.build import default_output
+
+    dirs = [plan.spec.output or default_output(plan.spec)]
+    if plan.step.get("merged_output_dir"):
+        dirs.append(str(plan.step["merged_output_dir"]))
+    return dirs
+
+
+def owner_problems(plan: Plan, fsx: Path, *, claim: bool) -> list[str]:
+    """Refuse an output directory another job owns (its ``.llmft-job.json`` marker, in it or a directory above it);
+    with ``claim``, write this job's marker where none is. Re-running the same job (same name) resumes it."""
+    problems = []
+    fsx = fsx.resolve()
+    for directory in output_dirs(plan):
+        local = Path(map_fsx(directory, fsx))
+        for where in (local, *local.parents):
+            marker = where / OWNER_MARKER
+            if marker.is_file():
+                try:
+                    owner = json.loads(marker.read_text()).get("job")
+                except (OSError, ValueError):
+                    owner = None
+                if owner and owner != plan.spec.name:
+                    problems.append(f"output {directory!r} belongs to job {owner!r} ({marker}): this job would "
+                                    f"resume its checkpoints, log into its MLflow run and overwrite its results; give "
+                                    f"this job its own output (or leave output out), or run {owner!r}'s spec to "
+                                    f"resume it")
+                break
+            if where == fsx:
+                break
+    if claim and not problems:
+        for directory in output_dirs(plan):
+            local = Path(map_fsx(directory, fsx))
+            local.mkdir(parents=True, exist_ok=True)
+            marker = local / OWNER_MARKER
+            if not marker.exists():
+                marker.write_text(json.dumps({"job": plan.spec.name, "team": plan.team.name, "type": plan.spec.type})
+                                  + "\n")
+    return problems
+
+
 def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool) -> list[str]:
     step = step_contract.STEPS[plan.spec.type]
     tail = ["-m", step.module, "--config", str(step_path)] + (["--check"] if check or step.type == "grpo" else [])
@@ -85,6 +156,12 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     # GRPO only runs its --check here, which reads no file, and GrpoParameters insists on /fsx paths (what every Ray
     # pod mounts): its step file keeps them.
     step_data = plan.step if plan.spec.type == "grpo" else map_fsx(plan.step, fsx)
+    devices = local_devices()
+    if devices == 0 and plan.spec.type in CPU_ADAPTATIONS:
+        step_data, changed = adapt_for_cpu(plan.spec.type, step_data)
+        if changed:
+            print(f"llmft: no GPU here: running {plan.spec.type} on the CPU with {', '.join(changed)} (the spec and "
+                  f"its cluster job keep their settings)", file=sys.stderr)
     step_path.write_text(yaml.safe_dump(step_data, sort_keys=False))
     env = dict(base_env if base_env is not None else os.environ)
     env.update(map_fsx(pod_environment(plan), fsx))
@@ -92,7 +169,6 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     if "MLFLOW_TRACKING_URI" not in env:
         env["MLFLOW_TRACKING_URI"] = (fsx / "mlruns").as_uri()
         env.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-    devices = local_devices()
     wanted = nproc or max(devices, 1)
     if plan.spec.gpus_per_node:
         wanted = min(wanted, plan.spec.gpus_per_node)
@@ -100,12 +176,30 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
 
 
 def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
+    problems = owner_problems(plan, fsx, claim=False)
+    if problems:
+        print(f"llmft: {plan.spec.name} refused; nothing was run:\n" + "\n".join(f"  [FAIL] outputs: {p}"
+                                                                             for p in problems), file=sys.stderr)
+        return 1
     cmd, env, step_path = prepare(plan, fsx=fsx, python=python or sys.executable, nproc=nproc, check=check)
-    print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file {step_path}):\n"
-          f"  {' '.join(cmd)}", file=sys.stderr)
     try:
+        if "--check" not in cmd:
+            # the step's full check first (the code the pod runs before anything else, with the training stack
+            # installed here): a file it refuses fails in seconds with its message, never half-way
+            full = [python or sys.executable, "-m", step_contract.STEPS[plan.spec.type].module, "--config",
+                    str(step_path), "--check"]
+            checked = subprocess.run(full, env=env, check=False, capture_output=True, text=True)
+            if checked.returncode != 0:
+                print(f"llmft: the {plan.spec.type} step's own check refused {plan.spec.name}'s step file "
+                      f"({step_path}); nothing was run:\n{checked.stderr.strip() or checked.stdout.strip()}",
+                      file=sys.stderr)
+                return 1
+            owner_problems(plan, fsx, claim=True)
+        print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file "
+              f"{step_path}):\n  {' '.join(cmd)}", file=sys.stderr)
         return subprocess.run(cmd, env=env, check=False).returncode
     except FileNotFoundError:
-        print(f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package and its "
-              f"dependencies (e.g. the sft image's, or .train-venv/bin/python)", file=sys.stderr)
+        print(f"llmft: {(python or sys.executable)} not found; pass --python with an interpreter that has the "
+              f"training package and its dependencies (e.g. the sft image's, or .train-venv/bin/python)",
+              file=sys.stderr)
         return 2

@@ -535,7 +535,7 @@ def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict
             config = (check_build or build)(data) if args.check else build(data)
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise StepConfigError(args.config, [str(exc)]) from None
-        except (ImportError, LookupError, OSError) as exc:  # e.g. transformers asks for a package the image lacks
+        except Exception as exc:  # noqa: BLE001 - e.g. transformers asks for a package the image lacks: a refusal
             raise StepConfigError(args.config, [f"the {step_type} step cannot run these settings here "
                                                 f"({type(exc).__name__}: {exc})"]) from None
     except StepConfigError as exc:
