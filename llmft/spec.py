@@ -361,30 +361,28 @@ def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
     except ValidationError as exc:
         lines = [_format(e, source) for e in exc.errors()]
         if not any(e["loc"] == () for e in exc.errors()):
-            lines += _shape_problems(data, lines)  # every problem at once: the rules of the whole spec too
+            lines += _shape_problems(data, exc.errors(), lines)  # every problem at once: the rules of the whole spec too
         raise ConfigError(f"invalid job spec {source}:\n  - " + "\n  - ".join(lines)) from None
 
 
-def _shape_problems(data: dict[str, Any], already: list[str]) -> list[str]:
+def _shape_problems(data: dict[str, Any], errors: list[dict[str, Any]], already: list[str]) -> list[str]:
     """The whole-spec rules (JobSpec.problems) of a spec whose fields did not all validate: checked on the fields that
     did, so a typo does not hide the rest."""
-    good: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in JobSpec.model_fields:
-            continue
-        try:
-            JobSpec.__pydantic_validator__.validate_assignment(JobSpec.model_construct(), key, value)
-        except Exception:  # noqa: BLE001 - that field's own error is reported already
-            continue
-        good[key] = value
+    bad = {e["loc"][0] for e in errors if e["loc"]}
+    if "type" in bad:
+        return []  # the rules are the type's
+    stand_in = {"name": "x", "tier": "research"}  # the rules do not read them
+    reduced = {k: (stand_in[k] if k in bad and k in stand_in else v) for k, v in data.items()
+               if k not in bad or k in stand_in}
     try:
-        found = JobSpec.model_construct(**{**{k: f.default for k, f in JobSpec.model_fields.items()
-                                               if not f.is_required() and f.default_factory is None},
-                                            **{k: f.default_factory() for k, f in JobSpec.model_fields.items()
-                                               if f.default_factory is not None}, **good}).problems()
-    except Exception:  # noqa: BLE001 - a rule that needs a field that failed: its error is already there
+        JobSpec.model_validate(reduced)
+    except ValidationError as exc:
+        found = [line for e in exc.errors() if not e["loc"]
+                 for line in e["msg"].removeprefix("Value error, ").split("\n  - ")]
+        return [p for p in found if p not in already]
+    except Exception:  # noqa: BLE001 - the field errors are reported already
         return []
-    return [p for p in found if p not in already]
+    return []
 
 
 def merge_keys(text: bytes | str) -> list[str]:

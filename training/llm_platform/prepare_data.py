@@ -56,6 +56,36 @@ FORMAT_FILES: dict[str, tuple[str, ...]] = {"sft-r1": ("train.jsonl", "test.json
                                             "verl-gsm8k": ("train.parquet", "test.parquet")}
 
 
+# The columns each format reads from its source (a local file must have them; checked where the file is readable).
+FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {"sft-r1": ("Question", "Complex_CoT", "Response"),
+                                              "verl-gsm8k": ("question", "answer")}
+SOURCE_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def columns_problem(source: str, fmt: str) -> str | None:
+    """Why the local file ``source`` cannot be read as ``fmt`` (its first record or header lacks the format's
+    columns), or None (also when it cannot be read here: the step reads it)."""
+    path, wanted = Path(source), FORMAT_COLUMNS.get(fmt, ())
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as f:
+                first = next((line for line in f if line.strip()), "")
+            have = set(json.loads(first)) if first else set()
+        elif path.suffix == ".csv":
+            with path.open(encoding="utf-8") as f:
+                have = {c.strip() for c in f.readline().split(",")}
+        else:
+            return None
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    missing = [c for c in wanted if c not in have]
+    if not missing:
+        return None
+    guess = next((f for f, cols in FORMAT_COLUMNS.items() if set(cols) <= have), None)
+    return (f"format {fmt!r} reads the columns {', '.join(wanted)}, but {path.name} has {', '.join(sorted(have))}"
+            + (f"; it looks like format {guess!r}" if guess else "; convert the file or pick its format"))
+
+
 def output_format(source: str, fmt: str | None) -> str | None:
     """The format a run writes: the configured one, else the built-in source's."""
     return fmt or BUILTINS.get(source, {}).get("format")
@@ -78,6 +108,15 @@ class PrepareConfig:
             raise ValueError(f"format {self.format!r} is not one of sft-r1, verl-gsm8k")
         if not 0 < self.test_size < 1:
             raise ValueError(f"test_size {self.test_size} must be between 0 and 1")
+        if self.source not in BUILTINS:
+            suffix = Path(self.source).suffix
+            if suffix not in SOURCE_BUILDERS:
+                raise ValueError(f"source {self.source!r} is neither a built-in dataset ({', '.join(BUILTINS)}) nor "
+                                 f"a .jsonl, .json, .parquet or .csv file")
+            if self.format is None:
+                raise ValueError(f"format: a local file source ({self.source}) needs its format, the columns it "
+                                 f"has: sft-r1 ({', '.join(FORMAT_COLUMNS['sft-r1'])}) or verl-gsm8k "
+                                 f"({', '.join(FORMAT_COLUMNS['verl-gsm8k'])})")
 
 
 def gsm8k_ground_truth(answer: str) -> str:
@@ -132,7 +171,10 @@ def load_source(cfg: PrepareConfig) -> tuple[dict[str, Any], str]:
         raise FileNotFoundError(f"source {cfg.source!r} is neither a built-in ({', '.join(BUILTINS)}) nor a file")
     if cfg.format is None:
         raise ValueError("format is required for a local file source (sft-r1 or verl-gsm8k)")
-    builder = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}.get(path.suffix)
+    wrong = columns_problem(cfg.source, cfg.format)
+    if wrong:
+        raise ValueError(wrong)
+    builder = SOURCE_BUILDERS.get(path.suffix)
     if builder is None:
         raise ValueError(f"source {path.name}: use a .jsonl, .json, .parquet or .csv file")
     return {"train": datasets.load_dataset(builder, data_files=str(path), split="train")}, cfg.format
@@ -185,6 +227,16 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
     return written
 
 
+def configure(data: dict[str, Any]) -> PrepareConfig:
+    """The step file as a PrepareConfig, and a local source file checked against its format where it is readable."""
+    cfg = PrepareConfig(**data)
+    if cfg.source not in BUILTINS and cfg.format:
+        wrong = columns_problem(cfg.source, cfg.format)
+        if wrong:
+            raise ValueError(wrong)
+    return cfg
+
+
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
 
@@ -193,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {path}")
         return 0
 
-    return entry_point("prepare-data", argv, build=lambda data: PrepareConfig(**data), run=run,
+    return entry_point("prepare-data", argv, build=configure, run=run,
                        describe=lambda cfg: f"would write {cfg.format or BUILTINS.get(cfg.source, {}).get('format')} "
                                             f"splits of {cfg.source} to {cfg.output_dir}")
 
