@@ -127,6 +127,10 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
     ("5 Hub id as the tokenizer", {**PREPARE, "settings": {**PREPARE.get("settings", {}),
                                                           "tokenizer_path": "Qwen/Qwen2.5-1.5B-Instruct"}},
      r"settings.tokenizer_path 'Qwen/Qwen2.5-1.5B-Instruct' is not a path", False),
+    ("5 built-in dataset at a branch", {**PREPARE, "settings": {"tokenizer_path": "/fsx/models/Qwen2.5-1.5B-Instruct",
+                                                               "revision": "main"}},
+     r"revision 'main' is not a commit sha; a built-in dataset is read at a pinned commit .*set revision to the "
+     r"40-hex commit of FreedomIntelligence/medical-o1-reasoning-SFT", True),
     ("5 local file without format", {**PREPARE, "dataset": "/fsx/raw/medical.jsonl"},
      r"format: a local file source \(/fsx/raw/medical.jsonl\) needs its format.*sft-r1 \(Question, Complex_CoT", True),
     ("5 local file of an unknown kind", {**PREPARE, "dataset": "/fsx/raw/medical.txt",

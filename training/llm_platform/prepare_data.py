@@ -13,8 +13,9 @@ Formats:
   ``extra_info``. Field names follow verl 0.9.1 ``examples/data_preprocess/gsm8k.py`` and
   ``verl/utils/dataset/rl_dataset.py``.
 
-Sources: a built-in name (``medical-o1``, ``gsm8k``; Hugging Face datasets at a pinned revision) or a local file
-(``.jsonl``/``.json``/``.parquet``/``.csv``) with the same columns.
+Sources: a built-in name (``medical-o1``, ``gsm8k``: Hugging Face datasets, read at the commit ``revision`` names --
+a branch or no revision is refused unless ``allow_unpinned: true`` says so) or a local file
+(``.jsonl``/``.json``/``.parquet``/``.csv``, with ``format``) with the same columns.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ R1_RESPONSE = "<think>\n{reasoning}\n</think>\n{answer}"
 # VeRL's GSM8K example asks for the answer after "####", which its rule reward extracts.
 GSM8K_INSTRUCTION = 'Let\'s think step by step and output the final answer after "####".'
 GSM8K_DATA_SOURCE = "openai/gsm8k"
+COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 
-# Built-ins: Hugging Face dataset id, config, split names, format, pinned revision (commit on the Hub).
+# Built-ins: Hugging Face dataset id, config, split names, format; the step file pins the commit (``revision``).
 BUILTINS: dict[str, dict[str, Any]] = {
     "medical-o1": {"path": "FreedomIntelligence/medical-o1-reasoning-SFT", "name": "en", "format": "sft-r1",
                    "splits": ("train",)},
@@ -97,7 +99,8 @@ class PrepareConfig:
     source: str                       # a built-in name or a local file path
     format: str | None = None         # sft-r1 | verl-gsm8k (built-ins know theirs)
     tokenizer_path: str | None = None  # the model's tokenizer for its chat template (sft-r1)
-    revision: str | None = None       # Hub revision of a built-in (commit sha recommended)
+    revision: str | None = None       # the Hub commit (40 hex) of a built-in
+    allow_unpinned: bool = False      # read a built-in at a branch (revision main, or none: the default branch)
     test_size: float = 0.1            # used when the source has no test split
     max_samples: int | None = None
     seed: int = 42
@@ -108,6 +111,11 @@ class PrepareConfig:
             raise ValueError(f"format {self.format!r} is not one of sft-r1, verl-gsm8k")
         if not 0 < self.test_size < 1:
             raise ValueError(f"test_size {self.test_size} must be between 0 and 1")
+        if self.source in BUILTINS and not self.allow_unpinned and not COMMIT_SHA.match(self.revision or ""):
+            raise ValueError(f"revision {self.revision!r} is not a commit sha; a built-in dataset is read at a pinned "
+                             f"commit so every run prepares the same data: set revision to the 40-hex commit of "
+                             f"{BUILTINS[self.source]['path']} (Hub: Files and versions -> History), or set "
+                             f"allow_unpinned: true")
         if self.source not in BUILTINS:
             suffix = Path(self.source).suffix
             if suffix not in SOURCE_BUILDERS:

@@ -68,7 +68,7 @@ def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> Non
 
     entry = importlib.import_module(f"llm_platform.{module}")
     good = {"download-model": {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(tmp_path / "m")},
-            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d")},
+            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d"), "revision": "a" * 40},
             "evaluate": {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f",
                          "test_dataset_path": "/fsx/d", "output_dir": "/fsx/o"},
             "sft": {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": str(tmp_path / "c"),
