@@ -6,8 +6,10 @@
 | tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers)                                    |
 | priority   | a priority class the tier forbids                                                                |
 | paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
-| settings   | a step file its step would refuse (llm_platform.steps): unknown or mistyped settings, missing    |
-|            | inputs, an unpinned download revision; every problem at once, each with the field and the fix     |
+| settings   | a step file its step would refuse (llm_platform.steps.check, the code the pod runs first):       |
+|            | unknown or mistyped settings, missing inputs, values out of range (steps.LIMITS, with the reason),|
+|            | contradicting settings, outbound reporting, an unpinned revision; `use_cpu` (run --local adapts); |
+|            | every problem at once, each with the field and the fix                                            |
 | grpo       | VeRL settings VeRL would reject at start-up (GrpoParameters' own rules: batch sizes vs GPUs,     |
 |            | tensor parallel vs GPUs per node), checked with the step file                                    |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
@@ -16,7 +18,11 @@
 |            | checkpointing (llm_platform.memory, the model the step itself plans with); names the fix          |
 | fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
 | quota      | more GPUs than the team's quota (config), or than is left of it now (cluster, when reachable)     |
-| image      | an ECR image tag that does not exist (when AWS is reachable)                                      |
+| image      | a built-in step in an image that is not the environment's repository for its type; an ECR image  |
+|            | tag that does not exist (when AWS is reachable)                                                   |
+| size       | a step ConfigMap over the 1 MiB Kubernetes stores in one object                                   |
+| outputs    | (cluster) an output directory another job of the namespace writes (annotation llmft/outputs);     |
+|            | `llmft run --local`: the `.llmft-job.json` marker of another job                                   |
 """
 
 from __future__ import annotations

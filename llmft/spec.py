@@ -34,7 +34,7 @@ _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
 PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
 CPU_TYPES = ("download-model", "prepare-data")
-MIN_TOKEN_AUTH_RAY = (2, 52, 0)   # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_llmft.py keeps them equal)
+MIN_TOKEN_AUTH_RAY = (2, 52, 0)   # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
 # Secrets of the team's namespace that the platform fills and its pods read under fixed names (the team's MLflow user,
 # k8s_charts.values.MLFLOW_CREDENTIALS_SECRET): a spec may not copy them into a variable of its choosing.
 PLATFORM_SECRETS = frozenset({"mlflow-credentials"})
@@ -361,7 +361,7 @@ def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
     except ValidationError as exc:
         lines = [_format(e, source) for e in exc.errors()]
         if not any(e["loc"] == () for e in exc.errors()):
-            lines += _shape_problems(data, exc.errors(), lines)  # every problem at once: the rules of the whole spec too
+            lines += _shape_problems(data, exc.errors(), lines)  # every problem at once: the whole-spec rules too
         raise ConfigError(f"invalid job spec {source}:\n  - " + "\n  - ".join(lines)) from None
 
 

@@ -358,7 +358,7 @@ def test_local_run_runs_the_steps_full_check_first(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert re.search(r"the prepare-data step's own check refused .*format 'verl-gsm8k' reads the columns question, "
                      r"answer, but medical.jsonl has Complex_CoT, Question, Response; it looks like format 'sft-r1'",
-                     proc.stderr, re.S), proc.stderr
+                     proc.stderr, re.DOTALL), proc.stderr
 
 
 # ---- 6. YAML that is no job spec ----------------------------------------------------------------------------------
@@ -408,3 +408,13 @@ def test_local_cpu_adaptation_is_said(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "no GPU here: running sft on the CPU with bf16: false, use_cpu: true, fsdp removed, fsdp_config " \
            "removed (the spec and its cluster job keep their settings)" in err.getvalue()
     assert plan.step["bf16"] is True  # the cluster's step file is the spec's
+
+
+def test_the_specs_copies_of_platform_constants_are_the_platforms() -> None:
+    """llmft/spec.py loads without cdk8s, so it keeps copies: the Ray minimum and the platform's Secrets."""
+    from k8s_charts.ray_job import MIN_TOKEN_AUTH_RAY
+    from k8s_charts.values import MLFLOW_CREDENTIALS_SECRET
+    from llmft import spec
+
+    assert spec.MIN_TOKEN_AUTH_RAY == MIN_TOKEN_AUTH_RAY
+    assert MLFLOW_CREDENTIALS_SECRET in spec.PLATFORM_SECRETS
