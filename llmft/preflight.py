@@ -35,6 +35,7 @@ from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of, why_not
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import PlatformValues
+from llm_platform.steps import odd_characters
 from llmft.build import BuildError, Plan, StepProblems, build
 from llmft.cluster import Cluster, ClusterError
 from llmft.spec import JobSpec
@@ -104,7 +105,7 @@ def check_paths(spec: JobSpec, team: str | None = None) -> list[str]:
             continue
         problem = _path_problem(name, value, team)
         if problem:
-            problems.append(problem)
+            problems.append(problem + odd_characters(value))
     if spec.type in ("sft", "evaluate", "grpo"):
         for name, value in (("model", spec.model), ("dataset", spec.dataset)):
             if value and not value.startswith("/"):
@@ -198,7 +199,7 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     try:
         team = config.kubernetes.team(team_name)
     except ValueError as exc:
-        result.add("team", "FAIL", f"{exc}; set team in the spec")
+        result.add("team", "FAIL", f"{exc}{odd_characters(team_name)}; set team in the spec")
         return result
     result.team = team
     result.add("team", "ok", f"{team.name} (namespace {team.namespace})")

@@ -157,6 +157,8 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
      False),
     ("9 look-alike letter in a setting", {**SFT, "settings": {"l\u043era_r": 8}},
      r"settings.l\u043era_r: not a setting of the sft step \(character 2 is U\+043E CYRILLIC SMALL LETTER O", False),
+    ("9 look-alike letter in the team", {**SFT, "team": "ml-r\u0435search"},
+     r"unknown team 'ml-r\u0435search'.*character 5 is U\+0435 CYRILLIC SMALL LETTER IE", False),
     ("9 unknown key of a secret_env entry", {**SFT, "secret_env": {"HF_TOKEN": {"secret": "hf-token", "key": "token",
                                                                                "namespace": "other"}}},
      r"secret_env.HF_TOKEN.namespace: unknown key; remove it or fix its spelling \(known keys here: secret, key\)",
