@@ -263,7 +263,7 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
-            queue: str | None, secret_env: dict[str, Any] | None = None) -> None:
+            queue: str | None, secret_env: dict[str, Any] | None = None, job_name: str | None = None) -> None:
     """Image, step-config volume, optional command, Secret-backed variables, labels."""
     manifest["metadata"].setdefault("labels", {}).update(MANAGED_BY)
     if queue:
@@ -278,6 +278,10 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
             if command is not None:
                 container.pop("args", None)
                 container["command"] = list(command)
+            if job_name is not None:  # the step marks its outputs as this job's (llm_platform.steps.guard_outputs)
+                env = container.setdefault("env", [])
+                if not any(e.get("name") == step_contract.JOB_ENV for e in env):
+                    env.append({"name": step_contract.JOB_ENV, "value": job_name})
             for name, ref in (secret_env or {}).items():
                 container.setdefault("env", []).append(
                     {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}})
@@ -428,7 +432,8 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                         f"large for settings: put data in files under /fsx and pass their paths")
     for manifest in job:
         _finish(manifest, image=r.image, config_map=config_map["metadata"]["name"], command=custom_command,
-                queue=r.queue, secret_env=spec.secret_env)
+                queue=r.queue, secret_env=spec.secret_env,
+                job_name=spec.name if spec.type in step_contract.STEPS else None)
     plan.manifests = [config_map, *job]
     return plan
 

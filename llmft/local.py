@@ -64,7 +64,6 @@ def local_devices() -> int:
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
-OWNER_MARKER = ".llmft-job.json"
 # What a step needs on a machine without GPUs, and why (`llmft run --local` applies it and says so; the spec and its
 # cluster job keep their settings, and preflight refuses use_cpu in a spec).
 CPU_ADAPTATIONS: dict[str, dict[str, Any]] = {
@@ -91,47 +90,16 @@ def adapt_for_cpu(step_type: str, data: dict[str, Any]) -> tuple[dict[str, Any],
     return out, changed
 
 
-def output_dirs(plan: Plan) -> list[str]:
-    """The directories ``plan`` writes: the spec's output (or its default) and SFT's merged_output_dir."""
-    from llmft.build import default_output
-
-    dirs = [plan.spec.output or default_output(plan.spec)]
-    if plan.step.get("merged_output_dir"):
-        dirs.append(str(plan.step["merged_output_dir"]))
-    return dirs
-
-
-def owner_problems(plan: Plan, fsx: Path, *, claim: bool) -> list[str]:
-    """Refuse an output directory another job owns (its ``.llmft-job.json`` marker, in it or a directory above it);
-    with ``claim``, write this job's marker where none is. Re-running the same job (same name) resumes it."""
-    problems = []
+def owner_problems(plan: Plan, fsx: Path) -> list[str]:
+    """The step's own ownership rule (llm_platform.steps.owner_problems: an output directory whose
+    ``.llmft-job.json`` names another job, in it or above it), checked before anything runs; the step writes the
+    marker itself when it starts (PLATFORM_JOB_NAME is in the pod environment), so re-running the same job resumes."""
     fsx = fsx.resolve()
-    for directory in output_dirs(plan):
-        local = Path(map_fsx(directory, fsx))
-        for where in (local, *local.parents):
-            marker = where / OWNER_MARKER
-            if marker.is_file():
-                try:
-                    owner = json.loads(marker.read_text()).get("job")
-                except (OSError, ValueError):
-                    owner = None
-                if owner and owner != plan.spec.name:
-                    problems.append(f"output {directory!r} belongs to job {owner!r} ({marker}): this job would "
-                                    f"resume its checkpoints, log into its MLflow run and overwrite its results; give "
-                                    f"this job its own output (or leave output out), or run {owner!r}'s spec to "
-                                    f"resume it")
-                break
-            if where == fsx:
-                break
-    if claim and not problems:
-        for directory in output_dirs(plan):
-            local = Path(map_fsx(directory, fsx))
-            local.mkdir(parents=True, exist_ok=True)
-            marker = local / OWNER_MARKER
-            if not marker.exists():
-                marker.write_text(json.dumps({"job": plan.spec.name, "team": plan.team.name, "type": plan.spec.type})
-                                  + "\n")
-    return problems
+
+    def shown(directory: str) -> str:
+        return TEAM_MOUNT_PATH + directory[len(str(fsx)):] if directory.startswith(str(fsx)) else directory
+
+    return step_contract.owner_problems(plan.spec.type, map_fsx(plan.step, fsx), plan.spec.name, shown=shown)
 
 
 def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool) -> list[str]:
@@ -176,7 +144,7 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
 
 
 def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
-    problems = owner_problems(plan, fsx, claim=False)
+    problems = owner_problems(plan, fsx)
     if problems:
         print(f"llmft: {plan.spec.name} refused; nothing was run:\n" + "\n".join(f"  [FAIL] outputs: {p}"
                                                                              for p in problems), file=sys.stderr)
@@ -194,7 +162,6 @@ def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None =
                       f"({step_path}); nothing was run:\n{checked.stderr.strip() or checked.stdout.strip()}",
                       file=sys.stderr)
                 return 1
-            owner_problems(plan, fsx, claim=True)
         print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file "
               f"{step_path}):\n  {' '.join(cmd)}", file=sys.stderr)
         return subprocess.run(cmd, env=env, check=False).returncode

@@ -22,7 +22,7 @@
 |            | tag that does not exist (when AWS is reachable)                                                   |
 | size       | a step ConfigMap over the 1 MiB Kubernetes stores in one object                                   |
 | outputs    | (cluster) an output directory another job of the namespace writes (annotation llmft/outputs);     |
-|            | `llmft run --local`: the `.llmft-job.json` marker of another job                                   |
+|            | `llmft run --local` and the step itself: the `.llmft-job.json` marker of another job              |
 """
 
 from __future__ import annotations

@@ -294,6 +294,10 @@ def test_cluster_refuses_another_jobs_output() -> None:
                  values=PlatformValues.placeholders(CONFIG), image="x.invalid/sft:1")
     annotated = json.loads(plan.manifests[0]["metadata"]["annotations"]["llmft/outputs"])
     assert annotated == ["/fsx/checkpoints/medical-sft", "/fsx/checkpoints/medical-sft/merged"]
+    # and the step in the pod marks its outputs with the job's name (llm_platform.steps.guard_outputs)
+    from llmft.local import pod_environment
+
+    assert pod_environment(plan)["PLATFORM_JOB_NAME"] == "medical-sft"
     cluster = FakeCluster({"medical-sft": annotated})
     thief = {**SFT, "name": "other-sft", "output": "/fsx/checkpoints/medical-sft", "experiment": "medical-sft"}
     result = _preflight(thief, cluster)
@@ -316,8 +320,8 @@ def _local(spec: Path, fsx: Path, *extra: str) -> subprocess.CompletedProcess:
 
 
 def test_local_run_refuses_another_jobs_output_for_real(tmp_path: Path) -> None:
-    """`llmft run --local`: the first job's output gets its ownership marker; a second job naming that output is
-    refused (exit 1, the owner and the fix, nothing run); the first job runs again there (a resume)."""
+    """`llmft run --local`: the first job's step marks its output (.llmft-job.json); a second job naming that output
+    is refused (exit 1, the owner and the fix, nothing run); the first job runs again there (a resume)."""
     if not TRAIN_PYTHON.exists():
         pytest.skip(f"{TRAIN_PYTHON} is missing: run `make install`")
 

@@ -201,10 +201,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of VeRL's ppo_trainer config")
     args = parser.parse_args(argv)
     if args.config:
-        from llm_platform.steps import StepConfigError, check, load_yaml as load_step
+        from llm_platform.steps import StepConfigError, check, guard_outputs, load_yaml as load_step
 
         try:
             check("grpo", load_step(args.config), where=args.config)
+            if not (args.check or args.validate_only):
+                guard_outputs("grpo", load_step(args.config), args.config)  # the checkpoints are this job's own
         except StepConfigError as error:
             print(f"llmp-grpo: {error}", file=sys.stderr)
             return 1

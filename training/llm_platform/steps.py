@@ -493,6 +493,78 @@ def paths(step_type: str, data: Mapping[str, Any]) -> tuple[list[str], list[str]
     return inputs, outputs
 
 
+# --- outputs belong to one job ------------------------------------------------------------------------------------
+# `llmft` sets the job's name in every container (PLATFORM_JOB_NAME, a variable no spec may set); the step writes it
+# into each directory it writes (OWNER_MARKER) and refuses a directory that another job's marker claims, in it or
+# above it -- so a new job pointed at another's output never resumes its checkpoints, reopens its MLflow run or
+# overwrites its model, on the cluster (even after that job was deleted) and locally alike. The same job again (a
+# restarted pod, HyperPod auto-resume, a resubmit of the same name) finds its own marker and resumes.
+OWNER_MARKER = ".llmft-job.json"
+JOB_ENV = "PLATFORM_JOB_NAME"
+
+
+def output_dirs(step_type: str, data: Mapping[str, Any]) -> list[str]:
+    """The directories the step of ``data`` writes (its schema's output fields)."""
+    return [str(data[k]) for k in STEPS[step_type].outputs if data.get(k)]
+
+
+def owner_of(directory: str | Path) -> tuple[str | None, Path | None]:
+    """(the job whose marker claims ``directory`` -- in it or a directory above it --, that marker), or (None, None)."""
+    path = Path(directory)
+    for where in (path, *path.parents):
+        marker = where / OWNER_MARKER
+        try:
+            if marker.is_file():
+                return json.loads(marker.read_text()).get("job"), marker
+        except (OSError, ValueError, AttributeError):
+            return None, None
+    return None, None
+
+
+def owner_problems(step_type: str, data: Mapping[str, Any], job: str, *, shown: Callable[[str], str] = str
+                   ) -> list[str]:
+    """One line per output directory of ``data`` that another job than ``job`` owns. ``shown`` maps a directory to
+    the name the user wrote (llmft run --local shows /fsx paths)."""
+    out = []
+    for directory in output_dirs(step_type, data):
+        owner, marker = owner_of(directory)
+        if owner and owner != job:
+            out.append(f"output {shown(directory)!r} belongs to job {owner!r} ({marker}): this job would resume its "
+                       f"checkpoints, log into its MLflow run and overwrite its results; give this job its own output "
+                       f"(or leave output out), or run {owner!r} itself to resume it")
+    return out
+
+
+def claim_outputs(step_type: str, data: Mapping[str, Any], job: str) -> None:
+    """Write ``job``'s marker into each output directory that has none (every rank may: same content, atomic)."""
+    import os
+
+    for directory in output_dirs(step_type, data):
+        path = Path(directory)
+        if (path / OWNER_MARKER).exists():
+            continue
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            tmp = path / f"{OWNER_MARKER}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps({"job": job, "type": step_type}) + "\n")
+            tmp.replace(path / OWNER_MARKER)
+        except OSError as exc:  # the step itself will say whether it can write there
+            print(f"llmp-{step_type}: could not mark {directory} as {job}'s ({exc})", file=sys.stderr)
+
+
+def guard_outputs(step_type: str, data: Mapping[str, Any], where: str) -> None:
+    """In a job (``PLATFORM_JOB_NAME`` set): refuse another job's outputs, then claim this job's."""
+    import os
+
+    job = os.environ.get(JOB_ENV)
+    if not job:
+        return
+    found = owner_problems(step_type, data, job)
+    if found:
+        raise StepConfigError(where, found)
+    claim_outputs(step_type, data, job)
+
+
 # --- entry points -------------------------------------------------------------------------------------------------
 
 
@@ -531,6 +603,8 @@ def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict
     try:
         data = load_yaml(args.config)
         check(step_type, data, where=args.config)
+        if not args.check:
+            guard_outputs(step_type, data, args.config)
         try:
             config = (check_build or build)(data) if args.check else build(data)
         except (ValueError, TypeError, ArithmeticError) as exc:
