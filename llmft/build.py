@@ -186,13 +186,14 @@ class Plan:
     allowed: tuple[NodeKind, ...] = ()        # the kinds that can hold the whole job: Kueue picks one of them
     step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
+    gpus_per_node: int = 0                    # as resolved (a step that is not distributed: 1)
 
     @property
     def gpus(self) -> int:
         """GPUs the job holds at its largest."""
         if not self.kinds:
             return 0
-        return self.spec.node_range[1] * (self.spec.gpus_per_node or self.kinds[0].spec.gpus)
+        return self.spec.node_range[1] * (self.gpus_per_node or self.spec.gpus_per_node or self.kinds[0].spec.gpus)
 
     def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
         """(where, pod spec) of every pod template in the manifests."""
@@ -364,7 +365,8 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
     Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
     Raises BuildError with the fix."""
     r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
-    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step)
+    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
+                gpus_per_node=r.gpus_per_node)
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
     custom_command: list[str] | None = None
     if spec.uses_gpus:

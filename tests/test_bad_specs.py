@@ -388,13 +388,20 @@ def test_missing_spec_names_an_example_that_exists(tmp_path: Path) -> None:
 
 
 # ---- 7. a step that is not distributed gets one process ------------------------------------------------------------
-def test_evaluate_renders_one_process_on_one_gpu() -> None:
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_evaluate_renders_one_process_on_one_gpu(env: str) -> None:
+    """prod's GPU nodes have 8 GPUs: the evaluation still gets one, and one process (not 8 identical runs)."""
+    config = load_config(env)
     data = {k: v for k, v in EVAL.items() if k not in ("gpus_per_node",)}
-    plan = build(parse_spec(data), config=CONFIG, team=CONFIG.kubernetes.team("ml-research"),
-                 values=PlatformValues.placeholders(CONFIG), image="x.invalid/sft:1")
+    data["team"] = "hyperpod-platform" if env == "prod" else "ml-research"
+    data["tier"] = "development"
+    spec = parse_spec(data)
+    plan = build(spec, config=config, team=config.kubernetes.team(data["team"]),
+                 values=PlatformValues.placeholders(config), image="x.invalid/sft:1")
     job = plan.manifests[-1]
-    text = json.dumps(job)
-    assert '"nproc_per_node": "1"' in text.replace(" ", "") or '"nprocPerNode": "1"' in text, text[:2000]
+    assert job["spec"]["nprocPerNode"] == "1", json.dumps(job)[:1500]
+    template = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert template["resources"]["limits"]["nvidia.com/gpu"] in (1, "1")
     assert plan.gpus == 1
 
 
