@@ -139,9 +139,18 @@ def check_settings(spec: JobSpec) -> list[str]:
             out.append(f"settings.{key}: true makes the step ignore the GPUs the job holds; remove it (`llmft run "
                        f"--local` adapts the spec for a CPU by itself and says so)")
     if spec.type == "sft" and spec.tier == "production":
-        if spec.settings.get("save_strategy") == "no":
+        s = spec.settings
+        if s.get("save_strategy") == "no":
             out.append("settings.save_strategy: no in a production job: HyperPod auto-resume restarts a failed job "
                        "from its newest checkpoint, so without checkpoints it restarts from zero; use steps")
+        elif s.get("save_strategy", "steps") == "steps" and not (isinstance(s.get("max_steps"), int)
+                                                                 and s.get("max_steps", -1) > 0):
+            save = s.get("save_steps", 500)  # TrainingArguments' default
+            if isinstance(save, (int, float)) and save >= 1:
+                out.append(f"settings.save_steps: {save}{' (the default)' if 'save_steps' not in s else ''} steps in "
+                           f"a production job that trains by epochs: its total steps depend on the data, and a run "
+                           f"shorter than that writes no checkpoint, so HyperPod auto-resume restarts it from zero; "
+                           f"give save_steps as a fraction of the run (e.g. 0.1: every 10%), or set max_steps")
     return out
 
 

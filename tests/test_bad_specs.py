@@ -89,6 +89,12 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
                                      "team": "hyperpod-platform"},
      r"settings.save_steps: 100 is more than max_steps 50, so the run writes no checkpoint and a restarted pod "
      r"starts from zero; use save_steps <= 50", True),
+    ("2 production save_steps of an epoch-based run", {**SFT, "tier": "production", "team": "hyperpod-platform"},
+     r"settings.save_steps: 100 steps in a production job that trains by epochs: .*restarts it from zero; give "
+     r"save_steps as a fraction of the run \(e.g. 0.1: every 10%\), or set max_steps", False),
+    ("2 production save_steps default", {**SFT, "tier": "production", "team": "hyperpod-platform",
+                                          "settings": {"num_train_epochs": 1}},
+     r"settings.save_steps: 500 \(the default\) steps in a production job", False),
     ("2 evaluate max_samples -10", evaluate(max_samples=-10),
      r"settings.max_samples: -10 is out of range: use a value >= 1 \(test examples to score", True),
     ("2 prepare-data max_samples -10", {**PREPARE, "settings": {**PREPARE.get("settings", {}), "max_samples": -10}},
@@ -431,3 +437,12 @@ def test_the_specs_copies_of_platform_constants_are_the_platforms() -> None:
 
     assert spec.MIN_TOKEN_AUTH_RAY == MIN_TOKEN_AUTH_RAY
     assert MLFLOW_CREDENTIALS_SECRET in spec.PLATFORM_SECRETS
+
+
+@pytest.mark.parametrize("settings", [{"save_steps": 0.1}, {"max_steps": 200, "save_steps": 50}])
+def test_a_production_sft_that_checkpoints_passes(tmp_path: Path, settings: dict) -> None:
+    """The production rule leaves the two ways to be sure of checkpoints: a fraction of the run, or a fixed length."""
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump({**sft(**settings), "tier": "production", "team": "hyperpod-platform"}))
+    code, err = _render(path)
+    assert code == 0, err
