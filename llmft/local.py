@@ -170,3 +170,7 @@ def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None =
               f"training package and its dependencies (e.g. the sft image's, or .train-venv/bin/python)",
               file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. E2BIG: an environment larger than the kernel starts a process with
+        print(f"llmft: could not start the step ({exc}); the environment of this shell and the spec's env together "
+              f"may be too large (`env | wc -c`)", file=sys.stderr)
+        return 1
