@@ -4,7 +4,15 @@ Same preflight, same step file (the ConfigMap's `step.yaml`), same entry point a
 the pod's container; only the team's FSx tree is a local directory (`--fsx DIR`, default `./fsx`): every path under
 `/fsx` in the step file and the environment is rewritten to it. Steps that run under torchrun in their PyTorchJob
 (sft, evaluate) run under `python -m torch.distributed.run --standalone` with `--nproc` processes (default: the
-GPUs `nvidia-smi` lists, else 1; on CPU, PyTorch uses gloo). GRPO runs its `--check` only: VeRL needs GPUs.
+GPUs `nvidia-smi` lists, else 1; on CPU, PyTorch uses gloo); evaluate, which is not distributed, is one process.
+GRPO runs its `--check` only: VeRL needs GPUs.
+
+Before the step runs: the outputs must not be another job's (the step's own ownership markers, checked here first,
+llm_platform.steps.owner_problems), and the step's full `--check` runs with `--python` (the training stack is
+installed there: what llmft's pure-Python check cannot see, transformers' own rules or a local source's columns);
+a refusal stops there with the step's message. On a machine without GPUs the local step file is adapted
+(:data:`CPU_ADAPTATIONS`: bf16/fp16 off, use_cpu on, no FSDP) and the run says what it changed; the spec and its
+cluster job keep their settings.
 
 What the pod gets from the cluster instead of the spec -- the MLflow tracking URI and the team's MLflow user
 (ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
@@ -14,7 +22,6 @@ What the pod gets from the cluster instead of the spec -- the MLflow tracking UR
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
