@@ -206,3 +206,20 @@ def test_a_step_refuses_another_jobs_outputs_and_claims_its_own(tmp_path, monkey
         err = capsys.readouterr().err
         assert f"output '{data['local_dir']}' belongs to job 'first'" in err and "Traceback" not in err, err
     assert download_model.main(["--config", str(path), "--check"]) == 0  # --check writes and refuses nothing
+
+
+def test_grpo_refuses_another_jobs_checkpoints(tmp_path, monkeypatch, capsys) -> None:
+    """The RayJob runs `llmp-grpo <overrides>` (no step file): the guard reads trainer.default_local_dir."""
+    from llm_platform.grpo_config import GrpoParameters
+
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / steps.OWNER_MARKER).write_text(json.dumps({"job": "first"}))
+    params = GrpoParameters(model_path="/fsx/models/m", train_files="/fsx/datasets/g/train.parquet",
+                            val_files="/fsx/datasets/g/test.parquet", checkpoint_dir="/fsx/checkpoints/x", nodes=1,
+                            gpus_per_node=8)
+    overrides = [o for o in params.overrides() if not o.startswith("trainer.default_local_dir=")]
+    monkeypatch.setenv(steps.JOB_ENV, "second")
+    monkeypatch.setattr(grpo, "run", lambda cfg: pytest.fail("training started"))
+    assert grpo.main([*overrides, f"trainer.default_local_dir={ckpt}"]) == 1
+    assert f"output '{ckpt}' belongs to job 'first'" in capsys.readouterr().err
