@@ -54,12 +54,37 @@ class BuildError(ValueError):
     """The spec cannot become a job in this environment; the message says why and what to change."""
 
 
+class SizeError(BuildError):
+    """A rendered object over a Kubernetes size limit."""
+
+    check = "size"
+
+
 class StepProblems(BuildError):
     """The step file built from the spec would be refused by its step (llm_platform.steps); one line a field."""
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
+
+
+# The API server refuses an object over 1 MiB (etcd's request limit, 1.5 MiB, less its overhead: Kubernetes documents
+# 1 MiB for ConfigMaps); the step ConfigMap's metadata takes a few hundred bytes of it.
+CONFIG_MAP_LIMIT = 1024 * 1024
+OUTPUTS_ANNOTATION = "llmft/outputs"
+
+
+def outputs_of(plan: Plan) -> list[str]:
+    """The directories ``plan``'s job writes (the step contract's outputs; custom jobs: the spec's output)."""
+    if plan.spec.type not in step_contract.STEPS:
+        return [plan.step["output_dir"]]
+    return [o for o in step_contract.paths(plan.spec.type, plan.step)[1] if o] or []
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether directory ``a`` is ``b``, inside it or around it."""
+    a, b = a.rstrip("/"), b.rstrip("/")
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
 def default_image_name(spec: JobSpec) -> str:
@@ -161,13 +186,14 @@ class Plan:
     allowed: tuple[NodeKind, ...] = ()        # the kinds that can hold the whole job: Kueue picks one of them
     step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
+    gpus_per_node: int = 0                    # as resolved (a step that is not distributed: 1)
 
     @property
     def gpus(self) -> int:
         """GPUs the job holds at its largest."""
         if not self.kinds:
             return 0
-        return self.spec.node_range[1] * (self.spec.gpus_per_node or self.kinds[0].spec.gpus)
+        return self.spec.node_range[1] * (self.gpus_per_node or self.spec.gpus_per_node or self.kinds[0].spec.gpus)
 
     def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
         """(where, pod spec) of every pod template in the manifests."""
@@ -240,7 +266,7 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
-            queue: str | None, secret_env: dict[str, Any] | None = None) -> None:
+            queue: str | None, secret_env: dict[str, Any] | None = None, job_name: str | None = None) -> None:
     """Image, step-config volume, optional command, Secret-backed variables, labels."""
     manifest["metadata"].setdefault("labels", {}).update(MANAGED_BY)
     if queue:
@@ -255,6 +281,10 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
             if command is not None:
                 container.pop("args", None)
                 container["command"] = list(command)
+            if job_name is not None:  # the step marks its outputs as this job's (llm_platform.steps.guard_outputs)
+                env = container.setdefault("env", [])
+                if not any(e.get("name") == step_contract.JOB_ENV for e in env):
+                    env.append({"name": step_contract.JOB_ENV, "value": job_name})
             for name, ref in (secret_env or {}).items():
                 container.setdefault("env", []).append(
                     {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}})
@@ -319,7 +349,10 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
         raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
                          f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
                          f"EC2, so lower nodes/max_nodes or pick another instance_type")
-    gpus_per_node = spec.gpus_per_node or kinds[0].spec.gpus
+    step_type = step_contract.STEPS.get(spec.type)
+    # a step that is not distributed (evaluate) is one process on one GPU, whatever the node has
+    gpus_per_node = spec.gpus_per_node or (1 if step_type and not step_type.distributed and spec.type != "grpo"
+                                           else kinds[0].spec.gpus)
     step, problems = step_file(spec, team, gpus_per_node=gpus_per_node)
     if problems:
         raise StepProblems(problems)
@@ -334,7 +367,8 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
     Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
     Raises BuildError with the fix."""
     r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
-    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step)
+    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
+                gpus_per_node=r.gpus_per_node)
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
     custom_command: list[str] | None = None
     if spec.uses_gpus:
@@ -357,9 +391,13 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                 from k8s_charts.pytorch_job import ElasticPyTorchJob
 
                 module = MODULE.get(spec.type)
+                step_type = step_contract.STEPS.get(spec.type)
+                single = step_type is not None and not step_type.distributed  # one process, one GPU
                 ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
                                   entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
-                                  min_nodes=low, max_nodes=high, gpus_per_node=spec.gpus_per_node, cpu=spec.cpu,
+                                  min_nodes=low, max_nodes=high,
+                                  gpus_per_node=r.gpus_per_node if single else spec.gpus_per_node,
+                                  procs_per_node=1 if single else None, cpu=spec.cpu,
                                   memory_gib=spec.memory_gib, **common)
                 if spec.type == "custom" and spec.custom:
                     custom_command = list(spec.custom.command)
@@ -380,14 +418,26 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
 
     job = [m for m in chart.to_json()]
     # Immutable: a job's step file never changes under it (a new step file is a new job, llmft.cluster.create_job).
+    step_text = yaml.safe_dump(r.step, sort_keys=False)
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": f"{spec.name}-step", "namespace": team.namespace,
                                "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY}},
                   "immutable": True,
-                  "data": {"step.yaml": yaml.safe_dump(r.step, sort_keys=False)}}
+                  "data": {"step.yaml": step_text}}
+    outputs = outputs_of(plan)
+    if outputs:  # what this job writes, so that preflight can refuse another job writing there (llmft.preflight)
+        import json
+
+        config_map["metadata"]["annotations"] = {OUTPUTS_ANNOTATION: json.dumps(outputs)}
+    size = len(yaml.safe_dump(config_map).encode())
+    if size > CONFIG_MAP_LIMIT:
+        raise SizeError(f"the step file is {size} bytes as its ConfigMap {spec.name}-step, more than the "
+                        f"{CONFIG_MAP_LIMIT // 1024} KiB Kubernetes stores in one object; the settings are far too "
+                        f"large for settings: put data in files under /fsx and pass their paths")
     for manifest in job:
         _finish(manifest, image=r.image, config_map=config_map["metadata"]["name"], command=custom_command,
-                queue=r.queue, secret_env=spec.secret_env)
+                queue=r.queue, secret_env=spec.secret_env,
+                job_name=spec.name if spec.type in step_contract.STEPS else None)
     plan.manifests = [config_map, *job]
     return plan
 

@@ -6,7 +6,8 @@
     llmft status NAME | logs NAME [-f] | cancel NAME | list
 
 Common options: --env (default $LLMFT_ENV, else dev) picks config/<env>.yaml; --team overrides the spec's team
-(default: the kube context's namespace). Exit codes: 0 ok, 1 refused by preflight or invalid spec, 2 cluster error.
+(default: the kube context's namespace). Exit codes: 0 ok, 1 refused by preflight or invalid spec (or an error llmft
+did not foresee: one line, LLMFT_DEBUG=1 for the traceback), 2 cluster error.
 """
 
 from __future__ import annotations
@@ -236,9 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"llmft: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        if type(exc).__name__ != "ConfigError":  # config._base.ConfigError, not imported up front (see above)
+        if type(exc).__name__ == "ConfigError":  # config._base.ConfigError, not imported up front (see above)
+            print(f"llmft: {exc}", file=sys.stderr)
+            return 1
+        if os.environ.get("LLMFT_DEBUG"):
             raise
-        print(f"llmft: {exc}", file=sys.stderr)
+        # a spec must never meet a traceback: what llmft did not foresee is still one line, and a bug to report
+        print(f"llmft: could not process {getattr(args, 'spec', None) or args.command}: {type(exc).__name__}: {exc}. "
+              f"This is a bug in llmft, not in your spec's rules; please report it with the spec (LLMFT_DEBUG=1 shows "
+              f"the traceback)", file=sys.stderr)
         return 1
 
 

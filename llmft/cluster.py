@@ -109,6 +109,22 @@ class Cluster:
             raise
         return f"{created['kind'].lower()}/{name} created\nconfigmap/{config_map['metadata']['name']} created\n"
 
+    def job_outputs(self, namespace: str) -> dict[str, list[str]]:
+        """{job name: the directories it writes} of the namespace's llmft jobs (annotation ``llmft/outputs`` of
+        their step ConfigMaps)."""
+        data = self.get_json("configmap", "-n", namespace, "-l", "app.kubernetes.io/managed-by=llmft")
+        out: dict[str, list[str]] = {}
+        for item in data.get("items", []):
+            meta = item.get("metadata", {})
+            raw = (meta.get("annotations") or {}).get("llmft/outputs")
+            job = (meta.get("labels") or {}).get("app.kubernetes.io/name")
+            if raw and job:
+                try:
+                    out[job] = [str(p) for p in json.loads(raw)]
+                except ValueError:
+                    continue
+        return out
+
     def exists(self, kind: str, name: str, namespace: str) -> bool:
         return self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name",
                         check=False).stdout.strip() != ""

@@ -4,7 +4,15 @@ Same preflight, same step file (the ConfigMap's `step.yaml`), same entry point a
 the pod's container; only the team's FSx tree is a local directory (`--fsx DIR`, default `./fsx`): every path under
 `/fsx` in the step file and the environment is rewritten to it. Steps that run under torchrun in their PyTorchJob
 (sft, evaluate) run under `python -m torch.distributed.run --standalone` with `--nproc` processes (default: the
-GPUs `nvidia-smi` lists, else 1; on CPU, PyTorch uses gloo). GRPO runs its `--check` only: VeRL needs GPUs.
+GPUs `nvidia-smi` lists, else 1; on CPU, PyTorch uses gloo); evaluate, which is not distributed, is one process.
+GRPO runs its `--check` only: VeRL needs GPUs.
+
+Before the step runs: the outputs must not be another job's (the step's own ownership markers, checked here first,
+llm_platform.steps.owner_problems), and the step's full `--check` runs with `--python` (the training stack is
+installed there: what llmft's pure-Python check cannot see, transformers' own rules or a local source's columns);
+a refusal stops there with the step's message. On a machine without GPUs the local step file is adapted
+(:data:`CPU_ADAPTATIONS`: bf16/fp16 off, use_cpu on, no FSDP) and the run says what it changed; the spec and its
+cluster job keep their settings.
 
 What the pod gets from the cluster instead of the spec -- the MLflow tracking URI and the team's MLflow user
 (ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
@@ -63,6 +71,44 @@ def local_devices() -> int:
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
+# What a step needs on a machine without GPUs, and why (`llmft run --local` applies it and says so; the spec and its
+# cluster job keep their settings, and preflight refuses use_cpu in a spec).
+CPU_ADAPTATIONS: dict[str, dict[str, Any]] = {
+    "sft": {"bf16": False, "fp16": False, "use_cpu": True, "fsdp": None, "fsdp_config": None},
+    "evaluate": {"bf16": False},
+}
+
+
+def adapt_for_cpu(step_type: str, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(the step file for a CPU, what changed): mixed precision off (bf16/fp16 need a GPU), use_cpu on, no FSDP
+    sharding (one process)."""
+    out, changed = dict(data), []
+    for key, value in CPU_ADAPTATIONS.get(step_type, {}).items():
+        if value is None:
+            if out.pop(key, None) not in (None, False, "", {}):
+                changed.append(f"{key} removed")
+        elif key == "use_cpu":
+            if out.get(key) is not True:
+                out[key] = True
+                changed.append("use_cpu: true")
+        elif out.get(key):
+            out[key] = value
+            changed.append(f"{key}: {str(value).lower()}")
+    return out, changed
+
+
+def owner_problems(plan: Plan, fsx: Path) -> list[str]:
+    """The step's own ownership rule (llm_platform.steps.owner_problems: an output directory whose
+    ``.llmft-job.json`` names another job, in it or above it), checked before anything runs; the step writes the
+    marker itself when it starts (PLATFORM_JOB_NAME is in the pod environment), so re-running the same job resumes."""
+    fsx = fsx.resolve()
+
+    def shown(directory: str) -> str:
+        return TEAM_MOUNT_PATH + directory[len(str(fsx)):] if directory.startswith(str(fsx)) else directory
+
+    return step_contract.owner_problems(plan.spec.type, map_fsx(plan.step, fsx), plan.spec.name, shown=shown)
+
+
 def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool) -> list[str]:
     step = step_contract.STEPS[plan.spec.type]
     tail = ["-m", step.module, "--config", str(step_path)] + (["--check"] if check or step.type == "grpo" else [])
@@ -85,6 +131,12 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     # GRPO only runs its --check here, which reads no file, and GrpoParameters insists on /fsx paths (what every Ray
     # pod mounts): its step file keeps them.
     step_data = plan.step if plan.spec.type == "grpo" else map_fsx(plan.step, fsx)
+    devices = local_devices()
+    if devices == 0 and plan.spec.type in CPU_ADAPTATIONS:
+        step_data, changed = adapt_for_cpu(plan.spec.type, step_data)
+        if changed:
+            print(f"llmft: no GPU here: running {plan.spec.type} on the CPU with {', '.join(changed)} (the spec and "
+                  f"its cluster job keep their settings)", file=sys.stderr)
     step_path.write_text(yaml.safe_dump(step_data, sort_keys=False))
     env = dict(base_env if base_env is not None else os.environ)
     env.update(map_fsx(pod_environment(plan), fsx))
@@ -92,7 +144,6 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     if "MLFLOW_TRACKING_URI" not in env:
         env["MLFLOW_TRACKING_URI"] = (fsx / "mlruns").as_uri()
         env.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-    devices = local_devices()
     wanted = nproc or max(devices, 1)
     if plan.spec.gpus_per_node:
         wanted = min(wanted, plan.spec.gpus_per_node)
@@ -100,12 +151,33 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
 
 
 def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
+    problems = owner_problems(plan, fsx)
+    if problems:
+        print(f"llmft: {plan.spec.name} refused; nothing was run:\n" + "\n".join(f"  [FAIL] outputs: {p}"
+                                                                             for p in problems), file=sys.stderr)
+        return 1
     cmd, env, step_path = prepare(plan, fsx=fsx, python=python or sys.executable, nproc=nproc, check=check)
-    print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file {step_path}):\n"
-          f"  {' '.join(cmd)}", file=sys.stderr)
     try:
+        if "--check" not in cmd:
+            # the step's full check first (the code the pod runs before anything else, with the training stack
+            # installed here): a file it refuses fails in seconds with its message, never half-way
+            full = [python or sys.executable, "-m", step_contract.STEPS[plan.spec.type].module, "--config",
+                    str(step_path), "--check"]
+            checked = subprocess.run(full, env=env, check=False, capture_output=True, text=True)
+            if checked.returncode != 0:
+                print(f"llmft: the {plan.spec.type} step's own check refused {plan.spec.name}'s step file "
+                      f"({step_path}); nothing was run:\n{checked.stderr.strip() or checked.stdout.strip()}",
+                      file=sys.stderr)
+                return 1
+        print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file "
+              f"{step_path}):\n  {' '.join(cmd)}", file=sys.stderr)
         return subprocess.run(cmd, env=env, check=False).returncode
     except FileNotFoundError:
-        print(f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package and its "
-              f"dependencies (e.g. the sft image's, or .train-venv/bin/python)", file=sys.stderr)
+        print(f"llmft: {(python or sys.executable)} not found; pass --python with an interpreter that has the "
+              f"training package and its dependencies (e.g. the sft image's, or .train-venv/bin/python)",
+              file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. E2BIG: an environment larger than the kernel starts a process with
+        print(f"llmft: could not start the step ({exc}); the environment of this shell and the spec's env together "
+              f"may be too large (`env | wc -c`)", file=sys.stderr)
+        return 1

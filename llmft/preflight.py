@@ -6,8 +6,10 @@
 | tier       | a tier the team may not use (kubernetes.teams[].allowed_tiers)                                    |
 | priority   | a priority class the tier forbids                                                                |
 | paths      | model/dataset/output/settings paths outside the team's tree (/fsx), `..`, another mount           |
-| settings   | a step file its step would refuse (llm_platform.steps): unknown or mistyped settings, missing    |
-|            | inputs, an unpinned download revision; every problem at once, each with the field and the fix     |
+| settings   | a step file its step would refuse (llm_platform.steps.check, the code the pod runs first):       |
+|            | unknown or mistyped settings, missing inputs, values out of range (steps.LIMITS, with the reason),|
+|            | contradicting settings, outbound reporting, an unpinned revision; `use_cpu` (run --local adapts); |
+|            | every problem at once, each with the field and the fix                                            |
 | grpo       | VeRL settings VeRL would reject at start-up (GrpoParameters' own rules: batch sizes vs GPUs,     |
 |            | tensor parallel vs GPUs per node), checked with the step file                                    |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
@@ -16,7 +18,11 @@
 |            | checkpointing (llm_platform.memory, the model the step itself plans with); names the fix          |
 | fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
 | quota      | more GPUs than the team's quota (config), or than is left of it now (cluster, when reachable)     |
-| image      | an ECR image tag that does not exist (when AWS is reachable)                                      |
+| image      | a built-in step in an image that is not the environment's repository for its type; an ECR image  |
+|            | tag that does not exist (when AWS is reachable)                                                   |
+| size       | a step ConfigMap over the 1 MiB Kubernetes stores in one object                                   |
+| outputs    | (cluster) an output directory another job of the namespace writes (annotation llmft/outputs);     |
+|            | `llmft run --local` and the step itself: the `.llmft-job.json` marker of another job              |
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of, why_not
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import PlatformValues
+from llm_platform.steps import odd_characters
 from llmft.build import BuildError, Plan, StepProblems, build
 from llmft.cluster import Cluster, ClusterError
 from llmft.spec import JobSpec
@@ -61,11 +68,18 @@ class Result:
         return "\n".join(f"  [{c.status:>4}] {c.name}: {c.message}" for c in self.checks)
 
 
-def _path_problem(field_name: str, value: str) -> str | None:
+STUDIO_TEAMS_ROOT = "/teams"   # Studio spaces mount the team's tree at /teams/<team> (k8s_charts/team_storage.py)
+
+
+def _path_problem(field_name: str, value: str, team: str | None = None) -> str | None:
     """Why ``value`` is not a path inside the team's tree, or None (also None for non-paths such as HF ids)."""
     if not value.startswith("/"):
         return None
     normal = posixpath.normpath(value)
+    studio = f"{STUDIO_TEAMS_ROOT}/{team}" if team else None
+    if studio and ".." not in value.split("/") and (normal == studio or normal.startswith(studio + "/")):
+        return (f"{field_name} {value!r} is your team's directory as your Studio space mounts it; a job's pods "
+                f"mount the same tree at {TEAM_MOUNT_PATH}: write {TEAM_MOUNT_PATH + normal[len(studio):]!r}")
     if ".." in value.split("/") or not (normal == TEAM_MOUNT_PATH or normal.startswith(TEAM_MOUNT_PATH + "/")):
         return (f"{field_name} {value!r} is outside the team's directory; jobs see only their team's tree at "
                 f"{TEAM_MOUNT_PATH} (e.g. {TEAM_MOUNT_PATH}/datasets/..., {TEAM_MOUNT_PATH}/models/...)")
@@ -82,23 +96,80 @@ def _walk_strings(prefix: str, value: Any) -> list[tuple[str, str]]:
     return []
 
 
-def check_paths(spec: JobSpec) -> list[str]:
+def check_paths(spec: JobSpec, team: str | None = None) -> list[str]:
     problems = []
     fields = [("model", spec.model), ("dataset", spec.dataset), ("output", spec.output)]
     fields += _walk_strings("settings", spec.settings) + _walk_strings("grpo", spec.grpo)
     for name, value in fields:
         if value is None:
             continue
-        problem = _path_problem(name, value)
+        problem = _path_problem(name, value, team)
         if problem:
-            problems.append(problem)
+            problems.append(problem + odd_characters(value))
     if spec.type in ("sft", "evaluate", "grpo"):
         for name, value in (("model", spec.model), ("dataset", spec.dataset)):
             if value and not value.startswith("/"):
                 step = "download-model" if name == "model" else "prepare-data"
                 problems.append(f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
                                 f"fetch it first with a {step} job and point {name} at {TEAM_MOUNT_PATH}/...")
+    # a step input given in settings (evaluate's base_model_path, prepare-data's tokenizer_path) is pinned like model:
+    # a file under /fsx that a download-model job wrote at a pinned commit, never a Hub id fetched at run time
+    from llm_platform.steps import STEPS
+
+    step = STEPS.get(spec.type)
+    for key in step.inputs if step else ():
+        value = spec.settings.get(key)
+        if isinstance(value, str) and value and not value.startswith("/"):
+            problems.append(f"settings.{key} {value!r} is not a path; the step would fetch it from the Hugging Face "
+                            f"Hub at run time, unpinned: download it with a download-model job (pinned revision) and "
+                            f"point settings.{key} at {TEAM_MOUNT_PATH}/models/...")
     return problems
+
+
+# Settings a spec may not give: what makes a GPU job run on the CPU. `llmft run --local` adapts a spec for a machine
+# without GPUs itself (llmft/local.py); on the cluster the job would hold its GPUs and not use them.
+CPU_ONLY_SETTINGS = ("use_cpu", "no_cuda")
+
+
+def check_settings(spec: JobSpec) -> list[str]:
+    """Rules of the settings that depend on the job, not only on the step (the step's own are llm_platform.steps)."""
+    out = []
+    for key in CPU_ONLY_SETTINGS:
+        if spec.settings.get(key):
+            out.append(f"settings.{key}: true makes the step ignore the GPUs the job holds; remove it (`llmft run "
+                       f"--local` adapts the spec for a CPU by itself and says so)")
+    if spec.type == "sft" and spec.tier == "production":
+        s = spec.settings
+        if s.get("save_strategy") == "no":
+            out.append("settings.save_strategy: no in a production job: HyperPod auto-resume restarts a failed job "
+                       "from its newest checkpoint, so without checkpoints it restarts from zero; use steps")
+        elif s.get("save_strategy", "steps") == "steps" and not (isinstance(s.get("max_steps"), int)
+                                                                 and s.get("max_steps", -1) > 0):
+            save = s.get("save_steps", 500)  # TrainingArguments' default
+            if isinstance(save, (int, float)) and save >= 1:
+                out.append(f"settings.save_steps: {save}{' (the default)' if 'save_steps' not in s else ''} steps in "
+                           f"a production job that trains by epochs: its total steps depend on the data, and a run "
+                           f"shorter than that writes no checkpoint, so HyperPod auto-resume restarts it from zero; "
+                           f"give save_steps as a fraction of the run (e.g. 0.1: every 10%), or set max_steps")
+    return out
+
+
+def check_image_is_platform(spec: JobSpec, config: EnvironmentConfig) -> str | None:
+    """The built-in steps (every type but custom) run the platform's images: the spec may pin another build of the
+    type's image (a tag or digest of the environment's repository), never another repository or registry."""
+    if spec.type == "custom" or not spec.image:
+        return None
+    from k8s_charts.images import registry, repository_name
+    from llmft.build import default_image_name
+
+    repository = f"{registry(config)}/{repository_name(config, default_image_name(spec))}"
+    given = spec.image.split("@", 1)[0]
+    given = given.rsplit(":", 1)[0] if ":" in given.rsplit("/", 1)[-1] else given
+    if given != repository:
+        return (f"image {spec.image!r}: type {spec.type} runs the platform's {default_image_name(spec)} image "
+                f"({repository}:<tag>), which has the training package and nothing else; leave image out, or use "
+                f"type custom to run your own image")
+    return None
 
 
 def check_image(image: str) -> Check:
@@ -137,7 +208,7 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     try:
         team = config.kubernetes.team(team_name)
     except ValueError as exc:
-        result.add("team", "FAIL", f"{exc}; set team in the spec")
+        result.add("team", "FAIL", f"{exc}{odd_characters(team_name)}; set team in the spec")
         return result
     result.team = team
     result.add("team", "ok", f"{team.name} (namespace {team.namespace})")
@@ -153,14 +224,20 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
             tier_named(spec.tier).priority_class_for(spec.priority_class)
         except ValueError as exc:
             result.add("priority", "FAIL", str(exc))
-    path_problems = check_paths(spec)
+    path_problems = check_paths(spec, team.name)
     for problem in path_problems:
         result.add("paths", "FAIL", problem)
     if not path_problems:
         result.add("paths", "ok", f"inside {TEAM_MOUNT_PATH} (the team's tree)")
-    if not result.ok:
-        return result
+    foreign = check_image_is_platform(spec, config)
+    if foreign:
+        result.add("image", "FAIL", foreign)
+    for problem in check_settings(spec):
+        result.add("settings", "FAIL", problem)
+    if spec.tier not in team.allowed_tiers:
+        return result  # nothing below means anything for a tier the team cannot use
 
+    # every problem at once: the step file and the placement are checked even when a rule above failed
     try:
         plan = build(spec, config=config, team=team, values=values, image=image)
     except StepProblems as exc:
@@ -168,9 +245,15 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
             result.add("grpo" if spec.type == "grpo" else "settings", "FAIL", problem)
         return result
     except BuildError as exc:
-        result.add("placement", "FAIL", str(exc))
+        if str(exc) not in [c.message for c in result.failures()]:  # e.g. the priority class, reported above
+            result.add(getattr(exc, "check", "placement"), "FAIL", str(exc))
+        return result
+    if not result.ok:
         return result
     result.plan = plan
+    if cluster is not None:
+        for problem in check_ownership(plan, cluster):
+            result.add("outputs", "FAIL", problem)
     if plan.kinds:
         where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
@@ -213,3 +296,29 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     if check_registry:
         result.checks.append(check_image(image))
     return result
+
+
+def check_ownership(plan: Plan, cluster: Cluster) -> list[str]:
+    """A job's outputs are its own: refused when another llmft job of the namespace (its step ConfigMap, annotation
+    ``llmft/outputs``) writes the same directory, one inside it or one around it. A job of the same name is refused
+    by the cluster itself (llmft.cluster.create_job: never two jobs of one name)."""
+    from llmft.build import OUTPUTS_ANNOTATION, outputs_of, overlaps
+
+    mine = outputs_of(plan)
+    try:
+        others = cluster.job_outputs(plan.team.namespace)
+    except ClusterError as exc:
+        return [] if "not found" in str(exc) else [f"the outputs of the namespace's jobs could not be read ({exc}); "
+                                                   f"retry, or check your kube context"]
+    out = []
+    for job, paths in sorted(others.items()):
+        if job == plan.spec.name:
+            continue
+        clash = [(m, o) for m in mine for o in paths if overlaps(m, o)]
+        if clash:
+            m, o = clash[0]
+            out.append(f"output {m!r} belongs to job {job!r} (it writes {o!r}, ConfigMap annotation "
+                       f"{OUTPUTS_ANNOTATION}): a second job there would resume its checkpoints, log into its MLflow "
+                       f"run and overwrite its model; give this job its own output, or resubmit {job!r} itself to "
+                       f"resume it")
+    return out

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from config._base import ConfigError, ConfigModel
 from config.kubernetes import TIERS, Tier
 from config.strict_yaml import load_yaml
+from llm_platform.steps import odd_characters
 
 JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"]
 JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom")
@@ -33,6 +34,18 @@ _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
 PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
 CPU_TYPES = ("download-model", "prepare-data")
+MIN_TOKEN_AUTH_RAY = (2, 52, 0)   # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
+# Secrets of the team's namespace that the platform fills and its pods read under fixed names (the team's MLflow user,
+# k8s_charts.values.MLFLOW_CREDENTIALS_SECRET): a spec may not copy them into a variable of its choosing.
+PLATFORM_SECRETS = frozenset({"mlflow-credentials"})
+# Sizes: one environment value may be at most 32 KiB and all of them 64 KiB (Linux refuses an exec whose single
+# string exceeds 128 KiB, MAX_ARG_STRLEN: E2BIG); a spec nests at most 32 levels (a deeper one is no job spec, and
+# Python's parsers recurse).
+MAX_ENV_VALUE = 32 * 1024
+MAX_ENV_TOTAL = 64 * 1024
+MAX_DEPTH = 32
+# Kubernetes expands $(VAR) in an env value (dependent environment variables); `$$(` is its escape.
+_K8S_INTERPOLATION = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_]*\)")
 MLFLOW_TYPES = ("sft", "evaluate", "grpo")
 
 
@@ -76,6 +89,20 @@ class CustomJob(ConfigModel):
     def _command(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v or not v[0].strip():
             raise ValueError("custom.command is empty; give the command to run, e.g. [python, -m, my_pkg.train]")
+        return v
+
+    @field_validator("ray_version")
+    @classmethod
+    def _ray_version(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", v)
+        if not match:
+            raise ValueError(f"custom.ray_version {v!r} is not a Ray version; give the image's Ray release, e.g. "
+                             f"2.55.1")
+        if tuple(int(p) for p in match.groups()) < MIN_TOKEN_AUTH_RAY:
+            raise ValueError(f"custom.ray_version: Ray {v} is older than 2.52.0, the first release with token "
+                             f"authentication, which every platform RayJob uses; use an image with Ray >= 2.52.0")
         return v
 
 
@@ -159,6 +186,29 @@ class JobSpec(ConfigModel):
         if fixed:
             raise ValueError(f"{info.field_name}: {', '.join(fixed)} are set by the platform (MLflow, the team's "
                              f"identity and storage, AWS credentials) and cannot be overridden; remove them")
+        if info.field_name == "secret_env":
+            taken = [f"{k} ({ref.secret})" for k, ref in v.items() if ref.secret in PLATFORM_SECRETS]
+            if taken:
+                raise ValueError(f"secret_env: {', '.join(taken)} reads a Secret the platform owns (the team's MLflow "
+                                 f"user, given to every pod as MLFLOW_TRACKING_USERNAME/PASSWORD only); it cannot be "
+                                 f"copied into another variable: remove it, or store your own Secret and name that")
+            return v
+        problems = []
+        for k, value in v.items():
+            if _K8S_INTERPOLATION.search(value):
+                problems.append(f"env.{k}: {value[:60]!r} contains {_K8S_INTERPOLATION.search(value).group(0)}, "
+                                f"which Kubernetes replaces with another variable's value; env values are literal: "
+                                f"write $$(...) for the text itself, or use secret_env for a Secret")
+            if len(value.encode()) > MAX_ENV_VALUE:
+                problems.append(f"env.{k}: {len(value.encode())} bytes, more than the {MAX_ENV_VALUE // 1024} KiB an "
+                                f"environment value may have (the kernel refuses to start a process whose single "
+                                f"string exceeds 128 KiB); put the data in a file under /fsx and pass its path")
+        total = sum(len(k) + len(x.encode()) + 2 for k, x in v.items())
+        if total > MAX_ENV_TOTAL:
+            problems.append(f"env: {total} bytes in all, more than {MAX_ENV_TOTAL // 1024} KiB; put large values in "
+                            f"files under /fsx and pass their paths")
+        if problems:
+            raise ValueError("\n  - ".join(problems))
         return v
 
     @field_validator("image")
@@ -200,6 +250,9 @@ class JobSpec(ConfigModel):
                      if getattr(self, f) is not None]
             if given:
                 out.append(f"type {t} is one CPU pod on the system nodes or the CPU pool; remove {', '.join(given)}")
+        if t == "evaluate" and ((self.gpus_per_node or 1) > 1 or self.node_range[1] > 1):
+            out.append("type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
+                       "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out")
         if self.experiment is not None and t not in MLFLOW_TYPES:
             out.append(f"experiment applies to sft, evaluate and grpo (the steps that log to MLflow); remove it "
                        f"(type is {t})")
@@ -254,18 +307,44 @@ class JobSpec(ConfigModel):
         return self.type in GPU_TYPES or self.type == "custom"
 
 
+def _model_at(loc: tuple[Any, ...]) -> type[ConfigModel]:
+    """The model whose keys are at ``loc`` (the spec, a secret_env entry, the custom section)."""
+    if len(loc) >= 3 and loc[0] == "secret_env":
+        return SecretKeyRef
+    if len(loc) >= 2 and loc[0] == "custom":
+        return CustomJob
+    return JobSpec
+
+
 def _format(err: dict[str, Any], source: str) -> str:
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
+    odd = odd_characters(loc) or (odd_characters(err["input"]) if isinstance(err.get("input"), str) else "")
     if err["type"] == "extra_forbidden":
-        return f"{loc}: unknown key; remove it or fix its spelling (known keys: {', '.join(JobSpec.model_fields)})"
+        known = ", ".join(_model_at(tuple(err["loc"])).model_fields)
+        return f"{loc}: unknown key{odd}; remove it or fix its spelling (known keys here: {known})"
     if err["type"] == "missing":
         return f"{loc}: required field is missing; add it to {source}"
     if err["type"] == "yaml_type":
         return f"{loc}: {msg}"
     if err["type"].startswith("value_error"):
-        return msg
-    return f"{loc}: {msg} (got {err['input']!r})"
+        return msg + odd
+    return f"{loc}: {msg} (got {err['input']!r}){odd}"
+
+
+def depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """Nesting depth of ``value`` (mappings and lists), counting no further than ``limit`` + 1, without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > limit:
+            return level
+        if isinstance(item, dict):
+            stack += [(v, level + 1) for v in item.values()]
+        elif isinstance(item, (list, tuple)):
+            stack += [(v, level + 1) for v in item]
+    return deepest
 
 
 def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
@@ -274,15 +353,79 @@ def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a job spec is a YAML mapping (name, tier, type, ...), got "
                           f"{type(data).__name__}")
+    if depth(data) > MAX_DEPTH:
+        raise ConfigError(f"invalid job spec {source}: nested more than {MAX_DEPTH} levels deep; a job spec's "
+                          f"settings are a few levels of mappings and lists")
     try:
         return JobSpec.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid job spec {source}:\n  - " + "\n  - ".join(_format(e, source)
-                                                                             for e in exc.errors())) from None
+        lines = [_format(e, source) for e in exc.errors()]
+        if not any(e["loc"] == () for e in exc.errors()):
+            lines += _shape_problems(data, exc.errors(), lines)  # every problem at once: the whole-spec rules too
+        raise ConfigError(f"invalid job spec {source}:\n  - " + "\n  - ".join(lines)) from None
+
+
+def _shape_problems(data: dict[str, Any], errors: list[dict[str, Any]], already: list[str]) -> list[str]:
+    """The whole-spec rules (JobSpec.problems) of a spec whose fields did not all validate: checked on the fields that
+    did, so a typo does not hide the rest."""
+    bad = {e["loc"][0] for e in errors if e["loc"]}
+    if "type" in bad:
+        return []  # the rules are the type's
+    stand_in = {"name": "x", "tier": "research"}  # the rules do not read them
+    reduced = {k: (stand_in[k] if k in bad and k in stand_in else v) for k, v in data.items()
+               if k not in bad or k in stand_in}
+    try:
+        JobSpec.model_validate(reduced)
+    except ValidationError as exc:
+        found = [line for e in exc.errors() if not e["loc"]
+                 for line in e["msg"].removeprefix("Value error, ").split("\n  - ")]
+        return [p for p in found if p not in already]
+    except Exception:  # noqa: BLE001 - the field errors are reported already
+        return []
+    return []
+
+
+def merge_keys(text: bytes | str) -> list[str]:
+    """Lines with a YAML merge key (``<<: *anchor``), which override values without a duplicate-key error."""
+    import yaml
+
+    if b"<<" not in (text.encode() if isinstance(text, str) else text):
+        return []
+    found: list[str] = []
+    try:
+        stack = [yaml.compose(text, Loader=yaml.SafeLoader)]
+    except (yaml.YAMLError, RecursionError):
+        return []  # the loader reports it
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.tag == "tag:yaml.org,2002:merge":
+                    found.append(f"line {key.start_mark.line + 1}")
+                stack += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return sorted(set(found))
 
 
 def load_spec(path: str | Path) -> JobSpec:
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"job spec {path} does not exist; pass a YAML file such as examples/jobs/sft-medical.yaml")
-    return parse_spec(load_yaml(path.read_bytes(), source=str(path)), source=str(path))
+        examples = sorted(p.name for p in (Path(__file__).resolve().parents[1] / "examples" / "jobs").glob("*.yaml"))
+        example = next((n for n in examples if "sft" in n), "04-sft-medical.yaml")
+        raise ConfigError(f"job spec {path} does not exist; pass a YAML file such as examples/jobs/{example}")
+    raw = path.read_bytes()
+    try:
+        data = load_yaml(raw, source=str(path))
+    except RecursionError:
+        raise ConfigError(f"invalid job spec {path}: nested too deeply to read; a job spec nests at most "
+                          f"{MAX_DEPTH} levels") from None
+    merges = merge_keys(raw)
+    if merges:
+        raise ConfigError(f"invalid job spec {path}: YAML merge keys (<<) at {', '.join(merges)} override values "
+                          f"silently, past the duplicate-key check; write the settings out")
+    return parse_spec(data, source=str(path))

@@ -89,7 +89,8 @@ def _check_all(step_files: list[tuple[str, Path]]) -> list[dict]:
         "print(json.dumps(out))\n")
     proc = subprocess.run([str(TRAIN_PYTHON), "-c", runner, json.dumps([(t, str(p)) for t, p in step_files])],
                           capture_output=True, text=True, timeout=300, check=False,
-                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                               "PYTHONPATH": str(ROOT / "training")})  # this checkout's package
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
 

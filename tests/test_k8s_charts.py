@@ -564,9 +564,9 @@ def test_pytorch_job_bad_input(overrides: dict, message: str) -> None:
 
 @pytest.mark.parametrize("overrides,message", [
     ({"tensor_parallel_size": 3}, r"tensor_parallel_size 3 must divide gpus_per_node 8"),
-    ({"rollout_n": 1}, r"rollout_n 1 must be at least 2"),
+    ({"rollout_n": 1}, r"rollout_n: 1 is out of range: use a value >= 2"),
     ({"model_path": "/data/m"}, r"model_path '/data/m' is not on the FSx mount"),
-    ({"nodes": 0}, r"nodes 0 and gpus_per_node 8 must be at least 1"),
+    ({"nodes": 0}, r"nodes: 0 is out of range: use a value >= 1"),
     ({"ppo_mini_batch_size": 100}, r"ppo_mini_batch_size 100 must divide train_batch_size 256"),
 ])
 def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:

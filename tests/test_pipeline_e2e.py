@@ -8,7 +8,8 @@ the team's own MLflow user. What changes against the shipped specs is only what 
 
 * the base model is a tiny Llama made here and saved where the download step puts it (the Hub is unreachable;
   the download step keeps its own tests), and the sources are small local samples in the source's format;
-* SFT settings for a few CPU steps (``use_cpu``, no bf16, ``max_steps``), 2 processes over gloo;
+* SFT settings for a few CPU steps (``max_steps``, short sequences; `llmft run --local` itself turns bf16 off and
+  use_cpu on, as it does for any spec on a machine without GPUs), 2 processes over gloo;
 * evaluation of a few samples with short generations; GRPO runs its ``--check`` (VeRL needs GPUs).
 
 Asserted: the registered model version and its source run, loss going down, MFU logged, the ROUGE scores in the
@@ -37,11 +38,11 @@ EXAMPLES = ROOT / "examples" / "jobs"
 TEAM = "ml-research"
 TINY = ROOT / "training" / "tests"
 
-SFT_ON_CPU = {"use_cpu": True, "bf16": False, "gradient_checkpointing": False, "max_steps": 8, "save_steps": 4,
+SFT_ON_CPU = {"gradient_checkpointing": False, "max_steps": 8, "save_steps": 4,
               "logging_steps": 1, "per_device_train_batch_size": 3, "gradient_accumulation_steps": 1,
               "learning_rate": 1.0e-2, "lr_scheduler_type": "constant", "max_seq_length": 128, "lora_dropout": 0.0,
               "peak_tflops": 0.5, "seed": 0, "dataloader_num_workers": 0, "disable_tqdm": True}
-EVALUATE_ON_CPU = {"max_new_tokens": 8, "max_samples": 4, "batch_size": 4, "bf16": False}
+EVALUATE_ON_CPU = {"max_new_tokens": 8, "max_samples": 4, "batch_size": 4}
 
 
 def _spec(tmp: Path, example: str, **changes: Any) -> Path:
@@ -138,7 +139,8 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
            "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "MLFLOW_TRACKING_URI": f"http://127.0.0.1:{ports['pipeline']}", "MLFLOW_TRACKING_USERNAME": user,
            "MLFLOW_TRACKING_PASSWORD": password, "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
-           "OMP_NUM_THREADS": "1", "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1"}
+           "OMP_NUM_THREADS": "1", "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1",
+           "PYTHONPATH": str(ROOT / "training")}  # this checkout's training package, whatever is installed
     timings: dict[str, float] = {}
 
     def step(name: str, spec: Path, *extra: str) -> subprocess.CompletedProcess:

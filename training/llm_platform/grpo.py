@@ -214,6 +214,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - one line naming what is wrong, not a traceback
         print(f"llmp-grpo: invalid configuration: {error}", file=sys.stderr)
         return 1
+    if not (args.check or args.validate_only):
+        # the checkpoints (and the MLflow run id kept next to them) are this job's own: the RayJob's entrypoint
+        # passes them as trainer.default_local_dir, so the guard reads the composed configuration
+        from llm_platform.steps import StepConfigError, guard_outputs
+
+        try:
+            guard_outputs("grpo", {"checkpoint_dir": str(cfg.trainer.default_local_dir)}, args.config or "llmp-grpo")
+        except StepConfigError as error:
+            print(f"llmp-grpo: {error}", file=sys.stderr)
+            return 1
     if args.check:
         from llm_platform.steps import load_yaml as load_step, paths
 

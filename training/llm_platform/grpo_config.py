@@ -12,6 +12,7 @@ Key names follow verl 0.9.1 ``verl/trainer/config/_generated_ppo_trainer.yaml``.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -23,6 +24,10 @@ ENTRYPOINT = "python3 -m llm_platform.grpo"
 # GSM8K rows written by `llmp-prepare-data` carry this data_source; VeRL's default reward dispatcher
 # (verl/utils/reward_score/__init__.py `default_compute_score`) scores it with verl.utils.reward_score.gsm8k.
 GSM8K_DATA_SOURCE = "openai/gsm8k"
+# What Hydra's override grammar reads as syntax in a value: `a,b` is a list (a sweep), `${...}` an interpolation it
+# resolves (`${oc.env:AWS_SECRET_ACCESS_KEY}`), brackets, braces, quotes, `=`, whitespace and escapes.
+HYDRA_SYNTAX = re.compile(r"\$\{|[,\[\]{}()'\"=\s\\*?:$%]")
+HYDRA_MEANING = {",": "a list of values", "${": "an interpolation Hydra resolves", "=": "a key=value override"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,18 @@ class GrpoParameters:
     experiment_name: str = "grpo"
 
     def __post_init__(self) -> None:
+        from llm_platform.steps import limit_problems  # the ranges of every step (one table), stdlib only
+
+        out_of_range = limit_problems("grpo", asdict(self))
+        if out_of_range:  # before the rules below divide by any of them
+            raise ValueError("; ".join(out_of_range))
+        for attr in ("model_path", "train_files", "val_files", "checkpoint_dir", "project_name", "experiment_name"):
+            value = getattr(self, attr)
+            odd = HYDRA_SYNTAX.search(value)
+            if odd:
+                raise ValueError(f"{attr} {value!r} contains {odd.group(0)!r}, which VeRL's Hydra overrides would "
+                                 f"read as syntax ({HYDRA_MEANING.get(odd.group(0)[:2], 'a list or quoting')}), not "
+                                 f"as part of the name; rename it with letters, digits, '-', '_', '.' and '/'")
         for attr in ("model_path", "train_files", "val_files", "checkpoint_dir"):
             path = getattr(self, attr)
             if not on_team_mount(path):

@@ -13,8 +13,9 @@ Formats:
   ``extra_info``. Field names follow verl 0.9.1 ``examples/data_preprocess/gsm8k.py`` and
   ``verl/utils/dataset/rl_dataset.py``.
 
-Sources: a built-in name (``medical-o1``, ``gsm8k``; Hugging Face datasets at a pinned revision) or a local file
-(``.jsonl``/``.json``/``.parquet``/``.csv``) with the same columns.
+Sources: a built-in name (``medical-o1``, ``gsm8k``: Hugging Face datasets, read at the commit ``revision`` names --
+a branch or no revision is refused unless ``allow_unpinned: true`` says so) or a local file
+(``.jsonl``/``.json``/``.parquet``/``.csv``, with ``format``) with the same columns.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ R1_RESPONSE = "<think>\n{reasoning}\n</think>\n{answer}"
 # VeRL's GSM8K example asks for the answer after "####", which its rule reward extracts.
 GSM8K_INSTRUCTION = 'Let\'s think step by step and output the final answer after "####".'
 GSM8K_DATA_SOURCE = "openai/gsm8k"
+COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 
-# Built-ins: Hugging Face dataset id, config, split names, format, pinned revision (commit on the Hub).
+# Built-ins: Hugging Face dataset id, config, split names, format; the step file pins the commit (``revision``).
 BUILTINS: dict[str, dict[str, Any]] = {
     "medical-o1": {"path": "FreedomIntelligence/medical-o1-reasoning-SFT", "name": "en", "format": "sft-r1",
                    "splits": ("train",)},
@@ -54,6 +56,36 @@ BUILTINS: dict[str, dict[str, Any]] = {
 # What each format writes into output_dir (the readers: llm_platform.sft reads *.jsonl, VeRL reads *.parquet).
 FORMAT_FILES: dict[str, tuple[str, ...]] = {"sft-r1": ("train.jsonl", "test.jsonl"),
                                             "verl-gsm8k": ("train.parquet", "test.parquet")}
+
+
+# The columns each format reads from its source (a local file must have them; checked where the file is readable).
+FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {"sft-r1": ("Question", "Complex_CoT", "Response"),
+                                              "verl-gsm8k": ("question", "answer")}
+SOURCE_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def columns_problem(source: str, fmt: str) -> str | None:
+    """Why the local file ``source`` cannot be read as ``fmt`` (its first record or header lacks the format's
+    columns), or None (also when it cannot be read here: the step reads it)."""
+    path, wanted = Path(source), FORMAT_COLUMNS.get(fmt, ())
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as f:
+                first = next((line for line in f if line.strip()), "")
+            have = set(json.loads(first)) if first else set()
+        elif path.suffix == ".csv":
+            with path.open(encoding="utf-8") as f:
+                have = {c.strip() for c in f.readline().split(",")}
+        else:
+            return None
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    missing = [c for c in wanted if c not in have]
+    if not missing:
+        return None
+    guess = next((f for f, cols in FORMAT_COLUMNS.items() if set(cols) <= have), None)
+    return (f"format {fmt!r} reads the columns {', '.join(wanted)}, but {path.name} has {', '.join(sorted(have))}"
+            + (f"; it looks like format {guess!r}" if guess else "; convert the file or pick its format"))
 
 
 def output_format(source: str, fmt: str | None) -> str | None:
@@ -67,7 +99,8 @@ class PrepareConfig:
     source: str                       # a built-in name or a local file path
     format: str | None = None         # sft-r1 | verl-gsm8k (built-ins know theirs)
     tokenizer_path: str | None = None  # the model's tokenizer for its chat template (sft-r1)
-    revision: str | None = None       # Hub revision of a built-in (commit sha recommended)
+    revision: str | None = None       # the Hub commit (40 hex) of a built-in
+    allow_unpinned: bool = False      # read a built-in at a branch (revision main, or none: the default branch)
     test_size: float = 0.1            # used when the source has no test split
     max_samples: int | None = None
     seed: int = 42
@@ -78,6 +111,20 @@ class PrepareConfig:
             raise ValueError(f"format {self.format!r} is not one of sft-r1, verl-gsm8k")
         if not 0 < self.test_size < 1:
             raise ValueError(f"test_size {self.test_size} must be between 0 and 1")
+        if self.source in BUILTINS and not self.allow_unpinned and not COMMIT_SHA.match(self.revision or ""):
+            raise ValueError(f"revision {self.revision!r} is not a commit sha; a built-in dataset is read at a pinned "
+                             f"commit so every run prepares the same data: set revision to the 40-hex commit of "
+                             f"{BUILTINS[self.source]['path']} (Hub: Files and versions -> History), or set "
+                             f"allow_unpinned: true")
+        if self.source not in BUILTINS:
+            suffix = Path(self.source).suffix
+            if suffix not in SOURCE_BUILDERS:
+                raise ValueError(f"source {self.source!r} is neither a built-in dataset ({', '.join(BUILTINS)}) nor "
+                                 f"a .jsonl, .json, .parquet or .csv file")
+            if self.format is None:
+                raise ValueError(f"format: a local file source ({self.source}) needs its format, the columns it "
+                                 f"has: sft-r1 ({', '.join(FORMAT_COLUMNS['sft-r1'])}) or verl-gsm8k "
+                                 f"({', '.join(FORMAT_COLUMNS['verl-gsm8k'])})")
 
 
 def gsm8k_ground_truth(answer: str) -> str:
@@ -132,7 +179,10 @@ def load_source(cfg: PrepareConfig) -> tuple[dict[str, Any], str]:
         raise FileNotFoundError(f"source {cfg.source!r} is neither a built-in ({', '.join(BUILTINS)}) nor a file")
     if cfg.format is None:
         raise ValueError("format is required for a local file source (sft-r1 or verl-gsm8k)")
-    builder = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}.get(path.suffix)
+    wrong = columns_problem(cfg.source, cfg.format)
+    if wrong:
+        raise ValueError(wrong)
+    builder = SOURCE_BUILDERS.get(path.suffix)
     if builder is None:
         raise ValueError(f"source {path.name}: use a .jsonl, .json, .parquet or .csv file")
     return {"train": datasets.load_dataset(builder, data_files=str(path), split="train")}, cfg.format
@@ -185,6 +235,16 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
     return written
 
 
+def configure(data: dict[str, Any]) -> PrepareConfig:
+    """The step file as a PrepareConfig, and a local source file checked against its format where it is readable."""
+    cfg = PrepareConfig(**data)
+    if cfg.source not in BUILTINS and cfg.format:
+        wrong = columns_problem(cfg.source, cfg.format)
+        if wrong:
+            raise ValueError(wrong)
+    return cfg
+
+
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
 
@@ -193,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {path}")
         return 0
 
-    return entry_point("prepare-data", argv, build=lambda data: PrepareConfig(**data), run=run,
+    return entry_point("prepare-data", argv, build=configure, run=run,
                        describe=lambda cfg: f"would write {cfg.format or BUILTINS.get(cfg.source, {}).get('format')} "
                                             f"splits of {cfg.source} to {cfg.output_dir}")
 

@@ -64,7 +64,9 @@ STEPS: dict[str, Step] = {s.type: s for s in (
          outputs=("output_dir",)),
     Step("sft", "llm_platform.sft", "ScriptArguments", distributed=True,
          inputs=("model_id", "train_dataset_path", "test_dataset_path"), outputs=("output_dir", "merged_output_dir")),
-    Step("evaluate", "llm_platform.evaluate", "EvaluateConfig", distributed=True,
+    # evaluate generates on one device (generate() in one process): torchrun would run the whole evaluation once per
+    # GPU, each with its own MLflow run
+    Step("evaluate", "llm_platform.evaluate", "EvaluateConfig", distributed=False,
          inputs=("base_model_path", "finetuned_model_path", "test_dataset_path"), outputs=("output_dir",)),
     Step("grpo", "llm_platform.grpo", "GrpoParameters", schema_module="llm_platform.grpo_config",
          inputs=("model_path", "train_files", "val_files"), outputs=("checkpoint_dir",)),
@@ -223,18 +225,224 @@ def problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "") -> li
             near = difflib.get_close_matches(str(key), list(known), n=1)
             hint = f"did you mean {near[0]!r}? " if near else ""
             shown = ", ".join(sorted(k for k in known if not known[k].required))
-            out.append(f"{prefix}{key}: not a setting of the {step_type} step; {hint}remove it or use one of: {shown}")
+            out.append(f"{prefix}{key}: not a setting of the {step_type} step{odd_characters(key)}; {hint}remove it "
+                       f"or use one of: {shown}")
             continue
         if not accepts(set(known[key].kinds), data[key]):
             wanted = " or ".join(sorted(known[key].kinds - {"null"})) or "null"
+            example = EXAMPLES.get(key) or f"e.g. {_example(sorted(known[key].kinds))}"
             out.append(f"{prefix}{key}: {data[key]!r} is a {kind_of_value(data[key])}; {step_type} expects "
-                       f"{wanted} (e.g. {_example(sorted(known[key].kinds))})")
+                       f"{wanted} ({example})")
     for name, f in known.items():
         if f.required and name not in data:
             out.append(f"{prefix}{name}: required by the {step_type} step and missing; add it")
     if not out:
+        out += value_problems(step_type, data, prefix=prefix)
+    if not out:
         out += _schema_rules(step_type, data, prefix)
     return out
+
+
+# --- values: ranges and the rules between settings ----------------------------------------------------------------
+# Values that parse but make no sense, refused with the reason. One table for every step (the schema classes and
+# transformers' TrainingArguments alike); the step runs it first in the pod, llmft at preflight, and
+# GrpoParameters in its own __post_init__ (the GRPO builders construct it directly).
+
+
+@dataclass(frozen=True)
+class Limit:
+    low: float | None = None       # inclusive unless low_open
+    high: float | None = None      # inclusive unless high_open
+    reason: str = ""
+    low_open: bool = False
+    high_open: bool = False
+    also: tuple[Any, ...] = ()     # values allowed outside the range (e.g. max_steps -1: "no limit")
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value in self.also:
+            return None
+        below = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+        above = self.high is not None and (value >= self.high if self.high_open else value > self.high)
+        if not (below or above):
+            return None
+        return f"{value!r} is out of range: {self.describe()} ({self.reason})"
+
+    def describe(self) -> str:
+        parts = []
+        if self.low is not None:
+            parts.append(f"{'>' if self.low_open else '>='} {self.low:g}")
+        if self.high is not None:
+            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
+        text = "use a value " + " and ".join(parts)
+        return text + "".join(f" or {a!r}" for a in self.also)
+
+
+_POSITIVE_STEPS = "a number of steps; 0 or less never happens"
+_BATCH = "a batch of 0 examples trains on nothing"
+LIMITS: dict[str, dict[str, Limit]] = {
+    "sft": {
+        "learning_rate": Limit(0, 1, "a learning rate of 0 or less does not learn or climbs the loss; typical LoRA "
+                                     "rates are 1e-5 to 5e-4", low_open=True),
+        "lora_r": Limit(1, 1024, "rank 0 adapts nothing"),
+        "lora_alpha": Limit(0, None, "alpha scales the adapter; 0 switches it off", low_open=True),
+        "lora_dropout": Limit(0, 1, "a probability", high_open=True),
+        "max_seq_length": Limit(1, 1 << 20, "tokens per example; the longest example is truncated to it"),
+        "per_device_train_batch_size": Limit(1, None, _BATCH),
+        "per_device_eval_batch_size": Limit(1, None, _BATCH),
+        "gradient_accumulation_steps": Limit(1, None, "micro-steps per optimizer step; 0 never steps"),
+        "num_train_epochs": Limit(0, None, "0 epochs trains nothing, exits 0 and registers the untrained base model",
+                                  low_open=True),
+        "max_steps": Limit(1, None, "optimizer steps in total; -1 means: num_train_epochs decides", also=(-1,)),
+        "save_steps": Limit(0, None, "steps between checkpoints (below 1: a fraction of the run)", low_open=True),
+        "logging_steps": Limit(0, None, "steps between logs (below 1: a fraction of the run)", low_open=True),
+        "eval_steps": Limit(0, None, "steps between evaluations (below 1: a fraction of the run)", low_open=True),
+        "save_total_limit": Limit(1, None, "checkpoints kept; 0 keeps none to resume from"),
+        "warmup_ratio": Limit(0, 1, "a fraction of the run", high_open=True),
+        "warmup_steps": Limit(0, None, "a number of steps"),
+        "weight_decay": Limit(0, 1, "a fraction of the weights"),
+        "max_grad_norm": Limit(0, None, "a norm; 0 switches clipping off"),
+        "adam_beta1": Limit(0, 1, "a decay rate", high_open=True),
+        "adam_beta2": Limit(0, 1, "a decay rate", high_open=True),
+        "adam_epsilon": Limit(0, None, "a small positive constant", low_open=True),
+        "dataloader_num_workers": Limit(0, 64, "worker processes per rank"),
+        "seed": Limit(0, 2**32 - 1, "a random seed"),
+        "max_tokens_per_step": Limit(1, None, "tokens per micro-step"),
+        "tokens_per_optimizer_step": Limit(1, None, "tokens per optimizer step"),
+        "peak_tflops": Limit(0, None, "the device's peak dense TFLOPS", low_open=True),
+    },
+    "evaluate": {
+        "max_samples": Limit(1, None, "test examples to score; leave it out (null) for all of them"),
+        "max_new_tokens": Limit(1, 1 << 17, "tokens each model generates per example"),
+        "batch_size": Limit(1, None, _BATCH),
+    },
+    "prepare-data": {
+        "max_samples": Limit(1, None, "examples to keep; leave it out (null) for all of them"),
+        "seed": Limit(0, 2**32 - 1, "a random seed"),
+    },
+    "download-model": {
+        "max_workers": Limit(1, 64, "parallel downloads"),
+    },
+    "grpo": {
+        "nodes": Limit(1, 512, "nodes of the Ray cluster"),
+        "gpus_per_node": Limit(1, 8, "GPUs of one node"),
+        "rollout_n": Limit(2, 64, "GRPO compares a group of responses per prompt"),
+        "tensor_parallel_size": Limit(1, 8, "GPUs that shard one rollout engine, on one node"),
+        "save_freq": Limit(1, None, _POSITIVE_STEPS),
+        "test_freq": Limit(1, None, "steps between validations; -1 switches validation off", also=(-1,)),
+        "total_epochs": Limit(1, None, "0 epochs trains nothing"),
+        "train_batch_size": Limit(1, None, _BATCH),
+        "ppo_mini_batch_size": Limit(1, None, "prompts per actor update; it divides train_batch_size"),
+        "ppo_micro_batch_size_per_gpu": Limit(1, None, _BATCH),
+        "log_prob_micro_batch_size_per_gpu": Limit(1, None, _BATCH),
+        "max_prompt_length": Limit(1, None, "tokens of a prompt"),
+        "max_response_length": Limit(1, None, "tokens of a response"),
+        "learning_rate": Limit(0, 1, "a learning rate of 0 or less does not learn or climbs the loss",
+                               low_open=True),
+        "kl_loss_coef": Limit(0, None, "a weight of the KL loss"),
+        "entropy_coeff": Limit(0, None, "a weight of the entropy bonus"),
+        "rollout_gpu_memory_utilization": Limit(0, 1, "the fraction of GPU memory SGLang may take", low_open=True),
+        "max_checkpoints_to_keep": Limit(1, None, "checkpoints kept; 0 keeps none to resume from"),
+    },
+}
+# Reporting to services outside the platform: the platform logs to its own MLflow; these would send the team's
+# metrics (and, push_to_hub, its weights) elsewhere.
+LOCAL_REPORTERS = ("none", "mlflow", "tensorboard")
+FSDP_OPTIONS = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard", "offload",
+                "auto_wrap")
+FSDP_CONFIG_BOOLS = ("reshard_after_forward", "cpu_offload", "cpu_ram_efficient_loading", "activation_checkpointing",
+                     "use_orig_params", "sync_module_states", "limit_all_gathers", "forward_prefetch", "xla")
+FSDP_WRAP = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
+
+
+def limit_problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "") -> list[str]:
+    """Values outside :data:`LIMITS`, one line each with the range and the reason."""
+    out = []
+    for name, limit in LIMITS.get(step_type, {}).items():
+        if name in data:
+            problem = limit.problem(data[name])
+            if problem:
+                out.append(f"{prefix}{name}: {problem}")
+    return out
+
+
+def value_problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "") -> list[str]:
+    """Ranges (:data:`LIMITS`) and the rules between settings that the schema's types cannot say."""
+    out = limit_problems(step_type, data, prefix=prefix)
+    if step_type == "sft":
+        out += _sft_rules(data, prefix)
+    return out
+
+
+def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
+    out = []
+    if data.get("bf16") is True and data.get("fp16") is True:
+        out.append(f"{p}bf16, {p}fp16: both true; mixed precision is one of them, bf16 on the platform's GPUs: "
+                   f"remove fp16")
+    if data.get("deepspeed") not in (None, "", {}):
+        out.append(f"{p}deepspeed: the platform's sft image has no DeepSpeed; shard with fsdp: true and fsdp_config "
+                   f"(docs/training.md), remove deepspeed")
+    fsdp = data.get("fsdp")
+    if isinstance(fsdp, str) and fsdp.strip():
+        bad = [o for o in fsdp.split() if o not in FSDP_OPTIONS]
+        if bad:
+            out.append(f"{p}fsdp: {fsdp!r} has unknown option(s) {', '.join(bad)}; use fsdp: true with fsdp_config "
+                       f"{{reshard_after_forward: true}} (full shard), or options of {', '.join(FSDP_OPTIONS)}")
+        else:
+            out.append(f"{p}fsdp: {fsdp!r} as a string; write fsdp: true and put the sharding in fsdp_config "
+                       f"(full_shard = fsdp_config: {{reshard_after_forward: true, auto_wrap_policy: "
+                       f"TRANSFORMER_BASED_WRAP}}), the form the step and the memory model read")
+    config = data.get("fsdp_config")
+    if isinstance(config, str):
+        out.append(f"{p}fsdp_config: {config!r} is a file name; the pod has only the step file, so give fsdp_config "
+                   f"as a mapping, e.g. {{reshard_after_forward: true, auto_wrap_policy: TRANSFORMER_BASED_WRAP}}")
+    elif isinstance(config, Mapping):
+        for key in FSDP_CONFIG_BOOLS:
+            if key in config and not isinstance(config[key], bool):
+                out.append(f"{p}fsdp_config.{key}: {config[key]!r} is not true or false; write true or false")
+        wrap = config.get("auto_wrap_policy")
+        if wrap is not None and wrap not in FSDP_WRAP:
+            out.append(f"{p}fsdp_config.auto_wrap_policy: {wrap!r}; use one of {', '.join(FSDP_WRAP)}")
+        version = config.get("version")
+        if version is not None and version not in (1, 2):
+            out.append(f"{p}fsdp_config.version: {version!r}; use 1 or 2")
+        if config and not fsdp:
+            out.append(f"{p}fsdp_config: given without fsdp: true, so nothing is sharded; add fsdp: true or remove "
+                       f"fsdp_config")
+    reporters = data.get("report_to")
+    given = [reporters] if isinstance(reporters, str) else list(reporters or [])
+    outside = [r for r in given if r not in LOCAL_REPORTERS]
+    if outside:
+        out.append(f"{p}report_to: {', '.join(map(str, outside))} would send the team's metrics outside the platform; "
+                   f"the step logs to the platform's MLflow itself: use none (or mlflow, tensorboard)")
+    if data.get("push_to_hub") is True:
+        out.append(f"{p}push_to_hub: true would upload the team's weights to the Hugging Face Hub; the step registers "
+                   f"the merged model in the platform's MLflow: remove it")
+    max_steps, save_steps = data.get("max_steps"), data.get("save_steps")
+    if (isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps > 0
+            and isinstance(save_steps, (int, float)) and save_steps >= 1 and save_steps > max_steps
+            and data.get("save_strategy", "steps") == "steps"):
+        out.append(f"{p}save_steps: {save_steps} is more than max_steps {max_steps}, so the run writes no checkpoint "
+                   f"and a restarted pod starts from zero; use save_steps <= {max_steps}")
+    return out
+
+
+# Settings whose type alone gives a misleading example.
+EXAMPLES = {
+    "lora_target_modules": "one string: all-linear (every linear layer), or a regular expression of module names such "
+                           "as '.*(q_proj|k_proj|v_proj|o_proj)$' for a list of modules",
+}
+
+
+def odd_characters(text: Any) -> str:
+    """`` (character 3 is U+0430 CYRILLIC SMALL LETTER A, ...)`` for text outside ASCII (look-alikes, invisible
+    spaces), else ''."""
+    if not isinstance(text, str) or text.isascii():
+        return ""
+    import unicodedata
+
+    odd = [(i + 1, ch) for i, ch in enumerate(text) if not ch.isascii()][:3]
+    named = "; ".join(f"character {i} is U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}" for i, ch in odd)
+    return f" ({named}, not ASCII: a look-alike or invisible character; retype it)"
 
 
 def _example(kinds: list[str]) -> str:
@@ -254,8 +462,11 @@ def _schema_rules(step_type: str, data: Mapping[str, Any], prefix: str) -> list[
         cls = STEPS[step_type].schema_class()
     try:
         cls(**dict(data))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ArithmeticError) as exc:
         return [f"{prefix.rstrip('.') or step_type}: {exc}"]
+    except Exception as exc:  # noqa: BLE001 - a schema rule that crashes is still a refusal, never a traceback
+        return [f"{prefix.rstrip('.') or step_type}: the {step_type} step cannot use these settings "
+                f"({type(exc).__name__}: {exc})"]
     return []
 
 
@@ -280,6 +491,78 @@ def paths(step_type: str, data: Mapping[str, Any]) -> tuple[list[str], list[str]
         fmt = output_format(str(data.get("source")), data.get("format"))
         outputs = [f"{data['output_dir']}/{name}" for name in FORMAT_FILES.get(fmt or "", ())] or outputs
     return inputs, outputs
+
+
+# --- outputs belong to one job ------------------------------------------------------------------------------------
+# `llmft` sets the job's name in every container (PLATFORM_JOB_NAME, a variable no spec may set); the step writes it
+# into each directory it writes (OWNER_MARKER) and refuses a directory that another job's marker claims, in it or
+# above it -- so a new job pointed at another's output never resumes its checkpoints, reopens its MLflow run or
+# overwrites its model, on the cluster (even after that job was deleted) and locally alike. The same job again (a
+# restarted pod, HyperPod auto-resume, a resubmit of the same name) finds its own marker and resumes.
+OWNER_MARKER = ".llmft-job.json"
+JOB_ENV = "PLATFORM_JOB_NAME"
+
+
+def output_dirs(step_type: str, data: Mapping[str, Any]) -> list[str]:
+    """The directories the step of ``data`` writes (its schema's output fields)."""
+    return [str(data[k]) for k in STEPS[step_type].outputs if data.get(k)]
+
+
+def owner_of(directory: str | Path) -> tuple[str | None, Path | None]:
+    """(the job whose marker claims ``directory`` -- in it or a directory above it --, that marker), or (None, None)."""
+    path = Path(directory)
+    for where in (path, *path.parents):
+        marker = where / OWNER_MARKER
+        try:
+            if marker.is_file():
+                return json.loads(marker.read_text()).get("job"), marker
+        except (OSError, ValueError, AttributeError):
+            return None, None
+    return None, None
+
+
+def owner_problems(step_type: str, data: Mapping[str, Any], job: str, *, shown: Callable[[str], str] = str
+                   ) -> list[str]:
+    """One line per output directory of ``data`` that another job than ``job`` owns. ``shown`` maps a directory to
+    the name the user wrote (llmft run --local shows /fsx paths)."""
+    out = []
+    for directory in output_dirs(step_type, data):
+        owner, marker = owner_of(directory)
+        if owner and owner != job:
+            out.append(f"output {shown(directory)!r} belongs to job {owner!r} ({marker}): this job would resume its "
+                       f"checkpoints, log into its MLflow run and overwrite its results; give this job its own output "
+                       f"(or leave output out), or run {owner!r} itself to resume it")
+    return out
+
+
+def claim_outputs(step_type: str, data: Mapping[str, Any], job: str) -> None:
+    """Write ``job``'s marker into each output directory that has none (every rank may: same content, atomic)."""
+    import os
+
+    for directory in output_dirs(step_type, data):
+        path = Path(directory)
+        if (path / OWNER_MARKER).exists():
+            continue
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            tmp = path / f"{OWNER_MARKER}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps({"job": job, "type": step_type}) + "\n")
+            tmp.replace(path / OWNER_MARKER)
+        except OSError as exc:  # the step itself will say whether it can write there
+            print(f"llmp-{step_type}: could not mark {directory} as {job}'s ({exc})", file=sys.stderr)
+
+
+def guard_outputs(step_type: str, data: Mapping[str, Any], where: str) -> None:
+    """In a job (``PLATFORM_JOB_NAME`` set): refuse another job's outputs, then claim this job's."""
+    import os
+
+    job = os.environ.get(JOB_ENV)
+    if not job:
+        return
+    found = owner_problems(step_type, data, job)
+    if found:
+        raise StepConfigError(where, found)
+    claim_outputs(step_type, data, job)
 
 
 # --- entry points -------------------------------------------------------------------------------------------------
@@ -320,10 +603,15 @@ def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict
     try:
         data = load_yaml(args.config)
         check(step_type, data, where=args.config)
+        if not args.check:
+            guard_outputs(step_type, data, args.config)
         try:
             config = (check_build or build)(data) if args.check else build(data)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, ArithmeticError) as exc:
             raise StepConfigError(args.config, [str(exc)]) from None
+        except Exception as exc:  # noqa: BLE001 - e.g. transformers asks for a package the image lacks: a refusal
+            raise StepConfigError(args.config, [f"the {step_type} step cannot run these settings here "
+                                                f"({type(exc).__name__}: {exc})"]) from None
     except StepConfigError as exc:
         print(f"{step.prog}: {exc}", file=sys.stderr)
         return 1

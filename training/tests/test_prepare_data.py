@@ -70,7 +70,9 @@ def test_gsm8k_in_verl_parquet_format_scores_with_verls_reward(tmp_path) -> None
 @pytest.mark.parametrize("data,message", [
     ({"format": "csv"}, "format 'csv' is not one of"),
     ({"test_size": 1.5}, "test_size 1.5 must be between 0 and 1"),
-    ({"source": "nope.jsonl"}, "neither a built-in"),
+    ({"source": "nope.jsonl", "format": "sft-r1"}, "neither a built-in"),
+    ({"source": "nope.jsonl"}, "a local file source .* needs its format"),
+    ({"source": "nope.txt", "format": "sft-r1"}, "neither a built-in dataset .* nor a .jsonl"),
     ({"tokeniser": "x"}, "unknown setting"),
 ])
 def test_bad_config(tmp_path, data, message) -> None:

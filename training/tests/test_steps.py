@@ -68,7 +68,7 @@ def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> Non
 
     entry = importlib.import_module(f"llm_platform.{module}")
     good = {"download-model": {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(tmp_path / "m")},
-            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d")},
+            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d"), "revision": "a" * 40},
             "evaluate": {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f",
                          "test_dataset_path": "/fsx/d", "output_dir": "/fsx/o"},
             "sft": {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": str(tmp_path / "c"),
@@ -182,3 +182,44 @@ def test_grpo_merge_runs_as_a_one_gpu_ray_task(tmp_path) -> None:
     assert out == tmp_path / "hf"
     command = grpo.merge_command(tmp_path / "actor", tmp_path / "hf")
     assert command[1:6] == ["-m", "verl.model_merger", "merge", "--backend", "fsdp"]
+
+
+def test_a_step_refuses_another_jobs_outputs_and_claims_its_own(tmp_path, monkeypatch, capsys) -> None:
+    """Issue 31, in the pod: the step marks its output directories with its job (PLATFORM_JOB_NAME, set by llmft)
+    and refuses one that another job's marker claims -- in it or above it -- before anything runs."""
+    import yaml
+
+    from llm_platform import download_model
+
+    out = tmp_path / "models" / "m"
+    step = {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(out)}
+    path = tmp_path / "step.yaml"
+    path.write_text(yaml.safe_dump(step))
+    monkeypatch.setenv(steps.JOB_ENV, "first")
+    steps.guard_outputs("download-model", step, str(path))
+    assert json.loads((out / steps.OWNER_MARKER).read_text())["job"] == "first"
+    steps.guard_outputs("download-model", step, str(path))  # the same job again: a resume
+    monkeypatch.setenv(steps.JOB_ENV, "second")
+    for data in (step, {**step, "local_dir": str(out / "inside")}):
+        path.write_text(yaml.safe_dump(data))
+        assert download_model.main(["--config", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert f"output '{data['local_dir']}' belongs to job 'first'" in err and "Traceback" not in err, err
+    assert download_model.main(["--config", str(path), "--check"]) == 0  # --check writes and refuses nothing
+
+
+def test_grpo_refuses_another_jobs_checkpoints(tmp_path, monkeypatch, capsys) -> None:
+    """The RayJob runs `llmp-grpo <overrides>` (no step file): the guard reads trainer.default_local_dir."""
+    from llm_platform.grpo_config import GrpoParameters
+
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / steps.OWNER_MARKER).write_text(json.dumps({"job": "first"}))
+    params = GrpoParameters(model_path="/fsx/models/m", train_files="/fsx/datasets/g/train.parquet",
+                            val_files="/fsx/datasets/g/test.parquet", checkpoint_dir="/fsx/checkpoints/x", nodes=1,
+                            gpus_per_node=8)
+    overrides = [o for o in params.overrides() if not o.startswith("trainer.default_local_dir=")]
+    monkeypatch.setenv(steps.JOB_ENV, "second")
+    monkeypatch.setattr(grpo, "run", lambda cfg: pytest.fail("training started"))
+    assert grpo.main([*overrides, f"trainer.default_local_dir={ckpt}"]) == 1
+    assert f"output '{ckpt}' belongs to job 'first'" in capsys.readouterr().err
