@@ -243,7 +243,7 @@ def test_the_steps_own_check_refuses_the_same_files(tmp_path: Path) -> None:
 
     rows = [r for r in ROWS if r[3]]
     jobs = []
-    for i, (case, data, _, _) in enumerate(rows):
+    for i, (_case, data, _, _) in enumerate(rows):
         step_type, step = _step_file(data)
         path = tmp_path / f"{i}.yaml"
         path.write_text(yaml.safe_dump(step, sort_keys=False))
@@ -254,7 +254,7 @@ def test_the_steps_own_check_refuses_the_same_files(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(results) == len(rows) >= 25
-    for (case, _, pattern, _), got in zip(rows, results):
+    for (case, _, pattern, _), got in zip(rows, results, strict=True):
         assert got["code"] == 1, f"{case}: the step's --check exit {got['code']}:\n{got['err']}{got['out']}"
         assert "Traceback" not in got["err"], f"{case}:\n{got['err']}"
         same = pattern.replace("settings.", "").replace("grpo.", "")  # the step file's keys have no section
