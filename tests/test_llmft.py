@@ -20,7 +20,7 @@ from k8s_charts.values import PlatformValues
 from llmft.build import QUEUE_LABEL, STEP_CONFIG_FILE, image_placeholder
 from llmft.cli import main
 from llmft.preflight import preflight
-from llmft.spec import load_spec, parse_spec
+from llmft.spec import JOB_TYPES, load_spec, parse_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
@@ -36,7 +36,7 @@ def run(spec, env: str = "dev", namespace: str | None = None):
 
 def test_every_job_type_has_an_example() -> None:
     types = {load_spec(p).type for p in EXAMPLES}
-    assert types == {"sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"}
+    assert types == set(JOB_TYPES)
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -269,7 +269,7 @@ BAD_SPECS = [
      r"secret_env: TEAM_DATA_DIR are set by the platform"),
     ("nodes on a CPU step", {**DOWNLOAD, "nodes": 2}, r"type download-model is one CPU pod .*; remove nodes"),
     ("experiment on a step without MLflow", {**DOWNLOAD, "experiment": "medical"},
-     r"experiment applies to sft, evaluate and grpo .*remove it \(type is download-model\)"),
+     r"experiment applies to sft, evaluate, grpo and benchmark .*remove it \(type is download-model\)"),
     ("settings on grpo", {**GRPO, "settings": {"rollout_n": 4}}, r"type grpo takes its settings under grpo:"),
     ("prepare-data of an unknown dataset", {**PREPARE, "dataset": "openai/gsm8k"},
      r"dataset 'openai/gsm8k' is neither a built-in dataset \(gsm8k, medical-o1\) nor a file under /fsx"),
