@@ -442,8 +442,17 @@ def step_main(argv: list[str] | None = None) -> int:
     from llm_platform.steps import entry_point
 
     def run(cfg: BenchConfig) -> int:
+        import torch
         import yaml
 
+        rank = int(os.environ.get("LOCAL_RANK", "0"))
+        if rank:  # more than one process per node (a local run on a multi-GPU machine): the first one measures
+            print(f"llmp-benchmark: local rank {rank} idle; the benchmark runs one process per node", file=sys.stderr)
+            return 0
+        if not torch.cuda.is_available() and cfg.shape != "tiny":
+            print(f"llmp-benchmark: shape {cfg.shape} needs a GPU and this machine has none; on a CPU (llmft run "
+                  f"--local) use shape: tiny, a check of the harness", file=sys.stderr)
+            return 1
         out = Path(cfg.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         recipe_file = out / "recipe.yaml"  # the SFT step file every variant starts from
