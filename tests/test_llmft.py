@@ -591,3 +591,33 @@ def test_benchmark_refusal_through_the_cli_names_the_field_without_traceback(tmp
     assert "settings.shape: 'gpt-5' is not a known shape" in err.getvalue()
     assert "settings.variants[0].lora_rr: not a setting of the sft step" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_benchmark_runs_locally_on_cpu(tmp_path: Path) -> None:
+    """`llmft run --local` of a benchmark spec: the job's step file and entry point (under torchrun), on CPU with the
+    tiny shape and 2 steps, results under the mapped /fsx and one MLflow run in the team's experiment."""
+    import subprocess
+    import sys
+
+    train_python = ROOT / ".train-venv" / "bin" / "python"
+    if not train_python.exists():
+        pytest.fail(f"{train_python} is missing: run `make install`")
+    spec = {**SYNTHETIC_BENCH, "settings": {**SYNTHETIC_BENCH["settings"], "rows": 24, "variants": ["small:"],
+                                            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512,
+                                                       "tokens_per_optimizer_step": 512}}}
+    path = tmp_path / "bench.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    fsx = tmp_path / "fsx"
+    proc = subprocess.run([sys.executable, "-m", "llmft", "run", "--local", str(path), "--env", "dev", "--fsx",
+                           str(fsx), "--python", str(train_python)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=False,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1",
+                               "PYTHONPATH": str(ROOT / "training")})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "tok/s" in proc.stdout and "epoch $" in proc.stdout
+    saved = json.loads((fsx / "outputs" / spec["name"] / "results.json").read_text())
+    assert [(r["name"], r["steps"], r["error"]) for r in saved["results"]] == [("small", 2, None)]
+    experiments = [yaml.safe_load(p.read_text()) for p in (fsx / "mlruns").glob("*/meta.yaml")]
+    (experiment,) = [e for e in experiments if e["name"] == f"ml-research/{spec['experiment']}"]
+    runs = [yaml.safe_load(p.read_text()) for p in (fsx / "mlruns" / experiment["experiment_id"]).glob("*/meta.yaml")]
+    assert [r["run_name"] for r in runs] == [f"{spec['name']}/small"]
