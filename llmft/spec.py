@@ -87,14 +87,13 @@ class JobSpec(ConfigModel):
     team: str | None = Field(None, description="Team (= namespace). Default: the namespace of the current kube "
                                                "context.")
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
-    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom or "
-                                                 "benchmark.")
+    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom or benchmark.")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
     experiment: str | None = Field(None, description="MLflow experiment of sft, evaluate, grpo and benchmark jobs "
-                                                     "(default: the "
-                                                     "job's name); the platform names it '<team>/<experiment>'.")
+                                                     "(default: the job's name); the platform names it "
+                                                     "'<team>/<experiment>'.")
     nodes: int | None = Field(None, ge=1, le=512, description="Nodes (fixed size). Or min_nodes/max_nodes.")
     min_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: fewest nodes to run on.")
     max_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: most nodes.")
