@@ -8,6 +8,7 @@
 | download-model  | batch/v1 Job (CPU, system)     | `python -m llm_platform.download_model --config ...`        |
 | prepare-data    | batch/v1 Job (CPU, system)     | `python -m llm_platform.prepare_data --config ...`          |
 | custom          | PyTorchJob or RayJob           | the spec's command in the spec's image                      |
+| benchmark       | PyTorchJob (1 node, 1 GPU)     | `-m llm_platform.bench --config /etc/llmft/step.yaml`       |
 
 The step file is built from the spec with the training package's step contract (`llm_platform.steps`): the spec's
 model/dataset/output become the schema's own fields (`model_id`, `train_dataset_path`, `local_dir`, ...), the spec's
@@ -43,9 +44,11 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # The platform image each type runs by default (images/<name>/, contract with the images helper).
 DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prepare-data": "sft",
-                 "grpo": "verl-sglang"}
+                 "grpo": "verl-sglang", "benchmark": "sft"}   # a benchmark runs the SFT code
 MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
-          "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data"}
+          "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data",
+          "benchmark": "llm_platform.bench"}
+BENCHMARK_GPUS = 1      # a benchmark measures one GPU; its epoch projection scales to the instance's GPUs
 CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (system nodes or the Karpenter CPU pool)
 _BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolved one replaces it afterwards
 
@@ -105,7 +108,7 @@ def default_output(spec: JobSpec) -> str:
         return f"{paths.models}/{spec.model.rsplit('/', 1)[-1]}" if spec.model else paths.models
     if spec.type == "prepare-data":
         return f"{paths.datasets}/{spec.name}"
-    if spec.type == "evaluate":
+    if spec.type in ("evaluate", "benchmark"):
         return f"{paths.outputs}/{spec.name}"
     return f"{paths.checkpoints}/{spec.name}"
 
@@ -124,7 +127,8 @@ def _files(directory: str, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{directory.rstrip('/')}/{n}" for n in names)
 
 
-def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1) -> tuple[dict[str, Any], list[str]]:
+def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1,
+              instance_type: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """(the step file of ``spec``, the problems its step would refuse). Each line names the spec field (``settings.x``,
     ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked."""
     output = spec.output or default_output(spec)
@@ -156,6 +160,12 @@ def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1) -> tup
         data = base(finetuned_model_path=spec.model, test_dataset_path=test, output_dir=output,
                     mlflow_experiment_name=experiment, mlflow_run_name=spec.name)
         origin = {"finetuned_model_path": "model", "test_dataset_path": "dataset", "output_dir": "output",
+                  "mlflow_experiment_name": "experiment", "mlflow_run_name": "name"}
+    elif spec.type == "benchmark":  # issue 28: settings are BenchConfig's own (shape, steps, variants, recipe, ...)
+        (train,) = _files(spec.dataset, ("train.jsonl",)) if spec.dataset else (None,)
+        data = base(data=train, tokenizer=spec.model, output_dir=output, instance_type=instance_type,
+                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name)
+        origin = {"data": "dataset", "tokenizer": "model", "output_dir": "output", "instance_type": "instance_type",
                   "mlflow_experiment_name": "experiment", "mlflow_run_name": "name"}
     else:  # grpo
         train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
@@ -193,7 +203,7 @@ class Plan:
         """GPUs the job holds at its largest."""
         if not self.kinds:
             return 0
-        return self.spec.node_range[1] * (self.gpus_per_node or self.spec.gpus_per_node or self.kinds[0].spec.gpus)
+        return self.spec.node_range[1] * (self.gpus_per_node or gpus_per_node(self.spec) or self.kinds[0].spec.gpus)
 
     def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
         """(where, pod spec) of every pod template in the manifests."""
@@ -202,6 +212,19 @@ class Plan:
 
     def yaml(self) -> str:
         return yaml.safe_dump_all(self.manifests, sort_keys=False)
+
+
+def gpus_per_node(spec: JobSpec) -> int | None:
+    """GPUs per node the spec asks for (None: all of the node): a benchmark measures one GPU, and a step that is
+    not distributed (evaluate) is one process on one GPU, whatever the node has."""
+    if spec.gpus_per_node:
+        return spec.gpus_per_node
+    if spec.type == "benchmark":
+        return BENCHMARK_GPUS
+    step_type = step_contract.STEPS.get(spec.type)
+    if step_type is not None and not step_type.distributed and spec.type != "grpo":
+        return 1
+    return None
 
 
 def candidate_kinds(spec: JobSpec, values: PlatformValues, tier: JobTier) -> tuple[NodeKind, ...]:
@@ -349,14 +372,11 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
         raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
                          f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
                          f"EC2, so lower nodes/max_nodes or pick another instance_type")
-    step_type = step_contract.STEPS.get(spec.type)
-    # a step that is not distributed (evaluate) is one process on one GPU, whatever the node has
-    gpus_per_node = spec.gpus_per_node or (1 if step_type and not step_type.distributed and spec.type != "grpo"
-                                           else kinds[0].spec.gpus)
-    step, problems = step_file(spec, team, gpus_per_node=gpus_per_node)
+    per_node = gpus_per_node(spec) or kinds[0].spec.gpus
+    step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance)
     if problems:
         raise StepProblems(problems)
-    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=gpus_per_node,
+    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node,
                       **common)
 
 
@@ -393,12 +413,14 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
                 module = MODULE.get(spec.type)
                 step_type = step_contract.STEPS.get(spec.type)
                 single = step_type is not None and not step_type.distributed  # one process, one GPU
+                extra: dict[str, Any] = {"procs_per_node": 1} if single else {}
+                if spec.type == "benchmark":  # one torchrun process (it starts a torchrun per recipe), no EFA
+                    extra.update(procs_per_node=1, efa=False)
                 ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
                                   entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
                                   min_nodes=low, max_nodes=high,
-                                  gpus_per_node=r.gpus_per_node if single else spec.gpus_per_node,
-                                  procs_per_node=1 if single else None, cpu=spec.cpu,
-                                  memory_gib=spec.memory_gib, **common)
+                                  gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
+                                  cpu=spec.cpu, memory_gib=spec.memory_gib, **extra, **common)
                 if spec.type == "custom" and spec.custom:
                     custom_command = list(spec.custom.command)
         except ValueError as exc:

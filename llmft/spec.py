@@ -15,9 +15,10 @@ from config.kubernetes import TIERS, Tier
 from config.strict_yaml import load_yaml
 from llm_platform.steps import odd_characters
 
-JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"]
-JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom")
-GPU_TYPES = ("sft", "evaluate", "grpo")          # need GPU nodes; download-model / prepare-data are CPU jobs
+JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark"]
+JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark")
+# need GPU nodes; download-model / prepare-data are CPU jobs
+GPU_TYPES = ("sft", "evaluate", "grpo", "benchmark")
 _NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A Hugging Face repository id: `org/name` (huggingface_hub validate_repo_id: letters, digits, '-', '_', '.', at
@@ -46,7 +47,7 @@ MAX_ENV_TOTAL = 64 * 1024
 MAX_DEPTH = 32
 # Kubernetes expands $(VAR) in an env value (dependent environment variables); `$$(` is its escape.
 _K8S_INTERPOLATION = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_]*\)")
-MLFLOW_TYPES = ("sft", "evaluate", "grpo")
+MLFLOW_TYPES = ("sft", "evaluate", "grpo", "benchmark")
 
 
 def protected_env(name: str) -> bool:
@@ -113,12 +114,13 @@ class JobSpec(ConfigModel):
     team: str | None = Field(None, description="Team (= namespace). Default: the namespace of the current kube "
                                                "context.")
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
-    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data or custom.")
+    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom or benchmark.")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
-    experiment: str | None = Field(None, description="MLflow experiment of sft, evaluate and grpo jobs (default: the "
-                                                     "job's name); the platform names it '<team>/<experiment>'.")
+    experiment: str | None = Field(None, description="MLflow experiment of sft, evaluate, grpo and benchmark jobs "
+                                                     "(default: the job's name); the platform names it "
+                                                     "'<team>/<experiment>'.")
     nodes: int | None = Field(None, ge=1, le=512, description="Nodes (fixed size). Or min_nodes/max_nodes.")
     min_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: fewest nodes to run on.")
     max_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: most nodes.")
@@ -254,8 +256,8 @@ class JobSpec(ConfigModel):
             out.append("type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
                        "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out")
         if self.experiment is not None and t not in MLFLOW_TYPES:
-            out.append(f"experiment applies to sft, evaluate and grpo (the steps that log to MLflow); remove it "
-                       f"(type is {t})")
+            out.append(f"experiment applies to {', '.join(MLFLOW_TYPES[:-1])} and {MLFLOW_TYPES[-1]} (the steps that "
+                       f"log to MLflow); remove it (type is {t})")
         if t == "custom" and self.custom is None:
             out.append("type custom needs a custom section: custom: {kind: pytorch, command: [...]}")
         if t == "custom" and self.custom and self.custom.kind == "pytorch" and not self.image:
@@ -290,9 +292,34 @@ class JobSpec(ConfigModel):
             if self.dataset not in BUILTINS:
                 out.append(f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
                            f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)")
+        if t == "benchmark":
+            out += self._benchmark_problems()
         clash = sorted(set(self.env) & set(self.secret_env))
         if clash:
             out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")
+        return out
+
+    # --- type: benchmark (issue 28) ------------------------------------------------------------------------------
+    # The spec's dataset (a prepared dataset folder) and model (the model folder whose tokenizer counts the rows) are
+    # optional: without them the step measures synthetic rows of the medical-o1 lengths. `settings` are the step
+    # file's own fields (llm_platform.bench.BenchConfig: shape, steps, variants, recipe, ...), checked by the step's
+    # schema at build time like every step's settings.
+    def _benchmark_problems(self) -> list[str]:
+        out = []
+        if self.node_range[1] > 1:
+            out.append(f"type benchmark measures one node (nodes {self.node_range[1]}); remove nodes, or run an sft "
+                       f"job to measure a multi-node run")
+        if self.gpus_per_node not in (None, 1):
+            out.append(f"gpus_per_node {self.gpus_per_node}: type benchmark measures one GPU and projects the epoch "
+                       f"onto all GPUs of the instance type; remove gpus_per_node")
+        for name, value, what in (("dataset", self.dataset, "a prepared dataset folder (prepare-data's output)"),
+                                  ("model", self.model, "the model folder whose tokenizer counts the rows")):
+            if value and not value.startswith("/"):
+                out.append(f"{name} {value!r} is not a path; a benchmark reads {what} under /fsx, or leave {name} "
+                           f"out to measure synthetic rows")
+        if self.model and not self.dataset:
+            out.append("model applies to a benchmark of real rows (its tokenizer counts them); add dataset or remove "
+                       "model")
         return out
 
     @property

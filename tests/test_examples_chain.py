@@ -87,6 +87,7 @@ def _check_all(step_files: list[tuple[str, Path]]) -> list[dict]:
         "        code = module.main(['--config', path, '--check'])\n"
         "    out.append({'type': step_type, 'path': path, 'code': code, 'out': o.getvalue(), 'err': e.getvalue()})\n"
         "print(json.dumps(out))\n")
+    # PYTHONPATH: this checkout's training package (the venv's editable install may be another checkout's)
     proc = subprocess.run([str(TRAIN_PYTHON), "-c", runner, json.dumps([(t, str(p)) for t, p in step_files])],
                           capture_output=True, text=True, timeout=300, check=False,
                           env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",

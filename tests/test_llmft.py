@@ -20,7 +20,7 @@ from k8s_charts.values import PlatformValues
 from llmft.build import QUEUE_LABEL, STEP_CONFIG_FILE, image_placeholder
 from llmft.cli import main
 from llmft.preflight import preflight
-from llmft.spec import load_spec, parse_spec
+from llmft.spec import JOB_TYPES, load_spec, parse_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
@@ -36,7 +36,7 @@ def run(spec, env: str = "dev", namespace: str | None = None):
 
 def test_every_job_type_has_an_example() -> None:
     types = {load_spec(p).type for p in EXAMPLES}
-    assert types == {"sft", "evaluate", "grpo", "download-model", "prepare-data", "custom"}
+    assert types == set(JOB_TYPES)
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -177,6 +177,11 @@ SFT = yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text())
 DOWNLOAD = yaml.safe_load((ROOT / "examples/jobs/01-download-model.yaml").read_text())
 PREPARE = yaml.safe_load((ROOT / "examples/jobs/02-prepare-medical.yaml").read_text())
 CUSTOM_RAY = yaml.safe_load((ROOT / "examples/jobs/custom-ray.yaml").read_text())
+BENCH = yaml.safe_load((ROOT / "examples/jobs/04-benchmark-medical.yaml").read_text())
+
+
+def _bench(**settings: object) -> dict:
+    return {**BENCH, "settings": {**BENCH["settings"], **settings}}
 
 
 def refusal(data: dict, env: str = "dev") -> str:
@@ -270,7 +275,7 @@ BAD_SPECS = [
      r"secret_env: TEAM_DATA_DIR are set by the platform"),
     ("nodes on a CPU step", {**DOWNLOAD, "nodes": 2}, r"type download-model is one CPU pod .*; remove nodes"),
     ("experiment on a step without MLflow", {**DOWNLOAD, "experiment": "medical"},
-     r"experiment applies to sft, evaluate and grpo .*remove it \(type is download-model\)"),
+     r"experiment applies to sft, evaluate, grpo and benchmark .*remove it \(type is download-model\)"),
     ("settings on grpo", {**GRPO, "settings": {"rollout_n": 4}}, r"type grpo takes its settings under grpo:"),
     ("prepare-data of an unknown dataset", {**PREPARE, "dataset": "openai/gsm8k"},
      r"dataset 'openai/gsm8k' is neither a built-in dataset \(gsm8k, medical-o1\) nor a file under /fsx"),
@@ -283,6 +288,34 @@ BAD_SPECS = [
      r"Ray 2.49.1 is older than 2.52.0, the first release with token authentication"),
     ("every problem at once", {**DOWNLOAD, "nodes": 2, "experiment": "x", "model": "/fsx/m"},
      r"remove nodes.*\n.*experiment applies.*\n.*model '/fsx/m' is a path"),
+    # type benchmark (issue 28): the spec's placement, then the step's own schema (llm_platform.bench.BenchConfig)
+    ("benchmark on two nodes", {**BENCH, "nodes": 2}, r"type benchmark measures one node \(nodes 2\); remove nodes"),
+    ("benchmark on every GPU", {**BENCH, "gpus_per_node": 4},
+     r"gpus_per_node 4: type benchmark measures one GPU .*; remove gpus_per_node"),
+    ("benchmark of a hub dataset", {**BENCH, "dataset": "FreedomIntelligence/medical-o1-reasoning-SFT"},
+     r"dataset 'FreedomIntelligence/medical-o1-reasoning-SFT' is not a path; a benchmark reads a prepared dataset "
+     r"folder .* under /fsx, or leave dataset out"),
+    ("benchmark tokenizer without rows", {k: v for k, v in BENCH.items() if k != "dataset"},
+     r"model applies to a benchmark of real rows .*; add dataset or remove model"),
+    ("benchmark without a shape", {**BENCH, "settings": {"steps": 4}},
+     r"settings.shape: required by the benchmark step and missing; add it"),
+    ("benchmark of an unknown shape", _bench(shape="llama-3-70b"),
+     r"settings.shape: 'llama-3-70b' is not a known shape; use one of .*qwen2.5-1.5b"),
+    ("benchmark of too many steps", _bench(steps=5000),
+     r"settings.steps: 5000 is outside 1-\d+; a benchmark measures a few steps \(an sft job trains\)"),
+    ("benchmark steps as a string", _bench(steps="12"), r"settings.steps: '12' is a str; benchmark expects int"),
+    ("benchmark variant without a value", _bench(variants=["a:packing"]),
+     r"settings.variants\[0\]: variant 'a:packing': 'packing' is not key=value; write 'name:key=value,key=value'"),
+    ("benchmark variant typo", _bench(variants=["ok:", "b:lora_rr=4"]),
+     r"settings.variants\[1\].lora_rr: not a setting of the sft step; did you mean 'lora_r'\?"),
+    ("benchmark variants of one name", _bench(variants=["a:lora_r=4", "a:lora_r=8"]),
+     r"settings.variants\[1\]: recipe name 'a' is used twice; give each variant its own name"),
+    ("benchmark recipe typo", _bench(recipe={"lora_alpah": 16}),
+     r"settings.recipe.lora_alpah: not a setting of the sft step; did you mean 'lora_alpha'\?"),
+    ("benchmark recipe choosing the model", _bench(recipe={"model_id": "/fsx/models/other"}),
+     r"settings.recipe.model_id: set by the benchmark \(the built model, .*\); remove it"),
+    ("benchmark settings overriding the spec", _bench(output_dir="/fsx/outputs/other"),
+     r"settings.output_dir: set by the spec's output \('/fsx/outputs/medical-bench'\); remove it from settings"),
 ]
 
 
@@ -506,3 +539,86 @@ def test_preflight_refuses_an_sft_recipe_whose_model_cannot_fit_the_gpus() -> No
     assert "load_in_4bit: true" in memory[0].message and "qwen2.5-14b" in memory[0].message
     data["settings"] = {**data["settings"], "load_in_4bit": True}
     assert run(parse_spec(data)).ok
+
+
+# --- type benchmark (issue 28) -------------------------------------------------------------------------------------
+SYNTHETIC_BENCH = {"name": "bench-synthetic", "team": "ml-research", "tier": "development", "type": "benchmark",
+                   "experiment": "recipes", "settings": {"shape": "tiny", "steps": 2, "warmup": 1}}
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+@pytest.mark.parametrize("data", [BENCH, SYNTHETIC_BENCH], ids=["real-rows", "synthetic"])
+def test_benchmark_is_a_one_gpu_pytorchjob_of_the_sft_image(env: str, data: dict) -> None:
+    from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
+    from llmft.build import DEFAULT_IMAGE
+
+    spec = parse_spec(data)
+    result = run(spec, env)
+    assert result.ok, result.report()
+    plan = result.plan
+    version = CONFIGS[env].compute.kubernetes_version
+    for doc in plan.manifests:
+        assert validate(doc, version) == [], doc["kind"]
+    job = plan.manifests[-1]
+    assert job["kind"] == "PyTorchJob" and job["spec"]["nprocPerNode"] == "1"
+    assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 1
+    assert DEFAULT_IMAGE["benchmark"] == DEFAULT_IMAGE["sft"]  # the benchmark runs the SFT code
+    ((_, pod),) = plan.pod_specs()
+    (container,) = pod["containers"]
+    assert container["image"] == IMAGE
+    assert container["command"] == ["torchrun"]
+    assert container["args"] == ["-m", "llm_platform.bench", "--config", STEP_CONFIG_FILE]
+    requests = container["resources"]["requests"]
+    assert requests[GPU_RESOURCE] == 1 and EFA_RESOURCE not in requests, requests
+    assert plan.gpus == 1
+    step = yaml.safe_load(plan.manifests[0]["data"]["step.yaml"])
+    assert step == plan.step
+    assert step["instance_type"] == plan.kinds[0].instance_type  # the epoch is costed where it would run
+    assert step["mlflow_experiment_name"] == f"{plan.team.name}/{spec.experiment or spec.name}"
+    assert step["output_dir"].startswith("/fsx/") and step["shape"] == data["settings"]["shape"]
+    if spec.dataset:
+        assert step["data"] == f"{spec.dataset}/train.jsonl" and step["tokenizer"] == spec.model
+    else:
+        assert "data" not in step and "tokenizer" not in step
+
+
+def test_benchmark_refusal_through_the_cli_names_the_field_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(_bench(shape="gpt-5", variants=["a:lora_rr=1"])))
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = main(["render", str(path), "--env", "dev"])
+    assert code == 1
+    assert "settings.shape: 'gpt-5' is not a known shape" in err.getvalue()
+    assert "settings.variants[0].lora_rr: not a setting of the sft step" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_benchmark_runs_locally_on_cpu(tmp_path: Path) -> None:
+    """`llmft run --local` of a benchmark spec: the job's step file and entry point (under torchrun), on CPU with the
+    tiny shape and 2 steps, results under the mapped /fsx and one MLflow run in the team's experiment."""
+    import subprocess
+    import sys
+
+    train_python = ROOT / ".train-venv" / "bin" / "python"
+    if not train_python.exists():
+        pytest.fail(f"{train_python} is missing: run `make install`")
+    spec = {**SYNTHETIC_BENCH, "settings": {**SYNTHETIC_BENCH["settings"], "rows": 24, "variants": ["small:"],
+                                            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512,
+                                                       "tokens_per_optimizer_step": 512}}}
+    path = tmp_path / "bench.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    fsx = tmp_path / "fsx"
+    proc = subprocess.run([sys.executable, "-m", "llmft", "run", "--local", str(path), "--env", "dev", "--fsx",
+                           str(fsx), "--python", str(train_python)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=False,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1",
+                               "PYTHONPATH": str(ROOT / "training")})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "tok/s" in proc.stdout and "epoch $" in proc.stdout
+    saved = json.loads((fsx / "outputs" / spec["name"] / "results.json").read_text())
+    assert [(r["name"], r["steps"], r["error"]) for r in saved["results"]] == [("small", 2, None)]
+    experiments = [yaml.safe_load(p.read_text()) for p in (fsx / "mlruns").glob("*/meta.yaml")]
+    (experiment,) = [e for e in experiments if e["name"] == f"ml-research/{spec['experiment']}"]
+    runs = [yaml.safe_load(p.read_text()) for p in (fsx / "mlruns" / experiment["experiment_id"]).glob("*/meta.yaml")]
+    assert [r["run_name"] for r in runs] == [f"{spec['name']}/small"]

@@ -16,6 +16,13 @@ Figures are medians over the steps after ``--warmup``; tokens/s and MFU come fro
 allocator held, closer to what nvidia-smi shows than allocated bytes). The epoch projection assumes the instance's
 GPUs run data-parallel at the measured per-GPU rate: hours = tokens of the dataset / (tokens/s x GPUs), times the
 on-demand price from config/data/prices.yaml.
+
+As a job (``type: benchmark`` through ``llmft``, a one-GPU PyTorchJob in the sft image) the same code runs as a step
+of the step contract (:mod:`llm_platform.steps`): ``python -m llm_platform.bench --config /etc/llmft/step.yaml
+[--check]``, without ``--shape``, reads a *benchmark* step file (:class:`BenchConfig`: shape, steps, variants, the
+SFT ``recipe`` they start from, real rows and tokenizer, the instance type to cost) instead of an SFT step file,
+writes ``<output_dir>/results.json`` and, where the pod has the platform's MLflow (``MLFLOW_TRACKING_URI``), logs
+one run per recipe to the team's experiment (:mod:`llm_platform.team_names`).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -252,15 +260,15 @@ def table(results: list[Result], *, instance_type: str | None, dataset_tokens: i
 
 
 def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: str, steps: int, variants: list[str],
-                  instance_type: str, dataset_tokens: int) -> list[str]:
-    """One MLflow run per recipe (``bench/<name>``): the settings it overrode and what was measured."""
+                  instance_type: str, dataset_tokens: int, run_prefix: str = "bench") -> list[str]:
+    """One MLflow run per recipe (``<run_prefix>/<name>``): the settings it overrode and what was measured."""
     import mlflow
 
     mlflow.set_experiment(experiment)
     run_ids = []
     for variant, r in zip(variants, results, strict=True):
         name, overrides = parse_variant(variant)
-        with mlflow.start_run(run_name=f"bench/{name}") as run:
+        with mlflow.start_run(run_name=f"{run_prefix}/{name}") as run:
             mlflow.log_params({"shape": shape, "gpu": gpu, "steps": steps, "instance_type": instance_type,
                                "dataset_tokens": dataset_tokens, "attention": r.attention, "liger": r.liger,
                                "gradient_checkpointing": r.gradient_checkpointing,
@@ -291,7 +299,188 @@ def measure(args, variant: str, *, model_dir: Path, data: Path, work: Path, cuda
                       0.0, 0, False, False, "", float("nan"), error=f"{type(exc).__name__}: {first}")
 
 
+
+# --- the step of a `type: benchmark` job ---------------------------------------------------------------------------
+MAX_STEPS = 100          # a benchmark runs minutes; a longer run is an sft job
+TORCHRUN_ENV = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+                          "ROLE_RANK", "ROLE_NAME", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+# SFT settings the benchmark sets itself (run_recipe): a recipe or variant giving them is refused
+BENCH_SETS = ("model_id", "train_dataset_path", "test_dataset_path", "output_dir", "merged_output_dir",
+              "merge_weights", "registered_model_name", "mlflow_tracking", "mlflow_experiment_name",
+              "mlflow_run_name", "max_steps", "num_train_epochs", "save_strategy", "eval_strategy", "report_to")
+_VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+@dataclass
+class BenchConfig:
+    """The step file of a ``type: benchmark`` job (``llmft`` writes it from the spec: ``settings`` give shape,
+    steps, variants, recipe ...; the spec's dataset, model, output, instance type and experiment give the rest)."""
+
+    shape: str = field(metadata={"help": "model shape to build random-initialised (llm_platform.memory.SHAPES)"})
+    output_dir: str = field(metadata={"help": "scratch (model, rows, recipe outputs) and results.json"})
+    steps: int = field(default=12, metadata={"help": f"optimizer steps per recipe (1-{MAX_STEPS})"})
+    warmup: int = field(default=2, metadata={"help": "steps left out of the medians (below steps)"})
+    variants: list = field(default_factory=list, metadata={
+        "help": "recipes to compare, 'name:key=value,key=value' over recipe (default: the recipe as is)"})
+    recipe: dict = field(default_factory=dict, metadata={
+        "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + TrainingArguments)"})
+    data: str | None = field(default=None, metadata={"help": "prepared train.jsonl (sft-r1) instead of synthetic rows"})
+    tokenizer: str | None = field(default=None, metadata={"help": "with data: the model's tokenizer folder"})
+    rows: int = field(default=512, metadata={"help": "synthetic rows to write"})
+    instance_type: str | None = field(default=None, metadata={"help": "instance type to cost an epoch on"})
+    dataset_examples: int = field(default=MEDICAL_TRAIN_ROWS, metadata={"help": "examples in the epoch to cost"})
+    variant_timeout: int = field(default=0, metadata={"help": "seconds one recipe may take; 0: no limit"})
+    budget: int = field(default=0, metadata={"help": "seconds the whole run may take; 0: no limit"})
+    mlflow_tracking: bool = field(default=True, metadata={"help": "log one run per recipe where MLflow is set up"})
+    mlflow_experiment_name: str = "benchmark"
+    mlflow_run_name: str | None = field(default=None, metadata={"help": "runs are <this>/<recipe>"})
+
+    def __post_init__(self) -> None:
+        found = self.problems(vars(self))
+        if found:
+            raise ValueError("; ".join(found))
+
+    @staticmethod
+    def problems(data: dict[str, Any]) -> list[str]:
+        """What the step refuses, one line a field (named as in the step file) with the fix."""
+        out = []
+        shape = data.get("shape")
+        if shape not in SHAPES:
+            out.append(f"shape: {shape!r} is not a known shape; use one of {', '.join(SHAPES)}")
+        steps = data.get("steps", 12)
+        if isinstance(steps, int) and not 1 <= steps <= MAX_STEPS:
+            out.append(f"steps: {steps} is outside 1-{MAX_STEPS}; a benchmark measures a few steps (an sft job "
+                       f"trains), e.g. 12")
+        warmup = data.get("warmup", 2)
+        if isinstance(warmup, int) and isinstance(steps, int) and not 0 <= warmup < steps:
+            out.append(f"warmup: {warmup} leaves no measured step of {steps}; use 0 to {max(0, steps - 1)}")
+        for key in ("rows", "dataset_examples"):
+            value = data.get(key, 1)
+            if isinstance(value, int) and value < 1:
+                out.append(f"{key}: {value} is below 1; give a positive number")
+        for key in ("variant_timeout", "budget"):
+            value = data.get(key, 0)
+            if isinstance(value, int) and value < 0:
+                out.append(f"{key}: {value} is negative; give seconds, or 0 for no limit")
+        if data.get("tokenizer") and not data.get("data"):
+            out.append("tokenizer: applies to real rows; give data (a prepared train.jsonl) or remove tokenizer")
+        recipe = data.get("recipe") or {}
+        if not isinstance(recipe, dict):
+            return out
+        found = _recipe_problems(recipe, "recipe.", set(recipe))
+        out += found
+        names: set[str] = set()
+        for i, text in enumerate(data.get("variants") or []):
+            where = f"variants[{i}]"
+            if not isinstance(text, str):
+                out.append(f"{where}: {text!r} is not a string; write 'name:key=value,key=value'")
+                continue
+            try:
+                name, overrides = split_variant(text)
+            except ValueError as exc:
+                out.append(f"{where}: {exc}")
+                continue
+            if not _VARIANT_NAME.fullmatch(name):
+                out.append(f"{where}: recipe name {name!r} must be 1-40 letters, digits, '-', '_' or '.' (it names "
+                           f"the MLflow run and a folder), e.g. 'packed:packing=true'")
+            elif name in names:
+                out.append(f"{where}: recipe name {name!r} is used twice; give each variant its own name")
+            names.add(name)
+            if not found:  # the recipe's own problems are named once, under recipe.
+                out += _recipe_problems({**recipe, **overrides}, f"{where}.", set(overrides))
+        return out
+
+
+def split_variant(text: str) -> tuple[str, dict[str, Any]]:
+    """:func:`parse_variant` raising ValueError (not SystemExit) for a part that is not key=value."""
+    try:
+        return parse_variant(text)
+    except SystemExit as exc:
+        raise ValueError(f"{exc}; write 'name:key=value,key=value'") from None
+
+
+def _recipe_problems(settings: dict[str, Any], prefix: str, given: set[str]) -> list[str]:
+    """The SFT step's own check of ``settings`` as the benchmark completes them; ``given``: the keys this part of
+    the step file sets (the only ones that may not be what the benchmark sets)."""
+    from llm_platform import steps as step_contract
+
+    out = [f"{prefix}{k}: set by the benchmark (the built model, the rows, the step count, no checkpoints); remove "
+           f"it" for k in sorted(given) if k in BENCH_SETS]
+    placeholders = {"model_id": "/model", "train_dataset_path": "/data/train.jsonl", "output_dir": "/out"}
+    rest = {k: v for k, v in settings.items() if k not in BENCH_SETS}
+    return out + step_contract.problems("sft", {**rest, **placeholders}, prefix=prefix)
+
+
+def step_argv(cfg: BenchConfig, recipe_file: Path) -> list[str]:
+    """The CLI arguments that run ``cfg`` (the recipe written as the SFT step file ``recipe_file``)."""
+    import torch
+
+    argv = ["--shape", cfg.shape, "--config", str(recipe_file), "--steps", str(cfg.steps), "--warmup",
+            str(cfg.warmup), "--rows", str(cfg.rows), "--dataset-examples", str(cfg.dataset_examples),
+            "--work", str(Path(cfg.output_dir) / "work"), "--json", str(Path(cfg.output_dir) / "results.json"),
+            "--variant-timeout", str(cfg.variant_timeout), "--budget", str(cfg.budget),
+            "--run-prefix", cfg.mlflow_run_name or "bench"]
+    for variant in cfg.variants:
+        argv += ["--variant", variant]
+    if cfg.data:
+        argv += ["--data", cfg.data]
+    if cfg.tokenizer:
+        argv += ["--tokenizer", cfg.tokenizer]
+    if cfg.instance_type:
+        argv += ["--instance-type", cfg.instance_type]
+    if not torch.cuda.is_available():
+        argv.append("--cpu")
+    if cfg.mlflow_tracking and os.environ.get("MLFLOW_TRACKING_URI"):
+        from llm_platform.team_names import experiment_name
+
+        argv += ["--mlflow-experiment", experiment_name(cfg.mlflow_experiment_name)]
+    return argv
+
+
+def step_main(argv: list[str] | None = None) -> int:
+    """``python -m llm_platform.bench --config <benchmark step file> [--check]``: the step of a benchmark job."""
+    from llm_platform.steps import entry_point
+
+    def run(cfg: BenchConfig) -> int:
+        import torch
+        import yaml
+
+        rank = int(os.environ.get("LOCAL_RANK", "0"))
+        if rank:  # more than one process per node (a local run on a multi-GPU machine): the first one measures
+            print(f"llmp-benchmark: local rank {rank} idle; the benchmark runs one process per node", file=sys.stderr)
+            return 0
+        if not torch.cuda.is_available() and cfg.shape != "tiny":
+            print(f"llmp-benchmark: shape {cfg.shape} needs a GPU and this machine has none; on a CPU (llmft run "
+                  f"--local) use shape: tiny, a check of the harness", file=sys.stderr)
+            return 1
+        out = Path(cfg.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        recipe_file = out / "recipe.yaml"  # the SFT step file every variant starts from
+        recipe_file.write_text(yaml.safe_dump(cfg.recipe, sort_keys=False))
+        return cli_main(step_argv(cfg, recipe_file))
+
+    def describe(cfg: BenchConfig) -> str:
+        names = [split_variant(v)[0] for v in cfg.variants] or ["the recipe as is"]
+        rows = f"the rows of {cfg.data}" if cfg.data else f"{cfg.rows} synthetic rows"
+        cost = f", an epoch costed on {cfg.instance_type}" if cfg.instance_type else ""
+        return (f"would benchmark a random-initialised {cfg.shape} for {cfg.steps} optimizer steps per recipe "
+                f"({', '.join(names)}) on {rows}{cost}; results in {cfg.output_dir}/results.json"
+                + (f", MLflow experiment {cfg.mlflow_experiment_name!r}" if cfg.mlflow_tracking else ""))
+
+    return entry_point("benchmark", argv, build=lambda data: BenchConfig(**data), run=run, describe=describe)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The CLI (``--shape``: ``--config`` is an SFT step file), else the step of a ``type: benchmark`` job
+    (``--config`` is a benchmark step file, :func:`step_main`)."""
+    given = sys.argv[1:] if argv is None else argv
+    if not any(a == "--shape" or a.startswith("--shape=") for a in given) and not any(
+            a in ("-h", "--help") for a in given):
+        return step_main(given)
+    return cli_main(given)
+
+
+def cli_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_platform.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--shape", required=True, choices=sorted(SHAPES))
     parser.add_argument("--config", required=True, help="the SFT step file (e.g. training/configs/sft.yaml)")
@@ -319,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=0,
                         help="seconds the whole run may take: a recipe that could not finish within it (by "
                              "--variant-timeout) is skipped and its row says so; 0: no limit")
+    parser.add_argument("--run-prefix", default="bench", help=argparse.SUPPRESS)  # MLflow run names <prefix>/<recipe>
     parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
     args = parser.parse_args(argv)
 
@@ -374,7 +564,9 @@ def main(argv: list[str] | None = None) -> int:
                               "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
                               "--json", str(out), "--child", variant] \
                 + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
-            proc = subprocess.Popen(cmd, start_new_session=True)   # its own group: a timeout stops its workers too
+            # in a job the step itself runs under torchrun: its child starts a torchrun of its own, not a member
+            child_env = {k: v for k, v in os.environ.items() if k not in TORCHRUN_ENV and not k.startswith("TORCHELASTIC_")}
+            proc = subprocess.Popen(cmd, start_new_session=True, env=child_env)   # its own group: a timeout stops its workers too
             try:
                 rc: Any = proc.wait(timeout=args.variant_timeout or None)
             except subprocess.TimeoutExpired:
@@ -398,9 +590,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shape {args.shape} on {gpu}; {args.steps} optimizer steps per recipe, medians after {args.warmup}")
     print(table(results, instance_type=args.instance_type if price else None, dataset_tokens=dataset_tokens))
     if args.mlflow_experiment:
-        log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
-                      variants=args.variant or ["recipe:"], instance_type=args.instance_type,
-                      dataset_tokens=dataset_tokens)
+        from llm_platform import mlflow_utils
+
+        try:  # bounded: a tracking outage costs seconds and leaves the table and the JSON (issue 32)
+            with mlflow_utils.bounded_http(retries=2):
+                log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
+                              variants=args.variant or ["recipe:"], instance_type=args.instance_type,
+                              dataset_tokens=dataset_tokens, run_prefix=args.run_prefix)
+        except Exception as exc:  # noqa: BLE001 - the measurement is done; say that it was not logged
+            mlflow_utils.warn(f"the results were not logged to MLflow ({type(exc).__name__}: {str(exc)[:200]})")
     if args.json:
         Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
                                                "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,

@@ -10,6 +10,7 @@ Every job type that runs the training package reads one YAML file, the *step fil
 | sft             | ``torchrun -m llm_platform.sft``          | :class:`llm_platform.sft.ScriptArguments` + the fields of ``transformers.TrainingArguments`` |
 | evaluate        | ``torchrun -m llm_platform.evaluate``     | :class:`llm_platform.evaluate.EvaluateConfig`         |
 | grpo            | ``python3 -m llm_platform.grpo``          | :class:`llm_platform.grpo_config.GrpoParameters`      |
+| benchmark       | ``torchrun -m llm_platform.bench``        | :class:`llm_platform.bench.BenchConfig` (``recipe``: the sft settings) |
 
 ``llmft`` builds each step file from a job spec with :func:`check` before anything renders (a renamed field fails at
 build time with a message, never in the pod); every entry point runs the same :func:`check` first, and ``--check``
@@ -70,6 +71,9 @@ STEPS: dict[str, Step] = {s.type: s for s in (
          inputs=("base_model_path", "finetuned_model_path", "test_dataset_path"), outputs=("output_dir",)),
     Step("grpo", "llm_platform.grpo", "GrpoParameters", schema_module="llm_platform.grpo_config",
          inputs=("model_path", "train_files", "val_files"), outputs=("checkpoint_dir",)),
+    # one torchrun process (the PyTorchJob's procs_per_node 1); it starts one torchrun of its own per recipe
+    Step("benchmark", "llm_platform.bench", "BenchConfig", distributed=True, inputs=("data", "tokenizer"),
+         outputs=("output_dir",)),
 )}
 
 
@@ -460,6 +464,9 @@ def _schema_rules(step_type: str, data: Mapping[str, Any], prefix: str) -> list[
         cls: type = ScriptArguments
     else:
         cls = STEPS[step_type].schema_class()
+        rules = getattr(cls, "problems", None)
+        if callable(rules):  # a schema that names each field it refuses (BenchConfig)
+            return [f"{prefix}{line}" for line in rules(dict(data))]
     try:
         cls(**dict(data))
     except (ValueError, TypeError, ArithmeticError) as exc:

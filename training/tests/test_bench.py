@@ -66,3 +66,67 @@ def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
     model = bench.build_model("tiny", tmp_path / "model", device="cpu", tokenizer_dir=str(tmp_path / "tok"))
     assert len(AutoTokenizer.from_pretrained(model)) == 54
     assert (model / "config.json").is_file()
+
+
+# --- the step of a `type: benchmark` job (llmft renders its step file; llm_platform.steps contract) ---------------
+def _step_file(tmp_path: Path, **changes) -> Path:
+    import yaml
+
+    data = {"shape": "tiny", "output_dir": str(tmp_path / "out"), "steps": 2, "warmup": 1, "rows": 24,
+            "instance_type": "g5.2xlarge", "mlflow_experiment_name": "ml-research/bench-test",
+            "mlflow_run_name": "medical-bench",
+            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512, "tokens_per_optimizer_step": 512},
+            "variants": ["fast:lora_r=4"], **changes}
+    path = tmp_path / "step.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_step_check_names_every_refused_field(tmp_path, capsys) -> None:
+    assert bench.main(["--config", str(_step_file(tmp_path)), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "is valid" in out and "writes: " + str(tmp_path / "out") in out and "tiny for 2 optimizer steps" in out
+    bad = _step_file(tmp_path, shape="huge", steps=0, variants=["a:lora_rr=1", "b c:"],
+                     recipe={"train_dataset_path": "/x", "lora_r": "eight"})
+    assert bench.main(["--config", str(bad), "--check"]) == 1
+    err = capsys.readouterr().err
+    for line in ("shape: 'huge' is not a known shape; use one of", "steps: 0 is outside 1-",
+                 "recipe.train_dataset_path: set by the benchmark", "recipe.lora_r: 'eight' is a str; sft expects int",
+                 "variants[1]: recipe name 'b c' must be"):
+        assert line in err, err
+    assert "Traceback" not in err
+
+
+def test_step_runs_on_cpu_from_its_step_file_and_logs_to_the_teams_experiment(tmp_path, capsys, monkeypatch) -> None:
+    import mlflow
+
+    from llm_platform import team_names
+
+    store = (tmp_path / "mlruns").as_uri()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store)
+    monkeypatch.setenv("MLFLOW_TRACKING_USERNAME", team_names.TEAM_USER_PREFIX + "ml-research")
+    monkeypatch.setenv("RANK", "3")  # what the job's torchrun sets: the recipe's own torchrun must not inherit it
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    mlflow.set_tracking_uri(store)
+    rc = bench.main(["--config", str(_step_file(tmp_path))])
+    printed = capsys.readouterr().out
+    assert rc == 0, printed
+    assert "tok/s" in printed and "epoch $" in printed
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    (fast,) = saved["results"]
+    assert fast["name"] == "fast" and fast["steps"] == 2 and fast["error"] is None
+    assert saved["instance_type"] == "g5.2xlarge" and fast["epoch_usd"] > 0
+    (run,) = mlflow.search_runs(experiment_names=["ml-research/bench-test"], output_format="list")
+    assert run.info.run_name == "medical-bench/fast"
+    assert run.data.params["recipe.lora_r"] == "4" and run.data.params["shape"] == "tiny"
+    assert run.data.metrics["tokens_per_second"] == pytest.approx(fast["tokens_per_second"])
+
+
+def test_step_without_mlflow_logs_nothing(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    argv = bench.step_argv(bench.BenchConfig(shape="tiny", output_dir=str(tmp_path)), tmp_path / "recipe.yaml")
+    assert "--mlflow-experiment" not in argv
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://mlflow")
+    argv = bench.step_argv(bench.BenchConfig(shape="tiny", output_dir=str(tmp_path), mlflow_tracking=False),
+                           tmp_path / "recipe.yaml")
+    assert "--mlflow-experiment" not in argv

@@ -60,7 +60,7 @@ def test_every_problem_is_reported_at_once() -> None:
 
 
 @pytest.mark.parametrize("module,step_type", [("download_model", "download-model"), ("prepare_data", "prepare-data"),
-                                              ("evaluate", "evaluate"), ("sft", "sft")])
+                                              ("evaluate", "evaluate"), ("sft", "sft"), ("bench", "benchmark")])
 def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> None:
     import importlib
 
@@ -72,7 +72,8 @@ def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> Non
             "evaluate": {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f",
                          "test_dataset_path": "/fsx/d", "output_dir": "/fsx/o"},
             "sft": {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": str(tmp_path / "c"),
-                    "use_cpu": True}}[step_type]
+                    "use_cpu": True},
+            "benchmark": {"shape": "tiny", "output_dir": str(tmp_path / "b"), "recipe": {"lora_r": 4}}}[step_type]
     path = tmp_path / "step.yaml"
     path.write_text(yaml.safe_dump(good))
     assert entry.main(["--config", str(path), "--check"]) == 0
