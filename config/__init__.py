@@ -143,6 +143,7 @@ class EnvironmentConfig(ConfigModel):
     @model_validator(mode="after")
     def _delivery_in_environment(self) -> EnvironmentConfig:
         self.delivery.check_environment(account=self.account, region=self.region)
+        self.delivery.check_teams(tuple(t.name for t in self.kubernetes.teams))
         return self
 
     @model_validator(mode="after")
