@@ -19,6 +19,7 @@ from .strict_yaml import load_yaml
 from .compute import ComputeConfig
 from .existing import ExistingClusterConfig
 from .gitops import DeliveryConfig
+from .pipelines import PipelinesConfig
 from .cost import CostConfig, burst_per_hour
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
@@ -64,6 +65,8 @@ class EnvironmentConfig(ConfigModel):
     observability: ObservabilityConfig = Field(
         ObservabilityConfig(), description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
                                            "(`<Env>-Observability`); see config/observability.py.")
+    pipelines: PipelinesConfig = Field(
+        PipelinesConfig(), description="Argo Workflows for `llmft pipeline`; see config/pipelines.py.")
     delivery: DeliveryConfig = Field(
         DeliveryConfig(), description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
                                       "config/gitops.py and docs/gitops.md \"GitOps with Argo CD\".")

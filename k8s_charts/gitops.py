@@ -64,6 +64,8 @@ GITOPS_JOB_KINDS: tuple[JobKind, ...] = (
     JobKind("ray.io", "RayJob", "rayjobs"),
     JobKind("batch", "Job", "jobs"),  # llmft's CPU steps (download-model, prepare-data)
     JobKind("", "ConfigMap", "configmaps"),
+    JobKind("argoproj.io", "Workflow", "workflows"),  # `llmft pipeline -o CHECKOUT` (Argo Workflows)
+    JobKind("argoproj.io", "WorkflowTemplate", "workflowtemplates"),
 )
 """What a team may deliver through Git (the one list; the team AppProject's whitelist is the part of it the team
 Role allows). Secrets are deliberately absent: a Secret in Git is a plaintext credential in every clone."""

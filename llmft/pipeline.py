@@ -46,10 +46,9 @@ import cdk8s
 import yaml
 
 from config import EnvironmentConfig
+from k8s_charts.team_namespaces import PIPELINE_SERVICE_ACCOUNT
 from k8s_charts.values import PlatformValues
 
-PIPELINE_SERVICE_ACCOUNT = "llmft-pipelines"
-"""The team ServiceAccount Workflows run as (executor pods, resource templates)."""
 ROUGE_FILE = "rouge.json"
 """What the evaluate step writes into its output_dir (llm_platform.evaluate: ``rouge.json``)."""
 NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -199,11 +198,26 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
         "spec": {
             "entrypoint": "pipeline",
             "serviceAccountName": PIPELINE_SERVICE_ACCOUNT,
+            # the executor pods run as the team (the pod-level securityContext of the team's own job pods, which
+            # the team's guard rails admit)
+            "securityContext": _team_security_context(plans),
             "templates": [{"name": "pipeline", "dag": {"tasks": tasks}}, *templates],
         },
     }
     _typed(pipeline.workflow)
     return pipeline
+
+
+def _team_security_context(plans: list[Any]) -> dict[str, Any]:
+    from llmft.build import pod_templates
+
+    for plan in plans:
+        for manifest in plan.manifests:
+            for _, template in pod_templates(manifest):
+                ctx = template["spec"].get("securityContext")
+                if ctx:
+                    return copy.deepcopy(ctx)
+    raise PipelineError("no step has a pod securityContext to run the Workflow's pods with")  # pragma: no cover
 
 
 def _typed(workflow: dict[str, Any]) -> None:
@@ -217,10 +231,25 @@ def _typed(workflow: dict[str, Any]) -> None:
         name=workflow["metadata"]["name"], namespace=workflow["metadata"]["namespace"],
         labels=workflow["metadata"]["labels"]),
         spec=wf.WorkflowSpec(entrypoint=spec["entrypoint"], service_account_name=spec["serviceAccountName"],
+                             security_context=_typed_security_context(wf, spec["securityContext"]),
                              templates=[_typed_template(wf, t) for t in spec["templates"]]))
     (rendered,) = chart.to_json()
     if rendered != workflow:
         raise AssertionError("the typed Workflow differs from the rendered one")  # pragma: no cover
+
+
+def _typed_security_context(wf: Any, ctx: dict[str, Any]) -> Any:
+    known = {"runAsNonRoot": "run_as_non_root", "runAsUser": "run_as_user", "runAsGroup": "run_as_group",
+             "fsGroup": "fs_group", "supplementalGroups": "supplemental_groups",
+             "fsGroupChangePolicy": "fs_group_change_policy"}
+    kwargs = {known[k]: v for k, v in ctx.items() if k in known}
+    if "seccompProfile" in ctx:
+        kwargs["seccomp_profile"] = wf.WorkflowSpecSecurityContextSeccompProfile(**{
+            {"type": "type", "localhostProfile": "localhost_profile"}[k]: v for k, v in ctx["seccompProfile"].items()})
+    unknown = set(ctx) - set(known) - {"seccompProfile"}
+    if unknown:
+        raise PipelineError(f"securityContext fields {sorted(unknown)} are not mapped to the typed Workflow")
+    return wf.WorkflowSpecSecurityContext(**kwargs)
 
 
 def _typed_template(wf: Any, t: dict[str, Any]) -> Any:
