@@ -42,12 +42,16 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-import cdk8s
+from typing import TYPE_CHECKING
+
 import yaml
 
-from config import EnvironmentConfig
-from k8s_charts.team_namespaces import PIPELINE_SERVICE_ACCOUNT
-from k8s_charts.values import PlatformValues
+if TYPE_CHECKING:  # the CLI's --help must not load cdk8s, config or k8s_charts (tests/test_llmft.py)
+    from config import EnvironmentConfig
+    from k8s_charts.values import PlatformValues
+
+PIPELINE_SERVICE_ACCOUNT = "llmft-pipelines"
+"""k8s_charts.team_namespaces.PIPELINE_SERVICE_ACCOUNT (repeated here so the CLI loads light; a test checks both)."""
 
 ROUGE_FILE = "rouge.json"
 """What the evaluate step writes into its output_dir (llm_platform.evaluate: ``rouge.json``)."""
@@ -223,6 +227,8 @@ def _team_security_context(plans: list[Any]) -> dict[str, Any]:
 def _typed(workflow: dict[str, Any]) -> None:
     """The Workflow through its typed binding (k8s_charts/imports/workflow, `make imports`): a field the CRD does not
     have fails here, before any schema check."""
+    import cdk8s
+
     from k8s_charts.imports.workflow.io import argoproj as wf
 
     chart = cdk8s.Chart(cdk8s.App(), "pipeline", disable_resource_name_hashes=True)
@@ -315,6 +321,7 @@ def cmd_pipeline(args: Any) -> int:
     import sys
 
     from config import load_config
+    from k8s_charts.values import PlatformValues
     from llmft.cli import _resolve_image
 
     config = load_config(args.env)

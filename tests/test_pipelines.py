@@ -202,6 +202,9 @@ def test_pipeline_service_account_creates_only_what_the_team_may() -> None:
 def test_workflow_runs_as_the_team_service_account_in_its_namespace() -> None:
     """A pod can only use a ServiceAccount of its own namespace (Kubernetes), so a Workflow in team A's namespace
     can never run as team B's account; the rendered Workflow names the team's pipeline account."""
+    from llmft import pipeline
+
+    assert pipeline.PIPELINE_SERVICE_ACCOUNT == PIPELINE_SERVICE_ACCOUNT  # the CLI's copy is the chart's name
     wf = medical().workflow
     assert wf["spec"]["serviceAccountName"] == PIPELINE_SERVICE_ACCOUNT
     assert wf["metadata"]["namespace"] == medical().steps[0].plan.team.namespace
