@@ -234,3 +234,24 @@ def test_argo_workflows_install() -> None:
     sources = (CRD_DIR / "SOURCES.md").read_text()
     assert f"argo-workflows-{ARGO_WORKFLOWS_CHART_VERSION}" in sources
     assert "| argoproj.io_workflows.yaml | argoproj/argo-workflows |" in sources
+
+
+def test_pipeline_to_a_checkout_is_what_the_team_project_accepts(tmp_path: Path) -> None:
+    """`llmft pipeline P -o CHECKOUT/` writes the Workflow into the team's Git folder, and the team's AppProject (built
+    from the team Role) whitelists its kind in the team's namespace."""
+    import io
+    from contextlib import redirect_stderr
+
+    from config.gitops import team_jobs_dir
+    from k8s_charts.gitops import team_delivery_kinds, team_role_rules
+    from llmft.cli import main
+
+    config = load_config(ENV)
+    with redirect_stderr(io.StringIO()):
+        assert main(["pipeline", str(MEDICAL), "--env", ENV, "-o", f"{tmp_path}/"]) == 0
+    (written,) = (tmp_path / team_jobs_dir(config.gitops_path, "ml-research")).glob("*.yaml")
+    (doc,) = [d for d in yaml.safe_load_all(written.read_text()) if d]
+    team = next(t for t in config.kubernetes.teams if t.name == "ml-research")
+    kinds = {(k.group, k.kind) for k in team_delivery_kinds(team_role_rules(team, PlatformValues.placeholders(config)))}
+    assert (doc["apiVersion"].rpartition("/")[0], doc["kind"]) in kinds
+    assert doc["metadata"]["namespace"] == team.namespace

@@ -54,6 +54,8 @@ class Plan:
     base: str = ""
     """``platform_dir(path)``: ``target`` relative to the checkout."""
     keep: list[str] = field(default_factory=list)
+    team_files: dict[str, list[str]] = field(default_factory=dict)
+    """What each team's Application syncs from the checkout: team -> its job and pipeline (Workflow) files."""
     """Placeholder files (repository-relative) that keep every team's job folder in Git (k8s_charts.gitops.KEEP_FILE)."""
 
     @property
@@ -116,6 +118,9 @@ def plan(env: str, repo: Path, *, dist: Path, outputs: dict[str, dict[str, str]]
             (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
             fromfile=f"a/{rel}" if old is not None else "/dev/null",
             tofile=f"b/{rel}" if new is not None else "/dev/null")))
+    for t in config.kubernetes.teams:
+        folder = repo / team_jobs_dir(path, t.name)
+        result.team_files[t.name] = sorted(p.name for p in folder.glob("*.yaml")) if folder.is_dir() else []
     missing_keep = [k for k in result.keep if not (repo / k).exists()]
     result.added += missing_keep
     result.diff = "".join(chunks)
@@ -167,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(result.diff)
         print(f"{result.target}: {len(result.added)} added, {len(result.changed)} changed, "
               f"{len(result.removed)} removed", file=sys.stderr)
+        for team, names in result.team_files.items():
+            pipelines = [n for n in names if n.startswith("pipeline-")]
+            print(f"teams/{team}: {len(names) - len(pipelines)} job file(s), {len(pipelines)} pipeline(s)"
+                  + (f" ({', '.join(pipelines)})" if pipelines else ""), file=sys.stderr)
         if result.unresolved:
             print(f"unresolved placeholders: {', '.join(result.unresolved)}", file=sys.stderr)
         if args.write:
