@@ -1,10 +1,13 @@
 """Argo CD objects of an environment in `argocd` delivery mode (config/gitops.py): what syncs Git into the cluster.
 
-- AppProject ``platform`` + Application ``platform``: ``platform_dir(path)`` (the content of ``dist/<env>/``) into
-  the cluster, automated sync with self-heal and prune (prune deletes only objects the Application tracks: Argo CD
-  labels what it applies with its tracking id, argo-cd v3.4.4 docs/user-guide/resource_tracking.md).
-- Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` into the team's
-  namespace only. The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
+- AppProject ``platform`` + Application ``platform``: ``platform_dir(path)`` (the shared part of ``dist/<env>/``)
+  into the cluster, automated sync with self-heal and prune (prune deletes only objects the Application tracks: Argo
+  CD labels what it applies with its tracking id, argo-cd v3.4.4 docs/user-guide/resource_tracking.md); per team an
+  Application ``platform-<team>`` of ``platform_team_dir(path, team)`` (the team's platform objects,
+  :func:`split_platform`), so no Application exceeds the capability's 150 resources.
+- Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` of the team's
+  repository (``delivery.team_repositories``, else ``delivery.repository``) into the team's namespace only, with
+  ``allowEmpty`` (the last job can be removed). The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
   namespaced, only :func:`team_delivery_kinds`: the job kinds of :data:`GITOPS_JOB_KINDS` the team's own Role lets its
   people create (so Argo CD never creates for a team what the team could not create itself).
 - The repository: a Secret labelled ``argocd.argoproj.io/secret-type: repository`` (argo-cd v3.4.4
@@ -15,6 +18,9 @@
 - Managed EKS capability only: the cluster registered as a destination (a ``secret-type: cluster`` Secret whose
   ``server`` is the EKS cluster ARN; the capability does not register the local cluster and does not accept
   ``https://kubernetes.default.svc``: EKS User Guide "Register target clusters").
+
+- Every AppProject lists ``sourceNamespaces: [argocd]`` (required by the managed capability). With the capability,
+  :class:`CapabilityAccessChart` adds the ``argocd`` Namespace and the RBAC of the capability's access entry.
 
 These objects are applied by the compute stack (they bootstrap Argo CD), never synced by Argo CD itself.
 """
@@ -83,15 +89,10 @@ KEEP_FILE = ".gitkeep"
 path does not exist"; Argo CD's directory source reads only .yaml/.yml/.json files (argo-cd v3.4.4
 docs/user-guide/directory.md), so this file is ignored."""
 
-_IRREGULAR_PLURALS: dict[str, str] = {}
-
-
 def plural(kind: str) -> str:
     """The resource name (plural) of ``kind`` as the API serves it for the kinds the platform manages (lowercase,
     ``y`` -> ``ies``, ``s`` -> ``ses``, else ``s``; tests/test_gitops.py checks it against every vendored CRD)."""
     k = kind.lower()
-    if k in _IRREGULAR_PLURALS:
-        return _IRREGULAR_PLURALS[k]
     if k.endswith("y") and k[-2:-1] not in "aeiou":
         return k[:-1] + "ies"
     if k.endswith("s"):
@@ -308,8 +309,11 @@ class GitOpsChart(cdk8s.Chart):
             self, "PlatformApplication", metadata=meta(PLATFORM_APPLICATION),
             spec=argo_app.ApplicationSpec(
                 project=PLATFORM_PROJECT,
+                # not recursive (the default, restated): the teams' platform folders below are their own
+                # Applications (argo-cd docs user-guide/directory.md: only the path's root unless `recurse`)
                 source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
-                                                      path=platform_dir(path)),
+                                                      path=platform_dir(path),
+                                                      directory=argo_app.ApplicationSpecSourceDirectory(recurse=False)),
                 destination=argo_app.ApplicationSpecDestination(server=destination_server),
                 sync_policy=argo_app.ApplicationSpecSyncPolicy(
                     automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),

@@ -500,6 +500,9 @@ def test_no_application_outgrows_the_capability_limit(tmp_path: Path) -> None:
     chart = GitOpsChart(cdk8s.App(), "g", config=config, values=values)
     sources = {d["spec"]["source"]["path"] for d in chart.to_json() if d["kind"] == "Application"}
     assert set(folders) <= sources
+    # the shared Application does not also read the team folders below it
+    (platform,) = [d for d in chart.to_json() if d["kind"] == "Application" and d["metadata"]["name"] == "platform"]
+    assert platform["spec"]["source"].get("directory", {}).get("recurse") is False
 
 
 def test_capability_access_entry_gets_least_privilege_rbac(argocd: Synth) -> None:
