@@ -61,7 +61,9 @@ NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 CONDITIONS: dict[str, tuple[str, str]] = {
     # batch/v1 Job: status.succeeded counts succeeded pods; the Job fails after backoffLimit + 1 failed pods
     "Job": ("status.succeeded > 0", "status.failed > {backoff}"),
-    # PyTorchJob (training-operator v1.9 JobStatus.replicaStatuses[<type>]); llmft's elastic jobs have Worker only
+    # PyTorchJob (training-operator v1.9 JobStatus.replicaStatuses[<type>]); llmft's elastic jobs have Worker only.
+    # This approximates the job's Succeeded/Failed condition, which a label-selector key cannot address
+    # (`status.conditions` is a list): a multi-node job may be seen as done when its first worker succeeds.
     "PyTorchJob": ("status.replicaStatuses.Worker.succeeded > 0", "status.replicaStatuses.Worker.failed > 0"),
     # RayJob (KubeRay v1.7.0 RayJobStatus.jobStatus: SUCCEEDED, FAILED, STOPPED)
     "RayJob": ("status.jobStatus == SUCCEEDED", "status.jobStatus in (FAILED, STOPPED)"),
