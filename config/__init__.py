@@ -20,6 +20,7 @@ from .accounts import ORGANIZATION_FILE, OrganizationConfig, check_organization
 from .compute import ComputeConfig
 from .existing import ExistingClusterConfig
 from .gitops import DeliveryConfig
+from .pipelines import PipelinesConfig
 from .cost import CostConfig, burst_per_hour
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
@@ -66,6 +67,8 @@ class EnvironmentConfig(DeploymentIdentity):
     observability: ObservabilityConfig = Field(
         ObservabilityConfig(), description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
                                            "(`<Env>-Observability`); see config/observability.py.")
+    pipelines: PipelinesConfig = Field(
+        PipelinesConfig(), description="Argo Workflows for `llmft pipeline`; see config/pipelines.py.")
     delivery: DeliveryConfig = Field(
         DeliveryConfig(), description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
                                       "config/gitops.py and docs/gitops.md \"GitOps with Argo CD\".")
@@ -130,6 +133,7 @@ class EnvironmentConfig(DeploymentIdentity):
     @model_validator(mode="after")
     def _delivery_in_environment(self) -> EnvironmentConfig:
         self.delivery.check_environment(account=self.account, region=self.region)
+        self.delivery.check_teams(tuple(t.name for t in self.kubernetes.teams))
         return self
 
     @model_validator(mode="after")

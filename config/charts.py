@@ -40,3 +40,19 @@ class ChartVersionsConfig(ConfigModel):
             raise ValueError(f"compute.charts.{info.field_name} {v!r} is not an exact chart version; write the "
                              f"version as `helm search repo --versions` lists it, e.g. {default!r} (the default)")
         return v
+
+    @field_validator("kuberay")
+    @classmethod
+    def _kuberay_crds(cls, v: str) -> str:
+        # Helm installs a chart's crds/ folder on install only and never upgrades it (Helm docs, "Custom Resource
+        # Definitions": "There is no support at this time for upgrading or deleting CRDs using Helm"); the
+        # kuberay-operator chart ships its CRDs there, so another chart version would run a new operator against
+        # the old ray.io CRDs. The operator and its CRDs move together: only through the default.
+        if v.removeprefix("v") != KUBERAY_CHART_VERSION:
+            raise ValueError(
+                f"compute.charts.kuberay {v!r} differs from {KUBERAY_CHART_VERSION!r}, the version of the ray.io CRDs "
+                f"in k8s_charts/crds: Helm never upgrades a chart's CRDs, so the operator would run against old CRDs. "
+                f"To upgrade KubeRay, vendor the new tag's CRDs (k8s_charts/crds/SOURCES.md), move "
+                f"KUBERAY_CHART_VERSION in config/charts.py, run `make imports`, and apply the CRDs to running "
+                f"clusters with `kubectl apply --server-side -f k8s_charts/crds/ray.io_*.yaml` before `make deploy`")
+        return v

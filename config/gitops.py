@@ -31,6 +31,12 @@ def platform_dir(path: str) -> str:
     return f"{path}/{PLATFORM_DIR}"
 
 
+def platform_team_dir(path: str, team: str) -> str:
+    """Folder of the platform's objects of one team (its namespace and what is labelled ``platform/team: <team>``):
+    each is its own Application ``platform-<team>``, so no Application outgrows the capability's 150 resources."""
+    return f"{platform_dir(path)}/{TEAMS_DIR}/{team}"
+
+
 def team_jobs_dir(path: str, team: str) -> str:
     """Folder of ``team``'s rendered job manifests under the environment's Git path."""
     return f"{path}/{TEAMS_DIR}/{team}"
@@ -122,6 +128,18 @@ class DeliveryConfig(ConfigModel):
                           "`identity_center` is set, else `helm`.")
     identity_center: IdentityCenterConfig | None = Field(
         None, description="IAM Identity Center instance and group -> Argo CD role mappings (managed capability).")
+    team_repositories: dict[str, str] = Field(
+        default_factory=dict,
+        description="Team name -> the team's own Git repository (same URL forms as `repository`): the team's "
+                    "Application reads `<path>/teams/<team>` there and the team's AppProject allows that repository "
+                    "only, so merging in a team repository can never change the platform or another team. A team "
+                    "without an entry uses `repository` (then protect `<path>/platform/` with CODEOWNERS: "
+                    "docs/gitops.md).")
+    capability_vpc_endpoints: tuple[str, ...] = Field(
+        (), description="Interface VPC endpoint IDs (`vpce-...`) of the service "
+                        "`com.amazonaws.<region>.eks-capabilities`: the managed Argo CD endpoint then resolves to "
+                        "private addresses (AWS::EKS::Capability ArgoCd.NetworkAccess.VpceIds). Empty: the "
+                        "capability's UI/API endpoint is public (sign-in still through Identity Center).")
 
     @field_validator("repository")
     @classmethod
@@ -136,6 +154,22 @@ class DeliveryConfig(ConfigModel):
         if not https and not _SSH_URL.fullmatch(v):
             raise ValueError(f"delivery.repository {v!r} is not a Git URL Argo CD can clone; use "
                              f"https://github.com/<org>/<repo>.git or git@github.com:<org>/<repo>.git")
+        return v
+
+    @field_validator("team_repositories")
+    @classmethod
+    def _team_repositories(cls, v: dict[str, str]) -> dict[str, str]:
+        for url in v.values():
+            cls._repository(url)  # same rules (no credentials, a Git URL)
+        return v
+
+    @field_validator("capability_vpc_endpoints")
+    @classmethod
+    def _vpce(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for e in v:
+            if not re.fullmatch(r"vpce-[0-9a-f]{8,17}", e):
+                raise ValueError(f"delivery.capability_vpc_endpoints: {e!r} is not a VPC endpoint ID (vpce-...); "
+                                 f"create an interface endpoint for com.amazonaws.<region>.eks-capabilities")
         return v
 
     @field_validator("revision")
@@ -186,7 +220,24 @@ class DeliveryConfig(ConfigModel):
             raise ValueError("delivery.mode is argocd but delivery.repository is not set; add the Git repository "
                              "Argo CD syncs from, e.g. repository: https://github.com/<org>/platform-gitops.git (or "
                              "set delivery.mode: cdk)")
+        if self.repository and self.repository in self.team_repositories.values():
+            raise ValueError("delivery.team_repositories names the platform repository (delivery.repository) for a "
+                             "team; a team repository must be the team's own, or leave the team out (it then uses "
+                             "delivery.repository, guarded by CODEOWNERS)")
+        if self.capability_vpc_endpoints and self.install != "capability":
+            raise ValueError("delivery.capability_vpc_endpoints is set but Argo CD runs from the Helm chart; its "
+                             "server has no public endpoint (kubectl port-forward), remove the setting")
         return self
+
+    def team_repository(self, team: str) -> str | None:
+        """The repository ``team``'s Application reads: its own, else ``repository``."""
+        return self.team_repositories.get(team, self.repository)
+
+    def check_teams(self, teams: tuple[str, ...]) -> None:
+        unknown = sorted(set(self.team_repositories) - set(teams))
+        if unknown:
+            raise ValueError(f"delivery.team_repositories names {', '.join(unknown)}, which is no team of "
+                             f"kubernetes.teams ({', '.join(teams)}); fix the name or remove the entry")
 
     @property
     def install(self) -> Literal["capability", "helm"]:

@@ -1,10 +1,13 @@
 """Argo CD objects of an environment in `argocd` delivery mode (config/gitops.py): what syncs Git into the cluster.
 
-- AppProject ``platform`` + Application ``platform``: ``platform_dir(path)`` (the content of ``dist/<env>/``) into
-  the cluster, automated sync with self-heal and prune (prune deletes only objects the Application tracks: Argo CD
-  labels what it applies with its tracking id, argo-cd v3.4.4 docs/user-guide/resource_tracking.md).
-- Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` into the team's
-  namespace only. The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
+- AppProject ``platform`` + Application ``platform``: ``platform_dir(path)`` (the shared part of ``dist/<env>/``)
+  into the cluster, automated sync with self-heal and prune (prune deletes only objects the Application tracks: Argo
+  CD labels what it applies with its tracking id, argo-cd v3.4.4 docs/user-guide/resource_tracking.md); per team an
+  Application ``platform-<team>`` of ``platform_team_dir(path, team)`` (the team's platform objects,
+  :func:`split_platform`), so no Application exceeds the capability's 150 resources.
+- Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` of the team's
+  repository (``delivery.team_repositories``, else ``delivery.repository``) into the team's namespace only, with
+  ``allowEmpty`` (the last job can be removed). The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
   namespaced, only :func:`team_delivery_kinds`: the job kinds of :data:`GITOPS_JOB_KINDS` the team's own Role lets its
   people create (so Argo CD never creates for a team what the team could not create itself).
 - The repository: a Secret labelled ``argocd.argoproj.io/secret-type: repository`` (argo-cd v3.4.4
@@ -15,6 +18,9 @@
 - Managed EKS capability only: the cluster registered as a destination (a ``secret-type: cluster`` Secret whose
   ``server`` is the EKS cluster ARN; the capability does not register the local cluster and does not accept
   ``https://kubernetes.default.svc``: EKS User Guide "Register target clusters").
+
+- Every AppProject lists ``sourceNamespaces: [argocd]`` (required by the managed capability). With the capability,
+  :class:`CapabilityAccessChart` adds the ``argocd`` Namespace and the RBAC of the capability's access entry.
 
 These objects are applied by the compute stack (they bootstrap Argo CD), never synced by Argo CD itself.
 """
@@ -31,7 +37,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config import EnvironmentConfig
-from config.gitops import platform_dir, team_jobs_dir
+from config.gitops import platform_dir, platform_team_dir, team_jobs_dir
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.application.io import argoproj as argo_app
 from k8s_charts.imports.appproject.io import argoproj as argo_project
@@ -64,9 +70,46 @@ GITOPS_JOB_KINDS: tuple[JobKind, ...] = (
     JobKind("ray.io", "RayJob", "rayjobs"),
     JobKind("batch", "Job", "jobs"),  # llmft's CPU steps (download-model, prepare-data)
     JobKind("", "ConfigMap", "configmaps"),
+    JobKind("argoproj.io", "Workflow", "workflows"),  # `llmft pipeline -o CHECKOUT` (Argo Workflows)
+    JobKind("argoproj.io", "WorkflowTemplate", "workflowtemplates"),
 )
 """What a team may deliver through Git (the one list; the team AppProject's whitelist is the part of it the team
 Role allows). Secrets are deliberately absent: a Secret in Git is a plaintext credential in every clone."""
+
+ARGOCD_WRITE_VERBS = ("create", "update", "patch", "delete")
+"""What Argo CD does to the objects it manages (apply, prune); reads are the separate cluster-wide read role."""
+MAX_RESOURCES_PER_APPLICATION = 150
+"""EKS User Guide "Capability Kubernetes resources", Resource limits: "Maximum 150 Kubernetes resources per
+Application resource in Argo CD" (the managed capability; the platform keeps every Application under it in both
+install modes, so switching between them never breaks an Application)."""
+MAX_APPLICATIONS = 3000
+"""Same page: "Maximum 3,000 Application resources per Argo CD capability instance"."""
+KEEP_FILE = ".gitkeep"
+"""Kept in every team folder: Git stores no empty folder, and an Application whose path is missing fails with "app
+path does not exist"; Argo CD's directory source reads only .yaml/.yml/.json files (argo-cd v3.4.4
+docs/user-guide/directory.md), so this file is ignored."""
+
+def plural(kind: str) -> str:
+    """The resource name (plural) of ``kind`` as the API serves it for the kinds the platform manages (lowercase,
+    ``y`` -> ``ies``, ``s`` -> ``ses``, else ``s``; tests/test_gitops.py checks it against every vendored CRD)."""
+    k = kind.lower()
+    if k.endswith("y") and k[-2:-1] not in "aeiou":
+        return k[:-1] + "ies"
+    if k.endswith("s"):
+        return k + "es"
+    return k + "s"
+
+
+def api_group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+def access_entry_group(principal_arn: str) -> str:
+    """The Kubernetes group of an EKS access entry's principal: ``eks-access-entry:<principal ARN>`` (EKS User
+    Guide "Register target clusters", "Access Entry RBAC requirements": the group name format for Access Entries is
+    `eks-access-entry:` followed by the principal ARN)."""
+    return f"eks-access-entry:{principal_arn}"
+
 
 KUEUE_MUTATED_FIELDS = (".spec.suspend", ".spec.runPolicy.suspend")
 """Kueue suspends a job at creation and unsuspends it at admission (RayJob `spec.suspend`, PyTorchJob/MPIJob
@@ -76,6 +119,35 @@ RespectIgnoreDifferences)."""
 
 def team_project_name(team: str) -> str:
     return f"team-{team}"
+
+
+def platform_team_application_name(team: str) -> str:
+    return f"{PLATFORM_APPLICATION}-{team}"
+
+
+TEAM_LABEL = "platform/team"
+
+
+def owning_team(doc: Mapping[str, Any], teams: Sequence[TeamConfig]) -> str | None:
+    """The team a platform object belongs to: its namespace is the team's, or it is labelled ``platform/team``."""
+    ns = doc.get("metadata", {}).get("namespace")
+    for team in teams:
+        if ns == team.namespace or doc.get("metadata", {}).get("labels", {}).get(TEAM_LABEL) == team.name:
+            return team.name
+    return None
+
+
+def split_platform(files: Mapping[str, Sequence[Mapping[str, Any]]], path: str,
+                   teams: Sequence[TeamConfig]) -> dict[str, list[Mapping[str, Any]]]:
+    """The platform charts (file name -> objects) as Git holds them: shared objects in ``platform_dir(path)/<file>``,
+    each team's in ``platform_team_dir(path, team)/<file>`` (path relative to the repository root)."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for name, docs in files.items():
+        for d in docs:
+            team = owning_team(d, teams)
+            folder = platform_team_dir(path, team) if team else platform_dir(path)
+            out.setdefault(f"{folder}/{name}", []).append(d)
+    return out
 
 
 def team_role_rules(team: TeamConfig, values: PlatformValues) -> list[dict[str, Any]]:
@@ -102,6 +174,56 @@ def allows_create(rules: Sequence[Mapping[str, Any]], group: str, resource: str)
 def team_delivery_kinds(rules: Sequence[Mapping[str, Any]]) -> list[JobKind]:
     """The kinds of :data:`GITOPS_JOB_KINDS` that ``rules`` (the team Role's) allow the team to create."""
     return [k for k in GITOPS_JOB_KINDS if allows_create(rules, k.group, k.resource)]
+
+
+def platform_objects(config: EnvironmentConfig, values: PlatformValues) -> list[dict[str, Any]]:
+    """Every object the platform Applications sync (the platform charts, as `make gitops` writes them)."""
+    from k8s_charts.platform import platform_charts
+
+    app = cdk8s.App()
+    platform_charts(app, config, values)
+    return [d for chart in app.charts for d in chart.to_json()]
+
+
+def managed_kinds(config: EnvironmentConfig, values: PlatformValues) -> list[tuple[str, str]]:
+    """(API group, resource) of every kind Argo CD applies: the platform charts' kinds and the teams' delivery kinds
+    (what the capability's write ClusterRole names; nothing else)."""
+    kinds = {(api_group(d["apiVersion"]), plural(d["kind"])) for d in platform_objects(config, values)}
+    for team in config.kubernetes.teams:
+        kinds |= {(k.group, k.resource) for k in team_delivery_kinds(team_role_rules(team, values))}
+    return sorted(kinds)
+
+
+def capability_rbac(principal_arn: str, kinds: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Kubernetes RBAC of the managed capability's access entry (EKS creates the access entry for the capability
+    role with no permissions: "Register target clusters", Access Entry RBAC requirements): cluster-wide read (Argo
+    CD must read every type for discovery and health, same page) and write on exactly ``kinds`` (the platform's and
+    the teams' kinds), both bound to the entry's group :func:`access_entry_group`. Argo CD projects still narrow
+    each Application to its destinations and whitelists. Creating the team Roles needs ``escalate`` on roles and
+    ``bind`` on role bindings (Kubernetes RBAC privilege-escalation prevention: a Role may only grant what its creator
+    holds, or its creator needs ``escalate``)."""
+    by_group: dict[str, list[str]] = {}
+    for group, resource in kinds:
+        by_group.setdefault(group, []).append(resource)
+    write = [{"apiGroups": [g], "resources": sorted(rs), "verbs": list(ARGOCD_WRITE_VERBS)}
+             for g, rs in sorted(by_group.items())]
+    roles = sorted(set(by_group.get("rbac.authorization.k8s.io", ())) & {"roles", "clusterroles"})
+    if roles:
+        write.append({"apiGroups": ["rbac.authorization.k8s.io"], "resources": roles, "verbs": ["bind", "escalate"]})
+    subject = [{"kind": "Group", "name": access_entry_group(principal_arn), "apiGroup": "rbac.authorization.k8s.io"}]
+    labels = dict(PART_OF)
+    read_name, write_name = "llm-platform-argocd-read", "llm-platform-argocd-write"
+    return [
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+         "metadata": {"name": read_name, "labels": labels},
+         "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+         "metadata": {"name": write_name, "labels": labels}, "rules": write},
+        *({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+           "metadata": {"name": name, "labels": labels}, "subjects": subject,
+           "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name}}
+          for name in (read_name, write_name)),
+    ]
 
 
 class GitOpsChart(cdk8s.Chart):
@@ -131,6 +253,10 @@ class GitOpsChart(cdk8s.Chart):
 
         def meta(name: str) -> cdk8s.ApiObjectMetadata:
             return cdk8s.ApiObjectMetadata(name=name, namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF))
+
+        # EKS User Guide "Working with Argo CD Projects": with the managed capability `spec.sourceNamespaces` is
+        # required (no namespace is allowed by default); the Applications live in ARGOCD_NAMESPACE only.
+        source_namespaces = [ARGOCD_NAMESPACE]
 
         self.cluster_secret: k8s.KubeSecret | None = None
         if register_cluster:
@@ -175,6 +301,7 @@ class GitOpsChart(cdk8s.Chart):
             spec=argo_project.AppProjectSpec(
                 description=f"{config.name}: the platform's manifests (make gitops -> {platform_dir(path)})",
                 source_repos=[repo],
+                source_namespaces=source_namespaces,
                 destinations=[argo_project.AppProjectSpecDestinations(server=destination_server, namespace="*")],
                 cluster_resource_whitelist=[argo_project.AppProjectSpecClusterResourceWhitelist(group="*", kind="*")],
             ))
@@ -182,13 +309,32 @@ class GitOpsChart(cdk8s.Chart):
             self, "PlatformApplication", metadata=meta(PLATFORM_APPLICATION),
             spec=argo_app.ApplicationSpec(
                 project=PLATFORM_PROJECT,
+                # not recursive (the default, restated): the teams' platform folders below are their own
+                # Applications (argo-cd docs user-guide/directory.md: only the path's root unless `recurse`)
                 source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
-                                                      path=platform_dir(path)),
+                                                      path=platform_dir(path),
+                                                      directory=argo_app.ApplicationSpecSourceDirectory(recurse=False)),
                 destination=argo_app.ApplicationSpecDestination(server=destination_server),
                 sync_policy=argo_app.ApplicationSpecSyncPolicy(
                     automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
                     retry=_retry()),
             ))
+
+        # one Application per team for the team's platform objects (namespace, quota, Roles, queues, ...): the
+        # shared Application stays the same size however many teams there are (MAX_RESOURCES_PER_APPLICATION)
+        self.platform_team_applications: dict[str, argo_app.Application] = {}
+        for team in config.kubernetes.teams:
+            self.platform_team_applications[team.name] = argo_app.Application(
+                self, f"PlatformApplication-{team.name}", metadata=meta(platform_team_application_name(team.name)),
+                spec=argo_app.ApplicationSpec(
+                    project=PLATFORM_PROJECT,
+                    source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                                                          path=platform_team_dir(path, team.name)),
+                    destination=argo_app.ApplicationSpecDestination(server=destination_server),
+                    sync_policy=argo_app.ApplicationSpecSyncPolicy(
+                        automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
+                        retry=_retry()),
+                ))
 
         # --- the teams --------------------------------------------------------------------------------------
         self.team_projects: dict[str, argo_project.AppProject] = {}
@@ -196,12 +342,14 @@ class GitOpsChart(cdk8s.Chart):
         for team in config.kubernetes.teams:
             kinds = team_delivery_kinds(team_role_rules(team, values))
             name = team_project_name(team.name)
+            team_repo = d.team_repository(team.name) or repo
             self.team_projects[team.name] = argo_project.AppProject(
                 self, f"Project-{team.name}", metadata=meta(name),
                 spec=argo_project.AppProjectSpec(
                     description=f"Team {team.name}: its jobs from {team_jobs_dir(path, team.name)} into namespace "
                                 f"{team.namespace} only",
-                    source_repos=[repo],
+                    source_repos=[team_repo],
+                    source_namespaces=source_namespaces,
                     destinations=[argo_project.AppProjectSpecDestinations(server=destination_server,
                                                                           namespace=team.namespace)],
                     cluster_resource_whitelist=[],
@@ -213,18 +361,57 @@ class GitOpsChart(cdk8s.Chart):
                 self, f"Application-{team.name}", metadata=meta(name),
                 spec=argo_app.ApplicationSpec(
                     project=name,
-                    source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                    source=argo_app.ApplicationSpecSource(repo_url=team_repo, target_revision=d.revision,
                                                           path=team_jobs_dir(path, team.name)),
                     destination=argo_app.ApplicationSpecDestination(server=destination_server,
                                                                     namespace=team.namespace),
                     ignore_differences=[argo_app.ApplicationSpecIgnoreDifferences(
                         group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS))
                         for k in kinds if k.group],
+                    # allowEmpty (argo-cd v3.4.4 application CRD: "AllowEmpty allows apps have zero live
+                    # resources"): without it automated sync refuses to prune the team's last job, so removing it
+                    # from Git would never stop it; the folder itself stays (KEEP_FILE)
                     sync_policy=argo_app.ApplicationSpecSyncPolicy(
-                        automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
+                        automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True,
+                                                                              allow_empty=True),
                         sync_options=["RespectIgnoreDifferences=true"],
                         retry=_retry()),
                 ))
+
+
+class CapabilityAccessChart(cdk8s.Chart):
+    """What the managed capability needs before anything syncs (applied before :class:`GitOpsChart`): the ``argocd``
+    Namespace (the capability may not have created it yet when the stack applies into it; apply keeps an existing
+    one) and the Kubernetes RBAC of :func:`capability_rbac` for the access entry EKS made for the capability role.
+
+    Why RBAC objects and not an ``AWS::EKS::AccessEntry`` with access policies: EKS creates the capability role's
+    access entry itself ("Register target clusters": an EKS Access Entry is automatically created ... but no
+    Kubernetes RBAC permissions are granted), so a second AccessEntry for the same principal would fail, and the
+    managed access policies are coarse (AmazonEKSEditPolicy cannot create ClusterQueues or Namespaces, the cluster
+    admin policy is everything). Bindings to the entry's group grant exactly the kinds the platform delivers.
+
+    :param principal_arn: ARN of the capability's IAM role (a CDK token inside the stack).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, values: PlatformValues,
+                 principal_arn: str) -> None:
+        super().__init__(scope, construct_id, disable_resource_name_hashes=True)
+        self.rbac: list[k8s.KubeClusterRole | k8s.KubeClusterRoleBinding] = []
+        self.argocd_namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
+            name=ARGOCD_NAMESPACE, labels=dict(PART_OF)))
+        for i, doc in enumerate(capability_rbac(principal_arn, managed_kinds(config, values))):
+            m = k8s.ObjectMeta(name=doc["metadata"]["name"], labels=doc["metadata"]["labels"])
+            if doc["kind"] == "ClusterRole":
+                self.rbac.append(k8s.KubeClusterRole(self, f"Rbac{i}", metadata=m, rules=[
+                    k8s.PolicyRule(api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"])
+                    for r in doc["rules"]]))
+            else:
+                self.rbac.append(k8s.KubeClusterRoleBinding(
+                    self, f"Rbac{i}", metadata=m,
+                    subjects=[k8s.Subject(kind=x["kind"], name=x["name"], api_group=x["apiGroup"])
+                              for x in doc["subjects"]],
+                    role_ref=k8s.RoleRef(api_group=doc["roleRef"]["apiGroup"], kind=doc["roleRef"]["kind"],
+                                         name=doc["roleRef"]["name"])))
 
 
 class RepositoryCredentialsSync(Construct):

@@ -78,7 +78,33 @@ def team_member_rules() -> list[k8s.PolicyRule]:
         rule(api_groups=["kueue.x-k8s.io"], resources=["workloads", "localqueues"], verbs=READ_VERBS),
         # `kubectl exec` over WebSockets (Kubernetes >= 1.30) is a GET on pods/exec, over SPDY a POST (create)
         rule(api_groups=[""], resources=["pods/exec"], verbs=["create", "get"]),
+        # `llmft pipeline` Workflows (Argo Workflows, pipelines.enabled); they run as PIPELINE_SERVICE_ACCOUNT
+        rule(api_groups=["argoproj.io"], resources=["workflows", "workflowtemplates"], verbs=JOB_VERBS),
     ]
+
+
+PIPELINE_SERVICE_ACCOUNT = "llmft-pipelines"
+"""The ServiceAccount a team's Workflows run as (llmft/pipeline.py sets it as ``serviceAccountName``)."""
+PIPELINE_JOB_RESOURCES = {"kubeflow.org": ("pytorchjobs", "mpijobs"), "ray.io": ("rayjobs",), "batch": ("jobs",)}
+"""The job kinds a pipeline step may create, each only if :func:`team_member_rules` lets the team create it."""
+
+
+def pipeline_rules() -> list[k8s.PolicyRule]:
+    """What a team's Workflows may do in its namespace: apply (get, create, patch) and watch the job kinds the team
+    Role lets its people create and their step ConfigMaps, and what the Argo executor needs (``workflowtaskresults``
+    create/patch, Argo Workflows v4.0.6 docs/workflow-rbac.md). Nothing else: no Secrets, pods, RBAC, no delete."""
+    members = [r for r in team_member_rules() if "create" in (r.verbs or [])]
+
+    def member_may(group: str, resource: str) -> bool:
+        return any(group in (r.api_groups or []) and resource in (r.resources or []) for r in members)
+
+    apply = ["get", "list", "watch", "create", "patch"]
+    rules = [k8s.PolicyRule(api_groups=[g], resources=[r for r in rs if member_may(g, r)], verbs=apply)
+             for g, rs in PIPELINE_JOB_RESOURCES.items() if any(member_may(g, r) for r in rs)]
+    rules.append(k8s.PolicyRule(api_groups=[""], resources=["configmaps"], verbs=apply))
+    rules.append(k8s.PolicyRule(api_groups=["argoproj.io"], resources=["workflowtaskresults"],
+                                verbs=["create", "patch"]))
+    return rules
 
 
 
@@ -249,12 +275,22 @@ class TeamNamespace(Construct):
             self, "TeamMembers", metadata=meta(TEAM_MEMBER_ROLE),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
             subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
+        # `llmft pipeline` Workflows run as this ServiceAccount (no token mounted in job pods: they never use it)
+        self.pipeline_account = k8s.KubeServiceAccount(self, "PipelineServiceAccount",
+                                                       metadata=meta(PIPELINE_SERVICE_ACCOUNT))
+        self.pipeline_role = k8s.KubeRole(self, "PipelineRole", metadata=meta(PIPELINE_SERVICE_ACCOUNT),
+                                          rules=pipeline_rules())
+        self.pipeline_binding = k8s.KubeRoleBinding(
+            self, "PipelineBinding", metadata=meta(PIPELINE_SERVICE_ACCOUNT),
+            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=PIPELINE_SERVICE_ACCOUNT),
+            subjects=[k8s.Subject(kind="ServiceAccount", name=PIPELINE_SERVICE_ACCOUNT, namespace=ns)])
         # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
         self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=labels)
         self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
         # Namespaced objects must be created after their namespace when the chart is applied.
         for obj in (self.gpu_quota, self.priority_quota, self.object_quota, self.limit_range, self.service_account, self.claim,
                     self.mlflow, self.mlflow_credentials, self.images, self.member_role, self.member_binding,
+                    self.pipeline_account, self.pipeline_role, self.pipeline_binding,
                     *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)

@@ -226,6 +226,9 @@ def parser() -> argparse.ArgumentParser:
             c.add_argument("-f", "--follow", action="store_true")
         c.set_defaults(func=func)
     sub.add_parser("list", parents=[common], help="the team's llmft jobs").set_defaults(func=cmd_list)
+    from llmft.pipeline import add_subcommand  # issue 33: `llmft pipeline` (llmft/pipeline.py)
+
+    add_subcommand(sub, common)
     return p
 
 

@@ -10,6 +10,7 @@ from aws_cdk import CfnOutput, Reference, RemovalPolicy, Stack, Token, Tokenizat
 from constructs import Construct
 
 from cdk_constructs.compute.argo_cd import ArgoCd
+from cdk_constructs.compute.argo_workflows import ArgoWorkflows
 from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
@@ -220,6 +221,12 @@ class ComputeStack(PlatformStack):
             mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
             apply_manifests=config.delivery.mode == "cdk")
         self.team_roles: dict[str, iam.Role] = self.platform_charts.team_roles
+
+        # --- Argo Workflows (pipelines.enabled): runs `llmft pipeline` Workflows in the team namespaces --------
+        self.argo_workflows: ArgoWorkflows | None = None
+        if config.pipelines.enabled:
+            self.argo_workflows = ArgoWorkflows(self, "ArgoWorkflows", cluster=self.cluster,
+                                                node_selector=self.system_node_selector, after=[*system_ready])
 
         # --- GitOps (delivery.mode argocd): Argo CD syncs the platform charts and the teams' jobs from Git ------
         self.argo_cd: ArgoCd | None = None

@@ -359,6 +359,15 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
     assert not stale.exists()
     third = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
     assert not third.differs and third.diff == ""
+    # every team job folder exists (.gitkeep) and the team's platform objects are in the team's folder
+    from k8s_charts.gitops import KEEP_FILE
+    for team in config_with("dev").kubernetes.teams:
+        assert (repo / team_jobs_dir("environments/dev", team.name) / KEEP_FILE).is_file()
+        assert any(n.startswith(f"teams/{team.name}/") for n in third.files)
+    # the teams' pipelines and jobs in the checkout are listed (what each team Application syncs)
+    (repo / team_jobs_dir("environments/dev", "ml-research") / "pipeline-medical.yaml").write_text("kind: Workflow\n")
+    listed = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs).team_files
+    assert listed["ml-research"] == ["pipeline-medical.yaml"] and listed["hyperpod-platform"] == []
     written = yaml.safe_load_all((repo / platform_dir("environments/dev") / "gpu-capacity.yaml").read_text())
     errors = [e for d in written if d for e in validate(d, config_with("dev").compute.kubernetes_version)]
     assert errors == []
@@ -382,3 +391,203 @@ def test_argocd_mode_snapshot(argocd: Synth, snapshot) -> None:
     for stack in ("compute", "storage", "mlflow"):
         assert mask(argocd.templates[stack]) == snapshot.use_extension(JSONSnapshotExtension)(
             name=f"prod-argocd-{variant}-{stack}"), f"{variant} {stack} changed"
+
+
+# ---- issue 33: what makes Argo CD really sync ------------------------------------------------------------------
+def test_every_project_allows_the_namespace_of_its_applications(argocd: Synth) -> None:
+    """EKS User Guide "Working with Argo CD Projects": with the managed capability `spec.sourceNamespaces` is
+    required; an Application is refused unless its own namespace is in its project's list."""
+    projects, apps = argo(argocd, "AppProject"), argo(argocd, "Application")
+    for app in apps.values():
+        project = projects[app["spec"]["project"]]
+        assert app["metadata"]["namespace"] in project["spec"].get("sourceNamespaces", []), app["metadata"]["name"]
+
+
+def test_team_applications_allow_empty_and_their_folders_stay(argocd: Synth, tmp_path: Path) -> None:
+    """argo-cd v3.4.4 application CRD `syncPolicy.automated.allowEmpty`: without it automated sync never prunes a
+    team's last job; `make gitops --write` keeps every team job folder with a file Argo CD does not read."""
+    from k8s_charts.gitops import KEEP_FILE
+
+    apps = argo(argocd, "Application")
+    for team in argocd.config.kubernetes.teams:
+        assert apps[team_project_name(team.name)]["spec"]["syncPolicy"]["automated"]["allowEmpty"] is True
+    assert not KEEP_FILE.endswith((".yaml", ".yml", ".json"))  # the directory source's manifest extensions
+
+
+def _project_permits(project: dict[str, Any], *, repo: str, namespace: str | None, group: str, kind: str) -> bool:
+    """Whether an AppProject lets an Application sync one object (argo-cd v3.4.4 docs/user-guide/projects.md:
+    the source repository must match `sourceRepos`, the destination namespace a `destinations` entry, a
+    cluster-scoped kind `clusterResourceWhitelist`, a namespaced kind `namespaceResourceWhitelist` when set)."""
+    spec = project["spec"]
+
+    def match(pattern: str, value: str) -> bool:
+        return pattern == "*" or pattern == value
+
+    if not any(match(r, repo) for r in spec.get("sourceRepos", [])):
+        return False
+    if namespace is None:
+        return any(match(w["group"], group) and match(w["kind"], kind) for w in spec.get("clusterResourceWhitelist") or [])
+    if not any(match(d.get("namespace", ""), namespace) for d in spec.get("destinations", [])):
+        return False
+    whitelist = spec.get("namespaceResourceWhitelist")
+    return whitelist is None or any(match(w["group"], group) and match(w["kind"], kind) for w in whitelist)
+
+
+TEAM_REPO = "https://github.com/acme/ml-research-jobs.git"
+
+
+def test_team_repository_separates_team_from_platform() -> None:
+    """A team with its own repository: its project allows that repository only, the platform project never allows
+    it, and nothing from a team's repository reaches another namespace or a cluster-scoped kind."""
+    import cdk8s
+
+    from k8s_charts.gitops import GitOpsChart
+
+    config = config_with("prod", {"delivery": {**HELM["delivery"], "team_repositories": {"ml-research": TEAM_REPO}}})
+    chart = GitOpsChart(cdk8s.App(), "g", config=config, values=PlatformValues.placeholders(config))
+    projects = {d["metadata"]["name"]: d for d in chart.to_json() if d["kind"] == "AppProject"}
+    platform = projects["platform"]
+    teams = config.kubernetes.teams
+    assert not _project_permits(platform, repo=TEAM_REPO, namespace="ml-research", group="", kind="ConfigMap")
+    for team in teams:
+        project = projects[team_project_name(team.name)]
+        own = config.delivery.team_repository(team.name)
+        assert project["spec"]["sourceRepos"] == [own]
+        kinds = team_delivery_kinds(team_role_rules(team, PlatformValues.placeholders(config)))
+        assert all(_project_permits(project, repo=own, namespace=team.namespace, group=k.group, kind=k.kind)
+                   for k in kinds)
+        for other in teams:
+            if other.name != team.name:
+                assert not _project_permits(project, repo=own, namespace=other.namespace, group="", kind="ConfigMap")
+        for group, kind in (("", "Namespace"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+                            ("kueue.x-k8s.io", "ClusterQueue"), ("admissionregistration.k8s.io",
+                                                                 "ValidatingAdmissionPolicy")):
+            assert not _project_permits(project, repo=own, namespace=None, group=group, kind=kind)
+        for group, kind in (("rbac.authorization.k8s.io", "RoleBinding"), ("", "Secret"), ("", "ServiceAccount")):
+            assert not _project_permits(project, repo=own, namespace=team.namespace, group=group, kind=kind)
+    assert projects[team_project_name("hyperpod-platform")]["spec"]["sourceRepos"] == [REPO]
+
+
+def test_team_repository_config_errors() -> None:
+    config_fails({"delivery": {**HELM["delivery"], "team_repositories": {"nobody": TEAM_REPO}}},
+                 r"team_repositories names nobody", r"kubernetes\.teams", env="prod")
+    config_fails({"delivery": {**HELM["delivery"], "team_repositories": {"ml-research": REPO}}},
+                 r"names the platform repository", env="prod")
+    config_fails({"delivery": {**HELM["delivery"], "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}},
+                 r"runs from the Helm chart", env="prod")
+
+
+def test_no_application_outgrows_the_capability_limit(tmp_path: Path) -> None:
+    """EKS User Guide "Capability Kubernetes resources": at most 150 resources per Application. With eight teams the
+    platform holds more than that in total; `make gitops` splits it so every Application's folder stays below."""
+    from k8s_charts.gitops import MAX_RESOURCES_PER_APPLICATION, platform_objects, split_platform
+
+    names = ["ml-research", "hyperpod-platform", *(f"team{i}" for i in range(6))]
+    config = config_with("prod", {**HELM, "kubernetes": {"teams": [
+        {"name": n, "gpu_quota": 1, "allowed_tiers": ["research"]} for n in names]}})
+    values = PlatformValues.placeholders(config)
+    docs = platform_objects(config, values)
+    assert len(docs) > MAX_RESOURCES_PER_APPLICATION  # one platform Application would be refused
+    folders: dict[str, int] = {}
+    for rel, part in split_platform({"x.yaml": docs}, config.gitops_path, config.kubernetes.teams).items():
+        folders[rel.rpartition("/")[0]] = folders.get(rel.rpartition("/")[0], 0) + len(part)
+    assert sum(folders.values()) == len(docs)
+    assert max(folders.values()) <= MAX_RESOURCES_PER_APPLICATION, folders
+    # every folder is exactly one Application's source
+    import cdk8s
+
+    from k8s_charts.gitops import GitOpsChart
+    chart = GitOpsChart(cdk8s.App(), "g", config=config, values=values)
+    sources = {d["spec"]["source"]["path"] for d in chart.to_json() if d["kind"] == "Application"}
+    assert set(folders) <= sources
+    # the shared Application does not also read the team folders below it
+    (platform,) = [d for d in chart.to_json() if d["kind"] == "Application" and d["metadata"]["name"] == "platform"]
+    assert platform["spec"]["source"].get("directory", {}).get("recurse") is False
+
+
+def test_capability_access_entry_gets_least_privilege_rbac(argocd: Synth) -> None:
+    """EKS creates the capability role's access entry without Kubernetes permissions ("Register target clusters");
+    the stack binds the entry's group `eks-access-entry:<role ARN>` to read everything and write exactly the kinds
+    Argo CD applies: every platform object and every team delivery kind, no wildcard write."""
+    from k8s_charts.gitops import managed_kinds, platform_objects, plural
+
+    objects = kube_objects(argocd)
+    roles = {d["metadata"]["name"]: d for d in objects if d["kind"] == "ClusterRole"
+             and d["metadata"]["name"].startswith("llm-platform-argocd")}
+    if argocd.config.delivery.install != "capability":
+        assert not roles
+        return
+    (namespace,) = [d for d in objects if d["kind"] == "Namespace" and d["metadata"]["name"] == ARGOCD_NAMESPACE]
+    assert "namespace" not in namespace["metadata"]
+    bindings = [d for d in objects if d["kind"] == "ClusterRoleBinding" and d["roleRef"]["name"] in roles]
+    assert {b["roleRef"]["name"] for b in bindings} == set(roles)
+    for b in bindings:
+        assert [s["name"] for s in b["subjects"]] == ["eks-access-entry:TOKEN"]  # the capability role's ARN
+    write = roles["llm-platform-argocd-write"]["rules"]
+    assert all("*" not in r["apiGroups"] + r["resources"] + r["verbs"] for r in write)
+    values = PlatformValues.placeholders(argocd.config)
+    for d in platform_objects(argocd.config, values):
+        assert allows_create(write, d["apiVersion"].rpartition("/")[0], plural(d["kind"])), d["kind"]
+    for team in argocd.config.kubernetes.teams:
+        for k in team_delivery_kinds(team_role_rules(team, values)):
+            assert allows_create(write, k.group, k.resource)
+    assert not allows_create(write, "apiextensions.k8s.io", "customresourcedefinitions")
+    assert not allows_create(write, "", "secrets")
+    assert set(managed_kinds(argocd.config, values)) == {(r["apiGroups"][0], res) for r in write
+                                                         if "create" in r["verbs"] for res in r["resources"]}
+
+
+def test_plural_is_the_served_resource_name() -> None:
+    for (group, kind), crd in _crd_plurals().items():
+        assert plural(kind) == crd, (group, kind)
+    from k8s_charts.gitops import plural as p
+    assert [p(k) for k in ("NetworkPolicy", "PriorityClass", "ResourceQuota", "LimitRange")] == [
+        "networkpolicies", "priorityclasses", "resourcequotas", "limitranges"]  # the core API's resource names
+
+
+@functools.cache
+def _crd_plurals() -> dict[tuple[str, str], str]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out = {}
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        for crd in (d for d in yaml.load_all(path.read_text(), Loader=loader) if d):
+            out[(crd["spec"]["group"], crd["spec"]["names"]["kind"])] = crd["spec"]["names"]["plural"]
+    return out
+
+
+def plural(kind: str) -> str:  # noqa: F811 (the function under test, imported lazily)
+    from k8s_charts.gitops import plural as p
+    return p(kind)
+
+
+def test_argocd_chart_components_have_requests(argocd: Synth) -> None:
+    from cdk_constructs.compute.argo_cd import HELM_RESOURCES, helm_values
+
+    values = helm_values({"role": "system"})
+    disabled = {k for k, v in values.items() if isinstance(v, dict) and v.get("enabled") is False}
+    assert {"controller", "repoServer", "server", "redis", "applicationSet"} <= set(HELM_RESOURCES)
+    for component, resources in HELM_RESOURCES.items():
+        assert component not in disabled
+        assert {"cpu", "memory"} <= set(resources["requests"]), component
+        assert values[component]["resources"] == resources
+
+
+def test_capability_endpoint_private_with_vpc_endpoints() -> None:
+    config = config_with("prod", {"delivery": {**CAPABILITY["delivery"],
+                                               "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}})
+    assert config.delivery.capability_vpc_endpoints == ("vpce-0123456789abcdef0",)
+    config_fails({"delivery": {**CAPABILITY["delivery"], "capability_vpc_endpoints": ["vpc-123"]}},
+                 r"not a VPC endpoint ID", r"eks-capabilities", env="prod")
+
+
+def test_switching_delivery_mode_neither_deletes_nor_collides() -> None:
+    """cdk -> argocd removes the platform manifests from the template: RETAIN keeps CloudFormation from running
+    `kubectl delete` on the team namespaces. argocd -> cdk applies onto what Argo CD left: overwrite (kubectl apply,
+    not create) adopts instead of failing with AlreadyExists."""
+    prod = synthesize("prod")
+    manifests = [r for r in prod.resources("compute", "Custom::AWSCDK-EKS-KubernetesResource").values()
+                 if re.search(r'kind\W+Namespace\W', json.dumps(r["Properties"].get("Manifest", "")))
+                 and "platform/team" in json.dumps(r["Properties"].get("Manifest", ""))]
+    assert manifests
+    for r in manifests:
+        assert r.get("DeletionPolicy") in ("Retain", "RetainExceptOnCreate") and r["Properties"].get("Overwrite") is True

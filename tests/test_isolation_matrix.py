@@ -16,6 +16,8 @@ Channels and what decides each cell (``access(A, B)``):
   groups, its service account) may read Secrets or ConfigMaps in B's namespace through RoleBindings,
   ClusterRoleBindings or access-policy scopes.
 - ``mlflow``: A's principals may read B's MLflow credentials secret (the identity B's runs and experiments belong to).
+- ``pipeline-jobs``: A's pipeline ServiceAccount (``llmft-pipelines``, what A's Argo Workflows run as) may create a
+  job kind or a ConfigMap in B's namespace through RoleBindings or ClusterRoleBindings (issue 33).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import pytest
 
 from .conftest import ENVIRONMENTS, Synth
 
-CHANNELS = ("fsx", "s3-export", "s3", "ray-8265", "ray-6379", "k8s-secrets", "mlflow")
+CHANNELS = ("fsx", "s3-export", "s3", "ray-8265", "ray-6379", "k8s-secrets", "mlflow", "pipeline-jobs")
 OBJECT_ACTIONS = {"s3:getobject", "s3:putobject", "s3:deleteobject", "s3:*", "s3:get*", "s3:put*", "*"}
 LIST_ACTIONS = {"s3:listbucket", "s3:list*", "s3:*", "*"}
 SECRET_ACTIONS = {"secretsmanager:getsecretvalue", "secretsmanager:*", "secretsmanager:get*", "*"}
@@ -350,6 +352,18 @@ def _mlflow_secrets(synth: Synth, team: str) -> list[str]:
     return out
 
 
+def pipeline_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple[bool, str]:
+    from k8s_charts.team_namespaces import PIPELINE_JOB_RESOURCES, PIPELINE_SERVICE_ACCOUNT
+
+    from .guardrail_eval import rbac_allows
+
+    manifests = kube_manifests(synth.templates["compute"])
+    subject = {("ServiceAccount", f"{a}/{PIPELINE_SERVICE_ACCOUNT}")}
+    kinds = [(g, r) for g, rs in PIPELINE_JOB_RESOURCES.items() for r in rs] + [("", "configmaps")]
+    hits = [h for g, r in kinds for h in rbac_allows(manifests, subject, "create", g, r, b)]
+    return bool(hits), f"{a}'s {PIPELINE_SERVICE_ACCOUNT} creates in {b}: {sorted(set(hits)) or 'nothing'}"
+
+
 CHANNEL_CHECKS = {
     "fsx": fsx_access,
     "s3-export": s3_export_access,
@@ -358,6 +372,7 @@ CHANNEL_CHECKS = {
     "ray-6379": lambda s, t, a, b: network_access(s, t, a, b, 6379),
     "k8s-secrets": k8s_secrets_access,
     "mlflow": mlflow_access,
+    "pipeline-jobs": pipeline_access,
 }
 
 

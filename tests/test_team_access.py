@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from k8s_charts.team_namespaces import TEAM_MEMBER_ROLE
+
 from k8s_charts.values import team_group
 
 from .conftest import ENVIRONMENTS, Synth, manifests
@@ -17,8 +19,11 @@ from .conftest import ENVIRONMENTS, Synth, manifests
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_team_namespace_binds_the_team_group_to_job_submission(env: str) -> None:
     docs = [d for d in yaml.safe_load_all((manifests(env) / "team-namespaces.yaml").read_text()) if d]
-    roles = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "Role"}
-    bindings = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "RoleBinding"}
+    # the people's Role (the namespace also holds the pipelines' Role llmft-pipelines, tests/test_pipelines.py)
+    roles = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "Role"
+             and d["metadata"]["name"] == TEAM_MEMBER_ROLE}
+    bindings = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "RoleBinding"
+                and d["metadata"]["name"] == TEAM_MEMBER_ROLE}
     namespaces = {d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"}
     assert namespaces and set(roles) == set(bindings) == namespaces
     for ns, role in roles.items():

@@ -5,8 +5,11 @@ them, and what would change in the Git path they go to - reviewed as a pull requ
 2. Builds what Git holds: the platform charts of ``dist/<env>/`` (not the example jobs: Argo CD would run them),
    each ``${NAME}`` placeholder filled from the output ``GitOps<NAME>`` (of the stack owning it) in the outputs file
    (``make deploy`` writes ``cdk.out/outputs-<env>.json``; ``cdk deploy --outputs-file``).
-3. Prints a unified diff against ``<GITOPS_REPO>/<platform_dir(path)>`` (config/gitops.py; ``path`` is
-   ``delivery.path``), files added and removed included.
+3. Splits them as the Applications read them (k8s_charts.gitops.split_platform): shared objects in
+   ``<platform_dir(path)>/<chart>.yaml`` (Application ``platform``), each team's platform objects in
+   ``<platform_dir(path)>/teams/<team>/<chart>.yaml`` (Application ``platform-<team>``: no Application outgrows the
+   managed capability's 150 resources), and prints a unified diff against ``<GITOPS_REPO>``, files added and
+   removed included; every team's job folder gets a ``.gitkeep`` so it exists while it holds no job.
 4. With ``--write`` (``WRITE=1``) replaces that folder's YAML files in the checkout, to commit and push as a pull
    request. Refused while a placeholder has no value (Argo CD would apply the literal ``${NAME}``).
 
@@ -21,10 +24,13 @@ import difflib
 import json
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+import yaml
 
 from config import ConfigError, load_config
-from config.gitops import platform_dir
+from config.gitops import platform_dir, team_jobs_dir
+from k8s_charts.gitops import KEEP_FILE, split_platform
 from k8s_charts.values import PLACEHOLDER, gitops_output_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +51,12 @@ class Plan:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    base: str = ""
+    """``platform_dir(path)``: ``target`` relative to the checkout."""
+    keep: list[str] = field(default_factory=list)
+    team_files: dict[str, list[str]] = field(default_factory=dict)
+    """What each team's Application syncs from the checkout: team -> its job and pipeline (Workflow) files."""
+    """Placeholder files (repository-relative) that keep every team's job folder in Git (k8s_charts.gitops.KEEP_FILE)."""
 
     @property
     def differs(self) -> bool:
@@ -81,26 +93,36 @@ def plan(env: str, repo: Path, *, dist: Path, outputs: dict[str, dict[str, str]]
     platform_only = dist / ".gitops" / env
     names = {p.name for p in write_dist(env, dist / ".gitops", examples=False)}
     values = output_values(outputs or {}, config.stack_prefix)
+    path = config.gitops_path
+    loaded = {name: [d for d in yaml.safe_load_all((platform_only / name).read_text()) if d] for name in sorted(names)}
     files: dict[str, str] = {}
     unresolved: set[str] = set()
-    for name in sorted(names):
-        text, left = fill((platform_only / name).read_text(), values)
-        files[name] = text
+    base = platform_dir(path)
+    for rel, docs in sorted(split_platform(loaded, path, config.kubernetes.teams).items()):
+        text, left = fill(yaml.safe_dump_all(docs, sort_keys=False), values)
+        files[rel.removeprefix(f"{base}/")] = text
         unresolved |= left
-    target = repo / platform_dir(config.gitops_path)
-    result = Plan(target=target, files=files, unresolved=sorted(unresolved))
-    current = {p.name: p.read_text() for p in sorted(target.glob("*.yaml"))} if target.is_dir() else {}
+    target = repo / base
+    result = Plan(target=target, files=files, unresolved=sorted(unresolved), base=base,
+                  keep=[f"{team_jobs_dir(path, t.name)}/{KEEP_FILE}" for t in config.kubernetes.teams])
+    current = ({p.relative_to(target).as_posix(): p.read_text() for p in sorted(target.rglob("*.yaml"))}
+               if target.is_dir() else {})
     chunks = []
     for name in sorted(set(files) | set(current)):
         old, new = current.get(name), files.get(name)
         if old == new:
             continue
         (result.added if old is None else result.removed if new is None else result.changed).append(name)
-        rel = f"{platform_dir(config.gitops_path)}/{name}"
+        rel = f"{base}/{name}"
         chunks.append("".join(difflib.unified_diff(
             (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
             fromfile=f"a/{rel}" if old is not None else "/dev/null",
             tofile=f"b/{rel}" if new is not None else "/dev/null")))
+    for t in config.kubernetes.teams:
+        folder = repo / team_jobs_dir(path, t.name)
+        result.team_files[t.name] = sorted(p.name for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    missing_keep = [k for k in result.keep if not (repo / k).exists()]
+    result.added += missing_keep
     result.diff = "".join(chunks)
     return result
 
@@ -117,7 +139,14 @@ def write(result: Plan) -> None:
     for name in result.removed:
         (result.target / name).unlink()
     for name, text in result.files.items():
+        (result.target / name).parent.mkdir(parents=True, exist_ok=True)
         (result.target / name).write_text(text)
+    repo = result.target.parents[len(PurePosixPath(result.base).parts) - 1]
+    for rel in result.keep:
+        keep = repo / rel
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        if not keep.exists():
+            keep.write_text("# keeps this folder in Git while it holds no job (Argo CD reads only *.yaml/*.yml/*.json)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(result.diff)
         print(f"{result.target}: {len(result.added)} added, {len(result.changed)} changed, "
               f"{len(result.removed)} removed", file=sys.stderr)
+        for team, names in result.team_files.items():
+            pipelines = [n for n in names if n.startswith("pipeline-")]
+            print(f"teams/{team}: {len(names) - len(pipelines)} job file(s), {len(pipelines)} pipeline(s)"
+                  + (f" ({', '.join(pipelines)})" if pipelines else ""), file=sys.stderr)
         if result.unresolved:
             print(f"unresolved placeholders: {', '.join(result.unresolved)}", file=sys.stderr)
         if args.write:

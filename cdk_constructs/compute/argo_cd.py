@@ -11,7 +11,9 @@ from constructs import Construct, IDependable
 
 from config import EnvironmentConfig
 from config.gitops import SECRET_ARN
-from k8s_charts.gitops import ARGOCD_NAMESPACE, CREDENTIALS_SERVICE_ACCOUNT, IN_CLUSTER, GitOpsChart
+from k8s_charts.gitops import (
+    ARGOCD_NAMESPACE, CREDENTIALS_SERVICE_ACCOUNT, IN_CLUSTER, CapabilityAccessChart, GitOpsChart,
+)
 from k8s_charts.values import PlatformValues
 
 ARGOCD_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
@@ -21,6 +23,20 @@ of the Application/AppProject CRDs in k8s_charts/crds (SOURCES.md)."""
 CAPABILITY_PRINCIPAL = "capabilities.eks.amazonaws.com"
 """Service principal of EKS capability roles; it needs sts:AssumeRole and sts:TagSession (EKS User Guide "Create an
 Argo CD capability using eksctl", step 1 trust policy)."""
+
+
+HELM_RESOURCES: dict[str, dict[str, dict[str, str]]] = {
+    # argo-cd 10.1.1 values.yaml: `<component>.resources: {}` for every component (no requests by default), so
+    # the scheduler would pack them onto the small system nodes blind. Sized for one cluster, a few dozen
+    # Applications (the controller and repo server do the work; memory limits = requests x2, no CPU limit).
+    "controller": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"memory": "1Gi"}},
+    "repoServer": {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "512Mi"}},
+    "server": {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+    "applicationSet": {"requests": {"cpu": "25m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+    "redis": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+    "redisSecretInit": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}},
+}
+"""Requests of every argo-cd chart component that runs (dex and notifications are off)."""
 
 
 def helm_values(node_selector: Mapping[str, str]) -> dict:
@@ -33,6 +49,7 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
         "crds": {"install": True, "keep": True},
         "dex": {"enabled": False},
         "notifications": {"enabled": False},
+        **{component: {"resources": dict(resources)} for component, resources in HELM_RESOURCES.items()},
     }
 
 
@@ -87,6 +104,10 @@ class ArgoCd(Construct):
                         aws_idc=eks_l1.CfnCapability.AwsIdcProperty(idc_instance_arn=idc.instance_arn,
                                                                     idc_region=idc.region or config.region),
                         namespace=ARGOCD_NAMESPACE,
+                        # private endpoint when VPC endpoints are configured (EKS User Guide "Configure private
+                        # endpoint access for Argo CD"); else public, signed in through Identity Center
+                        network_access=eks_l1.CfnCapability.NetworkAccessProperty(
+                            vpce_ids=list(d.capability_vpc_endpoints)) if d.capability_vpc_endpoints else None,
                         rbac_role_mappings=[eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
                             role=m.role,
                             identities=[*(eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP")
@@ -123,6 +144,13 @@ class ArgoCd(Construct):
         self.chart = GitOpsChart(cdk8s.App(), "gitops", config=config, values=values,
                                  destination_server=self.destination_server,
                                  register_cluster=d.install == "capability", node_selector=node_selector)
+        self.access_manifest: eks.KubernetesManifest | None = None
+        if self.capability_role is not None:
+            self.access_chart = CapabilityAccessChart(cdk8s.App(), "gitops-access", config=config, values=values,
+                                                      principal_arn=self.capability_role.role_arn)
+            self.access_manifest = cluster.add_cdk8s_chart("GitOpsAccess", self.access_chart)
+            self.access_manifest.node.add_dependency(*installed, *after)
+            installed.append(self.access_manifest)
         self.manifest = cluster.add_cdk8s_chart("GitOps", self.chart)
         self.manifest.node.add_dependency(*installed, *after)
 

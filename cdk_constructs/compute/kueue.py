@@ -21,8 +21,18 @@ pushed to oci://registry.k8s.io/kueue/charts/kueue"). aws_eks_v2's Helm handler 
 `repository` value alone, so it is the full chart path."""
 KUEUE_VERSION = KUEUE_CHART_VERSION  # default (config/charts.py; per environment: compute.charts.kueue)
 """Chart version = app v0.19.2 (charts/kueue/Chart.yaml at the tag); matches the CRDs in k8s_charts/crds/."""
-KUEUE_IMAGE = {"repository": "registry.k8s.io/kueue/kueue", "tag": f"v{KUEUE_VERSION}", "pullPolicy": "IfNotPresent"}
-"""What hack/helm-chart-package.sh writes into the released chart for promoted tags; pinned here explicitly."""
+KUEUE_IMAGE_REPOSITORY = "registry.k8s.io/kueue/kueue"
+
+
+def kueue_image(version: str = KUEUE_VERSION) -> dict[str, str]:
+    """The controller image of chart ``version``: the chart and the image move together (the release tags both with
+    the same version: ``image.tag`` is what hack/helm-chart-package.sh writes into the released chart for promoted
+    tags, ``v<chart version>``), so a per-environment ``compute.charts.kueue`` upgrades the controller too."""
+    return {"repository": KUEUE_IMAGE_REPOSITORY, "tag": f"v{version.removeprefix('v')}", "pullPolicy": "IfNotPresent"}
+
+
+KUEUE_IMAGE = kueue_image()
+"""The default chart's image, pinned explicitly (:func:`kueue_image`)."""
 KUEUE_NAMESPACE = "kueue-system"
 
 KUEUE_RELEASE = "kueue"
@@ -137,7 +147,7 @@ class Kueue(Construct):
                 "nodeSelector": dict(node_selector or {}),
                 # v0.19.2 values.yaml `controllerManager.manager.priorityClassName`: above every team tier, so no
                 # team pod can preempt the controller that admits every team's jobs (and serves their webhooks)
-                "manager": {"image": dict(KUEUE_IMAGE), "resources": {"requests": dict(KUEUE_REQUESTS)},
+                "manager": {"image": kueue_image(version), "resources": {"requests": dict(KUEUE_REQUESTS)},
                             "priorityClassName": CONTROLLER_PRIORITY_CLASS},
                 "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
                 **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),

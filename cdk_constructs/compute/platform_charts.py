@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import cdk8s
-from aws_cdk import Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from aws_cdk import RemovalPolicy, Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
 from aws_cdk import aws_kms as kms, aws_s3 as s3, aws_secretsmanager as sm
 from constructs import Construct, IDependable
 
@@ -20,6 +20,11 @@ from k8s_charts.values import TEAM_SERVICE_ACCOUNT, MlflowValues, PlatformValues
 
 from cdk_constructs.governance.nag_findings import acknowledge_prefix_wildcard
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
+
+
+MANIFEST_IDS = {"priority-classes": "PriorityClasses", "gpu-capacity": "GpuCapacity", "cpu-capacity": "CpuCapacity",
+                "team-namespaces": "TeamNamespaces", "queueing": "Queueing"}
+"""Chart key -> construct id of its KubernetesManifest (the ids `add_cdk8s_chart` used: logical IDs unchanged)."""
 
 
 class PlatformCharts(Construct):
@@ -97,13 +102,15 @@ class PlatformCharts(Construct):
                                                              mlflow_team_secrets.get(team.name))
 
     def _apply(self, cluster: eks.Cluster, crd_dependencies: Sequence[IDependable]) -> None:
+        # What `cluster.add_cdk8s_chart` creates (same scope and id, so the same logical IDs), plus two settings that
+        # make switching delivery.mode safe (docs/gitops.md "Switching delivery mode"): RETAIN, so that leaving cdk
+        # mode (the manifests leave the template) does not `kubectl delete` the team namespaces Argo CD takes over,
+        # and overwrite (`kubectl apply` instead of `kubectl create`), so that coming back from argocd mode adopts the
+        # objects Argo CD left instead of failing with AlreadyExists.
         self.manifests.update({
-            "priority-classes": cluster.add_cdk8s_chart("PriorityClasses", self.charts["priority-classes"]),
-            "gpu-capacity": cluster.add_cdk8s_chart("GpuCapacity", self.charts["gpu-capacity"]),
-            "cpu-capacity": cluster.add_cdk8s_chart("CpuCapacity", self.charts["cpu-capacity"]),
-            "team-namespaces": cluster.add_cdk8s_chart("TeamNamespaces", self.charts["team-namespaces"]),
-            "queueing": cluster.add_cdk8s_chart("Queueing", self.charts["queueing"]),
-        })
+            key: eks.KubernetesManifest(cluster, construct_id, cluster=cluster, manifest=self.charts[key].to_json(),
+                                        overwrite=True, removal_policy=RemovalPolicy.RETAIN)
+            for key, construct_id in MANIFEST_IDS.items()})
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
         self.manifests["cpu-capacity"].node.add_dependency(*crd_dependencies)
         # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.

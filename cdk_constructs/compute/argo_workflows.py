@@ -1,0 +1,62 @@
+"""Argo Workflows (``pipelines.enabled``): the controller that runs `llmft pipeline` Workflows in team namespaces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from aws_cdk import Duration, aws_eks_v2 as eks
+from constructs import Construct, IDependable
+
+from config.pipelines import ARGO_WORKFLOWS_CHART_VERSION
+
+ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
+ARGO_WORKFLOWS_NAMESPACE = "argo"
+RESOURCES = {
+    "controller": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
+    "server": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+}
+"""argo-workflows 1.0.18 values.yaml: `controller.resources: {}`, `server.resources: {}` (no requests by default)."""
+
+
+def helm_values(node_selector: Mapping[str, str]) -> dict:
+    """argo-workflows 1.0.18 values (charts/argo-workflows/values.yaml at the tag):
+
+    - ``crds.full: false``: the chart installs its minimal CRDs as templates (upgraded with the release); the full
+      mode runs a pre-install Job that downloads the CRDs from GitHub (``crds.upgradeJob.crdBaseURL``), which the
+      cluster has no reason to reach. The full schemas are vendored in k8s_charts/crds for offline validation.
+    - controller and server on the system nodes (``nodeSelector``), with requests;
+    - server: ``serviceType: ClusterIP`` (no load balancer; `kubectl -n argo port-forward svc/argo-workflows-server
+      2746`) and ``authModes: [client]``: every UI/API call carries the caller's own Kubernetes token and is
+      authorized by the cluster's RBAC (Argo Workflows docs/argo-server-auth-mode.md), so a team sees and submits
+      only in its namespace;
+    - ``workflow.serviceAccount.create/rbac.create: false``: Workflows run as the team ServiceAccount the platform
+      creates in each team namespace (k8s_charts/team_namespaces.py ``llmft-pipelines``), not a chart-wide one.
+    """
+    selector = {"kubernetes.io/os": "linux", **dict(node_selector)}
+    return {
+        "crds": {"install": True, "keep": True, "full": False},
+        "workflow": {"serviceAccount": {"create": False}, "rbac": {"create": False}},
+        "controller": {"nodeSelector": selector, "resources": RESOURCES["controller"]},
+        "server": {"enabled": True, "nodeSelector": selector, "resources": RESOURCES["server"],
+                   "serviceType": "ClusterIP", "authModes": ["client"]},
+    }
+
+
+class ArgoWorkflows(Construct):
+    """Chart ``argo-workflows`` :data:`~config.pipelines.ARGO_WORKFLOWS_CHART_VERSION` in namespace
+    :data:`ARGO_WORKFLOWS_NAMESPACE` (attribute ``release``).
+
+    :param cluster: the EKS cluster. Required.
+    :param node_selector: the system nodes. Default: any node.
+    :param after: what comes first (system nodes). Default none.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
+                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        self.values = helm_values(node_selector or {})
+        self.release = eks.HelmChart(
+            self, "Release", cluster=cluster, repository=ARGO_HELM_REPOSITORY, chart="argo-workflows",
+            version=ARGO_WORKFLOWS_CHART_VERSION, release="argo-workflows", namespace=ARGO_WORKFLOWS_NAMESPACE,
+            create_namespace=True, wait=True, timeout=Duration.minutes(10), values=self.values)
+        self.release.node.add_dependency(*after)

@@ -1,0 +1,373 @@
+"""`llmft pipeline PIPELINE.yaml`: a list of job specs as one Argo Workflow (Argo Workflows v4.0.6, the CRD in
+k8s_charts/crds/argoproj.io_workflows.yaml).
+
+A pipeline file::
+
+    name: medical                       # the Workflow's name (DNS-1123)
+    steps:
+      - spec: ../jobs/01-download-model.yaml     # relative to the pipeline file
+      - spec: ../jobs/05-evaluate.yaml
+        gate: {metric: delta/rougeL, min: 0.0}   # evaluate only: later steps run only if rouge.json passes
+
+What the Workflow does, step by step:
+
+- Each step is the job ``llmft render`` would write, created by a ``resource`` template (Argo Workflows
+  docs/resource-template.md; workflow/executor/resource.go): first its immutable step ConfigMap, then the job itself.
+  The job is the same PyTorchJob/RayJob/Job as ``llmft submit`` creates, with its team LocalQueue label, so Kueue
+  still admits it against the team's quota and tier; the Workflow only waits on the job's status
+  (``successCondition``/``failureCondition``: label-selector requirements over gjson paths of the live object,
+  workflow/executor/resource.go ``matchConditions``).
+- Dependencies are derived, not declared: a step runs after every earlier step that writes a path it reads (the step
+  contract's inputs and outputs, llm_platform.steps.paths - the examples' chain check); a gated step's later steps
+  also wait for its gate.
+- Re-runs: the resource action is ``apply`` (not ``create``): resubmitting the Workflow, or ``argo retry``, re-applies
+  unchanged manifests; a job that already succeeded meets its success condition at once, so completed steps are
+  skipped and the run resumes where it failed. A failed job matches its failure condition again: delete it (``kubectl
+  -n <team> delete <kind> <name>``) before ``argo retry``. The manifests carry no ``suspend`` field, so ``apply``
+  never touches what Kueue sets.
+- A gate is a small batch Job (the team's CPU job shape, guard-rail conform like every llmft job) that reads
+  ``<evaluate output_dir>/rouge.json`` from the team's FSx tree and fails below the threshold.
+
+The Workflow runs as the team's ServiceAccount :data:`PIPELINE_SERVICE_ACCOUNT` (k8s_charts/team_namespaces.py):
+it may create only the job kinds the team Role allows, in the team's namespace.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+from typing import TYPE_CHECKING
+
+import yaml
+
+if TYPE_CHECKING:  # the CLI's --help must not load cdk8s, config or k8s_charts (tests/test_llmft.py)
+    from config import EnvironmentConfig
+    from k8s_charts.values import PlatformValues
+
+PIPELINE_SERVICE_ACCOUNT = "llmft-pipelines"
+"""k8s_charts.team_namespaces.PIPELINE_SERVICE_ACCOUNT (repeated here so the CLI loads light; a test checks both)."""
+
+ROUGE_FILE = "rouge.json"
+"""What the evaluate step writes into its output_dir (llm_platform.evaluate: ``rouge.json``)."""
+NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+# successCondition / failureCondition per job kind: requirements over the job's status (gjson paths).
+CONDITIONS: dict[str, tuple[str, str]] = {
+    # batch/v1 Job: status.succeeded counts succeeded pods; the Job fails after backoffLimit + 1 failed pods
+    "Job": ("status.succeeded > 0", "status.failed > {backoff}"),
+    # PyTorchJob (training-operator v1.9 JobStatus.replicaStatuses[<type>]); llmft's elastic jobs have Worker only.
+    # This approximates the job's Succeeded/Failed condition, which a label-selector key cannot address
+    # (`status.conditions` is a list): a multi-node job may be seen as done when its first worker succeeds.
+    "PyTorchJob": ("status.replicaStatuses.Worker.succeeded > 0", "status.replicaStatuses.Worker.failed > 0"),
+    # RayJob (KubeRay v1.7.0 RayJobStatus.jobStatus: SUCCEEDED, FAILED, STOPPED)
+    "RayJob": ("status.jobStatus == SUCCEEDED", "status.jobStatus in (FAILED, STOPPED)"),
+}
+
+
+class PipelineError(ValueError):
+    """The pipeline file cannot become a Workflow; the message names the fix."""
+
+
+@dataclass
+class Gate:
+    metric: str
+    min: float
+
+
+@dataclass
+class PipelineStep:
+    path: Path
+    gate: Gate | None = None
+    plan: Any = None  # llmft.build.Plan
+
+
+@dataclass
+class Pipeline:
+    name: str
+    steps: list[PipelineStep]
+    team: str = ""
+    dependencies: dict[str, list[str]] = field(default_factory=dict)
+    workflow: dict[str, Any] = field(default_factory=dict)
+
+    def yaml(self) -> str:
+        return yaml.safe_dump(self.workflow, sort_keys=False)
+
+    def created_objects(self) -> list[dict[str, Any]]:
+        """Every object the Workflow creates (the manifests of its resource templates), for guard-rail checks."""
+        return [yaml.safe_load(t["resource"]["manifest"]) for t in self.workflow["spec"]["templates"]
+                if "resource" in t]
+
+
+def load_pipeline(path: Path) -> Pipeline:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise PipelineError(f"{path}: cannot read the pipeline file: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
+        raise PipelineError(f"{path}: a pipeline is a mapping with `name` and a non-empty list `steps` of "
+                            f"`- spec: <job spec file>`")
+    name = str(data.get("name", ""))
+    if not NAME.fullmatch(name) or len(name) > 50:
+        raise PipelineError(f"{path}: name {name!r} is not a DNS-1123 label of at most 50 characters")
+    steps = []
+    for i, s in enumerate(data["steps"]):
+        if not isinstance(s, dict) or "spec" not in s or set(s) - {"spec", "gate"}:
+            raise PipelineError(f"{path}: steps[{i}] must be `{{spec: <file>, gate: {{metric, min}}}}` (gate "
+                                f"optional)")
+        gate = None
+        if s.get("gate") is not None:
+            g = s["gate"]
+            if not isinstance(g, dict) or set(g) != {"metric", "min"}:
+                raise PipelineError(f"{path}: steps[{i}].gate needs exactly `metric` (a key of rouge.json, e.g. "
+                                    f"delta/rougeL) and `min`")
+            gate = Gate(metric=str(g["metric"]), min=float(g["min"]))
+        steps.append(PipelineStep(path=(path.parent / s["spec"]).resolve(), gate=gate))
+    return Pipeline(name=name, steps=steps)
+
+
+def _under(item: str, written: list[str]) -> bool:
+    return any(item == w or item.startswith(w.rstrip("/") + "/") for w in written)
+
+
+def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
+           image: str | Callable[[Any], str]) -> Pipeline:
+    """Preflight every step (as `llmft render` does) and build the Workflow; raises PipelineError naming the fix.
+
+    :param image: the platform image of a step (a function of its JobSpec, as `llmft render` resolves it), or one
+        image for all."""
+    from llm_platform import steps as contract
+    from llmft.preflight import preflight
+    from llmft.spec import load_spec
+
+    plans = []
+    for step in pipeline.steps:
+        spec = load_spec(step.path)
+        result = preflight(spec, config=config, values=values, image=image(spec) if callable(image) else image)
+        if not result.ok:
+            raise PipelineError(f"{step.path.name}: preflight failed:\n{result.report()}")
+        step.plan = result.plan
+        plans.append(result.plan)
+    teams = {p.team.name for p in plans}
+    if len(teams) != 1:
+        raise PipelineError(f"one pipeline runs in one team's namespace; the steps name teams {sorted(teams)}")
+    team = plans[0].team
+    pipeline.team = team.name
+    names = [p.spec.name for p in plans]
+    if len(set(names)) != len(names):
+        raise PipelineError(f"two steps have the same job name: {names}")
+
+    # dependencies from the step contract: who writes what a step reads
+    outputs: dict[str, list[str]] = {}
+    gates: list[str] = []
+    for step in pipeline.steps:
+        plan = step.plan
+        inputs, outs = contract.paths(plan.spec.type, plan.step)
+        deps = [n for n, w in outputs.items() if any(_under(i, w) for i in inputs)]
+        pipeline.dependencies[plan.spec.name] = sorted(set(deps) | set(gates))
+        outputs[plan.spec.name] = list(outs)
+        if step.gate is not None:
+            if plan.spec.type != "evaluate":
+                raise PipelineError(f"{step.path.name}: only an evaluate step can gate (it writes {ROUGE_FILE}); "
+                                    f"remove `gate` from this {plan.spec.type} step")
+            gate_name = f"{plan.spec.name}-gate"
+            pipeline.dependencies[gate_name] = [plan.spec.name]
+            gates.append(gate_name)
+
+    templates: list[dict[str, Any]] = []
+    tasks: list[dict[str, Any]] = []
+    for step in pipeline.steps:
+        plan = step.plan
+        config_map, *jobs = plan.manifests
+        (job,) = jobs
+        templates.append(_resource(f"{plan.spec.name}-config", config_map, None))
+        templates.append(_resource(plan.spec.name, job, _conditions(job)))
+        tasks.append({"name": f"{plan.spec.name}-config", "template": f"{plan.spec.name}-config"})
+        tasks.append({"name": plan.spec.name, "template": plan.spec.name,
+                      "dependencies": [f"{plan.spec.name}-config", *pipeline.dependencies[plan.spec.name]]})
+        if step.gate is not None:
+            gate_job = _gate_job(step, config=config, values=values)
+            templates.append(_resource(gate_job["metadata"]["name"], gate_job, _conditions(gate_job)))
+            tasks.append({"name": gate_job["metadata"]["name"], "template": gate_job["metadata"]["name"],
+                          "dependencies": [plan.spec.name]})
+    pipeline.workflow = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Workflow",
+        "metadata": {"name": pipeline.name, "namespace": team.namespace,
+                     "labels": {"platform/team": team.name, "app.kubernetes.io/managed-by": "llmft",
+                                "llmft.io/pipeline": pipeline.name}},
+        "spec": {
+            "entrypoint": "pipeline",
+            "serviceAccountName": PIPELINE_SERVICE_ACCOUNT,
+            # the executor pods run as the team (the pod-level securityContext of the team's own job pods, which
+            # the team's guard rails admit)
+            "securityContext": _team_security_context(plans),
+            "templates": [{"name": "pipeline", "dag": {"tasks": tasks}}, *templates],
+        },
+    }
+    _typed(pipeline.workflow)
+    return pipeline
+
+
+def _team_security_context(plans: list[Any]) -> dict[str, Any]:
+    from llmft.build import pod_templates
+
+    for plan in plans:
+        for manifest in plan.manifests:
+            for _, template in pod_templates(manifest):
+                ctx = template["spec"].get("securityContext")
+                if ctx:
+                    return copy.deepcopy(ctx)
+    raise PipelineError("no step has a pod securityContext to run the Workflow's pods with")  # pragma: no cover
+
+
+def _typed(workflow: dict[str, Any]) -> None:
+    """The Workflow through its typed binding (k8s_charts/imports/workflow, `make imports`): a field the CRD does not
+    have fails here, before any schema check."""
+    import cdk8s
+
+    from k8s_charts.imports.workflow.io import argoproj as wf
+
+    chart = cdk8s.Chart(cdk8s.App(), "pipeline", disable_resource_name_hashes=True)
+    spec = workflow["spec"]
+    wf.Workflow(chart, "Workflow", metadata=cdk8s.ApiObjectMetadata(
+        name=workflow["metadata"]["name"], namespace=workflow["metadata"]["namespace"],
+        labels=workflow["metadata"]["labels"]),
+        spec=wf.WorkflowSpec(entrypoint=spec["entrypoint"], service_account_name=spec["serviceAccountName"],
+                             security_context=_typed_security_context(wf, spec["securityContext"]),
+                             templates=[_typed_template(wf, t) for t in spec["templates"]]))
+    (rendered,) = chart.to_json()
+    if rendered != workflow:
+        raise AssertionError("the typed Workflow differs from the rendered one")  # pragma: no cover
+
+
+def _typed_security_context(wf: Any, ctx: dict[str, Any]) -> Any:
+    known = {"runAsNonRoot": "run_as_non_root", "runAsUser": "run_as_user", "runAsGroup": "run_as_group",
+             "fsGroup": "fs_group", "supplementalGroups": "supplemental_groups",
+             "fsGroupChangePolicy": "fs_group_change_policy"}
+    kwargs = {known[k]: v for k, v in ctx.items() if k in known}
+    if "seccompProfile" in ctx:
+        kwargs["seccomp_profile"] = wf.WorkflowSpecSecurityContextSeccompProfile(**{
+            {"type": "type", "localhostProfile": "localhost_profile"}[k]: v for k, v in ctx["seccompProfile"].items()})
+    unknown = set(ctx) - set(known) - {"seccompProfile"}
+    if unknown:
+        raise PipelineError(f"securityContext fields {sorted(unknown)} are not mapped to the typed Workflow")
+    return wf.WorkflowSpecSecurityContext(**kwargs)
+
+
+def _typed_template(wf: Any, t: dict[str, Any]) -> Any:
+    if "dag" in t:
+        return wf.WorkflowSpecTemplates(name=t["name"], dag=wf.WorkflowSpecTemplatesDag(tasks=[
+            wf.WorkflowSpecTemplatesDagTasks(name=x["name"], template=x["template"],
+                                            dependencies=x.get("dependencies")) for x in t["dag"]["tasks"]]))
+    r = t["resource"]
+    return wf.WorkflowSpecTemplates(name=t["name"], resource=wf.WorkflowSpecTemplatesResource(
+        action=wf.WorkflowSpecTemplatesResourceAction[r["action"].upper()], manifest=r["manifest"], success_condition=r.get("successCondition"),
+        failure_condition=r.get("failureCondition")))
+
+
+def _conditions(job: dict[str, Any]) -> tuple[str, str]:
+    success, failure = CONDITIONS[job["kind"]]
+    return success, failure.format(backoff=job.get("spec", {}).get("backoffLimit", 6))
+
+
+def _resource(name: str, manifest: dict[str, Any], conditions: tuple[str, str] | None) -> dict[str, Any]:
+    resource: dict[str, Any] = {"action": "apply", "manifest": yaml.safe_dump(manifest, sort_keys=False)}
+    if conditions is not None:
+        resource["successCondition"], resource["failureCondition"] = conditions
+    return {"name": name, "resource": resource}
+
+
+def _gate_job(step: PipelineStep, *, config: EnvironmentConfig, values: PlatformValues) -> dict[str, Any]:
+    """A batch Job that fails unless ``<output_dir>/rouge.json``'s ``metric`` is at least ``min``: the CPU job of a
+    download-model step of the same team and tier (guard-rail conform), with another command."""
+    from llmft.build import build
+    from llmft.spec import JobSpec
+
+    plan, gate = step.plan, step.gate
+    assert gate is not None
+    probe = JobSpec.model_validate({"name": f"{plan.spec.name}-gate", "team": plan.team.name,
+                                    "tier": plan.tier.name, "type": "download-model",
+                                    "model": "gate/unused", "output": plan.step["output_dir"],
+                                    "settings": {"revision": "0" * 40}})
+    manifests = build(probe, config=config, team=plan.team, values=values, image=plan.image).manifests
+    job = copy.deepcopy(next(m for m in manifests if m["kind"] == "Job"))
+    script = (f"import json, sys; v = json.load(open({json.dumps(plan.step['output_dir'] + '/' + ROUGE_FILE)}))"
+              f"[{json.dumps(gate.metric)}]; print('{gate.metric} =', v, '(min {gate.min})'); "
+              f"sys.exit(0 if v >= {gate.min!r} else 1)")
+    template = job["spec"]["template"]["spec"]
+    template["volumes"] = [v for v in template.get("volumes", []) if v["name"] != "step-config"]
+    for c in template["containers"]:
+        c["command"] = ["python", "-c", script]
+        c.pop("args", None)
+        c["volumeMounts"] = [m for m in c.get("volumeMounts", []) if m["name"] != "step-config"]
+    job["spec"]["backoffLimit"] = 0
+    return job
+
+
+def pipeline_file(path: str, team: str, name: str) -> str:
+    """Where a pipeline goes in the GitOps checkout: the team's folder (its Application syncs Workflows too)."""
+    from config.gitops import team_job_file
+
+    return team_job_file(path, team, f"pipeline-{name}")
+
+
+def cmd_pipeline(args: Any) -> int:
+    """`llmft pipeline PIPELINE.yaml [--env E] [-o FILE|CHECKOUT/] [--dry-run]`: preflight every step, print the
+    Workflow (or write it: a directory is a GitOps checkout, as for `llmft render -o`)."""
+    import sys
+
+    from config import load_config
+    from k8s_charts.values import PlatformValues
+    from llmft.cli import _resolve_image
+
+    config = load_config(args.env)
+    values = PlatformValues.placeholders(config)
+    try:
+        pipeline = render(load_pipeline(Path(args.pipeline)), config=config, values=values,
+                          image=lambda spec: _resolve_image(spec, config=config, namespace=spec.team or "",
+                                                            cluster=None))
+    except PipelineError as exc:
+        print(f"llmft: {exc}; nothing was written", file=sys.stderr)
+        return 1
+    print(describe(pipeline), file=sys.stderr)
+    text = pipeline.yaml()
+    if args.output and (Path(args.output).is_dir() or args.output.endswith("/")):
+        target = Path(args.output) / pipeline_file(config.gitops_path, pipeline.team, pipeline.name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        print(f"wrote {target}: commit and push it; Argo CD's application team-{pipeline.team} creates the "
+              f"Workflow", file=sys.stderr)
+    elif args.output:
+        Path(args.output).write_text(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if args.dry_run:
+        print("dry run: nothing created (argo submit / kubectl create -f the output to run it)", file=sys.stderr)
+    return 0
+
+
+def add_subcommand(sub: Any, common: Any) -> None:
+    """The `pipeline` subcommand (llmft/cli.py `parser()` calls this: the only hook there)."""
+    p = sub.add_parser("pipeline", parents=[common], help="a list of job specs as one Argo Workflow")
+    p.add_argument("pipeline", help="pipeline file (examples/pipelines/medical.yaml)")
+    p.add_argument("-o", "--output", help="write to this file; a directory (a checkout of delivery.repository) "
+                                          "gets <delivery.path>/teams/<team>/pipeline-<name>.yaml")
+    p.add_argument("--dry-run", action="store_true", help="render only (the default: llmft creates no Workflow)")
+    p.set_defaults(func=cmd_pipeline)
+
+
+def describe(pipeline: Pipeline) -> str:
+    lines = [f"pipeline {pipeline.name} (team {pipeline.team}): {len(pipeline.steps)} steps"]
+    for name, deps in pipeline.dependencies.items():
+        lines.append(f"  {name}" + (f" <- {', '.join(deps)}" if deps else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["PIPELINE_SERVICE_ACCOUNT", "Pipeline", "PipelineError", "describe", "load_pipeline", "render"]
