@@ -209,7 +209,7 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
         assert (cfg.name, cfg.region, cfg.delivery.mode) == (STAGING, STAGING_REGION, "argocd")
         assert STAGING_REGION not in priced_regions()
         # Argo CD: one AppProject and Application per team (their namespace only), and the platform Application
-        from k8s_charts.gitops import team_project_name
+        from k8s_charts.gitops import platform_team_application_name, team_project_name
 
         from .test_gitops import argo
 
@@ -218,6 +218,8 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
             project = projects[team_project_name(team.name)]["spec"]
             assert [d["namespace"] for d in project["destinations"]] == [team.namespace]
             assert apps[team_project_name(team.name)]["spec"]["source"]["repoURL"] == GITOPS_REPO
-        assert len(apps) == len(cfg.kubernetes.teams) + 1
+        for team in cfg.kubernetes.teams:   # the team's platform objects in their own Application (EKS limits)
+            assert platform_team_application_name(team.name) in apps
+        assert len(apps) == 2 * len(cfg.kubernetes.teams) + 1
     else:
         assert cfg.compute.kubernetes_version == detail
