@@ -133,6 +133,13 @@ def test_scrape_finds_the_controller_metrics_service_as_the_chart_renders_it(pip
     assert render_controller_service(release, tmp_path, values) == []
 
 
+def test_with_pipelines_every_documented_prometheus_metric_is_published(piped: Synth) -> None:
+    from .test_observability import test_prometheus_declarations_are_the_documented_dimensions as check
+
+    assert piped.config.pipelines.enabled
+    check(piped)  # with pipelines on, nothing is left out of the documented = published comparison
+
+
 def test_allow_list_keeps_the_phase_counter_only(piped: Synth) -> None:
     job = scrape_job(piped)
     assert scraped(job, {"__name__": METRIC, "namespace": "x", "phase": "Failed"}) is not None
