@@ -180,3 +180,12 @@ def test_dashboard_draws_each_teams_phase_counts_as_emitted(piped: Synth) -> Non
                              for phase in PIPELINE_PHASES))
     assert drawn == expected
     assert {"Running", "Succeeded", "Failed", "Error"} == set(PIPELINE_PHASES)
+
+
+def test_cfn_lint_and_cdk_nag_stay_clean_with_pipelines(piped: Synth) -> None:
+    """tests/test_compliance.py's checks on the shipped environments, run on this variant (its new alarms and agent
+    configuration)."""
+    from .test_compliance import test_cdk_nag_has_no_unacknowledged_findings, test_cfn_lint_is_clean
+
+    test_cfn_lint_is_clean(piped)
+    test_cdk_nag_has_no_unacknowledged_findings(piped)
