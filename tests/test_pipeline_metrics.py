@@ -140,6 +140,12 @@ def test_with_pipelines_every_documented_prometheus_metric_is_published(piped: S
     check(piped)  # with pipelines on, nothing is left out of the documented = published comparison
 
 
+def test_every_pipelines_alarm_has_its_runbook_line(piped: Synth) -> None:
+    from .test_observability import test_readme_has_a_runbook_line_per_alarm as check
+
+    check(piped)
+
+
 def test_allow_list_keeps_the_phase_counter_only(piped: Synth) -> None:
     job = scrape_job(piped)
     assert scraped(job, {"__name__": METRIC, "namespace": "x", "phase": "Failed"}) is not None
