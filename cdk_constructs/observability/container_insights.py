@@ -1,6 +1,7 @@
 """Container Insights with enhanced observability: the Amazon CloudWatch Observability EKS add-on, pinned, with its
 IAM through EKS Pod Identity, the log groups it writes to (created first, with retention and the platform key) and
-an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics.
+an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics (and, with ``pipelines.enabled``, the Argo
+Workflows controller's phase counter: ``argo_workflows_scrape_job``).
 
 Facts this construct relies on (checked 2026-11-22):
 

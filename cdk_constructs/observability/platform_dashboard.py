@@ -1,5 +1,5 @@
 """One CloudWatch dashboard per environment: GPUs by capacity kind and team, reserved-capacity utilization, Karpenter,
-job queues, FSx, MLflow and burst spend. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
+job queues, FSx, MLflow, burst spend and (``pipelines.enabled``) each team's workflow phase counts. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
 
 from __future__ import annotations
 
