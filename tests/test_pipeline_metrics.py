@@ -195,3 +195,18 @@ def test_cfn_lint_and_cdk_nag_stay_clean_with_pipelines(piped: Synth) -> None:
 
     test_cfn_lint_is_clean(piped)
     test_cdk_nag_has_no_unacknowledged_findings(piped)
+
+
+def test_the_shipped_environments_alarm_and_dashboard_checks_hold_with_pipelines(piped: Synth) -> None:
+    """tests/test_observability.py's generic checks (documented metrics only, CloudWatch alarm windows, every alarm
+    on the topic with its config threshold) on this variant."""
+    from .test_observability import (
+        test_alarm_windows_are_within_cloudwatch_limits, test_alarms_watch_documented_metrics,
+        test_dashboard_references_only_documented_metrics_and_dimensions,
+        test_every_alarm_has_an_action_and_its_threshold_from_config,
+    )
+
+    for check in (test_alarm_windows_are_within_cloudwatch_limits, test_alarms_watch_documented_metrics,
+                  test_dashboard_references_only_documented_metrics_and_dimensions,
+                  test_every_alarm_has_an_action_and_its_threshold_from_config):
+        check(piped)
