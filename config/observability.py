@@ -56,6 +56,9 @@ class AlarmThresholds(ConfigModel):
         1, ge=1, le=1000, description="PodsReadyTimeout evictions: alarm when Kueue evicts this many workloads of "
                                       "one ClusterQueue in an hour because their pods were not all ready by "
                                       "compute.kueue.pods_ready_timeout (no capacity, image pull, unschedulable).")
+    failed_pipelines_per_hour: int = Field(
+        1, ge=1, le=1000, description="Failed pipelines (pipelines.enabled): alarm when this many Argo Workflows of "
+                                      "one team namespace end Failed or Error in an hour.")
     burst_usd_per_hour: float | None = Field(
         None, gt=0, description="Burst spend: alarm when the running Karpenter GPUs cost more than this per hour "
                                 "(on-demand list price, config/data/prices.yaml). Default: "

@@ -90,7 +90,10 @@ class ObservabilityStack(PlatformStack):
         self.container_insights = ContainerInsights(
             self, "ContainerInsights", cluster=cluster, cluster_name=config.cluster_name,
             addon_version=ob.addon_version, log_retention=retention(ob.log_retention_days),
-            encryption_key=encryption_key, prometheus_node_selector=system_node_selector, after=tuple(addon_after))
+            encryption_key=encryption_key, prometheus_node_selector=system_node_selector,
+            argo_workflows=config.pipelines.enabled, after=tuple(addon_after))
+        # Argo Workflows run in the team namespaces (named after the teams); counted only where the controller runs
+        pipeline_namespaces = [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
 
         per_gpu, reserved_gpus, reserved_usd = gpu_prices(config)
         unpriced = unpriced_gpu_types(config)
@@ -112,11 +115,12 @@ class ObservabilityStack(PlatformStack):
             self, "Dashboard", prefix=config.resource_prefix, cluster_name=config.cluster_name,
             teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
             hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config), reserved_gpus=reserved_gpus,
-            burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, **common)
+            burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, pipeline_namespaces=pipeline_namespaces,
+            **common)
         self.alarms = PlatformAlarms(
             self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
             reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
             burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
             thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
-            cluster_queues=cluster_queues(config), **common)
+            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces, **common)

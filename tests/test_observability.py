@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk_constructs.observability.container_insights import CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS
+from cdk_constructs.observability.container_insights import (
+    ARGO_WORKFLOWS_METRICS, CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS,
+)
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
 from config._base import LOG_RETENTION_DAYS
 
@@ -191,6 +193,11 @@ UPSTREAM_SHA256 = {
     "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
         "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
     "sagemaker-hyperpod-cli-011ca927/Chart.yaml": "09af7cc28919751996160b9557b711f247dc595317b2d1d3e3629e43c9ae85f0",
+    "argo-workflows-1.0.18/Chart.yaml": "895610993d02c960042cc1c2b284492b5ecb903ab9ebb7a89a3be7e35925130a",
+    "argo-workflows-1.0.18/values.yaml": "767fffe7ffa99d1d92a5cf51ef61315e6df63c79420195055eac3d28ce1796ed",
+    "argo-workflows-1.0.18/templates/_helpers.tpl": "da2670d7235f74cdbe71981968ca77d4b4e35943aca618cfe6da5021a5966b9a",
+    "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml":
+        "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
 }
 
 
@@ -330,6 +337,8 @@ def test_prometheus_declarations_are_the_documented_dimensions(env_synth: Synth)
         for selector in decl["metric_selectors"]:
             published.setdefault(selector.strip("^$"), set()).update(frozenset(d) for d in decl["dimensions"])
     documented = {name: set(m.dimension_sets) for (ns, name), m in DOCUMENTED_METRICS.items() if ns == PROMETHEUS}
+    if not env_synth.config.pipelines.enabled:  # the Argo Workflows controller runs only then
+        documented = {n: d for n, d in documented.items() if n not in ARGO_WORKFLOWS_METRICS}
     assert published == documented
     for decl in emf["metric_declaration"]:
         if any(s.startswith("^karpenter_nodes_") for s in decl["metric_selectors"]):
@@ -634,6 +643,8 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
             out[f"PodsReadyTimeoutEvictions-{team.name}-{tier}"] = t.pods_ready_timeout_evictions_per_hour
     if cfg.burst_alarm_usd_per_hour is not None:
         out["BurstSpendOverBudget"] = cfg.burst_alarm_usd_per_hour
+    if cfg.pipelines.enabled:
+        out.update({f"FailedPipelines-{team.namespace}": t.failed_pipelines_per_hour for team in cfg.kubernetes.teams})
     return out
 
 
@@ -717,10 +728,11 @@ def evaluate_alarm(props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[
             else:
                 expr = q["Expression"]
                 assert re.fullmatch(r"[\w\s.+\-*/()\[\],]+", expr), expr
-                ids = set(re.findall(r"\b([a-z]\w*)\b", expr)) - {"SUM", "PERIOD"}
+                ids = set(re.findall(r"\b([a-z]\w*)\b", expr)) - {"SUM", "PERIOD", "FILL"}
                 scope = {i: value(i) for i in ids}
                 scope["SUM"] = lambda xs: _Val(sum(x.v for x in xs if x.v is not None)
                                                if any(x.v is not None for x in xs) else None)
+                scope["FILL"] = lambda x, c: _Val(c if x.v is None else x.v)
                 scope["PERIOD"] = lambda x: next(q2["MetricStat"]["Period"] for i2, q2 in queries.items()
                                                  if "MetricStat" in q2 and cache.get(i2) is x)
                 cache[qid] = eval(expr, {"__builtins__": {}}, scope)  # noqa: S307 - parsed above: ids, numbers, + - * /
@@ -897,6 +909,8 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     for name in alarms(env_synth):
         for cq in queue_names(env_synth):
             name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
+        teams = {f"FailedPipelines-{t.namespace}" for t in env_synth.config.kubernetes.teams}
+        name = "FailedPipelines-<team>" if name in teams else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
 
 

@@ -11,6 +11,16 @@ from config.pipelines import ARGO_WORKFLOWS_CHART_VERSION
 
 ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
 ARGO_WORKFLOWS_NAMESPACE = "argo"
+RELEASE = "argo-workflows"
+METRICS_SERVICE = f"{RELEASE}-workflow-controller"
+"""The controller's Service, created only with ``controller.metricsConfig.enabled`` (argo-helm tag
+argo-workflows-1.0.18, charts/argo-workflows/templates/controller/workflow-controller-service.yaml l.1): named
+``argo-workflows.controller.fullname`` = fullname ``-`` ``controller.name`` (_helpers.tpl l.13-15; fullname is the
+release name when it contains the chart name, l.28-39; ``controller.name: workflow-controller``)."""
+METRICS_PORT_NAME = "metrics"
+METRICS_SERVICE_PORT = 8080
+"""values.yaml l.194-198 (tag argo-workflows-1.0.18): ``servicePortName: metrics``, ``servicePort: 8080`` -> container
+port ``metricsConfig.port`` 9090, path ``/metrics``."""
 RESOURCES = {
     "controller": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
     "server": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
@@ -29,6 +39,12 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
       2746`) and ``authModes: [client]``: every UI/API call carries the caller's own Kubernetes token and is
       authorized by the cluster's RBAC (Argo Workflows docs/argo-server-auth-mode.md), so a team sees and submits
       only in its namespace;
+    - ``controller.metricsConfig``: ``enabled`` (chart default false, values.yaml l.178-180) gives the controller its
+      Prometheus endpoint and the Service :data:`METRICS_SERVICE` (port :data:`METRICS_PORT_NAME`), scraped by the
+      CloudWatch agent (cdk_constructs/observability/container_insights.py ``argo_workflows_scrape_job``); ``secure:
+      false`` written out: the controller serves plain HTTP only when the configmap says so (Argo Workflows v4.0.6
+      docs/metrics.md: ``secure`` defaults to true from 3.6), the chart writes the value into the configmap
+      (templates/controller/workflow-controller-config-map.yaml l.121-130);
     - ``workflow.serviceAccount.create/rbac.create: false``: Workflows run as the team ServiceAccount the platform
       creates in each team namespace (k8s_charts/team_namespaces.py ``llmft-pipelines``), not a chart-wide one.
     """
@@ -36,7 +52,9 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     return {
         "crds": {"install": True, "keep": True, "full": False},
         "workflow": {"serviceAccount": {"create": False}, "rbac": {"create": False}},
-        "controller": {"nodeSelector": selector, "resources": RESOURCES["controller"]},
+        "controller": {"nodeSelector": selector, "resources": RESOURCES["controller"],
+                       "metricsConfig": {"enabled": True, "secure": False, "servicePortName": METRICS_PORT_NAME,
+                                         "servicePort": METRICS_SERVICE_PORT}},
         "server": {"enabled": True, "nodeSelector": selector, "resources": RESOURCES["server"],
                    "serviceType": "ClusterIP", "authModes": ["client"]},
     }
@@ -57,6 +75,6 @@ class ArgoWorkflows(Construct):
         self.values = helm_values(node_selector or {})
         self.release = eks.HelmChart(
             self, "Release", cluster=cluster, repository=ARGO_HELM_REPOSITORY, chart="argo-workflows",
-            version=ARGO_WORKFLOWS_CHART_VERSION, release="argo-workflows", namespace=ARGO_WORKFLOWS_NAMESPACE,
+            version=ARGO_WORKFLOWS_CHART_VERSION, release=RELEASE, namespace=ARGO_WORKFLOWS_NAMESPACE,
             create_namespace=True, wait=True, timeout=Duration.minutes(10), values=self.values)
         self.release.node.add_dependency(*after)

@@ -1,6 +1,7 @@
 """Container Insights with enhanced observability: the Amazon CloudWatch Observability EKS add-on, pinned, with its
 IAM through EKS Pod Identity, the log groups it writes to (created first, with retention and the platform key) and
-an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics.
+an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics (and, with ``pipelines.enabled``, the Argo
+Workflows controller's phase counter: ``argo_workflows_scrape_job``).
 
 Facts this construct relies on (checked 2026-11-22):
 
@@ -61,6 +62,9 @@ from aws_cdk import (
 from constructs import Construct, IDependable
 
 from cdk_constructs.observability.documented_metrics import PROMETHEUS
+from cdk_constructs.compute.argo_workflows import (
+    ARGO_WORKFLOWS_NAMESPACE, METRICS_PORT_NAME as ARGO_METRICS_PORT, METRICS_SERVICE as ARGO_METRICS_SERVICE,
+)
 from cdk_constructs.compute.kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy
 
@@ -141,6 +145,50 @@ def kueue_scrape_job(cluster_name: str, namespace: str = KUEUE_NAMESPACE) -> dic
     }
 
 
+ARGO_WORKFLOWS_JOB = "argo-workflows"
+ARGO_WORKFLOWS_METRICS = ("argo_workflows_total_count",)
+"""Argo Workflows v4.0.6 (argoproj/argo-workflows 277e9ce) docs/metrics.md ``total_count``: "A counter of workflows
+that have entered each phase ... by namespace", attributes ``phase`` and ``namespace`` (workflow/metrics/
+counter_workflow_phase.go ``ChangeWorkflowPhase``; phases Pending, Running, Succeeded, Failed, Error). Exposed as
+``argo_workflows_total_count``: the Prometheus exporter is built with namespace ``argo_workflows`` and
+``WithoutCounterSuffixes`` (util/telemetry/exporter_prometheus.go l.37-48). The agent turns the counter into per-scrape
+deltas, so its ``Sum`` over a period is the number of workflows that entered the phase in that period. Not the
+``gauge`` metric (workflows per phase now): it has no ``namespace`` attribute, so no per-team count."""
+ARGO_WORKFLOWS_LABELS = {"namespace": "Namespace", "phase": "Phase"}
+"""Argo label -> CloudWatch dimension; ``namespace`` is the Workflow's, i.e. the team's namespace (team namespaces
+are named after the team, k8s_charts/team_namespaces.py)."""
+ARGO_WORKFLOWS_DIMENSIONS = ("ClusterName", "Namespace", "Phase")
+ARGO_WORKFLOWS_DECLARATIONS: tuple[dict[str, Any], ...] = (
+    {"source_labels": ["job"], "label_matcher": f"^{ARGO_WORKFLOWS_JOB}$",
+     "metric_selectors": [f"^{m}$" for m in ARGO_WORKFLOWS_METRICS], "dimensions": [list(ARGO_WORKFLOWS_DIMENSIONS)]},
+)
+"""EMF declarations added only with ``pipelines.enabled`` (the controller exists only then)."""
+
+
+def argo_workflows_scrape_job(cluster_name: str, namespace: str = ARGO_WORKFLOWS_NAMESPACE) -> dict[str, Any]:
+    """Prometheus scrape config of the Argo Workflows controller: the endpoints of its metrics Service
+    (cdk_constructs/compute/argo_workflows.py ``METRICS_SERVICE``/``METRICS_PORT_NAME``, plain HTTP, ``secure:
+    false``); only the leader serves non-empty metrics (docs/metrics.md), one replica runs. The allow-list keeps
+    :data:`ARGO_WORKFLOWS_METRICS`; ``namespace``/``phase`` become the ``Namespace``/``Phase`` dimensions (no target
+    label is named ``namespace``, so the metric's own label is never renamed ``exported_namespace``)."""
+    return {
+        "job_name": ARGO_WORKFLOWS_JOB,
+        "scheme": "http",
+        "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [namespace]}}],
+        "relabel_configs": [
+            {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+             "regex": f"{ARGO_METRICS_SERVICE};{ARGO_METRICS_PORT}", "action": "keep"},
+            {"target_label": "ClusterName", "replacement": cluster_name},
+        ],
+        "metric_relabel_configs": [
+            {"source_labels": ["__name__"], "regex": "|".join(f"^{m}$" for m in ARGO_WORKFLOWS_METRICS),
+             "action": "keep"},
+            *({"source_labels": [label], "regex": "(.+)", "target_label": dim, "replacement": "${1}",
+               "action": "replace"} for label, dim in ARGO_WORKFLOWS_LABELS.items()),
+        ],
+    }
+
+
 # EMF declarations of the Prometheus agent: they ARE the dimensions these metrics are published with
 # (documented_metrics.py lists the same sets). Metric names from Karpenter v1.14.1 metrics.md, labels from the core's
 # node metrics controller (documented_metrics.py has the lines). ``source_labels`` values are joined with ";" before
@@ -185,13 +233,14 @@ class ContainerInsights(Construct):
     :param encryption_key: KMS key of the log groups; its policy must admit CloudWatch Logs. Required.
     :param prometheus_node_selector: nodeSelector of the Prometheus scraper (a Deployment). Default: any node.
     :param karpenter_namespace: namespace of the ``karpenter`` Service to scrape. Default ``kube-system``.
+    :param argo_workflows: scrape the Argo Workflows controller (``pipelines.enabled``). Default False.
     :param after: constructs the add-on waits for (system nodes, the Pod Identity agent).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, cluster_name: str,
                  addon_version: str, log_retention: logs.RetentionDays, encryption_key: kms.IKey,
                  prometheus_node_selector: Mapping[str, str] | None = None, karpenter_namespace: str = "kube-system",
-                 after: tuple[IDependable, ...] = ()) -> None:
+                 argo_workflows: bool = False, after: tuple[IDependable, ...] = ()) -> None:
         super().__init__(scope, construct_id)
         self.log_groups: dict[str, logs.LogGroup] = {
             kind: logs.LogGroup(self, f"{kind.title()}Logs", log_group_name=log_group_name(cluster_name, kind),
@@ -208,7 +257,7 @@ class ContainerInsights(Construct):
                                "permissions of its cloudwatch-agent service account; AWS keeps it in step with the "
                                "agent's API calls.", managed_policy(AGENT_POLICY))
         self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
-                                                 karpenter_namespace)
+                                                 karpenter_namespace, argo_workflows)
         # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
         # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod Identity
         # role of the platform; it exists before the add-on's pods start.
@@ -223,7 +272,8 @@ class ContainerInsights(Construct):
         self.addon.node.add_dependency(self.pod_identity, *self.log_groups.values(), *after)
 
     @staticmethod
-    def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str) -> dict[str, Any]:
+    def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str,
+                       argo_workflows: bool = False) -> dict[str, Any]:
         # Container Insights settings go to the cloudwatch-agent entry only (see the module docstring: a root
         # agent.config would be deep-merged into every entry, the Prometheus scraper's included)
         ci_agent_config = {"logs": {"metrics_collected": {"kubernetes": {
@@ -233,7 +283,8 @@ class ContainerInsights(Construct):
             "log_group_name": log_group_name(cluster_name, "prometheus"),
             "prometheus_config_path": PROMETHEUS_CONFIG_PATH,
             "emf_processor": {"metric_declaration_dedup": True, "metric_namespace": PROMETHEUS,
-                              "metric_declaration": list(PROMETHEUS_DECLARATIONS)},
+                              "metric_declaration": [
+                *PROMETHEUS_DECLARATIONS, *(ARGO_WORKFLOWS_DECLARATIONS if argo_workflows else ())]},
         }}}}
         scrape = {
             "global": {"scrape_interval": f"{SCRAPE_INTERVAL_SECONDS}s", "scrape_timeout": "10s"},
@@ -245,7 +296,8 @@ class ContainerInsights(Construct):
                      "regex": "karpenter;http-metrics", "action": "keep"},
                     {"target_label": "ClusterName", "replacement": cluster_name},
                 ],
-            }, kueue_scrape_job(cluster_name)],
+            }, kueue_scrape_job(cluster_name),
+                *([argo_workflows_scrape_job(cluster_name)] if argo_workflows else [])],
         }
         return {
             "tolerations": [{"operator": "Exists"}],

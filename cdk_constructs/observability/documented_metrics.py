@@ -40,6 +40,10 @@ declaration of the agent names; anything else stays in the performance log event
   l.277-302 (well-known ``a/b-c`` becomes ``b_c``: ``instance_type``, ``capacity_type``, ``nodepool``, ...; a node
   without the label has no value), pkg/apis/v1/labels.go l.75-84 (the well-known labels), and
   pkg/controllers/state/cluster.go l.393-418 (every Node is in cluster state, HyperPod nodes included).
+- ContainerInsights/Prometheus, Argo Workflows (``pipelines.enabled`` only): ``argo_workflows_total_count`` scraped
+  by the same agent (job ``argo-workflows``) with the EMF declaration ARGO_WORKFLOWS_DECLARATIONS of
+  cdk_constructs/observability/container_insights.py: {ClusterName, Namespace, Phase}; name and labels from
+  argoproj/argo-workflows v4.0.6 docs/metrics.md ``total_count``.
 - AWS/FSx: https://docs.aws.amazon.com/fsx/latest/LustreGuide/fs-metrics.html (FileSystemId).
 - AWS/ApplicationELB: https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-cloudwatch-metrics.html
 - AWS/RDS: https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2.viewing.monitoring.html
@@ -98,6 +102,10 @@ _KUEUE_RESOURCE = _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["Clus
 # type and capacity type
 HYPERPOD_GPU_SET = ("ClusterName", "instance_type", "resource_type")
 BURST_GPU_SET = ("ClusterName", "capacity_type", "instance_type", "resource_type")
+ARGO_WORKFLOWS_SET = ("ClusterName", "Namespace", "Phase")
+"""container_insights.py ARGO_WORKFLOWS_DECLARATIONS (the tests compare the two)."""
+_ARGO_URL = ("https://github.com/argoproj/argo-workflows/blob/v4.0.6/docs/metrics.md (total_count); dimensions: "
+             "container_insights.py ARGO_WORKFLOWS_DECLARATIONS")
 
 _TABLE: list[DocumentedMetric] = [
     *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
@@ -127,6 +135,7 @@ _TABLE: list[DocumentedMetric] = [
     DocumentedMetric(PROMETHEUS, "karpenter_nodes_allocatable", _sets(HYPERPOD_GPU_SET, BURST_GPU_SET),
                      _KARPENTER_NODE_URL),
     DocumentedMetric(PROMETHEUS, "karpenter_nodes_total_pod_requests", _sets(HYPERPOD_GPU_SET), _KARPENTER_NODE_URL),
+    DocumentedMetric(PROMETHEUS, "argo_workflows_total_count", _sets(ARGO_WORKFLOWS_SET), _ARGO_URL),
     *(DocumentedMetric("AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/"
                                                                 "fs-metrics.html")
       for n in ("DataReadBytes", "DataWriteBytes", "DataReadOperations", "DataWriteOperations", "MetadataOperations",

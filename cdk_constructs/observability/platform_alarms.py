@@ -68,6 +68,8 @@ class PlatformAlarms(Construct):
         cannot count them, so its description names them (the stack also warns at synth). Default: none.
     :param cluster_queues: Kueue ClusterQueue names (one pending-too-long and one PodsReadyTimeout alarm each).
         Default: none.
+    :param pipeline_namespaces: team namespaces whose Argo Workflows are watched (``pipelines.enabled``): one
+        FailedPipelines alarm each. Default: none.
     :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
         no burst alarm).
     """
@@ -78,7 +80,7 @@ class PlatformAlarms(Construct):
                  spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
                  burst_prices: Sequence[tuple[str, str, float]], unpriced_instance_types: Sequence[str] = (),
                  thresholds: AlarmThresholds, burst_usd_per_hour: float | None,
-                 cluster_queues: Sequence[str] = ()) -> None:
+                 cluster_queues: Sequence[str] = (), pipeline_namespaces: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
         t = thresholds
         self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
@@ -222,6 +224,23 @@ class PlatformAlarms(Construct):
                 f"(waitForPodsReady)", "pods_ready_timeout_evictions_per_hour",
                 "ContainerInsights/Prometheus kueue_evicted_workloads_total{Reason=PodsReadyTimeout} (sum, 1 h)",
                 spec_id="PodsReadyTimeoutEvictions")
+
+        # Pipelines, per team namespace: Argo Workflows that ended Failed or Error in an hour. argo_workflows_total_count
+        # counts workflows entering each phase; the agent publishes per-scrape deltas, so the Sum over the hour is the
+        # number that entered the phase then. No failure: no data point (the series of a phase exists only once a
+        # workflow entered it), not breaching.
+        for ns in pipeline_namespaces:
+            add(f"FailedPipelines-{ns}",
+                cw.MathExpression(
+                    expression="FILL(failed, 0) + FILL(error, 0)", label=f"{ns}: workflows Failed or Error",
+                    period=Duration.hours(1), using_metrics={
+                        phase.lower(): metric(PROMETHEUS, "argo_workflows_total_count",
+                                              {**ci, "Namespace": ns, "Phase": phase}, statistic="Sum",
+                                              period=Duration.hours(1)) for phase in ("Failed", "Error")}),
+                t.failed_pipelines_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"Argo Workflows of team namespace {ns} ended Failed or Error", "failed_pipelines_per_hour",
+                "ContainerInsights/Prometheus argo_workflows_total_count{Phase=Failed|Error} (sum, 1 h)",
+                spec_id="FailedPipelines")
 
         # Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
         # GPU. No Karpenter GPU node: no data, not breaching.

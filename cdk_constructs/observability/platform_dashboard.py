@@ -1,5 +1,5 @@
 """One CloudWatch dashboard per environment: GPUs by capacity kind and team, reserved-capacity utilization, Karpenter,
-job queues, FSx, MLflow and burst spend. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
+job queues, FSx, MLflow, burst spend and (``pipelines.enabled``) each team's workflow phase counts. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ _NODE_GPU_COUNT = ["ClusterName", "InstanceId", "NodeName"]
 _POD = ["ClusterName", "FullPodName", "Namespace", "PodName"]
 """One series per pod: ``PodName`` alone is the pod's owner (all pods of a job share it), ``FullPodName`` the pod."""
 HYPERPOD_NODE_TOKEN = "hyperpod"
+PIPELINE_PHASES = ("Running", "Succeeded", "Failed", "Error")
+"""Workflow phases shown (Argo Workflows v4.0.6 workflow/metrics/counter_workflow_phase.go; Pending is short-lived)."""
 """HyperPod registers its nodes as ``hyperpod-i-<instance id>`` (SageMaker Developer Guide, HyperPod EKS node
 names), so a search term ``NodeName=hyperpod`` selects exactly the reserved capacity; Karpenter and system nodes are
 named after their private DNS name (``ip-...``)."""
@@ -44,6 +46,8 @@ class PlatformDashboard(Construct):
     :param reserved_usd_per_hour: what the HyperPod groups cost per hour (a constant line on the spend widget).
     :param hyperpod_gpu_instance_types: HyperPod GPU instance types (``ml.*``); ``reserved_gpus``: their GPUs.
     :param burst_budget_usd_per_hour: budget line on the spend widget (None: none).
+    :param pipeline_namespaces: team namespaces whose Argo Workflows are counted (``pipelines.enabled``; one widget
+        each: workflows entering Running/Succeeded/Failed/Error). Default: none, no pipeline row.
     :param file_system_id, load_balancer_full_name, target_group_full_name, database_cluster_identifier,
         spot_interruption_rule_name: the resources whose AWS metrics are shown. Required.
     """
@@ -52,7 +56,8 @@ class PlatformDashboard(Construct):
                  capacity: CapacityKinds, reserved_usd_per_hour: float, burst_budget_usd_per_hour: float | None,
                  hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int,
                  file_system_id: str, load_balancer_full_name: str, target_group_full_name: str,
-                 database_cluster_identifier: str, spot_interruption_rule_name: str) -> None:
+                 database_cluster_identifier: str, spot_interruption_rule_name: str,
+                 pipeline_namespaces: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
         self.dashboard = cw.Dashboard(self, "Dashboard", dashboard_name=f"{prefix}-platform",
                                       default_interval=Duration.hours(12))
@@ -209,7 +214,16 @@ class PlatformDashboard(Construct):
                                  left_label="USD/hour", annotations=annotations, width=12),
                      self._text("Ray dashboard and job wait times", _RAY_AND_WAIT_NOTE, width=12)]
 
-        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row):
+        # --- pipelines (Argo Workflows): workflows entering each phase, per team namespace --------------------------
+        # argo_workflows_total_count is a counter; the agent publishes per-scrape deltas, so Sum = workflows that
+        # entered the phase in the period.
+        pipeline_rows = [[self._graph(f"Pipelines of {ns}: workflows entering each phase", [
+            metric(PROMETHEUS, "argo_workflows_total_count", {**c, "Namespace": ns, "Phase": phase},
+                   statistic="Sum", period=Duration.seconds(period), label=phase)
+            for phase in PIPELINE_PHASES], left_label="workflows / 5 min") for ns in pipeline_namespaces[i:i + 4]]
+            for i in range(0, len(pipeline_namespaces), 4)]
+
+        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row, *pipeline_rows):
             self.dashboard.add_widgets(*row)
 
     def _graph(self, title: str, left: Sequence[cw.IMetric], *, right: Sequence[cw.IMetric] = (),
