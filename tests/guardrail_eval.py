@@ -11,6 +11,7 @@ the subjects covers (apiGroup, resource, verb) in the namespace.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,10 @@ def resource_of(kind: str) -> str:
 
 # ---- ValidatingAdmissionPolicy ---------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
 def _program(expression: str):
+    """The compiled CEL program of ``expression``, once per process (compiling is most of an evaluation's cost; a
+    program is stateless: each ``evaluate`` takes its own activation)."""
     import celpy
 
     env = celpy.Environment()

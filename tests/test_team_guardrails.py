@@ -9,6 +9,7 @@ change, and the platform's own jobs (the builders' examples) must pass every pol
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import pytest
@@ -34,8 +35,16 @@ GPU = "nvidia.com/gpu"
 EFA = "vpc.amazonaws.com/efa"
 
 
+@functools.cache
+def _parsed(env: str, name: str) -> tuple[dict[str, Any], ...]:
+    """The documents of dist/<env>/<name>.yaml, parsed once per process (libyaml where PyYAML has it)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple(d for d in yaml.load_all((manifests(env) / f"{name}.yaml").read_text(), Loader=loader) if d)
+
+
 def docs(env: str, name: str) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all((manifests(env) / f"{name}.yaml").read_text()) if d]
+    """A fresh copy of the documents (tests change what they get)."""
+    return copy.deepcopy(list(_parsed(env, name)))
 
 
 def team_manifests(env: str) -> list[dict[str, Any]]:
