@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
-from .identity import DeploymentIdentity
+from .identity import DeploymentIdentity, check_deployment_name
 from .strict_yaml import load_yaml
 from .accounts import ORGANIZATION_FILE, OrganizationConfig, check_organization
 from .compute import ComputeConfig
@@ -76,11 +76,7 @@ class EnvironmentConfig(DeploymentIdentity):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", v):
-            raise ValueError(f"environment name {v!r} (the file name config/{v}.yaml) must be 1-16 lower-case ASCII "
-                             f"letters, digits and '-', starting with a letter and not ending with '-'; it becomes "
-                             f"part of bucket, cluster and stack names")
-        return v
+        return check_deployment_name(v, "environment name", f"config/{v}.yaml", "bucket, cluster and stack names")
 
     @model_validator(mode="after")
     def _physical_names_fit(self) -> EnvironmentConfig:

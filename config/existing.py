@@ -23,7 +23,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
 from .compute import HYPERPOD_KUBERNETES_VERSIONS
-from .identity import DeploymentIdentity
+from .identity import DeploymentIdentity, check_deployment_name
 from .kubernetes import TeamConfig
 from .studio import StudioConfig
 
@@ -210,11 +210,8 @@ class ExistingClusterConfig(DeploymentIdentity):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.fullmatch(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", v):
-            raise ValueError(f"existing-cluster name {v!r} (the file name config/existing/{v}.yaml) must be 1-16 "
-                             f"lower-case ASCII letters, digits and '-', starting with a letter and not ending with "
-                             f"'-'; it becomes part of stack and resource names")
-        return v
+        return check_deployment_name(v, "existing-cluster name", f"config/existing/{v}.yaml",
+                                     "stack and resource names")
 
     @field_validator("hyperpod_cluster")
     @classmethod

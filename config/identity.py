@@ -11,6 +11,20 @@ from ._base import ConfigModel
 from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 
 
+DEPLOYMENT_NAME = re.compile(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?")
+"""An environment's or existing-cluster deployment's name (its file name): it becomes part of stack, bucket and
+cluster names."""
+
+
+def check_deployment_name(v: str, what: str, path: str, becomes: str) -> str:
+    """``v`` if it is a :data:`DEPLOYMENT_NAME`, else a message naming ``what`` (e.g. 'environment name'), the file
+    ``path`` it comes from and what it ``becomes``."""
+    if not DEPLOYMENT_NAME.fullmatch(v):
+        raise ValueError(f"{what} {v!r} (the file name {path}) must be 1-16 lower-case ASCII letters, digits and '-', "
+                         f"starting with a letter and not ending with '-'; it becomes part of {becomes}")
+    return v
+
+
 def check_account(v: str, field: str = "account") -> str:
     # [0-9], not \d: \d also matches non-ASCII digits such as '١٢٣'.
     if not re.fullmatch(r"[0-9]{12}", v):
