@@ -292,11 +292,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """For `make bench`: which synths this process ran (PLATFORM_SYNTH_STATS=<prefix>; one file per xdist worker)."""
+    """For `make bench`: which synths this process ran (PLATFORM_SYNTH_STATS=<prefix>; one file per xdist worker).
+    Then the session's synth outputs go (each synthesized configuration copies its assets, kubectl layer included:
+    1-2 GB per process, which filled the disk after a dozen runs)."""
     target = os.environ.get("PLATFORM_SYNTH_STATS")
     if target and _CACHE:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         Path(f"{target}.{worker}.json").write_text(json.dumps({"synths": len(_CACHE), "keys": sorted(_CACHE)}))
+    import shutil
+
+    shutil.rmtree(_TMP, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", params=ENVIRONMENTS)
