@@ -157,17 +157,7 @@ class EnvironmentConfig(DeploymentIdentity):
         """Threshold of the burst-spend alarm: its own setting, else the configured GPU budget (None: no alarm)."""
         return self.observability.thresholds.burst_usd_per_hour or self.cost.max_burst_usd_per_hour
 
-    # ---- derived names (one place, so every stack agrees) -------------------------------------------------
-    @property
-    def stack_prefix(self) -> str:
-        """`dev` -> `Dev`: stacks are named `<Env>-Network`, `<Env>-Storage`, ..."""
-        return self.name[:1].upper() + self.name[1:]
-
-    @property
-    def resource_prefix(self) -> str:
-        """Lower-case prefix for physical names that must be unique per account/region."""
-        return f"llmft-{self.name}"
-
+    # ---- derived names: stack_prefix and resource_prefix come from DeploymentIdentity ------------------------
     @property
     def lifecycle_bucket_name(self) -> str:
         """The HyperPod lifecycle-script bucket; HyperPod's managed policy only reads buckets named `sagemaker-*`."""

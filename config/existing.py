@@ -269,14 +269,6 @@ class ExistingClusterConfig(DeploymentIdentity):
 
     # ---- what the Studio stack reads (the same names as EnvironmentConfig's) -----------------------------------
     @property
-    def stack_prefix(self) -> str:
-        return self.name[:1].upper() + self.name[1:]
-
-    @property
-    def resource_prefix(self) -> str:
-        return f"llmft-{self.name}"
-
-    @property
     def cluster_name(self) -> str:
         """Name of the existing EKS cluster."""
         return self.eks_cluster.cluster_name

@@ -72,8 +72,9 @@ def check_tags(v: dict[str, str], field: str = "tags") -> dict[str, str]:
 
 
 class DeploymentIdentity(ConfigModel):
-    """The ``account``, ``region`` and ``tags`` checks of every deployment model (each declares the fields itself, in
-    its own order and with its own descriptions; these validators apply to them)."""
+    """The ``account``, ``region`` and ``tags`` checks and the derived stack/resource name prefixes of every
+    deployment model (each declares ``name``, ``account``, ``region`` and ``tags`` itself, in its own order and with
+    its own descriptions; these validators and properties apply to them)."""
 
     @field_validator("account", check_fields=False)
     @classmethod
@@ -89,3 +90,15 @@ class DeploymentIdentity(ConfigModel):
     @classmethod
     def _tags(cls, v: dict[str, str]) -> dict[str, str]:
         return check_tags(v)
+
+    # ---- derived names (one place, so every stack of every kind of deployment agrees) --------------------------
+    @property
+    def stack_prefix(self) -> str:
+        """`dev` -> `Dev`: stacks are named `<Name>-Network`, `<Name>-Studio`, ..."""
+        name: str = self.name  # type: ignore[attr-defined]  (every deployment model declares `name`)
+        return name[:1].upper() + name[1:]
+
+    @property
+    def resource_prefix(self) -> str:
+        """Lower-case prefix for physical names that must be unique per account/region."""
+        return f"llmft-{self.name}"  # type: ignore[attr-defined]
