@@ -70,7 +70,9 @@ PLATFORM_CONTROLLERS = (
     KUBERAY_OPERATOR,
     "system:serviceaccount:kubeflow:training-operator",    # charts/hyperpod-prerequisites training-operator.yaml
     "system:serviceaccount:mpi-operator:mpi-operator",      # charts/hyperpod-prerequisites mpi-operator.yaml
-    "system:serviceaccount:kueue-system:kueue-controller-manager",   # Kueue chart v0.19.2 (kueue.py namespace)
+    # Kueue chart charts/kueue/templates/rbac/service_account.yaml: `<kueue.fullname>-controller-manager`, and the
+    # fullname of release `kueue` of chart `kueue` is `kueue` (cdk_constructs/compute/kueue.py KUEUE_RELEASE)
+    "system:serviceaccount:kueue-system:kueue-controller-manager",
     # kube-controller-manager's controllers (kubernetes.io "Service account permissions": with
     # --use-service-account-credentials each controller runs as kube-system:<name>): the garbage collector removes
     # ownerReferences when an owner is deleted with propagation Orphan; the Job, CronJob, Deployment and ReplicaSet
