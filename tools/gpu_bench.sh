@@ -25,7 +25,7 @@ PACKAGES=(transformers tokenizers peft liger-kernel bitsandbytes)
 
 # The shipped recipe before the fast path (training/configs/sft.yaml until this change): right-padded batches of 2,
 # accumulation 4, LoRA dropout 0.1, sdpa, activation checkpointing on, no fused kernels. Measured 0.099 MFU.
-BASELINE="baseline:packing=false,liger_kernel=false,attn_implementation=sdpa,lora_dropout=0.1,gradient_checkpointing=true,per_device_train_batch_size=2,gradient_accumulation_steps=4"
+BASELINE="baseline:sharding=fsdp,packing=false,liger_kernel=false,attn_implementation=sdpa,lora_dropout=0.1,gradient_checkpointing=true,per_device_train_batch_size=2,gradient_accumulation_steps=4"
 
 fetch() {
   mkdir -p "$WHEELS"
@@ -72,14 +72,17 @@ run() {
   else
     # 6 minutes in all: ~40 s to build and save the 8B model, then at most 110 s per recipe; a recipe that could
     # not finish inside the budget is skipped (its row says so) rather than losing the whole table
-    args+=(--shape llama-3.1-8b --steps 8 --warmup 2 --rows 512 --variant-timeout 110 --budget 345)
+    args+=(--shape llama-3.1-8b --steps 8 --warmup 2 --rows 512 --variant-timeout 140 --budget 400)
+    # flex attention: the packed rows' per-example mask as a block-sparse BlockMask (compiled once, in the warm-up)
+    variants+=(--variant "fast-flex:attn_implementation=flex_attention")
     if "$PYTHON" -c "import bitsandbytes" 2>/dev/null; then
       variants+=(--variant "fast-qlora:load_in_4bit=true")
     else
       echo "gpu_bench: bitsandbytes not installed: no QLoRA row" >&2
     fi
-    # the fast path without FSDP: one GPU needs no sharding (0.003 MFU measured), and it isolates FSDP's share
-    variants+=(--variant "fast-no-fsdp:fsdp=false,fsdp_config=null")
+    # the fast path forced onto FSDP (what sharding: auto picks when the unsharded step does not fit one GPU): runs
+    # with Liger's fused loss off (it crashed under FSDP2 on the first H100 run), and shows FSDP's cost
+    variants+=(--variant "fast-fsdp:sharding=fsdp")
   fi
   "$PYTHON" -c "import torch, transformers, peft; print('gpu_bench: torch', torch.__version__, 'transformers',
 transformers.__version__, 'peft', peft.__version__, 'cuda', torch.cuda.is_available())" >&2

@@ -168,7 +168,7 @@ def shipped(**overrides) -> dict:
 
 
 def test_shipped_config_parses_with_fsdp_full_shard_auto_wrap() -> None:
-    script, args = sft.parse_config(shipped())
+    script, args = sft.parse_config(shipped(sharding="fsdp"))
     assert script.model_id.startswith("/fsx/models/") and args.output_dir.startswith("/fsx/checkpoints/")
     plugin = args.fsdp_plugin_args
     assert plugin["reshard_after_forward"] is True  # full shard
@@ -177,9 +177,42 @@ def test_shipped_config_parses_with_fsdp_full_shard_auto_wrap() -> None:
     # the fast path: packing, dropout 0, checkpointing left to the memory model (not in the file)
     assert script.packing and script.lora_dropout == 0.0 and script.max_tokens_per_step is None
     assert "gradient_checkpointing" not in _yaml(CONFIGS / "sft.yaml")
-    _, offload = sft.parse_config(shipped(fsdp_config={**_yaml(CONFIGS / "sft.yaml")["fsdp_config"],
-                                                       "cpu_offload": True}))
+    _, offload = sft.parse_config(shipped(sharding="fsdp", fsdp_config={
+        **_yaml(CONFIGS / "sft.yaml")["fsdp_config"], "cpu_offload": True}))
     assert offload.fsdp_plugin_args["cpu_offload"] is True
+
+
+def test_sharding_auto_shards_only_where_it_is_needed(monkeypatch) -> None:
+    """One process: nothing to shard (FSDP on one H100 cost 0.003 MFU and, with Liger's fused loss, crashed);
+    several: data parallel when the unsharded step fits one GPU, the recipe's FSDP when it does not."""
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    script, args = sft.parse_config(shipped())
+    assert script.sharding == "auto" and not sft.fsdp_enabled(args) and "one process" in args._llmp_sharding
+    decide = sft.sharding_decision
+    monkeypatch.setenv("WORLD_SIZE", "8")  # only the decision reads it (TrainingArguments would start 8 processes)
+    for fits, sharded in ((True, False), (False, True), (None, True)):
+        monkeypatch.setattr(sft, "_fits_unsharded", lambda script, world, fits=fits: fits)
+        shard, why = decide(script, recipe_shards=True)
+        assert shard is sharded and ("8" in why or fits is None), why
+    assert decide(script, recipe_shards=False)[0] is False
+    monkeypatch.delenv("WORLD_SIZE")
+    monkeypatch.setattr(sft, "sharding_decision", lambda script, **kw: (True, "several processes, too big"))
+    assert sft.fsdp_enabled(sft.parse_config(shipped())[1])  # the decision is what parse_config applies
+    monkeypatch.setattr(sft, "sharding_decision", decide)
+    assert not sft.fsdp_enabled(sft.parse_config(shipped(sharding="none"))[1])
+    with pytest.raises(ValueError, match="sharding: 'zero3'"):
+        sft.parse_config(shipped(sharding="zero3"))
+
+
+def test_fsdp_turns_off_liger_fused_linear_cross_entropy() -> None:
+    """Under FSDP2 lm_head.weight is a sharded DTensor outside lm_head's forward, where Liger's fused loss reads it
+    (the H100 run failed with "aten.mm.out got mixed torch.Tensor and DTensor"): Liger's plain cross-entropy then."""
+    _, args = sft.parse_config(shipped(sharding="fsdp"))
+    assert args.liger_kernel_config == {"fused_linear_cross_entropy": False, "cross_entropy": True}
+    _, args = sft.parse_config(shipped(sharding="fsdp", liger_kernel_config={"rope": False}))
+    assert args.liger_kernel_config == {"rope": False}  # the recipe's own choice stays
+    _, args = sft.parse_config(shipped())
+    assert not args.liger_kernel_config
 
 
 def test_qlora_quantization_is_nf4_with_bf16_storage_for_fsdp() -> None:

@@ -119,7 +119,7 @@ def test_resume_skips_a_checkpoint_cut_short_by_a_lost_node(tmp_path) -> None:
 def test_fsdp_loading_environment_comes_from_the_shipped_config() -> None:
     import yaml
 
-    data = {**yaml.safe_load((CONFIGS / "sft.yaml").read_text()), "use_cpu": True}
+    data = {**yaml.safe_load((CONFIGS / "sft.yaml").read_text()), "use_cpu": True, "sharding": "fsdp"}
     _, args = sft.parse_config(data)
     assert sft.fsdp_loading_environment(args) == {"ACCELERATE_USE_FSDP": "true",
                                                   "FSDP_CPU_RAM_EFFICIENT_LOADING": "true"}
