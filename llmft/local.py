@@ -207,9 +207,10 @@ def serve_command(model_dir: Path, served_name: str, port: int, python: str) -> 
 def wait_healthy(proc: subprocess.Popen, port: int, timeout: float) -> bool:
     """Whether ``proc`` answers ``/health`` with 200 within ``timeout`` seconds (False as soon as it exits)."""
     deadline = time.monotonic() + timeout
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1, never through a proxy
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            with urllib.request.urlopen(f"http://{SERVE_HOST}:{port}{HEALTH_PATH}", timeout=2) as r:
+            with direct.open(f"http://{SERVE_HOST}:{port}{HEALTH_PATH}", timeout=2) as r:
                 if r.status == 200:
                     return True
         except (urllib.error.URLError, OSError):
