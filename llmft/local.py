@@ -18,14 +18,22 @@ What the pod gets from the cluster instead of the spec -- the MLflow tracking UR
 (ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
 (`MLFLOW_TRACKING_URI`, `MLFLOW_TRACKING_USERNAME`, `MLFLOW_TRACKING_PASSWORD`); without them, MLflow logs to
 `<fsx>/mlruns`.
+
+A ``type: serve`` spec is not a step: :func:`run_serve` serves the model directory the registry resolved (the
+registered version's merged weights) with ``python -m llm_platform.serve`` (the CPU stand-in for the cluster's
+SGLang, same OpenAI API, ``/health`` and ``/metrics``) on 127.0.0.1, and stops it by its PID on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +41,7 @@ import yaml
 
 from llm_platform import steps as step_contract
 from llm_platform.paths import TEAM_MOUNT_PATH
+from k8s_charts.serving import ENGINE_PORT, HEALTH_PATH
 from llmft.build import Plan, pod_templates
 
 LOCAL_DIR = ".llmft-local"
@@ -181,3 +190,71 @@ def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None =
         print(f"llmft: could not start the step ({exc}); the environment of this shell and the spec's env together "
               f"may be too large (`env | wc -c`)", file=sys.stderr)
         return 1
+
+
+# --- type: serve ----------------------------------------------------------------------------------------------------
+
+SERVE_MODULE = "llm_platform.serve"
+SERVE_HOST = "127.0.0.1"
+
+
+def serve_command(model_dir: Path, served_name: str, port: int, python: str) -> list[str]:
+    """The local server of ``model_dir`` as ``served_name`` (what clients send as ``model``), on 127.0.0.1."""
+    return [python, "-m", SERVE_MODULE, "--model-path", str(model_dir), "--served-model-name", served_name,
+            "--host", SERVE_HOST, "--port", str(port)]
+
+
+def wait_healthy(proc: subprocess.Popen, port: int, timeout: float) -> bool:
+    """Whether ``proc`` answers ``/health`` with 200 within ``timeout`` seconds (False as soon as it exits)."""
+    deadline = time.monotonic() + timeout
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1, never through a proxy
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with direct.open(f"http://{SERVE_HOST}:{port}{HEALTH_PATH}", timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.3)
+    return False
+
+
+def stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM to ``proc``'s PID, SIGKILL after ``grace`` seconds."""
+    if proc.poll() is not None:
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def run_serve(model_dir: Path, served_name: str, *, port: int = ENGINE_PORT, python: str | None = None,
+              env: dict[str, str] | None = None, start_timeout: float = 300.0) -> int:
+    """Serve ``model_dir`` here until Ctrl-C (or until the server exits): starts it, waits for ``/health``, prints
+    the URL, and stops the server by its PID."""
+    if not (Path(model_dir) / "config.json").is_file():
+        print(f"llmft: {model_dir} is not a Hugging Face model directory (no config.json); nothing was served",
+              file=sys.stderr)
+        return 1
+    cmd = serve_command(Path(model_dir), served_name, port, python or sys.executable)
+    print(f"llmft: serving {served_name} locally:\n  {' '.join(cmd)}", file=sys.stderr, flush=True)
+    try:
+        proc = subprocess.Popen(cmd, env=env)
+    except FileNotFoundError:
+        print(f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package",
+              file=sys.stderr)
+        return 2
+    try:
+        if not wait_healthy(proc, port, start_timeout):
+            print(f"llmft: the server of {served_name} did not become healthy (exit code {proc.poll()})",
+                  file=sys.stderr)
+            return 1
+        print(f"llmft: {served_name} is served at http://{SERVE_HOST}:{port}/v1 (OpenAI API; {HEALTH_PATH}, "
+              f"/metrics); Ctrl-C stops it (PID {proc.pid})", file=sys.stderr, flush=True)
+        return proc.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        stop(proc)

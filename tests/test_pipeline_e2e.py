@@ -13,7 +13,8 @@ the team's own MLflow user. What changes against the shipped specs is only what 
 * evaluation of a few samples with short generations; GRPO runs its ``--check`` (VeRL needs GPUs).
 
 Asserted: the registered model version and its source run, loss going down, MFU logged, the ROUGE scores in the
-same experiment as the SFT run, and the merged model loading.
+same experiment as the SFT run, and the merged model loading; tests/serve_e2e.py (collected here, on the same
+pipeline) serves the evaluated version and calls it with OpenAI's client.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ SFT_ON_CPU = {"gradient_checkpointing": False, "max_steps": 8, "save_steps": 4,
               "logging_steps": 1, "per_device_train_batch_size": 3, "gradient_accumulation_steps": 1,
               "learning_rate": 1.0e-2, "lr_scheduler_type": "constant", "max_seq_length": 128, "lora_dropout": 0.0,
               "peak_tflops": 0.5, "seed": 0, "dataloader_num_workers": 0, "disable_tqdm": True}
-EVALUATE_ON_CPU = {"max_new_tokens": 8, "max_samples": 4, "batch_size": 4}
+# the evaluate step judges the registered version (issue 34): a pass tags it and points the alias `evaluated` at it
+EVALUATE_ON_CPU = {"max_new_tokens": 8, "max_samples": 4, "batch_size": 4,
+                   "registered_model_name": f"{TEAM}.medical-sft", "registered_model_version": 1,
+                   "gate": {"metric": "finetuned/rouge1", "min": 0.0}}
 
 
 def _spec(tmp: Path, example: str, **changes: Any) -> Path:
@@ -216,3 +220,6 @@ def test_the_merged_model_loads(pipeline) -> None:
 def test_grpo_runs_its_check_locally(pipeline) -> None:
     out = pipeline["grpo"].stdout + pipeline["grpo"].stderr
     assert "llmp-grpo:" in out and "is valid" in out and f"experiment '{TEAM}/qwen-grpo'" in out
+
+
+from .serve_e2e import test_the_evaluated_model_serves_the_openai_api  # noqa: E402, F401 - runs on this pipeline

@@ -85,9 +85,11 @@ class LockSpec:
 
 
 # The training tests' interpreter: Debian 12's CPython 3.11, for which the CPU build of the images' torch exists
-# (torch-2.13.0+cpu-cp311 on the build machines); manylinux_2_28 is that wheel's tag (Debian 12 has glibc 2.36).
+# (torch-2.13.0+cpu-cp311 on the build machines, tagged manylinux_2_28). The resolver targets manylinux_2_34, as the
+# images do: sglang 0.5.21 (its argument parser, llm_platform.engine_args) publishes manylinux_2_34 wheels only, and
+# Debian 12's glibc 2.36 runs both.
 TEST_PYTHON_VERSION = "3.11"
-TEST_PYTHON_PLATFORM = "x86_64-manylinux_2_28"
+TEST_PYTHON_PLATFORM = "x86_64-manylinux_2_34"
 
 # Compiled in this order (a lock is compiled after the locks it is constrained by); the Dockerfiles install build
 # backends, the environment, then what builds against it.
@@ -101,6 +103,7 @@ LOCKS: tuple[LockSpec, ...] = (
     # The training tests' virtualenv: the images' versions of everything it shares with them, without hashes (the
     # CPU torch wheel is not PyPI's) and without what the tests never import (requirements-test.exclude).
     LockSpec("training-tests", "requirements-test.in", "requirements-test.lock", directory="training",
+             overrides="../images/verl-sglang/overrides.txt",  # sglang's transformers pin, as in the image
              constraints=("../images/verl-sglang/requirements.lock", "../images/sft/requirements.lock"),
              excludes="requirements-test.exclude", python_version=TEST_PYTHON_VERSION,
              python_platform=TEST_PYTHON_PLATFORM, hashes=False),

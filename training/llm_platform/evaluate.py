@@ -5,6 +5,14 @@ ROUGE-L and ROUGE-Lsum F-measures against the ``reference`` answer come from Goo
 (https://github.com/google-research/google-research/tree/master/rouge; Lsum splits summaries on newlines), averaged
 over the examples. MLflow gets ``base/<metric>``, ``finetuned/<metric>`` and ``delta/<metric>``, and the
 predictions as a JSON artifact.
+
+The gate of a registered model (issue 34: what a serve spec may deploy). Given ``registered_model_name``
+(``<team>.<name>``), ``registered_model_version`` and ``gate: {metric, min}`` (the shape of a pipeline step's gate,
+llmft/pipeline.py; ``metric`` is one of the logged keys, e.g. ``delta/rougeL``), the step checks the version exists
+before it generates, and after scoring tags that MLflow model version ``llmft.evaluation`` = ``passed`` or
+``failed`` with ``llmft.evaluation.metric``, ``.value``, ``.min`` and ``.run_id``; a pass points the registered
+model's alias ``evaluated`` at the version, a failure takes the alias away if it pointed there. The step itself
+succeeds either way: the verdict is the tag.
 """
 
 from __future__ import annotations
@@ -13,11 +21,19 @@ import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.steps import entry_point
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+METRICS = tuple(f"{label}/{name}" for label in ("base", "finetuned", "delta") for name in ROUGE_TYPES)
+# The evaluation verdict on an MLflow model version; the same strings as k8s_charts/serving.py (the serving side
+# reads them there; this package imports nothing of the platform's).
+EVALUATION_TAG = "llmft.evaluation"
+EVALUATION_PASSED = "passed"
+EVALUATION_FAILED = "failed"
+EVALUATED_ALIAS = "evaluated"
 
 
 @dataclass
@@ -33,6 +49,36 @@ class EvaluateConfig:
     use_stemmer: bool = True
     mlflow_experiment_name: str = "sft-eval"
     mlflow_run_name: str | None = None
+    registered_model_name: str | None = None     # <team>.<name>: the model version this evaluation judges
+    registered_model_version: str | int | None = None
+    gate: dict[str, Any] | None = None           # {metric: delta/rougeL, min: 0.0}: the verdict tagged on the version
+
+    def __post_init__(self) -> None:
+        problems = gate_problems(self.gate, self.registered_model_name, self.registered_model_version)
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+def gate_problems(gate: Any, name: str | None, version: Any) -> list[str]:
+    """Why ``gate`` with the registered model ``name`` / ``version`` cannot be judged (empty when it can, or when
+    none of the three is given)."""
+    if gate is None and name is None and version is None:
+        return []
+    out = []
+    if gate is None or name is None or version is None:
+        out.append("gate, registered_model_name and registered_model_version go together (the verdict is a tag on "
+                   "that model version): give all three or none")
+    if gate is not None:
+        if not isinstance(gate, dict) or set(gate) != {"metric", "min"}:
+            out.append(f"gate: {gate!r} must be {{metric: <a logged key>, min: <number>}}, e.g. "
+                       f"{{metric: delta/rougeL, min: 0.0}}")
+        else:
+            if gate["metric"] not in METRICS:
+                out.append(f"gate.metric: {gate['metric']!r} is not a score of this step; use one of "
+                           f"{', '.join(METRICS)}")
+            if isinstance(gate["min"], bool) or not isinstance(gate["min"], (int, float)):
+                out.append(f"gate.min: {gate['min']!r} is not a number")
+    return out
 
 
 def rouge(predictions: list[str], references: list[str], *, use_stemmer: bool = True) -> dict[str, float]:
@@ -79,6 +125,8 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
     from llm_platform import mlflow_utils
     from llm_platform.sft import read_jsonl
 
+    if cfg.gate is not None:
+        model_version(cfg)  # the version to judge exists (and MLflow answers) before anything is generated
     rows = read_jsonl(cfg.test_dataset_path, "test")[: cfg.max_samples or None]
     prompts = [r["prompt"] for r in rows]
     references = [r["reference"] for r in rows]
@@ -103,8 +151,40 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
     mlflow_utils.log_params_flat({"eval": asdict(cfg) | {"examples": len(rows)}})
     mlflow_utils.log_metrics(results)
     mlflow.log_artifact(str(out / "predictions.json"))
+    if cfg.gate is not None:
+        run = mlflow.active_run()
+        verdict = record_verdict(cfg, results, run_id=run.info.run_id if run else "")
+        print(f"llmp-evaluate: {cfg.registered_model_name} version {cfg.registered_model_version}: {verdict}",
+              file=sys.stderr)
     mlflow_utils.end_run()
     return results
+
+
+def model_version(cfg: EvaluateConfig):
+    from mlflow import MlflowClient
+
+    return MlflowClient().get_model_version(cfg.registered_model_name, str(cfg.registered_model_version))
+
+
+def record_verdict(cfg: EvaluateConfig, results: dict[str, float], *, run_id: str = "") -> str:
+    """Tag the registered model version with the gate's verdict and move the ``evaluated`` alias; returns the
+    verdict (``passed``/``failed``)."""
+    from mlflow import MlflowClient
+
+    metric, minimum = cfg.gate["metric"], float(cfg.gate["min"])
+    value = results[metric]
+    verdict = EVALUATION_PASSED if value >= minimum else EVALUATION_FAILED
+    name, version = cfg.registered_model_name, str(cfg.registered_model_version)
+    client = MlflowClient()
+    tags = {EVALUATION_TAG: verdict, f"{EVALUATION_TAG}.metric": metric, f"{EVALUATION_TAG}.value": repr(value),
+            f"{EVALUATION_TAG}.min": repr(minimum)} | ({f"{EVALUATION_TAG}.run_id": run_id} if run_id else {})
+    for key, text in tags.items():
+        client.set_model_version_tag(name, version, key, text)
+    if verdict == EVALUATION_PASSED:
+        client.set_registered_model_alias(name, EVALUATED_ALIAS, version)
+    elif str((client.get_registered_model(name).aliases or {}).get(EVALUATED_ALIAS)) == version:
+        client.delete_registered_model_alias(name, EVALUATED_ALIAS)  # a failed re-evaluation of that version
+    return verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     return entry_point("evaluate", argv, build=lambda data: EvaluateConfig(**data),
                        run=lambda cfg: print(json.dumps(evaluate(cfg), indent=2)) or 0,
                        describe=lambda cfg: f"would score {cfg.finetuned_model_path} against {cfg.base_model_path} "
-                                            f"on {cfg.test_dataset_path} (ROUGE), writing {cfg.output_dir}")
+                                            f"on {cfg.test_dataset_path} (ROUGE), writing {cfg.output_dir}"
+                                            + (f", and tag {cfg.registered_model_name} version "
+                                               f"{cfg.registered_model_version} {EVALUATION_TAG}=passed if "
+                                               f"{cfg.gate['metric']} >= {cfg.gate['min']}" if cfg.gate else ""))
 
 
 if __name__ == "__main__":
