@@ -71,7 +71,6 @@ PRODUCTION_TIERS = ("production",)
 evaluation (:data:`EVALUATION_TAG`). The one home of that rule: config/kubernetes.py TIERS has a tier named
 ``production`` (the highest priority class, HyperPod reserved nodes only, k8s_charts/tiers.py)."""
 
-STUDIO_NAMESPACE_LABEL = "kubernetes.io/metadata.name"
 METRICS_AGENT_NAMESPACE = "amazon-cloudwatch"
 """Namespace of the Container Insights Prometheus agent (the CloudWatch observability add-on's): the only pods outside
 the team's namespace that reach the engine port, for ``/metrics``."""
