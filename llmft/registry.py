@@ -154,19 +154,19 @@ class MlflowRegistry:
         return cls(MlflowClient())
 
     def model_version(self, name: str, *, version: int | None = None, alias: str | None = None) -> ModelVersion:
-        from mlflow.exceptions import MlflowException
-
+        # MlflowException (mlflow.exceptions) carries error_code RESOURCE_DOES_NOT_EXIST for what is not there; any
+        # other failure (network, permission) is the registry being unavailable, never a refusal of the spec
         client = self.client
         try:
             client.get_registered_model(name)
-        except MlflowException as exc:
+        except Exception as exc:  # noqa: BLE001 - classified by _not_found
             if _not_found(exc):
                 raise _unknown_model(name) from None
             raise RegistryUnavailable(f"MLflow: {exc}") from None
         try:
             mv = (client.get_model_version_by_alias(name, alias) if alias is not None
                   else client.get_model_version(name, str(version)))
-        except MlflowException as exc:
+        except Exception as exc:  # noqa: BLE001 - classified by _not_found
             if not _not_found(exc):
                 raise RegistryUnavailable(f"MLflow: {exc}") from None
             if alias is not None:

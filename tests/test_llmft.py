@@ -521,6 +521,8 @@ def test_render_to_a_checkout_writes_what_the_teams_argo_cd_project_accepts(tmp_
     config = CONFIGS["dev"]
     for path in EXAMPLES:
         spec = load_spec(path)
+        if spec.type == "serve":  # tests/test_serve.py (the team Role's serving kinds land on the platform branch)
+            continue
         with redirect_stderr(io.StringIO()):
             assert main(["render", str(path), "--env", "dev", "-o", str(tmp_path)]) == 0
         target = tmp_path / team_job_file(config.gitops_path, spec.team, spec.name)
