@@ -428,8 +428,7 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
             raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
                              "MLflow (or --registry FILE) before it renders")
         try:
-            plan.manifests = serve_build.render(spec, config=config, team=team, values=values, r=r, model=model,
-                                                image=r.image)
+            plan.manifests = serve_build.render(spec, team=team, values=values, r=r, model=model, image=r.image)
         except ValueError as exc:
             raise BuildError(str(exc)) from None
         return plan

@@ -210,7 +210,8 @@ class Cluster:
         return out
 
     def list_jobs(self, namespace: str) -> str:
-        return self.run("get", ",".join(JOB_KINDS), "-n", namespace, "-l", "app.kubernetes.io/managed-by=llmft",
+        return self.run("get", ",".join((*JOB_KINDS, SERVE_KIND)), "-n", namespace, "-l",
+                        "app.kubernetes.io/managed-by=llmft",
                         "-o", "wide").stdout
 
     def status(self, name: str, namespace: str) -> str:

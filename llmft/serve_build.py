@@ -15,6 +15,10 @@ ScaledObject (issue 34). The facts shared with the platform (labels, port, metri
   reach the endpoint with ``kubectl port-forward``, which the API server and the kubelet carry into the pod: no
   network peer to allow (NetworkPolicies do not apply to it). Policies are additive: the namespace's
   ``allow-same-namespace`` (k8s_charts/team_isolation.py) admits the team's pods anyway; this one adds the agent.
+  Caveat for the platform side: k8s_charts/team_isolation.py notes that the CloudWatch agent's Prometheus scraper runs
+  with host networking (its traffic comes from node IPs, which no namespaceSelector matches); the agent rule here
+  is the contract's namespace, and the scrape works only where the agent's pods are pod-networked or the node
+  traffic is admitted by the platform.
 - **ScaledObject** ``<name>`` (keda.sh/v1alpha1, KEDA :data:`k8s_charts.serving.KEDA_VERSION`): min/max replicas from
   the spec; one ``aws-cloudwatch`` trigger per demand gauge (KEDA's CloudWatch scaler reads one metric per trigger,
   pkg/scalers/aws_cloudwatch_scaler.go at v2.19.0), combined by ``advanced.scalingModifiers`` (formula ``running +
@@ -24,13 +28,12 @@ ScaledObject (issue 34). The facts shared with the platform (labels, port, metri
 
 from __future__ import annotations
 
-import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cdk8s
 from cdk8s_plus_28 import k8s
 
-from config import EnvironmentConfig, TeamConfig
+from config import TeamConfig
 from k8s_charts import serving
 from k8s_charts.node_shapes import kinds_for
 from k8s_charts.pods import (
@@ -44,6 +47,11 @@ from k8s_charts.pods import (
 )
 from k8s_charts.values import PlatformValues
 
+if TYPE_CHECKING:
+    from llmft.build import Resolution
+    from llmft.registry import ResolvedModel
+    from llmft.spec import JobSpec
+
 SERVE_IMAGE = "verl-sglang"   # the platform image with SGLang (images/verl-sglang, also GRPO's)
 STARTUP_SECONDS = 30 * 60     # the longest a replica may take to load its model before it is restarted
 MODEL_ANNOTATIONS = ("llmft.io/model", "llmft.io/model-version", "llmft.io/model-alias", "llmft.io/model-dir")
@@ -55,7 +63,7 @@ CLOUDWATCH_QUERY = {"metricStat": "Sum", "metricStatPeriod": "60", "metricCollec
 TRIGGER_NAMES = {"sglang:num_running_reqs": "running", "sglang:num_queue_reqs": "queued"}
 
 
-def engine_command(spec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
+def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
     """The engine's command line: the platform's flags, then the spec's ``engine_args``."""
     command = ["python3", "-m", "sglang.launch_server", "--model-path", model_dir, "--tp", str(tp),
                "--host", "0.0.0.0", "--port", str(serving.ENGINE_PORT), "--enable-metrics",
@@ -65,7 +73,7 @@ def engine_command(spec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
     return command + list(spec.serve.engine_args)
 
 
-def serve_labels(spec, queue: str | None) -> dict[str, str]:
+def serve_labels(spec: JobSpec, queue: str | None) -> dict[str, str]:
     labels = {serving.COMPONENT_LABEL: serving.SERVE_COMPONENT, serving.SERVE_NAME_LABEL: spec.name,
               "app.kubernetes.io/name": spec.name}
     return {**labels, "kueue.x-k8s.io/queue-name": queue} if queue else labels
@@ -76,7 +84,8 @@ def _probe(path: str, *, period: int, failures: int) -> dict[str, Any]:
             "timeoutSeconds": 5, "failureThreshold": failures}
 
 
-def serving_pod_template(spec, *, team: TeamConfig, values: PlatformValues, r, model, image: str) -> dict[str, Any]:
+def serving_pod_template(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution,
+                         model: ResolvedModel, image: str) -> dict[str, Any]:
     """The pod template of the engine (manifest form): :func:`job_pod_template`'s GPU pod with the engine's port and
     probes, the FSx tree read-only, and no MLflow credentials (the engine never talks to MLflow)."""
     kinds = kinds_for(values.node_kinds, tier=r.tier.name, instance_type=r.instance_type)
@@ -90,9 +99,9 @@ def serving_pod_template(spec, *, team: TeamConfig, values: PlatformValues, r, m
                              env=spec.env, ports=[(serving.ENGINE_PORT_NAME, serving.ENGINE_PORT)]))
     template = pod_template_json(typed)
     template["metadata"]["labels"].update(serve_labels(spec, r.queue))
-    annotations = template["metadata"]["annotations"]
-    for key in [k for k in annotations if k.startswith("checkov.io/")]:
-        del annotations[key]  # the training pods' reasons (no probes, no traffic) are not this pod's
+    # not the training pods' annotations: their checkov reasons (no probes, no traffic) are not this pod's, and a
+    # replica is replaceable (the Deployment recreates it), so Karpenter may move it (no do-not-disrupt)
+    template["metadata"].pop("annotations", None)
     pod = template["spec"]
     pod["volumes"] = [v for v in pod["volumes"] if v["name"] != MLFLOW_CREDENTIALS_VOLUME]
     (container,) = pod["containers"]
@@ -108,7 +117,8 @@ def serving_pod_template(spec, *, team: TeamConfig, values: PlatformValues, r, m
     return template
 
 
-def _deployment(chart: cdk8s.Chart, spec, *, team: TeamConfig, r, model, template: dict[str, Any]) -> None:
+def _deployment(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, r: Resolution, model: ResolvedModel,
+                template: dict[str, Any]) -> None:
     annotations = dict(zip(MODEL_ANNOTATIONS, (model.name, str(model.version), model.alias or "", model.model_dir),
                            strict=True))
     typed = k8s.KubeDeployment(
@@ -124,7 +134,7 @@ def _deployment(chart: cdk8s.Chart, spec, *, team: TeamConfig, r, model, templat
     with_pod_templates(chart, "Deployment", typed, {"/spec/template": template})
 
 
-def _service_and_policy(chart: cdk8s.Chart, spec, *, team: TeamConfig) -> None:
+def _service_and_policy(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig) -> None:
     selector = {serving.SERVE_NAME_LABEL: spec.name}
     labels = serve_labels(spec, None)
     k8s.KubeService(chart, "Service", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace, labels=labels),
@@ -144,7 +154,7 @@ def _service_and_policy(chart: cdk8s.Chart, spec, *, team: TeamConfig) -> None:
                                                   ports=http)]))
 
 
-def scaled_object(chart: cdk8s.Chart, spec, *, team: TeamConfig, values: PlatformValues) -> None:
+def scaled_object(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues) -> None:
     """The KEDA ScaledObject of the Deployment (module docstring)."""
     from k8s_charts.imports.scaledobject.sh import keda
 
@@ -170,11 +180,10 @@ def scaled_object(chart: cdk8s.Chart, spec, *, team: TeamConfig, values: Platfor
             triggers=triggers, advanced=keda.ScaledObjectSpecAdvanced(scaling_modifiers=modifiers)))
 
 
-def render(spec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues, r, model,
+def render(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: ResolvedModel,
            image: str) -> list[dict[str, Any]]:
     """The four objects of a serve job (module docstring), in creation order: the Deployment first (the others are
     owned by it on the cluster, llmft.cluster.Cluster.create_serve)."""
-    del config
     chart = cdk8s.Chart(cdk8s.App(), "llmft-serve", disable_resource_name_hashes=True)
     template = serving_pod_template(spec, team=team, values=values, r=r, model=model, image=image)
     _deployment(chart, spec, team=team, r=r, model=model, template=template)
@@ -185,6 +194,3 @@ def render(spec, *, config: EnvironmentConfig, team: TeamConfig, values: Platfor
         manifest["metadata"].setdefault("labels", {})["app.kubernetes.io/managed-by"] = "llmft"
     return out
 
-
-def describe(command: list[str]) -> str:
-    return shlex.join(command)
