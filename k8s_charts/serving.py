@@ -76,6 +76,14 @@ METRICS_AGENT_NAMESPACE = "amazon-cloudwatch"
 the team's namespace that reach the engine port, for ``/metrics``."""
 
 
+KEDA_PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas"
+"""ScaledObject annotation that holds its target at that many replicas and stops autoscaling until removed (kedacore/keda
+v2.19.0 apis/keda/v1alpha1/scaledobject_types.go ``PausedReplicasAnnotation``). ``llmft port-forward`` sets it to 1
+while it holds a woken endpoint: without it KEDA scales a replica that no trigger made active back to zero at its next
+poll (pkg/scaling/executor/scale_scaledobjects.go ``scaleToZeroOrIdle``: the cooldown counts from the last active
+time)."""
+
+
 def endpoint_url(name: str, namespace: str) -> str:
     """The in-cluster URL of a served model: its ClusterIP Service (:data:`SERVICE_PORT`)."""
     return f"http://{name}.{namespace}.svc"

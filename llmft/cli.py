@@ -215,15 +215,21 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 def cmd_port_forward(args: argparse.Namespace) -> int:
     """`llmft port-forward NAME`: the serve job's Service on localhost:LOCAL_PORT. A Deployment scaled to zero is
-    woken first (scaled to 1, then waited for until ready); the autoscaler puts it back to sleep once it has been
-    idle for its cooldown (KEDA's cooldownPeriod, 300 s by default) after the requests stop."""
+    woken first (held at one replica, waited for until ready: llmft.cluster.Cluster.wake) and handed back to its
+    autoscaler when the forwarding ends, which lets it sleep again unless requests keep it busy."""
     cluster, namespace = _cluster_namespace(args)
-    woke = cluster.wake(args.name, namespace, timeout_s=args.wait)
-    if woke:
-        print(f"{args.name} was scaled to zero: woke it ({woke})", file=sys.stderr)
-    print(f"forwarding http://localhost:{args.local_port} -> svc/{args.name}:80 in {namespace} (Ctrl-C stops); e.g. "
-          f"curl http://localhost:{args.local_port}/v1/models", file=sys.stderr)
-    return cluster.port_forward(args.name, namespace, local_port=args.local_port)
+    woke = None
+    try:
+        woke = cluster.wake(args.name, namespace, timeout_s=args.wait)
+        if woke:
+            print(f"{args.name} was scaled to zero: woke it ({woke}); it goes back to its autoscaler when this "
+                  f"ends", file=sys.stderr)
+        print(f"forwarding http://localhost:{args.local_port} -> svc/{args.name}:80 in {namespace} (Ctrl-C stops); "
+              f"e.g. curl http://localhost:{args.local_port}/v1/models", file=sys.stderr)
+        return cluster.port_forward(args.name, namespace, local_port=args.local_port)
+    finally:
+        if woke:
+            cluster.release(args.name, namespace)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

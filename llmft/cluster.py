@@ -140,22 +140,42 @@ class Cluster:
         return out
 
     def wake(self, name: str, namespace: str, *, timeout_s: int = 1800) -> str | None:
-        """Scale a serve job's Deployment from zero to one replica and wait until it is ready ("wake"); None when it
-        already runs replicas."""
+        """Wake a serve job scaled to zero: pin its ScaledObject at one replica (KEDA's paused-replicas annotation,
+        k8s_charts.serving.KEDA_PAUSED_REPLICAS, so KEDA does not scale the idle replica straight back to zero),
+        scale the Deployment to 1 and wait until the replica is ready. None when it already runs replicas. The
+        caller releases the pin with :meth:`release` when it is done."""
+        from k8s_charts.serving import KEDA_PAUSED_REPLICAS
+
         deployment = self.get_json("deployment", name, "-n", namespace)
         if deployment.get("spec", {}).get("replicas", 1) != 0:
             return None
-        self.run("scale", f"deployment/{name}", "-n", namespace, "--replicas=1")
-        waiter = Cluster(kubectl=self.kubectl, timeout_s=timeout_s)
-        waiter.run("rollout", "status", f"deployment/{name}", "-n", namespace, f"--timeout={timeout_s}s")
+        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}=1",
+                 "--overwrite")
+        try:
+            self.run("scale", f"deployment/{name}", "-n", namespace, "--replicas=1")
+            waiter = Cluster(kubectl=self.kubectl, timeout_s=timeout_s)
+            waiter.run("rollout", "status", f"deployment/{name}", "-n", namespace, f"--timeout={timeout_s}s")
+        except (ClusterError, KeyboardInterrupt):
+            self.release(name, namespace)  # never leave the endpoint pinned awake
+            raise
         return "1 replica ready"
+
+    def release(self, name: str, namespace: str) -> None:
+        """Hand a woken serve job back to its autoscaler (remove the paused-replicas pin :meth:`wake` set)."""
+        from k8s_charts.serving import KEDA_PAUSED_REPLICAS
+
+        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}-",
+                 check=False)
 
     def port_forward(self, name: str, namespace: str, *, local_port: int) -> int:
         """``kubectl port-forward svc/<name> <local_port>:80`` in the foreground, until interrupted."""
         from k8s_charts.serving import SERVICE_PORT
 
-        return subprocess.call([self.kubectl, "port-forward", f"svc/{name}", f"{local_port}:{SERVICE_PORT}", "-n",
-                                namespace])
+        try:
+            return subprocess.call([self.kubectl, "port-forward", f"svc/{name}", f"{local_port}:{SERVICE_PORT}",
+                                    "-n", namespace])
+        except KeyboardInterrupt:
+            return 0
 
     def serve_status(self, name: str, namespace: str) -> str:
         """Ready/desired replicas, the endpoint and the model version of a serve job."""

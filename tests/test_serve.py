@@ -326,13 +326,35 @@ def test_port_forward_wakes_a_sleeping_endpoint(monkeypatch: pytest.MonkeyPatch,
     code, _, err = _cli(monkeypatch, fake, ["port-forward", "medical-chat", "--team", "ml-research",
                                             "--local-port", "8001"])
     assert code == 0, err
-    woke = [c for c in fake.calls if c[0] in ("scale", "rollout")]
+    woke = [c for c in fake.calls if c[0] in ("annotate", "scale", "rollout")]
+    pin = ("annotate", "scaledobject.keda.sh/medical-chat", "-n", "ml-research")
     if replicas:
         assert woke == [] and "woke" not in err
-    else:
-        assert woke[0] == ("scale", "deployment/medical-chat", "-n", "ml-research", "--replicas=1")
-        assert woke[1][:4] == ("rollout", "status", "deployment/medical-chat", "-n") and "woke it" in err
+    else:  # pinned at 1 (KEDA would scale the idle replica straight back), woken, waited for, handed back
+        assert woke[0] == (*pin, f"{serving.KEDA_PAUSED_REPLICAS}=1", "--overwrite")
+        assert woke[1] == ("scale", "deployment/medical-chat", "-n", "ml-research", "--replicas=1")
+        assert woke[2][:4] == ("rollout", "status", "deployment/medical-chat", "-n") and "woke it" in err
+        assert woke[3] == (*pin, f"{serving.KEDA_PAUSED_REPLICAS}-")
     assert forwarded == [["kubectl", "port-forward", "svc/medical-chat", "8001:80", "-n", "ml-research"]]
+
+
+def test_a_wake_that_fails_leaves_no_pin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmft.cluster import ClusterError
+
+    fake = FakeKubectl(exists=True, replicas=0)
+
+    def failing(cluster, *args, **kwargs):
+        if args[0] == "rollout":
+            raise ClusterError("kubectl rollout status failed: timed out")
+        return fake(cluster, *args, **kwargs)
+
+    from llmft.cluster import Cluster
+
+    monkeypatch.setattr(Cluster, "connect", classmethod(lambda cls, kubectl="kubectl": cls()))
+    monkeypatch.setattr(Cluster, "run", failing)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main(["port-forward", "medical-chat", "--team", "ml-research"]) == 2
+    assert fake.calls[-1][-1] == f"{serving.KEDA_PAUSED_REPLICAS}-"
 
 
 # ---- the guard rails ----------------------------------------------------------------------------------------------
@@ -369,5 +391,6 @@ def test_the_team_role_lets_its_people_run_a_serve_job() -> None:
     wanted = [(g, "networkpolicies" if r == "networkpolicys" else r) for g, r in wanted]
     missing = [f"{g}/{r}" for g, r in [*wanted, ("", "pods/portforward")] if not allows_create(rules, g, r)]
     assert missing == []
-    assert any("apps" in r.get("apiGroups", []) and "deployments/scale" in r.get("resources", [])
-               and {"patch", "update"} & set(r.get("verbs", [])) for r in rules)
+    for group, resource in (("apps", "deployments/scale"), ("keda.sh", "scaledobjects")):  # wake: scale, pin
+        assert any(group in r.get("apiGroups", []) and resource in r.get("resources", [])
+                   and "patch" in r.get("verbs", []) for r in rules), resource
