@@ -146,6 +146,29 @@ def test_tensor_parallel_below_the_gpus_runs_data_parallel_engines() -> None:
     assert command[command.index("--tp") + 1] == "2" and command[command.index("--dp-size") + 1] == "4"
 
 
+def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llm_platform.engine_args.check_engine_args (the engine's parser, another change) is called with the spec's
+    engine and flags; each problem it returns is a refusal naming serve.engine_args. Here a stand-in module."""
+    import sys
+    import types
+
+    calls = []
+    module = types.ModuleType("llm_platform.engine_args")
+    module.check_engine_args = lambda engine, args: calls.append((engine, args)) or [
+        "--context-length: invalid int value: 'long'"]
+    monkeypatch.setitem(sys.modules, "llm_platform.engine_args", module)
+    from llmft.spec import parse_spec
+
+    data = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
+    data["serve"]["engine_args"] = ["--context-length", "long"]
+    config = load_config("dev")
+    result = preflight(parse_spec(data), config=config, values=PlatformValues.placeholders(config), image=IMAGE,
+                       registry=FileRegistry.load(REGISTRY))
+    assert calls == [("sglang", ["--context-length", "long"])]
+    assert [(c.name, c.message) for c in result.failures()] == [
+        ("engine", "serve.engine_args: --context-length: invalid int value: 'long'")]
+
+
 # ---- the registry -------------------------------------------------------------------------------------------------
 def _team(name: str = "ml-research"):
     return load_config("dev").kubernetes.team(name)
