@@ -195,7 +195,7 @@ class JobSpec(ConfigModel):
                                                "context.")
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
     type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom, benchmark or "
-                                              "serve.")
+                                      "serve.")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")

@@ -501,7 +501,7 @@ def test_help_and_cluster_commands_never_load_cdk8s() -> None:
     import sys
 
     code = ("import sys\nfrom llmft.cli import main\n"
-            "for argv in (['--help'], ['status', 'x'], ['list'], ['logs', 'x'], ['cancel', 'x']):\n"
+            "for argv in (['--help'], ['status', 'x'], ['list'], ['logs', 'x'], ['cancel', 'x'], ['port-forward', 'x']):\n"
             "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
             "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cdk8s', 'cdk8s_plus_28', 'jsii', "
             "'config', 'k8s_charts', 'pydantic'))\n"
