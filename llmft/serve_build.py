@@ -8,7 +8,9 @@ ScaledObject (issue 34). The facts shared with the platform (labels, port, metri
   for training jobs), ``llmft.io/component: serve`` and ``llmft.io/serve: <name>`` on the Deployment and its pod
   template: Kueue gates each pod until its quota admits it. ``replicas`` = ``serve.min_replicas`` (0 renders 0: the
   endpoint starts asleep; ``llmft port-forward`` wakes it). Probes on ``/health``: a startup probe that allows the
-  model 30 minutes to load, then readiness and liveness.
+  model 30 minutes to load, then readiness and liveness. ``--tp N`` shards one engine over N GPUs and ``--dp-size M``
+  (``--dp``) runs M data-parallel copies in one server (sgl-project/sglang docs/advanced_features/server_arguments.md,
+  "Common launch commands").
 - **Service** ``<name>``: ClusterIP, port 80 -> ``http`` (``http://<name>.<namespace>.svc``).
 - **NetworkPolicy** ``<name>-serve``: ingress to the serving pods on ``http`` only, from pods of the team's namespace
   and from the Container Insights Prometheus agent's namespace (``amazon-cloudwatch``, ``/metrics``). Studio users
