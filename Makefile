@@ -190,7 +190,7 @@ K8S_IMPORTS := nodepool:=karpenter.sh_nodepools.yaml ec2nodeclass:=karpenter.k8s
 	cohort:=kueue.x-k8s.io_cohorts.yaml clusterqueue:=kueue.x-k8s.io_clusterqueues.yaml \
 	localqueue:=kueue.x-k8s.io_localqueues.yaml secretproviderclass:=secrets-store.csi.x-k8s.io_secretproviderclasses.yaml \
 	application:=application-crd.yaml appproject:=appproject-crd.yaml \
-	workflow:=argoproj.io_workflows.yaml
+	workflow:=argoproj.io_workflows.yaml scaledobject:=keda.sh_scaledobjects.yaml
 
 imports: node_modules/.installed
 	@$(foreach i,$(K8S_IMPORTS),test -f $(CRDS)/$(lastword $(subst :=, ,$(i))) || { echo "$(CRDS)/$(lastword \

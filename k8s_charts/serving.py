@@ -42,3 +42,48 @@ METRICS_NAMESPACE = "ContainerInsights/Prometheus"
 METRIC_DIMENSIONS = ("ClusterName", "Namespace", "serve")
 """The dimension set every serving metric is published with (the agent's EMF declaration; ``serve`` is the value of
 :data:`SERVE_NAME_LABEL`)."""
+
+# ---- added for llmft's `type: serve` (issue 34) -------------------------------------------------------------------
+
+KEDA_VERSION = "2.19.0"
+"""KEDA release whose ScaledObject CRD is vendored (k8s_charts/crds/keda.sh_scaledobjects.yaml, kedacore/keda tag
+v2.19.0) and whose Helm chart the platform installs: the newest release whose supported window is Kubernetes 1.32 -
+1.34 (KEDA's compatibility matrix, keda.sh docs "Operate > Cluster")."""
+
+EVALUATION_TAG = "llmft.evaluation"
+EVALUATION_PASSED = "passed"
+EVALUATED_ALIAS = "evaluated"
+"""The evaluate step tags the registered model version it scored ``llmft.evaluation`` = ``passed`` (or another value)
+and moves the alias ``evaluated`` to the last version that passed. Only versions tagged ``passed`` are served in the
+production tier (llmft/registry.py)."""
+
+MODEL_DIR_TAG = "llmft.model_dir"
+"""A model version's copy of its weights on the team's FSx, as a team pod sees it (under ``/fsx``, Hugging Face
+layout: what ``--model-path`` loads). Versions registered by the training package carry an MLflow reference as their
+``source`` (``models:/<id>``: the weights are in MLflow's artifact store); this tag names the directory they were
+registered from, which the serving pods mount read-only."""
+
+DEFAULT_TARGET_REQUESTS = 8
+"""Default ``serve.target_requests_per_replica``: running + queued requests per replica the autoscaler aims at."""
+
+PRODUCTION_TIERS = ("production",)
+"""Tiers whose endpoints never scale to zero (``min_replicas: 0`` is refused) and serve only versions that passed
+evaluation (:data:`EVALUATION_TAG`). The one home of that rule: config/kubernetes.py TIERS has a tier named
+``production`` (the highest priority class, HyperPod reserved nodes only, k8s_charts/tiers.py)."""
+
+METRICS_AGENT_NAMESPACE = "amazon-cloudwatch"
+"""Namespace of the Container Insights Prometheus agent (the CloudWatch observability add-on's): the only pods outside
+the team's namespace that reach the engine port, for ``/metrics``."""
+
+
+KEDA_PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas"
+"""ScaledObject annotation that holds its target at that many replicas and stops autoscaling until removed (kedacore/keda
+v2.19.0 apis/keda/v1alpha1/scaledobject_types.go ``PausedReplicasAnnotation``). ``llmft port-forward`` sets it to 1
+while it holds a woken endpoint: without it KEDA scales a replica that no trigger made active back to zero at its next
+poll (pkg/scaling/executor/scale_scaledobjects.go ``scaleToZeroOrIdle``: the cooldown counts from the last active
+time)."""
+
+
+def endpoint_url(name: str, namespace: str) -> str:
+    """The in-cluster URL of a served model: its ClusterIP Service (:data:`SERVICE_PORT`)."""
+    return f"http://{name}.{namespace}.svc"

@@ -9,6 +9,9 @@
 | prepare-data    | batch/v1 Job (CPU, system)     | `python -m llm_platform.prepare_data --config ...`          |
 | custom          | PyTorchJob or RayJob           | the spec's command in the spec's image                      |
 | benchmark       | PyTorchJob (1 node, 1 GPU)     | `-m llm_platform.bench --config /etc/llmft/step.yaml`       |
+| serve           | Deployment (Kueue-gated) +     | `python3 -m sglang.launch_server` on a registered model     |
+|                 | Service, NetworkPolicy, KEDA   | version (llmft/registry.py, llmft/serve_build.py); no step  |
+|                 | ScaledObject                   | file                                                        |
 
 The step file is built from the spec with the training package's step contract (`llm_platform.steps`): the spec's
 model/dataset/output become the schema's own fields (`model_id`, `train_dataset_path`, `local_dir`, ...), the spec's
@@ -44,7 +47,8 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # The platform image each type runs by default (images/<name>/, contract with the images helper).
 DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prepare-data": "sft",
-                 "grpo": "verl-sglang", "benchmark": "sft"}   # a benchmark runs the SFT code
+                 "grpo": "verl-sglang", "benchmark": "sft",   # a benchmark runs the SFT code
+                 "serve": "verl-sglang"}                        # the image with SGLang (llmft/serve_build.py)
 MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
           "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data",
           "benchmark": "llm_platform.bench"}
@@ -78,7 +82,10 @@ OUTPUTS_ANNOTATION = "llmft/outputs"
 
 
 def outputs_of(plan: Plan) -> list[str]:
-    """The directories ``plan``'s job writes (the step contract's outputs; custom jobs: the spec's output)."""
+    """The directories ``plan``'s job writes (the step contract's outputs; custom jobs: the spec's output; a serve
+    job writes none)."""
+    if plan.spec.type == "serve":
+        return []
     if plan.spec.type not in step_contract.STEPS:
         return [plan.step["output_dir"]]
     return [o for o in step_contract.paths(plan.spec.type, plan.step)[1] if o] or []
@@ -203,7 +210,9 @@ class Plan:
         """GPUs the job holds at its largest."""
         if not self.kinds:
             return 0
-        return self.spec.node_range[1] * (self.gpus_per_node or gpus_per_node(self.spec) or self.kinds[0].spec.gpus)
+        replicas = self.spec.serve.max_replicas if self.spec.serve else 1   # a serve job at its most replicas
+        return replicas * self.spec.node_range[1] * (self.gpus_per_node or gpus_per_node(self.spec)
+                                                     or self.kinds[0].spec.gpus)
 
     def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
         """(where, pod spec) of every pod template in the manifests."""
@@ -219,6 +228,8 @@ def gpus_per_node(spec: JobSpec) -> int | None:
     not distributed (evaluate) is one process on one GPU, whatever the node has."""
     if spec.gpus_per_node:
         return spec.gpus_per_node
+    if spec.type == "serve":
+        return spec.serve.tensor_parallel if spec.serve else None  # one engine of tensor_parallel GPUs
     if spec.type == "benchmark":
         return BENCHMARK_GPUS
     step_type = step_contract.STEPS.get(spec.type)
@@ -230,8 +241,9 @@ def gpus_per_node(spec: JobSpec) -> int | None:
 def candidate_kinds(spec: JobSpec, values: PlatformValues, tier: JobTier) -> tuple[NodeKind, ...]:
     """GPU node kinds of the tier matching the spec's gpu_type / instance_type / GPUs per node."""
     kinds = kinds_for(values.node_kinds, tier=tier.name, instance_type=spec.instance_type, gpu_type=spec.gpu_type)
-    if spec.gpus_per_node:
-        kinds = tuple(k for k in kinds if k.spec.gpus >= spec.gpus_per_node)
+    need = spec.gpus_per_node or (spec.serve.tensor_parallel if spec.type == "serve" and spec.serve else None)
+    if need:
+        kinds = tuple(k for k in kinds if k.spec.gpus >= need)
     return kinds
 
 
@@ -272,7 +284,7 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     k8s_charts.validation.EMBEDDED_POD_TEMPLATES, without importing the validators (not installed in Studio)."""
     spec = manifest.get("spec", {})
     kind = manifest.get("kind")
-    if kind == "Job":
+    if kind in ("Job", "Deployment"):
         return [("spec/template", spec["template"])]
     if kind == "PyTorchJob":
         return [(f"spec/pytorchReplicaSpecs/{r}/template", s["template"])
@@ -336,6 +348,7 @@ class Resolution:
     instance_type: str | None = None
     gpus_per_node: int = 0
     ray_version: str | None = None
+    tp: int = 0                               # serve: GPUs of one engine (serve.tensor_parallel)
 
 
 def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
@@ -350,6 +363,8 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
     common = dict(tier=tier, priority_class=priority, queue=_queue(tier), output=spec.output or default_output(spec),
                   image=spec.image or image,
                   ray_version=spec.custom.ray_version if spec.custom and spec.custom.ray_version else ray_version)
+    if spec.type == "serve":
+        _serve_fits(spec, values, tier, config)
     if not spec.uses_gpus:
         step, problems = step_file(spec, team)
         if problems:
@@ -373,6 +388,10 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
                          f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
                          f"EC2, so lower nodes/max_nodes or pick another instance_type")
     per_node = gpus_per_node(spec) or kinds[0].spec.gpus
+    if spec.type == "serve":  # no step file: the engine's command line is the spec's (llmft/serve_build.py)
+        tp = spec.serve.tensor_parallel or per_node
+        return Resolution(step={}, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node,
+                          tp=tp, **common)
     step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance)
     if problems:
         raise StepProblems(problems)
@@ -380,15 +399,39 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
                       **common)
 
 
+def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: EnvironmentConfig) -> None:
+    """A serve job's engine fits one node of the kinds it asks for (multi-node serving is not supported)."""
+    tp = spec.serve.tensor_parallel if spec.serve else None
+    kinds = kinds_for(values.node_kinds, tier=tier.name, instance_type=spec.instance_type, gpu_type=spec.gpu_type)
+    most = max((k.spec.gpus for k in kinds), default=0)
+    if tp and kinds and tp > most:
+        raise BuildError(f"serve.tensor_parallel {tp} is more than the {most} GPUs per node of "
+                         f"{spec.instance_type or spec.gpu_type or 'the GPU nodes'} in tier {tier.name} "
+                         f"({config.name}); multi-node serving is not supported: use tensor_parallel <= {most}, or "
+                         f"an instance_type with more GPUs")
+
+
 def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-          image: str, ray_version: str | None = None) -> Plan:
+          image: str, ray_version: str | None = None, model: Any = None) -> Plan:
     """The manifests of ``spec`` for ``team`` in ``config``'s environment: :func:`resolve`, then the builders render
     that resolution. ``image`` is the platform image for the type (the spec's own image wins); ``ray_version``: the
     Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
-    Raises BuildError with the fix."""
+    Raises BuildError with the fix. A serve job needs ``model``, the version it serves (llmft.registry.ResolvedModel).
+    """
     r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
     plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
                 gpus_per_node=r.gpus_per_node)
+    if spec.type == "serve":
+        from llmft import serve_build
+
+        if model is None:
+            raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
+                             "MLflow (or --registry FILE) before it renders")
+        try:
+            plan.manifests = serve_build.render(spec, team=team, values=values, r=r, model=model, image=r.image)
+        except ValueError as exc:
+            raise BuildError(str(exc)) from None
+        return plan
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
     custom_command: list[str] | None = None
     if spec.uses_gpus:

@@ -4,6 +4,10 @@
     llmft submit SPEC [--dry-run]       preflight, then apply to the cluster (dry run: print, create nothing)
     llmft run --local SPEC [--fsx DIR]  the step on this machine, as its pod would run it (smoke test)
     llmft status NAME | logs NAME [-f] | cancel NAME | list
+    llmft port-forward NAME [--local-port 8000]   a serve job's endpoint on localhost (wakes it if asleep)
+
+Serve jobs (`type: serve`, docs/serving.md) resolve their registered model in MLflow (MLFLOW_TRACKING_URI and the
+team's user from the environment); `--registry FILE` renders from a YAML snapshot instead (examples/registry.yaml).
 
 Common options: --env (default $LLMFT_ENV, else dev) picks config/<env>.yaml; --team overrides the spec's team
 (default: the kube context's namespace). Exit codes: 0 ok, 1 refused by preflight or invalid spec (or an error llmft
@@ -63,8 +67,24 @@ def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple
     values = PlatformValues.placeholders(config)
     image = _resolve_image(spec, config=config, namespace=namespace or "", cluster=cluster)
     result = preflight(spec, config=config, values=values, image=image, context_namespace=namespace,
-                       cluster=cluster, check_registry=cluster is not None)
+                       cluster=cluster, check_registry=cluster is not None, registry=_registry(args, spec))
     return spec, result
+
+
+def _registry(args: argparse.Namespace, spec: JobSpec):
+    """Where a serve job's model is looked up: ``--registry FILE`` (a snapshot), else MLflow from the environment
+    (None when it cannot be reached: preflight says how to fix it)."""
+    if spec.type != "serve":
+        return None
+    from llmft.registry import FileRegistry, MlflowRegistry, RegistryUnavailable
+
+    if getattr(args, "registry", None):
+        return FileRegistry.load(args.registry)
+    try:
+        return MlflowRegistry.from_environment()
+    except RegistryUnavailable as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return None
 
 
 def _print_refusal(spec: JobSpec, args: argparse.Namespace, result: Result) -> None:
@@ -114,6 +134,10 @@ def _render_to_checkout(args: argparse.Namespace, plan) -> int:
 
 def cmd_submit(args: argparse.Namespace) -> int:
     started = time.monotonic()
+    if args.registry and not args.dry_run:
+        print("llmft: --registry renders from a snapshot, which may be stale; a submit resolves the model in MLflow "
+              "itself: drop --registry, or add --dry-run", file=sys.stderr)
+        return 1
     cluster = None if args.dry_run else Cluster.connect()
     if cluster is None and not args.dry_run:
         print("llmft: the cluster is not reachable (kubectl get --raw /readyz failed); check your kube context, or "
@@ -134,7 +158,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return 0
     assert cluster is not None
     try:
-        out = cluster.create_job(plan.manifests[0], plan.manifests[-1])
+        out = (cluster.create_serve(plan.manifests) if spec.type == "serve"
+               else cluster.create_job(plan.manifests[0], plan.manifests[-1]))
     except ClusterError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 2
@@ -188,6 +213,25 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_port_forward(args: argparse.Namespace) -> int:
+    """`llmft port-forward NAME`: the serve job's Service on localhost:LOCAL_PORT. A Deployment scaled to zero is
+    woken first (held at one replica, waited for until ready: llmft.cluster.Cluster.wake) and handed back to its
+    autoscaler when the forwarding ends, which lets it sleep again unless requests keep it busy."""
+    cluster, namespace = _cluster_namespace(args)
+    woke = None
+    try:
+        woke = cluster.wake(args.name, namespace, timeout_s=args.wait)
+        if woke:
+            print(f"{args.name} was scaled to zero: woke it ({woke}); it goes back to its autoscaler when this "
+                  f"ends", file=sys.stderr)
+        print(f"forwarding http://localhost:{args.local_port} -> svc/{args.name}:80 in {namespace} (Ctrl-C stops); "
+              f"e.g. curl http://localhost:{args.local_port}/v1/models", file=sys.stderr)
+        return cluster.port_forward(args.name, namespace, local_port=args.local_port)
+    finally:
+        if woke:
+            cluster.release(args.name, namespace)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     cluster, namespace = _cluster_namespace(args)
     sys.stdout.write(cluster.list_jobs(namespace))
@@ -205,10 +249,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("spec")
     r.add_argument("-o", "--output", help="write to this file instead of stdout; a directory (a checkout of the "
                                           "environment's GitOps repository) gets <path>/teams/<team>/<job>.yaml")
+    r.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot of the registry "
+                                      "instead of MLflow (examples/registry.yaml)")
     r.set_defaults(func=cmd_render)
     s = sub.add_parser("submit", parents=[common], help="preflight, then create the job")
     s.add_argument("spec")
     s.add_argument("--dry-run", action="store_true", help="preflight and print; create nothing, no cluster needed")
+    s.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot (with --dry-run)")
     s.set_defaults(func=cmd_submit)
     lr = sub.add_parser("run", parents=[common], help="run a job spec's step on this machine (--local)")
     lr.add_argument("spec")
@@ -226,6 +273,11 @@ def parser() -> argparse.ArgumentParser:
             c.add_argument("-f", "--follow", action="store_true")
         c.set_defaults(func=func)
     sub.add_parser("list", parents=[common], help="the team's llmft jobs").set_defaults(func=cmd_list)
+    pf = sub.add_parser("port-forward", parents=[common], help="a serve job's endpoint on localhost")
+    pf.add_argument("name")
+    pf.add_argument("--local-port", type=int, default=8000, help="local port (default 8000)")
+    pf.add_argument("--wait", type=int, default=1800, help="seconds to wait for a woken replica (default 1800)")
+    pf.set_defaults(func=cmd_port_forward)
     from llmft.pipeline import add_subcommand  # issue 33: `llmft pipeline` (llmft/pipeline.py)
 
     add_subcommand(sub, common)

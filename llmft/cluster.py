@@ -14,6 +14,8 @@ from typing import Any
 GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
 IMAGES_CONFIG_MAP = "platform-images"   # one key per image name (contract with the images helper)
 JOB_KINDS = ("pytorchjobs.kubeflow.org", "rayjobs.ray.io", "mpijobs.kubeflow.org", "jobs.batch")
+SERVE_KIND = "deployments.apps"   # a serve job (llmft/serve_build.py): its Service, NetworkPolicy, ScaledObject are
+                                  # owned by the Deployment, so they go when it goes
 
 
 class ClusterError(RuntimeError):
@@ -109,6 +111,86 @@ class Cluster:
             raise
         return f"{created['kind'].lower()}/{name} created\nconfigmap/{config_map['metadata']['name']} created\n"
 
+    def create_serve(self, manifests: list[dict[str, Any]]) -> str:
+        """Create a serve job: the Deployment (refused when the name is taken: llmft never changes a submitted
+        job), then its Service, NetworkPolicy and ScaledObject, each owned by the Deployment; if one cannot be
+        created the Deployment is deleted again (and its owned objects with it)."""
+        import yaml
+
+        deployment, *owned = manifests
+        name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
+        taken = self.find(name, namespace) or next(
+            (f"{m['kind'].lower()}/{m['metadata']['name']}" for m in owned
+             if self.exists(m["kind"].lower(), m["metadata"]["name"], namespace)), None)
+        if taken:
+            raise JobExists(f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
+                            f"Delete it with `llmft cancel {name}` or give the spec a new name")
+        created = json.loads(self.run("create", "-f", "-", "-o", "json", stdin=yaml.safe_dump(deployment)).stdout)
+        owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": created["metadata"]["uid"],
+                 "blockOwnerDeletion": True}
+        out = f"deployment.apps/{name} created\n"
+        for manifest in owned:
+            with_owner = {**manifest, "metadata": {**manifest["metadata"], "ownerReferences": [owner]}}
+            try:
+                self.run("create", "-f", "-", stdin=yaml.safe_dump(with_owner))
+            except ClusterError:
+                self.run("delete", f"deployment.apps/{name}", "-n", namespace, "--ignore-not-found", check=False)
+                raise
+            out += f"{manifest['kind'].lower()}/{manifest['metadata']['name']} created\n"
+        return out
+
+    def wake(self, name: str, namespace: str, *, timeout_s: int = 1800) -> str | None:
+        """Wake a serve job scaled to zero: pin its ScaledObject at one replica (KEDA's paused-replicas annotation,
+        k8s_charts.serving.KEDA_PAUSED_REPLICAS, so KEDA does not scale the idle replica straight back to zero),
+        scale the Deployment to 1 and wait until the replica is ready. None when it already runs replicas. The
+        caller releases the pin with :meth:`release` when it is done."""
+        from k8s_charts.serving import KEDA_PAUSED_REPLICAS
+
+        deployment = self.get_json("deployment", name, "-n", namespace)
+        if deployment.get("spec", {}).get("replicas", 1) != 0:
+            return None
+        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}=1",
+                 "--overwrite")
+        try:
+            self.run("scale", f"deployment/{name}", "-n", namespace, "--replicas=1")
+            waiter = Cluster(kubectl=self.kubectl, timeout_s=timeout_s)
+            waiter.run("rollout", "status", f"deployment/{name}", "-n", namespace, f"--timeout={timeout_s}s")
+        except (ClusterError, KeyboardInterrupt):
+            self.release(name, namespace)  # never leave the endpoint pinned awake
+            raise
+        return "1 replica ready"
+
+    def release(self, name: str, namespace: str) -> None:
+        """Hand a woken serve job back to its autoscaler (remove the paused-replicas pin :meth:`wake` set)."""
+        from k8s_charts.serving import KEDA_PAUSED_REPLICAS
+
+        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}-",
+                 check=False)
+
+    def port_forward(self, name: str, namespace: str, *, local_port: int) -> int:
+        """``kubectl port-forward svc/<name> <local_port>:80`` in the foreground, until interrupted."""
+        from k8s_charts.serving import SERVICE_PORT
+
+        try:
+            return subprocess.call([self.kubectl, "port-forward", f"svc/{name}", f"{local_port}:{SERVICE_PORT}",
+                                    "-n", namespace])
+        except KeyboardInterrupt:
+            return 0
+
+    def serve_status(self, name: str, namespace: str) -> str:
+        """Ready/desired replicas, the endpoint and the model version of a serve job."""
+        from k8s_charts.serving import endpoint_url
+
+        d = self.get_json("deployment", name, "-n", namespace)
+        notes = d["metadata"].get("annotations") or {}
+        ready, desired = d.get("status", {}).get("readyReplicas", 0), d.get("spec", {}).get("replicas", 0)
+        alias = notes.get("llmft.io/model-alias")
+        lines = [f"serve {name}: {ready}/{desired} replicas ready" + (" (asleep: scaled to zero)" if not desired else ""),
+                 f"endpoint: {endpoint_url(name, namespace)} (OpenAI API: /v1/chat/completions, /v1/models)",
+                 f"model: {notes.get('llmft.io/model', '?')} version {notes.get('llmft.io/model-version', '?')}"
+                 + (f" (alias {alias} at submit)" if alias else "") + f" from {notes.get('llmft.io/model-dir', '?')}"]
+        return "\n".join(lines) + "\n"
+
     def job_outputs(self, namespace: str) -> dict[str, list[str]]:
         """{job name: the directories it writes} of the namespace's llmft jobs (annotation ``llmft/outputs`` of
         their step ConfigMaps)."""
@@ -131,12 +213,15 @@ class Cluster:
 
     def find(self, name: str, namespace: str) -> str | None:
         """`<kind>/<name>` of the job called ``name``, whichever kind it is."""
-        for kind in JOB_KINDS:
+        for kind in (*JOB_KINDS, SERVE_KIND):
             if self.exists(kind, name, namespace):
                 return f"{kind}/{name}"
         return None
 
     def delete(self, name: str, namespace: str) -> str:
+        if self.exists(SERVE_KIND, name, namespace):  # a serve job: its owned objects go with the Deployment
+            return self.run("delete", f"{SERVE_KIND}/{name}", "-n", namespace, "--ignore-not-found",
+                            check=False).stdout
         out = self.run("delete", ",".join(JOB_KINDS), "-n", namespace, "-l",
                        f"app.kubernetes.io/managed-by=llmft,app.kubernetes.io/name={name}", "--ignore-not-found",
                        check=False).stdout
@@ -145,14 +230,16 @@ class Cluster:
         return out
 
     def list_jobs(self, namespace: str) -> str:
-        return self.run("get", ",".join(JOB_KINDS), "-n", namespace, "-l", "app.kubernetes.io/managed-by=llmft",
+        return self.run("get", ",".join((*JOB_KINDS, SERVE_KIND)), "-n", namespace, "-l",
+                        "app.kubernetes.io/managed-by=llmft",
                         "-o", "wide").stdout
 
     def status(self, name: str, namespace: str) -> str:
         target = self.find(name, namespace)
         if target is None:
             raise ClusterError(f"no job {name!r} in namespace {namespace}; `llmft list` shows the team's jobs")
-        out = self.run("get", target, "-n", namespace, "-o", "wide").stdout
+        out = self.serve_status(name, namespace) if target.startswith(SERVE_KIND) else ""
+        out += self.run("get", target, "-n", namespace, "-o", "wide").stdout
         out += self.run("get", "pods", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "-o", "wide",
                         check=False).stdout
         return out

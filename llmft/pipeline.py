@@ -148,6 +148,10 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
     plans = []
     for step in pipeline.steps:
         spec = load_spec(step.path)
+        if spec.type == "serve":  # a Deployment never finishes: nothing after it could run
+            raise PipelineError(f"{step.path.name}: type serve is an endpoint that runs until cancelled, not a step "
+                                f"that finishes; remove it from the pipeline and `llmft submit` it after the pipeline "
+                                f"(docs/serving.md)")
         result = preflight(spec, config=config, values=values, image=image(spec) if callable(image) else image)
         if not result.ok:
             raise PipelineError(f"{step.path.name}: preflight failed:\n{result.report()}")

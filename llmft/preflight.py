@@ -23,6 +23,9 @@
 | size       | a step ConfigMap over the 1 MiB Kubernetes stores in one object                                   |
 | outputs    | (cluster) an output directory another job of the namespace writes (annotation llmft/outputs);     |
 |            | `llmft run --local` and the step itself: the `.llmft-job.json` marker of another job              |
+| registry   | serve: another team's model; an unknown model, version or alias; weights outside the team's      |
+|            | storage; in production a version that did not pass evaluation (llmft/registry.py)                 |
+| engine     | serve: engine_args the engine's own parser refuses (llm_platform.engine_args, when installed)     |
 """
 
 from __future__ import annotations
@@ -196,9 +199,47 @@ def check_image(image: str) -> Check:
     return Check("image", "ok", f"{image} exists in ECR")
 
 
+def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) -> Any:
+    """The model version a serve job serves (llmft.registry.ResolvedModel), or a stand-in after adding every
+    registry and engine problem to ``result`` (the placement is still checked with the stand-in)."""
+    from llmft.registry import RegistryUnavailable, ResolvedModel, resolve_model
+
+    stand_in = ResolvedModel(name=spec.serve.model, version=0, model_dir="/fsx/models/unresolved", source="")
+    args = list(spec.serve.engine_args)
+    try:
+        from llm_platform.engine_args import check_engine_args
+    except ImportError:
+        result.add("engine", "skip", "llm_platform.engine_args is not installed here; engine_args not checked"
+                   if args else "no engine_args")
+    else:
+        problems = check_engine_args(spec.serve.engine, args)
+        for problem in problems:
+            result.add("engine", "FAIL", f"serve.engine_args: {problem}")
+        if not problems:
+            result.add("engine", "ok", f"{spec.serve.engine} accepts engine_args {args}")
+    if registry is None:
+        result.add("registry", "FAIL", "no model registry to resolve serve.model: run llmft where MLFLOW_TRACKING_URI "
+                                       "is set (the Studio terminal), or render from a snapshot with --registry FILE")
+        return stand_in
+    try:
+        model, problems = resolve_model(spec, team, registry)
+    except RegistryUnavailable as exc:
+        result.add("registry", "FAIL", str(exc))
+        return stand_in
+    for problem in problems:
+        result.add("registry", "FAIL", problem)
+    if model is None:
+        return stand_in
+    chosen = f" (alias {model.alias})" if model.alias else ""
+    result.add("registry", "ok", f"{model.name} version {model.version}{chosen} from {model.model_dir}")
+    return model
+
+
 def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValues, image: str,
               context_namespace: str | None = None, cluster: Cluster | None = None,
-              check_registry: bool = False) -> Result:
+              check_registry: bool = False, registry: Any = None) -> Result:
+    """Every check of the module docstring. ``registry``: where a serve job's model is looked up
+    (llmft.registry.Registry; serve jobs only)."""
     result = Result()
     team_name = spec.team or context_namespace
     if not team_name:
@@ -237,9 +278,10 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     if spec.tier not in team.allowed_tiers:
         return result  # nothing below means anything for a tier the team cannot use
 
+    model = check_serve(spec, team, registry, result) if spec.type == "serve" and spec.serve else None
     # every problem at once: the step file and the placement are checked even when a rule above failed
     try:
-        plan = build(spec, config=config, team=team, values=values, image=image)
+        plan = build(spec, config=config, team=team, values=values, image=image, model=model)
     except StepProblems as exc:
         for problem in exc.problems:
             result.add("grpo" if spec.type == "grpo" else "settings", "FAIL", problem)

@@ -13,12 +13,14 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from config._base import ConfigError, ConfigModel
 from config.kubernetes import TIERS, Tier
 from config.strict_yaml import load_yaml
+from k8s_charts.serving import DEFAULT_TARGET_REQUESTS, ENGINES, EVALUATED_ALIAS, PRODUCTION_TIERS
 from llm_platform.steps import odd_characters
 
-JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark"]
-JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark")
+JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark", "serve"]
+JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark",
+                              "serve")
 # need GPU nodes; download-model / prepare-data are CPU jobs
-GPU_TYPES = ("sft", "evaluate", "grpo", "benchmark")
+GPU_TYPES = ("sft", "evaluate", "grpo", "benchmark", "serve")
 _NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A Hugging Face repository id: `org/name` (huggingface_hub validate_repo_id: letters, digits, '-', '_', '.', at
@@ -107,6 +109,84 @@ class CustomJob(ConfigModel):
         return v
 
 
+# Flags of the engine's command line that the platform sets (llmft/serve_build.py): a spec's engine_args may not
+# repeat them (the model, its parallelism, where it listens and what it is called are the spec's own fields).
+PLATFORM_ENGINE_FLAGS = ("--model-path", "--model", "--tp", "--tp-size", "--tensor-parallel-size", "--dp",
+                         "--dp-size", "--data-parallel-size", "--host", "--port", "--enable-metrics",
+                         "--served-model-name", "--nnodes", "--node-rank", "--dist-init-addr")
+_MODEL_NAME = re.compile(r"(?P<team>[a-z0-9]([-a-z0-9]*[a-z0-9])?)\.(?P<name>[A-Za-z0-9][\w.-]{0,200})")
+_ALIAS = re.compile(r"[A-Za-z_][\w-]{0,255}")
+SERVE_MISSING = "type serve needs a serve section"
+
+
+class ServeSection(ConfigModel):
+    """`type: serve`: which registered model version to serve, with which engine, how many replicas."""
+
+    model: str = Field(description="Registered MLflow model `<team>.<name>` (the team's own, e.g. "
+                                   "ml-research.medical-sft).")
+    version: int | None = Field(None, ge=1, description="Model version to serve (give version or alias).")
+    alias: str | None = Field(None, description="Model alias to serve, resolved to its version at submit (e.g. "
+                                                "evaluated).")
+    engine: str = Field("sglang", description="Serving engine: sglang (an OpenAI-compatible API).")
+    tensor_parallel: int | None = Field(None, ge=1, le=8, description="GPUs one engine shards the model over "
+                                                                      "(default: the GPUs of the pod).")
+    min_replicas: int = Field(1, ge=0, le=64, description="Fewest replicas; 0 scales to zero when idle "
+                                                          "(not in the production tier).")
+    max_replicas: int = Field(1, ge=1, le=64, description="Most replicas the autoscaler may run.")
+    target_requests_per_replica: int = Field(DEFAULT_TARGET_REQUESTS, ge=1, le=4096,
+                                             description="Running + queued requests per replica the autoscaler "
+                                                         "aims at.")
+    engine_args: tuple[str, ...] = Field((), description="Extra engine command-line flags, e.g. "
+                                                         "[--context-length, '8192'].")
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, v: str) -> str:
+        if not _MODEL_NAME.fullmatch(v):
+            raise ValueError(f"serve.model {v!r} is not a registered model name; write <team>.<name>, e.g. "
+                             f"ml-research.medical-sft (the name an sft job registers)")
+        return v
+
+    @field_validator("alias")
+    @classmethod
+    def _alias(cls, v: str | None) -> str | None:
+        if v is not None and not _ALIAS.fullmatch(v):
+            raise ValueError(f"serve.alias {v!r} is not an MLflow alias; use letters, digits, '_' and '-', e.g. "
+                             f"{EVALUATED_ALIAS}")
+        return v
+
+    @field_validator("engine")
+    @classmethod
+    def _engine(cls, v: str) -> str:
+        if v not in ENGINES:
+            raise ValueError(f"serve.engine {v!r} is not a serving engine; use one of {', '.join(ENGINES)}")
+        return v
+
+    @field_validator("engine_args")
+    @classmethod
+    def _engine_args(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        fixed = sorted({a.split("=", 1)[0] for a in v if a.split("=", 1)[0] in PLATFORM_ENGINE_FLAGS})
+        if fixed:
+            raise ValueError(f"serve.engine_args: {', '.join(fixed)} are set by the platform from the spec (model, "
+                             f"tensor_parallel, the port the Service and the metrics scrape use, the served name); "
+                             f"remove them")
+        return v
+
+    @model_validator(mode="after")
+    def _choice(self) -> ServeSection:
+        problems = []
+        if (self.version is None) == (self.alias is None):
+            given = "both" if self.version is not None else "neither"
+            problems.append(f"serve: {given} of version and alias given; give exactly one: version: <number> (a "
+                            f"fixed version) or alias: <name> (e.g. alias: {EVALUATED_ALIAS})")
+        if self.min_replicas > self.max_replicas:
+            problems.append(f"serve.min_replicas {self.min_replicas} is above serve.max_replicas "
+                            f"{self.max_replicas}; use min_replicas <= max_replicas")
+        if problems:
+            raise ValueError("\n  - ".join(problems))
+        return self
+
+
 class JobSpec(ConfigModel):
     """One training job."""
 
@@ -114,7 +194,8 @@ class JobSpec(ConfigModel):
     team: str | None = Field(None, description="Team (= namespace). Default: the namespace of the current kube "
                                                "context.")
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
-    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom or benchmark.")
+    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom, benchmark or "
+                                      "serve.")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
@@ -146,6 +227,7 @@ class JobSpec(ConfigModel):
     grpo: dict[str, Any] = Field(default_factory=dict, description="type grpo: VeRL settings (rollout_n, "
                                                                    "tensor_parallel_size, train_batch_size, ...).")
     custom: CustomJob | None = Field(None, description="type custom: kind and command.")
+    serve: ServeSection | None = Field(None, description="type serve: the registered model, engine and replicas.")
 
     @field_validator("name")
     @classmethod
@@ -294,6 +376,8 @@ class JobSpec(ConfigModel):
                            f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)")
         if t == "benchmark":
             out += self._benchmark_problems()
+        if t == "serve" or self.serve is not None:
+            out += self._serve_problems()
         clash = sorted(set(self.env) & set(self.secret_env))
         if clash:
             out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")
@@ -322,6 +406,32 @@ class JobSpec(ConfigModel):
                        "model")
         return out
 
+    # --- type: serve (issue 34) ---------------------------------------------------------------------------------
+    # One engine per pod on one node (multi-node serving is not supported); the registered model is resolved at
+    # render time (llmft/registry.py), the node kind at build time (llmft/serve_build.py).
+    def _serve_problems(self) -> list[str]:
+        if self.type != "serve":
+            return [f"serve applies to type serve only; remove it (type is {self.type})"]
+        if self.serve is None:
+            return [SERVE_MISSING + ": serve: {model: <team>.<name>, alias: evaluated}"]
+        out = []
+        given = [f for f in ("model", "dataset", "output", "experiment", "min_nodes", "max_nodes")
+                 if getattr(self, f) is not None] + [f for f in ("settings", "grpo") if getattr(self, f)]
+        if given:
+            out.append(f"type serve takes its model under serve: (serve.model, serve.version/alias); remove "
+                       f"{', '.join(given)}")
+        if self.nodes not in (None, 1):
+            out.append(f"nodes {self.nodes}: multi-node serving is not supported, one replica runs on one node; use "
+                       f"nodes: 1 (or leave it out) and raise serve.max_replicas for more throughput")
+        tp, gpus = self.serve.tensor_parallel, self.gpus_per_node
+        if tp and gpus and gpus % tp:
+            out.append(f"serve.tensor_parallel {tp} does not divide gpus_per_node {gpus}: each pod runs "
+                       f"gpus_per_node / tensor_parallel engines of tensor_parallel GPUs; use a divisor of {gpus}")
+        if self.serve.min_replicas == 0 and self.tier in PRODUCTION_TIERS:
+            out.append(f"serve.min_replicas 0 (scale to zero) is not allowed in tier {self.tier}: a production "
+                       f"endpoint keeps a replica up; use min_replicas >= 1, or a development tier to scale to zero")
+        return out
+
     @property
     def node_range(self) -> tuple[int, int]:
         if self.nodes is not None:
@@ -340,6 +450,8 @@ def _model_at(loc: tuple[Any, ...]) -> type[ConfigModel]:
         return SecretKeyRef
     if len(loc) >= 2 and loc[0] == "custom":
         return CustomJob
+    if len(loc) >= 2 and loc[0] == "serve":
+        return ServeSection
     return JobSpec
 
 
@@ -406,7 +518,8 @@ def _shape_problems(data: dict[str, Any], errors: list[dict[str, Any]], already:
     except ValidationError as exc:
         found = [line for e in exc.errors() if not e["loc"]
                  for line in e["msg"].removeprefix("Value error, ").split("\n  - ")]
-        return [p for p in found if p not in already]
+        return [p for p in found if p not in already
+                and not (p.startswith(SERVE_MISSING) and "serve" in bad)]  # it is there, with errors above
     except Exception:  # noqa: BLE001 - the field errors are reported already
         return []
     return []

@@ -38,6 +38,9 @@ GRPO = yaml.safe_load((EXAMPLES / "06-grpo-gsm8k.yaml").read_text())
 DOWNLOAD = yaml.safe_load((EXAMPLES / "01-download-model.yaml").read_text())
 PREPARE = yaml.safe_load((EXAMPLES / "02-prepare-medical.yaml").read_text())
 CUSTOM_RAY = yaml.safe_load((EXAMPLES / "custom-ray.yaml").read_text())
+SERVE = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
+SERVE_PROD = yaml.safe_load((EXAMPLES / "serve-production.yaml").read_text())
+REGISTRY = ROOT / "examples" / "registry.yaml"   # the examples' snapshot of registered versions (llmft/registry.py)
 CONFIG = load_config("dev")
 
 
@@ -185,10 +188,15 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
 ]
 
 
-def _render(spec_path: Path) -> tuple[int, str]:
+def serve(base: dict[str, Any] | None = None, /, **fields: Any) -> dict[str, Any]:
+    base = base or SERVE
+    return {**base, "serve": {**base["serve"], **fields}}
+
+
+def _render(spec_path: Path, *extra: str) -> tuple[int, str]:
     err = io.StringIO()
     with redirect_stderr(err), redirect_stdout(io.StringIO()):
-        code = main(["render", str(spec_path), "--env", "dev"])
+        code = main(["render", str(spec_path), "--env", "dev", *extra])
     return code, err.getvalue()
 
 
@@ -201,6 +209,73 @@ def test_bad_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, 
     assert code == 1, f"{case}: accepted (exit {code}):\n{err}"
     assert "Traceback" not in err, err
     assert re.search(pattern, err), f"{case}: {pattern!r} not in:\n{err}"
+
+
+# ---- type serve (issue 34): rendered with the examples' registry snapshot (--registry) ----------------------------
+_NO_CHOICE = {k: v for k, v in SERVE["serve"].items() if k != "alias"}
+SERVE_ROWS: list[tuple[str, dict[str, Any], str]] = [
+    ("unknown model", serve(model="ml-research.no-such-model"),
+     r"serve.model 'ml-research.no-such-model' is not a registered model .*register it first"),
+    ("unknown version", serve(alias=None, version=9),
+     r"serve.version 9: ml-research.medical-sft has no version 9 \(its versions: 1, 2\); give one of them"),
+    ("unknown alias", serve(alias="champion"),
+     r"serve.alias 'champion': ml-research.medical-sft has no alias 'champion' \(its aliases: evaluated\)"),
+    ("failed evaluation in production", serve(SERVE_PROD, alias=None, version=4),
+     r"serve.version: hyperpod-platform.medical-sft version 4 is tagged llmft.evaluation=failed; tier production "
+     r"serves only versions that passed evaluation \(llmft.evaluation=passed\)"),
+    ("unevaluated version in production", serve(SERVE_PROD, alias=None, version=5),
+     r"version 5 has no tag llmft.evaluation; tier production serves only versions that passed evaluation"),
+    ("another team's model", serve(model="hyperpod-platform.medical-sft"),
+     r"serve.model 'hyperpod-platform.medical-sft' is team hyperpod-platform's model; team ml-research serves only "
+     r"its own registered models"),
+    ("tensor parallel beyond the node", {**serve(tensor_parallel=4), "gpus_per_node": None,
+                                         "instance_type": "ml.g5.8xlarge"},
+     r"serve.tensor_parallel 4 is more than the 1 GPUs per node of ml.g5.8xlarge .*multi-node serving is not "
+     r"supported"),
+    ("tensor parallel not dividing the GPUs", {**serve(tensor_parallel=3), "gpus_per_node": 4},
+     r"serve.tensor_parallel 3 does not divide gpus_per_node 4"),
+    ("min above max", serve(min_replicas=3, max_replicas=2),
+     r"serve.min_replicas 3 is above serve.max_replicas 2; use min_replicas <= max_replicas"),
+    ("several nodes", {**SERVE, "nodes": 2}, r"nodes 2: multi-node serving is not supported.*use nodes: 1"),
+    ("neither version nor alias", {**SERVE, "serve": _NO_CHOICE},
+     r"serve: neither of version and alias given; give exactly one"),
+    ("both version and alias", serve(version=1), r"serve: both of version and alias given; give exactly one"),
+    ("unknown engine", serve(engine="vllm"), r"serve.engine 'vllm' is not a serving engine; use one of sglang"),
+    ("platform flag in engine_args", serve(engine_args=["--port", "8080"]),
+     r"serve.engine_args: --port are set by the platform"),
+    ("scale to zero in production", serve(SERVE_PROD, min_replicas=0),
+     r"serve.min_replicas 0 \(scale to zero\) is not allowed in tier production"),
+    ("a training field", {**SERVE, "dataset": "/fsx/datasets/medical-o1"},
+     r"type serve takes its model under serve: .*remove dataset"),
+]
+
+
+@pytest.mark.parametrize(("case", "data", "pattern"), SERVE_ROWS, ids=[r[0] for r in SERVE_ROWS])
+def test_bad_serve_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, data: dict,
+                                                           pattern: str) -> None:
+    path = tmp_path / "serve.yaml"
+    path.write_text(yaml.safe_dump({k: v for k, v in data.items() if v is not None}, sort_keys=False))
+    code, err = _render(path, "--registry", str(REGISTRY))
+    assert code == 1, f"{case}: accepted (exit {code}):\n{err}"
+    assert "Traceback" not in err, err
+    assert re.search(pattern, err), f"{case}: {pattern!r} not in:\n{err}"
+
+
+def test_engine_args_the_engine_rejects(tmp_path: Path) -> None:
+    """The engine's own argument parser (llm_platform.engine_args, SGLang's parser) refuses an unknown flag."""
+    pytest.importorskip("llm_platform.engine_args", reason="llm_platform.engine_args (the engine's parser) is not "
+                                                           "in this checkout yet")
+    path = tmp_path / "serve.yaml"
+    path.write_text(yaml.safe_dump(serve(engine_args=["--no-such-sglang-flag", "1"]), sort_keys=False))
+    code, err = _render(path, "--registry", str(REGISTRY))
+    assert code == 1 and "Traceback" not in err, err
+    assert re.search(r"serve.engine_args: .*--no-such-sglang-flag", err), err
+
+
+def test_the_serve_examples_render(tmp_path: Path) -> None:
+    for path in (EXAMPLES / "07-serve-medical.yaml", EXAMPLES / "serve-production.yaml"):
+        code, err = _render(path, "--registry", str(REGISTRY))
+        assert code == 0, err
 
 
 def test_every_class_has_rows() -> None:

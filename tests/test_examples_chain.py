@@ -31,8 +31,11 @@ IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc"
 
 
 def plan_of(path: Path, env: str = "dev"):
+    from llmft.registry import FileRegistry  # a serve example's model: the examples' registry snapshot
+
     config = load_config(env)
-    result = preflight(load_spec(path), config=config, values=PlatformValues.placeholders(config), image=IMAGE)
+    result = preflight(load_spec(path), config=config, values=PlatformValues.placeholders(config), image=IMAGE,
+                       registry=FileRegistry.load(ROOT / "examples" / "registry.yaml"))
     assert result.ok, f"{path.name} in {env}:\n{result.report()}"
     return result.plan
 
@@ -45,13 +48,17 @@ def test_the_pipeline_covers_every_training_step_in_one_team() -> None:
     specs = [load_spec(p) for p in PIPELINE]
     (team,) = {s.team for s in specs}  # one team runs the whole chain, a team every environment has
     assert all(team in {t.name for t in load_config(env).kubernetes.teams} for env in ENVIRONMENTS)
-    assert {s.type for s in specs} == set(steps.STEPS)
+    assert {s.type for s in specs} == {*steps.STEPS, "serve"}  # the training steps, then serving the result
 
 
 def test_every_input_is_the_output_of_an_earlier_example() -> None:
     written: list[str] = []
     for path in PIPELINE:
         plan = plan_of(path)
+        if plan.spec.type == "serve":  # it reads the registered version's directory (examples/registry.yaml)
+            model_dir = plan.manifests[0]["metadata"]["annotations"]["llmft.io/model-dir"]
+            assert _under(model_dir, written), f"{path.name} serves {model_dir}, which no earlier example writes"
+            continue
         inputs, outputs = steps.paths(plan.spec.type, plan.step)
         for item in inputs:
             if item.startswith(TEAM_MOUNT_PATH + "/"):
@@ -120,6 +127,8 @@ def test_every_rendered_step_file_passes_its_steps_own_check(tmp_path: Path) -> 
     for env in ENVIRONMENTS:
         for path in [*PIPELINE, *walkthrough]:
             plan = plan_of(path, env)
+            if plan.spec.type == "serve":  # no step file
+                continue
             rendered = plan.manifests[0]["data"]["step.yaml"]  # the ConfigMap the pod mounts, as rendered
             assert yaml.safe_load(rendered) == plan.step
             target = tmp_path / env / f"{path.stem}.yaml"

@@ -177,7 +177,7 @@ def test_generated_imports_are_committed_for_each_crd() -> None:
     for module in ("nodepool/sh/karpenter", "ec2nodeclass/aws/k8s/karpenter", "pytorchjob/org/kubeflow",
                    "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray", "resourceflavor/io/x_k8s/kueue",
                    "cohort/io/x_k8s/kueue", "clusterqueue/io/x_k8s/kueue", "localqueue/io/x_k8s/kueue",
-                   "secretproviderclass/io/x_k8s/csi/secrets_store"):
+                   "secretproviderclass/io/x_k8s/csi/secrets_store", "scaledobject/sh/keda"):
         assert (imports / module / "__init__.py").is_file(), module
 
 
