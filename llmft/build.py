@@ -204,6 +204,7 @@ class Plan:
     step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
     gpus_per_node: int = 0                    # as resolved (a step that is not distributed: 1)
+    model: Any = None                         # serve: the version served (llmft.registry.ResolvedModel)
 
     @property
     def gpus(self) -> int:
@@ -427,6 +428,7 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
         if model is None:
             raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
                              "MLflow (or --registry FILE) before it renders")
+        plan.model = model
         try:
             plan.manifests = serve_build.render(spec, team=team, values=values, r=r, model=model, image=r.image)
         except ValueError as exc:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from k8s_charts.serving import ENGINE_PORT
 from llmft.cluster import Cluster, ClusterError
 
 if TYPE_CHECKING:  # imported where used: `--help`, status, logs, list and cancel never load the config or cdk8s
@@ -179,11 +180,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     from llmft import local
 
+    if spec.type == "serve":
+        return _run_serve_locally(result.plan, args)
     try:
         return local.run(result.plan, fsx=Path(args.fsx), python=args.python, nproc=args.nproc, check=args.check)
     except ValueError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 1
+
+
+def _run_serve_locally(plan, args: argparse.Namespace) -> int:
+    """`llmft run --local` of a serve spec: the version the registry resolved, from the local stand-in of the
+    team's /fsx (``--fsx``), behind the CPU OpenAI-compatible server (llm_platform.serve) on 127.0.0.1."""
+    from llmft import local
+
+    if args.check:
+        print(f"llmft: {plan.spec.serve.model} version {plan.model.version} resolves to {plan.model.model_dir}; "
+              f"nothing else to check for a serve job", file=sys.stderr)
+        return 0
+    model_dir = Path(local.map_fsx(plan.model.model_dir, Path(args.fsx)))
+    return local.run_serve(model_dir, plan.spec.serve.model, port=args.port, python=args.python)
 
 
 def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:
@@ -264,6 +280,8 @@ def parser() -> argparse.ArgumentParser:
     lr.add_argument("--nproc", type=int, help="processes for torchrun steps (default: local GPUs, else 1)")
     lr.add_argument("--python", help="interpreter with the training package (default: this one)")
     lr.add_argument("--check", action="store_true", help="only parse and validate the step file (its --check)")
+    lr.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot instead of MLflow")
+    lr.add_argument("--port", type=int, default=ENGINE_PORT, help=f"serve jobs: local port (default {ENGINE_PORT})")
     lr.set_defaults(func=cmd_run)
     for name, func, text in (("status", cmd_status, "the job and its pods"), ("cancel", cmd_cancel, "delete the job"),
                              ("logs", cmd_logs, "logs of every pod of the job")):

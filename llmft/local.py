@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from llm_platform import steps as step_contract
-from llm_platform.paths import TEAM_MOUNT_PATH
+from llm_platform.paths import LOCAL_FSX_ENV, TEAM_MOUNT_PATH
 from k8s_charts.serving import ENGINE_PORT, HEALTH_PATH
 from llmft.build import Plan, pod_templates
 
@@ -150,6 +150,7 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     env = dict(base_env if base_env is not None else os.environ)
     env.update(map_fsx(pod_environment(plan), fsx))
     env.setdefault("HF_HOME", str(fsx / "hf-cache"))
+    env[LOCAL_FSX_ENV] = str(fsx)  # what a step records for the cluster names /fsx, not this directory
     if "MLFLOW_TRACKING_URI" not in env:
         env["MLFLOW_TRACKING_URI"] = (fsx / "mlruns").as_uri()
         env.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")

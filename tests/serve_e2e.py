@@ -1,10 +1,10 @@
 """The registered model of the e2e fine-tune, served and called with OpenAI's own client (issue 34).
 
 Collected in tests/test_pipeline_e2e.py (imported there), so it runs on that module's ``pipeline`` fixture: the
-tiny model fine-tuned for real, registered in the platform's MLflow server, and judged by the evaluate step's gate
-(``llmft.evaluation`` tag, ``evaluated`` alias). Here: the ``evaluated`` alias resolved through MLflow's REST API to
-its version and the version's run, the run's merged-weights directory served by ``python -m llm_platform.serve``
-(llmft.local.serve_command) on 127.0.0.1 as ``<team>.<name>``, then the official ``openai`` client (pinned in
+tiny model fine-tuned for real, registered in the platform's MLflow server (tagged with its directory), and judged
+by the evaluate step's gate (``llmft.evaluation`` tag, ``evaluated`` alias). Here: ``llmft run --local`` of the serve
+example resolves the alias in MLflow and serves that version's directory with ``python -m llm_platform.serve`` on
+127.0.0.1 as ``<team>.<name>``, then the official ``openai`` client (pinned in
 training/requirements-test.lock, run with the training virtualenv) lists the model, completes a chat, and gets a
 404 in OpenAI's error shape for another model name; /health and /metrics (the scrape contract's gauges) answer.
 The server is stopped by its PID.
@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 from pathlib import Path
-from typing import Any
 
-from k8s_charts.serving import DEMAND_METRICS, HEALTH_PATH, METRICS_PATH
-from llmft.local import serve_command, stop, wait_healthy
+from k8s_charts.serving import DEMAND_METRICS, HEALTH_PATH, METRICS_PATH, MODEL_DIR_TAG
+from llmft.local import stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 EVALUATION_TAG, EVALUATION_PASSED, EVALUATED_ALIAS = "llmft.evaluation", "passed", "evaluated"
 
@@ -51,45 +54,43 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def merged_dir_of(mlflow: Any, name: str, alias: str) -> tuple[dict[str, Any], Path]:
-    """(the model version the alias points at, the merged-weights directory its run wrote)."""
-    version = mlflow.get("/api/2.0/mlflow/registered-models/alias", name=name, alias=alias)["model_version"]
-    run = mlflow.get("/api/2.0/mlflow/runs/get", run_id=version["run_id"])["run"]
-    params = {p["key"]: p["value"] for p in run["data"]["params"]}
-    merged = params.get("script.merged_output_dir")
-    if merged in (None, "", "None"):
-        merged = str(Path(params["training.output_dir"]) / "merged")  # llm_platform.sft's default
-    return version, Path(merged)
-
-
 def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
-    from .test_pipeline_e2e import TEAM, TRAIN_PYTHON
+    """``llmft run --local examples/jobs/07-serve-medical.yaml``: the spec's alias resolved in the platform's MLflow
+    (llmft.registry.MlflowRegistry, the team's own user), the version's ``llmft.model_dir`` tag (set by the SFT step
+    as the pods see it, /fsx/...) mapped to the local /fsx, served, and called with OpenAI's client."""
+    from .test_pipeline_e2e import EXAMPLES, TEAM, TRAIN_PYTHON
 
     name = f"{TEAM}.medical-sft"
-    version, merged = merged_dir_of(pipeline["mlflow"], name, EVALUATED_ALIAS)
+    version = pipeline["mlflow"].get("/api/2.0/mlflow/registered-models/alias", name=name,
+                                     alias=EVALUATED_ALIAS)["model_version"]
     tags = {t["key"]: t["value"] for t in version.get("tags", [])}
     print("evaluated version:", json.dumps({k: version.get(k) for k in ("name", "version", "run_id", "source")}),
-          "tags:", json.dumps(tags), "merged:", merged)
+          "tags:", json.dumps(tags))
     assert version["version"] == "1" and tags[EVALUATION_TAG] == EVALUATION_PASSED
-    assert (merged / "config.json").is_file() and merged.is_relative_to(pipeline["fsx"])
+    assert tags[MODEL_DIR_TAG].startswith("/fsx/")  # the cluster's path, not this machine's
+    assert (pipeline["fsx"] / tags[MODEL_DIR_TAG].removeprefix("/fsx/") / "config.json").is_file()
 
     port = _free_port()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "training"), "TOKENIZERS_PARALLELISM": "false"}
-    server = subprocess.Popen(serve_command(merged, name, port, str(TRAIN_PYTHON)), env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    env = {**pipeline["env"], "HOME": os.environ.get("HOME", "/tmp")}
+    llmft = subprocess.Popen([sys.executable, "-m", "llmft", "run", "--local", str(EXAMPLES / "07-serve-medical.yaml"),
+                              "--env", "dev", "--fsx", str(pipeline["fsx"]), "--python", str(TRAIN_PYTHON),
+                              "--port", str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_healthy(server, port, timeout=120), server.stderr.read() if server.poll() is not None else ""
+        assert wait_healthy(llmft, port, timeout=180), llmft.stderr.read() if llmft.poll() is not None else ""
         base = f"http://127.0.0.1:{port}"
         proc = subprocess.run([str(TRAIN_PYTHON), "-c", CLIENT, base, name, HEALTH_PATH, METRICS_PATH], env=env,
                               capture_output=True, text=True, timeout=120, check=False)
         assert proc.returncode == 0, proc.stderr[-4000:]
         out = json.loads(proc.stdout.splitlines()[-1])
     finally:
-        stop(server)
-    assert server.returncode is not None
+        llmft.send_signal(signal.SIGINT)  # llmft stops its server by PID (llmft.local.run_serve)
+        try:
+            llmft.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            stop(llmft)
+    assert llmft.returncode is not None
     print("request:", json.dumps(out["request"]), "\nresponse:", json.dumps(out["completion"]))
-
     assert name in out["models"]
     completion = out["completion"]
     assert completion["object"] == "chat.completion" and completion["model"] == name

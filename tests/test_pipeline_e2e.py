@@ -170,7 +170,7 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
     evaluate = step("evaluate", _spec(tmp, "05-evaluate.yaml", settings=EVALUATE_ON_CPU))
     grpo = step("grpo --check", _spec(tmp, "06-grpo-gsm8k.yaml"))
     return {"fsx": fsx, "mlflow": Mlflow(ports["pipeline"], (user, password)), "sft": sft, "evaluate": evaluate,
-            "grpo": grpo, "timings": timings}
+            "grpo": grpo, "timings": timings, "env": env}
 
 
 def test_spec_to_registered_model(pipeline) -> None:

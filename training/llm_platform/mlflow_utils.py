@@ -491,7 +491,31 @@ def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str =
     info = mlflow.transformers.log_model(transformers_model=str(model_dir), name=artifact_path,
                                          task="text-generation", registered_model_name=name,
                                          pip_requirements=serving_requirements())
+    tag_model_dir(name, getattr(info, "registered_model_version", None), model_dir)
     return info
+
+
+MODEL_DIR_TAG = "llmft.model_dir"
+"""Tag of a registered version naming the directory its weights were registered from, as the job's pods see it (the
+team's /fsx): what a serve job loads (llmft/registry.py; the same name as k8s_charts/serving.py MODEL_DIR_TAG, which
+the training package cannot import; tests/test_serve.py checks they agree)."""
+
+
+def tag_model_dir(name: str, version: int | str | None, model_dir: str | Path) -> None:
+    """Tag ``name`` version ``version`` with :data:`MODEL_DIR_TAG`; a failure is a warning (the model is
+    registered; a serve job then says which tag is missing)."""
+    if version is None:
+        return
+    from mlflow import MlflowClient
+
+    from llm_platform.paths import as_pods_see_it
+
+    try:
+        with bounded_http(timeout=60, retries=3):
+            MlflowClient().set_model_version_tag(name, str(version), MODEL_DIR_TAG, as_pods_see_it(model_dir))
+    except Exception as exc:  # noqa: BLE001 - training is done and registered; serving names the missing tag
+        warn(f"{name!r} version {version} is registered but not tagged {MODEL_DIR_TAG}={model_dir} "
+             f"({_short(exc)}): tag it by hand to serve it")
 
 
 def serving_requirements() -> list[str]:

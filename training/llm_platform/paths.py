@@ -6,7 +6,7 @@ Kept free of heavy imports: the Kubernetes job builders use these names too.
 from __future__ import annotations
 
 import os
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 TEAM_MOUNT_PATH = "/fsx"
 DATASETS = f"{TEAM_MOUNT_PATH}/datasets"
@@ -38,3 +38,21 @@ def share_with_team() -> int:
     """Set this process's umask to :data:`TEAM_UMASK` (every process it starts inherits it); returns the old one.
     Each entry point calls it first."""
     return os.umask(TEAM_UMASK)
+
+
+LOCAL_FSX_ENV = "LLMFT_LOCAL_FSX"
+"""Set by ``llmft run --local`` to the local directory standing for the team's /fsx (llmft/local.py)."""
+
+
+def as_pods_see_it(path: str | Path) -> str:
+    """``path`` as the team's pods name it: a path under the local stand-in of /fsx (``$LLMFT_LOCAL_FSX``, a local
+    run) rewritten to /fsx; any other path unchanged. What a step records for later jobs (e.g. the model directory
+    a serve job loads) must be the cluster's path, not the laptop's."""
+    local = os.environ.get(LOCAL_FSX_ENV)
+    text = str(path)
+    if local:
+        root = str(Path(local).resolve())
+        resolved = str(Path(text).resolve())
+        if resolved == root or resolved.startswith(root + "/"):
+            return TEAM_MOUNT_PATH + resolved[len(root):]
+    return text
