@@ -15,6 +15,7 @@ from cdk_constructs.governance.compliance import skip_checkov
 
 from config.charts import KARPENTER_CHART_VERSION
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from cdk_constructs.compute.eks_cluster import NODE_POLICIES
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
@@ -26,6 +27,35 @@ KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
 OCI path (see tests/test_helm_targets.py)."""
 KARPENTER_VERSION = KARPENTER_CHART_VERSION
 """Default chart version (config/charts.py; per environment: ``compute.charts.karpenter``)."""
+
+KARPENTER_NAMESPACE = "kube-system"
+KARPENTER_SERVICE_ACCOUNT = "karpenter"
+
+
+def helm_values(*, cluster_name: str, interruption_queue_name: str, replicas: int = 2,
+                node_selector: Mapping[str, str] | None = None) -> dict:
+    """Controller chart values: replicas on ``node_selector`` with requests, the service account its Pod Identity
+    association names, the cluster and the interruption queue."""
+    return {
+        "replicas": replicas,
+        "serviceAccount": {"name": KARPENTER_SERVICE_ACCOUNT},
+        "settings": {"clusterName": cluster_name, "interruptionQueue": interruption_queue_name},
+        "nodeSelector": dict(node_selector or {}),
+        "controller": {"resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}},
+    }
+
+
+KARPENTER_CRD = AddOn(
+    name="karpenter-crd", chart="karpenter-crd", release="karpenter-crd", namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter-crd", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent"), wait=None, provides_crds=True)
+"""Karpenter's CRDs (NodePool, EC2NodeClass, NodeClaim), a chart of their own so that upgrades upgrade them."""
+KARPENTER = AddOn(
+    name="karpenter", chart="karpenter", release="karpenter", namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"), skip_crds=True, provides_crds=True)
+"""The controller; its values name the interruption queue the :class:`Karpenter` construct creates, so only that
+construct installs it."""
 
 SPOT_SERVICE = "spot.amazonaws.com"
 SPOT_SERVICE_LINKED_ROLE = "AWSServiceRoleForEC2Spot"
@@ -48,7 +78,7 @@ class Karpenter(Construct):
       Identity association; EC2 actions are scoped by the cluster's tags;
     - ``interruption_queue`` with EventBridge rules for spot interruption, rebalance recommendation, instance state
       change and AWS Health scheduled change;
-    - ``crd_release`` (chart ``karpenter-crd``) and ``release`` (chart ``karpenter``), both pinned to ``version``
+    - ``crd_release`` (:data:`KARPENTER_CRD`) and ``release`` (:data:`KARPENTER`), both pinned to ``version``
       from ECR Public.
 
     NodePools and EC2NodeClasses are not created here: they select subnets and security groups by the tag
@@ -63,13 +93,15 @@ class Karpenter(Construct):
     :param version: chart version of both charts. Default :data:`KARPENTER_VERSION`.
     """
 
+    addons = (KARPENTER_CRD, KARPENTER)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
                  volume_encryption_key: kms.IKey | None = None, node_selector: Mapping[str, str] | None = None,
                  replicas: int = 2, after: Sequence[IDependable] = (), version: str = KARPENTER_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.cluster_name = cluster_name
-        self.namespace = "kube-system"
-        self.service_account = "karpenter"
+        self.namespace = KARPENTER_NAMESPACE
+        self.service_account = KARPENTER_SERVICE_ACCOUNT
 
         # --- nodes ------------------------------------------------------------------------------------------
         self.node_role = iam.Role(
@@ -121,24 +153,12 @@ class Karpenter(Construct):
         )
 
         # --- Helm releases --------------------------------------------------------------------------------
-        self.crd_release = eks.HelmChart(
-            self, "Crds", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter-crd", chart="karpenter-crd",
-            version=version, release="karpenter-crd", namespace=self.namespace,
-        )
-        self.release = eks.HelmChart(
-            self, "Controller", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter", chart="karpenter",
-            version=version, release="karpenter", namespace=self.namespace, skip_crds=True,
-            wait=True, timeout=Duration.minutes(10),
-            values={
-                "replicas": replicas,
-                "serviceAccount": {"name": self.service_account},
-                "settings": {"clusterName": cluster_name, "interruptionQueue": self.interruption_queue.queue_name},
-                "nodeSelector": dict(node_selector or {}),
-                "controller": {"resources": {"requests": {"cpu": "500m", "memory": "1Gi"},
-                                             "limits": {"memory": "1Gi"}}},
-            },
-        )
-        self.release.node.add_dependency(self.crd_release, self.pod_identity, self.node_access_entry)
+        self.crd_release = KARPENTER_CRD.helm_chart(self, "Crds", cluster=cluster, version=version)
+        self.release = KARPENTER.helm_chart(
+            self, "Controller", cluster=cluster, version=version,
+            values=helm_values(cluster_name=cluster_name, interruption_queue_name=self.interruption_queue.queue_name,
+                               replicas=replicas, node_selector=node_selector),
+            after=[self.crd_release, self.pod_identity, self.node_access_entry])
         for release in (self.crd_release, self.release):
             release.node.add_dependency(*after)
 
