@@ -8,6 +8,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from config import EnvironmentConfig, ExistingClusterConfig
+from k8s_charts.values import gitops_output_key
 
 
 class PlatformStack(cdk.Stack):
@@ -35,6 +36,14 @@ class PlatformStack(cdk.Stack):
         self.config = config
         for key, value in config.tags.items():
             cdk.Tags.of(self).add(key, value)
+
+    def output_deploy_time_value(self, name: str, value: str) -> cdk.CfnOutput:
+        """Output ``GitOps<NAME>``: the deploy-time value ``${NAME}`` of the GitOps manifests in dist/<env>/ that this
+        stack owns (`make gitops` reads it). The owner outputs it: in any other stack the value would be an import,
+        which an output cannot hold. The compute stack, which assembles the values, asks each owner for its outputs
+        (delivery mode ``argocd``)."""
+        return cdk.CfnOutput(self, gitops_output_key(name), value=value,
+                             description=f"${{{name}}} in dist/{self.config.name}/ (make gitops fills it in)")
 
     @property
     def availability_zones(self) -> list[str]:  # overrides the context lookup of cdk.Stack

@@ -44,7 +44,7 @@ from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers
 from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, managed_policy_token
 from cdk_constructs.studio.existing_file_system import ExistingFileSystemAccess
-from cdk_constructs.studio.studio_partitions import FsxDirectories
+from cdk_constructs.compute.fsx_directories import FsxDirectories
 from config import ExistingClusterConfig
 from k8s_charts.team_namespaces import team_access_manifests
 from k8s_charts.team_storage import platform_directories

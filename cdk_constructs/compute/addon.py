@@ -12,7 +12,7 @@ never written twice. Adding an add-on is one declaration and one line in the com
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aws_cdk import Duration, aws_eks_v2 as eks, aws_s3_assets as s3_assets
@@ -205,6 +205,19 @@ class InstalledAddOns:
         return [d for n in addon.needs
                 for d in (self._crds if n == PLATFORM_CRDS else self._installed[n])]
 
+    def after_all(self, addons: Sequence[AddOn]) -> list[IDependable]:
+        """What a construct installing all of ``addons`` comes after: their needs outside ``addons`` (the construct
+        orders its own releases), without repeats."""
+        own = {a.name for a in addons}
+        out: list[IDependable] = []
+        for addon in addons:
+            outside = replace(addon, needs=tuple(n for n in addon.needs if n not in own))
+            out += [d for d in self.after(outside) if not any(d is seen for seen in out)]
+        return out
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._installed
+
     def __getitem__(self, name: str) -> list[IDependable]:
         return self._installed[name]
 
@@ -212,3 +225,26 @@ class InstalledAddOns:
     def crd_releases(self) -> list[IDependable]:
         """The releases of the add-ons with ``provides_crds``, in install order."""
         return list(self._crds)
+
+
+class HelmAddOn(Construct):
+    """An add-on that is its chart alone: ``<construct_id>/Release`` (attribute ``release``), the chart of
+    ``addon`` with its values for ``context``, after ``after``.
+
+    :param addon: the declaration. Required.
+    :param cluster: the EKS cluster. Required.
+    :param context: the environment and the system nodes. Required.
+    :param after: what the release comes after. Default nothing.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, addon: AddOn, cluster: eks.ICluster,
+                 context: AddOnContext, after: Sequence[IDependable] = ()) -> None:
+        super().__init__(scope, construct_id)
+        self.addon = addon
+        self.release = addon.helm_chart(self, "Release", cluster=cluster, context=context, after=after)
+
+
+def construct_id(addon: AddOn) -> str:
+    """The construct id of a :class:`HelmAddOn` in the stack: its name in CamelCase (``keda`` -> ``Keda``,
+    ``argo-events`` -> ``ArgoEvents``): stable as long as the name is."""
+    return "".join(part.capitalize() for part in addon.name.split("-"))
