@@ -33,6 +33,7 @@ from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
 from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
+from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.team_storage import platform_directories
@@ -95,6 +96,7 @@ class ComputeStack(PlatformStack):
                             f"team_credentials_secrets), got {type(mlflow).__name__}; pass the MlflowStack or None")
         self.config = config
         self.cluster_name = config.cluster_name
+        self.teams: list[Team] = Team.all(config.kubernetes.teams)
         self.argo_workflows: ArgoWorkflows | None = None
         self.argo_cd: ArgoCd | None = None
         self.helm_addons: dict[str, HelmAddOn] = {}
@@ -299,15 +301,23 @@ class ComputeStack(PlatformStack):
 
     def _build_platform_charts(self, *, file_system: SharedFileSystem, data_bucket: s3.IBucket | None,
                                mlflow: MlflowConnection | None) -> None:
-        """k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; the teams' Pod Identity roles."""
+        """k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; the teams' Pod Identity roles
+        (:meth:`Team.pod_identity_role`; with ``data_bucket`` only)."""
         config = self.config
         self.platform_charts = PlatformCharts(
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
-            data_bucket=data_bucket, mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
+            mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
             mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
             apply_manifests=config.delivery.mode == "cdk")
-        self.team_roles: dict[str, iam.Role] = self.platform_charts.team_roles
+        # Each team's Pod Identity role, under PlatformCharts where it has always been (logical IDs).
+        self.team_roles: dict[str, iam.Role] = {}
+        if data_bucket is not None:
+            secrets = mlflow.team_credentials_secrets if mlflow else {}
+            for team in self.teams:
+                self.team_roles[team.name] = team.pod_identity_role(
+                    self.platform_charts, cluster=self.cluster, data_bucket=data_bucket,
+                    mlflow_secret=secrets.get(team.name))
 
     def _output_deploy_time_values(self) -> None:
         """Every deploy-time value of dist/<env>/ (argocd mode) as an output ``GitOps<NAME>`` of the stack that owns
