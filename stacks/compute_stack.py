@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import Reference, RemovalPolicy, Stack, Token, Tokenization, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
 from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import (
@@ -64,8 +64,12 @@ class ComputeStack(PlatformStack):
       with retention and the platform key, when ``log_encryption_key`` is given);
     - ``kueue``: the Kueue controller (``kueue.release``);
     - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
-      SecretProviderClass CRDs;
+      SecretProviderClass CRDs (every installed add-on declared with ``provides_crds``);
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
+    - ``addons``: what is installed, by add-on name (``addons["kueue"]``: its releases; ``system-nodes`` and the EKS
+      add-ons too); ``addon_order``: the install order resolved from the declarations; ``helm_addons``: the add-ons
+      that are their chart alone (``HelmAddOn`` constructs), by name;
+    - ``teams``: a :class:`~cdk_constructs.teams.team.Team` per ``kubernetes.teams`` entry;
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
     - ``system_node_selector``: nodeSelector of the system node group (controllers);
@@ -75,8 +79,8 @@ class ComputeStack(PlatformStack):
       ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``;
     - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
       (cdk_constructs/compute/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
-      and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
-      fills them in).
+      and every deploy-time value of dist/<env>/ (``deploy_time_values``) is an output ``GitOps<NAME>`` of the stack
+      owning it (`make gitops` fills them in; ``app.build`` asks the owners).
 
     ``mlflow``: an :class:`~stacks.mlflow_stack.MlflowConnection` (the ``MlflowStack``); with it the team namespaces
     get the ``mlflow`` ConfigMap and their team's credentials. Default: no MLflow wiring. Anything else is refused.
@@ -110,8 +114,6 @@ class ComputeStack(PlatformStack):
         self._build_file_system_volume(file_system)
         self._build_platform_charts(file_system=file_system, data_bucket=data_bucket, mlflow=mlflow)
         self._install_addons(DELIVERY_ADDONS)
-        if self.argo_cd is not None:
-            self._output_deploy_time_values()
         self._govern(log_encryption_key)
 
     # --- the steps, in construct order (logical IDs and template order depend on it) --------------------------------
@@ -319,16 +321,15 @@ class ComputeStack(PlatformStack):
                     self.platform_charts, cluster=self.cluster, data_bucket=data_bucket,
                     mlflow_secret=secrets.get(team.name))
 
-    def _output_deploy_time_values(self) -> None:
-        """Every deploy-time value of dist/<env>/ (argocd mode) as an output ``GitOps<NAME>`` of the stack that owns
-        it (:meth:`PlatformStack.output_deploy_time_value`)."""
-        for name, value in deploy_time_values(PlatformValues.placeholders(self.config),
-                                              self.platform_charts.values).items():
-            ref = Tokenization.reverse(value) if Token.is_unresolved(value) else None
-            owner = Stack.of(ref.target) if isinstance(ref, Reference) else self
-            if not isinstance(owner, PlatformStack):
-                raise TypeError(f"deploy-time value {name} belongs to {owner.node.path}, not a platform stack")
-            owner.output_deploy_time_value(name, value)
+    @property
+    def deploy_time_values(self) -> dict[str, str]:
+        """Delivery mode ``argocd``: every deploy-time value of the GitOps manifests in dist/<env>/ (``${NAME}`` ->
+        its value here, a token of the stack that owns it); empty in ``cdk`` mode. ``app.build`` has each owner
+        output its values (:func:`~stacks._base.output_deploy_time_values`): an output must live in the stack that
+        owns the value, and this stack creates nothing in other stacks."""
+        if self.argo_cd is None:
+            return {}
+        return deploy_time_values(PlatformValues.placeholders(self.config), self.platform_charts.values)
 
     def _govern(self, log_encryption_key: kms.IKey | None) -> None:
         """cdk-nag acknowledgements and log governance of the handlers aws-cdk-lib creates."""
