@@ -57,6 +57,21 @@ KARPENTER = AddOn(
 """The controller; its values name the interruption queue the :class:`Karpenter` construct creates, so only that
 construct installs it."""
 
+CREATED_EC2 = ("fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
+               "spot-instances-request/*")
+"""EC2 resources Karpenter creates (ARNs scoped to the account; everything else it uses may be shared)."""
+
+
+def _ec2_arn(resource: str) -> str:
+    """The EC2 ARN of ``resource`` in this region: the account's own for what Karpenter creates, any account's for
+    images, snapshots, security groups, subnets and capacity reservations."""
+    region, account, partition = Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
+    if resource.startswith(("fleet", "instance", "volume", "network-interface", "launch-template",
+                            "spot-instances-request")):
+        return f"arn:{partition}:ec2:{region}:{account}:{resource}"
+    return f"arn:{partition}:ec2:{region}:*:{resource}"
+
+
 SPOT_SERVICE = "spot.amazonaws.com"
 SPOT_SERVICE_LINKED_ROLE = "AWSServiceRoleForEC2Spot"
 
@@ -168,23 +183,43 @@ class Karpenter(Construct):
         return {"karpenter.sh/discovery": self.cluster_name}
 
     def _controller_policy(self, cluster: eks.Cluster, key: kms.IKey | None) -> None:
-        name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
-
-        def ec2(resource: str) -> str:
-            return f"arn:{partition}:ec2:{region}:{account}:{resource}" if resource.startswith(
-                ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")) \
-                else f"arn:{partition}:ec2:{region}:*:{resource}"
-
+        """The controller's managed policy: Karpenter's reference policy (EC2, its own services, instance
+        profiles), plus node volume encryption with ``key`` when given."""
+        name, region = self.cluster_name, Aws.REGION
         shared_arns = [f"arn:<AWS::Partition>:ec2:<AWS::Region>:{r}" for r in (
             ":image/*", ":snapshot/*", "*:security-group/*", "*:subnet/*", "*:capacity-reservation/*")]
-        created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in (
-            "fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*", "spot-instances-request/*")}
+        created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in CREATED_EC2}
         instance_profiles = "arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*"
         ssm_parameters = "arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/*"
+        statements = [*self._ec2_statements(), *self._service_statements(), *self._instance_profile_statements(cluster)]
+        if key is not None:
+            statements.append(iam.PolicyStatement(
+                sid="AllowNodeVolumeEncryption",
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
+                         "kms:CreateGrant"],
+                resources=[key.key_arn],
+                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
+            ))
+        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
+                                   description=f"{name}: Karpenter controller")
+        self.controller_role.add_managed_policy(policy)
+        instance_scoped = [created_arns[r] for r in CREATED_EC2]
+        acknowledge(
+            policy,
+            "Karpenter creates instances, fleets, launch templates and instance profiles whose IDs are not known in "
+            "advance; each wildcard is narrowed by the cluster's ownership tags, the nodepool tag or the region as in "
+            "Karpenter's reference policy; Describe and pricing APIs have no resource-level permissions.",
+            *wildcard_resources("*", *shared_arns, *instance_scoped, instance_profiles, ssm_parameters),
+            *(wildcard_actions("kms:GenerateDataKey*", "kms:ReEncrypt*") if key is not None else ()),
+        )
+
+    def _ec2_statements(self) -> list[iam.PolicyStatement]:
+        """Launching, tagging and deleting the cluster's instances and launch templates; regional reads."""
+        name, region, partition = self.cluster_name, Aws.REGION, Aws.PARTITION
+        ec2 = _ec2_arn
         owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
-        created = ["fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
-                   "spot-instances-request/*"]
-        statements = [
+        created = list(CREATED_EC2)
+        return [
             iam.PolicyStatement(sid="AllowScopedEC2InstanceAccessActions",
                                 actions=["ec2:RunInstances", "ec2:CreateFleet"],
                                 resources=[f"arn:{partition}:ec2:{region}::image/*",
@@ -225,6 +260,12 @@ class Karpenter(Construct):
                                          "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
                                          "ec2:DescribeSubnets", "ec2:DescribeAvailabilityZones"],
                                 resources=["*"], conditions={"StringEquals": {"aws:RequestedRegion": region}}),
+        ]
+
+    def _service_statements(self) -> list[iam.PolicyStatement]:
+        """SSM (AMI parameters), pricing, the interruption queue and passing the node role."""
+        region, partition = Aws.REGION, Aws.PARTITION
+        return [
             iam.PolicyStatement(sid="AllowSSMReadActions", actions=["ssm:GetParameter"],
                                 resources=[f"arn:{partition}:ssm:{region}::parameter/aws/service/*"]),
             iam.PolicyStatement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
@@ -234,6 +275,13 @@ class Karpenter(Construct):
             iam.PolicyStatement(sid="AllowPassingInstanceRole", actions=["iam:PassRole"],
                                 resources=[self.node_role.role_arn],
                                 conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}}),
+        ]
+
+    def _instance_profile_statements(self, cluster: eks.Cluster) -> list[iam.PolicyStatement]:
+        """Instance profiles of the cluster's EC2NodeClasses, API server discovery, the Spot service-linked role."""
+        name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
+        owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
+        return [
             iam.PolicyStatement(sid="AllowScopedInstanceProfileCreationActions",
                                 actions=["iam:CreateInstanceProfile"],
                                 resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
@@ -261,23 +309,3 @@ class Karpenter(Construct):
                                            f"{SPOT_SERVICE}/{SPOT_SERVICE_LINKED_ROLE}"],
                                 conditions={"StringEquals": {"iam:AWSServiceName": SPOT_SERVICE}}),
         ]
-        if key is not None:
-            statements.append(iam.PolicyStatement(
-                sid="AllowNodeVolumeEncryption",
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
-                         "kms:CreateGrant"],
-                resources=[key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
-            ))
-        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
-                                   description=f"{name}: Karpenter controller")
-        self.controller_role.add_managed_policy(policy)
-        instance_scoped = [created_arns[r] for r in created]
-        acknowledge(
-            policy,
-            "Karpenter creates instances, fleets, launch templates and instance profiles whose IDs are not known in "
-            "advance; each wildcard is narrowed by the cluster's ownership tags, the nodepool tag or the region as in "
-            "Karpenter's reference policy; Describe and pricing APIs have no resource-level permissions.",
-            *wildcard_resources("*", *shared_arns, *instance_scoped, instance_profiles, ssm_parameters),
-            *(wildcard_actions("kms:GenerateDataKey*", "kms:ReEncrypt*") if key is not None else ()),
-        )
