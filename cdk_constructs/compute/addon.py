@@ -5,7 +5,7 @@ An add-on is described once, frozen: its name (what others name in ``needs``), i
 version (the versions live in config/charts.py), the release and namespace, its chart values as a function of the
 cluster context, and the names it must come after. Constructs with logic of their own (IAM, queues, a chart asset)
 install their add-ons from these descriptions too (:meth:`AddOn.helm_chart`), so chart, repository and version are
-never written twice. Adding an add-on is one declaration and one line in the compute stack's ``ADDONS``
+never written twice. Adding an add-on is one declaration and one line in the compute stack's ``CLUSTER_ADDONS``
 (docs/extending.md "Adding a cluster add-on").
 """
 
