@@ -26,6 +26,7 @@ from config import (  # noqa: E402
     load_existing_config, load_organization,
 )
 from stacks.existing_studio_stack import ExistingClusterStudioStack  # noqa: E402
+from stacks._base import output_deploy_time_values  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402
@@ -78,6 +79,8 @@ def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
         mlflow=mlflow,
         log_encryption_key=storage.key,
     )
+    # argocd mode: each deploy-time value of dist/<env>/ becomes an output of the stack that owns it
+    output_deploy_time_values(compute.deploy_time_values, default_owner=compute)
     stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
     stacks["observability"] = ObservabilityStack(
         app,

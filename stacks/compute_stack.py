@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import CfnOutput, Reference, RemovalPolicy, Stack, Token, Tokenization, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
-from constructs import Construct
+from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from constructs import Construct, IDependable
 
-from cdk_constructs.compute.argo_cd import ArgoCd
-from cdk_constructs.compute.argo_workflows import ArgoWorkflows
+from cdk_constructs.compute.addon import (
+    SYSTEM_NODES, AddOn, AddOnContext, HelmAddOn, InstalledAddOns, construct_id as addon_construct_id, install_order,
+)
+from cdk_constructs.compute.argo_cd import ARGO_CD, ArgoCd
+from cdk_constructs.compute.argo_workflows import ARGO_WORKFLOWS, ArgoWorkflows
 from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
@@ -18,26 +21,36 @@ from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGroup
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
-from cdk_constructs.compute.karpenter import Karpenter
-from cdk_constructs.compute.kuberay_operator import KubeRayOperator
-from cdk_constructs.compute.kueue import Kueue
+from cdk_constructs.compute.fsx_directories import FsxDirectories
+from cdk_constructs.compute.karpenter import KARPENTER, KARPENTER_CRD, Karpenter
+from cdk_constructs.compute.kuberay_operator import KUBERAY, KubeRayOperator
+from cdk_constructs.compute.kueue import KUEUE, Kueue
 from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.governance.nag_findings import (
     acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
 )
 from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
-from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDriver
+from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
-from cdk_constructs.studio.studio_partitions import FsxDirectories
+from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.team_storage import platform_directories
 from k8s_charts.queues import CAPACITY_LABEL
-from k8s_charts.values import PlatformValues, deploy_time_values, gitops_output_key
+from k8s_charts.values import PlatformValues, deploy_time_values
 
 from ._base import PlatformStack
 from .mlflow_stack import MlflowConnection
+
+CLUSTER_ADDONS: tuple[AddOn, ...] = (KARPENTER_CRD, KARPENTER, KUBERAY, KUEUE, SECRETS_STORE)
+"""The controllers installed before the platform charts (the charts' custom resources are theirs). Each comes after
+what its declaration ``needs``, whatever its place here; the place only breaks ties (construct order). Adding a
+controller: its declaration (:class:`~cdk_constructs.compute.addon.AddOn`) and one entry here (docs/extending.md
+"Adding a cluster add-on")."""
+DELIVERY_ADDONS: tuple[AddOn, ...] = (ARGO_WORKFLOWS, ARGO_CD)
+"""Installed after the platform charts: Argo Workflows runs in the team namespaces, Argo CD syncs the charts (from
+their values). Each is installed only where its ``enabled`` says."""
 
 
 class ComputeStack(PlatformStack):
@@ -51,8 +64,12 @@ class ComputeStack(PlatformStack):
       with retention and the platform key, when ``log_encryption_key`` is given);
     - ``kueue``: the Kueue controller (``kueue.release``);
     - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
-      SecretProviderClass CRDs;
+      SecretProviderClass CRDs (every installed add-on declared with ``provides_crds``);
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
+    - ``addons``: what is installed, by add-on name (``addons["kueue"]``: its releases; ``system-nodes`` and the EKS
+      add-ons too); ``addon_order``: the install order resolved from the declarations; ``helm_addons``: the add-ons
+      that are their chart alone (``HelmAddOn`` constructs), by name;
+    - ``teams``: a :class:`~cdk_constructs.teams.team.Team` per ``kubernetes.teams`` entry;
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
     - ``system_node_selector``: nodeSelector of the system node group (controllers);
@@ -62,8 +79,8 @@ class ComputeStack(PlatformStack):
       ``SecureBucket.grant_read(compute.team_roles["ml-research"], prefix="evals/")``;
     - ``argo_cd``: in ``delivery.mode: argocd`` only (else None), Argo CD and its projects/applications
       (cdk_constructs/compute/argo_cd.py); the platform charts are then not applied by this stack (one owner per object)
-      and every deploy-time value of dist/<env>/ is an output ``GitOps<NAME>`` of the stack owning it (`make gitops`
-      fills them in).
+      and every deploy-time value of dist/<env>/ (``deploy_time_values``) is an output ``GitOps<NAME>`` of the stack
+      owning it (`make gitops` fills them in; ``app.build`` asks the owners).
 
     ``mlflow``: an :class:`~stacks.mlflow_stack.MlflowConnection` (the ``MlflowStack``); with it the team namespaces
     get the ``mlflow`` ConfigMap and their team's credentials. Default: no MLflow wiring. Anything else is refused.
@@ -81,9 +98,29 @@ class ComputeStack(PlatformStack):
         if mlflow is not None and not isinstance(mlflow, MlflowConnection):
             raise TypeError(f"{construct_id}: mlflow must be an MlflowConnection (the MlflowStack: tracking_uri, "
                             f"team_credentials_secrets), got {type(mlflow).__name__}; pass the MlflowStack or None")
-        cc = config.compute
+        self.config = config
         self.cluster_name = config.cluster_name
+        self.teams: list[Team] = Team.all(config.kubernetes.teams)
+        self.argo_workflows: ArgoWorkflows | None = None
+        self.argo_cd: ArgoCd | None = None
+        self.helm_addons: dict[str, HelmAddOn] = {}
+        self._build_cluster(vpc=vpc, private_subnets=private_subnets, security_groups=security_groups,
+                            log_encryption_key=log_encryption_key)
+        self._plan_addons()
+        self._build_hyperpod(hyperpod_subnet=hyperpod_subnet, security_groups=security_groups,
+                             log_encryption_key=log_encryption_key)
+        self._install_addons(CLUSTER_ADDONS)
+        self.crd_dependencies: list[IDependable] = self.addons.crd_releases
+        self._build_file_system_volume(file_system)
+        self._build_platform_charts(file_system=file_system, data_bucket=data_bucket, mlflow=mlflow)
+        self._install_addons(DELIVERY_ADDONS)
+        self._govern(log_encryption_key)
 
+    # --- the steps, in construct order (logical IDs and template order depend on it) --------------------------------
+    def _build_cluster(self, *, vpc: ec2.IVpc, private_subnets: Sequence[ec2.ISubnet],
+                       security_groups: PlatformSecurityGroups, log_encryption_key: kms.IKey | None) -> None:
+        """The compute KMS key and the EKS cluster with its system node group and EKS add-ons."""
+        config, cc = self.config, self.config.compute
         self.encryption_key: kms.IKey = kms.Key(
             self, "EncryptionKey",
             alias=f"alias/{config.resource_prefix}-compute",
@@ -91,8 +128,6 @@ class ComputeStack(PlatformStack):
             enable_key_rotation=True,
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
-
-        # --- EKS ------------------------------------------------------------------------------------------
         self.eks = PlatformEksCluster(
             self, "Eks",
             cluster_name=self.cluster_name,
@@ -116,9 +151,22 @@ class ComputeStack(PlatformStack):
         # Studio's terminals run kubectl against the private endpoint (docs/studio.md "SageMaker Studio").
         self.eks.allow_api_from(security_groups.studio, "SageMaker Studio apps: kubectl to the EKS API")
         self.system_node_selector = self.eks.system_node_selector
-        system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
 
-        # --- HyperPod prerequisites, then HyperPod ---------------------------------------------------------
+    def _plan_addons(self) -> None:
+        """What exists before any add-on (the system nodes, the EKS add-ons by name), and the install order of
+        every add-on this environment installs, checked once for unknown names and cycles."""
+        system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
+        self.addons = InstalledAddOns({SYSTEM_NODES: system_ready,
+                                       **{name: [addon] for name, addon in self.eks.addons.items()}})
+        self.addon_context = AddOnContext(config=self.config, node_selector=self.system_node_selector)
+        every = [a for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS) if a.enabled(self.config)]
+        self.addon_order: list[AddOn] = install_order(every, provided=self.addons.names())
+
+    def _build_hyperpod(self, *, hyperpod_subnet: ec2.ISubnet, security_groups: PlatformSecurityGroups,
+                        log_encryption_key: kms.IKey | None) -> None:
+        """HyperPod's prerequisites on the cluster (add-ons it needs before it is created), then HyperPod and its
+        log group."""
+        config, cc = self.config, self.config.compute
         self.hyperpod_prerequisites = HyperPodPrerequisites(
             self, "HyperPodPrerequisites",
             cluster=self.cluster,
@@ -128,8 +176,10 @@ class ComputeStack(PlatformStack):
                                    if is_accelerated(t) and not is_nvidia_gpu(t)],
             karpenter_ami_alias=config.kubernetes.karpenter.ami_alias,
             system_node_selector=self.system_node_selector,
-            after=system_ready,
+            after=self.addons.after_all(HyperPodPrerequisites.addons),
         )
+        for addon, release in zip(HyperPodPrerequisites.addons, self.hyperpod_prerequisites.releases, strict=True):
+            self.addons.add(addon, [release])
         self.hyperpod = HyperPodCluster(
             self, "HyperPod",
             cluster_name=f"{config.resource_prefix}-hyperpod",
@@ -155,7 +205,31 @@ class ComputeStack(PlatformStack):
                 cluster_arn=self.hyperpod.cluster.attr_cluster_arn,
                 retention_days=config.observability.log_retention_days, encryption_key=log_encryption_key)
 
-        # --- Karpenter and KubeRay ------------------------------------------------------------------------
+    def _install_addons(self, addons: Sequence[AddOn]) -> None:
+        """Install ``addons`` (those this environment enables) in the planned order, each after what it needs. An
+        add-on with a construct of its own goes through its installer (:meth:`_installers`); any other is its chart
+        alone (:class:`HelmAddOn`, construct id :func:`addon_construct_id`)."""
+        installers = self._installers()
+        for addon in self.addon_order:
+            if addon not in addons or addon.name in self.addons:  # another group's, or installed with a sibling
+                continue
+            installers.get(addon.name, self._install_helm_addon)(addon)
+
+    def _installers(self) -> dict[str, Callable[[AddOn], None]]:
+        """Add-on name -> the method installing it with its construct (all the construct's add-ons at once)."""
+        return {KARPENTER_CRD.name: self._install_karpenter, KARPENTER.name: self._install_karpenter,
+                KUBERAY.name: self._install_kuberay, KUEUE.name: self._install_kueue,
+                SECRETS_STORE.name: self._install_secrets_store, ARGO_WORKFLOWS.name: self._install_argo_workflows,
+                ARGO_CD.name: self._install_argo_cd}
+
+    def _install_helm_addon(self, addon: AddOn) -> None:
+        installed = HelmAddOn(self, addon_construct_id(addon), addon=addon, cluster=self.cluster,
+                              context=self.addon_context, after=self.addons.after(addon))
+        self.helm_addons[addon.name] = installed
+        self.addons.add(addon, [installed.release])
+
+    def _install_karpenter(self, _addon: AddOn) -> None:
+        cc = self.config.compute
         self.karpenter = Karpenter(
             self, "Karpenter",
             cluster=self.cluster,
@@ -163,33 +237,47 @@ class ComputeStack(PlatformStack):
             volume_encryption_key=self.encryption_key,
             node_selector=self.system_node_selector,
             replicas=cc.karpenter.replicas,
-            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]],
-            version=cc.charts.karpenter,
+            after=self.addons.after_all(Karpenter.addons),
+            version=KARPENTER.version_in(self.config),
         )
         self.karpenter_node_role: iam.IRole = self.karpenter.node_role
+        self.addons.add(KARPENTER_CRD, [self.karpenter.crd_release])
+        self.addons.add(KARPENTER, [self.karpenter.release])
+
+    def _install_kuberay(self, addon: AddOn) -> None:
         self.kuberay = KubeRayOperator(self, "KubeRay", cluster=self.cluster, node_selector=self.system_node_selector,
-                                       after=system_ready, version=cc.charts.kuberay)
+                                       after=self.addons.after(addon), version=addon.version_in(self.config))
+        self.addons.add(addon, [self.kuberay.release])
 
-        # Kueue integrates with the PyTorchJob, MPIJob, RayJob and RayCluster kinds, so it comes after their operators.
-        self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=cc.kueue,
-                           node_selector=self.system_node_selector,
-                           after=[*system_ready, self.kuberay.release, self.hyperpod_prerequisites.dependencies],
-                           version=cc.charts.kueue)
-        # Secrets Store CSI driver + AWS provider: team namespaces sync their MLflow user into a Kubernetes Secret.
-        self.secrets_store = SecretsStoreCsiDriver(
-            self, "SecretsStore", cluster=self.cluster,
-            after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]], version=cc.charts.secrets_store)
+    def _install_kueue(self, addon: AddOn) -> None:
+        self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=self.config.compute.kueue,
+                           node_selector=self.system_node_selector, after=self.addons.after(addon),
+                           version=addon.version_in(self.config))
+        self.addons.add(addon, [self.kueue.release])
 
-        self.crd_dependencies: list[Construct] = [
-            self.karpenter.crd_release,
-            self.karpenter.release,
-            self.kuberay.release,
-            self.hyperpod_prerequisites.dependencies,
-            self.kueue.release,
-            self.secrets_store.release,
-        ]
+    def _install_secrets_store(self, addon: AddOn) -> None:
+        # Team namespaces sync their MLflow user into a Kubernetes Secret through it.
+        self.secrets_store = SecretsStoreCsiDriver(self, "SecretsStore", cluster=self.cluster,
+                                                   after=self.addons.after(addon),
+                                                   version=addon.version_in(self.config))
+        self.addons.add(addon, [self.secrets_store.release])
 
-        # --- the shared file system as a volume -----------------------------------------------------------
+    def _install_argo_workflows(self, addon: AddOn) -> None:
+        # pipelines.enabled: runs `llmft pipeline` Workflows in the team namespaces
+        self.argo_workflows = ArgoWorkflows(self, "ArgoWorkflows", cluster=self.cluster,
+                                            node_selector=self.system_node_selector, after=self.addons.after(addon))
+        self.addons.add(addon, [self.argo_workflows.release])
+
+    def _install_argo_cd(self, addon: AddOn) -> None:
+        # delivery.mode argocd: Argo CD syncs the platform charts and the teams' jobs from Git
+        self.argo_cd = ArgoCd(self, "ArgoCd", cluster=self.cluster, config=self.config,
+                              values=self.platform_charts.values, node_selector=self.system_node_selector,
+                              after=self.addons.after(addon))
+        self.addons.add(addon, [self.argo_cd.release or self.argo_cd.capability])
+
+    def _build_file_system_volume(self, file_system: SharedFileSystem) -> None:
+        """The shared file system as a static volume, and the platform's directories on it."""
+        config = self.config
         self.fsx_volume = FsxStaticVolume(
             self, "FsxVolume",
             cluster=self.cluster,
@@ -197,9 +285,9 @@ class ComputeStack(PlatformStack):
             dns_name=file_system.dns_name,
             mount_name=file_system.mount_name,
             storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
-            after=[self.eks.addons["aws-fsx-csi-driver"]],
+            after=self.addons["aws-fsx-csi-driver"],
         )
-        for namespace in cc.fsx_claim_namespaces:
+        for namespace in config.compute.fsx_claim_namespaces:
             self.fsx_volume.add_claim(namespace)
         # The teams' trees (and Studio users' private directories) with their owners, before any pod mounts them.
         # Its pod runs on a system node and mounts FSx through the CSI driver: the Job is applied only once the
@@ -210,41 +298,43 @@ class ComputeStack(PlatformStack):
             volume=lambda ns: [self.fsx_volume.persistent_volume(ns), self.fsx_volume.persistent_volume_claim(ns)],
             image=config.studio.partition_job_image, node_selector=self.system_node_selector,
             revision=config.studio.partition_job_revision,
-            after=[*system_ready, self.eks.addons["aws-fsx-csi-driver"]],
+            after=[*self.addons[SYSTEM_NODES], *self.addons["aws-fsx-csi-driver"]],
         )
 
-        # --- k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; teams' Pod Identity roles
+    def _build_platform_charts(self, *, file_system: SharedFileSystem, data_bucket: s3.IBucket | None,
+                               mlflow: MlflowConnection | None) -> None:
+        """k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; the teams' Pod Identity roles
+        (:meth:`Team.pod_identity_role`; with ``data_bucket`` only)."""
+        config = self.config
         self.platform_charts = PlatformCharts(
             self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
             node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
-            data_bucket=data_bucket, mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
+            mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
             mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
             apply_manifests=config.delivery.mode == "cdk")
-        self.team_roles: dict[str, iam.Role] = self.platform_charts.team_roles
+        # Each team's Pod Identity role, under PlatformCharts where it has always been (logical IDs).
+        self.team_roles: dict[str, iam.Role] = {}
+        if data_bucket is not None:
+            secrets = mlflow.team_credentials_secrets if mlflow else {}
+            for team in self.teams:
+                self.team_roles[team.name] = team.pod_identity_role(
+                    self.platform_charts, cluster=self.cluster, data_bucket=data_bucket,
+                    mlflow_secret=secrets.get(team.name))
 
-        # --- Argo Workflows (pipelines.enabled): runs `llmft pipeline` Workflows in the team namespaces --------
-        self.argo_workflows: ArgoWorkflows | None = None
-        if config.pipelines.enabled:
-            self.argo_workflows = ArgoWorkflows(self, "ArgoWorkflows", cluster=self.cluster,
-                                                node_selector=self.system_node_selector, after=[*system_ready])
+    @property
+    def deploy_time_values(self) -> dict[str, str]:
+        """Delivery mode ``argocd``: every deploy-time value of the GitOps manifests in dist/<env>/ (``${NAME}`` ->
+        its value here, a token of the stack that owns it); empty in ``cdk`` mode. ``app.build`` has each owner
+        output its values (:func:`~stacks._base.output_deploy_time_values`): an output must live in the stack that
+        owns the value, and this stack creates nothing in other stacks."""
+        if self.argo_cd is None:
+            return {}
+        return deploy_time_values(PlatformValues.placeholders(self.config), self.platform_charts.values)
 
-        # --- GitOps (delivery.mode argocd): Argo CD syncs the platform charts and the teams' jobs from Git ------
-        self.argo_cd: ArgoCd | None = None
-        if config.delivery.mode == "argocd":
-            self.argo_cd = ArgoCd(self, "ArgoCd", cluster=self.cluster, config=config,
-                                  values=self.platform_charts.values, node_selector=self.system_node_selector,
-                                  after=[*system_ready, *self.crd_dependencies])
-            # Each output lives in the stack that owns the value (a Ref/GetAtt there; an output of a value imported
-            # from another stack would be an Fn::GetStackOutput, which outputs cannot hold).
-            for name, value in deploy_time_values(PlatformValues.placeholders(config),
-                                                  self.platform_charts.values).items():
-                ref = Tokenization.reverse(value) if Token.is_unresolved(value) else None
-                owner = Stack.of(ref.target) if isinstance(ref, Reference) else self
-                CfnOutput(owner, gitops_output_key(name), value=value,
-                          description=f"${{{name}}} in dist/{config.name}/ (make gitops fills it in)")
-
+    def _govern(self, log_encryption_key: kms.IKey | None) -> None:
+        """cdk-nag acknowledgements and log governance of the handlers aws-cdk-lib creates."""
         self._acknowledge_shared_handlers()
-        govern_handler_logs(self, self.cluster, retention_days=config.observability.log_retention_days,
+        govern_handler_logs(self, self.cluster, retention_days=self.config.observability.log_retention_days,
                             encryption_key=log_encryption_key,
                             no_key_reason="No platform key was passed to the compute stack (log_encryption_key)")
         annotate_cdk_managed_handlers(self, self.cluster)

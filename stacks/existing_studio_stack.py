@@ -16,7 +16,7 @@ resources plus what this stack creates itself, all of it removed with the stack:
   owner and mode before any profile is created. A Lambda function cannot mount Lustre (it has no Lustre client); a pod
   on a cluster node can, through the FSx CSI driver that cluster already runs (a prerequisite);
 - with ``kubernetes.team_access``: the platform's ``team-member`` Role and its RoleBinding to ``llmft:team:<team>`` in
-  each team's namespace (k8s_charts/team_namespaces.py ``team_access_manifests``); otherwise the cluster's owner binds
+  each team's namespace (``Team.access_manifest``, cdk_constructs/teams/team.py); otherwise the cluster's owner binds
   that group;
 - per user: execution role, profile (``CustomFileSystemConfigs`` = the team's tree) and an EKS access entry carrying the
   team's Kubernetes group, as for an environment.
@@ -44,13 +44,13 @@ from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers
 from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, managed_policy_token
 from cdk_constructs.studio.existing_file_system import ExistingFileSystemAccess
-from cdk_constructs.studio.studio_partitions import FsxDirectories
+from cdk_constructs.compute.fsx_directories import FsxDirectories
+from cdk_constructs.teams.team import Team
 from config import ExistingClusterConfig
-from k8s_charts.team_namespaces import team_access_manifests
 from k8s_charts.team_storage import platform_directories
 
 from ._base import PlatformStack
-from .studio_stack import StudioStack, _pascal
+from .studio_stack import StudioStack
 
 NFS = ec2.Port.tcp(2049)
 LUSTRE_PORTS = (ec2.Port.tcp(988), ec2.Port.tcp_range(1018, 1023))
@@ -165,11 +165,8 @@ class ExistingClusterStudioStack(StudioStack):
         # --- optional: the teams' Role and RoleBinding for the group the users' access entries carry ------------
         self.team_access: dict[str, eks.KubernetesManifest] = {}
         if config.kubernetes.team_access:
-            for team in config.kubernetes.teams:
-                manifest = eks.KubernetesManifest(
-                    self, f"TeamAccess{_pascal(team.name)}", cluster=self.cluster, overwrite=True,
-                    manifest=team_access_manifests(team.namespace, labels={
-                        "app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}))
+            for team in Team.all(config.kubernetes.teams):
+                manifest = team.access_manifest(self, cluster=self.cluster)
                 manifest.node.add_dependency(self.kubectl_access, kubectl_logs)
                 self.team_access[team.name] = manifest
 

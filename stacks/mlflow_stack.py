@@ -26,18 +26,12 @@ from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.mlflow.mlflow_database import MlflowDatabase
 from cdk_constructs.mlflow.mlflow_server import MlflowServer
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
+from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
 
 from ._base import PlatformStack
 
 ADMIN_USERNAME = "admin"
-TEAM_USER_PREFIX = "team-"
-"""MLflow users of teams are ``team-<team>``; the entry point owns every user with this prefix."""
-
-
-def team_username(team: str) -> str:
-    """The MLflow user of ``team``."""
-    return f"{TEAM_USER_PREFIX}{team}"
 
 
 @runtime_checkable
@@ -116,12 +110,9 @@ class MlflowStack(PlatformStack):
         # One user per team: the secret is the source of truth, the entry point reconciles the user store from the
         # secrets at every start (a new team means a new secret, hence a new task definition and deployment).
         self.team_credentials: dict[str, GeneratedCredential] = {
-            team.name: GeneratedCredential(
-                self, f"Team{_pascal(team.name)}Credentials", encryption_key=self.secrets_key,
-                username=team_username(team.name),
-                description=f"MLflow {config.name}: MLflow user of team {team.name} (its jobs and Studio users)",
-                rotation_reason=no_rotation)
-            for team in config.kubernetes.teams
+            team.name: team.mlflow_user(self, encryption_key=self.secrets_key, environment=config.name,
+                                        rotation_reason=no_rotation)
+            for team in Team.all(config.kubernetes.teams)
         } if basic_auth else {}
         self.flask_secret_key = GeneratedCredential(
             self, "FlaskSecretKey", encryption_key=self.secrets_key, length=64,

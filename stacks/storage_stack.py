@@ -14,9 +14,9 @@ from cdk_constructs.storage.platform_key import PlatformKey
 from cdk_constructs.storage.secure_bucket import SecureBucket
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from cdk_constructs.storage.training_image_repository import PlatformImageRepositories
+from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
 from k8s_charts.images import IMAGE_NAMES, IMAGE_SOURCE_EXCLUDE, IMAGES, REPOSITORY_ROOT, build_project_name, image_tag
-from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
 
@@ -69,10 +69,8 @@ class StorageStack(PlatformStack):
             auto_export=st.fsx.auto_export,
         )
         # One association per team: /teams/<team> <-> s3://<data bucket>/<team prefix> (k8s_charts/team_storage.py).
-        for team in config.kubernetes.teams:
-            self.file_system.add_data_repository(
-                f"DataRepository{''.join(p.title() for p in team.name.split('-'))}",
-                file_system_path=team_fs_path(team), s3_prefix=team.data_prefix)
+        for team in Team.all(config.kubernetes.teams):
+            team.data_repository(self.file_system)
         self.training_images = PlatformImageRepositories(
             self, "Images", image_names=IMAGE_NAMES, name_prefix=config.resource_prefix, encryption_key=self.key,
             untagged_image_expiry_days=st.ecr.untagged_image_expiry_days)

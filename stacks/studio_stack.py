@@ -14,8 +14,8 @@ from constructs import Construct
 from cdk_constructs.studio.studio_domain import StudioDomain
 from cdk_constructs.studio.studio_lifecycle_configs import StudioLifecycleConfigs
 from cdk_constructs.studio.studio_user_profile import StudioUserProfile, presigned_url_policy
+from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig, StudioConfig
-from k8s_charts.team_storage import team_fs_path
 
 from ._base import PlatformStack
 
@@ -61,10 +61,6 @@ class _Mlflow(Protocol):
     def grant_team_credentials(self, team: str, grantee: iam.IGrantable) -> iam.Grant: ...
 
 
-def _pascal(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("-"))
-
-
 class StudioStack(PlatformStack):
     """Studio for data scientists, next to the cluster.
 
@@ -102,7 +98,7 @@ class StudioStack(PlatformStack):
         """Everything but the stack itself (a subclass that imports its inputs inside the stack calls this after
         creating them: stacks/existing_studio_stack.py)."""
         st = config.studio
-        teams = {t.name: t for t in config.kubernetes.teams}
+        teams = {t.name: t for t in Team.all(config.kubernetes.teams)}
 
         self.domain = StudioDomain(
             self,
@@ -130,46 +126,31 @@ class StudioStack(PlatformStack):
         self.cli_asset = s3_assets.Asset(self, "LlmftCli", path=str(REPO_ROOT), exclude=list(CLI_ASSET_EXCLUDE),
                                          ignore_mode=IgnoreMode.GLOB)
         for team_name in sorted({p.team for p in st.user_profiles}):
-            settings = {
-                "PLATFORM_ENV": config.name,
-                "PLATFORM_CLI_S3_URI": self.cli_asset.s3_object_url,
-                "PLATFORM_REGION": config.region,
-                "PLATFORM_CLUSTER_NAME": config.cluster_name,
-                "PLATFORM_NAMESPACE": teams[team_name].namespace,
-                "PLATFORM_KUBERNETES_VERSION": config.kubernetes_version,
-            }
-            if mlflow is not None:
-                settings["MLFLOW_URI"] = mlflow.tracking_uri
-                secret = mlflow.team_credentials_secrets.get(team_name)
-                if secret is not None:  # the team's own MLflow user, exported as MLFLOW_TRACKING_USERNAME/PASSWORD
-                    settings["MLFLOW_CREDENTIALS_SECRET_ARN"] = secret.secret_arn
-            self.lifecycle_configs[team_name] = StudioLifecycleConfigs(
-                self, f"Lifecycle{_pascal(team_name)}", name_prefix=f"{config.resource_prefix}-{team_name}"[:51],
-                settings=settings,
-            )
+            team = teams[team_name]
+            secret = mlflow.team_credentials_secrets.get(team_name) if mlflow is not None else None
+            settings = team.studio_settings(
+                environment=config.name, region=config.region, cluster_name=config.cluster_name,
+                kubernetes_version=config.kubernetes_version, cli_s3_uri=self.cli_asset.s3_object_url,
+                mlflow_uri=mlflow.tracking_uri if mlflow is not None else None,
+                mlflow_secret_arn=secret.secret_arn if secret is not None else None)
+            self.lifecycle_configs[team_name] = team.studio_lifecycle(self, resource_prefix=config.resource_prefix,
+                                                                      settings=settings)
 
         # --- user profiles -----------------------------------------------------------------------------------
         self.user_profiles: dict[str, StudioUserProfile] = {}
         for p in st.user_profiles:
-            team = teams[p.team]
-            user = StudioUserProfile(
+            user = teams[p.team].studio_profile(
                 self,
-                f"User{_pascal(p.name)}",
+                user=p.name,
+                posix_uid=st.uid_of(p),
                 domain=self.domain,
-                user_profile_name=p.name,
-                namespace=team.namespace,
                 data_bucket=data_bucket,
                 data_key=encryption_key,
-                data_prefix=team.data_prefix,
                 cluster_name=config.cluster_name,
                 lifecycle_config_arns=self.lifecycle_configs[p.team].arns,
-                file_system_path=team_fs_path(team),
-                posix_uid=st.uid_of(p),
-                posix_gid=team.posix_gid,
                 cluster=cluster,
                 training_images=training_images,
                 mlflow=mlflow,
-                team=p.team,
             )
             if directories_ready is not None:
                 user.node.add_dependency(directories_ready)

@@ -20,7 +20,7 @@ import yaml
 from syrupy.extensions.json import JSONSnapshotExtension
 
 import app as platform_app
-from cdk_constructs.studio.studio_partitions import partition_script
+from cdk_constructs.compute.fsx_directories import partition_script
 from config import (
     EXISTING_DIR, ConfigError, ExistingClusterConfig, known_existing, load_existing_config, parse_existing_config,
 )

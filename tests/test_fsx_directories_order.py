@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cdk_constructs.studio.studio_partitions import MAX_WAIT, NAMESPACE
+from cdk_constructs.compute.fsx_directories import MAX_WAIT, NAMESPACE
 
 from .conftest import Synth
 
@@ -70,7 +70,7 @@ def test_a_wait_longer_than_the_handler_can_poll_is_refused() -> None:
     import pytest
     from aws_cdk import Duration
 
-    from cdk_constructs.studio.studio_partitions import FsxDirectories
+    from cdk_constructs.compute.fsx_directories import FsxDirectories
 
     stack = cdk.Stack(cdk.App())
     with pytest.raises(ValueError, match="15-minute limit"):

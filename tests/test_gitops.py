@@ -276,7 +276,7 @@ def test_capability_resource(argocd: Synth) -> None:
 
 
 def test_helm_install_on_system_nodes(argocd: Synth) -> None:
-    from cdk_constructs.compute.argo_cd import ARGOCD_CHART_VERSION
+    from config.charts import ARGOCD_CHART_VERSION
 
     charts = [r["Properties"] for r in argocd.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
               if r["Properties"].get("Chart") == "argo-cd"]

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from cdk_constructs.observability.platform_dashboard import PIPELINE_PHASES
-from config.pipelines import ARGO_WORKFLOWS_CHART_VERSION
+from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 
 from .conftest import Synth, synthesize
 from .helm_binary import helm_binary

@@ -226,7 +226,7 @@ def test_workflow_runs_as_the_team_service_account_in_its_namespace() -> None:
 # ---- Argo Workflows as installed -------------------------------------------------------------------------------
 def test_argo_workflows_install() -> None:
     from cdk_constructs.compute.argo_workflows import ARGO_WORKFLOWS_NAMESPACE
-    from config.pipelines import ARGO_WORKFLOWS_CHART_VERSION
+    from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 
     from .test_compute import helm_releases
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cdk_constructs.studio.studio_lifecycle_configs import render_script
-from cdk_constructs.studio.studio_partitions import NAMESPACE
+from cdk_constructs.compute.fsx_directories import NAMESPACE
 from cdk_constructs.studio.studio_user_profile import StudioUserProfile
 from config.studio import PARTITION_NAMESPACE
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cdk_constructs.studio.studio_partitions import NAMESPACE, partition_script
+from cdk_constructs.compute.fsx_directories import NAMESPACE, partition_script
 from config import ConfigError
 from config.kubernetes import MAX_TEAMS, TeamConfig, default_team_posix_id
 from k8s_charts.team_storage import (

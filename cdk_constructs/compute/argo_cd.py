@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import cdk8s
-from aws_cdk import ArnFormat, Duration, Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from aws_cdk import ArnFormat, Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
 from constructs import Construct, IDependable
 
+from cdk_constructs.compute.addon import PLATFORM_CRDS, SYSTEM_NODES, AddOn
 from config import EnvironmentConfig
+from config.charts import ARGOCD_CHART_VERSION
 from config.gitops import SECRET_ARN
 from k8s_charts.gitops import (
     ARGOCD_NAMESPACE, CREDENTIALS_SERVICE_ACCOUNT, IN_CLUSTER, CapabilityAccessChart, GitOpsChart,
@@ -17,9 +19,6 @@ from k8s_charts.gitops import (
 from k8s_charts.values import PlatformValues
 
 ARGOCD_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
-ARGOCD_CHART_VERSION = "10.1.1"
-"""argoproj/argo-helm tag argo-cd-10.1.1 (af0a9310bacbaa4636018dfe22c801a6d33a5c43): appVersion v3.4.4, the version
-of the Application/AppProject CRDs in k8s_charts/crds (SOURCES.md)."""
 CAPABILITY_PRINCIPAL = "capabilities.eks.amazonaws.com"
 """Service principal of EKS capability roles; it needs sts:AssumeRole and sts:TagSession (EKS User Guide "Create an
 Argo CD capability using eksctl", step 1 trust policy)."""
@@ -53,6 +52,15 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
+ARGO_CD = AddOn(
+    name="argo-cd", chart="argo-cd", release="argocd", namespace=ARGOCD_NAMESPACE, repository=ARGOCD_HELM_REPOSITORY,
+    version=ARGOCD_CHART_VERSION, values=lambda context: helm_values(context.node_selector),
+    # the platform's Application syncs custom resources; the repository credentials are a SecretProviderClass
+    needs=(SYSTEM_NODES, PLATFORM_CRDS), enabled=lambda config: config.delivery.mode == "argocd")
+"""Argo CD (``delivery.mode: argocd``): the chart with ``delivery.install: helm``; with ``capability`` the EKS
+capability replaces the release, in the same place of the install order."""
+
+
 class ArgoCd(Construct):
     """Argo CD in ``cluster`` and the GitOps objects of ``config`` (``delivery.mode: argocd``).
 
@@ -77,6 +85,8 @@ class ArgoCd(Construct):
     :param after: constructs Argo CD and its objects come after (system nodes, the CRD releases: the platform's
         Application syncs custom resources, the repository credentials are a SecretProviderClass). Default none.
     """
+
+    addons = (ARGO_CD,)
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, config: EnvironmentConfig,
                  values: PlatformValues, node_selector: Mapping[str, str] | None = None,
@@ -119,11 +129,8 @@ class ArgoCd(Construct):
             installed.append(self.capability)
             self.destination_server = cluster.cluster_arn
         else:
-            self.release = eks.HelmChart(
-                self, "Release", cluster=cluster, repository=ARGOCD_HELM_REPOSITORY, chart="argo-cd",
-                version=ARGOCD_CHART_VERSION, release="argocd", namespace=ARGOCD_NAMESPACE, create_namespace=True,
-                wait=True, timeout=Duration.minutes(10), values=helm_values(node_selector or {}))
-            self.release.node.add_dependency(*after)
+            self.release = ARGO_CD.helm_chart(self, "Release", cluster=cluster,
+                                              values=helm_values(node_selector or {}), after=after)
             installed.append(self.release)
             self.destination_server = IN_CLUSTER
 

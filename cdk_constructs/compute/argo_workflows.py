@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from aws_cdk import Duration, aws_eks_v2 as eks
+from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from config.pipelines import ARGO_WORKFLOWS_CHART_VERSION
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 
 ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
 ARGO_WORKFLOWS_NAMESPACE = "argo"
@@ -60,8 +61,16 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
+ARGO_WORKFLOWS = AddOn(
+    name="argo-workflows", chart="argo-workflows", release=RELEASE, namespace=ARGO_WORKFLOWS_NAMESPACE,
+    repository=ARGO_HELM_REPOSITORY, version=ARGO_WORKFLOWS_CHART_VERSION,
+    values=lambda context: helm_values(context.node_selector), needs=(SYSTEM_NODES,),
+    enabled=lambda config: config.pipelines.enabled)
+"""The Argo Workflows controller and server (``pipelines.enabled``)."""
+
+
 class ArgoWorkflows(Construct):
-    """Chart ``argo-workflows`` :data:`~config.pipelines.ARGO_WORKFLOWS_CHART_VERSION` in namespace
+    """Installs :data:`ARGO_WORKFLOWS`: chart ``argo-workflows`` :data:`~config.charts.ARGO_WORKFLOWS_CHART_VERSION` in namespace
     :data:`ARGO_WORKFLOWS_NAMESPACE` (attribute ``release``).
 
     :param cluster: the EKS cluster. Required.
@@ -69,12 +78,10 @@ class ArgoWorkflows(Construct):
     :param after: what comes first (system nodes). Default none.
     """
 
+    addons = (ARGO_WORKFLOWS,)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
                  node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
         super().__init__(scope, construct_id)
         self.values = helm_values(node_selector or {})
-        self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=ARGO_HELM_REPOSITORY, chart="argo-workflows",
-            version=ARGO_WORKFLOWS_CHART_VERSION, release=RELEASE, namespace=ARGO_WORKFLOWS_NAMESPACE,
-            create_namespace=True, wait=True, timeout=Duration.minutes(10), values=self.values)
-        self.release.node.add_dependency(*after)
+        self.release = ARGO_WORKFLOWS.helm_chart(self, "Release", cluster=cluster, values=self.values, after=after)

@@ -93,6 +93,23 @@ class PlatformEksCluster(Construct):
                  log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
         super().__init__(scope, construct_id)
+        self._build_cluster(
+            cluster_name=cluster_name, version=version, vpc=vpc, subnets=subnets,
+            control_plane_security_group=control_plane_security_group, encryption_key=encryption_key,
+            admin_role_arns=admin_role_arns, public_access_cidrs=public_access_cidrs,
+            log_encryption_key=log_encryption_key, log_retention=log_retention, removal_policy=removal_policy)
+        self._build_addons(addon_versions)
+        self._build_system_nodes(
+            cluster_name=cluster_name, subnets=subnets, control_plane_security_group=control_plane_security_group,
+            instance_types=system_instance_types, min_size=system_min_size, desired_size=system_desired_size,
+            max_size=system_max_size, disk_size_gib=system_disk_size_gib)
+
+    def _build_cluster(self, *, cluster_name: str, version: str, vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet],
+                       control_plane_security_group: ec2.ISecurityGroup, encryption_key: kms.IKey,
+                       admin_role_arns: Sequence[str], public_access_cidrs: Sequence[str],
+                       log_encryption_key: kms.IKey | None, log_retention: logs.RetentionDays,
+                       removal_policy: RemovalPolicy) -> None:
+        """The control-plane log group, the cluster and the admins' access entries."""
         self.control_plane_log_group = logs.LogGroup(
             self, "ControlPlaneLogs", log_group_name=f"/aws/eks/{cluster_name}/cluster", retention=log_retention,
             encryption_key=log_encryption_key, removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
@@ -129,6 +146,8 @@ class PlatformEksCluster(Construct):
                     "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER)],
             )
 
+    def _build_addons(self, addon_versions: Mapping[str, str]) -> None:
+        """The EKS add-ons at their pinned versions (``addons`` by EKS name)."""
         self.addons: dict[str, eks.Addon] = {}
         for field, name in _ADDON_NAMES.items():
             version_ = addon_versions[name] if name in addon_versions else addon_versions[field]
@@ -138,7 +157,10 @@ class PlatformEksCluster(Construct):
                 configuration_values={"enableNetworkPolicy": "true"} if name == "vpc-cni" else None,
             )
 
-        # --- system nodes ------------------------------------------------------------------------------------
+    def _build_system_nodes(self, *, cluster_name: str, subnets: Sequence[ec2.ISubnet],
+                            control_plane_security_group: ec2.ISecurityGroup, instance_types: Sequence[str],
+                            min_size: int, desired_size: int, max_size: int, disk_size_gib: int) -> None:
+        """The system node group (controllers) with its role and launch template, ordered against the add-ons."""
         self.node_role = iam.Role(
             self, "SystemNodeRole", assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             description=f"{cluster_name}: EKS system node group (controllers)",
@@ -153,7 +175,7 @@ class PlatformEksCluster(Construct):
             http_put_response_hop_limit=1,  # pods cannot reach the node role through IMDS
             block_devices=[ec2.BlockDevice(
                 device_name="/dev/xvda",
-                volume=ec2.BlockDeviceVolume.ebs(system_disk_size_gib, encrypted=True,
+                volume=ec2.BlockDeviceVolume.ebs(disk_size_gib, encrypted=True,
                                                  volume_type=ec2.EbsDeviceVolumeType.GP3, delete_on_termination=True),
             )],
             security_group=control_plane_security_group,
@@ -163,9 +185,9 @@ class PlatformEksCluster(Construct):
         launch_template.add_security_group(self.cluster_security_group)
         self.system_nodegroup = self.cluster.add_nodegroup_capacity(
             "SystemNodes",
-            instance_types=[ec2.InstanceType(t) for t in system_instance_types],
+            instance_types=[ec2.InstanceType(t) for t in instance_types],
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
-            min_size=system_min_size, desired_size=system_desired_size, max_size=system_max_size,
+            min_size=min_size, desired_size=desired_size, max_size=max_size,
             subnets=ec2.SubnetSelection(subnets=list(subnets)),
             labels=dict([SYSTEM_NODE_LABEL]),
             node_role=self.node_role,

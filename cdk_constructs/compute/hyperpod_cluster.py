@@ -84,7 +84,29 @@ class HyperPodCluster(Construct):
             raise ValueError(f"lifecycle bucket {bucket_name!r} must start with 'sagemaker-' so that "
                              f"AmazonSageMakerClusterInstanceRolePolicy lets the nodes read it")
 
-        # --- lifecycle scripts --------------------------------------------------------------------------------
+        self._build_lifecycle_scripts(bucket_name)
+        self._build_execution_role(cluster_name, eks_cluster)
+
+        # --- the cluster --------------------------------------------------------------------------------------
+        source = f"s3://{bucket_name}/{LIFECYCLE_PREFIX}"
+        self.cluster = sagemaker.CfnCluster(
+            self, "Cluster",
+            cluster_name=cluster_name,
+            orchestrator=sagemaker.CfnCluster.OrchestratorProperty(
+                eks=sagemaker.CfnCluster.ClusterOrchestratorEksConfigProperty(cluster_arn=eks_cluster.cluster_arn)),
+            vpc_config=sagemaker.CfnCluster.VpcConfigProperty(
+                security_group_ids=[security_group.security_group_id], subnets=[subnet.subnet_id]),
+            node_recovery=node_recovery,
+            node_provisioning_mode="Continuous",
+            instance_groups=[self._group(g, source) for g in instance_groups],
+        )
+        self.cluster.apply_removal_policy(removal_policy)
+        # The role itself is referenced (GetAtt); its inline policy must exist too before nodes read the scripts.
+        self.cluster.node.add_dependency(self.lifecycle_deployment, self.execution_role.node.find_child("DefaultPolicy"),
+                                         *prerequisites)
+
+    def _build_lifecycle_scripts(self, bucket_name: str) -> None:
+        """The ``sagemaker-*`` bucket and the deployment of lifecycle_scripts/ into it."""
         self.lifecycle_bucket = SecureBucket(self, "LifecycleScripts").bucket
         cast(s3.CfnBucket, self.lifecycle_bucket.node.default_child).bucket_name = bucket_name
         acknowledge(self.lifecycle_bucket, "The bucket holds only the HyperPod lifecycle scripts, which are versioned "
@@ -108,7 +130,10 @@ class HyperPodCluster(Construct):
                 for node in singleton.node.find_all():
                     if isinstance(node, CfnResource) and node.cfn_resource_type == "AWS::Logs::LogGroup":
                         node.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
-        # --- execution role -----------------------------------------------------------------------------------
+
+    def _build_execution_role(self, cluster_name: str, eks_cluster: eks.ICluster) -> None:
+        """The instance role of the HyperPod nodes: the managed instance, CNI and ECR policies, the lifecycle
+        scripts, Pod Identity and the network interfaces HyperPod attaches in our subnet."""
         self.execution_role = iam.Role(
             self, "ExecutionRole",
             assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
@@ -172,24 +197,6 @@ class HyperPodCluster(Construct):
         acknowledge(self.execution_role, "Nodes read every lifecycle script under the scripts prefix; "
                                          "fsx:DescribeFileSystems has no resource-level permissions.",
                     *wildcard_resources("*", f"{attribute(self.lifecycle_bucket)}/{LIFECYCLE_PREFIX}*"))
-
-        # --- the cluster --------------------------------------------------------------------------------------
-        source = f"s3://{bucket_name}/{LIFECYCLE_PREFIX}"
-        self.cluster = sagemaker.CfnCluster(
-            self, "Cluster",
-            cluster_name=cluster_name,
-            orchestrator=sagemaker.CfnCluster.OrchestratorProperty(
-                eks=sagemaker.CfnCluster.ClusterOrchestratorEksConfigProperty(cluster_arn=eks_cluster.cluster_arn)),
-            vpc_config=sagemaker.CfnCluster.VpcConfigProperty(
-                security_group_ids=[security_group.security_group_id], subnets=[subnet.subnet_id]),
-            node_recovery=node_recovery,
-            node_provisioning_mode="Continuous",
-            instance_groups=[self._group(g, source) for g in instance_groups],
-        )
-        self.cluster.apply_removal_policy(removal_policy)
-        # The role itself is referenced (GetAtt); its inline policy must exist too before nodes read the scripts.
-        self.cluster.node.add_dependency(self.lifecycle_deployment, self.execution_role.node.find_child("DefaultPolicy"),
-                                         *prerequisites)
 
     def _group(self, group: InstanceGroup, source: str) -> sagemaker.CfnCluster.ClusterInstanceGroupProperty:
         labels = {**group.labels, HYPERPOD_LABEL[0]: HYPERPOD_LABEL[1], "gpu-type": group.gpu_type}

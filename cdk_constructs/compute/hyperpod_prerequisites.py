@@ -6,17 +6,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aws_cdk import Duration, aws_eks_v2 as eks, aws_s3_assets as s3_assets
+from aws_cdk import aws_eks_v2 as eks, aws_s3_assets as s3_assets
 from constructs import Construct, IDependable
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnContext
+from config.charts import EFA_DEVICE_PLUGIN_CHART_VERSION, NVIDIA_DEVICE_PLUGIN_CHART_VERSION
+from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from config.regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 
 CHART_DIR = Path(__file__).resolve().parents[2] / "charts" / "hyperpod-prerequisites"
 
-NVIDIA_DEVICE_PLUGIN = {"repository": "https://nvidia.github.io/k8s-device-plugin", "chart": "nvidia-device-plugin",
-                        "version": "0.17.1"}
-EFA_DEVICE_PLUGIN = {"repository": "https://aws.github.io/eks-charts", "chart": "aws-efa-k8s-device-plugin",
-                     "version": "0.5.20"}
 
 # The health-monitoring agent image lives in a HyperPod-owned ECR repository in each supported region. Tag as AWS's
 # chart sets it: aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart/charts/health-monitoring-agent/templates/
@@ -67,15 +66,81 @@ TOLERATE_EVERYTHING = [{"operator": "Exists"}]
 """Device plugins must run on tainted GPU nodes (``dedicated=hyperpod``, ``nvidia.com/gpu``, ...)."""
 
 
+def dependencies_values(*, region: str, nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str],
+                        node_selector: Mapping[str, str]) -> dict[str, Any]:
+    """Values of our chart: the health-monitoring agent of ``region`` on the accelerated HyperPod types, the
+    operators on ``node_selector``."""
+    return {
+        "healthMonitoringAgent": {
+            "image": health_monitoring_agent_image(region),
+            "nvidiaInstanceTypes": list(nvidia_instance_types),
+            "neuronInstanceTypes": list(neuron_instance_types),  # empty: the chart renders no Neuron agent
+        },
+        "trainingOperator": {"nodeSelector": dict(node_selector)},
+        "mpiOperator": {"nodeSelector": dict(node_selector)},
+    }
+
+
+def nvidia_plugin_values(*, nvidia_instance_types: Sequence[str], karpenter_ami_alias: str) -> dict[str, Any]:
+    """NVIDIA's plugin on HyperPod's NVIDIA nodes and on Karpenter's when their AMI brings none."""
+    affinity = gpu_node_affinity(nvidia_instance_types,
+                                 karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(karpenter_ami_alias))
+    return {"affinity": affinity, "tolerations": TOLERATE_EVERYTHING, "priorityClassName": "system-node-critical"}
+
+
+def efa_plugin_values(*, nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str]) -> dict[str, Any]:
+    """The chart ORs one nodeSelectorTerm per key, each with the same value list: instance type in the ml.* list
+    (HyperPod) OR Karpenter's GPU manufacturer label equal to `nvidia`."""
+    return {
+        "supportedInstanceLabels": {
+            "keys": [INSTANCE_TYPE_LABEL, KARPENTER_GPU_LABEL],
+            "values": [*nvidia_instance_types, *neuron_instance_types, "nvidia"],
+        },
+        "tolerations": TOLERATE_EVERYTHING,
+    }
+
+
+def _nvidia_types() -> list[str]:
+    return [t for t in hyperpod_instance_types() if is_nvidia_gpu(t)]
+
+
+def _neuron_types() -> list[str]:
+    return [t for t in hyperpod_instance_types() if is_accelerated(t) and not is_nvidia_gpu(t)]
+
+
+def _dependencies(context: AddOnContext) -> dict[str, Any]:
+    return dependencies_values(region=context.config.region, nvidia_instance_types=_nvidia_types(),
+                               neuron_instance_types=_neuron_types(), node_selector=context.node_selector)
+
+
+HYPERPOD_DEPENDENCIES = AddOn(
+    name="hyperpod-prerequisites", chart="charts/hyperpod-prerequisites", release="hyperpod-prerequisites",
+    namespace="kube-system", values=_dependencies, needs=(SYSTEM_NODES,), provides_crds=True)
+"""Our chart (an S3 asset of :data:`CHART_DIR`): health-monitoring agent, HyperPod RBAC, the Kubeflow training
+operator (PyTorchJob CRD) and the MPI operator (MPIJob CRD)."""
+NVIDIA_DEVICE_PLUGIN = AddOn(
+    name="nvidia-device-plugin", chart="nvidia-device-plugin", release="nvidia-device-plugin", namespace="kube-system",
+    repository="https://nvidia.github.io/k8s-device-plugin", version=NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
+    values=lambda context: nvidia_plugin_values(nvidia_instance_types=_nvidia_types(),
+                                                karpenter_ami_alias=context.config.kubernetes.karpenter.ami_alias),
+    needs=(SYSTEM_NODES,), wait=None)
+EFA_DEVICE_PLUGIN = AddOn(
+    name="efa-device-plugin", chart="aws-efa-k8s-device-plugin", release="aws-efa-k8s-device-plugin",
+    namespace="kube-system", repository="https://aws.github.io/eks-charts", version=EFA_DEVICE_PLUGIN_CHART_VERSION,
+    values=lambda _context: efa_plugin_values(nvidia_instance_types=_nvidia_types(),
+                                              neuron_instance_types=_neuron_types()),
+    needs=(SYSTEM_NODES,), wait=None)
+
+
 class HyperPodPrerequisites(Construct):
     """Installs, from pinned sources, what HyperPod requires on the cluster:
 
-    - ``dependencies``: our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
+    - ``dependencies``: :data:`HYPERPOD_DEPENDENCIES`, our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
       (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and hyperpod-patching RBAC, the Kubeflow
       training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.8.2 (MPIJob CRD). These are published only inside a git repository, so the chart
       is ours (see its README);
-    - ``nvidia_device_plugin``: NVIDIA's chart from its Helm repository;
-    - ``efa_device_plugin``: the EFA device plugin chart from the EKS charts repository.
+    - ``nvidia_device_plugin``: :data:`NVIDIA_DEVICE_PLUGIN`, NVIDIA's chart from its Helm repository;
+    - ``efa_device_plugin``: :data:`EFA_DEVICE_PLUGIN`, the EFA device plugin chart from the EKS charts repository.
 
     The EFA plugin is scheduled on HyperPod ml.* GPU nodes and on Karpenter's NVIDIA nodes; the NVIDIA plugin on
     HyperPod's, and on Karpenter's only when their AMI does not bring its own (:func:`karpenter_ami_ships_nvidia_plugin`):
@@ -92,6 +157,8 @@ class HyperPodPrerequisites(Construct):
     :param after: constructs to install after (e.g. the system node group and the CNI add-on).
     """
 
+    addons = (HYPERPOD_DEPENDENCIES, NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, region: str,
                  nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str] = (),
                  karpenter_ami_alias: str = "bottlerocket@latest",
@@ -100,55 +167,18 @@ class HyperPodPrerequisites(Construct):
         super().__init__(scope, construct_id)
         node_selector = dict(system_node_selector or {})
         self.chart_asset = s3_assets.Asset(self, "ChartAsset", path=str(CHART_DIR))
-        self.dependencies = eks.HelmChart(
-            self, "Dependencies",
-            cluster=cluster,
-            chart_asset=self.chart_asset,
-            release="hyperpod-prerequisites",
-            namespace="kube-system",
-            values={
-                "healthMonitoringAgent": {
-                    "image": health_monitoring_agent_image(region),
-                    "nvidiaInstanceTypes": list(nvidia_instance_types),
-                    "neuronInstanceTypes": list(neuron_instance_types),  # empty: the chart renders no Neuron agent
-                },
-                "trainingOperator": {"nodeSelector": node_selector},
-                "mpiOperator": {"nodeSelector": node_selector},
-            },
-            wait=True,
-            timeout=Duration.minutes(10),
-        )
-        affinity = gpu_node_affinity(nvidia_instance_types,
-                                     karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(karpenter_ami_alias))
-        self.nvidia_device_plugin = eks.HelmChart(
-            self, "NvidiaDevicePlugin",
-            cluster=cluster,
-            repository=NVIDIA_DEVICE_PLUGIN["repository"],
-            chart=NVIDIA_DEVICE_PLUGIN["chart"],
-            version=NVIDIA_DEVICE_PLUGIN["version"],
-            release="nvidia-device-plugin",
-            namespace="kube-system",
-            values={"affinity": affinity, "tolerations": TOLERATE_EVERYTHING,
-                    "priorityClassName": "system-node-critical"},
-        )
-        self.efa_device_plugin = eks.HelmChart(
-            self, "EfaDevicePlugin",
-            cluster=cluster,
-            repository=EFA_DEVICE_PLUGIN["repository"],
-            chart=EFA_DEVICE_PLUGIN["chart"],
-            version=EFA_DEVICE_PLUGIN["version"],
-            release="aws-efa-k8s-device-plugin",
-            namespace="kube-system",
-            # The chart ORs one nodeSelectorTerm per key, each with the same value list: instance type in the ml.*
-            # list (HyperPod) OR Karpenter's GPU manufacturer label equal to `nvidia`.
-            values={
-                "supportedInstanceLabels": {
-                    "keys": [INSTANCE_TYPE_LABEL, KARPENTER_GPU_LABEL],
-                    "values": [*nvidia_instance_types, *neuron_instance_types, "nvidia"],
-                },
-                "tolerations": TOLERATE_EVERYTHING,
-            },
-        )
+        self.dependencies = HYPERPOD_DEPENDENCIES.helm_chart(
+            self, "Dependencies", cluster=cluster, chart_asset=self.chart_asset,
+            values=dependencies_values(region=region, nvidia_instance_types=nvidia_instance_types,
+                                       neuron_instance_types=neuron_instance_types, node_selector=node_selector))
+        self.nvidia_device_plugin = NVIDIA_DEVICE_PLUGIN.helm_chart(
+            self, "NvidiaDevicePlugin", cluster=cluster,
+            values=nvidia_plugin_values(nvidia_instance_types=nvidia_instance_types,
+                                        karpenter_ami_alias=karpenter_ami_alias))
+        self.efa_device_plugin = EFA_DEVICE_PLUGIN.helm_chart(
+            self, "EfaDevicePlugin", cluster=cluster,
+            values=efa_plugin_values(nvidia_instance_types=nvidia_instance_types,
+                                     neuron_instance_types=neuron_instance_types))
         for release in self.releases:
             release.node.add_dependency(*after)
 

@@ -15,6 +15,7 @@ from cdk_constructs.governance.compliance import skip_checkov
 
 from config.charts import KARPENTER_CHART_VERSION
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from cdk_constructs.compute.eks_cluster import NODE_POLICIES
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
 
@@ -26,6 +27,50 @@ KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
 OCI path (see tests/test_helm_targets.py)."""
 KARPENTER_VERSION = KARPENTER_CHART_VERSION
 """Default chart version (config/charts.py; per environment: ``compute.charts.karpenter``)."""
+
+KARPENTER_NAMESPACE = "kube-system"
+KARPENTER_SERVICE_ACCOUNT = "karpenter"
+
+
+def helm_values(*, cluster_name: str, interruption_queue_name: str, replicas: int = 2,
+                node_selector: Mapping[str, str] | None = None) -> dict:
+    """Controller chart values: replicas on ``node_selector`` with requests, the service account its Pod Identity
+    association names, the cluster and the interruption queue."""
+    return {
+        "replicas": replicas,
+        "serviceAccount": {"name": KARPENTER_SERVICE_ACCOUNT},
+        "settings": {"clusterName": cluster_name, "interruptionQueue": interruption_queue_name},
+        "nodeSelector": dict(node_selector or {}),
+        "controller": {"resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}},
+    }
+
+
+KARPENTER_CRD = AddOn(
+    name="karpenter-crd", chart="karpenter-crd", release="karpenter-crd", namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter-crd", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent"), wait=None, provides_crds=True)
+"""Karpenter's CRDs (NodePool, EC2NodeClass, NodeClaim), a chart of their own so that upgrades upgrade them."""
+KARPENTER = AddOn(
+    name="karpenter", chart="karpenter", release="karpenter", namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"), skip_crds=True, provides_crds=True)
+"""The controller; its values name the interruption queue the :class:`Karpenter` construct creates, so only that
+construct installs it."""
+
+CREATED_EC2 = ("fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
+               "spot-instances-request/*")
+"""EC2 resources Karpenter creates (ARNs scoped to the account; everything else it uses may be shared)."""
+
+
+def _ec2_arn(resource: str) -> str:
+    """The EC2 ARN of ``resource`` in this region: the account's own for what Karpenter creates, any account's for
+    images, snapshots, security groups, subnets and capacity reservations."""
+    region, account, partition = Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
+    if resource.startswith(("fleet", "instance", "volume", "network-interface", "launch-template",
+                            "spot-instances-request")):
+        return f"arn:{partition}:ec2:{region}:{account}:{resource}"
+    return f"arn:{partition}:ec2:{region}:*:{resource}"
+
 
 SPOT_SERVICE = "spot.amazonaws.com"
 SPOT_SERVICE_LINKED_ROLE = "AWSServiceRoleForEC2Spot"
@@ -48,7 +93,7 @@ class Karpenter(Construct):
       Identity association; EC2 actions are scoped by the cluster's tags;
     - ``interruption_queue`` with EventBridge rules for spot interruption, rebalance recommendation, instance state
       change and AWS Health scheduled change;
-    - ``crd_release`` (chart ``karpenter-crd``) and ``release`` (chart ``karpenter``), both pinned to ``version``
+    - ``crd_release`` (:data:`KARPENTER_CRD`) and ``release`` (:data:`KARPENTER`), both pinned to ``version``
       from ECR Public.
 
     NodePools and EC2NodeClasses are not created here: they select subnets and security groups by the tag
@@ -63,13 +108,15 @@ class Karpenter(Construct):
     :param version: chart version of both charts. Default :data:`KARPENTER_VERSION`.
     """
 
+    addons = (KARPENTER_CRD, KARPENTER)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
                  volume_encryption_key: kms.IKey | None = None, node_selector: Mapping[str, str] | None = None,
                  replicas: int = 2, after: Sequence[IDependable] = (), version: str = KARPENTER_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.cluster_name = cluster_name
-        self.namespace = "kube-system"
-        self.service_account = "karpenter"
+        self.namespace = KARPENTER_NAMESPACE
+        self.service_account = KARPENTER_SERVICE_ACCOUNT
 
         # --- nodes ------------------------------------------------------------------------------------------
         self.node_role = iam.Role(
@@ -121,24 +168,12 @@ class Karpenter(Construct):
         )
 
         # --- Helm releases --------------------------------------------------------------------------------
-        self.crd_release = eks.HelmChart(
-            self, "Crds", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter-crd", chart="karpenter-crd",
-            version=version, release="karpenter-crd", namespace=self.namespace,
-        )
-        self.release = eks.HelmChart(
-            self, "Controller", cluster=cluster, repository=f"{KARPENTER_REGISTRY}/karpenter", chart="karpenter",
-            version=version, release="karpenter", namespace=self.namespace, skip_crds=True,
-            wait=True, timeout=Duration.minutes(10),
-            values={
-                "replicas": replicas,
-                "serviceAccount": {"name": self.service_account},
-                "settings": {"clusterName": cluster_name, "interruptionQueue": self.interruption_queue.queue_name},
-                "nodeSelector": dict(node_selector or {}),
-                "controller": {"resources": {"requests": {"cpu": "500m", "memory": "1Gi"},
-                                             "limits": {"memory": "1Gi"}}},
-            },
-        )
-        self.release.node.add_dependency(self.crd_release, self.pod_identity, self.node_access_entry)
+        self.crd_release = KARPENTER_CRD.helm_chart(self, "Crds", cluster=cluster, version=version)
+        self.release = KARPENTER.helm_chart(
+            self, "Controller", cluster=cluster, version=version,
+            values=helm_values(cluster_name=cluster_name, interruption_queue_name=self.interruption_queue.queue_name,
+                               replicas=replicas, node_selector=node_selector),
+            after=[self.crd_release, self.pod_identity, self.node_access_entry])
         for release in (self.crd_release, self.release):
             release.node.add_dependency(*after)
 
@@ -148,23 +183,43 @@ class Karpenter(Construct):
         return {"karpenter.sh/discovery": self.cluster_name}
 
     def _controller_policy(self, cluster: eks.Cluster, key: kms.IKey | None) -> None:
-        name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
-
-        def ec2(resource: str) -> str:
-            return f"arn:{partition}:ec2:{region}:{account}:{resource}" if resource.startswith(
-                ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")) \
-                else f"arn:{partition}:ec2:{region}:*:{resource}"
-
+        """The controller's managed policy: Karpenter's reference policy (EC2, its own services, instance
+        profiles), plus node volume encryption with ``key`` when given."""
+        name, region = self.cluster_name, Aws.REGION
         shared_arns = [f"arn:<AWS::Partition>:ec2:<AWS::Region>:{r}" for r in (
             ":image/*", ":snapshot/*", "*:security-group/*", "*:subnet/*", "*:capacity-reservation/*")]
-        created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in (
-            "fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*", "spot-instances-request/*")}
+        created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in CREATED_EC2}
         instance_profiles = "arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*"
         ssm_parameters = "arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/*"
+        statements = [*self._ec2_statements(), *self._service_statements(), *self._instance_profile_statements(cluster)]
+        if key is not None:
+            statements.append(iam.PolicyStatement(
+                sid="AllowNodeVolumeEncryption",
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
+                         "kms:CreateGrant"],
+                resources=[key.key_arn],
+                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
+            ))
+        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
+                                   description=f"{name}: Karpenter controller")
+        self.controller_role.add_managed_policy(policy)
+        instance_scoped = [created_arns[r] for r in CREATED_EC2]
+        acknowledge(
+            policy,
+            "Karpenter creates instances, fleets, launch templates and instance profiles whose IDs are not known in "
+            "advance; each wildcard is narrowed by the cluster's ownership tags, the nodepool tag or the region as in "
+            "Karpenter's reference policy; Describe and pricing APIs have no resource-level permissions.",
+            *wildcard_resources("*", *shared_arns, *instance_scoped, instance_profiles, ssm_parameters),
+            *(wildcard_actions("kms:GenerateDataKey*", "kms:ReEncrypt*") if key is not None else ()),
+        )
+
+    def _ec2_statements(self) -> list[iam.PolicyStatement]:
+        """Launching, tagging and deleting the cluster's instances and launch templates; regional reads."""
+        name, region, partition = self.cluster_name, Aws.REGION, Aws.PARTITION
+        ec2 = _ec2_arn
         owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
-        created = ["fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
-                   "spot-instances-request/*"]
-        statements = [
+        created = list(CREATED_EC2)
+        return [
             iam.PolicyStatement(sid="AllowScopedEC2InstanceAccessActions",
                                 actions=["ec2:RunInstances", "ec2:CreateFleet"],
                                 resources=[f"arn:{partition}:ec2:{region}::image/*",
@@ -205,6 +260,12 @@ class Karpenter(Construct):
                                          "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
                                          "ec2:DescribeSubnets", "ec2:DescribeAvailabilityZones"],
                                 resources=["*"], conditions={"StringEquals": {"aws:RequestedRegion": region}}),
+        ]
+
+    def _service_statements(self) -> list[iam.PolicyStatement]:
+        """SSM (AMI parameters), pricing, the interruption queue and passing the node role."""
+        region, partition = Aws.REGION, Aws.PARTITION
+        return [
             iam.PolicyStatement(sid="AllowSSMReadActions", actions=["ssm:GetParameter"],
                                 resources=[f"arn:{partition}:ssm:{region}::parameter/aws/service/*"]),
             iam.PolicyStatement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
@@ -214,6 +275,13 @@ class Karpenter(Construct):
             iam.PolicyStatement(sid="AllowPassingInstanceRole", actions=["iam:PassRole"],
                                 resources=[self.node_role.role_arn],
                                 conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}}),
+        ]
+
+    def _instance_profile_statements(self, cluster: eks.Cluster) -> list[iam.PolicyStatement]:
+        """Instance profiles of the cluster's EC2NodeClasses, API server discovery, the Spot service-linked role."""
+        name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
+        owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
+        return [
             iam.PolicyStatement(sid="AllowScopedInstanceProfileCreationActions",
                                 actions=["iam:CreateInstanceProfile"],
                                 resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
@@ -241,23 +309,3 @@ class Karpenter(Construct):
                                            f"{SPOT_SERVICE}/{SPOT_SERVICE_LINKED_ROLE}"],
                                 conditions={"StringEquals": {"iam:AWSServiceName": SPOT_SERVICE}}),
         ]
-        if key is not None:
-            statements.append(iam.PolicyStatement(
-                sid="AllowNodeVolumeEncryption",
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
-                         "kms:CreateGrant"],
-                resources=[key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
-            ))
-        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
-                                   description=f"{name}: Karpenter controller")
-        self.controller_role.add_managed_policy(policy)
-        instance_scoped = [created_arns[r] for r in created]
-        acknowledge(
-            policy,
-            "Karpenter creates instances, fleets, launch templates and instance profiles whose IDs are not known in "
-            "advance; each wildcard is narrowed by the cluster's ownership tags, the nodepool tag or the region as in "
-            "Karpenter's reference policy; Describe and pricing APIs have no resource-level permissions.",
-            *wildcard_resources("*", *shared_arns, *instance_scoped, instance_profiles, ssm_parameters),
-            *(wildcard_actions("kms:GenerateDataKey*", "kms:ReEncrypt*") if key is not None else ()),
-        )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from aws_cdk import Duration, aws_eks_v2 as eks
+from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import KUBERAY_CHART_VERSION
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.team_guardrails import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUNT
@@ -16,8 +18,29 @@ KUBERAY_VERSION = KUBERAY_CHART_VERSION
 """Default chart version (config/charts.py; per environment: ``compute.charts.kuberay``)."""
 
 
+def helm_values(node_selector: Mapping[str, str]) -> dict:
+    """Chart values: the operator on ``node_selector``, with requests, the controller priority and a named
+    service account."""
+    return {
+        "nodeSelector": dict(node_selector),
+        "resources": {"requests": {"cpu": "100m", "memory": "512Mi"}, "limits": {"memory": "512Mi"}},
+        # chart values `priorityClassName` and `serviceAccount.name` (ray-project/kuberay
+        # helm-chart/kuberay-operator/values.yaml): the identity the team guard rails trust
+        # (k8s_charts/team_guardrails.py KUBERAY_OPERATOR) and a priority no team pod can preempt
+        "priorityClassName": CONTROLLER_PRIORITY_CLASS,
+        "serviceAccount": {"create": True, "name": KUBERAY_SERVICE_ACCOUNT},
+    }
+
+
+KUBERAY = AddOn(
+    name="kuberay", chart="kuberay-operator", release="kuberay-operator", namespace=KUBERAY_NAMESPACE,
+    repository=KUBERAY_REPOSITORY, version=KUBERAY_CHART_VERSION, version_setting="kuberay",
+    values=lambda context: helm_values(context.node_selector), needs=(SYSTEM_NODES,), provides_crds=True)
+"""The KubeRay operator with its ray.io CRDs (RayJob, RayCluster)."""
+
+
 class KubeRayOperator(Construct):
-    """Installs chart ``kuberay-operator`` ``version`` (with its CRDs) into ``namespace``.
+    """Installs :data:`KUBERAY` (chart ``kuberay-operator`` ``version``, with its CRDs) into ``namespace``.
 
     Attribute ``release`` is the Helm release; cdk8s charts with RayJob/RayCluster objects must depend on it.
 
@@ -28,23 +51,14 @@ class KubeRayOperator(Construct):
     :param version: chart version. Default :data:`KUBERAY_VERSION`.
     """
 
+    addons = (KUBERAY,)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, namespace: str = KUBERAY_NAMESPACE,
                  node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
                  version: str = KUBERAY_VERSION) -> None:
         super().__init__(scope, construct_id)
         self.namespace = namespace
-        self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=KUBERAY_REPOSITORY, chart="kuberay-operator",
-            version=version, release="kuberay-operator", namespace=namespace, create_namespace=True,
-            wait=True, timeout=Duration.minutes(10),
-            values={
-                "nodeSelector": dict(node_selector or {}),
-                "resources": {"requests": {"cpu": "100m", "memory": "512Mi"}, "limits": {"memory": "512Mi"}},
-                # chart values `priorityClassName` and `serviceAccount.name` (ray-project/kuberay
-                # helm-chart/kuberay-operator/values.yaml): the identity the team guard rails trust
-                # (k8s_charts/team_guardrails.py KUBERAY_OPERATOR) and a priority no team pod can preempt
-                "priorityClassName": CONTROLLER_PRIORITY_CLASS,
-                "serviceAccount": {"create": True, "name": KUBERAY_SERVICE_ACCOUNT},
-            },
-        )
-        self.release.node.add_dependency(*after)
+        addon = KUBERAY if namespace == KUBERAY.namespace else replace(KUBERAY, namespace=namespace)
+        self.release = addon.helm_chart(self, "Release", cluster=cluster, version=version,
+                                        values=helm_values(node_selector or {}), after=after)
+

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
-from aws_cdk import Duration, aws_eks_v2 as eks
+from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
@@ -124,8 +125,38 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
     }
 
 
+def helm_values(settings: KueueConfig, node_selector: Mapping[str, str], version: str = KUEUE_VERSION) -> dict[str, Any]:
+    """Chart values: the controller (image of chart ``version``, requests, priority, replicas spread by node when
+    more than one) on ``node_selector``, configured by :func:`manager_configuration`."""
+    return {
+        "controllerManager": {
+            "replicas": settings.replicas,
+            "nodeSelector": dict(node_selector),
+            # v0.19.2 values.yaml `controllerManager.manager.priorityClassName`: above every team tier, so no
+            # team pod can preempt the controller that admits every team's jobs (and serves their webhooks)
+            "manager": {"image": kueue_image(version), "resources": {"requests": dict(KUEUE_REQUESTS)},
+                        "priorityClassName": CONTROLLER_PRIORITY_CLASS},
+            "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
+            **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
+        },
+        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_configuration(settings),
+                                                                        sort_keys=False)},
+    }
+
+
+KUEUE = AddOn(
+    name="kueue", chart="kueue", release=KUEUE_RELEASE, namespace=KUEUE_NAMESPACE, repository=KUEUE_CHART,
+    version=KUEUE_CHART_VERSION, version_setting="kueue",
+    values=lambda context: helm_values(context.config.compute.kueue, context.node_selector,
+                                       KUEUE.version_in(context.config)),
+    # it integrates with the PyTorchJob and MPIJob (HyperPod's prerequisites) and RayJob/RayCluster kinds
+    needs=(SYSTEM_NODES, "kuberay", "hyperpod-prerequisites"), provides_crds=True)
+"""Kueue with its CRDs and webhooks, after the operators whose kinds it manages (:data:`INTEGRATIONS`)."""
+
+
 class Kueue(Construct):
-    """Kueue (chart ``version``, default :data:`KUEUE_VERSION`) in namespace ``kueue-system`` (the chart installs the CRDs and webhooks).
+    """Installs :data:`KUEUE` (chart ``version``, default :data:`KUEUE_VERSION`) in namespace ``kueue-system`` (the
+    chart installs the CRDs and webhooks).
 
     Attribute ``release`` is the Helm release; charts with Kueue objects must depend on it.
 
@@ -133,7 +164,10 @@ class Kueue(Construct):
     :param settings: controller settings (replicas, waitForPodsReady timeouts, requeue limit).
     :param node_selector: nodeSelector of the controller (the system nodes). Default: any node.
     :param after: constructs to install after (system nodes; the operators whose CRDs Kueue integrates with).
+    :param version: chart version. Default :data:`KUEUE_VERSION`.
     """
+
+    addons = (KUEUE,)
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, settings: KueueConfig,
                  node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
@@ -141,21 +175,6 @@ class Kueue(Construct):
         super().__init__(scope, construct_id)
         self.namespace = KUEUE_NAMESPACE
         self.configuration = manager_configuration(settings)
-        self.values: dict[str, Any] = {
-            "controllerManager": {
-                "replicas": settings.replicas,
-                "nodeSelector": dict(node_selector or {}),
-                # v0.19.2 values.yaml `controllerManager.manager.priorityClassName`: above every team tier, so no
-                # team pod can preempt the controller that admits every team's jobs (and serves their webhooks)
-                "manager": {"image": kueue_image(version), "resources": {"requests": dict(KUEUE_REQUESTS)},
-                            "priorityClassName": CONTROLLER_PRIORITY_CLASS},
-                "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
-                **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
-            },
-            "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(self.configuration, sort_keys=False)},
-        }
-        self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=KUEUE_CHART, chart="kueue", version=version,
-            release=KUEUE_RELEASE, namespace=KUEUE_NAMESPACE, create_namespace=True, wait=True,
-            timeout=Duration.minutes(10), values=self.values)
-        self.release.node.add_dependency(*after)
+        self.values: dict[str, Any] = helm_values(settings, node_selector or {}, version)
+        self.release = KUEUE.helm_chart(self, "Release", cluster=cluster, version=version, values=self.values,
+                                        after=after)

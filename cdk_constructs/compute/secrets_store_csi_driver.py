@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aws_cdk import Duration, aws_eks_v2 as eks
+from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import SECRETS_STORE_CHART_VERSION
 
 ASCP_REPOSITORY = "https://aws.github.io/secrets-store-csi-driver-provider-aws"
@@ -38,8 +39,16 @@ def helm_values() -> dict:
     }
 
 
+SECRETS_STORE = AddOn(
+    name="secrets-store", chart=ASCP_CHART, release="secrets-store-csi-driver-provider-aws", namespace="kube-system",
+    repository=ASCP_REPOSITORY, version=SECRETS_STORE_CHART_VERSION, version_setting="secrets_store",
+    values=lambda _context: helm_values(), needs=(SYSTEM_NODES, "eks-pod-identity-agent"), provides_crds=True)
+"""The AWS provider with the Secrets Store CSI driver and its SecretProviderClass CRD (the provider authenticates
+with EKS Pod Identity, hence the agent)."""
+
+
 class SecretsStoreCsiDriver(Construct):
-    """Installs chart :data:`ASCP_CHART` ``version`` (default :data:`ASCP_VERSION`; the AWS provider, with the Secrets Store CSI driver
+    """Installs :data:`SECRETS_STORE`, chart :data:`ASCP_CHART` ``version`` (default :data:`ASCP_VERSION`; the AWS provider, with the Secrets Store CSI driver
     and its CRDs as a dependency) into ``kube-system``.
 
     Why Helm and not the EKS add-on ``aws-secrets-store-csi-driver-provider``: the add-on accepts
@@ -54,12 +63,10 @@ class SecretsStoreCsiDriver(Construct):
     :param version: chart version. Default :data:`ASCP_VERSION`.
     """
 
+    addons = (SECRETS_STORE,)
+
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
                  after: Sequence[IDependable] = (), version: str = ASCP_VERSION) -> None:
         super().__init__(scope, construct_id)
-        self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=ASCP_REPOSITORY, chart=ASCP_CHART, version=version,
-            release="secrets-store-csi-driver-provider-aws", namespace="kube-system", wait=True,
-            timeout=Duration.minutes(10), values=helm_values(),
-        )
-        self.release.node.add_dependency(*after)
+        self.release = SECRETS_STORE.helm_chart(self, "Release", cluster=cluster, version=version,
+                                                values=helm_values(), after=after)
