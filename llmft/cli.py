@@ -174,6 +174,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.local:
         print("llmft: run needs --local (to run on the cluster: llmft submit SPEC)", file=sys.stderr)
         return 1
+    if args.python:  # the interpreter that runs the step has the engine: serve specs' engine_args are checked there
+        os.environ.setdefault("LLMFT_ENGINE_PYTHON", args.python)
     spec, result = run_preflight(args, cluster=None)
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)

@@ -30,7 +30,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import posixpath
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,6 +202,34 @@ def check_image(image: str) -> Check:
     return Check("image", "ok", f"{image} exists in ECR")
 
 
+ENGINE_PYTHON_ENV = "LLMFT_ENGINE_PYTHON"
+"""An interpreter with the training package and the serving engine (SGLang), for checking ``engine_args`` with the
+engine's own parser where llmft's environment lacks the engine (Studio's llmft virtualenv does: SGLang and triton
+are hundreds of MB); ``llmft run --local`` sets it to its ``--python``."""
+
+
+def engine_problems(engine: str, args: list[str]) -> list[str] | None:
+    """What the engine's own argument parser (llm_platform.engine_args) says of ``args``: here if the engine is
+    installed, else through ``$LLMFT_ENGINE_PYTHON``; None when neither can run it."""
+    try:
+        from llm_platform.engine_args import check_engine_args
+
+        return check_engine_args(engine, args)
+    except ImportError:  # the module, or the engine it imports
+        pass
+    python = os.environ.get(ENGINE_PYTHON_ENV)
+    if not python:
+        return None
+    try:
+        proc = subprocess.run([python, "-m", "llm_platform.engine_args", "--engine", engine, "--", *args],
+                              capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) -> Any:
     """The model version a serve job serves (llmft.registry.ResolvedModel), or a stand-in after adding every
     registry and engine problem to ``result`` (the placement is still checked with the stand-in)."""
@@ -206,17 +237,16 @@ def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) 
 
     stand_in = ResolvedModel(name=spec.serve.model, version=0, model_dir="/fsx/models/unresolved", source="")
     args = list(spec.serve.engine_args)
-    try:
-        from llm_platform.engine_args import check_engine_args
-    except ImportError:
-        result.add("engine", "skip", "llm_platform.engine_args is not installed here; engine_args not checked"
-                   if args else "no engine_args")
-    else:
-        problems = check_engine_args(spec.serve.engine, args)
-        for problem in problems:
-            result.add("engine", "FAIL", f"serve.engine_args: {problem}")
-        if not problems:
-            result.add("engine", "ok", f"{spec.serve.engine} accepts engine_args {args}")
+    problems = engine_problems(spec.serve.engine, args) if args else []
+    if problems is None:
+        result.add("engine", "skip", f"engine_args not checked here: {spec.serve.engine} is not installed in this "
+                                     f"environment; set {ENGINE_PYTHON_ENV} to an interpreter with the training "
+                                     f"package and {spec.serve.engine} (e.g. .train-venv/bin/python) to check them "
+                                     f"with the engine's own parser (the engine also refuses them when it starts)")
+    for problem in problems or []:
+        result.add("engine", "FAIL", f"serve.engine_args: {problem}")
+    if problems == []:
+        result.add("engine", "ok", f"{spec.serve.engine} accepts engine_args {args}" if args else "no engine_args")
     if registry is None:
         result.add("registry", "FAIL", "no model registry to resolve serve.model: run llmft where MLFLOW_TRACKING_URI "
                                        "is set (the Studio terminal), or render from a snapshot with --registry FILE")

@@ -261,15 +261,32 @@ def test_bad_serve_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case:
     assert re.search(pattern, err), f"{case}: {pattern!r} not in:\n{err}"
 
 
-def test_engine_args_the_engine_rejects(tmp_path: Path) -> None:
-    """The engine's own argument parser (llm_platform.engine_args, SGLang's parser) refuses an unknown flag."""
-    pytest.importorskip("llm_platform.engine_args", reason="llm_platform.engine_args (the engine's parser) is not "
-                                                           "in this checkout yet")
+@pytest.mark.parametrize(("engine_args", "pattern"), [
+    (["--no-such-sglang-flag", "1"], r"serve.engine_args: .*--no-such-sglang-flag"),
+    (["--mem-fraction-static", "abc"], r"serve.engine_args: .*mem-fraction-static.*abc"),
+])
+def test_engine_args_the_engine_rejects(tmp_path: Path, monkeypatch, engine_args: list[str], pattern: str) -> None:
+    """SGLang's own argument parser (sglang==0.5.21, llm_platform.engine_args) refuses them; llmft's environment has
+    no SGLang (as in Studio), so preflight runs the parser in the training interpreter ($LLMFT_ENGINE_PYTHON)."""
+    monkeypatch.setenv("LLMFT_ENGINE_PYTHON", str(TRAIN_PYTHON))
     path = tmp_path / "serve.yaml"
-    path.write_text(yaml.safe_dump(serve(engine_args=["--no-such-sglang-flag", "1"]), sort_keys=False))
+    path.write_text(yaml.safe_dump(serve(engine_args=engine_args), sort_keys=False))
     code, err = _render(path, "--registry", str(REGISTRY))
     assert code == 1 and "Traceback" not in err, err
-    assert re.search(r"serve.engine_args: .*--no-such-sglang-flag", err), err
+    assert re.search(pattern, err), err
+    path.write_text(yaml.safe_dump(serve(engine_args=["--mem-fraction-static", "0.85"]), sort_keys=False))
+    code, err = _render(path, "--registry", str(REGISTRY))
+    assert code == 0, err  # a flag SGLang takes passes
+
+
+def test_engine_args_unchecked_without_the_engine_say_so(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("LLMFT_ENGINE_PYTHON", raising=False)
+    path = tmp_path / "serve.yaml"
+    path.write_text(yaml.safe_dump(serve(engine_args=["--no-such-sglang-flag", "1"]), sort_keys=False))
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = main(["submit", str(path), "--env", "dev", "--dry-run", "--registry", str(REGISTRY)])
+    assert code == 0 and "engine_args not checked here" in err.getvalue() + "", err.getvalue()
 
 
 def test_the_serve_examples_render(tmp_path: Path) -> None:

@@ -99,3 +99,27 @@ def platform_problems(parser: argparse.ArgumentParser, given: list[str]) -> list
             out.append(f"engine_args: {'/'.join(action.option_strings)} is set by the platform "
                        f"({PLATFORM_FLAGS[action.dest]}); remove it")
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m llm_platform.engine_args --engine sglang -- ARGS...``: the problems as a JSON list on stdout (exit
+    0), or exit 3 when the engine is not installed in this interpreter. llmft runs it with an interpreter that has
+    SGLang (``LLMFT_ENGINE_PYTHON``; ``llmft run --local`` uses its ``--python``) when its own has not."""
+    import json
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    head, args = argv[:split], argv[split + 1:]
+    engine = head[head.index("--engine") + 1] if "--engine" in head else "sglang"
+    try:
+        problems = check_engine_args(engine, args)
+    except ModuleNotFoundError as exc:
+        print(f"llm_platform.engine_args: {exc}", file=sys.stderr)
+        return 3
+    print(json.dumps(problems))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
