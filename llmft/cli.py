@@ -24,7 +24,6 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from k8s_charts.serving import ENGINE_PORT
 from llmft.cluster import Cluster, ClusterError
 
 if TYPE_CHECKING:  # imported where used: `--help`, status, logs, list and cancel never load the config or cdk8s
@@ -200,8 +199,10 @@ def _run_serve_locally(plan, args: argparse.Namespace) -> int:
         print(f"llmft: {plan.spec.serve.model} version {plan.model.version} resolves to {plan.model.model_dir}; "
               f"nothing else to check for a serve job", file=sys.stderr)
         return 0
+    from k8s_charts.serving import ENGINE_PORT
+
     model_dir = Path(local.map_fsx(plan.model.model_dir, Path(args.fsx)))
-    return local.run_serve(model_dir, plan.spec.serve.model, port=args.port, python=args.python)
+    return local.run_serve(model_dir, plan.spec.serve.model, port=args.port or ENGINE_PORT, python=args.python)
 
 
 def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:
@@ -283,7 +284,7 @@ def parser() -> argparse.ArgumentParser:
     lr.add_argument("--python", help="interpreter with the training package (default: this one)")
     lr.add_argument("--check", action="store_true", help="only parse and validate the step file (its --check)")
     lr.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot instead of MLflow")
-    lr.add_argument("--port", type=int, default=ENGINE_PORT, help=f"serve jobs: local port (default {ENGINE_PORT})")
+    lr.add_argument("--port", type=int, help="serve jobs: local port (default: the engine's, 30000)")
     lr.set_defaults(func=cmd_run)
     for name, func, text in (("status", cmd_status, "the job and its pods"), ("cancel", cmd_cancel, "delete the job"),
                              ("logs", cmd_logs, "logs of every pod of the job")):
