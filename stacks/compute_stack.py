@@ -19,6 +19,7 @@ from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGro
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.compute.karpenter import Karpenter
+from cdk_constructs.compute.keda import Keda
 from cdk_constructs.compute.kuberay_operator import KubeRayOperator
 from cdk_constructs.compute.kueue import Kueue
 from cdk_constructs.governance.log_retention import retention
@@ -50,8 +51,9 @@ class ComputeStack(PlatformStack):
     - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct), ``hyperpod_logs`` (its log group
       with retention and the platform key, when ``log_encryption_key`` is given);
     - ``kueue``: the Kueue controller (``kueue.release``);
-    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
-      SecretProviderClass CRDs;
+    - ``keda``: KEDA (``keda.release``, ``keda.role``: the operator's CloudWatch read role);
+    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue,
+      SecretProviderClass and KEDA CRDs;
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
@@ -179,6 +181,9 @@ class ComputeStack(PlatformStack):
         self.secrets_store = SecretsStoreCsiDriver(
             self, "SecretsStore", cluster=self.cluster,
             after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]], version=cc.charts.secrets_store)
+        # KEDA: the autoscaler of served models (llmft `type: serve` creates their ScaledObjects at submit).
+        self.keda = Keda(self, "Keda", cluster=self.cluster, node_selector=self.system_node_selector,
+                         after=[*system_ready, self.eks.addons["eks-pod-identity-agent"]])
 
         self.crd_dependencies: list[Construct] = [
             self.karpenter.crd_release,
@@ -187,6 +192,7 @@ class ComputeStack(PlatformStack):
             self.hyperpod_prerequisites.dependencies,
             self.kueue.release,
             self.secrets_store.release,
+            self.keda.release,
         ]
 
         # --- the shared file system as a volume -----------------------------------------------------------

@@ -198,6 +198,8 @@ UPSTREAM_SHA256 = {
     "argo-workflows-1.0.18/templates/_helpers.tpl": "da2670d7235f74cdbe71981968ca77d4b4e35943aca618cfe6da5021a5966b9a",
     "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml":
         "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
+    "keda-2.19.0/Chart.yaml": "7a730ac583d2326a05e51739dcd12ff0ad180e3ee9b0f8e462ddd378379beabc",
+    "keda-2.19.0/values.yaml": "0675ee5518b3de9b66338f9e2c5ee16eef764fd822fb4d17f82572866a86ec63",
 }
 
 

@@ -1,4 +1,4 @@
-"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store CSI, the HyperPod prerequisites, the FSx volume, the platform charts, Argo CD)."""
+"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store CSI, KEDA, the HyperPod prerequisites, the FSx volume, the platform charts, Argo CD)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.karpenter import Karpenter
 from cdk_constructs.compute.kuberay_operator import KubeRayOperator
+from cdk_constructs.compute.keda import Keda
 from cdk_constructs.compute.kueue import Kueue
 from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDriver
 from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
 from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.compute.argo_cd import ArgoCd
 
-__all__ = ['ArgoCd', 'FsxStaticVolume', 'HyperPodCluster', 'HyperPodLogGroup', 'HyperPodPrerequisites', 'InstanceGroup', 'Karpenter', 'KubeRayOperator', 'Kueue', 'PlatformCharts', 'PlatformEksCluster', 'SecretsStoreCsiDriver']
+__all__ = ['ArgoCd', 'FsxStaticVolume', 'HyperPodCluster', 'HyperPodLogGroup', 'HyperPodPrerequisites', 'InstanceGroup', 'Karpenter', 'Keda', 'KubeRayOperator', 'Kueue', 'PlatformCharts', 'PlatformEksCluster', 'SecretsStoreCsiDriver']
