@@ -26,6 +26,12 @@ def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
                          if (spec := find_spec(g.instance_type)) is not None and spec.is_gpu}))
 
 
+def serving_namespaces(config: EnvironmentConfig) -> tuple[str, ...]:
+    """Where served models run: every team namespace (llmft ``type: serve`` renders into the team's namespace; serving
+    is part of every environment, no switch)."""
+    return tuple(t.namespace for t in config.kubernetes.teams)
+
+
 def cluster_queues(config: EnvironmentConfig) -> tuple[str, ...]:
     """Every Kueue ClusterQueue of the environment (one per team and allowed tier, k8s_charts/queueing.py)."""
     from k8s_charts.queues import cluster_queue_name
@@ -91,7 +97,8 @@ class ObservabilityStack(PlatformStack):
             self, "ContainerInsights", cluster=cluster, cluster_name=config.cluster_name,
             addon_version=ob.addon_version, log_retention=retention(ob.log_retention_days),
             encryption_key=encryption_key, prometheus_node_selector=system_node_selector,
-            argo_workflows=config.pipelines.enabled, after=tuple(addon_after))
+            argo_workflows=config.pipelines.enabled, serving_namespaces=serving_namespaces(config),
+            after=tuple(addon_after))
         # Argo Workflows run in the team namespaces (named after the teams); counted only where the controller runs
         pipeline_namespaces = [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
 

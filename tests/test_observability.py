@@ -156,7 +156,8 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
     assert collected["cluster_name"] == env_synth.config.cluster_name
     jobs = prom["prometheus"]["config"]["scrape_configs"]
-    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue"]
+    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue", "llmft-serve"]
+    assert prom["hostNetwork"] is False, "pod-networked: the serving pods' NetworkPolicy admits its namespace"
     for job in jobs:
         assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
     assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
