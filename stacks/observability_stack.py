@@ -123,11 +123,12 @@ class ObservabilityStack(PlatformStack):
             teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
             hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config), reserved_gpus=reserved_gpus,
             burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, pipeline_namespaces=pipeline_namespaces,
-            **common)
+            serving_namespaces=serving_namespaces(config), **common)
         self.alarms = PlatformAlarms(
             self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
             reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
             burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
             thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
-            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces, **common)
+            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces,
+            serving_namespaces=serving_namespaces(config), **common)

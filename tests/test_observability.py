@@ -468,7 +468,7 @@ def test_hyperpod_log_group_gets_retention_and_key_after_the_cluster_exists(env_
 
 # ---- dashboard -----------------------------------------------------------------------------------------------
 
-SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\\?\"(\w+)\\?\"(.*?)', '(\w+)', (\d+)\)")
+SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\\?\"([\w:]+)\\?\"(.*?)', '(\w+)', (\d+)\)")
 
 
 def dashboard_widgets(synth: Synth) -> list[dict[str, Any]]:
@@ -648,6 +648,9 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
         out["BurstSpendOverBudget"] = cfg.burst_alarm_usd_per_hour
     if cfg.pipelines.enabled:
         out.update({f"FailedPipelines-{team.namespace}": t.failed_pipelines_per_hour for team in cfg.kubernetes.teams})
+    for team in cfg.kubernetes.teams:
+        out[f"ServingQueueBacklog-{team.namespace}"] = t.serving_queued_requests
+        out[f"ServingAbortedRequests-{team.namespace}"] = t.serving_aborted_requests_per_15_minutes
     return out
 
 
@@ -912,8 +915,9 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     for name in alarms(env_synth):
         for cq in queue_names(env_synth):
             name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
-        teams = {f"FailedPipelines-{t.namespace}" for t in env_synth.config.kubernetes.teams}
-        name = "FailedPipelines-<team>" if name in teams else name
+        for per_team in ("FailedPipelines", "ServingQueueBacklog", "ServingAbortedRequests"):
+            teams = {f"{per_team}-{t.namespace}" for t in env_synth.config.kubernetes.teams}
+            name = f"{per_team}-<team>" if name in teams else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
 
 

@@ -229,3 +229,79 @@ def test_the_team_namespace_admits_the_agent_on_the_engine_port_only(env: str) -
         if other.namespace != plan.team.namespace:
             stranger = Pod(other.namespace, (("app", "x"),), "10.1.0.40")
             assert not allowed(policies, "ingress", engine, stranger, serving.ENGINE_PORT, ns_labels)
+
+
+# ---- dashboard and alarms ------------------------------------------------------------------------------------------
+
+def emitted_for(synth: Synth, namespace: str, name: str, serve: str = "medical-chat") -> set[tuple[str, str, Any]]:
+    """What one engine sample of ``name`` from endpoint ``serve`` in ``namespace`` becomes in CloudWatch."""
+    target = {"job": SERVING_JOB, "serve": serve, "Namespace": namespace, "ClusterName": synth.config.cluster_name,
+              "__address__": "10.0.0.7:30000"}
+    labels = sample(serving_job(synth), target, name, {**ENGINE_LABELS, "is_streaming": "true"})
+    assert labels is not None, name
+    return published(synth, labels)
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_dashboard_row_searches_every_endpoint_of_every_team(env: str) -> None:
+    from .test_observability import dashboard_widgets, referenced_metrics
+
+    synth = synthesize(env)
+    widgets = [w for w in dashboard_widgets(synth) if w["properties"].get("title", "").startswith("Served models")]
+    assert len(widgets) == 4, [w["properties"].get("title") for w in widgets]
+    drawn = {(ns, name, dims) for w in widgets for ns, name, dims, _ in referenced_metrics(w["properties"]["metrics"])}
+    per_serve = {(serving.METRICS_NAMESPACE, m, frozenset(serving.METRIC_DIMENSIONS)) for m in SERVING_METRICS}
+    assert per_serve <= drawn
+    assert {("ContainerInsights", m, frozenset({"ClusterName", "Namespace", "PodName"}))
+            for m in ("replicas_ready", "replicas_desired")} <= drawn
+    expressions = [row[-1]["expression"] for w in widgets for row in w["properties"]["metrics"]]
+    teams = [t.namespace for t in synth.config.kubernetes.teams]
+    for expression in expressions:
+        assert "SEARCH(" in expression, "serve names are unknown at synth time: every line is a search"
+        assert all(f'Namespace="{t}"' in expression or f"Namespace={t}" in expression for t in teams), expression
+        assert synth.config.cluster_name in expression
+    # what an endpoint emits is what the row searches (same schema: the metric exists with exactly these dimensions)
+    for name in SERVING_METRICS:
+        ((_, _, dims),) = [e for e in emitted_for(synth, teams[0], name) if len(e[2]) == 3]
+        assert frozenset(k for k, _ in dims) == frozenset(serving.METRIC_DIMENSIONS)
+
+
+def _single_metric_state(props: dict[str, Any], data: dict[Any, float]) -> str:
+    key = (props["MetricName"], frozenset((d["Name"], d["Value"]) for d in props["Dimensions"]), props["Statistic"])
+    from .test_observability import alarm_state
+
+    return alarm_state(props, data.get(key))
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_serving_alarms_per_team_read_what_the_engines_emit(env: str) -> None:
+    from .test_observability import STACK, alarm_metrics, alarm_state, alarms, evaluate_alarm
+
+    synth = synthesize(env)
+    t = synth.config.observability.thresholds
+    found = alarms(synth)
+    topic = next(iter(synth.resources(STACK, "AWS::SNS::Topic")))
+    for team in synth.config.kubernetes.teams:
+        ns = team.namespace
+        backlog, aborted = found[f"ServingQueueBacklog-{ns}"], found[f"ServingAbortedRequests-{ns}"]
+        for props in (backlog, aborted):
+            assert props["AlarmActions"] == [{"Ref": topic}]
+            assert props["TreatMissingData"] == "notBreaching", "an endpoint asleep at 0 replicas is no incident"
+        # each reads exactly the per-namespace metric an engine of the team emits (no SEARCH, no serve dimension)
+        queued = {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(backlog)}
+        assert queued <= emitted_for(synth, ns, serving.DEMAND_METRICS[1])
+        assert {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(aborted)} <= \
+            emitted_for(synth, ns, serving.ABORTED_REQUESTS_METRIC)
+        assert all(frozenset(k for k, _ in dims) == frozenset(serving.NAMESPACE_DIMENSIONS) for _, _, dims in queued)
+        assert backlog["EvaluationPeriods"] == backlog["DatapointsToAlarm"] == -(-t.serving_queue_minutes // 5)
+        # behaviour: the 5-minute Sum of one sample per engine and minute, back to the average queue
+        ((_, name, dims),) = queued
+        for per_minute, state in ((t.serving_queued_requests, "ALARM"), (t.serving_queued_requests / 2, "OK")):
+            value = evaluate_alarm(backlog, {(name, dims, "Sum"): per_minute * 5})
+            assert value == pytest.approx(per_minute) and alarm_state(backlog, value) == state
+        assert alarm_state(backlog, evaluate_alarm(backlog, {})) == "OK"
+        ((_, aname, adims),) = {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(aborted)}
+        assert aborted["Period"] == 900 and aborted["Statistic"] == "Sum"
+        assert _single_metric_state(aborted, {(aname, adims, "Sum"): t.serving_aborted_requests_per_15_minutes}) \
+            == "ALARM"
+        assert _single_metric_state(aborted, {(aname, adims, "Sum"): 0}) == "OK"
