@@ -62,9 +62,11 @@ REQUESTS = {
 }
 """Per running component (chart default: 100m / 100Mi requests, 1 CPU / 1000Mi limits each, values.yaml l.523).
 The operator makes one GetMetricData call per trigger and polling interval (30 s) for a handful of endpoints; the API
-server relays the HPA's reads. No CPU limit (either may burst into the node's idle CPU; a throttled autoscaler helps
-nobody); memory limits bound a leak on the small system nodes (tests/test_node_shapes.py packs them: with the
-defaults prod's two system nodes would not hold every controller)."""
+server relays the HPA's reads. Helm merges these into the chart's maps, so its CPU limit of 1 stays (room to burst);
+the memory limits replace its 1000Mi to bound a leak on the small system nodes (tests/test_node_shapes.py packs
+them: with the default requests prod's two system nodes would not hold every controller). Checked by rendering the
+chart at the tag with helm: both Deployments get these requests, ``system-cluster-critical`` and the system
+nodeSelector; no webhook objects are rendered."""
 
 
 def helm_values(node_selector: Mapping[str, str]) -> dict[str, Any]:
