@@ -21,9 +21,9 @@ Facts this construct relies on (checked 2026-11-26):
 - Who calls AWS: only the operator. The metrics API server asks the operator over gRPC (kedacore/keda@v2.19.0
   cmd/adapter/main.go ``metricsservice.NewGrpcClient``), the operator runs the scalers. With ``identityOwner:
   operator`` the aws-cloudwatch scaler uses the operator's default AWS credential chain
-  (pkg/scalers/aws/aws_common.go ``GetAwsConfig``: ``PodIdentityOwner`` false -> ``config.LoadDefaultConfig``), which
-  the EKS Pod Identity agent feeds (AWS_CONTAINER_CREDENTIALS_FULL_URI): no ``podIdentity.aws.irsa`` value, no
-  TriggerAuthentication.
+  (pkg/scalers/aws/aws_common.go ``GetAwsConfig``: ``PodIdentityOwner`` false -> ``config.LoadDefaultConfig``), whose
+  container-credentials step (aws-sdk-go-v2/config v1.32.7, go.mod at the tag) reads what the EKS Pod Identity agent
+  serves (AWS_CONTAINER_CREDENTIALS_FULL_URI): no ``podIdentity.aws.irsa`` value, no TriggerAuthentication.
 - What the scaler calls: ``GetMetricData`` only (pkg/scalers/aws_cloudwatch_scaler.go: the client is a
   ``cloudwatch.GetMetricDataAPIClient``, ``GetCloudwatchMetrics`` calls ``GetMetricData``), hence
   :data:`SCALER_ACTIONS`. ``cloudwatch:GetMetricData`` has no resource type and no condition key (Service
