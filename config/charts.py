@@ -18,6 +18,11 @@ KUBERAY_CHART_VERSION = "1.7.0"
 """kuberay-operator; matches the ray.io/v1 CRDs in k8s_charts/crds (KubeRay tag v1.7.0)."""
 SECRETS_STORE_CHART_VERSION = "3.1.1"
 """secrets-store-csi-driver-provider-aws (the AWS provider; its Chart.lock pins the driver chart 1.6.0)."""
+KEDA_CHART_VERSION = "2.19.0"
+"""kedacore/charts ``keda`` 2.19.0 (tag v2.19.0, keda/Chart.yaml: ``appVersion: 2.19.0``): KEDA
+:data:`k8s_charts.serving.KEDA_VERSION`, whose ScaledObject CRD llmft renders against (k8s_charts/crds). Not a
+per-environment setting: the operator and the vendored CRD move together, through this default only
+(tests/test_keda.py)."""
 
 # Versions every environment installs (no ``compute.charts`` setting): changed here, for all environments at once.
 ARGOCD_CHART_VERSION = "10.1.1"

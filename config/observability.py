@@ -59,6 +59,18 @@ class AlarmThresholds(ConfigModel):
     failed_pipelines_per_hour: int = Field(
         1, ge=1, le=1000, description="Failed pipelines (pipelines.enabled): alarm when this many Argo Workflows of "
                                       "one team namespace end Failed or Error in an hour.")
+    serving_queued_requests: float = Field(
+        1, gt=0, le=100000, description="Served models queueing (per team namespace): alarm when the team's endpoints "
+                                        "have on average at least this many requests waiting in the engines' queues "
+                                        "...")
+    serving_queue_minutes: int = Field(
+        15, ge=5, le=1440, description="... in every 5 minutes for this many minutes (5-1440; rounded up to 5): the "
+                                       "endpoints are at max_replicas or their quota admits no more replicas, so "
+                                       "requests wait (the engines export no latency CloudWatch keeps).")
+    serving_aborted_requests_per_15_minutes: int = Field(
+        10, ge=1, le=1000000, description="Served models aborting requests (per team namespace): alarm when the "
+                                          "team's engines abort this many requests in 15 minutes (clients giving up "
+                                          "or cancelling, timeouts).")
     burst_usd_per_hour: float | None = Field(
         None, gt=0, description="Burst spend: alarm when the running Karpenter GPUs cost more than this per hour "
                                 "(on-demand list price, config/data/prices.yaml). Default: "

@@ -5,7 +5,20 @@ dashboard and alarms) must agree on. One place for each of them.
 The engine is SGLang (``sglang==0.5.21`` in images/verl-sglang/requirements.lock): ``python -m sglang.launch_server``
 serves an OpenAI-compatible API (``/v1/chat/completions``, ``/v1/models``, ``/health``) on ``--port`` (default 30000,
 ``sglang/srt/server_args.py``) and, with ``--enable-metrics``, Prometheus metrics on ``/metrics`` of the same port
-(``sglang/srt/metrics/collector.py``: gauges ``sglang:num_running_reqs`` and ``sglang:num_queue_reqs``).
+(sglang 0.5.21 wheel, ``sglang/srt/observability/metrics_collector.py``: ``SchedulerMetricsCollector`` gauges
+``sglang:num_running_reqs``, ``sglang:num_queue_reqs``, ``sglang:gen_throughput``; ``TokenizerMetricsCollector``
+counters ``sglang:num_requests_total``, ``sglang:num_aborted_requests_total`` and histograms
+``sglang:e2e_request_latency_seconds``, ``sglang:time_to_first_token_seconds``, ...).
+
+What reaches CloudWatch (cdk_constructs/observability/container_insights.py ``serving_scrape_job``): the agent keeps
+gauges as they are, turns counters into per-scrape deltas and drops histograms whole, ``_sum``/``_count`` included
+(aws/amazon-cloudwatch-agent@v1.300070.0 plugins/inputs/prometheus/metrics_filter.go ``Filter``: only Gauge, Counter
+and Summary pass; the type is looked up by the name before relabelling, metrics_type_handler.go ``Handle``, so a
+rename cannot smuggle a histogram through). SGLang exports no latency as a gauge or summary, so the platform's latency
+signal is the queue (:data:`DEMAND_METRICS`' ``sglang:num_queue_reqs``: requests waiting for a slot, the part of the
+latency capacity decides) and the error signal :data:`ABORTED_REQUESTS_METRIC`. Only the scheduler of attention-TP
+rank 0 writes the scheduler gauges (``SchedulerMetricsCollector.init_new``: ``is_stats_logging_rank``), one series per
+data-parallel engine (label ``dp_rank``): their sum is the replica's load.
 """
 
 from __future__ import annotations
@@ -43,6 +56,22 @@ METRIC_DIMENSIONS = ("ClusterName", "Namespace", "serve")
 """The dimension set every serving metric is published with (the agent's EMF declaration; ``serve`` is the value of
 :data:`SERVE_NAME_LABEL`)."""
 
+THROUGHPUT_METRIC = "sglang:gen_throughput"
+"""Gauge: the engine's generation throughput (tokens/s), per data-parallel engine (dashboard only)."""
+FINISHED_REQUESTS_METRIC = "sglang:num_requests_total"
+"""Counter: requests the engine finished (``observe_one_finished_request``); CloudWatch gets per-scrape deltas, so a
+period's ``Sum`` is the requests finished in it."""
+ABORTED_REQUESTS_METRIC = "sglang:num_aborted_requests_total"
+"""Counter: requests aborted (``TokenizerManager.abort_request``: the client went away or cancelled, a timeout, an
+abort through the API); a period's ``Sum`` is the aborts in it. SGLang counts no HTTP errors: this is the engine's
+only failure counter."""
+REQUEST_METRICS = (FINISHED_REQUESTS_METRIC, ABORTED_REQUESTS_METRIC)
+NAMESPACE_DIMENSIONS = ("ClusterName", "Namespace")
+"""The second dimension set of :data:`DEMAND_METRICS` and :data:`REQUEST_METRICS`: all endpoints of a team namespace
+together. Alarms read it: "You can't create an alarm based on the SEARCH expression" (CloudWatch User Guide, "Using
+search expressions in graphs", using-search-expressions.html) and ``serve`` names are not known at synth time, team
+namespaces are."""
+
 # ---- added for llmft's `type: serve` (issue 34) -------------------------------------------------------------------
 
 KEDA_VERSION = "2.19.0"
@@ -73,7 +102,9 @@ evaluation (:data:`EVALUATION_TAG`). The one home of that rule: config/kubernete
 
 METRICS_AGENT_NAMESPACE = "amazon-cloudwatch"
 """Namespace of the Container Insights Prometheus agent (the CloudWatch observability add-on's): the only pods outside
-the team's namespace that reach the engine port, for ``/metrics``."""
+the team's namespace that reach the engine port, for ``/metrics``. The platform runs that agent pod-networked
+(cdk_constructs/observability/container_insights.py ``PROMETHEUS_AGENT_HOST_NETWORK``), so its scrapes come from a pod
+of this namespace and a NetworkPolicy peer ``namespaceSelector`` on ``kubernetes.io/metadata.name`` matches them."""
 
 
 KEDA_PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas"

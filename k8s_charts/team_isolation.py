@@ -43,9 +43,11 @@ RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
 RAY_DASHBOARD_PORT = 8265
 RAY_GCS_PORT = 6379
 RAY_CLIENT_PORT = 10001
-# No rule for metrics scrapers: the CloudWatch agent and its Prometheus scraper run with host networking, so their
-# traffic comes from node IPs, which a namespaceSelector never matches (the former `allow-metrics-scrapers` policy
-# could not apply); nothing scrapes team pods.
+# No namespace-wide rule for metrics scrapers: the only team pods scraped are served models, and each serve job's own
+# NetworkPolicy admits the Prometheus scraper's namespace on the engine port only (llmft/serve_build.py,
+# k8s_charts/serving.py METRICS_AGENT_NAMESPACE). That scraper runs pod-networked for it
+# (cdk_constructs/observability/container_insights.py PROMETHEUS_AGENT_HOST_NETWORK); the node agent keeps host
+# networking (its traffic comes from node IPs, which a namespaceSelector never matches) and scrapes no team pod.
 DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
 POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
 HTTPS_PORT = 443

@@ -23,6 +23,7 @@ from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.compute.fsx_directories import FsxDirectories
 from cdk_constructs.compute.karpenter import KARPENTER, KARPENTER_CRD, Karpenter
+from cdk_constructs.compute.keda import KEDA, Keda
 from cdk_constructs.compute.kuberay_operator import KUBERAY, KubeRayOperator
 from cdk_constructs.compute.kueue import KUEUE, Kueue
 from cdk_constructs.governance.log_retention import retention
@@ -43,7 +44,7 @@ from k8s_charts.values import PlatformValues, deploy_time_values
 from ._base import PlatformStack
 from .mlflow_stack import MlflowConnection
 
-CLUSTER_ADDONS: tuple[AddOn, ...] = (KARPENTER_CRD, KARPENTER, KUBERAY, KUEUE, SECRETS_STORE)
+CLUSTER_ADDONS: tuple[AddOn, ...] = (KARPENTER_CRD, KARPENTER, KUBERAY, KUEUE, SECRETS_STORE, KEDA)
 """The controllers installed before the platform charts (the charts' custom resources are theirs). Each comes after
 what its declaration ``needs``, whatever its place here; the place only breaks ties (construct order). Adding a
 controller: its declaration (:class:`~cdk_constructs.compute.addon.AddOn`) and one entry here (docs/extending.md
@@ -63,8 +64,10 @@ class ComputeStack(PlatformStack):
     - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct), ``hyperpod_logs`` (its log group
       with retention and the platform key, when ``log_encryption_key`` is given);
     - ``kueue``: the Kueue controller (``kueue.release``);
-    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue and
-      SecretProviderClass CRDs (every installed add-on declared with ``provides_crds``);
+    - ``keda``: KEDA (``keda.release``, ``keda.role``: the operator's CloudWatch read role), the autoscaler of served
+      models;
+    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue,
+      SecretProviderClass and KEDA CRDs (every installed add-on declared with ``provides_crds``);
       anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``addons``: what is installed, by add-on name (``addons["kueue"]``: its releases; ``system-nodes`` and the EKS
       add-ons too); ``addon_order``: the install order resolved from the declarations; ``helm_addons``: the add-ons
@@ -219,8 +222,8 @@ class ComputeStack(PlatformStack):
         """Add-on name -> the method installing it with its construct (all the construct's add-ons at once)."""
         return {KARPENTER_CRD.name: self._install_karpenter, KARPENTER.name: self._install_karpenter,
                 KUBERAY.name: self._install_kuberay, KUEUE.name: self._install_kueue,
-                SECRETS_STORE.name: self._install_secrets_store, ARGO_WORKFLOWS.name: self._install_argo_workflows,
-                ARGO_CD.name: self._install_argo_cd}
+                SECRETS_STORE.name: self._install_secrets_store, KEDA.name: self._install_keda,
+                ARGO_WORKFLOWS.name: self._install_argo_workflows, ARGO_CD.name: self._install_argo_cd}
 
     def _install_helm_addon(self, addon: AddOn) -> None:
         installed = HelmAddOn(self, addon_construct_id(addon), addon=addon, cluster=self.cluster,
@@ -261,6 +264,12 @@ class ComputeStack(PlatformStack):
                                                    after=self.addons.after(addon),
                                                    version=addon.version_in(self.config))
         self.addons.add(addon, [self.secrets_store.release])
+
+    def _install_keda(self, addon: AddOn) -> None:
+        # the autoscaler of served models (llmft `type: serve` creates their ScaledObjects at submit)
+        self.keda = Keda(self, "Keda", cluster=self.cluster, node_selector=self.system_node_selector,
+                         after=self.addons.after(addon), version=addon.version_in(self.config))
+        self.addons.add(addon, [self.keda.release])
 
     def _install_argo_workflows(self, addon: AddOn) -> None:
         # pipelines.enabled: runs `llmft pipeline` Workflows in the team namespaces

@@ -26,6 +26,12 @@ def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
                          if (spec := find_spec(g.instance_type)) is not None and spec.is_gpu}))
 
 
+def serving_namespaces(config: EnvironmentConfig) -> tuple[str, ...]:
+    """Where served models run: every team namespace (llmft ``type: serve`` renders into the team's namespace; serving
+    is part of every environment, no switch)."""
+    return tuple(t.namespace for t in config.kubernetes.teams)
+
+
 def cluster_queues(config: EnvironmentConfig) -> tuple[str, ...]:
     """Every Kueue ClusterQueue of the environment (one per team and allowed tier, k8s_charts/queueing.py)."""
     from k8s_charts.queues import cluster_queue_name
@@ -91,7 +97,8 @@ class ObservabilityStack(PlatformStack):
             self, "ContainerInsights", cluster=cluster, cluster_name=config.cluster_name,
             addon_version=ob.addon_version, log_retention=retention(ob.log_retention_days),
             encryption_key=encryption_key, prometheus_node_selector=system_node_selector,
-            argo_workflows=config.pipelines.enabled, after=tuple(addon_after))
+            argo_workflows=config.pipelines.enabled, serving_namespaces=serving_namespaces(config),
+            after=tuple(addon_after))
         # Argo Workflows run in the team namespaces (named after the teams); counted only where the controller runs
         pipeline_namespaces = [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
 
@@ -116,11 +123,12 @@ class ObservabilityStack(PlatformStack):
             teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
             hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config), reserved_gpus=reserved_gpus,
             burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, pipeline_namespaces=pipeline_namespaces,
-            **common)
+            serving_namespaces=serving_namespaces(config), **common)
         self.alarms = PlatformAlarms(
             self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
             file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
             reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
             burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
             thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
-            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces, **common)
+            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces,
+            serving_namespaces=serving_namespaces(config), **common)

@@ -454,7 +454,8 @@ def test_stack_exposes_the_contracts(dev: Synth) -> None:
     assert isinstance(stack.encryption_key, kms.Key)
     releases = {c.node.path.split("/", 1)[1] for c in stack.crd_dependencies}
     assert releases == {"Karpenter/Crds", "Karpenter/Controller", "KubeRay/Release",
-                        "HyperPodPrerequisites/Dependencies", "Kueue/Release", "SecretsStore/Release"}
+                        "HyperPodPrerequisites/Dependencies", "Kueue/Release", "SecretsStore/Release",
+                        "Keda/Release"}
     with pytest.raises(ValueError, match="already has"):
         stack.fsx_volume.add_claim("default")
 

@@ -235,7 +235,13 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
     kueue = releases["kueue"]["controllerManager"]
     assert kueue["nodeSelector"] == selector
     pods += [("kueue", _requests(kueue["manager"].get("resources"), KUEUE_CHART_REQUESTS))] * kueue["replicas"]
-    seen |= {"karpenter", "kuberay-operator", "kueue"}
+    keda = releases["keda"]
+    assert keda["nodeSelector"] == selector
+    # one replica each (kedacore/charts v2.19.0 values.yaml: operator and metricsServer replicaCount: 1); the
+    # admission webhook is off (cdk_constructs/compute/keda.py)
+    assert keda["webhooks"]["enabled"] is False
+    pods += [(f"keda-{c}", _requests(keda["resources"][c])) for c in ("operator", "metricServer")]
+    seen |= {"karpenter", "kuberay-operator", "kueue", "keda"}
 
     # our own chart, rendered by the real helm with the values the stack passes
     proc = template(releases["hyperpod-prerequisites"], tmp_path)

@@ -156,7 +156,8 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
     assert collected["cluster_name"] == env_synth.config.cluster_name
     jobs = prom["prometheus"]["config"]["scrape_configs"]
-    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue"]
+    assert [j["job_name"] for j in jobs] == ["karpenter", "kueue", "llmft-serve"]
+    assert prom["hostNetwork"] is False, "pod-networked: the serving pods' NetworkPolicy admits its namespace"
     for job in jobs:
         assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
     assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
@@ -198,6 +199,8 @@ UPSTREAM_SHA256 = {
     "argo-workflows-1.0.18/templates/_helpers.tpl": "da2670d7235f74cdbe71981968ca77d4b4e35943aca618cfe6da5021a5966b9a",
     "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml":
         "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
+    "keda-2.19.0/Chart.yaml": "7a730ac583d2326a05e51739dcd12ff0ad180e3ee9b0f8e462ddd378379beabc",
+    "keda-2.19.0/values.yaml": "0675ee5518b3de9b66338f9e2c5ee16eef764fd822fb4d17f82572866a86ec63",
 }
 
 
@@ -465,7 +468,7 @@ def test_hyperpod_log_group_gets_retention_and_key_after_the_cluster_exists(env_
 
 # ---- dashboard -----------------------------------------------------------------------------------------------
 
-SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\\?\"(\w+)\\?\"(.*?)', '(\w+)', (\d+)\)")
+SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\\?\"([\w:]+)\\?\"(.*?)', '(\w+)', (\d+)\)")
 
 
 def dashboard_widgets(synth: Synth) -> list[dict[str, Any]]:
@@ -645,6 +648,9 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
         out["BurstSpendOverBudget"] = cfg.burst_alarm_usd_per_hour
     if cfg.pipelines.enabled:
         out.update({f"FailedPipelines-{team.namespace}": t.failed_pipelines_per_hour for team in cfg.kubernetes.teams})
+    for team in cfg.kubernetes.teams:
+        out[f"ServingQueueBacklog-{team.namespace}"] = t.serving_queued_requests
+        out[f"ServingAbortedRequests-{team.namespace}"] = t.serving_aborted_requests_per_15_minutes
     return out
 
 
@@ -909,8 +915,9 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     for name in alarms(env_synth):
         for cq in queue_names(env_synth):
             name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
-        teams = {f"FailedPipelines-{t.namespace}" for t in env_synth.config.kubernetes.teams}
-        name = "FailedPipelines-<team>" if name in teams else name
+        for per_team in ("FailedPipelines", "ServingQueueBacklog", "ServingAbortedRequests"):
+            teams = {f"{per_team}-{t.namespace}" for t in env_synth.config.kubernetes.teams}
+            name = f"{per_team}-<team>" if name in teams else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"
 
 

@@ -1,4 +1,4 @@
-"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store CSI, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD)."""
+"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store CSI, KEDA, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGro
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.karpenter import Karpenter
+from cdk_constructs.compute.keda import Keda
 from cdk_constructs.compute.kuberay_operator import KubeRayOperator
 from cdk_constructs.compute.kueue import Kueue
 from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDriver
@@ -16,4 +17,4 @@ from cdk_constructs.compute.addon import AddOn, AddOnContext, install_order
 from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.compute.argo_cd import ArgoCd
 
-__all__ = ['AddOn', 'AddOnContext', 'ArgoCd', 'FsxDirectories', 'FsxStaticVolume', 'HyperPodCluster', 'HyperPodLogGroup', 'HyperPodPrerequisites', 'InstanceGroup', 'Karpenter', 'KubeRayOperator', 'Kueue', 'PlatformCharts', 'PlatformEksCluster', 'SecretsStoreCsiDriver', 'install_order']
+__all__ = ['AddOn', 'AddOnContext', 'ArgoCd', 'FsxDirectories', 'FsxStaticVolume', 'HyperPodCluster', 'HyperPodLogGroup', 'HyperPodPrerequisites', 'InstanceGroup', 'Karpenter', 'Keda', 'KubeRayOperator', 'Kueue', 'PlatformCharts', 'PlatformEksCluster', 'SecretsStoreCsiDriver', 'install_order']

@@ -1,7 +1,8 @@
 """Container Insights with enhanced observability: the Amazon CloudWatch Observability EKS add-on, pinned, with its
 IAM through EKS Pod Identity, the log groups it writes to (created first, with retention and the platform key) and
-an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics (and, with ``pipelines.enabled``, the Argo
-Workflows controller's phase counter: ``argo_workflows_scrape_job``).
+an extra agent that scrapes Karpenter's and Kueue's Prometheus metrics, the served models' engines
+(``serving_scrape_job``: the gauges and counters KEDA, the dashboard and the alarms read) and, with
+``pipelines.enabled``, the Argo Workflows controller's phase counter (``argo_workflows_scrape_job``).
 
 Facts this construct relies on (checked 2026-11-22):
 
@@ -67,6 +68,7 @@ from cdk_constructs.compute.argo_workflows import (
 )
 from cdk_constructs.compute.kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy
+from k8s_charts import serving
 
 ADDON_NAME = "amazon-cloudwatch-observability"
 NAMESPACE = "amazon-cloudwatch"
@@ -80,6 +82,15 @@ PROMETHEUS_AGENT_REQUESTS = {"cpu": "100m", "memory": "128Mi"}
 chart 6.4.0 values.yaml agent.resources, merged into every agents[] entry, limits 512Mi kept) is sized for the node
 agent's Container Insights pipelines. It runs on the small system nodes (tests/test_node_shapes.py packs them)."""
 PROMETHEUS_CONFIG_PATH = "/etc/prometheusconfig/prometheus.yaml"
+PROMETHEUS_AGENT_HOST_NETWORK = False
+"""The scraper runs pod-networked (the chart's ``agent.hostNetwork: true``, values.yaml of 6.4.0, is for the node
+agent's host metrics; the entry's ``hostNetwork`` wins the deep merge, templates/linux/cloudwatch-agent-custom-
+resource.yaml ``hostNetwork: {{ $agent.hostNetwork }}``, tests/test_serving_metrics.py renders it). Its scrapes then
+come from a pod of namespace ``amazon-cloudwatch``, which the serving pods' NetworkPolicy admits by namespace
+(k8s_charts/serving.py ``METRICS_AGENT_NAMESPACE``). With host networking they would come from the node's IP, which
+the VPC CNI's network policy agent matches against ipBlock peers only, never a namespaceSelector. Everything it
+scrapes (Karpenter, Kueue, Argo Workflows, serving pods) is a pod IP; its credentials come from the EKS Pod Identity
+agent, reachable from pods (169.254.170.23)."""
 
 SCRAPE_INTERVAL_SECONDS = 60
 """The scraper's ``scrape_interval``: every target is scraped once per minute, which the GPU-count math relies on."""
@@ -189,6 +200,56 @@ def argo_workflows_scrape_job(cluster_name: str, namespace: str = ARGO_WORKFLOWS
     }
 
 
+SERVING_JOB = "llmft-serve"
+SERVING_GAUGES = (*serving.DEMAND_METRICS, serving.THROUGHPUT_METRIC)
+SERVING_METRICS = (*SERVING_GAUGES, *serving.REQUEST_METRICS)
+"""What the scrape keeps of an engine's ``/metrics`` (k8s_charts/serving.py names each; the latency histograms are
+dropped by the agent anyway, see its module docstring)."""
+SERVING_DECLARATIONS: tuple[dict[str, Any], ...] = (
+    {"source_labels": ["job"], "label_matcher": f"^{SERVING_JOB}$",
+     "metric_selectors": [f"^{m}$" for m in (*serving.DEMAND_METRICS, *serving.REQUEST_METRICS)],
+     "dimensions": [list(serving.METRIC_DIMENSIONS), list(serving.NAMESPACE_DIMENSIONS)]},
+    {"source_labels": ["job"], "label_matcher": f"^{SERVING_JOB}$",
+     "metric_selectors": [f"^{serving.THROUGHPUT_METRIC}$"], "dimensions": [list(serving.METRIC_DIMENSIONS)]},
+)
+"""Per endpoint (``METRIC_DIMENSIONS``: what KEDA's triggers and the dashboard read) and, for the demand gauges and
+request counters, per team namespace (``NAMESPACE_DIMENSIONS``: what the alarms read). Every replica's samples (and
+every data-parallel engine's) of one endpoint land in the same metric: a minute's ``Sum`` is the endpoint's total."""
+
+
+def _pod_label(label: str) -> str:
+    """Prometheus' meta label of a pod label (non-alphanumerics become ``_``: kubernetes_sd_configs role pod)."""
+    return "__meta_kubernetes_pod_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", label)
+
+
+def serving_scrape_job(cluster_name: str, namespaces: list[str]) -> dict[str, Any]:
+    """Prometheus scrape config of the served models' engines (k8s_charts/serving.py): pods of the team
+    ``namespaces`` labelled ``llmft.io/component=serve`` (the discovery's label selector and a ``keep``), their
+    container port named ``http``, plain HTTP on ``/metrics``; the pod label ``llmft.io/serve`` becomes ``serve`` and
+    the pod's namespace ``Namespace`` (no metric of SGLang has either label, so nothing is renamed ``exported_*``);
+    the allow-list keeps :data:`SERVING_METRICS`."""
+    return {
+        "job_name": SERVING_JOB,
+        "scheme": "http",
+        "metrics_path": serving.METRICS_PATH,
+        "kubernetes_sd_configs": [{
+            "role": "pod", "namespaces": {"names": sorted(namespaces)},
+            "selectors": [{"role": "pod", "label": f"{serving.COMPONENT_LABEL}={serving.SERVE_COMPONENT}"}]}],
+        "relabel_configs": [
+            {"source_labels": [_pod_label(serving.COMPONENT_LABEL), "__meta_kubernetes_pod_container_port_name"],
+             "regex": f"{serving.SERVE_COMPONENT};{serving.ENGINE_PORT_NAME}", "action": "keep"},
+            {"source_labels": [_pod_label(serving.SERVE_NAME_LABEL)], "regex": "(.+)", "target_label": "serve",
+             "replacement": "${1}", "action": "replace"},
+            {"source_labels": ["__meta_kubernetes_namespace"], "regex": "(.+)", "target_label": "Namespace",
+             "replacement": "${1}", "action": "replace"},
+            {"target_label": "ClusterName", "replacement": cluster_name},
+        ],
+        "metric_relabel_configs": [
+            {"source_labels": ["__name__"], "regex": "|".join(f"^{m}$" for m in SERVING_METRICS), "action": "keep"},
+        ],
+    }
+
+
 # EMF declarations of the Prometheus agent: they ARE the dimensions these metrics are published with
 # (documented_metrics.py lists the same sets). Metric names from Karpenter v1.14.1 metrics.md, labels from the core's
 # node metrics controller (documented_metrics.py has the lines). ``source_labels`` values are joined with ";" before
@@ -212,6 +273,7 @@ PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
      "dimensions": [["ClusterName", "capacity_type", "instance_type", "resource_type"]],
      "metric_selectors": ["^karpenter_nodes_allocatable$"]},
     *KUEUE_DECLARATIONS,
+    *SERVING_DECLARATIONS,
 )
 
 
@@ -234,13 +296,16 @@ class ContainerInsights(Construct):
     :param prometheus_node_selector: nodeSelector of the Prometheus scraper (a Deployment). Default: any node.
     :param karpenter_namespace: namespace of the ``karpenter`` Service to scrape. Default ``kube-system``.
     :param argo_workflows: scrape the Argo Workflows controller (``pipelines.enabled``). Default False.
+    :param serving_namespaces: team namespaces whose served models are scraped (:func:`serving_scrape_job`).
+        Default: none (no serving job).
     :param after: constructs the add-on waits for (system nodes, the Pod Identity agent).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, cluster_name: str,
                  addon_version: str, log_retention: logs.RetentionDays, encryption_key: kms.IKey,
                  prometheus_node_selector: Mapping[str, str] | None = None, karpenter_namespace: str = "kube-system",
-                 argo_workflows: bool = False, after: tuple[IDependable, ...] = ()) -> None:
+                 argo_workflows: bool = False, serving_namespaces: tuple[str, ...] = (),
+                 after: tuple[IDependable, ...] = ()) -> None:
         super().__init__(scope, construct_id)
         self.log_groups: dict[str, logs.LogGroup] = {
             kind: logs.LogGroup(self, f"{kind.title()}Logs", log_group_name=log_group_name(cluster_name, kind),
@@ -257,7 +322,7 @@ class ContainerInsights(Construct):
                                "permissions of its cloudwatch-agent service account; AWS keeps it in step with the "
                                "agent's API calls.", managed_policy(AGENT_POLICY))
         self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
-                                                 karpenter_namespace, argo_workflows)
+                                                 karpenter_namespace, argo_workflows, serving_namespaces)
         # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
         # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod Identity
         # role of the platform; it exists before the add-on's pods start.
@@ -273,7 +338,7 @@ class ContainerInsights(Construct):
 
     @staticmethod
     def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str,
-                       argo_workflows: bool = False) -> dict[str, Any]:
+                       argo_workflows: bool = False, serving_namespaces: tuple[str, ...] = ()) -> dict[str, Any]:
         # Container Insights settings go to the cloudwatch-agent entry only (see the module docstring: a root
         # agent.config would be deep-merged into every entry, the Prometheus scraper's included)
         ci_agent_config = {"logs": {"metrics_collected": {"kubernetes": {
@@ -297,7 +362,8 @@ class ContainerInsights(Construct):
                     {"target_label": "ClusterName", "replacement": cluster_name},
                 ],
             }, kueue_scrape_job(cluster_name),
-                *([argo_workflows_scrape_job(cluster_name)] if argo_workflows else [])],
+                *([argo_workflows_scrape_job(cluster_name)] if argo_workflows else []),
+                *([serving_scrape_job(cluster_name, list(serving_namespaces))] if serving_namespaces else [])],
         }
         return {
             "tolerations": [{"operator": "Exists"}],
@@ -307,6 +373,7 @@ class ContainerInsights(Construct):
                 {"name": CI_AGENT, "config": ci_agent_config},
                 {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
                  "prometheus": {"config": scrape}, "nodeSelector": node_selector,
+                 "hostNetwork": PROMETHEUS_AGENT_HOST_NETWORK,
                  "resources": {"requests": dict(PROMETHEUS_AGENT_REQUESTS)}},
             ],
         }

@@ -44,6 +44,16 @@ declaration of the agent names; anything else stays in the performance log event
   by the same agent (job ``argo-workflows``) with the EMF declaration ARGO_WORKFLOWS_DECLARATIONS of
   cdk_constructs/observability/container_insights.py: {ClusterName, Namespace, Phase}; name and labels from
   argoproj/argo-workflows v4.0.6 docs/metrics.md ``total_count``.
+- ContainerInsights/Prometheus, served models (llmft ``type: serve``): the SGLang engines' gauges and counters
+  scraped by the same agent (job ``llmft-serve``) with SERVING_DECLARATIONS of
+  cdk_constructs/observability/container_insights.py: {ClusterName, Namespace, serve} and, for the demand gauges and
+  request counters, {ClusterName, Namespace}; names from the sglang 0.5.21 wheel,
+  sglang/srt/observability/metrics_collector.py (k8s_charts/serving.py has each).
+- ContainerInsights, Deployments (enhanced Container Insights): ``replicas_desired``/``replicas_ready`` with
+  {PodName, Namespace, ClusterName} and {ClusterName} (kubernetes.go ``getDeploymentMetricDeclarations``
+  l.234-247); ``PodName`` is the Deployment's name (amazon-contributing/opentelemetry-collector-contrib 8e059f1
+  receiver/awscontainerinsightreceiver/internal/k8sapiserver/k8sapiserver.go ``getDeploymentMetrics``), so a served
+  model's replicas are ``PodName=<serve name>`` in its team namespace.
 - AWS/FSx: https://docs.aws.amazon.com/fsx/latest/LustreGuide/fs-metrics.html (FileSystemId).
 - AWS/ApplicationELB: https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-cloudwatch-metrics.html
 - AWS/RDS: https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2.viewing.monitoring.html
@@ -107,6 +117,13 @@ ARGO_WORKFLOWS_SET = ("ClusterName", "Namespace", "Phase")
 _ARGO_URL = ("https://github.com/argoproj/argo-workflows/blob/v4.0.6/docs/metrics.md (total_count); dimensions: "
              "container_insights.py ARGO_WORKFLOWS_DECLARATIONS")
 
+_SERVING_URL = ("sglang 0.5.21 sglang/srt/observability/metrics_collector.py; dimensions: container_insights.py "
+                "SERVING_DECLARATIONS")
+SERVING_SET = ("ClusterName", "Namespace", "serve")
+SERVING_NAMESPACE_SET = ("ClusterName", "Namespace")
+"""k8s_charts/serving.py METRIC_DIMENSIONS and NAMESPACE_DIMENSIONS (the tests compare them)."""
+DEPLOYMENT_SET = ("ClusterName", "Namespace", "PodName")
+
 _TABLE: list[DocumentedMetric] = [
     *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
       for n in ("node_gpu_utilization", "node_gpu_memory_utilization")),
@@ -136,6 +153,12 @@ _TABLE: list[DocumentedMetric] = [
                      _KARPENTER_NODE_URL),
     DocumentedMetric(PROMETHEUS, "karpenter_nodes_total_pod_requests", _sets(HYPERPOD_GPU_SET), _KARPENTER_NODE_URL),
     DocumentedMetric(PROMETHEUS, "argo_workflows_total_count", _sets(ARGO_WORKFLOWS_SET), _ARGO_URL),
+    *(DocumentedMetric(PROMETHEUS, n, _sets(SERVING_SET, SERVING_NAMESPACE_SET), _SERVING_URL)
+      for n in ("sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:num_requests_total",
+                "sglang:num_aborted_requests_total")),
+    DocumentedMetric(PROMETHEUS, "sglang:gen_throughput", _sets(SERVING_SET), _SERVING_URL),
+    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(DEPLOYMENT_SET, ["ClusterName"]), _K8S_GO + " l.234-247")
+      for n in ("replicas_desired", "replicas_ready")),
     *(DocumentedMetric("AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/"
                                                                 "fs-metrics.html")
       for n in ("DataReadBytes", "DataWriteBytes", "DataReadOperations", "DataWriteOperations", "MetadataOperations",

@@ -14,7 +14,9 @@ from constructs import Construct
 
 from config.observability import AlarmThresholds
 
+from cdk_constructs.observability.container_insights import SCRAPE_INTERVAL_SECONDS
 from cdk_constructs.observability.documented_metrics import PROMETHEUS, metric
+from k8s_charts import serving
 from cdk_constructs.observability.gpu_capacity import (
     burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_gpu_samples, hyperpod_idle_gpus,
 )
@@ -70,6 +72,8 @@ class PlatformAlarms(Construct):
         Default: none.
     :param pipeline_namespaces: team namespaces whose Argo Workflows are watched (``pipelines.enabled``): one
         FailedPipelines alarm each. Default: none.
+    :param serving_namespaces: team namespaces whose served models are watched: one ServingQueueBacklog and one
+        ServingAbortedRequests alarm each (:meth:`_serving_alarms`). Default: none.
     :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
         no burst alarm).
     """
@@ -80,7 +84,8 @@ class PlatformAlarms(Construct):
                  spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
                  burst_prices: Sequence[tuple[str, str, float]], unpriced_instance_types: Sequence[str] = (),
                  thresholds: AlarmThresholds, burst_usd_per_hour: float | None,
-                 cluster_queues: Sequence[str] = (), pipeline_namespaces: Sequence[str] = ()) -> None:
+                 cluster_queues: Sequence[str] = (), pipeline_namespaces: Sequence[str] = (),
+                 serving_namespaces: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
         t = thresholds
         self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
@@ -242,6 +247,9 @@ class PlatformAlarms(Construct):
                 "ContainerInsights/Prometheus argo_workflows_total_count{Phase=Failed|Error} (sum, 1 h)",
                 spec_id="FailedPipelines")
 
+        for ns in serving_namespaces:
+            self._serving_alarms(add, cluster_name, ns, t)
+
         # Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
         # GPU. No Karpenter GPU node: no data, not breaching.
         # Instance types without a price are not in the sum: the description says so (never a silent under-count).
@@ -268,3 +276,34 @@ class PlatformAlarms(Construct):
             "EC2 Spot interruption warnings in an hour (Karpenter's interruption rule)", "spot_interruptions_per_hour",
             "AWS/Events MatchedEvents (Karpenter SpotInterruption rule)")
 
+    @staticmethod
+    def _serving_alarms(add, cluster_name: str, ns: str, t: AlarmThresholds) -> None:
+        """Served models of team namespace ``ns`` (k8s_charts/serving.py), on the per-namespace dimension set
+        ``NAMESPACE_DIMENSIONS`` (alarms cannot read SEARCH; serve names are unknown at synth time).
+
+        - ServingQueueBacklog: requests waiting in the engines' queues, the namespace's total averaged over each 5
+          minutes (``sglang:num_queue_reqs`` Sum x scrape interval / PERIOD: one sample per engine and scrape), at or
+          above the threshold in every period of the window. The latency signal: SGLang's latency histograms never
+          reach CloudWatch (the agent drops histograms), the queue is the part of the latency capacity decides.
+        - ServingAbortedRequests: ``sglang:num_aborted_requests_total`` (per-scrape deltas) summed over 15 minutes.
+
+        No endpoint running: no data, not breaching (an endpoint asleep at 0 replicas is no incident)."""
+        dims = dict(zip(serving.NAMESPACE_DIMENSIONS, (cluster_name, ns), strict=True))
+        periods = max(1, -(-t.serving_queue_minutes // 5))
+        queued = metric(PROMETHEUS, serving.DEMAND_METRICS[1], dims, statistic="Sum", period=Duration.minutes(5))
+        add(f"ServingQueueBacklog-{ns}",
+            cw.MathExpression(expression=f"queued * {SCRAPE_INTERVAL_SECONDS} / PERIOD(queued)",
+                              label=f"{ns}: requests queued in served models (average)", period=Duration.minutes(5),
+                              using_metrics={"queued": queued}),
+            t.serving_queued_requests, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"Served models of team namespace {ns} have kept requests waiting for {periods * 5} minutes: at "
+            f"max_replicas, or the team's quota admits no more replicas", "serving_queued_requests",
+            f"ContainerInsights/Prometheus {serving.DEMAND_METRICS[1]} (team namespace, average per 5 minutes)",
+            periods=periods, spec_id="ServingQueueBacklog")
+        add(f"ServingAbortedRequests-{ns}",
+            metric(PROMETHEUS, serving.ABORTED_REQUESTS_METRIC, dims, statistic="Sum", period=Duration.minutes(15)),
+            t.serving_aborted_requests_per_15_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"Served models of team namespace {ns} aborted requests (clients gave up or cancelled, timeouts)",
+            "serving_aborted_requests_per_15_minutes",
+            f"ContainerInsights/Prometheus {serving.ABORTED_REQUESTS_METRIC} (team namespace, sum, 15 min)",
+            spec_id="ServingAbortedRequests")

@@ -1,5 +1,6 @@
 """One CloudWatch dashboard per environment: GPUs by capacity kind and team, reserved-capacity utilization, Karpenter,
-job queues, FSx, MLflow, burst spend and (``pipelines.enabled``) each team's workflow phase counts. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
+job queues, FSx, MLflow, burst spend, served models (``type: serve``) and (``pipelines.enabled``) each team's workflow
+phase counts. Every metric comes from cdk_constructs/observability/documented_metrics.py."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from constructs import Construct
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, PROMETHEUS, metric, search_expression
 from cdk_constructs.observability.gpu_capacity import burst_usd_per_hour, hyperpod_idle_gpus
 from cdk_constructs.observability.platform_alarms import fsx_free_bytes
+from k8s_charts import serving
 
 _NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
 _NODE_GPU_COUNT = ["ClusterName", "InstanceId", "NodeName"]
@@ -48,6 +50,8 @@ class PlatformDashboard(Construct):
     :param burst_budget_usd_per_hour: budget line on the spend widget (None: none).
     :param pipeline_namespaces: team namespaces whose Argo Workflows are counted (``pipelines.enabled``; one widget
         each: workflows entering Running/Succeeded/Failed/Error). Default: none, no pipeline row.
+    :param serving_namespaces: team namespaces where served models run (one row: requests running/queued, replicas,
+        tokens/s, finished/aborted requests, each a SEARCH over the ``serve`` dimension). Default: none, no row.
     :param file_system_id, load_balancer_full_name, target_group_full_name, database_cluster_identifier,
         spot_interruption_rule_name: the resources whose AWS metrics are shown. Required.
     """
@@ -57,7 +61,7 @@ class PlatformDashboard(Construct):
                  hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int,
                  file_system_id: str, load_balancer_full_name: str, target_group_full_name: str,
                  database_cluster_identifier: str, spot_interruption_rule_name: str,
-                 pipeline_namespaces: Sequence[str] = ()) -> None:
+                 pipeline_namespaces: Sequence[str] = (), serving_namespaces: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
         self.dashboard = cw.Dashboard(self, "Dashboard", dashboard_name=f"{prefix}-platform",
                                       default_interval=Duration.hours(12))
@@ -223,8 +227,44 @@ class PlatformDashboard(Construct):
             for phase in PIPELINE_PHASES], left_label="workflows / 5 min") for ns in pipeline_namespaces[i:i + 4]]
             for i in range(0, len(pipeline_namespaces), 4)]
 
-        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row, *pipeline_rows):
+        serving_rows = [self._serving_row(cluster_name, serving_namespaces)] if serving_namespaces else []
+        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row, *serving_rows, *pipeline_rows):
             self.dashboard.add_widgets(*row)
+
+    def _serving_row(self, cluster_name: str, namespaces: Sequence[str]) -> list[cw.GraphWidget]:
+        """Served models (k8s_charts/serving.py), one line per endpoint: SEARCH over the ``serve`` dimension (serve
+        names are not known at synth time). Gauges: a one-minute ``Sum`` is the endpoint's total at that scrape
+        (every replica and data-parallel engine, one sample each); counters: per-scrape deltas, so a ``Sum`` is the
+        count in the period. Replicas: enhanced Container Insights' Deployment metrics (``PodName`` = the Deployment,
+        i.e. the serve name) of the team namespaces. Latency: the queue (the engines' latency histograms never reach
+        CloudWatch)."""
+        terms = {"ClusterName": cluster_name, "Namespace": list(namespaces)}
+
+        def per_serve(name: str, label: str, *, statistic: str = "Sum", period: int = 60) -> cw.MathExpression:
+            return cw.MathExpression(
+                expression=search_expression(PROMETHEUS, name, serving.METRIC_DIMENSIONS, terms,
+                                             statistic=statistic, period_seconds=period),
+                label=label, period=Duration.seconds(period))
+
+        def replicas(name: str, label: str) -> cw.MathExpression:
+            return cw.MathExpression(expression=search_expression(
+                CONTAINER_INSIGHTS, name, ["ClusterName", "Namespace", "PodName"], terms, statistic="Maximum",
+                period_seconds=300), label=label, period=Duration.minutes(5))
+
+        running, queued = (per_serve(m, "") for m in serving.DEMAND_METRICS)
+        return [
+            self._graph("Served models: requests running (left) and queued (right; queue = latency)", [running],
+                        right=[queued], left_label="requests", right_label="requests waiting"),
+            self._graph("Served models: replicas ready / desired (Deployments of team namespaces)", [
+                replicas("replicas_ready", "ready: "), replicas("replicas_desired", "desired: ")],
+                left_label="replicas"),
+            self._graph("Served models: generated tokens per second", [per_serve(serving.THROUGHPUT_METRIC, "")],
+                        left_label="tokens/s"),
+            self._graph("Served models: requests finished (left) and aborted (right) per 5 minutes", [
+                per_serve(serving.FINISHED_REQUESTS_METRIC, "", period=300)],
+                right=[per_serve(serving.ABORTED_REQUESTS_METRIC, "", period=300)],
+                left_label="requests / 5 min", right_label="aborted / 5 min"),
+        ]
 
     def _graph(self, title: str, left: Sequence[cw.IMetric], *, right: Sequence[cw.IMetric] = (),
                left_label: str = "", right_label: str = "", left_max: float | None = None,
