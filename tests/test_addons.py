@@ -64,7 +64,7 @@ def test_the_platform_addons_resolve_in_their_declared_order() -> None:
 def test_versions_come_from_config_charts() -> None:
     defaults = charts.ChartVersionsConfig()
     pinned = {charts.ARGOCD_CHART_VERSION, charts.ARGO_WORKFLOWS_CHART_VERSION,
-              charts.NVIDIA_DEVICE_PLUGIN_CHART_VERSION, charts.EFA_DEVICE_PLUGIN_CHART_VERSION}
+              charts.NVIDIA_DEVICE_PLUGIN_CHART_VERSION, charts.EFA_DEVICE_PLUGIN_CHART_VERSION, charts.KEDA_CHART_VERSION}
     for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS):
         if a.repository is None:
             continue  # our chart, an asset
@@ -75,14 +75,14 @@ def test_versions_come_from_config_charts() -> None:
 
 
 def test_a_new_addon_is_one_declaration_and_one_line(monkeypatch) -> None:
-    keda = AddOn(name="keda", chart="keda", release="keda", namespace="keda", repository="https://kedacore.github.io/charts",
-                 version="2.17.0", values=lambda context: {"nodeSelector": dict(context.node_selector)},
-                 needs=(SYSTEM_NODES,))
-    monkeypatch.setattr(compute_stack, "CLUSTER_ADDONS", (*CLUSTER_ADDONS, keda))
+    extra = AddOn(name="metrics-server", chart="metrics-server", release="metrics-server", namespace="kube-system",
+                  repository="https://kubernetes-sigs.github.io/metrics-server/", version="3.13.0",
+                  values=lambda context: {"nodeSelector": dict(context.node_selector)}, needs=(SYSTEM_NODES,))
+    monkeypatch.setattr(compute_stack, "CLUSTER_ADDONS", (*CLUSTER_ADDONS, extra))
     app = cdk.App(context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []})
     stack = platform_app.build(app, config_with("dev"))["compute"]
-    installed = stack.helm_addons["keda"]
-    assert installed.node.path.endswith(f"/{construct_id(keda)}") and construct_id(keda) == "Keda"
+    installed = stack.helm_addons["metrics-server"]
+    assert installed.node.path.endswith(f"/{construct_id(extra)}") and construct_id(extra) == "MetricsServer"
     dependencies = {d.node.path for d in installed.release.node.dependencies}
     assert {c.node.path for c in stack.addons[SYSTEM_NODES]} <= dependencies
     assert isinstance(stack.addon_context, AddOnContext)
