@@ -17,10 +17,9 @@ ScaledObject (issue 34). The facts shared with the platform (labels, port, metri
   reach the endpoint with ``kubectl port-forward``, which the API server and the kubelet carry into the pod: no
   network peer to allow (NetworkPolicies do not apply to it). Policies are additive: the namespace's
   ``allow-same-namespace`` (k8s_charts/team_isolation.py) admits the team's pods anyway; this one adds the agent.
-  Caveat for the platform side: k8s_charts/team_isolation.py notes that the CloudWatch agent's Prometheus scraper runs
-  with host networking (its traffic comes from node IPs, which no namespaceSelector matches); the agent rule here
-  is the contract's namespace, and the scrape works only where the agent's pods are pod-networked or the node
-  traffic is admitted by the platform.
+  The agent's Prometheus scraper runs pod-networked (cdk_constructs/observability/container_insights.py
+  ``PROMETHEUS_AGENT_HOST_NETWORK``), so its scrapes come from a pod of ``amazon-cloudwatch``, which this rule
+  matches (tests/test_serving_metrics.py evaluates it).
 - **ScaledObject** ``<name>`` (keda.sh/v1alpha1, KEDA :data:`k8s_charts.serving.KEDA_VERSION`): min/max replicas from
   the spec; one ``aws-cloudwatch`` trigger per demand gauge (KEDA's CloudWatch scaler reads one metric per trigger,
   pkg/scalers/aws_cloudwatch_scaler.go at v2.19.0), combined by ``advanced.scalingModifiers`` (formula ``running +
