@@ -206,7 +206,7 @@ class _Priced:
     p: Pricer
     report: Report
 
-    def add(self, item: str, monthly: float, detail: str = "") -> None:
+    def add(self, item: str, monthly: float, *, detail: str = "") -> None:
         """Add an idle monthly cost line for this resource."""
         self.report.idle.append(Line(self.stack, self.lid, self.type, item, round(monthly, 2), detail))
 
@@ -239,7 +239,7 @@ def _price_vpc_endpoint(r: _Priced) -> None:
         azs = len(r.props.get("SubnetIds", [])) or 1
         name = r.props.get("ServiceName")
         name = name.split(".", 3)[-1] if isinstance(name, str) else "endpoint"  # com.amazonaws.<region>.X
-        r.add(f"Interface endpoint {name}", r.p.hourly("interface_endpoint_az") * azs * r.p.hours, f"{azs} AZ")
+        r.add(f"Interface endpoint {name}", r.p.hourly("interface_endpoint_az") * azs * r.p.hours, detail=f"{azs} AZ")
     else:
         r.report.usage_based.append(r.zero("Gateway endpoint (free)"))
 
@@ -248,7 +248,7 @@ def _price_load_balancer(r: _Priced) -> None:
     """Price an application or network load balancer by the hour (LCUs excluded)."""
     kind = r.props.get("Type", "application")
     r.add("Application Load Balancer" if kind == "application" else "Network Load Balancer",
-          r.p.hourly("alb" if kind == "application" else "nlb") * r.p.hours, "LCUs excluded")
+          r.p.hourly("alb" if kind == "application" else "nlb") * r.p.hours, detail="LCUs excluded")
 
 
 def _price_ecs_service(r: _Priced) -> None:
@@ -263,7 +263,7 @@ def _price_ecs_service(r: _Priced) -> None:
                    and _mentions(res["Properties"].get("ResourceId"), r.lid)]
         count = targets[0]["MinCapacity"] if targets else 1
     per_task = (vcpu * r.p.hourly("fargate_vcpu") + gb * r.p.hourly("fargate_gb")) * r.p.hours
-    r.add("Fargate tasks", per_task * int(count), f"{count} x {vcpu:g} vCPU / {gb:g} GB")
+    r.add("Fargate tasks", per_task * int(count), detail=f"{count} x {vcpu:g} vCPU / {gb:g} GB")
 
 
 def _price_aurora_cluster(r: _Priced) -> None:
@@ -275,9 +275,9 @@ def _price_aurora_cluster(r: _Priced) -> None:
                  and res["Properties"].get("DBInstanceClass") == "db.serverless"]
     n = len(instances) or 1
     r.add("Aurora Serverless v2 ACU floor", floor * n * r.p.hourly("aurora_serverless_acu") * r.p.hours,
-          f"{n} instance(s) x {floor:g} ACU")
+          detail=f"{n} instance(s) x {floor:g} ACU")
     gb = r.p.assume["aurora_storage_gb"]
-    r.add("Aurora storage (assumed)", gb * r.p.monthly("aurora_storage_gb"), f"{gb} GB")
+    r.add("Aurora storage (assumed)", gb * r.p.monthly("aurora_storage_gb"), detail=f"{gb} GB")
 
 
 def _price_db_instance(r: _Priced) -> None:
@@ -295,14 +295,14 @@ def _price_fsx(r: _Priced) -> None:
         r.report.unpriced.append(r.zero(f"FSx {lustre.get('DeploymentType')} {tput}"))
         return
     cap = int(r.props["StorageCapacity"])
-    r.add("FSx for Lustre capacity", cap * entry["usd"], f"{cap} GiB x {tput} MB/s/TiB")
+    r.add("FSx for Lustre capacity", cap * entry["usd"], detail=f"{cap} GiB x {tput} MB/s/TiB")
 
 
 def _price_alarm(r: _Priced) -> None:
     """Price a CloudWatch alarm per metric it evaluates."""
     # billed per metric the alarm evaluates (a metric math alarm over two metrics costs two)
     n = sum(1 for m in r.props.get("Metrics", []) if "MetricStat" in m) or 1
-    r.add("CloudWatch alarm", n * r.p.monthly("cloudwatch_alarm"), f"{n} metric(s)")
+    r.add("CloudWatch alarm", n * r.p.monthly("cloudwatch_alarm"), detail=f"{n} metric(s)")
 
 
 def _price_addon(r: _Priced) -> None:
@@ -313,15 +313,15 @@ def _price_addon(r: _Priced) -> None:
     nodes = _idle_nodes(r.report.templates)
     obs = nodes * r.p.assume["container_insights_observations_per_node_month"]
     r.add("Container Insights observations (estimate)",
-          obs / 1e6 * r.p.per_million("container_insights_observation"), f"{nodes} idle nodes, {obs / 1e6:g}M obs")
+          obs / 1e6 * r.p.per_million("container_insights_observation"), detail=f"{nodes} idle nodes, {obs / 1e6:g}M obs")
     n = r.p.assume["prometheus_custom_metrics"]
-    r.add("Prometheus custom metrics (estimate)", n * r.p.monthly("custom_metric"), f"{n} metrics")
+    r.add("Prometheus custom metrics (estimate)", n * r.p.monthly("custom_metric"), detail=f"{n} metrics")
 
 
 def _price_log_group(r: _Priced) -> None:
     """Estimate a log group's ingestion at the assumed volume."""
     gb = r.p.assume["log_ingest_gb_per_group_month"]
-    r.add("Log ingestion (estimate)", gb * r.p.monthly("log_ingest_gb"), f"{gb} GB/month assumed")
+    r.add("Log ingestion (estimate)", gb * r.p.monthly("log_ingest_gb"), detail=f"{gb} GB/month assumed")
 
 
 def _price_nodegroup(r: _Priced) -> None:
@@ -335,8 +335,8 @@ def _price_nodegroup(r: _Priced) -> None:
         return
     disk = int(r.props.get("DiskSize") or _launch_template_disk(r.resources, r.props) or
                r.p.assume["node_root_volume_gb"])
-    r.add("EKS system nodes", count * entry["usd"] * r.p.hours, f"{count} x {types[0]}")
-    r.add("EKS node volumes", count * disk * r.p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
+    r.add("EKS system nodes", count * entry["usd"] * r.p.hours, detail=f"{count} x {types[0]}")
+    r.add("EKS node volumes", count * disk * r.p.monthly("ebs_gp3_gb"), detail=f"{count} x {disk} GB gp3")
 
 
 def _price_codebuild(r: _Priced) -> None:
