@@ -446,7 +446,7 @@ def _plan_and_apply(script: ScriptArguments, args) -> StepPlan:
     return step
 
 
-def _training_data(script: ScriptArguments, tokenizer, step: StepPlan):
+def _training_data(script: ScriptArguments, tokenizer, *, step: StepPlan):
     """Tokenize the train and test rows (packed when the script asks) and pick their collator; also the example
     count before packing."""
     from llm_platform import packing
@@ -563,7 +563,7 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     model = load_model(script, args)
     if args.gradient_checkpointing:
         model.enable_input_require_grads()  # LoRA: frozen embeddings still need grads flowing into checkpoints
-    train, test, collator, examples = _training_data(script, tokenizer, step)
+    train, test, collator, examples = _training_data(script, tokenizer, step=step)
     _print_reasons(step, args)
     shape = mfu_mod.model_shape(model)
     gpu = mfu_mod.detect_gpu_name() if torch.cuda.is_available() else None
