@@ -38,14 +38,8 @@ gc.freeze()
 gc.enable()
 
 
-def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
-          organization: OrganizationConfig | None = None) -> dict[str, cdk.Stack]:
-    """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
-    returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
-    environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
-    forwarding, and the role the pipeline's image step assumes (deployed before Storage, whose post step builds the
-    images)."""
-    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
+def _foundation_stacks(app: cdk.App | cdk.Stage, config: EnvironmentConfig) -> dict[str, cdk.Stack]:
+    """Add the network, storage, MLflow and compute stacks (compute's deploy-time values as outputs)."""
     p = config.stack_prefix
     network = NetworkStack(app, f"{p}-Network", config=config)
     storage = StorageStack(
@@ -81,10 +75,15 @@ def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
     )
     # argocd mode: each deploy-time value of dist/<env>/ becomes an output of the stack that owns it
     output_deploy_time_values(compute.deploy_time_values, default_owner=compute)
-    stacks: dict[str, cdk.Stack] = {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
-    stacks["observability"] = ObservabilityStack(
+    return {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
+
+
+def _observability_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, storage: StorageStack,
+                         mlflow: MlflowStack, compute: ComputeStack) -> ObservabilityStack:
+    """Add the observability stack over the cluster, file system, MLflow and HyperPod."""
+    return ObservabilityStack(
         app,
-        f"{p}-Observability",
+        f"{config.stack_prefix}-Observability",
         config=config,
         cluster=compute.cluster,
         encryption_key=storage.key,
@@ -97,29 +96,58 @@ def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
         system_node_selector=compute.system_node_selector,
         addon_after=[compute.eks.system_nodegroup, compute.eks.addons["eks-pod-identity-agent"]],
     )
-    if config.studio.enabled:
-        stacks["studio"] = StudioStack(
-            app,
-            f"{p}-Studio",
-            config=config,
-            vpc=network.vpc,
-            subnets=network.vpc.private_subnets,
-            studio_security_group=network.security_groups.studio,
-            encryption_key=storage.key,
-            data_bucket=storage.data_bucket,
-            file_system=storage.file_system,
-            training_images=storage.training_images,
-            cluster=compute.cluster,
-            directories_ready=compute.fsx_directories.wait_handle,
-            mlflow=mlflow,
-        )
-    if organization is not None:
-        from stacks.delivery_stack import WorkloadDeliveryStack
 
-        stacks["delivery"] = WorkloadDeliveryStack(app, f"{p}-Delivery", config=config, organization=organization,
-                                                   vpc_id=network.vpc.vpc_id)
-        storage.add_stack_dependency(stacks["delivery"], "the pipeline's image step (a post step of Storage) "
-                                                         "assumes the images role this stack creates")
+
+def _studio_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, network: NetworkStack,
+                  storage: StorageStack, mlflow: MlflowStack, compute: ComputeStack) -> StudioStack:
+    """Add the SageMaker Studio stack, on the cluster, the file system and the training images."""
+    return StudioStack(
+        app,
+        f"{config.stack_prefix}-Studio",
+        config=config,
+        vpc=network.vpc,
+        subnets=network.vpc.private_subnets,
+        studio_security_group=network.security_groups.studio,
+        encryption_key=storage.key,
+        data_bucket=storage.data_bucket,
+        file_system=storage.file_system,
+        training_images=storage.training_images,
+        cluster=compute.cluster,
+        directories_ready=compute.fsx_directories.wait_handle,
+        mlflow=mlflow,
+    )
+
+
+def _delivery_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, organization: OrganizationConfig,
+                    network: NetworkStack, storage: StorageStack) -> cdk.Stack:
+    """Add the environment's delivery stack, which Storage (whose post step builds the images) deploys after."""
+    from stacks.delivery_stack import WorkloadDeliveryStack
+
+    delivery = WorkloadDeliveryStack(app, f"{config.stack_prefix}-Delivery", config=config,
+                                     organization=organization, vpc_id=network.vpc.vpc_id)
+    storage.add_stack_dependency(delivery, "the pipeline's image step (a post step of Storage) "
+                                           "assumes the images role this stack creates")
+    return delivery
+
+
+def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
+          organization: OrganizationConfig | None = None) -> dict[str, cdk.Stack]:
+    """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
+    returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
+    environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
+    forwarding, and the role the pipeline's image step assumes (deployed before Storage, whose post step builds the
+    images)."""
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
+    stacks = _foundation_stacks(app, config)
+    network, storage, mlflow, compute = stacks["network"], stacks["storage"], stacks["mlflow"], stacks["compute"]
+    stacks["observability"] = _observability_stack(app, config=config, storage=storage, mlflow=mlflow,
+                                                   compute=compute)
+    if config.studio.enabled:
+        stacks["studio"] = _studio_stack(app, config=config, network=network, storage=storage, mlflow=mlflow,
+                                         compute=compute)
+    if organization is not None:
+        stacks["delivery"] = _delivery_stack(app, config=config, organization=organization, network=network,
+                                             storage=storage)
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)

@@ -412,78 +412,79 @@ def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: En
                          f"an instance_type with more GPUs")
 
 
-def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-          image: str, ray_version: str | None = None, model: Any = None) -> Plan:
-    """The manifests of ``spec`` for ``team`` in ``config``'s environment: :func:`resolve`, then the builders render
-    that resolution. ``image`` is the platform image for the type (the spec's own image wins); ``ray_version``: the
-    Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
-    Raises BuildError with the fix. A serve job needs ``model``, the version it serves (llmft.registry.ResolvedModel).
-    """
-    r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
-    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
-                gpus_per_node=r.gpus_per_node)
-    if spec.type == "serve":
-        from llmft import serve_build
+def _render_serve(plan: Plan, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: Any) -> Plan:
+    """A serve job's plan: the manifests that serve ``model``."""
+    from llmft import serve_build
 
-        if model is None:
-            raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
-                             "MLflow (or --registry FILE) before it renders")
-        plan.model = model
-        try:
-            plan.manifests = serve_build.render(spec, team=team, values=values, r=r, model=model, image=r.image)
-        except ValueError as exc:
-            raise BuildError(str(exc)) from None
-        return plan
-    chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
-    custom_command: list[str] | None = None
-    if spec.uses_gpus:
-        low, high = spec.node_range
-        common: dict[str, Any] = dict(name=spec.name, team=team, tier=r.tier, values=values,
-                                      instance_type=r.instance_type, priority_class=r.priority_class,
-                                      env=spec.env or None, node_kinds=r.allowed)
-        # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
-        try:
-            if spec.type == "grpo":
-                from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
+    if model is None:
+        raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
+                         "MLflow (or --registry FILE) before it renders")
+    plan.model = model
+    try:
+        plan.manifests = serve_build.render(plan.spec, team=team, values=values, r=r, model=model, image=r.image)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+    return plan
 
-                VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**r.step), **common)
-            elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
-                from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 
-                PlatformRayJob(chart, "Job", image=_BUILD_IMAGE, entrypoint=shlex.join(spec.custom.command),
-                               nodes=high, gpus_per_node=r.gpus_per_node, ray_version=r.ray_version, **common)
-            else:
-                from k8s_charts.pytorch_job import ElasticPyTorchJob
+def _add_gpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues,
+                 r: Resolution) -> list[str] | None:
+    """Add a GPU job's RayJob or PyTorchJob to ``chart``; returns a custom job's command (else None)."""
+    low, high = spec.node_range
+    common: dict[str, Any] = dict(name=spec.name, team=team, tier=r.tier, values=values,
+                                  instance_type=r.instance_type, priority_class=r.priority_class,
+                                  env=spec.env or None, node_kinds=r.allowed)
+    # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
+    try:
+        if spec.type == "grpo":
+            from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 
-                module = MODULE.get(spec.type)
-                step_type = step_contract.STEPS.get(spec.type)
-                single = step_type is not None and not step_type.distributed  # one process, one GPU
-                extra: dict[str, Any] = {"procs_per_node": 1} if single else {}
-                if spec.type == "benchmark":  # one torchrun process (it starts a torchrun per recipe), no EFA
-                    extra.update(procs_per_node=1, efa=False)
-                ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
-                                  entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
-                                  min_nodes=low, max_nodes=high,
-                                  gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
-                                  cpu=spec.cpu, memory_gib=spec.memory_gib, **extra, **common)
-                if spec.type == "custom" and spec.custom:
-                    custom_command = list(spec.custom.command)
-        except ValueError as exc:
-            raise BuildError(str(exc)) from None
-    else:
-        cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
-        module = MODULE[spec.type]
-        template = job_pod_template(
-            job_name=spec.name, component="step", team=team, tier=r.tier, priority_class=r.priority_class,
-            values=values, shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
-            settings=PodSettings(container_name="step", image="placeholder:llmft",
-                                 command=["python", "-m", module, "--config", STEP_CONFIG_FILE], env=spec.env))
-        k8s.KubeJob(chart, "Job", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace,
-                                                          labels={"platform/team": team.name,
-                                                                  "platform/tier": r.tier.name}),
-                    spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
+            VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**r.step), **common)
+        elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
+            from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 
-    job = [m for m in chart.to_json()]
+            PlatformRayJob(chart, "Job", image=_BUILD_IMAGE, entrypoint=shlex.join(spec.custom.command),
+                           nodes=high, gpus_per_node=r.gpus_per_node, ray_version=r.ray_version, **common)
+        else:
+            from k8s_charts.pytorch_job import ElasticPyTorchJob
+
+            module = MODULE.get(spec.type)
+            step_type = step_contract.STEPS.get(spec.type)
+            single = step_type is not None and not step_type.distributed  # one process, one GPU
+            extra: dict[str, Any] = {"procs_per_node": 1} if single else {}
+            if spec.type == "benchmark":  # one torchrun process (it starts a torchrun per recipe), no EFA
+                extra.update(procs_per_node=1, efa=False)
+            ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
+                              entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
+                              min_nodes=low, max_nodes=high,
+                              gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
+                              cpu=spec.cpu, memory_gib=spec.memory_gib, **extra, **common)
+            if spec.type == "custom" and spec.custom:
+                return list(spec.custom.command)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+    return None
+
+
+def _add_cpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues,
+                 r: Resolution) -> None:
+    """Add a CPU job's plain Kubernetes Job to ``chart``."""
+    cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
+    module = MODULE[spec.type]
+    template = job_pod_template(
+        job_name=spec.name, component="step", team=team, tier=r.tier, priority_class=r.priority_class,
+        values=values, shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
+        settings=PodSettings(container_name="step", image="placeholder:llmft",
+                             command=["python", "-m", module, "--config", STEP_CONFIG_FILE], env=spec.env))
+    k8s.KubeJob(chart, "Job", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace,
+                                                      labels={"platform/team": team.name,
+                                                              "platform/tier": r.tier.name}),
+                spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
+
+
+def _step_config_map(plan: Plan, *, team: TeamConfig, r: Resolution) -> dict[str, Any]:
+    """The job's immutable step file ConfigMap (with the outputs it writes), or a SizeError when too large."""
+    spec = plan.spec
     # Immutable: a job's step file never changes under it (a new step file is a new job, llmft.cluster.create_job).
     step_text = yaml.safe_dump(r.step, sort_keys=False)
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
@@ -501,6 +502,30 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
         raise SizeError(f"the step file is {size} bytes as its ConfigMap {spec.name}-step, more than the "
                         f"{CONFIG_MAP_LIMIT // 1024} KiB Kubernetes stores in one object; the settings are far too "
                         f"large for settings: put data in files under /fsx and pass their paths")
+    return config_map
+
+
+def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
+          image: str, ray_version: str | None = None, model: Any = None) -> Plan:
+    """The manifests of ``spec`` for ``team`` in ``config``'s environment: :func:`resolve`, then the builders render
+    that resolution. ``image`` is the platform image for the type (the spec's own image wins); ``ray_version``: the
+    Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
+    Raises BuildError with the fix. A serve job needs ``model``, the version it serves (llmft.registry.ResolvedModel).
+    """
+    r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
+    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
+                gpus_per_node=r.gpus_per_node)
+    if spec.type == "serve":
+        return _render_serve(plan, team=team, values=values, r=r, model=model)
+    chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
+    custom_command: list[str] | None = None
+    if spec.uses_gpus:
+        custom_command = _add_gpu_job(chart, spec, team=team, values=values, r=r)
+    else:
+        _add_cpu_job(chart, spec, team=team, values=values, r=r)
+
+    job = [m for m in chart.to_json()]
+    config_map = _step_config_map(plan, team=team, r=r)
     for manifest in job:
         _finish(manifest, image=r.image, config_map=config_map["metadata"]["name"], command=custom_command,
                 queue=r.queue, secret_env=spec.secret_env,

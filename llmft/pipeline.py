@@ -135,13 +135,9 @@ def _under(item: str, written: list[str]) -> bool:
     return any(item == w or item.startswith(w.rstrip("/") + "/") for w in written)
 
 
-def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
-           image: str | Callable[[Any], str]) -> Pipeline:
-    """Preflight every step (as `llmft render` does) and build the Workflow; raises PipelineError naming the fix.
-
-    :param image: the platform image of a step (a function of its JobSpec, as `llmft render` resolves it), or one
-        image for all."""
-    from llm_platform import steps as contract
+def _preflight_steps(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
+                     image: str | Callable[[Any], str]) -> list[Any]:
+    """Preflight every step, keep its plan on the step, and return the plans (a serve step or a failure raises)."""
     from llmft.preflight import preflight
     from llmft.spec import load_spec
 
@@ -157,6 +153,11 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
             raise PipelineError(f"{step.path.name}: preflight failed:\n{result.report()}")
         step.plan = result.plan
         plans.append(result.plan)
+    return plans
+
+
+def _one_team(pipeline: Pipeline, plans: list[Any]) -> Any:
+    """The one team every step runs as (set on the pipeline); raises when the steps name several or share a name."""
     teams = {p.team.name for p in plans}
     if len(teams) != 1:
         raise PipelineError(f"one pipeline runs in one team's namespace; the steps name teams {sorted(teams)}")
@@ -165,8 +166,13 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
     names = [p.spec.name for p in plans]
     if len(set(names)) != len(names):
         raise PipelineError(f"two steps have the same job name: {names}")
+    return team
 
-    # dependencies from the step contract: who writes what a step reads
+
+def _link_steps(pipeline: Pipeline) -> None:
+    """Set each step's dependencies from the step contract (who writes what it reads) and the gates before it."""
+    from llm_platform import steps as contract
+
     outputs: dict[str, list[str]] = {}
     gates: list[str] = []
     for step in pipeline.steps:
@@ -183,6 +189,10 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
             pipeline.dependencies[gate_name] = [plan.spec.name]
             gates.append(gate_name)
 
+
+def _dag(pipeline: Pipeline, *, config: EnvironmentConfig,
+         values: PlatformValues) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Workflow's resource templates and DAG tasks: each step's ConfigMap and job, and its gate's job."""
     templates: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     for step in pipeline.steps:
@@ -199,6 +209,19 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
             templates.append(_resource(gate_job["metadata"]["name"], gate_job, _conditions(gate_job)))
             tasks.append({"name": gate_job["metadata"]["name"], "template": gate_job["metadata"]["name"],
                           "dependencies": [plan.spec.name]})
+    return templates, tasks
+
+
+def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
+           image: str | Callable[[Any], str]) -> Pipeline:
+    """Preflight every step (as `llmft render` does) and build the Workflow; raises PipelineError naming the fix.
+
+    :param image: the platform image of a step (a function of its JobSpec, as `llmft render` resolves it), or one
+        image for all."""
+    plans = _preflight_steps(pipeline, config=config, values=values, image=image)
+    team = _one_team(pipeline, plans)
+    _link_steps(pipeline)
+    templates, tasks = _dag(pipeline, config=config, values=values)
     pipeline.workflow = {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Workflow",

@@ -265,24 +265,26 @@ def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) 
     return model
 
 
-def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValues, image: str,
-              context_namespace: str | None = None, cluster: Cluster | None = None,
-              check_registry: bool = False, registry: Any = None) -> Result:
-    """Every check of the module docstring. ``registry``: where a serve job's model is looked up
-    (llmft.registry.Registry; serve jobs only)."""
-    result = Result()
+def _team_of(spec: JobSpec, *, config: EnvironmentConfig, context_namespace: str | None,
+             result: Result) -> TeamConfig | None:
+    """The job's team (from the spec or the kube context), or None after adding why there is none."""
     team_name = spec.team or context_namespace
     if not team_name:
         result.add("team", "FAIL", "no team: set team in the spec or use a kube context whose namespace is your "
                                    "team's (the Studio terminal is set up so)")
-        return result
+        return None
     try:
         team = config.kubernetes.team(team_name)
     except ValueError as exc:
         result.add("team", "FAIL", f"{exc}{odd_characters(team_name)}; set team in the spec")
-        return result
+        return None
     result.team = team
     result.add("team", "ok", f"{team.name} (namespace {team.namespace})")
+    return team
+
+
+def _check_team_rules(spec: JobSpec, *, team: TeamConfig, config: EnvironmentConfig, result: Result) -> None:
+    """Check the spec against the team's rules: its tier and priority class, paths, image and settings."""
     if spec.tier not in team.allowed_tiers:
         result.add("tier", "FAIL", f"team {team.name!r} may not submit {spec.tier!r} jobs; its allowed tiers "
                                    f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
@@ -305,36 +307,26 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
         result.add("image", "FAIL", foreign)
     for problem in check_settings(spec):
         result.add("settings", "FAIL", problem)
-    if spec.tier not in team.allowed_tiers:
-        return result  # nothing below means anything for a tier the team cannot use
 
+
+def _plan_of(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues, image: str,
+             registry: Any, result: Result) -> Plan | None:
+    """The job's plan, or None after adding its step file's and placement's problems."""
     model = check_serve(spec, team, registry, result) if spec.type == "serve" and spec.serve else None
     # every problem at once: the step file and the placement are checked even when a rule above failed
     try:
-        plan = build(spec, config=config, team=team, values=values, image=image, model=model)
+        return build(spec, config=config, team=team, values=values, image=image, model=model)
     except StepProblems as exc:
         for problem in exc.problems:
             result.add("grpo" if spec.type == "grpo" else "settings", "FAIL", problem)
-        return result
     except BuildError as exc:
         if str(exc) not in [c.message for c in result.failures()]:  # e.g. the priority class, reported above
             result.add(getattr(exc, "check", "placement"), "FAIL", str(exc))
-        return result
-    if not result.ok:
-        return result
-    result.plan = plan
-    if cluster is not None:
-        for problem in check_ownership(plan, cluster):
-            result.add("outputs", "FAIL", problem)
-    if plan.kinds:
-        where = ", ".join(k.name for k in plan.allowed or plan.kinds)
-        result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
+    return None
 
-    if spec.type == "sft" and plan.kinds:  # the SFT step's own memory model (llm_platform.memory), per GPU kind
-        from llm_platform.memory import preflight_check
 
-        for kind in {k.instance_type: k for k in plan.allowed or plan.kinds}.values():
-            result.add("memory", *preflight_check(plan.step, instance_type=kind.instance_type, gpus=plan.gpus))
+def _check_fit(plan: Plan, *, config: EnvironmentConfig, values: PlatformValues, result: Result) -> None:
+    """Check that every pod of the plan fits every node kind it may land on."""
     for where, pod in plan.pod_specs():
         request = pod_request_of(pod)
         kinds = pod_kinds(values.node_kinds, pod)
@@ -348,6 +340,9 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
     if all(c.name != "fit" for c in result.checks):
         result.add("fit", "ok", f"every pod fits every node kind it may land on ({len(plan.pod_specs())} pods)")
 
+
+def _check_quota(plan: Plan, *, team: TeamConfig, cluster: Cluster | None, result: Result) -> None:
+    """Check the job's GPUs against the team's quota, and against its usage when a cluster is given."""
     if plan.gpus > team.gpu_quota:
         result.add("quota", "FAIL", f"the job needs {plan.gpus} GPUs at once but team {team.name!r} may hold at most "
                                     f"{team.gpu_quota} (kubernetes.teams[].gpu_quota); use fewer nodes or GPUs")
@@ -365,6 +360,39 @@ def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValue
                                           + (f" ({quota[0]}/{quota[1]} in use)" if quota else ""))
     else:
         result.add("quota", "ok", f"{plan.gpus} GPUs <= team quota {team.gpu_quota} (cluster usage not checked)")
+
+
+def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValues, image: str,
+              context_namespace: str | None = None, cluster: Cluster | None = None,
+              check_registry: bool = False, registry: Any = None) -> Result:
+    """Every check of the module docstring. ``registry``: where a serve job's model is looked up
+    (llmft.registry.Registry; serve jobs only)."""
+    result = Result()
+    team = _team_of(spec, config=config, context_namespace=context_namespace, result=result)
+    if team is None:
+        return result
+    _check_team_rules(spec, team=team, config=config, result=result)
+    if spec.tier not in team.allowed_tiers:
+        return result  # nothing below means anything for a tier the team cannot use
+
+    plan = _plan_of(spec, config=config, team=team, values=values, image=image, registry=registry, result=result)
+    if plan is None or not result.ok:
+        return result
+    result.plan = plan
+    if cluster is not None:
+        for problem in check_ownership(plan, cluster):
+            result.add("outputs", "FAIL", problem)
+    if plan.kinds:
+        where = ", ".join(k.name for k in plan.allowed or plan.kinds)
+        result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
+
+    if spec.type == "sft" and plan.kinds:  # the SFT step's own memory model (llm_platform.memory), per GPU kind
+        from llm_platform.memory import preflight_check
+
+        for kind in {k.instance_type: k for k in plan.allowed or plan.kinds}.values():
+            result.add("memory", *preflight_check(plan.step, instance_type=kind.instance_type, gpus=plan.gpus))
+    _check_fit(plan, config=config, values=values, result=result)
+    _check_quota(plan, team=team, cluster=cluster, result=result)
     if check_registry:
         result.checks.append(check_image(image))
     return result

@@ -74,8 +74,19 @@ class ExistingClusterStudioStack(StudioStack):
             self, scope, construct_id, config=config, stateful=True, **kwargs,
             description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the existing HyperPod "
                         f"cluster {config.hyperpod_cluster} and its FSx for Lustre {config.file_system.id}")
+        self._import_network(config)
+        self._create_studio_group_and_key(config)
+        kubectl_logs = self._connect_kubectl(config)
+        self._add_partitions(config, kubectl_logs=kubectl_logs)
+        self._build(config=config, vpc=self.vpc, subnets=self.subnets, studio_security_group=self.security_group,
+                    encryption_key=self.key, data_bucket=None,
+                    file_system=_ImportedFileSystem(config.file_system.id), training_images=None,
+                    cluster=self.cluster, directories_ready=self.fsx_directories.wait_handle, mlflow=None)
+        self._wait_users_for_access(config)
+        self._add_existing_outputs(config)
 
-        # --- imported: VPC, subnets, EKS cluster ------------------------------------------------------------------
+    def _import_network(self, config: ExistingClusterConfig) -> None:
+        """Import the existing VPC and subnets."""
         self.vpc = ec2.Vpc.from_vpc_attributes(self, "Vpc", vpc_id=config.vpc_id,
                                                availability_zones=list(config.availability_zones))
         self.subnets = [ec2.Subnet.from_subnet_attributes(self, f"Subnet{i}", subnet_id=s.id,
@@ -86,7 +97,8 @@ class ExistingClusterStudioStack(StudioStack):
                 "@aws-cdk/aws-ec2:noSubnetRouteTableId", "Only the subnet ID and AZ are used (Studio domain, kubectl "
                                                          "handler); no route is read or added")
 
-        # --- created: the Studio group (the group the custom resource adds to the FSx interfaces) ------------------
+    def _create_studio_group_and_key(self, config: ExistingClusterConfig) -> None:
+        """Create the Studio security group, the key, and the group's access to the file system's interfaces."""
         self.security_group = ec2.SecurityGroup(
             self, "StudioSecurityGroup", vpc=self.vpc, allow_all_outbound=True,
             description=f"SageMaker Studio apps of {config.resource_prefix}: NFS and Lustre from itself (also on the "
@@ -112,7 +124,8 @@ class ExistingClusterStudioStack(StudioStack):
             vpc=self.vpc, encryption_key=self.key, log_retention_days=LOG_RETENTION_DAYS,
             revision=config.file_system.access_revision)
 
-        # --- the existing EKS cluster, reached through this stack's kubectl provider ------------------------------
+    def _connect_kubectl(self, config: ExistingClusterConfig) -> iam.Policy:
+        """Reach the existing EKS cluster through this stack's kubectl provider; returns its handler's log policy."""
         eks_config = config.eks_cluster
         cluster_group = ec2.SecurityGroup.from_security_group_id(self, "ClusterSecurityGroup",
                                                                  eks_config.security_group_id, mutable=False)
@@ -147,11 +160,12 @@ class ExistingClusterStudioStack(StudioStack):
         # The role was passed in, so Lambda's basic execution policy is not attached: it writes to its own groups
         # only. A policy of its own, not the role's default policy: the library's log group is named after the
         # function, which depends on the default policy (a cycle); what invokes the handler waits for this policy.
-        kubectl_logs = iam.Policy(kubectl, "WriteItsLogs", roles=[self.kubectl_role], statements=[iam.PolicyStatement(
+        return iam.Policy(kubectl, "WriteItsLogs", roles=[self.kubectl_role], statements=[iam.PolicyStatement(
             sid="WriteItsLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
             resources=[group.get_att("Arn").to_string() for group in groups])])
 
-        # --- the partitions: static PV/claim of the existing FSx + the platform's FsxDirectories Job -------------
+    def _add_partitions(self, config: ExistingClusterConfig, *, kubectl_logs: iam.Policy) -> None:
+        """Add the static PV/claim of the existing FSx, the FsxDirectories Job and, optionally, the teams' access."""
         fs = config.file_system
         volume = FsxStaticVolume(self, "FsxVolume", cluster=self.cluster, file_system_id=fs.id, dns_name=fs.dns_name,
                                  mount_name=fs.mount_name, storage_capacity_gib=fs.storage_capacity_gib)
@@ -170,16 +184,17 @@ class ExistingClusterStudioStack(StudioStack):
                 manifest.node.add_dependency(self.kubectl_access, kubectl_logs)
                 self.team_access[team.name] = manifest
 
-        self._build(config=config, vpc=self.vpc, subnets=self.subnets, studio_security_group=self.security_group,
-                    encryption_key=self.key, data_bucket=None, file_system=_ImportedFileSystem(fs.id),
-                    training_images=None, cluster=self.cluster, directories_ready=self.fsx_directories.wait_handle,
-                    mlflow=None)
+    def _wait_users_for_access(self, config: ExistingClusterConfig) -> None:
+        """Make every user profile wait for the file system access and its team's binding."""
         teams = {p.name: p.team for p in config.studio.user_profiles}
         for name, user in self.user_profiles.items():  # apps mount the file system through the group's interfaces
             user.node.add_dependency(self.file_system_access.resource)
             if teams[name] in self.team_access:  # and find their team's binding on first start
                 user.node.add_dependency(self.team_access[teams[name]])
 
+    def _add_existing_outputs(self, config: ExistingClusterConfig) -> None:
+        """Output the HyperPod cluster, the Studio group, the file system's interfaces and the kubectl role."""
+        fs = config.file_system
         CfnOutput(self, "HyperPodCluster", value=config.hyperpod_cluster,
                   description="The existing HyperPod cluster this Studio domain works with (not modified)")
         CfnOutput(self, "StudioSecurityGroupId", value=self.security_group.security_group_id,

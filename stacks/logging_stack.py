@@ -34,7 +34,7 @@ from cdk_constructs.delivery import (ALARM_BUS, ARCHIVE_CLOUDTRAIL_PREFIX, ARCHI
                                      OAM_RESOURCE_TYPES, TRAIL_NAME, archive_bucket_name)
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, metric, search_expression
 from config import EnvironmentConfig
-from config.accounts import OrganizationConfig
+from config.accounts import LoggingAccountConfig, OrganizationConfig
 
 _NODE_GPU = ["ClusterName", "GpuDevice", "InstanceId", "InstanceType", "NodeName"]
 
@@ -67,11 +67,22 @@ class LoggingStack(cdk.Stack):
         accounts = sorted({e.account for e in envs})
 
         # ---- cross-account observability -----------------------------------------------------------------------
+        self._add_sink(accounts)
+        # ---- alarms of every environment, one topic -------------------------------------------------------------
+        self._add_alarm_routing(lg, accounts=accounts)
+        # ---- log archive ---------------------------------------------------------------------------------------
+        self._add_log_archive(organization, accounts=accounts)
+        # ---- one dashboard across environments ------------------------------------------------------------------
+        self._add_dashboard(envs)
+
+    def _add_sink(self, accounts: list[str]) -> None:
+        """Add the OAM sink the workload accounts link to, and output its ARN."""
         self.sink = oam.CfnSink(self, "Sink", name="llmft-platform", policy=sink_policy(accounts))
         cdk.CfnOutput(self, "SinkArn", value=self.sink.attr_arn,
                       description="Set logging.sink_arn in config/organization/accounts.yaml to this value")
 
-        # ---- alarms of every environment, one topic -------------------------------------------------------------
+    def _add_alarm_routing(self, lg: LoggingAccountConfig, *, accounts: list[str]) -> None:
+        """Route every environment's alarm state changes through the central bus to one encrypted topic."""
         topic_key = kms.Key(self, "AlarmTopicKey", alias="alias/llmft-organization-alarms", enable_key_rotation=True,
                             description="llmft: central alarm topic (SNS)",
                             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
@@ -101,8 +112,9 @@ class LoggingStack(cdk.Stack):
                                                       account=accounts),
                     targets=[targets.SnsTopic(self.topic)])
 
-        # ---- log archive ---------------------------------------------------------------------------------------
-        archive = lg.archive
+    def _add_log_archive(self, organization: OrganizationConfig, *, accounts: list[str]) -> None:
+        """Add the log archive: its key, its access-log bucket and the archive bucket for CloudTrail and flow logs."""
+        archive = organization.logging.archive
         self.key = kms.Key(self, "ArchiveKey", alias=archive.kms_key_alias, enable_key_rotation=True,
                            description="llmft: log archive (CloudTrail, VPC flow logs)",
                            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
@@ -139,6 +151,11 @@ class LoggingStack(cdk.Stack):
             lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(archive.retention_days),
                                               noncurrent_version_expiration=Duration.days(1))],
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self._allow_log_delivery(trail_arns, accounts=accounts)
+        cdk.CfnOutput(self, "ArchiveBucket", value=self.archive.bucket_name)
+
+    def _allow_log_delivery(self, trail_arns: list[str], *, accounts: list[str]) -> None:
+        """Let CloudTrail and VPC flow logs of the workload accounts write to the archive bucket."""
         bucket_arn = self.archive.bucket_arn
         for sid, service, prefix, extra in (
                 ("CloudTrail", "cloudtrail.amazonaws.com", ARCHIVE_CLOUDTRAIL_PREFIX,
@@ -154,9 +171,9 @@ class LoggingStack(cdk.Stack):
                 resources=[f"{bucket_arn}/{prefix}/AWSLogs/{a}/*" for a in accounts],
                 conditions={**extra, "StringEquals": {**extra.get("StringEquals", {}),
                                                       "s3:x-amz-acl": "bucket-owner-full-control"}}))
-        cdk.CfnOutput(self, "ArchiveBucket", value=self.archive.bucket_name)
 
-        # ---- one dashboard across environments ------------------------------------------------------------------
+    def _add_dashboard(self, envs: list[EnvironmentConfig]) -> None:
+        """Add the dashboard of every environment's cluster nodes and GPU utilization."""
         self.dashboard = cw.Dashboard(self, "Dashboard", dashboard_name="llmft-organization",
                                       default_interval=Duration.hours(12))
         self.dashboard.add_widgets(cw.TextWidget(width=24, height=2, markdown=(

@@ -73,7 +73,6 @@ class MlflowStack(PlatformStack):
                          description=f"LLM fine-tuning platform ({config.name}): MLflow tracking server on ECS "
                                      f"Fargate, Aurora PostgreSQL Serverless v2, HTTPS load balancer")
         ml = config.mlflow
-        db, svc, ep = ml.database, ml.service, ml.endpoint
         basic_auth = ml.authentication == "basic-auth"
 
         # Credentials get a key of this stack: ECS grants its execution role through the key policy, which on the
@@ -83,11 +82,26 @@ class MlflowStack(PlatformStack):
             description=f"{config.resource_prefix}: MLflow credentials (database, admin, teams, Flask key)",
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
+        self._add_database(config, vpc=vpc, security_group=security_groups.aurora, encryption_key=encryption_key)
+        self._add_credentials(config, basic_auth=basic_auth)
+        self._add_endpoint(config, vpc=vpc, security_group=security_groups.alb, client_cidrs=client_cidrs,
+                           access_logs_bucket=access_logs_bucket)
+        self._add_server(config, vpc=vpc, security_group=security_groups.mlflow_tasks,
+                         artifacts_bucket=artifacts_bucket, encryption_key=encryption_key, basic_auth=basic_auth)
+        self.tracking_uri: str = ml.tracking_uri
+
+        self._add_outputs(config)
+
+    def _add_database(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
+                      encryption_key: kms.IKey) -> None:
+        """Add the Aurora PostgreSQL Serverless v2 cluster of the tracking and auth databases."""
+        ml = config.mlflow
+        db = ml.database
         self.database = MlflowDatabase(
             self,
             "Database",
             vpc=vpc,
-            security_group=security_groups.aurora,
+            security_group=security_group,
             encryption_key=encryption_key,
             secret_encryption_key=self.secrets_key,
             version=db.engine_version,
@@ -101,6 +115,8 @@ class MlflowStack(PlatformStack):
             log_retention=retention(db.log_retention_days),
         )
 
+    def _add_credentials(self, config: EnvironmentConfig, *, basic_auth: bool) -> None:
+        """Add the generated credentials: the admin, one MLflow user per team (basic auth) and the Flask key."""
         no_rotation = ("Generated once and injected into the MLflow tasks at start; the entry point re-applies it "
                        "to the MLflow user store on every start, so rotating means updating the secret and "
                        "forcing a new deployment (documented runbook), not a rotation function.")
@@ -123,6 +139,10 @@ class MlflowStack(PlatformStack):
             name: credential.secret for name, credential in self.team_credentials.items()}
         self.admin_credentials_secret: sm.ISecret = self.admin_credentials.secret
 
+    def _add_endpoint(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
+                      client_cidrs: Sequence[str], access_logs_bucket: s3.IBucket) -> None:
+        """Add the HTTPS load balancer of the MLflow endpoint (in the configured hosted zone, if any)."""
+        ep = config.mlflow.endpoint
         hosted_zone = None
         if ep.hosted_zone_id and ep.hosted_zone_name:
             hosted_zone = route53.HostedZone.from_hosted_zone_attributes(
@@ -131,7 +151,7 @@ class MlflowStack(PlatformStack):
             self,
             "Endpoint",
             vpc=vpc,
-            security_group=security_groups.alb,
+            security_group=security_group,
             domain_name=ep.domain_name,
             access_logs_bucket=access_logs_bucket,
             access_logs_prefix=f"{config.resource_prefix}-mlflow-alb",
@@ -145,11 +165,16 @@ class MlflowStack(PlatformStack):
         )
         self.load_balancer: elbv2.ApplicationLoadBalancer = self.endpoint.load_balancer
 
+    def _add_server(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
+                    artifacts_bucket: s3.IBucket, encryption_key: kms.IKey, basic_auth: bool) -> None:
+        """Add the MLflow server on Fargate behind the endpoint, sized by the service settings."""
+        ml = config.mlflow
+        db, svc = ml.database, ml.service
         self.server = MlflowServer(
             self,
             "Server",
             vpc=vpc,
-            security_group=security_groups.mlflow_tasks,
+            security_group=security_group,
             database=self.database,
             load_balancer=self.endpoint,
             artifacts_bucket=artifacts_bucket,
@@ -169,8 +194,10 @@ class MlflowStack(PlatformStack):
             default_permission=svc.default_permission,
             log_retention=retention(svc.log_retention_days),
         )
-        self.tracking_uri: str = ml.tracking_uri
 
+    def _add_outputs(self, config: EnvironmentConfig) -> None:
+        """Output the tracking URI, the credential secrets' ARNs and the load balancer's DNS name."""
+        ep = config.mlflow.endpoint
         CfnOutput(self, "TrackingUri", value=self.tracking_uri,
                   description="MLFLOW_TRACKING_URI for training jobs and Studio")
         for name, secret in self.team_credentials_secrets.items():

@@ -149,6 +149,26 @@ class DeliveryPipelineStack(cdk.Stack):
                                                compute_type=codebuild.ComputeType.SMALL)
         synth_env = codebuild.BuildEnvironment(build_image=codebuild.LinuxBuildImage.STANDARD_7_0,
                                                compute_type=codebuild.ComputeType.LARGE)
+        self._create_pipeline(source, build_env=build_env, synth_env=synth_env)
+        self.waves: dict[str, tuple[str, ...]] = {}
+        self.approvals: list[str] = []
+        self.stages: dict[str, cdk.Stage] = {}
+
+        self.logging_stage = logging_stage_factory(self, "Logging")
+        self.pipeline.add_stage(self.logging_stage)
+        self.waves["Logging"] = ("logging",)
+        self._add_waves(organization, environments, stage_factory=stage_factory, source=source,
+                        build_env=build_env)
+        self.pipeline.build_pipeline()
+        self._log_artifact_access()
+        self.node.add_validation(_PipelineWildcards(self))
+        self._grant_connection(src.connection_arn)
+        self._condition_role_trust()
+        self._ignore_generated_lint()
+
+    def _create_pipeline(self, source: pipelines.CodePipelineSource, *, build_env: codebuild.BuildEnvironment,
+                         synth_env: codebuild.BuildEnvironment) -> None:
+        """Create the CodePipeline (V2, cross-account keys) with its synth step."""
         self.pipeline = pipelines.CodePipeline(
             self, "Pipeline", pipeline_name="llmft-delivery",
             pipeline_type=codepipeline.PipelineType.V2,
@@ -159,14 +179,12 @@ class DeliveryPipelineStack(cdk.Stack):
             code_build_defaults=pipelines.CodeBuildOptions(build_environment=build_env),
             synth_code_build_defaults=pipelines.CodeBuildOptions(build_environment=synth_env),
         )
-        self.waves: dict[str, tuple[str, ...]] = {}
-        self.approvals: list[str] = []
-        self.stages: dict[str, cdk.Stage] = {}
 
-        self.logging_stage = logging_stage_factory(self, "Logging")
-        self.pipeline.add_stage(self.logging_stage)
-        self.waves["Logging"] = ("logging",)
-
+    def _add_waves(self, organization: OrganizationConfig, environments: Mapping[str, EnvironmentConfig], *,
+                   stage_factory: Callable[..., cdk.Stage], source: pipelines.CodePipelineSource,
+                   build_env: codebuild.BuildEnvironment) -> None:
+        """Add a wave per configured wave: its approval, and per environment its stage, pre-deploy check and image
+        step (with the step roles that assume the workload accounts' roles)."""
         images_role = iam.Role(self, "ImagesStepRole", role_name=IMAGES_ROLE,
                                assumed_by=iam.ServicePrincipal("codebuild.amazonaws.com"),
                                description="Pipeline image step: assumes each workload account's images role")
@@ -202,7 +220,9 @@ class DeliveryPipelineStack(cdk.Stack):
                 storage = stage.stacks["storage"]
                 wave.add_stage(stage, pre=[predeploy],
                                stack_steps=[pipelines.StackSteps(stack=storage, post=[images])])
-        self.pipeline.build_pipeline()
+
+    def _log_artifact_access(self) -> None:
+        """Log server access to the artifact bucket into a bucket of its own."""
         # Server access logs of the artifact bucket (cdk-nag AwsSolutions-S1), into a bucket of their own.
         access_logs = s3.Bucket(self, "ArtifactAccessLogs", encryption=s3.BucketEncryption.S3_MANAGED,
                                 block_public_access=s3.BlockPublicAccess.BLOCK_ALL, enforce_ssl=True, versioned=True,
@@ -219,14 +239,18 @@ class DeliveryPipelineStack(cdk.Stack):
         assert isinstance(cfn_artifacts, s3.CfnBucket)
         cfn_artifacts.logging_configuration = s3.CfnBucket.LoggingConfigurationProperty(
             destination_bucket_name=access_logs.bucket_name, log_file_prefix="artifacts/")
-        self.node.add_validation(_PipelineWildcards(self))
-        self._grant_connection(src.connection_arn)
+
+    def _condition_role_trust(self) -> None:
+        """Add confused-deputy conditions to the CodeBuild roles (the CodePipeline service role is exempt)."""
         # Confused-deputy conditions on the CodeBuild roles, as on every platform stack (app.build)
         exempt_from_trust_conditions(
             self.pipeline.pipeline.role,
             "The CodePipeline service role trust the CodePipeline User Guide documents has no condition keys "
             "(pipelines-create-service-role-cli.html); a key the service does not send would stop the pipeline")
         ServiceTrustConditions().apply_to(self)
+
+    def _ignore_generated_lint(self) -> None:
+        """Acknowledge the cfn-lint findings of the template aws-cdk-lib generates for the pipeline."""
         code_pipeline = self.pipeline.pipeline.node.default_child
         ignore_cfn_lint(code_pipeline, "E3703", "aws-cdk-lib's pipelines module renders each cross-account action's "
                                                 "role ARN as Fn::Join of the partition; the template is generated")

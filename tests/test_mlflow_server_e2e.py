@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -369,35 +370,62 @@ def _tracking_uri_sqlalchemy(stack: dict[str, Any], database: str) -> str:
             f"?sslmode=require")
 
 
-def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
-    timings = {"setup (PostgreSQL, moto)": stack["setup_seconds"]}
-    task: TaskDefinition = stack["task"]
-    plain, _ = task.environment()
-    host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
-    admin = (stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"], stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"])
+@dataclass(frozen=True)
+class _Users:
+    """What the end-to-end phases share: the stack, the load balancer's host, the admin, two teams, the tracking
+    database and the timings."""
+
+    stack: dict[str, Any]
+    host: str
+    admin: tuple[str, str]
+    teams: dict[str, tuple[str, str]]
+    team_a: str
+    user_a: tuple[str, str]
+    team_b: str
+    user_b: tuple[str, str]
+    tracking_db: str
+    timings: dict[str, float]
+
+
+def _users_of(stack: dict[str, Any]) -> _Users:
+    """The host, the admin and the first two teams' users of prod's task definition."""
+    plain, _ = stack["task"].environment()
     teams = _team_users(stack)
     assert len(teams) >= 2, f"prod should configure at least two teams, found {sorted(teams)}"
     (team_a, user_a), (team_b, user_b) = sorted(teams.items())[:2]
-    tracking_db = plain["MLFLOW_DB_NAME"]
-    procs: Processes = stack["procs"]
+    return _Users(stack=stack, host=plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0],
+                  admin=(stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"],
+                         stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"]),
+                  teams=teams, team_a=team_a, user_a=user_a, team_b=team_b, user_b=user_b,
+                  tracking_db=plain["MLFLOW_DB_NAME"], timings={"setup (PostgreSQL, moto)": stack["setup_seconds"]})
 
-    # The database really requires TLS.
+
+def _assert_database_requires_tls(stack: dict[str, Any]) -> None:
+    """The database really requires TLS."""
     no_tls = subprocess.run([str(stack["pg_bin"] / "psql"), "-c", "select 1"], capture_output=True, text=True,
                             env={**stack["libpq"], "PGSSLMODE": "disable"}, check=False)
     assert no_tls.returncode != 0 and "no encryption" in no_tls.stderr, no_tls.stderr
 
-    # --- prod's first deploy: two tasks start at once on an empty database ----------------------------------------
+
+def _first_deploy(u: _Users) -> dict[str, int]:
+    """Prod's first deploy: two tasks start at once on an empty database; exactly one creates the schema."""
+    procs: Processes = u.stack["procs"]
     t0 = time.monotonic()
-    ports = _start_tasks(stack, ["task-1", "task-2"])
-    timings["two tasks start on an empty database"] = time.monotonic() - t0
+    ports = _start_tasks(u.stack, ["task-1", "task-2"])
+    u.timings["two tasks start on an empty database"] = time.monotonic() - t0
     logs = procs.log("task-1") + procs.log("task-2")
     assert logs.count("bootstrap lock taken") == 2 and "waiting for the bootstrap lock" in logs, logs
     assert "UniqueViolation" not in logs and "Traceback" not in logs, logs
     assert logs.count("created the tracking schema") == 1, "exactly one task creates the schema"
+    return ports
 
-    t0 = time.monotonic()
+
+def _assert_authentication(u: _Users, ports: dict[str, int]) -> Api:
+    """Every task asks for the rotated admin (not the default), serves only the load balancer's host and proxies
+    downloads; returns the API of task-1."""
+    admin = u.admin
     for port in ports.values():
-        api = Api(port, host)
+        api = Api(port, u.host)
         assert api.call("GET", "/health").status_code == 200  # open: the load balancer's health check
         assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5").status_code == 401
         assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5",
@@ -406,26 +434,31 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
         # The Host check (DNS-rebinding protection) holds: only the load balancer's name is served.
         assert requests.get(f"http://127.0.0.1:{port}/api/2.0/mlflow/experiments/search", auth=admin,
                             timeout=10).status_code == 403
-    api = Api(ports["task-1"], host)
+    api = Api(ports["task-1"], u.host)
     info = api.call("GET", "/api/3.0/mlflow/server-info", auth=admin).json()
     assert info.get("multipart_downloads_enabled") is True, f"downloads use presigned S3 URLs (README): {info}"
+    return api
 
-    # --- each team logs a run with its own user --------------------------------------------------------------------
+
+def _log_team_runs(u: _Users, port: int) -> dict[str, Any]:
+    """Each team logs a run with its own user; the artifacts land under the MLflow prefix."""
     user_env = {f"E2E_{t.upper().replace('-', '_')}_{k}": v
-                for t, (u, p) in teams.items() for k, v in (("USERNAME", u), ("PASSWORD", p))}
-    runs = _tool(stack, "log-runs", f"http://127.0.0.1:{ports['task-2']}", host, str(stack["work"]),
-                 team_a, team_b, env=user_env)
-    for team in (team_a, team_b):
+                for t, (usr, p) in u.teams.items() for k, v in (("USERNAME", usr), ("PASSWORD", p))}
+    runs = _tool(u.stack, "log-runs", f"http://127.0.0.1:{port}", u.host, str(u.stack["work"]),
+                 u.team_a, u.team_b, env=user_env)
+    for team in (u.team_a, u.team_b):
         assert runs[team]["params"] == {"lora_r": "8", "team": team}
         assert runs[team]["loss"] == [2.0, 1.5, 1.2]
         assert runs[team]["artifact_read_back"] == runs[team]["artifact_written"]
-    keys = [o["Key"] for o in stack["s3"].list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+    keys = [o["Key"] for o in u.stack["s3"].list_objects_v2(Bucket=BUCKET).get("Contents", [])]
     assert sum(k.endswith("-metrics.txt") for k in keys) == 2 and all(k.startswith("mlflow/") for k in keys), keys
-    timings["two teams log runs (params, metrics, artifacts)"] = time.monotonic() - t0
+    return runs
 
-    # --- team A cannot read or change team B's experiment (NO_PERMISSIONS default) -------------------------------
-    b_exp, b_run = runs[team_b]["experiment_id"], runs[team_b]["run_id"]
-    assert api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=user_b).status_code == 200
+
+def _assert_team_isolation(u: _Users, api: Api, *, b_exp: str, b_run: str) -> None:
+    """Team A cannot read or change team B's experiment (NO_PERMISSIONS default)."""
+    user_a, team_a = u.user_a, u.team_a
+    assert api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=u.user_b).status_code == 200
     denied = {
         "read experiment": api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=user_a),
         "read run": api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_a),
@@ -444,8 +477,11 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
     search = api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=100", auth=user_a).json()
     assert b_exp not in {e["experiment_id"] for e in search.get("experiments", [])}
 
-    # --- names are per team (issue 21): A cannot create or squat B's experiment or model names; B still can ------
-    t0 = time.monotonic()
+
+def _assert_name_squatting_refused(u: _Users, api: Api) -> None:
+    """Names are per team (issue 21): A cannot create or squat B's experiment or model names, nor rename its own into
+    B's prefix."""
+    user_a, team_a, team_b = u.user_a, u.team_a, u.team_b
     squat = {
         "B's GRPO experiment": api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
                                         json={"name": f"{team_b}/grpo-gsm8k"}),
@@ -471,7 +507,11 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
         {k: r.text for k, r in squat.items()}
     assert all(r.json()["error_code"] == "PERMISSION_DENIED" and f"'{team_a}" in r.json()["message"]
                for r in squat.values())
-    # B's job: its experiment and its registered model (with a version from its run) are still B's to create
+
+
+def _assert_own_names_created(u: _Users, api: Api, *, b_run: str) -> None:
+    """B's job still creates its experiment and its registered model (a version from its run); admins are exempt."""
+    team_b, user_b = u.team_b, u.user_b
     b_grpo = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_b, json={"name": f"{team_b}/grpo-gsm8k"})
     assert b_grpo.status_code == 200, b_grpo.text
     b_model = api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_b,
@@ -481,43 +521,70 @@ def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
                        json={"name": f"{team_b}.grpo-gsm8k-run1", "source": f"runs:/{b_run}/model", "run_id": b_run})
     assert version.status_code == 200 and version.json()["model_version"]["version"] == "1", version.text
     assert api.call("GET", f"/api/2.0/mlflow/registered-models/get?name={team_b}.grpo-gsm8k-run1",
-                    auth=user_a).status_code == 403
-    assert api.call("POST", "/api/2.0/mlflow/experiments/create", auth=admin,
+                    auth=u.user_a).status_code == 403
+    assert api.call("POST", "/api/2.0/mlflow/experiments/create", auth=u.admin,
                     json={"name": "platform-shared"}).status_code == 200, "admins are exempt"
-    timings["team name prefixes (squatting refused, own names created)"] = time.monotonic() - t0
 
-    # --- the README's sharing recipe: B grants A READ on one experiment, A reads it and still cannot change it ----
-    grant = api.call("POST", GRANT, auth=user_b, json={
-        "username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"})
+
+def _assert_sharing(u: _Users, api: Api, *, b_exp: str, b_run: str) -> None:
+    """The README's sharing recipe: B grants A READ on one experiment, A reads it and still cannot change it."""
+    grant = api.call("POST", GRANT, auth=u.user_b, json={
+        "username": u.user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"})
     assert grant.status_code == 200, grant.text
-    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_a).status_code == 200
-    assert api.call("POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
+    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=u.user_a).status_code == 200
+    assert api.call("POST", "/api/2.0/mlflow/experiments/update", auth=u.user_a,
                     json={"experiment_id": b_exp, "new_name": "taken-over"}).status_code == 403
 
-    # --- next release: rotated admin password and an older schema; two tasks start at once again ------------------
+
+def _next_release(u: _Users, runs: dict[str, Any]) -> None:
+    """Next release: a rotated admin password and an older schema; two tasks start at once again, one upgrades, and
+    runs and permissions survive. Leaves task-4 running for the tests below."""
+    stack = u.stack
+    procs: Processes = stack["procs"]
+    b_run = runs[u.team_b]["run_id"]
     procs.stop("task-1")
     procs.stop("task-2")
-    db_uri = _tracking_uri_sqlalchemy(stack, tracking_db)
+    db_uri = _tracking_uri_sqlalchemy(stack, u.tracking_db)
     older = _tool(stack, "downgrade", db_uri, "3")
     assert older["current"] != older["head"]
     rotated = _password()
     t0 = time.monotonic()
     ports = _start_tasks(stack, ["task-3", "task-4"], {"MLFLOW_AUTH_ADMIN_PASSWORD": rotated})
-    timings["restart with rotated password and schema upgrade"] = time.monotonic() - t0
+    u.timings["restart with rotated password and schema upgrade"] = time.monotonic() - t0
     logs = procs.log("task-3") + procs.log("task-4")
     assert logs.count(f"upgrading to {older['head']}") == 1, "one task upgrades, the other finds it done\n" + logs
     assert _tool(stack, "schema", db_uri) == {"current": older["head"], "head": older["head"]}
-    api = Api(ports["task-4"], host)
-    assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=admin).status_code == 401
+    api = Api(ports["task-4"], u.host)
+    assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=u.admin).status_code == 401
     search = "/api/2.0/mlflow/experiments/search?max_results=5"
-    assert api.call("GET", search, auth=(admin[0], rotated)).status_code == 200
-    run = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_b).json()["run"]
-    assert {p["key"]: p["value"] for p in run["data"]["params"]} == {"lora_r": "8", "team": team_b}
-    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[team_a]['run_id']}",
-                    auth=user_b).status_code == 403, "permissions survive the restart"
+    assert api.call("GET", search, auth=(u.admin[0], rotated)).status_code == 200
+    run = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=u.user_b).json()["run"]
+    assert {p["key"]: p["value"] for p in run["data"]["params"]} == {"lora_r": "8", "team": u.team_b}
+    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[u.team_a]['run_id']}",
+                    auth=u.user_b).status_code == 403, "permissions survive the restart"
     procs.stop("task-3")
     stack["warm_task"] = ("task-4", ports["task-4"])  # the tests below reuse it (a task start is 10-20 s here)
-    print("\nMLflow end-to-end timings (s): " + json.dumps({k: round(v, 1) for k, v in timings.items()}))
+
+
+def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
+    u = _users_of(stack)
+    _assert_database_requires_tls(stack)
+    ports = _first_deploy(u)
+
+    t0 = time.monotonic()
+    api = _assert_authentication(u, ports)
+    runs = _log_team_runs(u, ports["task-2"])
+    u.timings["two teams log runs (params, metrics, artifacts)"] = time.monotonic() - t0
+
+    b_exp, b_run = runs[u.team_b]["experiment_id"], runs[u.team_b]["run_id"]
+    _assert_team_isolation(u, api, b_exp=b_exp, b_run=b_run)
+    t0 = time.monotonic()
+    _assert_name_squatting_refused(u, api)
+    _assert_own_names_created(u, api, b_run=b_run)
+    u.timings["team name prefixes (squatting refused, own names created)"] = time.monotonic() - t0
+    _assert_sharing(u, api, b_exp=b_exp, b_run=b_run)
+    _next_release(u, runs)
+    print("\nMLflow end-to-end timings (s): " + json.dumps({k: round(v, 1) for k, v in u.timings.items()}))
 
 
 # --- issue 32: load, bad requests, a tracking outage during training (one more task, prod's settings) ------------

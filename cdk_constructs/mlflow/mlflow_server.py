@@ -62,6 +62,53 @@ class _AcknowledgeResolvedWildcard:
         return []
 
 
+def _environment(*, database: MlflowDatabase, load_balancer: HttpsLoadBalancer, basic_auth: bool,
+                 default_permission: str, artifacts_destination: str, workers: int, pooled_connections: bool,
+                 region: str) -> dict[str, str]:
+    """The MLflow container's environment: only non-secret settings."""
+    environment = {
+        "MLFLOW_DB_HOST": database.endpoint_host,
+        "MLFLOW_DB_PORT": str(DB_PORT),
+        "MLFLOW_DB_NAME": TRACKING_DATABASE,
+        "MLFLOW_AUTH_DB_NAME": AUTH_DATABASE,
+        "MLFLOW_AUTH": "basic-auth" if basic_auth else "none",
+        "MLFLOW_AUTH_DEFAULT_PERMISSION": default_permission,
+        "MLFLOW_ARTIFACTS_DESTINATION": artifacts_destination,
+        "MLFLOW_SERVER_ALLOWED_HOSTS": f"{load_balancer.domain_name},{load_balancer.domain_name}:443",
+        "MLFLOW_WORKERS": str(workers),
+        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",  # no GenAI job runner polling the database
+        # No usage telemetry from the server (MLflow 3.x reads this in mlflow/telemetry/utils.py).
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+        "DO_NOT_TRACK": "true",
+        "AWS_DEFAULT_REGION": region,
+    }
+    if not pooled_connections:
+        environment["MLFLOW_SQLALCHEMYSTORE_POOLCLASS"] = "NullPool"
+    return environment
+
+
+def _secrets(database: MlflowDatabase, *, basic_auth: bool, admin_secret: sm.ISecret | None,
+             flask_secret: sm.ISecret | None, team_secrets: Mapping[str, sm.ISecret] | None) -> dict[str, ecs.Secret]:
+    """The MLflow container's ECS secrets: the database user and, with basic auth, the admin, the Flask key and
+    one user per team."""
+    secrets = {
+        "MLFLOW_DB_USERNAME": ecs.Secret.from_secrets_manager(database.secret, "username"),
+        "MLFLOW_DB_PASSWORD": ecs.Secret.from_secrets_manager(database.secret, "password"),
+    }
+    if basic_auth:
+        assert admin_secret and flask_secret
+        secrets.update({
+            "MLFLOW_AUTH_ADMIN_USERNAME": ecs.Secret.from_secrets_manager(admin_secret, "username"),
+            "MLFLOW_AUTH_ADMIN_PASSWORD": ecs.Secret.from_secrets_manager(admin_secret, "password"),
+            "MLFLOW_FLASK_SERVER_SECRET_KEY": ecs.Secret.from_secrets_manager(flask_secret),
+        })
+        for team, secret in sorted((team_secrets or {}).items()):
+            prefix = team_env_prefix(team)
+            secrets[f"{prefix}USERNAME"] = ecs.Secret.from_secrets_manager(secret, "username")
+            secrets[f"{prefix}PASSWORD"] = ecs.Secret.from_secrets_manager(secret, "password")
+    return secrets
+
+
 class MlflowServer(Construct):
     """``mlflow server`` on Fargate: PostgreSQL backend, artifacts proxied to S3, MLflow's basic-auth app.
 
@@ -115,6 +162,24 @@ class MlflowServer(Construct):
         self.image = ecr_assets.DockerImageAsset(self, "Image", directory=str(IMAGE_DIRECTORY),
                                                  platform=ecr_assets.Platform.LINUX_AMD64)
 
+        self._add_task_definition(cpu=cpu, memory_mib=memory_mib)
+        self.artifacts_destination = f"s3://{artifacts_bucket.bucket_name}/{artifacts_prefix}"
+        environment = _environment(database=database, load_balancer=load_balancer, basic_auth=basic_auth,
+                                   default_permission=default_permission,
+                                   artifacts_destination=self.artifacts_destination, workers=workers,
+                                   pooled_connections=pooled_connections, region=region)
+        secrets = _secrets(database, basic_auth=basic_auth, admin_secret=admin_secret, flask_secret=flask_secret,
+                           team_secrets=team_secrets)
+        self._add_container(environment=environment, secrets=secrets)
+        self._add_service(security_group, database=database, load_balancer=load_balancer, min_tasks=min_tasks,
+                          subnets=subnets)
+        self._add_scaling(min_tasks=min_tasks, max_tasks=max_tasks, cpu_target_percent=cpu_target_percent,
+                          requests_per_task=requests_per_task)
+
+        self._grant_artifacts(artifacts_bucket, artifacts_prefix, encryption_key, region)
+
+    def _add_task_definition(self, *, cpu: int, memory_mib: int) -> None:
+        """Add the task role and the Fargate task definition (x86-64 Linux, a /tmp volume)."""
         self.task_role = iam.Role(self, "TaskRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
                                   description="MLflow server: its artifact prefix in S3 and the key, nothing else")
         self.task_definition = ecs.FargateTaskDefinition(
@@ -127,40 +192,9 @@ class MlflowServer(Construct):
                                                  operating_system_family=ecs.OperatingSystemFamily.LINUX),
             volumes=[ecs.Volume(name="tmp")],
         )
-        self.artifacts_destination = f"s3://{artifacts_bucket.bucket_name}/{artifacts_prefix}"
-        environment = {
-            "MLFLOW_DB_HOST": database.endpoint_host,
-            "MLFLOW_DB_PORT": str(DB_PORT),
-            "MLFLOW_DB_NAME": TRACKING_DATABASE,
-            "MLFLOW_AUTH_DB_NAME": AUTH_DATABASE,
-            "MLFLOW_AUTH": "basic-auth" if basic_auth else "none",
-            "MLFLOW_AUTH_DEFAULT_PERMISSION": default_permission,
-            "MLFLOW_ARTIFACTS_DESTINATION": self.artifacts_destination,
-            "MLFLOW_SERVER_ALLOWED_HOSTS": f"{load_balancer.domain_name},{load_balancer.domain_name}:443",
-            "MLFLOW_WORKERS": str(workers),
-            "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",  # no GenAI job runner polling the database
-            # No usage telemetry from the server (MLflow 3.x reads this in mlflow/telemetry/utils.py).
-            "MLFLOW_DISABLE_TELEMETRY": "true",
-            "DO_NOT_TRACK": "true",
-            "AWS_DEFAULT_REGION": region,
-        }
-        if not pooled_connections:
-            environment["MLFLOW_SQLALCHEMYSTORE_POOLCLASS"] = "NullPool"
-        secrets = {
-            "MLFLOW_DB_USERNAME": ecs.Secret.from_secrets_manager(database.secret, "username"),
-            "MLFLOW_DB_PASSWORD": ecs.Secret.from_secrets_manager(database.secret, "password"),
-        }
-        if basic_auth:
-            assert admin_secret and flask_secret
-            secrets.update({
-                "MLFLOW_AUTH_ADMIN_USERNAME": ecs.Secret.from_secrets_manager(admin_secret, "username"),
-                "MLFLOW_AUTH_ADMIN_PASSWORD": ecs.Secret.from_secrets_manager(admin_secret, "password"),
-                "MLFLOW_FLASK_SERVER_SECRET_KEY": ecs.Secret.from_secrets_manager(flask_secret),
-            })
-            for team, secret in sorted((team_secrets or {}).items()):
-                prefix = team_env_prefix(team)
-                secrets[f"{prefix}USERNAME"] = ecs.Secret.from_secrets_manager(secret, "username")
-                secrets[f"{prefix}PASSWORD"] = ecs.Secret.from_secrets_manager(secret, "password")
+
+    def _add_container(self, *, environment: dict[str, str], secrets: dict[str, ecs.Secret]) -> None:
+        """Add the MLflow container (read-only root, /tmp mounted, health check) and its cdk-nag notes."""
         self.container = self.task_definition.add_container(
             "Mlflow",
             container_name=CONTAINER_NAME,
@@ -196,6 +230,9 @@ class MlflowServer(Construct):
                    "allowed hosts, worker count); every credential is an ECS secret from Secrets Manager.",
         ))
 
+    def _add_service(self, security_group: ec2.ISecurityGroup, *, database: MlflowDatabase,
+                     load_balancer: HttpsLoadBalancer, min_tasks: int, subnets: ec2.SubnetSelection | None) -> None:
+        """Add the Fargate service behind the load balancer, depending only on what orders its start."""
         self.service = ecs.FargateService(
             self,
             "Service",
@@ -233,6 +270,10 @@ class MlflowServer(Construct):
         cfn_service.add_override("DependsOn", sorted(
             stack.get_logical_id(c.node.default_child)
             for c in (load_balancer.https_listener, self.task_role, database.writer_instance)))
+
+    def _add_scaling(self, *, min_tasks: int, max_tasks: int, cpu_target_percent: int,
+                     requests_per_task: int) -> None:
+        """Scale the service on CPU utilization and on ALB requests per task."""
         self.scaling = self.service.auto_scale_task_count(min_capacity=min_tasks, max_capacity=max_tasks)
         self.scaling.scale_on_cpu_utilization("Cpu", target_utilization_percent=cpu_target_percent,
                                               scale_in_cooldown=Duration.minutes(5),
@@ -241,8 +282,6 @@ class MlflowServer(Construct):
                                             target_group=self.target_group,
                                             scale_in_cooldown=Duration.minutes(5),
                                             scale_out_cooldown=Duration.minutes(1))
-
-        self._grant_artifacts(artifacts_bucket, artifacts_prefix, encryption_key, region)
 
     def _grant_artifacts(self, bucket: s3.IBucket, prefix: str, key: kms.IKey, region: str) -> None:
         """Read/write/delete under ``prefix/`` only; list only that prefix; the key only through S3."""

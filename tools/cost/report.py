@@ -12,6 +12,7 @@ counted as zero). A GPU capacity without a price makes the maximum GPU spend *in
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,139 +194,216 @@ def _idle_nodes(templates: dict[str, dict[str, Any]]) -> int:
     return nodes
 
 
+@dataclass(frozen=True)
+class _Priced:
+    """One template resource being priced: its identity, properties and where its lines go."""
+
+    stack: str
+    lid: str
+    type: str
+    props: dict[str, Any]
+    resources: dict[str, dict[str, Any]]  # every resource of its template
+    p: Pricer
+    report: Report
+
+    def add(self, item: str, monthly: float, *, detail: str = "") -> None:
+        """Add an idle monthly cost line for this resource."""
+        self.report.idle.append(Line(self.stack, self.lid, self.type, item, round(monthly, 2), detail))
+
+    def zero(self, item: str, detail: str = "") -> Line:
+        """A $0 line for this resource (usage-based or unpriced)."""
+        return Line(self.stack, self.lid, self.type, item, 0.0, detail)
+
+
+# Resource types priced at a flat rate: (item, "hourly" or "monthly", price key).
+_FLAT_RATES: dict[str, tuple[str, str, str]] = {
+    "AWS::EKS::Cluster": ("EKS control plane", "hourly", "eks_cluster"),
+    "AWS::EC2::NatGateway": ("NAT gateway", "hourly", "nat_gateway"),
+    "AWS::EC2::EIP": ("Public IPv4 address", "hourly", "public_ipv4"),
+    "AWS::KMS::Key": ("KMS key", "monthly", "kms_key"),
+    "AWS::SecretsManager::Secret": ("Secrets Manager secret", "monthly", "secret"),
+    "AWS::CloudWatch::Dashboard": ("CloudWatch dashboard", "monthly", "cloudwatch_dashboard"),
+    "AWS::Route53::HostedZone": ("Route 53 hosted zone", "monthly", "hosted_zone"),
+}
+
+
+def _price_flat(r: _Priced) -> None:
+    """Price a resource billed at a flat hourly or monthly rate."""
+    item, period, key = _FLAT_RATES[r.type]
+    r.add(item, r.p.hourly(key) * r.p.hours if period == "hourly" else r.p.monthly(key))
+
+
+def _price_vpc_endpoint(r: _Priced) -> None:
+    """Price an interface endpoint per AZ; a gateway endpoint is free."""
+    if r.props.get("VpcEndpointType", "Gateway") == "Interface":
+        azs = len(r.props.get("SubnetIds", [])) or 1
+        name = r.props.get("ServiceName")
+        name = name.split(".", 3)[-1] if isinstance(name, str) else "endpoint"  # com.amazonaws.<region>.X
+        r.add(f"Interface endpoint {name}", r.p.hourly("interface_endpoint_az") * azs * r.p.hours, detail=f"{azs} AZ")
+    else:
+        r.report.usage_based.append(r.zero("Gateway endpoint (free)"))
+
+
+def _price_load_balancer(r: _Priced) -> None:
+    """Price an application or network load balancer by the hour (LCUs excluded)."""
+    kind = r.props.get("Type", "application")
+    r.add("Application Load Balancer" if kind == "application" else "Network Load Balancer",
+          r.p.hourly("alb" if kind == "application" else "nlb") * r.p.hours, detail="LCUs excluded")
+
+
+def _price_ecs_service(r: _Priced) -> None:
+    """Price a Fargate service's tasks at its desired count (or its scaling floor)."""
+    task = r.resources.get(_ref(r.props.get("TaskDefinition")) or "", {}).get("Properties", {})
+    vcpu = float(task.get("Cpu", 256)) / 1024
+    gb = float(task.get("Memory", 512)) / 1024
+    count = r.props.get("DesiredCount")
+    if count is None:
+        targets = [res["Properties"] for res in r.resources.values()
+                   if res["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
+                   and _mentions(res["Properties"].get("ResourceId"), r.lid)]
+        count = targets[0]["MinCapacity"] if targets else 1
+    per_task = (vcpu * r.p.hourly("fargate_vcpu") + gb * r.p.hourly("fargate_gb")) * r.p.hours
+    r.add("Fargate tasks", per_task * int(count), detail=f"{count} x {vcpu:g} vCPU / {gb:g} GB")
+
+
+def _price_aurora_cluster(r: _Priced) -> None:
+    """Price an Aurora Serverless v2 cluster: the ACU floor of its instances plus assumed storage."""
+    scaling = r.props.get("ServerlessV2ScalingConfiguration", {})
+    floor = float(scaling.get("MinCapacity", 0))
+    instances = [res for res in r.resources.values() if res["Type"] == "AWS::RDS::DBInstance"
+                 and _ref(res["Properties"].get("DBClusterIdentifier")) == r.lid
+                 and res["Properties"].get("DBInstanceClass") == "db.serverless"]
+    n = len(instances) or 1
+    r.add("Aurora Serverless v2 ACU floor", floor * n * r.p.hourly("aurora_serverless_acu") * r.p.hours,
+          detail=f"{n} instance(s) x {floor:g} ACU")
+    gb = r.p.assume["aurora_storage_gb"]
+    r.add("Aurora storage (assumed)", gb * r.p.monthly("aurora_storage_gb"), detail=f"{gb} GB")
+
+
+def _price_db_instance(r: _Priced) -> None:
+    """Skip a serverless Aurora instance (priced on its cluster); classify any other."""
+    if r.props.get("DBInstanceClass") != "db.serverless":
+        _classify(r)
+
+
+def _price_fsx(r: _Priced) -> None:
+    """Price an FSx for Lustre PERSISTENT_2 file system by capacity; any other is unpriced."""
+    lustre = r.props.get("LustreConfiguration", {})
+    tput = str(lustre.get("PerUnitStorageThroughput"))
+    entry = r.p.table("fsx_lustre_gb_month").get(tput)
+    if entry is None or lustre.get("DeploymentType") != "PERSISTENT_2":
+        r.report.unpriced.append(r.zero(f"FSx {lustre.get('DeploymentType')} {tput}"))
+        return
+    cap = int(r.props["StorageCapacity"])
+    r.add("FSx for Lustre capacity", cap * entry["usd"], detail=f"{cap} GiB x {tput} MB/s/TiB")
+
+
+def _price_alarm(r: _Priced) -> None:
+    """Price a CloudWatch alarm per metric it evaluates."""
+    # billed per metric the alarm evaluates (a metric math alarm over two metrics costs two)
+    n = sum(1 for m in r.props.get("Metrics", []) if "MetricStat" in m) or 1
+    r.add("CloudWatch alarm", n * r.p.monthly("cloudwatch_alarm"), detail=f"{n} metric(s)")
+
+
+def _price_addon(r: _Priced) -> None:
+    """Estimate the CloudWatch observability add-on's observations and metrics; classify any other add-on."""
+    if r.props.get("AddonName") != CLOUDWATCH_ADDON:
+        _classify(r)
+        return
+    nodes = _idle_nodes(r.report.templates)
+    obs = nodes * r.p.assume["container_insights_observations_per_node_month"]
+    r.add("Container Insights observations (estimate)",
+          obs / 1e6 * r.p.per_million("container_insights_observation"), detail=f"{nodes} idle nodes, {obs / 1e6:g}M obs")
+    n = r.p.assume["prometheus_custom_metrics"]
+    r.add("Prometheus custom metrics (estimate)", n * r.p.monthly("custom_metric"), detail=f"{n} metrics")
+
+
+def _price_log_group(r: _Priced) -> None:
+    """Estimate a log group's ingestion at the assumed volume."""
+    gb = r.p.assume["log_ingest_gb_per_group_month"]
+    r.add("Log ingestion (estimate)", gb * r.p.monthly("log_ingest_gb"), detail=f"{gb} GB/month assumed")
+
+
+def _price_nodegroup(r: _Priced) -> None:
+    """Price a managed node group's nodes and their volumes at its desired size."""
+    scaling = r.props.get("ScalingConfig", {})
+    count = int(scaling.get("DesiredSize", scaling.get("MinSize", 1)))
+    types = r.props.get("InstanceTypes") or ["m5.large"]
+    entry = r.p.instance(types[0])
+    if entry is None:
+        r.report.unpriced.append(r.zero(f"node group {types[0]}", f"{count} nodes"))
+        return
+    disk = int(r.props.get("DiskSize") or _launch_template_disk(r.resources, r.props) or
+               r.p.assume["node_root_volume_gb"])
+    r.add("EKS system nodes", count * entry["usd"] * r.p.hours, detail=f"{count} x {types[0]}")
+    r.add("EKS node volumes", count * disk * r.p.monthly("ebs_gp3_gb"), detail=f"{count} x {disk} GB gp3")
+
+
+def _price_codebuild(r: _Priced) -> None:
+    """Record a CodeBuild project's per-build cost (never idle)."""
+    compute = r.props["Environment"]["ComputeType"]
+    rate = r.p.table("codebuild_build_minute").get(compute)
+    if rate is None:
+        r.report.unpriced.append(r.zero(f"CodeBuild {compute}", "per build minute"))
+        return
+    tags = {tag["Key"]: tag["Value"] for tag in r.props.get("Tags", [])}
+    expected = tags.get(EXPECTED_BUILD_MINUTES_TAG)
+    name = r.props.get("Name") if isinstance(r.props.get("Name"), str) else r.lid
+    r.report.builds.append(BuildLine(r.stack, name, compute, rate["usd"], int(expected) if expected else None,
+                                     int(r.props.get("TimeoutInMinutes", 60))))
+
+
+def _price_hyperpod(r: _Priced) -> None:
+    """Price each HyperPod instance group as reserved GPU capacity, or report it unpriced."""
+    for group in r.props.get("InstanceGroups", []):
+        itype, count = group["InstanceType"], int(group.get("InstanceCount", 0))
+        entry = r.p.instance(itype)
+        if entry is None:
+            r.report.unpriced.append(r.zero(f"HyperPod {itype}", f"{count} instances; {r.p.missing_note(itype)}"))
+            spec = find_spec(itype)
+            if spec is None or spec.is_gpu:
+                r.report.gpu_unpriced.append(f"HyperPod group {group['InstanceGroupName']} ({itype})")
+            continue
+        gpus = entry["gpus"] * count
+        r.report.reserved_gpu.append(BurstLine(
+            "HyperPod", f"{group['InstanceGroupName']} ({itype})", gpus,
+            round(entry["usd"] / entry["gpus"], 3) if entry["gpus"] else 0.0,
+            round(entry["usd"] * count, 2), f"{count} x {itype}"))
+
+
+def _classify(r: _Priced) -> None:
+    """File a type without a price rule as usage-based, free or unpriced."""
+    kind = r.p.classify(r.type)
+    if kind == "usage":
+        r.report.usage_based.append(r.zero("usage-based"))
+    elif kind == "other":
+        r.report.unpriced.append(r.zero("no price rule"))
+
+
+# The price rule of each resource type that has one (any other type is classified).
+_PRICE_RULES: dict[str, Callable[[_Priced], None]] = {
+    **dict.fromkeys(_FLAT_RATES, _price_flat),
+    "AWS::EC2::VPCEndpoint": _price_vpc_endpoint,
+    "AWS::ElasticLoadBalancingV2::LoadBalancer": _price_load_balancer,
+    "AWS::ECS::Service": _price_ecs_service,
+    "AWS::RDS::DBCluster": _price_aurora_cluster,
+    "AWS::RDS::DBInstance": _price_db_instance,
+    "AWS::FSx::FileSystem": _price_fsx,
+    "AWS::CloudWatch::Alarm": _price_alarm,
+    "AWS::EKS::Addon": _price_addon,
+    "AWS::Logs::LogGroup": _price_log_group,
+    "AWS::EKS::Nodegroup": _price_nodegroup,
+    "AWS::CodeBuild::Project": _price_codebuild,
+    "AWS::SageMaker::Cluster": _price_hyperpod,
+}
+
+
 def price_template(stack: str, template: dict[str, Any], p: Pricer, report: Report) -> None:
     resources: dict[str, dict[str, Any]] = template.get("Resources", {})
-    hours = p.hours
-
-    def add(lid: str, type_: str, item: str, monthly: float, detail: str = "") -> None:
-        report.idle.append(Line(stack, lid, type_, item, round(monthly, 2), detail))
-
-    def one(lid: str, res: dict[str, Any]) -> None:
-        t, props = res["Type"], res.get("Properties", {})
-        if t == "AWS::EKS::Cluster":
-            add(lid, t, "EKS control plane", p.hourly("eks_cluster") * hours)
-        elif t == "AWS::EC2::NatGateway":
-            add(lid, t, "NAT gateway", p.hourly("nat_gateway") * hours)
-        elif t == "AWS::EC2::EIP":
-            add(lid, t, "Public IPv4 address", p.hourly("public_ipv4") * hours)
-        elif t == "AWS::EC2::VPCEndpoint":
-            if props.get("VpcEndpointType", "Gateway") == "Interface":
-                azs = len(props.get("SubnetIds", [])) or 1
-                name = props.get("ServiceName")
-                name = name.split(".", 3)[-1] if isinstance(name, str) else "endpoint"  # com.amazonaws.<region>.X
-                add(lid, t, f"Interface endpoint {name}",
-                    p.hourly("interface_endpoint_az") * azs * hours, f"{azs} AZ")
-            else:
-                report.usage_based.append(Line(stack, lid, t, "Gateway endpoint (free)", 0.0))
-        elif t == "AWS::ElasticLoadBalancingV2::LoadBalancer":
-            kind = props.get("Type", "application")
-            add(lid, t, "Application Load Balancer" if kind == "application" else "Network Load Balancer",
-                p.hourly("alb" if kind == "application" else "nlb") * hours, "LCUs excluded")
-        elif t == "AWS::ECS::Service":
-            task = resources.get(_ref(props.get("TaskDefinition")) or "", {}).get("Properties", {})
-            vcpu = float(task.get("Cpu", 256)) / 1024
-            gb = float(task.get("Memory", 512)) / 1024
-            count = props.get("DesiredCount")
-            if count is None:
-                targets = [r["Properties"] for r in resources.values()
-                           if r["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
-                           and _mentions(r["Properties"].get("ResourceId"), lid)]
-                count = targets[0]["MinCapacity"] if targets else 1
-            per_task = (vcpu * p.hourly("fargate_vcpu") + gb * p.hourly("fargate_gb")) * hours
-            add(lid, t, "Fargate tasks", per_task * int(count), f"{count} x {vcpu:g} vCPU / {gb:g} GB")
-        elif t == "AWS::RDS::DBCluster":
-            scaling = props.get("ServerlessV2ScalingConfiguration", {})
-            floor = float(scaling.get("MinCapacity", 0))
-            instances = [r for r in resources.values() if r["Type"] == "AWS::RDS::DBInstance"
-                         and _ref(r["Properties"].get("DBClusterIdentifier")) == lid
-                         and r["Properties"].get("DBInstanceClass") == "db.serverless"]
-            n = len(instances) or 1
-            add(lid, t, "Aurora Serverless v2 ACU floor", floor * n * p.hourly("aurora_serverless_acu") * hours,
-                f"{n} instance(s) x {floor:g} ACU")
-            gb = p.assume["aurora_storage_gb"]
-            add(lid, t, "Aurora storage (assumed)", gb * p.monthly("aurora_storage_gb"), f"{gb} GB")
-        elif t == "AWS::RDS::DBInstance" and props.get("DBInstanceClass") == "db.serverless":
-            return  # priced on its cluster (ACU floor x instances)
-        elif t == "AWS::FSx::FileSystem":
-            lustre = props.get("LustreConfiguration", {})
-            tput = str(lustre.get("PerUnitStorageThroughput"))
-            entry = p.table("fsx_lustre_gb_month").get(tput)
-            if entry is None or lustre.get("DeploymentType") != "PERSISTENT_2":
-                report.unpriced.append(Line(stack, lid, t, f"FSx {lustre.get('DeploymentType')} {tput}", 0.0))
-                return
-            cap = int(props["StorageCapacity"])
-            add(lid, t, "FSx for Lustre capacity", cap * entry["usd"], f"{cap} GiB x {tput} MB/s/TiB")
-        elif t == "AWS::KMS::Key":
-            add(lid, t, "KMS key", p.monthly("kms_key"))
-        elif t == "AWS::SecretsManager::Secret":
-            add(lid, t, "Secrets Manager secret", p.monthly("secret"))
-        elif t == "AWS::CloudWatch::Alarm":
-            # billed per metric the alarm evaluates (a metric math alarm over two metrics costs two)
-            n = sum(1 for m in props.get("Metrics", []) if "MetricStat" in m) or 1
-            add(lid, t, "CloudWatch alarm", n * p.monthly("cloudwatch_alarm"), f"{n} metric(s)")
-        elif t == "AWS::CloudWatch::Dashboard":
-            add(lid, t, "CloudWatch dashboard", p.monthly("cloudwatch_dashboard"))
-        elif t == "AWS::EKS::Addon" and props.get("AddonName") == CLOUDWATCH_ADDON:
-            nodes = _idle_nodes(report.templates)
-            obs = nodes * p.assume["container_insights_observations_per_node_month"]
-            add(lid, t, "Container Insights observations (estimate)",
-                obs / 1e6 * p.per_million("container_insights_observation"), f"{nodes} idle nodes, {obs / 1e6:g}M obs")
-            n = p.assume["prometheus_custom_metrics"]
-            add(lid, t, "Prometheus custom metrics (estimate)", n * p.monthly("custom_metric"), f"{n} metrics")
-        elif t == "AWS::Route53::HostedZone":
-            add(lid, t, "Route 53 hosted zone", p.monthly("hosted_zone"))
-        elif t == "AWS::Logs::LogGroup":
-            gb = p.assume["log_ingest_gb_per_group_month"]
-            add(lid, t, "Log ingestion (estimate)", gb * p.monthly("log_ingest_gb"), f"{gb} GB/month assumed")
-        elif t == "AWS::EKS::Nodegroup":
-            scaling = props.get("ScalingConfig", {})
-            count = int(scaling.get("DesiredSize", scaling.get("MinSize", 1)))
-            types = props.get("InstanceTypes") or ["m5.large"]
-            entry = p.instance(types[0])
-            if entry is None:
-                report.unpriced.append(Line(stack, lid, t, f"node group {types[0]}", 0.0, f"{count} nodes"))
-                return
-            disk = int(props.get("DiskSize") or _launch_template_disk(resources, props) or
-                       p.assume["node_root_volume_gb"])
-            add(lid, t, "EKS system nodes", count * entry["usd"] * hours, f"{count} x {types[0]}")
-            add(lid, t, "EKS node volumes", count * disk * p.monthly("ebs_gp3_gb"), f"{count} x {disk} GB gp3")
-        elif t == "AWS::CodeBuild::Project":
-            compute = props["Environment"]["ComputeType"]
-            rate = p.table("codebuild_build_minute").get(compute)
-            if rate is None:
-                report.unpriced.append(Line(stack, lid, t, f"CodeBuild {compute}", 0.0, "per build minute"))
-                return
-            tags = {tag["Key"]: tag["Value"] for tag in props.get("Tags", [])}
-            expected = tags.get(EXPECTED_BUILD_MINUTES_TAG)
-            name = props.get("Name") if isinstance(props.get("Name"), str) else lid
-            report.builds.append(BuildLine(stack, name, compute, rate["usd"], int(expected) if expected else None,
-                                           int(props.get("TimeoutInMinutes", 60))))
-        elif t == "AWS::SageMaker::Cluster":
-            for group in props.get("InstanceGroups", []):
-                itype, count = group["InstanceType"], int(group.get("InstanceCount", 0))
-                entry = p.instance(itype)
-                if entry is None:
-                    report.unpriced.append(Line(stack, lid, t, f"HyperPod {itype}", 0.0,
-                                                f"{count} instances; {p.missing_note(itype)}"))
-                    spec = find_spec(itype)
-                    if spec is None or spec.is_gpu:
-                        report.gpu_unpriced.append(f"HyperPod group {group['InstanceGroupName']} ({itype})")
-                    continue
-                gpus = entry["gpus"] * count
-                report.reserved_gpu.append(BurstLine(
-                    "HyperPod", f"{group['InstanceGroupName']} ({itype})", gpus,
-                    round(entry["usd"] / entry["gpus"], 3) if entry["gpus"] else 0.0,
-                    round(entry["usd"] * count, 2), f"{count} x {itype}"))
-        else:
-            kind = p.classify(t)
-            if kind == "usage":
-                report.usage_based.append(Line(stack, lid, t, "usage-based", 0.0))
-            elif kind == "other":
-                report.unpriced.append(Line(stack, lid, t, "no price rule", 0.0))
-
     for lid, res in resources.items():
+        r = _Priced(stack, lid, res["Type"], res.get("Properties", {}), resources, p, report)
         try:
-            one(lid, res)
+            _PRICE_RULES.get(r.type, _classify)(r)
         except MissingPrice as missing:
             report.unpriced.append(Line(stack, lid, res["Type"], f"no price for {missing}", 0.0))
 

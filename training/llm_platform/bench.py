@@ -480,7 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     return cli_main(given)
 
 
-def cli_main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The bench command line's argument parser."""
     parser = argparse.ArgumentParser(prog="python -m llm_platform.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--shape", required=True, choices=sorted(SHAPES))
     parser.add_argument("--config", required=True, help="the SFT step file (e.g. training/configs/sft.yaml)")
@@ -510,9 +511,104 @@ def cli_main(argv: list[str] | None = None) -> int:
                              "--variant-timeout) is skipped and its row says so; 0: no limit")
     parser.add_argument("--run-prefix", default="bench", help=argparse.SUPPRESS)  # MLflow run names <prefix>/<recipe>
     parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
+    return parser
+
+
+def _failed(name: str, error: str) -> Result:
+    """A recipe's row without measurements, saying why."""
+    return Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"), error=error)
+
+
+def _dataset_tokens(args, *, model_dir: Path, data: Path) -> int:
+    """Write the synthetic rows (or read --data's) and estimate the tokens of the epoch to cost."""
+    if args.data:
+        rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    else:
+        rows = synthetic_rows(args.rows, words=words_for(args.shape))
+        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    mean_tokens = statistics.mean(len(tokenizer(r["text"])["input_ids"]) + 1 for r in rows[:256])
+    return int(args.dataset_examples * mean_tokens)
+
+
+def _measure_in_child(args, variant: str, *, name: str, work: Path, cuda: bool) -> Result:
+    """Measure one recipe in a process of its own, stopped after --variant-timeout."""
+    import subprocess
+
+    out = work / f"{name}.json"
+    out.unlink(missing_ok=True)
+    # on a GPU as the job runs it: torchrun, one process (FSDP, the process group, rank 0's MLflow code path)
+    launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
+                if cuda else [sys.executable])
+    cmd = launcher + ["-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
+                      "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
+                      "--json", str(out), "--child", variant] \
+        + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
+    # in a job the step itself runs under torchrun: its child starts a torchrun of its own, not a member
+    child_env = {k: v for k, v in os.environ.items() if k not in TORCHRUN_ENV and not k.startswith("TORCHELASTIC_")}
+    proc = subprocess.Popen(cmd, start_new_session=True, env=child_env)   # its own group: a timeout stops its workers too
+    try:
+        rc: Any = proc.wait(timeout=args.variant_timeout or None)
+    except subprocess.TimeoutExpired:
+        import signal
+
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        rc = f"stopped after --variant-timeout {args.variant_timeout} s"
+    if out.is_file():
+        return Result(**json.loads(out.read_text()))
+    return _failed(name, f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
+
+
+def _measure_variants(args, *, t0: float, model_dir: Path, data: Path, work: Path, cuda: bool,
+                      price: tuple[float, int] | None, dataset_tokens: int) -> list[Result]:
+    """Measure every recipe (skipping those the --budget leaves no time for) and cost its epoch."""
+    results = []
+    for variant in args.variant or ["recipe:"]:
+        name = parse_variant(variant)[0]
+        print(f"bench: {variant}", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        if args.budget and t - t0 + (args.variant_timeout or 0) > args.budget:
+            r = _failed(name, f"skipped: --budget {args.budget} s would be exceeded")
+        elif args.in_process:
+            r = measure(args, variant, model_dir=model_dir, data=data, work=work, cuda=cuda)
+        else:
+            r = _measure_in_child(args, variant, name=name, work=work, cuda=cuda)
+        if price and r.tokens_per_second:
+            usd, gpus = price
+            r.epoch_hours = dataset_tokens / (r.tokens_per_second * gpus) / 3600
+            r.epoch_usd = r.epoch_hours * usd
+        results.append(r)
+        print(f"bench: {name} done in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    return results
+
+
+def _report(args, results: list[Result], *, gpu: str, price: tuple[float, int] | None, dataset_tokens: int) -> None:
+    """Print the results table, log the recipes to MLflow and write the JSON, as asked."""
+    print(f"shape {args.shape} on {gpu}; {args.steps} optimizer steps per recipe, medians after {args.warmup}")
+    print(table(results, instance_type=args.instance_type if price else None, dataset_tokens=dataset_tokens))
+    if args.mlflow_experiment:
+        from llm_platform import mlflow_utils
+
+        try:  # bounded: a tracking outage costs seconds and leaves the table and the JSON (issue 32)
+            with mlflow_utils.bounded_http(retries=2):
+                log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
+                              variants=args.variant or ["recipe:"], instance_type=args.instance_type,
+                              dataset_tokens=dataset_tokens, run_prefix=args.run_prefix)
+        except Exception as exc:  # noqa: BLE001 - the measurement is done; say that it was not logged
+            mlflow_utils.warn(f"the results were not logged to MLflow ({type(exc).__name__}: {str(exc)[:200]})")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
+                                               "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,
+                                               "results": [vars(r) for r in results]}, indent=1))
+
+
+def cli_main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
 
-    import subprocess
     import tempfile
 
     import torch
@@ -533,76 +629,12 @@ def cli_main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     build_model(args.shape, model_dir, device="cuda" if cuda else "cpu", tokenizer_dir=args.tokenizer)
     print(f"bench: built {args.shape} in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    if args.data:
-        rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
-    else:
-        rows = synthetic_rows(args.rows, words=words_for(args.shape))
-        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    mean_tokens = statistics.mean(len(tokenizer(r["text"])["input_ids"]) + 1 for r in rows[:256])
-    dataset_tokens = int(args.dataset_examples * mean_tokens)
+    dataset_tokens = _dataset_tokens(args, model_dir=model_dir, data=data)
     price = hourly_price(args.instance_type)
-    results = []
-    for variant in args.variant or ["recipe:"]:
-        name = parse_variant(variant)[0]
-        print(f"bench: {variant}", file=sys.stderr, flush=True)
-        t = time.perf_counter()
-        if args.budget and t - t0 + (args.variant_timeout or 0) > args.budget:
-            r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
-                       error=f"skipped: --budget {args.budget} s would be exceeded")
-        elif args.in_process:
-            r = measure(args, variant, model_dir=model_dir, data=data, work=work, cuda=cuda)
-        else:
-            out = work / f"{name}.json"
-            out.unlink(missing_ok=True)
-            # on a GPU as the job runs it: torchrun, one process (FSDP, the process group, rank 0's MLflow code path)
-            launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
-                        if cuda else [sys.executable])
-            cmd = launcher + ["-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
-                              "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
-                              "--json", str(out), "--child", variant] \
-                + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
-            # in a job the step itself runs under torchrun: its child starts a torchrun of its own, not a member
-            child_env = {k: v for k, v in os.environ.items() if k not in TORCHRUN_ENV and not k.startswith("TORCHELASTIC_")}
-            proc = subprocess.Popen(cmd, start_new_session=True, env=child_env)   # its own group: a timeout stops its workers too
-            try:
-                rc: Any = proc.wait(timeout=args.variant_timeout or None)
-            except subprocess.TimeoutExpired:
-                import signal
-
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                rc = f"stopped after --variant-timeout {args.variant_timeout} s"
-            if out.is_file():
-                r = Result(**json.loads(out.read_text()))
-            else:
-                r = Result(name, 0, None, 0.0, None, 0.0, 0.0, 0, False, False, "", float("nan"),
-                           error=f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
-        if price and r.tokens_per_second:
-            usd, gpus = price
-            r.epoch_hours = dataset_tokens / (r.tokens_per_second * gpus) / 3600
-            r.epoch_usd = r.epoch_hours * usd
-        results.append(r)
-        print(f"bench: {name} done in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    results = _measure_variants(args, t0=t0, model_dir=model_dir, data=data, work=work, cuda=cuda, price=price,
+                                dataset_tokens=dataset_tokens)
     gpu = torch.cuda.get_device_name(0) if cuda else "CPU"
-    print(f"shape {args.shape} on {gpu}; {args.steps} optimizer steps per recipe, medians after {args.warmup}")
-    print(table(results, instance_type=args.instance_type if price else None, dataset_tokens=dataset_tokens))
-    if args.mlflow_experiment:
-        from llm_platform import mlflow_utils
-
-        try:  # bounded: a tracking outage costs seconds and leaves the table and the JSON (issue 32)
-            with mlflow_utils.bounded_http(retries=2):
-                log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
-                              variants=args.variant or ["recipe:"], instance_type=args.instance_type,
-                              dataset_tokens=dataset_tokens, run_prefix=args.run_prefix)
-        except Exception as exc:  # noqa: BLE001 - the measurement is done; say that it was not logged
-            mlflow_utils.warn(f"the results were not logged to MLflow ({type(exc).__name__}: {str(exc)[:200]})")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
-                                               "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,
-                                               "results": [vars(r) for r in results]}, indent=1))
+    _report(args, results, gpu=gpu, price=price, dataset_tokens=dataset_tokens)
     return 0 if all(r.error is None for r in results) else 1
 
 

@@ -435,28 +435,22 @@ def apply_plan(step: StepPlan, script: ScriptArguments, args) -> None:
         args.group_by_length = False  # rows are all about row_tokens long
 
 
-def build_trainer(script: ScriptArguments, args, *, callbacks=()):
-    import torch
-    from transformers import AutoTokenizer, Trainer, TrainerCallback
-
-    from llm_platform import mfu as mfu_mod
-    from llm_platform import mlflow_utils, packing
-
-    tokenizer = AutoTokenizer.from_pretrained(script.model_id)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
+def _plan_and_apply(script: ScriptArguments, args) -> StepPlan:
+    """Plan the step, apply the plan to the training arguments and hand activation checkpointing to FSDP."""
     step = plan_step(script, args)
     apply_plan(step, script, args)
     if fsdp_enabled(args) and args.gradient_checkpointing:
         args.fsdp_config["activation_checkpointing"] = True
         args.fsdp_plugin_args["activation_checkpointing"] = True
         args.gradient_checkpointing = False
-    from transformers import set_seed
+    return step
 
-    set_seed(args.seed)  # LoRA's A matrices are drawn here, before the Trainer seeds: same seed, same run
-    model = load_model(script, args)
-    if args.gradient_checkpointing:
-        model.enable_input_require_grads()  # LoRA: frozen embeddings still need grads flowing into checkpoints
+
+def _training_data(script: ScriptArguments, tokenizer, *, step: StepPlan):
+    """Tokenize the train and test rows (packed when the script asks) and pick their collator; also the example
+    count before packing."""
+    from llm_platform import packing
+
     train = tokenize(read_jsonl(script.train_dataset_path, "train"), tokenizer, script.max_seq_length)
     test = (tokenize(read_jsonl(script.test_dataset_path, "test"), tokenizer, script.max_seq_length)
             if script.test_dataset_path else None)
@@ -471,14 +465,20 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
                             f"(padding efficiency {pack_stats.padding_efficiency:.3f})")
     else:
         collator = Collator(tokenizer.pad_token_id)
+    return train, test, collator, examples
+
+
+def _print_reasons(step: StepPlan, args) -> None:
+    """Put the sharding reason first among the plan's reasons and print them on rank 0."""
     step.reasons.insert(0, getattr(args, "_llmp_sharding", ""))
     if int(os.environ.get("RANK", "0")) == 0:
         for line in filter(None, step.reasons):
             print(f"llmp-sft: {line}", file=sys.stderr)
-    shape = mfu_mod.model_shape(model)
-    gpu = mfu_mod.detect_gpu_name() if torch.cuda.is_available() else None
-    peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
-    meter = ThroughputMeter()
+
+
+def _counting_trainer(meter: ThroughputMeter):
+    """A Trainer class that counts every training batch's tokens into the meter."""
+    from transformers import Trainer
 
     class CountingTrainer(Trainer):
         def training_step(self, model, inputs, num_items_in_batch=None):
@@ -493,6 +493,17 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
         def prediction_step(self, model, inputs, *a, **kw):
             inputs = {k: v for k, v in inputs.items() if k not in ("num_tokens", "num_sequences")}
             return super().prediction_step(model, inputs, *a, **kw)
+
+    return CountingTrainer
+
+
+def _mlflow_callback(script: ScriptArguments, *, meter: ThroughputMeter, shape, gpu: str | None,
+                     peak: float | None, step: StepPlan, data: dict[str, int]):
+    """The callback that logs the run's parameters and its throughput and MFU metrics (MLflow on rank 0)."""
+    from transformers import TrainerCallback
+
+    from llm_platform import mfu as mfu_mod
+    from llm_platform import mlflow_utils
 
     class MlflowCallback(TrainerCallback):
         """MLflow on the main process; throughput and MFU computed on every rank (all_reduce)."""
@@ -513,8 +524,7 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
                 "hardware": {"gpu": gpu or "none", "world_size": a.world_size,
                              "peak_flops_per_device": peak or "unknown"},
                 "plan": step.params(),
-                "data": {"train_examples": examples, "train_rows": len(train),
-                         "test_examples": len(test) if test else 0}})
+                "data": data})
 
         def on_log(self, a, state, control, logs=None, **kw):
             metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
@@ -534,9 +544,36 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
             if state.is_world_process_zero and metrics and script.mlflow_tracking:
                 mlflow_utils.log_metrics(metrics, step=state.global_step)
 
-    trainer = CountingTrainer(model=model, args=args, train_dataset=train, eval_dataset=test,
-                              data_collator=collator, processing_class=tokenizer,
-                              callbacks=[MlflowCallback(), *callbacks])
+    return MlflowCallback()
+
+
+def build_trainer(script: ScriptArguments, args, *, callbacks=()):
+    import torch
+    from transformers import AutoTokenizer
+
+    from llm_platform import mfu as mfu_mod
+
+    tokenizer = AutoTokenizer.from_pretrained(script.model_id)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    step = _plan_and_apply(script, args)
+    from transformers import set_seed
+
+    set_seed(args.seed)  # LoRA's A matrices are drawn here, before the Trainer seeds: same seed, same run
+    model = load_model(script, args)
+    if args.gradient_checkpointing:
+        model.enable_input_require_grads()  # LoRA: frozen embeddings still need grads flowing into checkpoints
+    train, test, collator, examples = _training_data(script, tokenizer, step=step)
+    _print_reasons(step, args)
+    shape = mfu_mod.model_shape(model)
+    gpu = mfu_mod.detect_gpu_name() if torch.cuda.is_available() else None
+    peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
+    meter = ThroughputMeter()
+    data = {"train_examples": examples, "train_rows": len(train), "test_examples": len(test) if test else 0}
+    trainer = _counting_trainer(meter)(model=model, args=args, train_dataset=train, eval_dataset=test,
+                                       data_collator=collator, processing_class=tokenizer,
+                                       callbacks=[_mlflow_callback(script, meter=meter, shape=shape, gpu=gpu,
+                                                                   peak=peak, step=step, data=data), *callbacks])
     return trainer, tokenizer
 
 
