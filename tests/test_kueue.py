@@ -575,10 +575,13 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
             "control-plane": "controller-manager"}.items()
     conf = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and conf["kind"] == "Configuration"
-    assert conf["manageJobsWithoutQueueName"] is True
+    # false: with the pod integration on, true would gate (forever) every pod of a team namespace whose owner Kueue
+    # does not manage, e.g. llmft's CPU-step batch Jobs; unqueued jobs are refused by admission policies instead
+    assert conf["manageJobsWithoutQueueName"] is False
     assert conf["managedJobsNamespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
+    # serving Deployments (issue 34): `deployment`, and `pod` listed so the chart makes its pod webhook fail closed
     assert set(conf["integrations"]["frameworks"]) == set(INTEGRATIONS) == {
-        "kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster"}
+        "kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment", "pod"}
     ready = conf["waitForPodsReady"]
     assert (ready["timeout"], ready["recoveryTimeout"]) == (kueue.pods_ready_timeout, kueue.pods_ready_recovery_timeout)
     assert ready["requeuingStrategy"]["timestamp"] == "Eviction"
@@ -590,7 +593,7 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
 def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
     """Kueue v0.19 deprecates the Kubeflow Trainer v1 (PyTorchJob) integration, removal "tentatively v0.20"
     (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md). The builders and llmft submit PyTorchJobs, so a
-    version without it would leave every PyTorchJob suspended in team namespaces (manageJobsWithoutQueueName)."""
+    version without it would run every PyTorchJob unqueued (or refuse it, k8s_charts/queueing.py)."""
     from cdk_constructs.compute.kueue import INTEGRATIONS, KUEUE_VERSION
 
     major, minor = (int(x) for x in KUEUE_VERSION.split(".")[:2])
