@@ -46,7 +46,8 @@ def kueue_owner_kinds() -> list[tuple[str, str]]:
 
     versions = {"kubeflow.org/pytorchjob": ("kubeflow.org/v1", "PyTorchJob"),
                 "kubeflow.org/mpijob": ("kubeflow.org/v2beta1", "MPIJob"),
-                "ray.io/rayjob": ("ray.io/v1", "RayJob"), "ray.io/raycluster": ("ray.io/v1", "RayCluster")}
+                "ray.io/rayjob": ("ray.io/v1", "RayJob"), "ray.io/raycluster": ("ray.io/v1", "RayCluster"),
+                "deployment": ("apps/v1", "Deployment"), "pod": ("v1", "Pod")}
     return [versions[i] for i in INTEGRATIONS]
 
 
