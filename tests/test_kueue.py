@@ -628,3 +628,42 @@ def test_kueue_crd_copies_are_listed_in_sources() -> None:
     for path in (Path(__file__).resolve().parents[1] / "k8s_charts" / "crds").glob("kueue.x-k8s.io_*.yaml"):
         assert path.name in sources
     assert "v0.19.2" in sources and "8eab68778fc1b52affe165fdf5af29d1e9b4f3cb" in sources
+
+
+# ---- serving under Kueue (issue 34) ----------------------------------------------------------------------------
+@pytest.mark.parametrize("env", ENVS)
+def test_a_burst_of_inference_during_training_hours(dist, env: str) -> None:
+    """Where serving replicas land and whom they may preempt (docs/serving.md, "A burst of requests during training
+    hours"). Each replica is one plain-pod Workload of the Deployment integration (cdk_constructs/compute/kueue.py
+    INTEGRATIONS), queued in its tier's ClusterQueue like a one-pod training job, so a burst is admitted replica by
+    replica, by the same flavor order, cap and preemption rules:
+
+    - production replicas land only on the reserved (HyperPod) flavors: the production tier has no Karpenter flavor,
+      so beyond reserved capacity a burst waits gated (or preempts, below) and never launches a Karpenter node;
+    - they may preempt training of strictly lower PriorityClasses on those flavors (development, research jobs that
+      borrowed reserved GPUs), never production training (same priority) and never beyond the team's GPU cap;
+    - development replicas try reserved, then on-demand (Karpenter) flavors, and preempt only research and
+      experiment work."""
+    config = load_config(env)
+    caps = {c.name: c for c in capacities(config.compute, config.kubernetes)}
+    value = {pc.name: pc.value for pc in config.kubernetes.priority_classes}
+    queues = kind(dist[env], "ClusterQueue")
+    for team in config.kubernetes.teams:
+        for tier in team.allowed_tiers:
+            queue = queues[f"{team.name}-{tier}"]
+            cq = queue["spec"]
+            landing = [caps[f].kind for f in gpu_flavors(queue)]
+            if tier == "production":
+                assert set(landing) == {"reserved"}, landing   # HyperPod only: no Karpenter burst flavor
+            elif tier == "development":   # reserved first, then the on-demand Karpenter pools
+                assert landing == sorted(landing, key=["reserved", "on-demand"].index), landing
+            # a replica preempts only strictly lower priorities, whether reclaiming or borrowing
+            assert cq["preemption"]["borrowWithinCohort"]["policy"] == "LowerPriority"
+            assert cq["preemption"]["reclaimWithinCohort"] == "LowerPriority"
+            mine = value[TIER_PRIORITY_CLASSES[tier][0]]
+            victims = {t for t in TIER_PRIORITY_CLASSES if value[TIER_PRIORITY_CLASSES[t][0]] < mine}
+            expected = {"production": {"development", "research", "experiment"},
+                        "development": {"research", "experiment"}, "research": {"experiment"}, "experiment": set()}
+            assert victims == expected[tier], (tier, victims)
+            # the team cap (platform/team-gpus) counts every replica too: a burst never exceeds gpu_quota
+            assert TEAM_GPUS in {r for g in cq["resourceGroups"] for r in g["coveredResources"]}
