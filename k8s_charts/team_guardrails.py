@@ -1,7 +1,7 @@
 """Guard rails the platform owns in every team namespace: capacity goes through Kueue, nothing is exposed outside the
 cluster network, Ray always authenticates, and a job's priority is the one its queue's tier allows.
 
-Three cluster-scoped ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1, GA since Kubernetes 1.30; CEL
+Cluster-scoped ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1, GA since Kubernetes 1.30; CEL
 fields ``matchConstraints``, ``variables``, ``validations``: kubernetes.io "Validating Admission Policy"), each with
 a binding (action Deny) that selects the team namespaces by :data:`~k8s_charts.queues.MANAGED_NAMESPACE_LABEL`.
 Nothing a team may touch (its Role has no namespace, policy or binding verbs) can lift them:
@@ -10,26 +10,42 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   (``vpc.amazonaws.com/efa``), in any container, must be controlled by a job kind Kueue admits as a gang: a
   PyTorchJob or MPIJob (kubeflow.org, the training and MPI operators set themselves as the pod's controller
   ownerReference) or a RayCluster (ray.io; a RayJob's pods belong to the RayCluster it creates, which Kueue admits
-  with the RayJob). Kueue's integrations are exactly these kinds (cdk_constructs/compute/kueue.py ``INTEGRATIONS``), so a bare
-  pod, a Deployment/StatefulSet/DaemonSet/ReplicaSet pod or a batch Job pod with GPUs is refused whoever creates it.
-  ``supplementalGroupsPolicy`` is checked by the identity policy (k8s_charts/team_isolation.py).
+  with the RayJob) - or be a serving pod that Kueue queues one by one (llmft ``type: serve``; Kueue's ``deployment``
+  and ``pod`` integrations, cdk_constructs/compute/kueue.py ``INTEGRATIONS``): controlled by a ReplicaSet, labelled
+  ``kueue.x-k8s.io/queue-name`` with a LocalQueue of its own namespace, ``llmft.io/component: serve`` and
+  ``kueue.x-k8s.io/managed: "true"``, and created with Kueue's scheduling gate ``kueue.x-k8s.io/admission`` (Kueue's
+  mutating pod webhook adds it before any validating admission runs; a pod without it did not pass through Kueue),
+  which only Kueue's controller may lift. A bare pod, a StatefulSet/DaemonSet pod, any other ReplicaSet pod or a
+  batch Job pod with GPUs is refused whoever creates it. ``supplementalGroupsPolicy`` is checked by the identity
+  policy (k8s_charts/team_isolation.py).
 - :data:`WORKLOAD_POLICY` ``llmft-team-workloads``: the job kinds (PyTorchJob, MPIJob, RayJob, RayCluster, batch
-  Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): no GPU/EFA in a pod
-  template outside the Kueue-managed kinds (early, readable refusal; the pod policy is what holds); every pod
-  template of a queued job names a PriorityClass its queue's tier allows (the LocalQueue is named after the tier,
-  k8s_charts/queues.py; tier -> classes: config.kubernetes.TIER_PRIORITY_CLASSES) and no Kueue
-  WorkloadPriorityClass label (``kueue.x-k8s.io/priority-class`` would override the pods' priority in Kueue's
-  queueing and preemption; the platform defines none); Ray clusters use token authentication
-  (``authOptions.mode: token``, KubeRay v1.7.0 CRD), keep the head Service ``ClusterIP`` without external IPs,
-  create no Ingress (``enableIngress``) and no NetworkPolicies of their own (``networkPolicy``, which KubeRay would
-  create from the spec and which would add to the namespace's allow-list).
+  Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): every Deployment is
+  an llmft serving one (queue-name label naming a LocalQueue of the namespace on it and on its pod template,
+  ``llmft.io/component: serve``, ``llmft.io/serve: <its name>``, at most :data:`MAX_SERVE_REPLICAS` replicas); no
+  GPU/EFA in a pod template outside the Kueue-managed kinds, serving Deployments and the ReplicaSets the Deployment
+  controller creates for them (early, readable refusal; the pod policy is what holds); every pod template of a
+  queued job or serving Deployment names a PriorityClass its queue's tier allows (the LocalQueue is named after the
+  tier, k8s_charts/queues.py; tier -> classes: config.kubernetes.TIER_PRIORITY_CLASSES) and no Kueue
+  WorkloadPriorityClass label (``kueue.x-k8s.io/priority-class``, on the object or a pod template, would override
+  the pods' priority in Kueue's queueing and preemption; the platform defines none); Ray clusters use token
+  authentication (``authOptions.mode: token``, KubeRay v1.7.0 CRD), keep the head Service ``ClusterIP`` without
+  external IPs, create no Ingress (``enableIngress``) and no NetworkPolicies of their own (``networkPolicy``, which
+  KubeRay would create from the spec and which would add to the namespace's allow-list).
+- :data:`AUTOSCALING_POLICY` ``llmft-team-autoscaling``: KEDA ScaledObjects scale only the serving Deployment of their
+  own name, within :data:`MAX_SERVE_REPLICAS` (paused-replicas pin included), with ``aws-cloudwatch`` triggers read
+  through KEDA's own identity, so only the endpoint's own demand metric in its own namespace
+  (:data:`CLOUDWATCH_TRIGGER_KEYS`); the Deployments' ``scale`` subresource stays within the same cap.
 - :data:`SERVICE_POLICY` ``llmft-team-services``: Services are ``ClusterIP`` (or headless) only: no
   ``LoadBalancer``, ``NodePort`` or ``ExternalName``, no ``externalIPs`` (CVE-2020-8554: EKS enables no
-  DenyServiceExternalIPs admission plugin). This binds KubeRay too, which creates the Ray head Service in the team
-  namespace, so a RayCluster that slipped past the workload policy cannot expose its head either.
+  DenyServiceExternalIPs admission plugin), owned (when a team creates them) by nothing but a Deployment. This binds
+  KubeRay too, which creates the Ray head Service in the team namespace, so a RayCluster that slipped past the
+  workload policy cannot expose its head either.
 
-Every rule is a pure CEL expression over ``object`` (and the policy's ``variables``); tests evaluate them with
-cel-python against attack objects (tests/test_team_guardrails.py, tests/test_isolation_matrix.py).
+NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
+
+Every rule is a pure CEL expression over ``object``, ``oldObject``, ``request``, ``namespaceObject`` (and the
+policy's ``variables``); tests evaluate them with cel-python against attack objects (tests/test_team_guardrails.py,
+tests/test_redteam_classes.py, tests/test_isolation_matrix.py).
 """
 
 from __future__ import annotations
@@ -77,7 +93,7 @@ KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob")
 KUEUE_JOB_KINDS = ("PyTorchJob", "MPIJob", "RayJob", "RayCluster")
 OWNED_KINDS = KUEUE_JOB_KINDS + ("Job", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 """Every kind the workload policy matches. Kueue treats an object whose *controller* ownerReference names a kind it
-manages as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
+manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
 ``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of a managed kind); ownerReferences are a plain
 metadata field anyone who may create the object may write, so only the platform's controllers may set them."""
 
