@@ -72,6 +72,11 @@ GITOPS_JOB_KINDS: tuple[JobKind, ...] = (
     JobKind("", "ConfigMap", "configmaps"),
     JobKind("argoproj.io", "Workflow", "workflows"),  # `llmft pipeline -o CHECKOUT` (Argo Workflows)
     JobKind("argoproj.io", "WorkflowTemplate", "workflowtemplates"),
+    # `llmft render -o CHECKOUT` of a serve spec (llmft/serve_build.py); the NetworkPolicy it renders is not here:
+    # NetworkPolicies in team namespaces are the platform's (k8s_charts/team_namespaces.py serving_rules)
+    JobKind("apps", "Deployment", "deployments"),
+    JobKind("", "Service", "services"),
+    JobKind("keda.sh", "ScaledObject", "scaledobjects"),
 )
 """What a team may deliver through Git (the one list; the team AppProject's whitelist is the part of it the team
 Role allows). Secrets are deliberately absent: a Secret in Git is a plaintext credential in every clone."""

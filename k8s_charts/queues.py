@@ -28,6 +28,11 @@ MANAGED_NAMESPACE_LABEL = "platform/kueue-managed"
 """Namespace label: Kueue manages every job kind there even without a queue name (and the admission policy
 refuses such jobs)."""
 
+LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX = "platform/local-queue-"
+"""Namespace label ``platform/local-queue-<LocalQueue name>: "true"`` on a team namespace for each LocalQueue it has
+(:func:`queue_namespace_label`): what the guard rails read (CEL ``namespaceObject``) to refuse a serving Deployment or
+pod naming a queue that does not exist in its namespace. Teams have no verbs on namespaces, so they cannot add one."""
+
 ROOT_COHORT = "all-teams"
 TEAM_GPUS = "platform/team-gpus"
 """Virtual resource: Kueue adds one per requested nvidia.com/gpu (resources.transformations, strategy Retain), so
@@ -41,6 +46,11 @@ def local_queue_name(tier: str) -> str:
     from k8s_charts.tiers import tier as tier_named
 
     return tier_named(tier).name
+
+
+def queue_namespace_label(tier: str) -> str:
+    """The namespace label (:data:`LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX`) saying the namespace has ``tier``'s LocalQueue."""
+    return LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX + local_queue_name(tier)
 
 
 def queue_labels(tier: str) -> dict[str, str]:

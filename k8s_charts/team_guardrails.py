@@ -1,7 +1,7 @@
 """Guard rails the platform owns in every team namespace: capacity goes through Kueue, nothing is exposed outside the
 cluster network, Ray always authenticates, and a job's priority is the one its queue's tier allows.
 
-Three cluster-scoped ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1, GA since Kubernetes 1.30; CEL
+Cluster-scoped ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1, GA since Kubernetes 1.30; CEL
 fields ``matchConstraints``, ``variables``, ``validations``: kubernetes.io "Validating Admission Policy"), each with
 a binding (action Deny) that selects the team namespaces by :data:`~k8s_charts.queues.MANAGED_NAMESPACE_LABEL`.
 Nothing a team may touch (its Role has no namespace, policy or binding verbs) can lift them:
@@ -10,26 +10,42 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   (``vpc.amazonaws.com/efa``), in any container, must be controlled by a job kind Kueue admits as a gang: a
   PyTorchJob or MPIJob (kubeflow.org, the training and MPI operators set themselves as the pod's controller
   ownerReference) or a RayCluster (ray.io; a RayJob's pods belong to the RayCluster it creates, which Kueue admits
-  with the RayJob). Kueue's integrations are exactly these kinds (cdk_constructs/compute/kueue.py ``INTEGRATIONS``), so a bare
-  pod, a Deployment/StatefulSet/DaemonSet/ReplicaSet pod or a batch Job pod with GPUs is refused whoever creates it.
-  ``supplementalGroupsPolicy`` is checked by the identity policy (k8s_charts/team_isolation.py).
+  with the RayJob) - or be a serving pod that Kueue queues one by one (llmft ``type: serve``; Kueue's ``deployment``
+  and ``pod`` integrations, cdk_constructs/compute/kueue.py ``INTEGRATIONS``): controlled by a ReplicaSet, labelled
+  ``kueue.x-k8s.io/queue-name`` with a LocalQueue of its own namespace, ``llmft.io/component: serve`` and
+  ``kueue.x-k8s.io/managed: "true"``, and created with Kueue's scheduling gate ``kueue.x-k8s.io/admission`` (Kueue's
+  mutating pod webhook adds it before any validating admission runs; a pod without it did not pass through Kueue),
+  which only Kueue's controller may lift. A bare pod, a StatefulSet/DaemonSet pod, any other ReplicaSet pod or a
+  batch Job pod with GPUs is refused whoever creates it. ``supplementalGroupsPolicy`` is checked by the identity
+  policy (k8s_charts/team_isolation.py).
 - :data:`WORKLOAD_POLICY` ``llmft-team-workloads``: the job kinds (PyTorchJob, MPIJob, RayJob, RayCluster, batch
-  Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): no GPU/EFA in a pod
-  template outside the Kueue-managed kinds (early, readable refusal; the pod policy is what holds); every pod
-  template of a queued job names a PriorityClass its queue's tier allows (the LocalQueue is named after the tier,
-  k8s_charts/queues.py; tier -> classes: config.kubernetes.TIER_PRIORITY_CLASSES) and no Kueue
-  WorkloadPriorityClass label (``kueue.x-k8s.io/priority-class`` would override the pods' priority in Kueue's
-  queueing and preemption; the platform defines none); Ray clusters use token authentication
-  (``authOptions.mode: token``, KubeRay v1.7.0 CRD), keep the head Service ``ClusterIP`` without external IPs,
-  create no Ingress (``enableIngress``) and no NetworkPolicies of their own (``networkPolicy``, which KubeRay would
-  create from the spec and which would add to the namespace's allow-list).
+  Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): every Deployment is
+  an llmft serving one (queue-name label naming a LocalQueue of the namespace on it and on its pod template,
+  ``llmft.io/component: serve``, ``llmft.io/serve: <its name>``, at most :data:`MAX_SERVE_REPLICAS` replicas); no
+  GPU/EFA in a pod template outside the Kueue-managed kinds, serving Deployments and the ReplicaSets the Deployment
+  controller creates for them (early, readable refusal; the pod policy is what holds); every pod template of a
+  queued job or serving Deployment names a PriorityClass its queue's tier allows (the LocalQueue is named after the
+  tier, k8s_charts/queues.py; tier -> classes: config.kubernetes.TIER_PRIORITY_CLASSES) and no Kueue
+  WorkloadPriorityClass label (``kueue.x-k8s.io/priority-class``, on the object or a pod template, would override
+  the pods' priority in Kueue's queueing and preemption; the platform defines none); Ray clusters use token
+  authentication (``authOptions.mode: token``, KubeRay v1.7.0 CRD), keep the head Service ``ClusterIP`` without
+  external IPs, create no Ingress (``enableIngress``) and no NetworkPolicies of their own (``networkPolicy``, which
+  KubeRay would create from the spec and which would add to the namespace's allow-list).
+- :data:`AUTOSCALING_POLICY` ``llmft-team-autoscaling``: KEDA ScaledObjects scale only the serving Deployment of their
+  own name, within :data:`MAX_SERVE_REPLICAS` (paused-replicas pin included), with ``aws-cloudwatch`` triggers read
+  through KEDA's own identity, so only the endpoint's own demand metric in its own namespace
+  (:data:`CLOUDWATCH_TRIGGER_KEYS`); the Deployments' ``scale`` subresource stays within the same cap.
 - :data:`SERVICE_POLICY` ``llmft-team-services``: Services are ``ClusterIP`` (or headless) only: no
   ``LoadBalancer``, ``NodePort`` or ``ExternalName``, no ``externalIPs`` (CVE-2020-8554: EKS enables no
-  DenyServiceExternalIPs admission plugin). This binds KubeRay too, which creates the Ray head Service in the team
-  namespace, so a RayCluster that slipped past the workload policy cannot expose its head either.
+  DenyServiceExternalIPs admission plugin), owned (when a team creates them) by nothing but a Deployment. This binds
+  KubeRay too, which creates the Ray head Service in the team namespace, so a RayCluster that slipped past the
+  workload policy cannot expose its head either.
 
-Every rule is a pure CEL expression over ``object`` (and the policy's ``variables``); tests evaluate them with
-cel-python against attack objects (tests/test_team_guardrails.py, tests/test_isolation_matrix.py).
+NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
+
+Every rule is a pure CEL expression over ``object``, ``oldObject``, ``request``, ``namespaceObject`` (and the
+policy's ``variables``); tests evaluate them with cel-python against attack objects (tests/test_team_guardrails.py,
+tests/test_redteam_classes.py, tests/test_isolation_matrix.py).
 """
 
 from __future__ import annotations
@@ -38,17 +54,38 @@ import cdk8s
 from constructs import Construct
 
 from config.kubernetes import TIER_PRIORITY_CLASSES
-from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, QUEUE_NAME_LABEL, local_queue_name
+from k8s_charts import serving
+from k8s_charts.queues import (
+    LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX,
+    MANAGED_NAMESPACE_LABEL,
+    QUEUE_NAME_LABEL,
+    local_queue_name,
+)
 from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
 
 POD_POLICY = "llmft-team-pods"
 WORKLOAD_POLICY = "llmft-team-workloads"
 SERVICE_POLICY = "llmft-team-services"
 SECRET_POLICY = "llmft-team-secrets"
+AUTOSCALING_POLICY = "llmft-team-autoscaling"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 """Kueue's WorkloadPriorityClass label on a job (Kueue docs, "Workload Priority Class")."""
+
+MAX_SERVE_REPLICAS = 64
+"""Most replicas of one serving Deployment (``spec.replicas``, its scale subresource, a ScaledObject's
+``maxReplicaCount`` and paused replicas): llmft's own ceiling (llmft/spec.py ``serve.max_replicas`` le=64)."""
+KUEUE_GATE = "kueue.x-k8s.io/admission"
+"""Kueue's scheduling gate on the pods of its pod integration (kubernetes-sigs/kueue@v0.19.2
+pkg/controller/jobs/pod/constants/constants.go ``SchedulingGateName``), added by its mutating pod webhook, which runs
+before any ValidatingAdmissionPolicy (kubernetes.io "Admission Control": mutating, then validating admission)."""
+KUEUE_MANAGED_LABEL = "kueue.x-k8s.io/managed"
+"""Label Kueue's Deployment webhook puts on the pod template of a queued Deployment (v0.19.2 pkg/constants/constants.go
+``ManagedByKueueLabelKey``, pkg/controller/jobs/deployment/deployment_webhook.go ``Default``)."""
+KUEUE_CONTROLLER = "system:serviceaccount:kueue-system:kueue-controller-manager"
+"""Kueue's controller (the chart's ``<kueue.fullname>-controller-manager`` ServiceAccount in ``kueue-system``,
+cdk_constructs/compute/kueue.py): it alone lifts :data:`KUEUE_GATE`, when the pod's Workload is admitted."""
 
 ACCELERATORS = (GPU_RESOURCE, EFA_RESOURCE)
 KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob"), ("ray.io/", "RayCluster"))
@@ -56,7 +93,7 @@ KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob")
 KUEUE_JOB_KINDS = ("PyTorchJob", "MPIJob", "RayJob", "RayCluster")
 OWNED_KINDS = KUEUE_JOB_KINDS + ("Job", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 """Every kind the workload policy matches. Kueue treats an object whose *controller* ownerReference names a kind it
-manages as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
+manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
 ``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of a managed kind); ownerReferences are a plain
 metadata field anyone who may create the object may write, so only the platform's controllers may set them."""
 
@@ -72,7 +109,7 @@ PLATFORM_CONTROLLERS = (
     "system:serviceaccount:mpi-operator:mpi-operator",      # charts/hyperpod-prerequisites mpi-operator.yaml
     # Kueue chart charts/kueue/templates/rbac/service_account.yaml: `<kueue.fullname>-controller-manager`, and the
     # fullname of release `kueue` of chart `kueue` is `kueue` (cdk_constructs/compute/kueue.py KUEUE_RELEASE)
-    "system:serviceaccount:kueue-system:kueue-controller-manager",
+    KUEUE_CONTROLLER,
     # kube-controller-manager's controllers (kubernetes.io "Service account permissions": with
     # --use-service-account-credentials each controller runs as kube-system:<name>): the garbage collector removes
     # ownerReferences when an owner is deleted with propagation Orphan; the Job, CronJob, Deployment and ReplicaSet
@@ -122,6 +159,45 @@ def _controllers() -> str:
     return f"request.userInfo.username in {_cel_list(PLATFORM_CONTROLLERS)}"
 
 
+def _label(meta: str, key: str) -> str:
+    """CEL: the value of label ``key`` of metadata ``meta``, '' when it is absent."""
+    return f"(has({meta}.labels) && '{key}' in {meta}.labels ? {meta}.labels['{key}'] : '')"
+
+
+def _own_queue(queue: str) -> str:
+    """CEL: the string ``queue`` names a LocalQueue of the request's namespace: the namespace carries
+    ``platform/local-queue-<queue>: "true"`` (k8s_charts/queues.py, set from the team's ``allowed_tiers``; teams
+    cannot label namespaces). ``namespaceObject`` is the namespace of the object (admissionregistration.k8s.io/v1
+    ``Validation.expression``: "The namespace object that the incoming object belongs to")."""
+    key = f"'{LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX}' + {queue}"
+    return (f"({queue} != '' && has(namespaceObject.metadata.labels) && ({key}) in namespaceObject.metadata.labels "
+            f"&& namespaceObject.metadata.labels[{key}] == 'true')")
+
+
+def _serving(meta: str) -> str:
+    """CEL: metadata ``meta`` names a LocalQueue of the namespace and is labelled ``llmft.io/component: serve``."""
+    return (f"({_own_queue(_label(meta, QUEUE_NAME_LABEL))} && "
+            f"{_label(meta, serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}')")
+
+
+def _controlled_by(api_version: str, kind: str) -> str:
+    """CEL: the object's controller ownerReference is a ``kind`` of exactly ``api_version``."""
+    return ("(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && "
+            f"o.controller == true && o.apiVersion == '{api_version}' && o.kind == '{kind}'))")
+
+
+def _gated(pod: str) -> str:
+    """CEL: pod ``pod`` holds Kueue's scheduling gate (:data:`KUEUE_GATE`)."""
+    return f"(has({pod}.spec.schedulingGates) && {pod}.spec.schedulingGates.exists(g, g.name == '{KUEUE_GATE}'))"
+
+
+# A serving pod as Kueue's webhooks leave it (cdk_constructs/compute/kueue.py INTEGRATIONS): created by the ReplicaSet
+# of a Deployment, with the Deployment's queue-name label naming a LocalQueue of the namespace, llmft.io/component:
+# serve, and Kueue's managed label. Its GPUs are queued only if it is also gated at creation (a pod rule below).
+_SERVE_POD = (f"{_controlled_by('apps/v1', 'ReplicaSet')} && {_serving('object.metadata')} && "
+              f"{_label('object.metadata', KUEUE_MANAGED_LABEL)} == 'true'")
+
+
 def _pod_rules() -> list[dict[str, str]]:
     owners = " || ".join(f"(o.apiVersion.startsWith('{prefix}') && o.kind == '{kind}')"
                          for prefix, kind in KUEUE_POD_OWNERS)
@@ -129,10 +205,25 @@ def _pod_rules() -> list[dict[str, str]]:
                    f"has(o.controller) && o.controller == true && ({owners}))")
     kinds = ", ".join(k for _, k in KUEUE_POD_OWNERS)
     return [{
-        "expression": f"!{_accelerators('object.spec')} || ({kueue_owned})",
+        # stops: GPUs outside Kueue (bare pods, StatefulSet/DaemonSet/Job pods, a ReplicaSet pod that is not a
+        # serving pod of a LocalQueue of this namespace, a serving pod whose queue label was removed on UPDATE)
+        "expression": f"!{_accelerators('object.spec')} || ({kueue_owned}) || variables.serve",
         "message": f"pods in team namespaces get GPUs and EFA only through Kueue: submit a PyTorchJob, MPIJob or "
-                   f"RayJob with the label {QUEUE_NAME_LABEL} (llmft does); a pod that requests {GPU_RESOURCE} or "
-                   f"{EFA_RESOURCE} must be controlled by a {kinds}",
+                   f"RayJob with the label {QUEUE_NAME_LABEL} (llmft does), or a serve job; a pod that requests "
+                   f"{GPU_RESOURCE} or {EFA_RESOURCE} must be controlled by a {kinds}, or be a serving pod: controlled "
+                   f"by a ReplicaSet and labelled {QUEUE_NAME_LABEL} (a LocalQueue of this namespace), "
+                   f"{serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and {KUEUE_MANAGED_LABEL}: \"true\"",
+    }, {
+        # stops: a serving pod that skipped Kueue's pod webhook (Kueue down with failurePolicy Ignore, a webhook
+        # namespaceSelector that missed): without the gate it would be scheduled at once, unqueued
+        "expression": f"request.operation != 'CREATE' || !variables.serve || {_gated('object')}",
+        "message": f"a serving pod is created with Kueue's scheduling gate {KUEUE_GATE} (Kueue's pod webhook adds it "
+                   f"and lifts it when the pod is admitted); this one has none: is Kueue running?",
+    }, {
+        # stops: anyone but Kueue lifting Kueue's gate (the pod would run before its quota is admitted)
+        "expression": f"oldObject == null || !{_gated('oldObject')} || {_gated('object')} || "
+                      f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
+        "message": f"only Kueue removes the scheduling gate {KUEUE_GATE}, when it admits the pod",
     }, {
         "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
         "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips taints, "
@@ -166,6 +257,46 @@ _RAY_CLUSTER = ("object.kind == 'RayCluster' ? object.spec : "
                 "object.kind == 'RayJob' && has(object.spec.rayClusterSpec) ? object.spec.rayClusterSpec : null")
 
 
+_TEMPLATE_META = "object.spec.template.metadata"
+# A serving Deployment as llmft renders it (llmft/serve_build.py): labels queue-name (a LocalQueue of this
+# namespace), llmft.io/component: serve and llmft.io/serve: <its name> on the Deployment and the same three on its pod
+# template, which is what Kueue's Deployment webhook copies to every pod (cdk_constructs/compute/kueue.py).
+_SERVE_DEPLOYMENT = " && ".join([
+    "object.kind == 'Deployment'", _serving("object.metadata"),
+    f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name",
+    f"has({_TEMPLATE_META})", _serving(_TEMPLATE_META),
+    f"{_label(_TEMPLATE_META, QUEUE_NAME_LABEL)} == {_label('object.metadata', QUEUE_NAME_LABEL)}",
+    f"{_label(_TEMPLATE_META, serving.SERVE_NAME_LABEL)} == object.metadata.name",
+])
+# The ReplicaSet the Deployment controller creates for it: controlled by a Deployment (ownerReferences are written by
+# the platform's controllers only, a rule below) with a serving pod template.
+_SERVE_REPLICA_SET = (f"object.kind == 'ReplicaSet' && {_controlled_by('apps/v1', 'Deployment')} && "
+                      f"has({_TEMPLATE_META}) && {_serving(_TEMPLATE_META)}")
+
+
+def _serve_rules() -> list[dict[str, str]]:
+    """Rules of the workload policy for serving Deployments (``variables.serve``)."""
+    queues = ", ".join(local_queue_name(t) for t in TIER_PRIORITY_CLASSES)
+    return [
+        # stops: any other Deployment (a CPU service, a GPU Deployment without a queue, with another team's tier
+        # queue, or whose pods would not carry the queue label Kueue gates them by)
+        {"expression": "object.kind != 'Deployment' || variables.serve",
+         "message": f"Deployments in team namespaces are llmft serve endpoints: label the Deployment and its pod "
+                    f"template {QUEUE_NAME_LABEL} (the same LocalQueue of this namespace, one of {queues} that the "
+                    f"team's tiers allow), {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and "
+                    f"{serving.SERVE_NAME_LABEL}: <the Deployment's name>; `llmft submit` of a serve spec does"},
+        # stops: a Deployment that floods the queue with gated pods (each one holds pod and GPU quota while it waits)
+        {"expression": f"object.kind != 'Deployment' || !has(object.spec.replicas) || "
+                       f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
+         "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas"},
+        # stops: a WorkloadPriorityClass set on a pod template (Kueue reads it from the pods of a Deployment)
+        {"expression": f"variables.templates.all(t, !has(t.metadata) || !has(t.metadata.labels) || "
+                       f"!('{WORKLOAD_PRIORITY_LABEL}' in t.metadata.labels))",
+         "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed on pod templates in team namespaces: a job's "
+                    f"priority is its tier's PriorityClass"},
+    ]
+
+
 def _workload_rules() -> list[dict[str, str]]:
     tiers = "{" + ", ".join(f"'{local_queue_name(t)}': {_cel_list(c)}" for t, c in TIER_PRIORITY_CLASSES.items()) + "}"
     queue = f"object.metadata.labels['{QUEUE_NAME_LABEL}']"
@@ -175,11 +306,14 @@ def _workload_rules() -> list[dict[str, str]]:
     head = f"{ray}.headGroupSpec"
     allowed = ", ".join(f"{local_queue_name(t)}: {'/'.join(c)}" for t, c in TIER_PRIORITY_CLASSES.items())
     return [
-        {"expression": f"{kueue_kind} || !variables.templates.exists(t, has(t.spec) && {_accelerators('t.spec')})",
-         "message": f"only PyTorchJobs, MPIJobs, RayJobs and RayClusters (queued by Kueue) may request "
-                    f"{GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and workload "
-                    f"controllers run on CPU"},
-        {"expression": f"!({kueue_kind}) || !({queued}) || ({queue} in {tiers} && variables.templates.all(t, "
+        # stops: GPUs in a StatefulSet, DaemonSet, team ReplicaSet, batch Job or CronJob, or a non-serving Deployment
+        {"expression": f"{kueue_kind} || variables.serve || variables.serve_replicas || "
+                       f"!variables.templates.exists(t, has(t.spec) && {_accelerators('t.spec')})",
+         "message": f"only PyTorchJobs, MPIJobs, RayJobs, RayClusters and llmft serving Deployments (queued by Kueue) "
+                    f"may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
+                    f"other workload controllers run on CPU"},
+        *_serve_rules(),
+        {"expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && variables.templates.all(t, "
                        f"has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
                        f"{tiers}[{queue}]))",
          "message": f"every pod template of a job must set priorityClassName to a class of its queue's tier "
@@ -238,6 +372,81 @@ def _workload_rules() -> list[dict[str, str]]:
     ]
 
 
+CLOUDWATCH_TRIGGER_KEYS = ("namespace", "metricName", "dimensionName", "dimensionValue", "targetMetricValue",
+                           "activationTargetMetricValue", "minMetricValue", "ignoreNullValues", "metricCollectionTime",
+                           "metricStat", "metricUnit", "metricStatPeriod", "metricEndTimeOffset", "awsRegion",
+                           "identityOwner")
+"""Trigger metadata a team's ``aws-cloudwatch`` trigger may set (kedacore/keda@v2.19.0
+pkg/scalers/aws_cloudwatch_scaler.go ``awsCloudwatchMetadata``). Left out on purpose: ``expression`` (a CloudWatch
+Metrics Insights query over any metric of the account), ``awsAccountId`` (another account's metrics through
+cross-account observability), ``awsEndpoint`` (KEDA's signed requests sent elsewhere) and the static-credential keys
+(``awsAccessKeyID``, ``awsAccessKeyIDFromEnv``, ``awsSecretAccessKeyFromEnv``, pkg/scalers/aws/aws_common.go)."""
+_SO = "object.spec"
+_TARGET = f"{_SO}.scaleTargetRef"
+_PAUSED = f"object.metadata.annotations['{serving.KEDA_PAUSED_REPLICAS}']"
+
+
+def _scaled_object_rules() -> list[dict[str, str]]:
+    """Rules for KEDA ScaledObjects (keda.sh/v1alpha1, kedacore/keda@v2.19.0 apis/keda/v1alpha1/scaledobject_types.go).
+    KEDA reads the triggers with its own IAM role (``identityOwner: operator``, pkg/scalers/aws/aws_common.go
+    ``GetAwsAuthorization``), so what a trigger may query is decided here, not by the team's role."""
+    so = "object.kind != 'ScaledObject' || "
+    dims = ";".join(serving.METRIC_DIMENSIONS)
+    own = "';' + namespaceObject.metadata.name + ';' + object.metadata.name"
+    return [
+        # stops: scaling anything but the serve Deployment of the same name (a StatefulSet, a job with a /scale
+        # subresource, another endpoint)
+        {"expression": so + f"({_TARGET}.name == object.metadata.name && "
+                            f"(!has({_TARGET}.kind) || {_TARGET}.kind == 'Deployment') && "
+                            f"(!has({_TARGET}.apiVersion) || {_TARGET}.apiVersion == 'apps/v1') && "
+                            f"{_label('object.metadata', serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}' && "
+                            f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name)",
+         "message": f"a ScaledObject in a team namespace scales the serving Deployment of its own name (scaleTargetRef "
+                    f"apps/v1 Deployment <name>) and is labelled {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT}, "
+                    f"{serving.SERVE_NAME_LABEL}: <name>; `llmft submit` renders it so"},
+        # stops: KEDA's default of 100 replicas, a fallback or a pin above the cap
+        {"expression": so + f"(has({_SO}.maxReplicaCount) && {_SO}.maxReplicaCount <= {MAX_SERVE_REPLICAS} && "
+                            f"(!has({_SO}.minReplicaCount) || {_SO}.minReplicaCount <= {_SO}.maxReplicaCount) && "
+                            f"(!has({_SO}.fallback) || {_SO}.fallback.replicas <= {_SO}.maxReplicaCount) && "
+                            f"(!has(object.metadata.annotations) || "
+                            f"!('{serving.KEDA_PAUSED_REPLICAS}' in object.metadata.annotations) || "
+                            f"({_PAUSED}.matches('^[0-9]{{1,3}}$') && int({_PAUSED}) <= {_SO}.maxReplicaCount)))",
+         "message": f"a ScaledObject sets maxReplicaCount (at most {MAX_SERVE_REPLICAS}); minReplicaCount, "
+                    f"fallback.replicas and the {serving.KEDA_PAUSED_REPLICAS} annotation stay at or below it"},
+        # stops: other scalers and TriggerAuthentications (a ClusterTriggerAuthentication is the platform's)
+        {"expression": so + f"{_SO}.triggers.all(t, t.type == 'aws-cloudwatch' && !has(t.authenticationRef) && "
+                            f"has(t.metadata) && t.metadata.all(k, k in {_cel_list(CLOUDWATCH_TRIGGER_KEYS)}) && "
+                            f"'identityOwner' in t.metadata && t.metadata['identityOwner'] == 'operator')",
+         "message": f"ScaledObject triggers in team namespaces are aws-cloudwatch triggers with identityOwner: operator, "
+                    f"no authenticationRef, and only the metadata keys {', '.join(CLOUDWATCH_TRIGGER_KEYS)}"},
+        # stops: reading another namespace's (another team's) metrics with KEDA's role
+        {"expression": so + f"{_SO}.triggers.all(t, 'namespace' in t.metadata && "
+                            f"t.metadata['namespace'] == '{serving.METRICS_NAMESPACE}' && 'metricName' in t.metadata && "
+                            f"t.metadata['metricName'] in {_cel_list(serving.DEMAND_METRICS)} && "
+                            f"'dimensionName' in t.metadata && t.metadata['dimensionName'] == '{dims}' && "
+                            f"'dimensionValue' in t.metadata && "
+                            f"t.metadata['dimensionValue'].matches('^[^;]+;[^;]+;[^;]+$') && "
+                            f"t.metadata['dimensionValue'].endsWith({own}))",
+         "message": f"a ScaledObject reads only its own endpoint's demand: namespace {serving.METRICS_NAMESPACE}, "
+                    f"metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName {dims}, dimensionValue "
+                    f"<cluster>;<this namespace>;<the ScaledObject's name>"},
+        # stops: an ownerReference Kueue or the garbage collector would follow somewhere else
+        {"expression": so + "(!has(object.metadata.ownerReferences) || object.metadata.ownerReferences.all(o, "
+                            f"o.apiVersion == 'apps/v1' && o.kind == 'Deployment' && o.name == {_TARGET}.name))",
+         "message": "a ScaledObject may be owned only by the Deployment it scales"},
+    ]
+
+
+def _scale_rules() -> list[dict[str, str]]:
+    """The scale subresource of Deployments (autoscaling/v1 Scale; what `kubectl scale`, KEDA and the HPA write)."""
+    return [{
+        # stops: `kubectl scale --replicas=1000` past the ScaledObject's cap
+        "expression": f"object.kind != 'Scale' || !has(object.spec.replicas) || "
+                      f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
+        "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas",
+    }]
+
+
 def _secret_rules() -> list[dict[str, str]]:
     return [{
         "expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
@@ -252,6 +461,11 @@ def _service_rules() -> list[dict[str, str]]:
          "message": "Services in team namespaces are ClusterIP only (no LoadBalancer, NodePort or ExternalName)"},
         {"expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
          "message": "Services in team namespaces may not set externalIPs (CVE-2020-8554: traffic interception)"},
+        # stops: a team Service claiming to belong to a job or any object but a serving Deployment
+        {"expression": f"!has(object.metadata.ownerReferences) || {_controllers()} || "
+                       "object.metadata.ownerReferences.all(o, o.apiVersion == 'apps/v1' && o.kind == 'Deployment')",
+         "message": "a team's Service may be owned only by a Deployment (llmft's serve endpoints); other "
+                    "ownerReferences are set by the platform's controllers"},
     ]
 
 
@@ -272,18 +486,29 @@ POLICIES: dict[str, dict] = {
     POD_POLICY: {
         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
                                                 "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]},
+        "variables": [{"name": "serve", "expression": _SERVE_POD}],
         "validations": _pod_rules(),
     },
     WORKLOAD_POLICY: {
         "matchConstraints": {"resourceRules": _WORKLOAD_RULES},
         "variables": [{"name": "templates", "expression": _TEMPLATES},
-                      {"name": "ray", "expression": _RAY_CLUSTER}],
+                      {"name": "ray", "expression": _RAY_CLUSTER},
+                      {"name": "serve", "expression": _SERVE_DEPLOYMENT},
+                      {"name": "serve_replicas", "expression": _SERVE_REPLICA_SET}],
         "validations": _workload_rules(),
     },
     SECRET_POLICY: {
         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
                                                 "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}]},
         "validations": _secret_rules(),
+    },
+    AUTOSCALING_POLICY: {
+        "matchConstraints": {"resourceRules": [
+            {"apiGroups": ["keda.sh"], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"],
+             "resources": ["scaledobjects"]},
+            {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["UPDATE"], "resources": ["deployments/scale"]},
+        ]},
+        "validations": _scaled_object_rules() + _scale_rules(),
     },
     SERVICE_POLICY: {
         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],

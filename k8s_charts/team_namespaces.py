@@ -15,7 +15,7 @@ from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
 from k8s_charts.team_guardrails import TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
-from k8s_charts.queues import MANAGED_NAMESPACE_LABEL
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
 from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.tiers import GPU_RESOURCE
 from k8s_charts.values import (
@@ -45,10 +45,15 @@ OBJECT_QUOTA: dict[str, int] = {
     "secrets": 64,
     "services": 64,
     "persistentvolumeclaims": 4,
+    "count/deployments.apps": 16,
+    "count/scaledobjects.keda.sh": 16,
 }
 """ResourceQuota ``objects`` of every team namespace: how many objects of each kind the team (and what its jobs
 create) may hold at once (kubernetes.io "Resource Quotas", object count quota: ``count/<resource>.<group>``, and
-the core names ``pods``, ``configmaps``, ``secrets``, ``services``, ``persistentvolumeclaims``). Without it one
+the core names ``pods``, ``configmaps``, ``secrets``, ``services``, ``persistentvolumeclaims``; a custom resource
+is counted the same way, ``count/scaledobjects.keda.sh``). Serving: one Deployment and one ScaledObject per endpoint,
+at most 16 endpoints per team (each with at most k8s_charts.team_guardrails.MAX_SERVE_REPLICAS pods, which the
+``pods`` count caps again). Without it one
 team can exhaust pod slots and IPs on every node it reaches and grow etcd until the API server refuses writes.
 Every kind the team Role may create is counted (tests/test_redteam_classes.py derives that from the Role)."""
 
@@ -62,8 +67,12 @@ def team_member_rules() -> list[k8s.PolicyRule]:
     the job kinds (PyTorchJob, MPIJob, RayJob; RayCluster; batch Jobs for llmft's CPU steps, which the guard rails
     keep off GPUs) and the ConfigMaps and Secrets of its jobs (llmft step files, ``secret_env``) in full; pods, logs,
     events, quotas, limit ranges, claims and Kueue's workloads/queues read-only; ``pods/exec`` into the namespace's
-    pods (all of them are the team's job pods: nobody else runs pods there). No pods, workload controllers,
-    Services, NetworkPolicies, ServiceAccounts (or their tokens), RBAC, or anything cluster-scoped."""
+    pods (all of them are the team's job pods: nobody else runs pods there). Serving (``llmft submit`` of a serve
+    spec, ``llmft port-forward``, llmft/serve_build.py): Deployments, Services and KEDA ScaledObjects created, read and
+    deleted (the guard rails admit only the serving shape of each, k8s_charts/team_guardrails.py), the Deployment's
+    scale subresource and the ScaledObject patched (wake: ``autoscaling.keda.sh/paused-replicas``), and
+    ``pods/portforward``. No pods, other workload controllers, NetworkPolicies (the namespace's are the platform's),
+    ServiceAccounts (or their tokens), RBAC, or anything cluster-scoped."""
     rule = k8s.PolicyRule
     return [
         rule(api_groups=["kubeflow.org"], resources=["pytorchjobs", "mpijobs"], verbs=JOB_VERBS),
@@ -80,6 +89,25 @@ def team_member_rules() -> list[k8s.PolicyRule]:
         rule(api_groups=[""], resources=["pods/exec"], verbs=["create", "get"]),
         # `llmft pipeline` Workflows (Argo Workflows, pipelines.enabled); they run as PIPELINE_SERVICE_ACCOUNT
         rule(api_groups=["argoproj.io"], resources=["workflows", "workflowtemplates"], verbs=JOB_VERBS),
+        *serving_rules(),
+    ]
+
+
+SERVE_VERBS = ["get", "list", "watch", "create", "delete"]
+
+
+def serving_rules() -> list[k8s.PolicyRule]:
+    """What a serve job needs beyond the job kinds (:func:`team_member_rules`): no ``update``/``patch`` on the
+    Deployment or Service (a changed endpoint is a new one), ``patch`` on the scale subresource and the ScaledObject
+    (``llmft port-forward`` wakes an endpoint: scale to 1, pin with KEDA's paused-replicas annotation)."""
+    rule = k8s.PolicyRule
+    return [
+        rule(api_groups=["apps"], resources=["deployments"], verbs=SERVE_VERBS),
+        rule(api_groups=["apps"], resources=["deployments/scale"], verbs=["get", "patch"]),
+        rule(api_groups=[""], resources=["services"], verbs=SERVE_VERBS),
+        rule(api_groups=["keda.sh"], resources=["scaledobjects"], verbs=[*SERVE_VERBS, "patch"]),
+        # `kubectl port-forward` is a POST (create) over SPDY and a GET over WebSockets, as pods/exec above
+        rule(api_groups=[""], resources=["pods/portforward"], verbs=["create", "get"]),
     ]
 
 
@@ -172,7 +200,9 @@ class TeamNamespace(Construct):
     """Everything one team gets, all named after the team (the namespace):
 
     - Namespace labelled for Pod Security Standards `restricted` (enforce, audit and warn) and
-      `platform/kueue-managed: "true"` (Kueue manages and the admission policy refuses jobs without a queue name).
+      `platform/kueue-managed: "true"` (Kueue manages and the admission policy refuses jobs without a queue name),
+      and `platform/local-queue-<queue>: "true"` for the LocalQueue of each allowed tier (the guard rails admit a
+      serving Deployment only with one of them, k8s_charts/queues.py `queue_namespace_label`).
     - ResourceQuota `compute`: at most `gpu_quota` GPUs (Kueue's cap for the team), and the CPU and memory those
       GPUs' nodes bring plus the CPU job pool (:func:`team_capacity`), requested at once.
     - ResourceQuota `disallowed-priority-classes`: zero pods for any PriorityClass outside the team's tiers
@@ -205,7 +235,8 @@ class TeamNamespace(Construct):
 
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
         self.namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
-            name=ns, labels={**labels, **pss, MANAGED_NAMESPACE_LABEL: "true"}))
+            name=ns, labels={**labels, **pss, MANAGED_NAMESPACE_LABEL: "true",
+                             **{queue_namespace_label(t): "true" for t in team.allowed_tiers}}))
         self.capacity = team_capacity(team, values.node_kinds)
         quota, biggest = self.capacity.quota, self.capacity.container_max
         self.gpu_quota = k8s.KubeResourceQuota(self, "GpuQuota", metadata=meta("compute"), spec=k8s.ResourceQuotaSpec(

@@ -20,7 +20,7 @@ GROUP_OF = {"Pod": "", "Service": "", "Secret": "", "ConfigMap": "", "ServiceAcc
             "Job": "batch", "CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps", "DaemonSet": "apps",
             "ReplicaSet": "apps", "NetworkPolicy": "networking.k8s.io", "Role": "rbac.authorization.k8s.io",
             "RoleBinding": "rbac.authorization.k8s.io", "ResourceQuota": "", "LimitRange": "",
-            "Ingress": "networking.k8s.io", "Namespace": "",
+            "Ingress": "networking.k8s.io", "Namespace": "", "ScaledObject": "keda.sh",
             "ValidatingAdmissionPolicyBinding": "admissionregistration.k8s.io"}
 
 
@@ -58,16 +58,40 @@ def request_of(operation: str = "CREATE", user: str = TEAM_USER, groups: tuple[s
     return {"operation": operation, "userInfo": {"username": user, "groups": list(groups)}}
 
 
+def namespace_object(obj: dict[str, Any], labels: dict[str, str] | None) -> dict[str, Any]:
+    """The ``namespaceObject`` variable: the Namespace of ``obj`` with ``labels`` (admissionregistration.k8s.io/v1
+    Validation.expression)."""
+    name = obj.get("metadata", {}).get("namespace", "")
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(labels or {})}}
+
+
+def kueue_gated(pod: dict[str, Any]) -> dict[str, Any]:
+    """``pod`` as Kueue's pod webhook leaves a pod of a queued Deployment before validating admission runs
+    (kubernetes-sigs/kueue@v0.19.2 pkg/controller/jobs/deployment/deployment_webhook.go marks the template: the
+    managed label and the suspending-parent annotation; pkg/controller/jobs/pod/pod_webhook.go ``Default`` adds the
+    ``kueue.x-k8s.io/admission`` scheduling gate)."""
+    import copy
+
+    out = copy.deepcopy(pod)
+    out["metadata"].setdefault("labels", {})["kueue.x-k8s.io/managed"] = "true"
+    out["metadata"].setdefault("annotations", {})["kueue.x-k8s.io/pod-suspending-parent"] = "deployment"
+    out["spec"].setdefault("schedulingGates", []).append({"name": "kueue.x-k8s.io/admission"})
+    return out
+
+
 def policy_refusals(policy: dict[str, Any], obj: dict[str, Any], *, old: dict[str, Any] | None = None,
-                    request: dict[str, Any] | None = None) -> list[str]:
+                    request: dict[str, Any] | None = None,
+                    namespace_labels: dict[str, str] | None = None) -> list[str]:
     """Messages of the validations of ``policy`` that refuse ``obj`` (false or failing to evaluate); [] when it
     admits it, including when a matchCondition exempts it. ``old``: ``oldObject`` (an UPDATE; null on CREATE);
-    ``request``: :func:`request_of` (default: a team member's CREATE, UPDATE when ``old`` is given)."""
+    ``request``: :func:`request_of` (default: a team member's CREATE, UPDATE when ``old`` is given);
+    ``namespace_labels``: the labels of ``namespaceObject``."""
     import celpy
 
     request = request or request_of("UPDATE" if old is not None else "CREATE")
     activation: dict[str, Any] = {"object": celpy.json_to_cel(obj), "oldObject": celpy.json_to_cel(old),
-                                  "request": celpy.json_to_cel(request)}
+                                  "request": celpy.json_to_cel(request),
+                                  "namespaceObject": celpy.json_to_cel(namespace_object(obj, namespace_labels))}
     for condition in policy["spec"].get("matchConditions", []):
         result = _program(condition["expression"]).evaluate(activation)
         if not isinstance(result, Exception) and not _cel_true(result):
@@ -128,7 +152,7 @@ def admission_refusals(manifests: list[dict[str, Any]], obj: dict[str, Any], nam
                    for r in policy["spec"]["matchConstraints"]["resourceRules"]):
             continue
         out += [Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", m)
-                for m in policy_refusals(policy, obj, old=old, request=request)]
+                for m in policy_refusals(policy, obj, old=old, request=request, namespace_labels=namespace_labels)]
     return out
 
 

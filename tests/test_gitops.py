@@ -199,7 +199,8 @@ def _namespaced(group: str, kind: str) -> bool:
     """Scope from the vendored CRD (k8s_charts/crds) or, for core kinds, the Kubernetes API."""
     if (group, kind) in _crd_scopes():
         return _crd_scopes()[(group, kind)] == "Namespaced"
-    return {("", "ConfigMap"): True, ("", "Secret"): True, ("batch", "Job"): True}[(group, kind)]
+    return {("", "ConfigMap"): True, ("", "Secret"): True, ("batch", "Job"): True, ("apps", "Deployment"): True,
+            ("", "Service"): True}[(group, kind)]
 
 
 def test_team_projects_stay_in_their_namespace(argocd: Synth) -> None:

@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from config.kubernetes import TIERS
+
 from .conftest import ENVIRONMENTS, Synth
 
 CHANNELS = ("fsx", "s3-export", "s3", "ray-8265", "ray-6379", "k8s-secrets", "mlflow", "pipeline-jobs")
@@ -455,9 +457,42 @@ def _ray(ns: str, queue: str, team: Team, **head: Any) -> dict[str, Any]:
             "spec": {"headGroupSpec": {"template": {"spec": spec}, **head}}}
 
 
+def _serve_labels(queue: str) -> dict[str, str]:
+    return {"kueue.x-k8s.io/queue-name": queue, "llmft.io/component": "serve", "llmft.io/serve": "d"}
+
+
+def _serve_deployment(ns: str, queue: str, team: Team) -> dict[str, Any]:
+    """A Deployment of llmft's serving shape (llmft/serve_build.py) naming LocalQueue ``queue``."""
+    template = {"metadata": {"labels": _serve_labels(queue)}, "spec": _gpu_spec(team, 1, "low")}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": ns, "labels": _serve_labels(queue)},
+            "spec": {"selector": {"matchLabels": {"llmft.io/serve": "d"}}, "template": template}}
+
+
+def _serve_pod(ns: str, queue: str, team: Team, *, gated: bool) -> dict[str, Any]:
+    """A pod of that Deployment's ReplicaSet as Kueue's webhooks leave it (gated unless ``gated`` is False)."""
+    pod = _owned("ReplicaSet", "apps/v1", _gpu_spec(team, 1, "low"), ns)
+    pod["metadata"]["labels"] = {**_serve_labels(queue), "kueue.x-k8s.io/managed": "true"}
+    if gated:
+        pod["spec"] = {**pod["spec"], "schedulingGates": [{"name": "kueue.x-k8s.io/admission"}]}
+    return pod
+
+
+def _scaled_object(ns: str, metrics_namespace: str) -> dict[str, Any]:
+    """A ScaledObject of Deployment ``d`` whose CloudWatch trigger reads ``metrics_namespace``'s demand metric."""
+    trigger = {"type": "aws-cloudwatch", "metadata": {
+        "namespace": "ContainerInsights/Prometheus", "metricName": "sglang:num_queue_reqs",
+        "dimensionName": "ClusterName;Namespace;serve", "dimensionValue": f"c;{metrics_namespace};d",
+        "targetMetricValue": "8", "minMetricValue": "0", "awsRegion": "us-east-1", "identityOwner": "operator"}}
+    return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+            "metadata": {"name": "d", "namespace": ns, "labels": {"llmft.io/component": "serve", "llmft.io/serve": "d"}},
+            "spec": {"scaleTargetRef": {"name": "d"}, "maxReplicaCount": 2, "triggers": [trigger]}}
+
+
 def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, dict[str, Any]]:
     """name -> {request: (verb, group, resource), objects: [(object, layers that must refuse it)]}"""
     ns, low = team.name, tiers[-1]
+    foreign = next((t for t in TIERS if t not in tiers), "another-teams-queue")   # a LocalQueue it does not have
     svc = lambda **spec: {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": ns},  # noqa: E731
                           "spec": {"ports": [{"port": 8265}], **spec}}
     deployment = lambda kind: {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "d", "namespace": ns},  # noqa: E731
@@ -466,9 +501,18 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
         "gpu-bare-pod": {"request": ("create", "", "pods"), "objects": [
             ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns}, "spec": _gpu_spec(team)},
              ("rbac", "llmft-team-pods"))]},
-        "gpu-deployment": {"request": ("create", "apps", "deployments"), "objects": [
-            (deployment("Deployment"), ("rbac", "llmft-team-workloads")),
+        # teams create Deployments (llmft serve jobs, issue 34): the guard rails admit only the serving shape
+        "gpu-deployment": {"request": None, "objects": [
+            (deployment("Deployment"), ("llmft-team-workloads",)),
             (_owned("ReplicaSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
+        "gpu-deployment-foreign-queue": {"request": None, "objects": [
+            (_serve_deployment(ns, foreign, team), ("llmft-team-workloads",)),
+            (_serve_pod(ns, foreign, team, gated=True), ("llmft-team-pods",))]},
+        "serve-pod-ungated": {"request": None, "objects": [
+            (_serve_pod(ns, low, team, gated=False), ("llmft-team-pods",))]},
+        "scaledobject-foreign-metrics": {"request": None, "objects": [
+            (_scaled_object(ns, "other-team"), ("llmft-team-autoscaling",))]},
+        "networkpolicy-create": {"request": ("create", "networking.k8s.io", "networkpolicies"), "objects": []},
         "gpu-daemonset": {"request": ("create", "apps", "daemonsets"), "objects": [
             (deployment("DaemonSet"), ("rbac", "llmft-team-workloads")),
             (_owned("DaemonSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
@@ -487,13 +531,13 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
         "workload-priority-class": {"request": None, "objects": [
             ({**_pytorchjob(ns, low, _gpu_spec(team, 8, "low")), "metadata": {"name": "j", "namespace": ns, "labels": {
                 "kueue.x-k8s.io/queue-name": low, "kueue.x-k8s.io/priority-class": "vip"}}}, ("llmft-team-workloads",))]},
-        "service-externalips": {"request": ("create", "", "services"), "objects": [
+        "service-externalips": {"request": None, "objects": [
             (svc(externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))]},
-        "service-loadbalancer": {"request": ("create", "", "services"), "objects": [
+        "service-loadbalancer": {"request": None, "objects": [
             (svc(type="LoadBalancer"), ("rbac", "llmft-team-services"))]},
-        "service-nodeport": {"request": ("create", "", "services"), "objects": [
+        "service-nodeport": {"request": None, "objects": [
             (svc(type="NodePort"), ("rbac", "llmft-team-services"))]},
-        "service-externalname": {"request": ("create", "", "services"), "objects": [
+        "service-externalname": {"request": None, "objects": [
             (svc(type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))]},
         "raycluster-without-token-auth": {"request": None, "objects": [
             (_ray(ns, low, team), ("llmft-team-workloads",))]},
@@ -510,7 +554,8 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
     }
 
 
-CAPACITY_ROWS = ("gpu-bare-pod", "gpu-deployment", "gpu-daemonset", "gpu-batch-job", "gpu-above-quota",
+CAPACITY_ROWS = ("gpu-bare-pod", "gpu-deployment", "gpu-deployment-foreign-queue", "serve-pod-ungated",
+                 "scaledobject-foreign-metrics", "networkpolicy-create", "gpu-daemonset", "gpu-batch-job", "gpu-above-quota",
                  "cpu-memory-above-quota", "priority-above-tier", "workload-priority-class", "service-externalips",
                  "service-loadbalancer", "service-nodeport", "service-externalname", "raycluster-without-token-auth",
                  "ray-head-externalips", "networkpolicy-delete", "networkpolicy-edit", "rbac-escalation",

@@ -575,10 +575,13 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
             "control-plane": "controller-manager"}.items()
     conf = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and conf["kind"] == "Configuration"
-    assert conf["manageJobsWithoutQueueName"] is True
+    # false: with the pod integration on, true would gate (forever) every pod of a team namespace whose owner Kueue
+    # does not manage, e.g. llmft's CPU-step batch Jobs; unqueued jobs are refused by admission policies instead
+    assert conf["manageJobsWithoutQueueName"] is False
     assert conf["managedJobsNamespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
+    # serving Deployments (issue 34): `deployment`, and `pod` listed so the chart makes its pod webhook fail closed
     assert set(conf["integrations"]["frameworks"]) == set(INTEGRATIONS) == {
-        "kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster"}
+        "kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment", "pod"}
     ready = conf["waitForPodsReady"]
     assert (ready["timeout"], ready["recoveryTimeout"]) == (kueue.pods_ready_timeout, kueue.pods_ready_recovery_timeout)
     assert ready["requeuingStrategy"]["timestamp"] == "Eviction"
@@ -590,7 +593,7 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
 def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
     """Kueue v0.19 deprecates the Kubeflow Trainer v1 (PyTorchJob) integration, removal "tentatively v0.20"
     (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md). The builders and llmft submit PyTorchJobs, so a
-    version without it would leave every PyTorchJob suspended in team namespaces (manageJobsWithoutQueueName)."""
+    version without it would run every PyTorchJob unqueued (or refuse it, k8s_charts/queueing.py)."""
     from cdk_constructs.compute.kueue import INTEGRATIONS, KUEUE_VERSION
 
     major, minor = (int(x) for x in KUEUE_VERSION.split(".")[:2])
@@ -625,3 +628,42 @@ def test_kueue_crd_copies_are_listed_in_sources() -> None:
     for path in (Path(__file__).resolve().parents[1] / "k8s_charts" / "crds").glob("kueue.x-k8s.io_*.yaml"):
         assert path.name in sources
     assert "v0.19.2" in sources and "8eab68778fc1b52affe165fdf5af29d1e9b4f3cb" in sources
+
+
+# ---- serving under Kueue (issue 34) ----------------------------------------------------------------------------
+@pytest.mark.parametrize("env", ENVS)
+def test_a_burst_of_inference_during_training_hours(dist, env: str) -> None:
+    """Where serving replicas land and whom they may preempt (docs/serving.md, "A burst of requests during training
+    hours"). Each replica is one plain-pod Workload of the Deployment integration (cdk_constructs/compute/kueue.py
+    INTEGRATIONS), queued in its tier's ClusterQueue like a one-pod training job, so a burst is admitted replica by
+    replica, by the same flavor order, cap and preemption rules:
+
+    - production replicas land only on the reserved (HyperPod) flavors: the production tier has no Karpenter flavor,
+      so beyond reserved capacity a burst waits gated (or preempts, below) and never launches a Karpenter node;
+    - they may preempt training of strictly lower PriorityClasses on those flavors (development, research jobs that
+      borrowed reserved GPUs), never production training (same priority) and never beyond the team's GPU cap;
+    - development replicas try reserved, then on-demand (Karpenter) flavors, and preempt only research and
+      experiment work."""
+    config = load_config(env)
+    caps = {c.name: c for c in capacities(config.compute, config.kubernetes)}
+    value = {pc.name: pc.value for pc in config.kubernetes.priority_classes}
+    queues = kind(dist[env], "ClusterQueue")
+    for team in config.kubernetes.teams:
+        for tier in team.allowed_tiers:
+            queue = queues[f"{team.name}-{tier}"]
+            cq = queue["spec"]
+            landing = [caps[f].kind for f in gpu_flavors(queue)]
+            if tier == "production":
+                assert set(landing) == {"reserved"}, landing   # HyperPod only: no Karpenter burst flavor
+            elif tier == "development":   # reserved first, then the on-demand Karpenter pools
+                assert landing == sorted(landing, key=["reserved", "on-demand"].index), landing
+            # a replica preempts only strictly lower priorities, whether reclaiming or borrowing
+            assert cq["preemption"]["borrowWithinCohort"]["policy"] == "LowerPriority"
+            assert cq["preemption"]["reclaimWithinCohort"] == "LowerPriority"
+            mine = value[TIER_PRIORITY_CLASSES[tier][0]]
+            victims = {t for t in TIER_PRIORITY_CLASSES if value[TIER_PRIORITY_CLASSES[t][0]] < mine}
+            expected = {"production": {"development", "research", "experiment"},
+                        "development": {"research", "experiment"}, "research": {"experiment"}, "experiment": set()}
+            assert victims == expected[tier], (tier, victims)
+            # the team cap (platform/team-gpus) counts every replica too: a burst never exceeds gpu_quota
+            assert TEAM_GPUS in {r for g in cq["resourceGroups"] for r in g["coveredResources"]}

@@ -24,13 +24,17 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
+    AUTOSCALING_POLICY,
     KUBERAY_OPERATOR,
+    KUEUE_CONTROLLER,
     MAX_JOB_PARALLELISM,
+    MAX_SERVE_REPLICAS,
     PLATFORM_CONTROLLERS,
     SECRET_POLICY,
 )
 from k8s_charts.team_namespaces import OBJECT_QUOTA
 from k8s_charts.tiers import CPU_JOBS_TAINT
+from k8s_charts.values import team_group
 
 from .conftest import ENVIRONMENTS
 from .guardrail_eval import GROUP_OF, admission_refusals, rbac_allows, resource_of
@@ -46,7 +50,8 @@ def kueue_owner_kinds() -> list[tuple[str, str]]:
 
     versions = {"kubeflow.org/pytorchjob": ("kubeflow.org/v1", "PyTorchJob"),
                 "kubeflow.org/mpijob": ("kubeflow.org/v2beta1", "MPIJob"),
-                "ray.io/rayjob": ("ray.io/v1", "RayJob"), "ray.io/raycluster": ("ray.io/v1", "RayCluster")}
+                "ray.io/rayjob": ("ray.io/v1", "RayJob"), "ray.io/raycluster": ("ray.io/v1", "RayCluster"),
+                "deployment": ("apps/v1", "Deployment"), "pod": ("v1", "Pod")}
     return [versions[i] for i in INTEGRATIONS]
 
 
@@ -331,3 +336,205 @@ def test_an_mpijob_launcher_with_gpus_is_refused_at_create(env: str) -> None:
     as_worker = copy.deepcopy(mpi)
     as_worker["spec"]["runLauncherAsWorker"] = True
     assert any("launcher" in m for m in refusals(env, as_worker))
+
+
+# ---- serving (issue 34): GPUs only through Kueue, autoscaling only of the endpoint's own demand ----------------------
+
+def serve_objects(env: str) -> dict[str, dict[str, Any]]:
+    """An llmft serving endpoint as the cluster sees it (llmft/serve_build.py): the Deployment (the builders' GPU worker
+    template, named after the SFT job's queue), the ReplicaSet the Deployment controller creates, a pod of it as
+    Kueue's webhooks leave it (gated), the ScaledObject and the Service."""
+    from .guardrail_eval import kueue_gated
+    from .test_team_guardrails import gpu_template, pod_of
+
+    job = first(env, "PyTorchJob")
+    ns, queue = job["metadata"]["namespace"], job["metadata"]["labels"][QUEUE_NAME_LABEL]
+    labels = {QUEUE_NAME_LABEL: queue, "llmft.io/component": "serve", "llmft.io/serve": "chat"}
+    template = gpu_template(env)
+    template["metadata"] = {"labels": dict(labels)}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "chat", "namespace": ns, "labels": dict(labels)},
+                  "spec": {"replicas": 1, "selector": {"matchLabels": {"llmft.io/serve": "chat"}},
+                           "template": template}}
+    replica_set = owned_by({**copy.deepcopy(deployment), "kind": "ReplicaSet"}, "apps/v1", "Deployment")
+    pod = kueue_gated(pod_of(template, ns, {"apiVersion": "apps/v1", "kind": "ReplicaSet"}))
+    trigger = {"type": "aws-cloudwatch", "name": "queued", "metadata": {
+        "namespace": "ContainerInsights/Prometheus", "metricName": "sglang:num_queue_reqs",
+        "dimensionName": "ClusterName;Namespace;serve", "dimensionValue": f"llm-platform;{ns};chat",
+        "targetMetricValue": "8", "minMetricValue": "0", "awsRegion": "us-east-1", "identityOwner": "operator"}}
+    scaled = owned_by({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                       "metadata": {"name": "chat", "namespace": ns, "labels": {
+                           "llmft.io/component": "serve", "llmft.io/serve": "chat"}},
+                       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"},
+                                "minReplicaCount": 0, "maxReplicaCount": 4, "triggers": [trigger]}},
+                      "apps/v1", "Deployment")
+    scaled["metadata"]["ownerReferences"][0]["name"] = "chat"
+    service = owned_by({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "chat", "namespace": ns},
+                        "spec": {"type": "ClusterIP", "selector": {"llmft.io/serve": "chat"}, "ports": [{"port": 80}]}},
+                       "apps/v1", "Deployment")
+    return {"Deployment": deployment, "ReplicaSet": replica_set, "Pod": pod, "ScaledObject": scaled,
+            "Service": service}
+
+
+DEPLOYMENT_CONTROLLER = "system:serviceaccount:kube-system:deployment-controller"
+REPLICASET_CONTROLLER = "system:serviceaccount:kube-system:replicaset-controller"
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_serving_endpoint_passes_before_the_attacks(env: str) -> None:
+    objs = serve_objects(env)
+    for kind in ("Deployment", "ScaledObject", "Service"):
+        assert refusals(env, objs[kind]) == [], kind
+    assert refusals(env, objs["ReplicaSet"], user=DEPLOYMENT_CONTROLLER) == []
+    assert refusals(env, objs["Pod"], user=REPLICASET_CONTROLLER) == []
+
+
+def _foreign_queue(env: str, ns: str) -> str:
+    """A LocalQueue name the team namespace ``ns`` does not have (a tier of another team, or none at all)."""
+    team = next(t for t in load_config(env).kubernetes.teams if t.namespace == ns)
+    return next((local_queue_name(t) for t in TIER_PRIORITY_CLASSES if t not in team.allowed_tiers), "elsewhere")
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_gpu_deployment_must_be_a_queued_serving_one(env: str) -> None:
+    """No queue label, a queue this namespace does not have, a pod template that names another queue (or none), no
+    serve label, a WorkloadPriorityClass on the template, too many replicas: each is refused."""
+    base = serve_objects(env)["Deployment"]
+    ns = base["metadata"]["namespace"]
+    serve = "Deployments in team namespaces are llmft serve endpoints"
+
+    def variant(edit) -> list[str]:
+        d = copy.deepcopy(base)
+        edit(d)
+        return refusals(env, d)
+
+    assert any(serve in m for m in variant(lambda d: d["metadata"]["labels"].pop(QUEUE_NAME_LABEL)))
+    foreign = _foreign_queue(env, ns)
+    for where in (lambda d: d["metadata"], lambda d: d["spec"]["template"]["metadata"]):
+        assert any(serve in m for m in variant(lambda d, w=where: w(d)["labels"].update({QUEUE_NAME_LABEL: foreign})))
+    assert any(serve in m for m in variant(
+        lambda d: d["spec"]["template"]["metadata"]["labels"].pop(QUEUE_NAME_LABEL)))
+    assert any(serve in m for m in variant(lambda d: d["metadata"]["labels"].update({"llmft.io/component": "x"})))
+    both = variant(lambda d: [m["labels"].update({QUEUE_NAME_LABEL: foreign})
+                              for m in (d["metadata"], d["spec"]["template"]["metadata"])])
+    assert any("workload controllers run on CPU" in m for m in both)
+    assert any("priority-class" in m for m in variant(
+        lambda d: d["spec"]["template"]["metadata"]["labels"].update({"kueue.x-k8s.io/priority-class": "x"})))
+    assert any("at most" in m for m in variant(lambda d: d["spec"].update({"replicas": 1000})))
+    # UPDATE dropping the queue label (Kueue would stop gating the new pods) is refused like a CREATE
+    dropped = copy.deepcopy(base)
+    for meta in (dropped["metadata"], dropped["spec"]["template"]["metadata"]):
+        meta["labels"].pop(QUEUE_NAME_LABEL)
+    assert any(serve in m for m in refusals(env, dropped, operation="UPDATE", old=base))
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+@pytest.mark.parametrize("kind", ["StatefulSet", "DaemonSet", "ReplicaSet"])
+def test_other_workload_controllers_with_gpus_stay_refused_even_serve_labelled(env: str, kind: str) -> None:
+    objs = serve_objects(env)
+    other = {**copy.deepcopy(objs["Deployment"]), "kind": kind}
+    assert any("workload controllers run on CPU" in m for m in refusals(env, other))
+    # a ReplicaSet "of a Deployment" is the Deployment controller's only: a team writing the ownerReference is refused
+    assert any("ownerReferences" in m for m in refusals(env, objs["ReplicaSet"]))
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_serving_pod_must_pass_through_kueue(env: str) -> None:
+    """A ReplicaSet's GPU pod without Kueue's gate, without the managed label, with a queue of another namespace; an
+    UPDATE dropping the queue label; the gate lifted by anyone but Kueue: each is refused."""
+    pod = serve_objects(env)["Pod"]
+    ns = pod["metadata"]["namespace"]
+    rs = REPLICASET_CONTROLLER
+    ungated = copy.deepcopy(pod)
+    ungated["spec"]["schedulingGates"] = []
+    assert any("scheduling gate" in m for m in refusals(env, ungated, user=rs))
+    for edit in ({"kueue.x-k8s.io/managed": "false"}, {QUEUE_NAME_LABEL: _foreign_queue(env, ns)}):
+        bad = copy.deepcopy(pod)
+        bad["metadata"]["labels"].update(edit)
+        assert any("only through Kueue" in m for m in refusals(env, bad, user=rs)), edit
+    unlabelled = copy.deepcopy(pod)
+    unlabelled["metadata"]["labels"].pop(QUEUE_NAME_LABEL)
+    assert any("only through Kueue" in m for m in refusals(env, unlabelled, operation="UPDATE", old=pod, user=rs))
+    for user in (rs, "alice@example.com", KUBERAY_OPERATOR):
+        assert any("only Kueue removes" in m for m in refusals(env, ungated, operation="UPDATE", old=pod, user=user))
+    assert refusals(env, ungated, operation="UPDATE", old=pod, user=KUEUE_CONTROLLER) == []
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_scaled_object_scales_its_own_endpoint_on_its_own_demand(env: str) -> None:
+    """A ScaledObject that targets another Deployment or kind, reads another namespace's metric (or any metric,
+    with `expression`), brings its own credentials, lets KEDA's default of 100 replicas or a paused-replicas pin
+    past the cap, or claims another owner: each is refused."""
+    base = serve_objects(env)["ScaledObject"]
+    ns = base["metadata"]["namespace"]
+
+    def variant(edit) -> list[str]:
+        so = copy.deepcopy(base)
+        edit(so)
+        return refusals(env, so)
+
+    trig = lambda so: so["spec"]["triggers"][0]["metadata"]  # noqa: E731
+    attacks = {
+        "non-serve target": lambda so: so["spec"]["scaleTargetRef"].update({"name": "someone-elses"}),
+        "statefulset target": lambda so: so["spec"]["scaleTargetRef"].update({"kind": "StatefulSet"}),
+        "job target": lambda so: so["spec"]["scaleTargetRef"].update(
+            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}),
+        "other namespace": lambda so: trig(so).update({"dimensionValue": "llm-platform;other-team;chat"}),
+        "extra dimension": lambda so: trig(so).update({"dimensionValue": f"x;y;{ns};chat"}),
+        "other dimensions": lambda so: trig(so).update({"dimensionName": "ClusterName;Namespace"}),
+        "other metric": lambda so: trig(so).update({"metricName": "node_cpu_utilization"}),
+        "metrics insights": lambda so: trig(so).update({"expression": "SELECT SUM(x) FROM y"}),
+        "cross account": lambda so: trig(so).update({"awsAccountId": "111122223333"}),
+        "custom endpoint": lambda so: trig(so).update({"awsEndpoint": "https://attacker.example"}),
+        "pod identity": lambda so: trig(so).update({"identityOwner": "pod"}),
+        "trigger auth": lambda so: so["spec"]["triggers"][0].update(
+            {"authenticationRef": {"name": "platform", "kind": "ClusterTriggerAuthentication"}}),
+        "other scaler": lambda so: so["spec"]["triggers"][0].update({"type": "prometheus"}),
+        "keda default max": lambda so: so["spec"].pop("maxReplicaCount"),
+        "above the cap": lambda so: so["spec"].update({"maxReplicaCount": 1000}),
+        "pinned past max": lambda so: so["metadata"].update(
+            {"annotations": {"autoscaling.keda.sh/paused-replicas": "500"}}),
+        "pin not a number": lambda so: so["metadata"].update(
+            {"annotations": {"autoscaling.keda.sh/paused-replicas": "1e3"}}),
+        "owned by a job": lambda so: so["metadata"]["ownerReferences"][0].update(
+            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}),
+    }
+    for name, edit in attacks.items():
+        assert variant(edit), name
+    assert variant(lambda so: so["metadata"].update({"annotations": {"autoscaling.keda.sh/paused-replicas": "1"}})) \
+        == []   # llmft port-forward's wake pin
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_scaling_a_deployment_by_hand_stays_under_the_cap(env: str) -> None:
+    """`kubectl scale` (PATCH deployments/scale, an autoscaling/v1 Scale) past the cap is refused."""
+    from .guardrail_eval import policy_refusals
+
+    (policy,) = [d for d in team_manifests(env) if d["kind"] == "ValidatingAdmissionPolicy"
+                 and d["metadata"]["name"] == AUTOSCALING_POLICY]
+    assert any(r["resources"] == ["deployments/scale"] for r in policy["spec"]["matchConstraints"]["resourceRules"])
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "chat", "namespace": "x"},
+             "spec": {"replicas": MAX_SERVE_REPLICAS + 1}}
+    assert policy_refusals(policy, scale, old=scale)
+    scale["spec"]["replicas"] = 1
+    assert policy_refusals(policy, scale, old=scale) == []
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_services_and_network_policies_of_serving(env: str) -> None:
+    """A team Service may be owned only by a Deployment; NetworkPolicies stay the platform's (no team verb)."""
+    service = serve_objects(env)["Service"]
+    ns = service["metadata"]["namespace"]
+    forged = owned_by(service, "kubeflow.org/v1", "PyTorchJob")
+    assert any("owned only by a Deployment" in m for m in refusals(env, forged))
+    team = next(t for t in load_config(env).kubernetes.teams if t.namespace == ns)
+    me = {("Group", team_group(team.name))}
+    for verb in ("create", "patch", "delete"):
+        assert not rbac_allows(team_manifests(env), me, verb, "networking.k8s.io", "networkpolicies", ns), verb
+
+
+def test_the_replica_cap_is_llmfts() -> None:
+    from llmft.spec import ServeSection
+
+    (le,) = [m.le for m in ServeSection.model_fields["max_replicas"].metadata if hasattr(m, "le")]
+    assert le == MAX_SERVE_REPLICAS

@@ -156,12 +156,20 @@ def test_gpu_pods_only_through_kueue_managed_jobs(env: str) -> None:
                                                     ("StatefulSet", "apps/v1"), ("ReplicaSet", "apps/v1"),
                                                     ("Job", "batch/v1"), ("CronJob", "batch/v1")])
 def test_workload_controllers_with_gpus_are_refused(env: str, kind: str, api_version: str) -> None:
+    """GPUs in a StatefulSet, DaemonSet, ReplicaSet, batch Job or CronJob, or in a Deployment that is not an llmft
+    serving one (here: no queue label), are refused; every Deployment in a team namespace is a serving one, so a CPU
+    Deployment is refused too (tests/test_redteam_classes.py has the serving attacks)."""
     ns = first(env, "PyTorchJob")["metadata"]["namespace"]
+    labels = ns_labels(env, ns)
     obj = workload(kind, api_version, gpu_template(env), ns)
-    (message,) = policy_refusals(policy(env, WORKLOAD_POLICY), obj)
-    assert "batch Jobs, CronJobs and workload controllers run on CPU" in message
+    messages = policy_refusals(policy(env, WORKLOAD_POLICY), obj, namespace_labels=labels)
+    assert [m for m in messages if "the other workload controllers run on CPU" in m], messages
     cpu = workload(kind, api_version, {"spec": {"containers": [{"name": "c", "image": "i"}]}}, ns)
-    assert policy_refusals(policy(env, WORKLOAD_POLICY), cpu) == []
+    refusals = policy_refusals(policy(env, WORKLOAD_POLICY), cpu, namespace_labels=labels)
+    if kind == "Deployment":
+        assert len(refusals) == 1 and refusals[0].startswith("Deployments in team namespaces are llmft serve endpoints")
+    else:
+        assert refusals == []
 
 
 # ---- attacks: priority, WorkloadPriorityClass, Ray -------------------------------------------------------------------
@@ -256,10 +264,18 @@ ALLOWED = [("create", "kubeflow.org", "pytorchjobs"), ("delete", "kubeflow.org",
            ("create", "ray.io", "rayclusters"), ("create", "batch", "jobs"), ("create", "", "configmaps"),
            ("delete", "", "configmaps"), ("create", "", "secrets"), ("get", "", "pods"), ("list", "", "pods"),
            ("get", "", "pods/log"), ("list", "", "events"), ("create", "", "pods/exec"),
-           ("get", "", "resourcequotas"), ("list", "kueue.x-k8s.io", "workloads")]
-REFUSED = [("create", "", "pods"), ("delete", "", "pods"), ("patch", "", "pods"), ("create", "apps", "deployments"),
+           ("get", "", "resourcequotas"), ("list", "kueue.x-k8s.io", "workloads"),
+           # serving (issue 34): llmft submit, llmft port-forward (wake = scale + pin, then forward)
+           ("create", "apps", "deployments"), ("delete", "apps", "deployments"), ("patch", "apps", "deployments/scale"),
+           ("create", "", "services"), ("delete", "", "services"), ("create", "keda.sh", "scaledobjects"),
+           ("patch", "keda.sh", "scaledobjects"), ("create", "", "pods/portforward")]
+REFUSED = [("create", "", "pods"), ("delete", "", "pods"), ("patch", "", "pods"), ("update", "", "pods"),
+           ("patch", "apps", "deployments"), ("update", "apps", "deployments"), ("update", "apps", "deployments/scale"),
            ("create", "apps", "daemonsets"), ("create", "apps", "statefulsets"), ("create", "apps", "replicasets"),
-           ("create", "batch", "cronjobs"), ("create", "", "services"), ("patch", "", "services"),
+           ("patch", "apps", "replicasets"), ("patch", "apps", "replicasets/scale"),
+           ("create", "batch", "cronjobs"), ("patch", "", "services"), ("update", "", "services"),
+           ("create", "keda.sh", "triggerauthentications"), ("create", "keda.sh", "clustertriggerauthentications"),
+           ("create", "keda.sh", "scaledjobs"), ("create", "autoscaling", "horizontalpodautoscalers"),
            ("delete", "networking.k8s.io", "networkpolicies"), ("patch", "networking.k8s.io", "networkpolicies"),
            ("create", "networking.k8s.io", "networkpolicies"), ("create", "networking.k8s.io", "ingresses"),
            ("create", "", "serviceaccounts"), ("impersonate", "", "serviceaccounts"),
@@ -269,7 +285,7 @@ REFUSED = [("create", "", "pods"), ("delete", "", "pods"), ("patch", "", "pods")
            ("patch", "", "limitranges"), ("patch", "", "namespaces"), ("create", "", "persistentvolumeclaims"),
            ("create", "kueue.x-k8s.io", "localqueues"), ("create", "kueue.x-k8s.io", "workloads"),
            ("patch", "kueue.x-k8s.io", "workloads"), ("update", "kubeflow.org", "pytorchjobs/status"),
-           ("create", "", "pods/portforward"), ("create", "", "pods/attach"),
+           ("create", "", "pods/attach"),
            ("create", "", "pods/ephemeralcontainers"),
            ("delete", "admissionregistration.k8s.io", "validatingadmissionpolicybindings")]
 

@@ -62,13 +62,37 @@ charts/kueue/values.yaml; Helm merges this into it, so its limits of 2 CPU / 512
 Only the leader reconciles, the other replica serves webhooks, so two full default requests would reserve a CPU the
 two small system nodes need for the other controllers (tests/test_node_shapes.py packs them all)."""
 
-INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster")
-"""Job kinds Kueue manages (gang admission of all their pods). batch/job and plain pods are not integrated: platform
-Jobs in team namespaces (e.g. Studio partition setup, RayJob submitters) must not wait in a queue; the namespace
-ResourceQuota still caps their GPUs. They still pass through Kueue's webhooks: a disabled integration is served by a
-no-op webhook (v0.19.2 pkg/controller/jobframework/setup.go) registered with failurePolicy Fail for the managed
-namespaces (charts/kueue/templates/webhook/manifests.yaml, `mjob.kb.io`), so creating any Job in a team namespace
-needs a running Kueue replica: hence two replicas spread over nodes in prod (:data:`SPREAD_BY_NODE`).
+INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment",
+                "pod")
+"""Job kinds Kueue manages (gang admission of all their pods), plus llmft's serving Deployments (``type: serve``).
+
+- ``deployment`` (kubernetes-sigs/kueue@v0.19.2 pkg/controller/jobs/deployment/deployment_controller.go: framework
+  name ``deployment``, no group; site/content/en/docs/tasks/run/deployment.md "Run Deployment"): Kueue does not queue
+  a Deployment as one Workload; its mutating webhook (deployment_webhook.go ``Default``) marks the pod template of a
+  Deployment that has a ``kueue.x-k8s.io/queue-name`` label: it copies the queue-name label onto the template, adds
+  ``kueue.x-k8s.io/managed: "true"`` and the annotation ``kueue.x-k8s.io/pod-suspending-parent: deployment``. Every
+  pod the Deployment's ReplicaSet creates is then a plain pod of the ``pod`` integration: Kueue's pod webhook
+  (pkg/controller/jobs/pod/pod_webhook.go ``Default``: ``suspendByParent``) adds the scheduling gate
+  ``kueue.x-k8s.io/admission`` (pkg/controller/jobs/pod/constants/constants.go ``SchedulingGateName``), the pod
+  becomes one Workload in the LocalQueue's ClusterQueue and the gate is removed when it is admitted; scaling out
+  creates more gated pods, scaling in frees their quota. The validating webhook refuses a queue-name change while a
+  replica is ready (``ValidateUpdate``).
+- ``pod``: the Deployment integration enables it implicitly since v0.15 (``ImplicitlyEnabledFrameworkNames:
+  ["pod"]``; deployment.md "Pod integration requirements"), but the chart sets ``failurePolicy: Fail`` on the pod
+  webhooks only when ``pod`` is listed (charts/kueue/templates/webhook/manifests.yaml ``mpod.kb.io``: ``{{- if has
+  "pod" $integrationsConfig.frameworks }}``), so it is listed: with Kueue down a pod is refused, not created without
+  its gate (the guard rails refuse an ungated serving pod anyway, k8s_charts/team_guardrails.py). The chart gives
+  every webhook the namespaceSelector ``managedJobsNamespaceSelector`` of this configuration, and for pod-based
+  integrations the selector is a strong exemption (apis/config/v1beta2/configuration_types.go
+  ``ManagedJobsNamespaceSelector``): no pod outside the team namespaces (kube-system, kueue-system, the operators,
+  the system node pools) is ever gated or even sent to Kueue's pod webhook.
+
+batch/job is not integrated: platform Jobs in team namespaces (llmft's CPU steps, Studio partition setup) and
+RayJob submitters must not wait in a queue; the namespace ResourceQuota still caps their GPUs. They still pass
+through Kueue's webhooks: a disabled integration is served by a no-op webhook (v0.19.2
+pkg/controller/jobframework/setup.go) registered with failurePolicy Fail for the managed namespaces
+(charts/kueue/templates/webhook/manifests.yaml, `mjob.kb.io`), so creating any Job or pod in a team namespace needs a
+running Kueue replica: hence two replicas spread over nodes in prod (:data:`SPREAD_BY_NODE`).
 
 The PyTorchJob integration (Kubeflow Trainer v1) is deprecated in Kueue v0.19 and due for removal "tentatively
 v0.20" (v0.19.2 site/content/en/docs/tasks/run/kubeflow/pytorchjobs.md): bumping :data:`KUEUE_VERSION` past 0.19
@@ -87,8 +111,14 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
     """The controller's `Configuration` (config.kueue.x-k8s.io/v1beta2). Fields as in the chart's default
     `managerConfig.controllerManagerConfigYaml` (v0.19.2) plus:
 
-    - `manageJobsWithoutQueueName` limited by `managedJobsNamespaceSelector` to team namespaces: a job there without
-      a queue is suspended and never admitted (Kueue task "Setup manageJobsWithoutQueueName");
+    - `managedJobsNamespaceSelector`: team namespaces only (:data:`MANAGED_NAMESPACE_LABEL`); with the pod
+      integration on, no pod elsewhere is gated (:data:`INTEGRATIONS`);
+    - `manageJobsWithoutQueueName: false`: with the pod integration on, `true` would gate every pod of a team
+      namespace whose owner Kueue does not manage - llmft's CPU-step batch Jobs, Argo Workflow pods - and queue it
+      in no queue, forever (v0.19.2 pkg/controller/jobs/pod/pod_webhook.go ``Default``: ``suspend =
+      QueueNameForObject(pod) != "" || w.manageJobsWithoutQueueName``). A job that names no queue is refused at
+      admission instead: ValidatingAdmissionPolicy ``require-kueue-queue-name`` (k8s_charts/queueing.py) for the four
+      job kinds, and the guard rails for serving Deployments and their pods (k8s_charts/team_guardrails.py);
     - `waitForPodsReady`: all-or-nothing admission; a job whose pods are not all ready by `timeout` is evicted and
       requeued with exponential backoff (Kueue task "Setup All-or-nothing with ready Pods");
     - `resources.quotaCheckStrategy: IgnoreUndeclared`: only GPUs are quota-managed, CPU/memory/EFA are ignored
@@ -109,7 +139,7 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "clientConnection": {"qps": 300, "burst": 500},
-        "manageJobsWithoutQueueName": True,
+        "manageJobsWithoutQueueName": False,
         "managedJobsNamespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}},
         "waitForPodsReady": {
             "timeout": settings.pods_ready_timeout,
