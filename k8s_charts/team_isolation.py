@@ -32,6 +32,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts import serving
 
 FSX_CSI_DRIVER = "fsx.csi.aws.com"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace (immutable)
@@ -43,11 +44,13 @@ RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
 RAY_DASHBOARD_PORT = 8265
 RAY_GCS_PORT = 6379
 RAY_CLIENT_PORT = 10001
-# No namespace-wide rule for metrics scrapers: the only team pods scraped are served models, and each serve job's own
-# NetworkPolicy admits the Prometheus scraper's namespace on the engine port only (llmft/serve_build.py,
-# k8s_charts/serving.py METRICS_AGENT_NAMESPACE). That scraper runs pod-networked for it
-# (cdk_constructs/observability/container_insights.py PROMETHEUS_AGENT_HOST_NETWORK); the node agent keeps host
-# networking (its traffic comes from node IPs, which a namespaceSelector never matches) and scrapes no team pod.
+# The only team pods scraped are served models: ``allow-serving-metrics`` admits the Prometheus scraper's namespace
+# (k8s_charts/serving.py METRICS_AGENT_NAMESPACE) to pods labelled ``llmft.io/component: serve`` on the engine port
+# (``http``) only. NetworkPolicies are the platform's alone (the team Role has no verb on them), so serve jobs render
+# none. That scraper runs pod-networked for it (cdk_constructs/observability/container_insights.py
+# PROMETHEUS_AGENT_HOST_NETWORK); the node agent keeps host networking (its traffic comes from node IPs, which a
+# namespaceSelector never matches) and scrapes no team pod.
+SERVING_METRICS_POLICY = "allow-serving-metrics"
 DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
 POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
 HTTPS_PORT = 443
@@ -193,6 +196,13 @@ class TeamNetworkPolicies(Construct):
                 from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(KUBERAY_NAMESPACE),
                                              pod_selector=k8s.LabelSelector(match_labels=KUBERAY_OPERATOR_LABELS))],
                 ports=_ports(RAY_DASHBOARD_PORT))]))
+        policy(SERVING_METRICS_POLICY, k8s.NetworkPolicySpec(
+            pod_selector=k8s.LabelSelector(match_labels={serving.COMPONENT_LABEL: serving.SERVE_COMPONENT}),
+            policy_types=["Ingress"],
+            ingress=[k8s.NetworkPolicyIngressRule(
+                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(serving.METRICS_AGENT_NAMESPACE))],
+                ports=[k8s.NetworkPolicyPort(port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME),
+                                             protocol="TCP")])]))
         policy("allow-egress-platform", k8s.NetworkPolicySpec(
             pod_selector=every_pod, policy_types=["Egress"],
             egress=[

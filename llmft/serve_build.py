@@ -1,5 +1,5 @@
-"""`type: serve` -> a Kueue-gated SGLang Deployment behind a ClusterIP Service, its NetworkPolicy and its KEDA
-ScaledObject (issue 34). The facts shared with the platform (labels, port, metrics) are k8s_charts/serving.py's.
+"""`type: serve` -> a Kueue-gated SGLang Deployment behind a ClusterIP Service, and its KEDA ScaledObject
+(issue 34). The facts shared with the platform (labels, port, metrics) are k8s_charts/serving.py's.
 
 - **Deployment** ``<name>``: pods from :func:`k8s_charts.pods.job_pod_template` (the tier's PriorityClass, node
   affinity and tolerations, GPU requests = limits, the team's uid/gid and the `restricted` security context, the
@@ -12,14 +12,11 @@ ScaledObject (issue 34). The facts shared with the platform (labels, port, metri
   (``--dp``) runs M data-parallel copies in one server (sgl-project/sglang docs/advanced_features/server_arguments.md,
   "Common launch commands").
 - **Service** ``<name>``: ClusterIP, port 80 -> ``http`` (``http://<name>.<namespace>.svc``).
-- **NetworkPolicy** ``<name>-serve``: ingress to the serving pods on ``http`` only, from pods of the team's namespace
-  and from the Container Insights Prometheus agent's namespace (``amazon-cloudwatch``, ``/metrics``). Studio users
-  reach the endpoint with ``kubectl port-forward``, which the API server and the kubelet carry into the pod: no
-  network peer to allow (NetworkPolicies do not apply to it). Policies are additive: the namespace's
-  ``allow-same-namespace`` (k8s_charts/team_isolation.py) admits the team's pods anyway; this one adds the agent.
-  The agent's Prometheus scraper runs pod-networked (cdk_constructs/observability/container_insights.py
-  ``PROMETHEUS_AGENT_HOST_NETWORK``), so its scrapes come from a pod of ``amazon-cloudwatch``, which this rule
-  matches (tests/test_serving_metrics.py evaluates it).
+- **No NetworkPolicy**: a team namespace's NetworkPolicies are the platform's (the team Role has no verb on them;
+  k8s_charts/team_isolation.py): ``allow-same-namespace`` admits the team's pods to the engine, and
+  ``allow-serving-metrics`` admits the Container Insights Prometheus scraper (pod-networked, namespace
+  ``amazon-cloudwatch``) to every ``llmft.io/component: serve`` pod on ``http`` only. Studio users reach the endpoint
+  with ``kubectl port-forward``, which the API server and the kubelet carry into the pod (no network peer).
 - **ScaledObject** ``<name>`` (keda.sh/v1alpha1, KEDA :data:`k8s_charts.serving.KEDA_VERSION`): min/max replicas from
   the spec; one ``aws-cloudwatch`` trigger per demand gauge (KEDA's CloudWatch scaler reads one metric per trigger,
   pkg/scalers/aws_cloudwatch_scaler.go at v2.19.0), combined by ``advanced.scalingModifiers`` (formula ``running +
@@ -135,24 +132,13 @@ def _deployment(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, r: Resol
     with_pod_templates(chart, "Deployment", typed, {"/spec/template": template})
 
 
-def _service_and_policy(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig) -> None:
+def _service(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig) -> None:
     selector = {serving.SERVE_NAME_LABEL: spec.name}
     labels = serve_labels(spec, None)
     k8s.KubeService(chart, "Service", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace, labels=labels),
                     spec=k8s.ServiceSpec(type="ClusterIP", selector=selector, ports=[k8s.ServicePort(
                         name=serving.ENGINE_PORT_NAME, port=serving.SERVICE_PORT, protocol="TCP",
                         target_port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME))]))
-    http = [k8s.NetworkPolicyPort(port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME), protocol="TCP")]
-    agent = k8s.LabelSelector(match_labels={"kubernetes.io/metadata.name": serving.METRICS_AGENT_NAMESPACE})
-    k8s.KubeNetworkPolicy(
-        chart, "NetworkPolicy", metadata=k8s.ObjectMeta(name=f"{spec.name}-serve", namespace=team.namespace,
-                                                        labels=labels),
-        spec=k8s.NetworkPolicySpec(
-            pod_selector=k8s.LabelSelector(match_labels=selector), policy_types=["Ingress"],
-            ingress=[k8s.NetworkPolicyIngressRule(from_=[k8s.NetworkPolicyPeer(pod_selector=k8s.LabelSelector())],
-                                                  ports=http),
-                     k8s.NetworkPolicyIngressRule(from_=[k8s.NetworkPolicyPeer(namespace_selector=agent)],
-                                                  ports=http)]))
 
 
 def scaled_object(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues) -> None:
@@ -188,7 +174,7 @@ def render(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolu
     chart = cdk8s.Chart(cdk8s.App(), "llmft-serve", disable_resource_name_hashes=True)
     template = serving_pod_template(spec, team=team, values=values, r=r, model=model, image=image)
     _deployment(chart, spec, team=team, r=r, model=model, template=template)
-    _service_and_policy(chart, spec, team=team)
+    _service(chart, spec, team=team)
     scaled_object(chart, spec, team=team, values=values)
     out = chart.to_json()
     for manifest in out:

@@ -20,6 +20,7 @@ from cdk_constructs.observability.container_insights import (
 )
 from cdk_constructs.observability.documented_metrics import SERVING_NAMESPACE_SET, SERVING_SET
 from k8s_charts import serving
+from k8s_charts.team_isolation import SERVING_METRICS_POLICY
 
 from .conftest import ENVIRONMENTS, Synth, synthesize
 from .helm_binary import helm_binary
@@ -202,16 +203,17 @@ def _named_ports(policy: dict[str, Any], ports: dict[str, int]) -> dict[str, Any
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_the_team_namespace_admits_the_agent_on_the_engine_port_only(env: str) -> None:
-    """The team's default-deny policies plus the serve job's own (NetworkPolicy semantics over the manifests): a
-    pod of the agent's namespace reaches the engine's ``http`` port, not another port; another team's pod does not
-    reach it at all."""
+    """The team namespace's policies (NetworkPolicy semantics over the manifests; llmft renders none): a pod of the
+    agent's namespace reaches the engine's ``http`` port, not another port; another team's pod does not reach it at
+    all; without the platform's ``allow-serving-metrics`` the default deny blocks the scrape."""
     synth = synthesize(env)
     plan = plan_of(EXAMPLE, env)
     manifests = kube_manifests(synth.templates["compute"])
     team_policies = [d for d in manifests if d["kind"] == "NetworkPolicy"]
     assert [p for p in team_policies if p["metadata"]["namespace"] == plan.team.namespace], "default deny is there"
-    policies = [*team_policies, _named_ports(by_kind(plan)["NetworkPolicy"], {serving.ENGINE_PORT_NAME:
-                                                                              serving.ENGINE_PORT})]
+    assert "NetworkPolicy" not in by_kind(plan)
+    policies = [_named_ports(p, {serving.ENGINE_PORT_NAME: serving.ENGINE_PORT}) for p in team_policies]
+    without = [p for p in policies if p["metadata"]["name"] != SERVING_METRICS_POLICY]
     ns_labels = {n: {"kubernetes.io/metadata.name": n} for n in
                  {serving.METRICS_AGENT_NAMESPACE, *(t.namespace for t in synth.config.kubernetes.teams)}}
     for d in manifests:
@@ -223,8 +225,8 @@ def test_the_team_namespace_admits_the_agent_on_the_engine_port_only(env: str) -
     agent = Pod(serving.METRICS_AGENT_NAMESPACE, (("app.kubernetes.io/name", "cloudwatch-agent"),), "10.1.0.30")
     assert allowed(policies, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels)
     assert not allowed(policies, "ingress", engine, agent, 22, ns_labels)
-    assert not allowed(team_policies, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels), \
-        "without the serve policy the default deny blocks the scrape: the serve job's rule is what admits it"
+    assert not allowed(without, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels), \
+        "without the platform's serving rule the default deny blocks the scrape: that rule is what admits it"
     for other in synth.config.kubernetes.teams:
         if other.namespace != plan.team.namespace:
             stranger = Pod(other.namespace, (("app", "x"),), "10.1.0.40")
