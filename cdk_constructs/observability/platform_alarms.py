@@ -45,6 +45,47 @@ def fsx_free_bytes(file_system_id: str, period: Duration) -> cw.MathExpression:
                                       statistic="Sum", period=period)}, period=period)
 
 
+@dataclass(frozen=True, kw_only=True)
+class AlarmedResources:
+    """The resources whose AWS metrics and events :class:`PlatformAlarms` watches. Every field is required."""
+
+    cluster_name: str
+    """EKS cluster name (``ClusterName`` of Container Insights)."""
+    file_system_id: str
+    """The FSx for Lustre file system."""
+    file_system_capacity_gib: int
+    """Its size (the free-capacity alarm's threshold is a percentage of it)."""
+    load_balancer_full_name: str
+    """MLflow's ALB (``LoadBalancer`` dimension)."""
+    target_group_full_name: str
+    """MLflow's target group (``TargetGroup`` dimension)."""
+    database_cluster_identifier: str
+    """MLflow's Aurora cluster."""
+    hyperpod_cluster_arn: str
+    """HyperPod cluster whose instance Warning/Error events are counted."""
+    spot_interruption_rule_name: str
+    """The EventBridge rule matching EC2 Spot interruption warnings."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuAlarmProps:
+    """Reserved (HyperPod) and burst (Karpenter) GPU capacity, for the idle-reservation and burst-spend alarms. The
+    defaults make neither alarm."""
+
+    reserved_gpus: int = 0
+    """GPUs of the HyperPod instance groups. Default 0: no ReservedGpusIdle / HyperPodGpuMetricsMissing alarms."""
+    hyperpod_gpu_instance_types: Sequence[str] = ()
+    """Instance types (``ml.*``) of the HyperPod groups with GPUs. Default: none."""
+    burst_prices: Sequence[tuple[str, str, float]] = ()
+    """(instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool member
+    (config/data/prices.yaml). Default: none, no burst alarm."""
+    unpriced_instance_types: Sequence[str] = ()
+    """GPU instance types of the pools and groups without a price: the burst alarm cannot count them, so its
+    description names them (the stack also warns at synth). Default: none."""
+    burst_usd_per_hour: float | None = None
+    """The burst-spend threshold. Default None: no burst alarm."""
+
+
 class PlatformAlarms(Construct):
     """An SNS topic encrypted with its own KMS key (CloudWatch alarms and EventBridge may use it), e-mail
     subscriptions, and one alarm per failure mode, each notifying the topic.
@@ -54,59 +95,44 @@ class PlatformAlarms(Construct):
     CloudWatch publish for: ``arn:<partition>:cloudwatch:<region>:<account>:alarm:<prefix>-*``).
 
     :param prefix: resource prefix for names (``llmft-dev``). Required.
+    :param resources: the watched resources (:class:`AlarmedResources`). Required.
+    :param thresholds: ``config.observability.thresholds``. Required.
+    :param gpus: reserved and burst GPU capacity (:class:`GpuAlarmProps`). Default: ``GpuAlarmProps()``, no
+        reserved-GPU and no burst-spend alarms.
     :param emails: subscribed addresses. Default: none.
-    :param cluster_name: EKS cluster name (``ClusterName`` of Container Insights). Required.
-    :param file_system_id / file_system_capacity_gib: the FSx file system and its size. Required.
-    :param load_balancer_full_name / target_group_full_name: MLflow's ALB and target group (``LoadBalancer`` /
-        ``TargetGroup`` dimensions). Required.
-    :param database_cluster_identifier: Aurora cluster of MLflow. Required.
-    :param hyperpod_cluster_arn: HyperPod cluster whose instance Warning/Error events are counted. Required.
-    :param spot_interruption_rule_name: the EventBridge rule matching EC2 Spot interruption warnings. Required.
-    :param reserved_gpus: GPUs of the HyperPod instance groups (0: no idle-reservation alarm).
-    :param hyperpod_gpu_instance_types: instance types (``ml.*``) of the HyperPod groups with GPUs.
-    :param burst_prices: (instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool
-        member (config/data/prices.yaml).
-    :param unpriced_instance_types: GPU instance types of the pools and groups without a price: the burst alarm
-        cannot count them, so its description names them (the stack also warns at synth). Default: none.
     :param cluster_queues: Kueue ClusterQueue names (one pending-too-long and one PodsReadyTimeout alarm each).
         Default: none.
     :param pipeline_namespaces: team namespaces whose Argo Workflows are watched (``pipelines.enabled``): one
         FailedPipelines alarm each. Default: none.
     :param serving_namespaces: team namespaces whose served models are watched: one ServingQueueBacklog and one
         ServingAbortedRequests alarm each (:meth:`_serving_alarms`). Default: none.
-    :param thresholds: ``config.observability.thresholds``; ``burst_usd_per_hour``: the burst-spend threshold (None:
-        no burst alarm).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, emails: Sequence[str], cluster_name: str,
-                 file_system_id: str, file_system_capacity_gib: int, load_balancer_full_name: str,
-                 target_group_full_name: str, database_cluster_identifier: str, hyperpod_cluster_arn: str,
-                 spot_interruption_rule_name: str, reserved_gpus: int, hyperpod_gpu_instance_types: Sequence[str],
-                 burst_prices: Sequence[tuple[str, str, float]], unpriced_instance_types: Sequence[str] = (),
-                 thresholds: AlarmThresholds, burst_usd_per_hour: float | None,
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, resources: AlarmedResources,
+                 thresholds: AlarmThresholds, gpus: GpuAlarmProps | None = None, emails: Sequence[str] = (),
                  cluster_queues: Sequence[str] = (), pipeline_namespaces: Sequence[str] = (),
                  serving_namespaces: Sequence[str] = ()) -> None:
         super().__init__(scope, construct_id)
-        t = thresholds
+        r, g, t = resources, gpus or GpuAlarmProps(), thresholds
         self._prefix = prefix
         self._topic_and_key(prefix, emails)
         self.alarms: dict[str, cw.Alarm] = {}
         self.specs: dict[str, AlarmSpec] = {}
         self._action = cw_actions.SnsAction(self.topic)
         # the creation order below is the synthesized order of the alarms: keep it
-        self._fsx_alarm(file_system_id, file_system_capacity_gib, t)
-        self._mlflow_alarms(load_balancer_full_name, target_group_full_name, t)
-        self._aurora_alarm(database_cluster_identifier, t)
-        self._hyperpod_event_alarm(prefix, hyperpod_cluster_arn, t)
-        if reserved_gpus > 0:
-            self._reserved_gpu_alarms(cluster_name, hyperpod_gpu_instance_types, reserved_gpus, t)
-        self._kueue_alarms(cluster_name, cluster_queues, t)
-        self._pipeline_alarms(cluster_name, pipeline_namespaces, t)
+        self._fsx_alarm(r.file_system_id, r.file_system_capacity_gib, t)
+        self._mlflow_alarms(r.load_balancer_full_name, r.target_group_full_name, t)
+        self._aurora_alarm(r.database_cluster_identifier, t)
+        self._hyperpod_event_alarm(prefix, r.hyperpod_cluster_arn, t)
+        if g.reserved_gpus > 0:
+            self._reserved_gpu_alarms(r.cluster_name, g.hyperpod_gpu_instance_types, g.reserved_gpus, t)
+        self._kueue_alarms(r.cluster_name, cluster_queues, t)
+        self._pipeline_alarms(r.cluster_name, pipeline_namespaces, t)
         for ns in serving_namespaces:
-            self._serving_alarms(cluster_name, ns, t)
-        if burst_usd_per_hour is not None and burst_prices:
-            self._burst_alarm(cluster_name, burst_prices, unpriced_instance_types, burst_usd_per_hour)
-        self._karpenter_alarms(cluster_name, spot_interruption_rule_name, t)
+            self._serving_alarms(r.cluster_name, ns, t)
+        if g.burst_usd_per_hour is not None and g.burst_prices:
+            self._burst_alarm(r.cluster_name, g.burst_prices, g.unpriced_instance_types, g.burst_usd_per_hour)
+        self._karpenter_alarms(r.cluster_name, r.spot_interruption_rule_name, t)
 
     def _topic_and_key(self, prefix: str, emails: Sequence[str]) -> None:
         """``key``, ``topic`` (with its policy for this environment's alarms), ``alarm_arn_pattern`` and the e-mail
