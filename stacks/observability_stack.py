@@ -10,7 +10,7 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.observability.container_insights import ContainerInsights
 from cdk_constructs.governance.log_retention import retention
-from cdk_constructs.observability.platform_alarms import PlatformAlarms
+from cdk_constructs.observability.platform_alarms import AlarmedResources, GpuAlarmProps, PlatformAlarms
 from cdk_constructs.observability.platform_dashboard import CapacityKinds, PlatformDashboard
 from config import EnvironmentConfig
 from config.pricing import Pricer
@@ -125,10 +125,13 @@ class ObservabilityStack(PlatformStack):
             burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, pipeline_namespaces=pipeline_namespaces,
             serving_namespaces=serving_namespaces(config), **common)
         self.alarms = PlatformAlarms(
-            self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, cluster_name=config.cluster_name,
-            file_system_capacity_gib=config.storage.fsx.storage_capacity_gib, hyperpod_cluster_arn=hyperpod_cluster_arn,
-            reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
-            burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
-            thresholds=ob.thresholds, burst_usd_per_hour=config.burst_alarm_usd_per_hour,
+            self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, thresholds=ob.thresholds,
+            resources=AlarmedResources(
+                cluster_name=config.cluster_name, file_system_capacity_gib=config.storage.fsx.storage_capacity_gib,
+                hyperpod_cluster_arn=hyperpod_cluster_arn, **common),
+            gpus=GpuAlarmProps(
+                reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
+                burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
+                burst_usd_per_hour=config.burst_alarm_usd_per_hour),
             cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces,
-            serving_namespaces=serving_namespaces(config), **common)
+            serving_namespaces=serving_namespaces(config))

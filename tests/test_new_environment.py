@@ -110,7 +110,7 @@ def test_a_partly_priced_burst_alarm_names_the_unpriced_types() -> None:
     names the type it does not count."""
     from aws_cdk import App, Stack
 
-    from cdk_constructs.observability.platform_alarms import PlatformAlarms
+    from cdk_constructs.observability.platform_alarms import AlarmedResources, GpuAlarmProps, PlatformAlarms
     from config.pricing import Pricer
     from stacks.observability_stack import burst_prices, gpu_prices, hyperpod_gpu_instance_types, unpriced_gpu_types
 
@@ -126,12 +126,13 @@ def test_a_partly_priced_burst_alarm_names_the_unpriced_types() -> None:
     per_gpu, reserved_gpus, _ = gpu_prices(cfg)
     stack = Stack(App(), "Probe")
     alarms = PlatformAlarms(
-        stack, "Alarms", prefix="p", emails=[], cluster_name="c", file_system_id="fs", file_system_capacity_gib=1200,
-        load_balancer_full_name="lb", target_group_full_name="tg", database_cluster_identifier="db",
-        hyperpod_cluster_arn="arn:aws:sagemaker:us-east-1:123456789012:cluster/x", spot_interruption_rule_name="r",
-        reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(cfg),
-        burst_prices=burst_prices(cfg, per_gpu),
-        unpriced_instance_types=unpriced_gpu_types(cfg), thresholds=cfg.observability.thresholds,
-        burst_usd_per_hour=cfg.burst_alarm_usd_per_hour)
+        stack, "Alarms", prefix="p", thresholds=cfg.observability.thresholds, resources=AlarmedResources(
+            cluster_name="c", file_system_id="fs", file_system_capacity_gib=1200, load_balancer_full_name="lb",
+            target_group_full_name="tg", database_cluster_identifier="db",
+            hyperpod_cluster_arn="arn:aws:sagemaker:us-east-1:123456789012:cluster/x", spot_interruption_rule_name="r"),
+        gpus=GpuAlarmProps(
+            reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(cfg),
+            burst_prices=burst_prices(cfg, per_gpu), unpriced_instance_types=unpriced_gpu_types(cfg),
+            burst_usd_per_hour=cfg.burst_alarm_usd_per_hour))
     description = stack.resolve(alarms.alarms["BurstSpendOverBudget"].node.default_child.alarm_description)
     assert f"does NOT count {unpriced_type}" in description

@@ -25,6 +25,8 @@ PIPELINE_PHASES = ("Running", "Succeeded", "Failed", "Error")
 """HyperPod registers its nodes as ``hyperpod-i-<instance id>`` (SageMaker Developer Guide, HyperPod EKS node
 names), so a search term ``NodeName=hyperpod`` selects exactly the reserved capacity; Karpenter and system nodes are
 named after their private DNS name (``ip-...``)."""
+_PERIOD = 300
+"""Seconds per data point of most widgets."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,17 @@ class CapacityKinds:
     spot: tuple[str, ...]
     burst_prices: tuple[tuple[str, str, float], ...] = field(default_factory=tuple)
     """(Karpenter instance type, capacity type, on-demand USD per GPU-hour) (config/data/prices.yaml)."""
+
+
+def _kind_searches(cluster_name: str, capacity: CapacityKinds, name: str, stat: str) -> dict[str, str]:
+    """Capacity kind -> SEARCH over its GPU nodes: HyperPod by node name, Karpenter pools by instance type."""
+    kinds: dict[str, Mapping[str, str | Sequence[str]]] = {"reserved (HyperPod)": {"NodeName": HYPERPOD_NODE_TOKEN}}
+    if capacity.on_demand:
+        kinds["on-demand (Karpenter)"] = {"InstanceType": capacity.on_demand}
+    if capacity.spot:
+        kinds["spot (Karpenter)"] = {"InstanceType": capacity.spot}
+    return {k: search_expression(CONTAINER_INSIGHTS, name, _NODE_GPU, {"ClusterName": cluster_name, **v},
+                                 statistic=stat, period_seconds=_PERIOD) for k, v in kinds.items()}
 
 
 class PlatformDashboard(Construct):
@@ -66,34 +79,46 @@ class PlatformDashboard(Construct):
         self.dashboard = cw.Dashboard(self, "Dashboard", dashboard_name=f"{prefix}-platform",
                                       default_interval=Duration.hours(12))
         self.widget_titles: list[str] = []
+        # widgets are built in this order (``widget_titles``): pipelines before served models, which come first on
+        # the dashboard
+        gpu_row = self._gpu_row(cluster_name, teams, capacity)
+        alloc_row = [*self._allocation_widgets(cluster_name, teams),
+                     self._reserved_capacity_widget(cluster_name, capacity, hyperpod_gpu_instance_types, reserved_gpus)]
+        karpenter_row = self._karpenter_row(cluster_name, spot_interruption_rule_name)
+        storage_row = [*self._fsx_widgets(file_system_id),
+                       *self._mlflow_widgets(load_balancer_full_name, target_group_full_name,
+                                             database_cluster_identifier)]
+        spend_row = self._spend_row(cluster_name, capacity, reserved_usd_per_hour, burst_budget_usd_per_hour)
+        pipeline_rows = self._pipeline_rows(cluster_name, pipeline_namespaces)
+        serving_rows = [self._serving_row(cluster_name, serving_namespaces)] if serving_namespaces else []
+        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row, *serving_rows, *pipeline_rows):
+            self.dashboard.add_widgets(*row)
+
+    # --- GPUs --------------------------------------------------------------------------------------------------------
+    def _by_kind(self, title: str, name: str, unit_label: str, cluster_name: str,
+                 capacity: CapacityKinds) -> cw.GraphWidget:
+        """The average of Container Insights' per-GPU metric ``name``, one line per capacity kind."""
+        lines = [cw.MathExpression(expression=f"AVG({e})", label=k, period=Duration.seconds(_PERIOD))
+                 for k, e in _kind_searches(cluster_name, capacity, name, "Average").items()]
+        return self._graph(title, lines, left_label=unit_label, left_max=100)
+
+    def _gpu_row(self, cluster_name: str, teams: Sequence[str], capacity: CapacityKinds) -> list[cw.GraphWidget]:
+        """GPU and GPU memory utilization by capacity kind and by team."""
         c = {"ClusterName": cluster_name}
-        period = 300
-
-        def kind_searches(name: str, stat: str) -> dict[str, str]:
-            """Capacity kind -> SEARCH over its GPU nodes: HyperPod by node name, Karpenter pools by instance type."""
-            kinds: dict[str, Mapping[str, str | Sequence[str]]] = {"reserved (HyperPod)": {"NodeName": HYPERPOD_NODE_TOKEN}}
-            if capacity.on_demand:
-                kinds["on-demand (Karpenter)"] = {"InstanceType": capacity.on_demand}
-            if capacity.spot:
-                kinds["spot (Karpenter)"] = {"InstanceType": capacity.spot}
-            return {k: search_expression(CONTAINER_INSIGHTS, name, _NODE_GPU, {"ClusterName": cluster_name, **v},
-                                         statistic=stat, period_seconds=period) for k, v in kinds.items()}
-
-        def by_kind(title: str, name: str, unit_label: str) -> cw.GraphWidget:
-            lines = [cw.MathExpression(expression=f"AVG({e})", label=k, period=Duration.seconds(period))
-                     for k, e in kind_searches(name, "Average").items()]
-            return self._graph(title, lines, left_label=unit_label, left_max=100)
-
-        # --- GPUs --------------------------------------------------------------------------------------------
         gpu_row = [
-            by_kind("GPU utilization by capacity kind", "node_gpu_utilization", "%"),
-            by_kind("GPU memory utilization by capacity kind", "node_gpu_memory_utilization", "%"),
+            self._by_kind("GPU utilization by capacity kind", "node_gpu_utilization", "%", cluster_name, capacity),
+            self._by_kind("GPU memory utilization by capacity kind", "node_gpu_memory_utilization", "%",
+                          cluster_name, capacity),
         ]
         team_util = [metric(CONTAINER_INSIGHTS, "pod_gpu_utilization", {**c, "Namespace": t}, label=t) for t in teams]
         team_mem = [metric(CONTAINER_INSIGHTS, "pod_gpu_memory_utilization", {**c, "Namespace": t}, label=t)
                     for t in teams]
-        gpu_row += [self._graph("GPU utilization by team", team_util, left_label="%", left_max=100),
-                    self._graph("GPU memory utilization by team", team_mem, left_label="%", left_max=100)]
+        return [*gpu_row, self._graph("GPU utilization by team", team_util, left_label="%", left_max=100),
+                self._graph("GPU memory utilization by team", team_mem, left_label="%", left_max=100)]
+
+    def _allocation_widgets(self, cluster_name: str, teams: Sequence[str]) -> list[cw.GraphWidget]:
+        """GPUs allocated vs used per team, and GPUs admitted per queue and Kueue flavor."""
+        c = {"ClusterName": cluster_name}
         allocated = []
         for i, team in enumerate(teams):
             # GPUs requested by the team's pods: one series per pod (FullPodName), its maximum over the period, summed
@@ -113,33 +138,41 @@ class PlatformDashboard(Construct):
             expression=search_expression(PROMETHEUS, "kueue_cluster_queue_resource_usage",
                                          ["ClusterName", "ClusterQueue", "Flavor", "Resource"],
                                          {"ClusterName": cluster_name, "Resource": "nvidia.com/gpu"},
-                                         statistic="Maximum", period_seconds=period),
-            label="", period=Duration.seconds(period))
-        alloc_row = [self._graph("GPUs allocated vs used per team", allocated, left_label="GPUs"),
-                     self._graph("GPUs admitted per queue and capacity kind (Kueue flavor)", [flavors],
-                                 left_label="GPUs")]
-        busy = kind_searches("node_gpu_utilization", "Average")["reserved (HyperPod)"]
+                                         statistic="Maximum", period_seconds=_PERIOD),
+            label="", period=Duration.seconds(_PERIOD))
+        return [self._graph("GPUs allocated vs used per team", allocated, left_label="GPUs"),
+                self._graph("GPUs admitted per queue and capacity kind (Kueue flavor)", [flavors],
+                            left_label="GPUs")]
+
+    def _reserved_capacity_widget(self, cluster_name: str, capacity: CapacityKinds,
+                                  hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int) -> cw.GraphWidget:
+        """HyperPod GPUs busy and allocated (%, left), their number and the idle ones (right)."""
+        busy = _kind_searches(cluster_name, capacity, "node_gpu_utilization", "Average")["reserved (HyperPod)"]
         hp = {"ClusterName": cluster_name, "NodeName": HYPERPOD_NODE_TOKEN}
         reserved_pct = search_expression(CONTAINER_INSIGHTS, "node_gpu_reserved_capacity", _NODE_GPU_COUNT, hp,
-                                         statistic="Average", period_seconds=period)
+                                         statistic="Average", period_seconds=_PERIOD)
         hp_gpus = search_expression(CONTAINER_INSIGHTS, "node_gpu_limit", _NODE_GPU_COUNT, hp, statistic="Maximum",
-                                    period_seconds=period)
+                                    period_seconds=_PERIOD)
         reserved = [
             cw.MathExpression(expression=f"AVG({busy})", label="HyperPod GPUs busy (utilization %)",
-                              period=Duration.seconds(period)),
+                              period=Duration.seconds(_PERIOD)),
             cw.MathExpression(expression=f"AVG({reserved_pct})",
                               label="HyperPod GPUs allocated to pods (%, node_gpu_reserved_capacity)",
-                              period=Duration.seconds(period)),
+                              period=Duration.seconds(_PERIOD)),
         ]
         reserved_counts = [cw.MathExpression(expression=f"SUM({hp_gpus})", label="HyperPod GPUs (node_gpu_limit)",
-                                             period=Duration.seconds(period))]
+                                             period=Duration.seconds(_PERIOD))]
         if reserved_gpus > 0 and hyperpod_gpu_instance_types:
             reserved_counts.append(hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus,
-                                                      Duration.seconds(period)))
-        alloc_row.append(self._graph("Reserved capacity utilization (does the reservation pay?)", reserved,
-                                     right=reserved_counts, left_label="%", left_max=100, right_label="GPUs"))
+                                                      Duration.seconds(_PERIOD)))
+        return self._graph("Reserved capacity utilization (does the reservation pay?)", reserved,
+                           right=reserved_counts, left_label="%", left_max=100, right_label="GPUs")
 
-        # --- Karpenter and jobs ------------------------------------------------------------------------------
+    # --- Karpenter and jobs ------------------------------------------------------------------------------------------
+    def _karpenter_row(self, cluster_name: str, spot_interruption_rule_name: str) -> list[cw.GraphWidget]:
+        """Karpenter nodes launched/terminated, Spot interruptions, Kueue workloads, pending jobs per queue."""
+        c = {"ClusterName": cluster_name}
+        period = _PERIOD
         created = cw.MathExpression(expression=search_expression(
             PROMETHEUS, "karpenter_nodeclaims_created_total", ["ClusterName", "nodepool"], c, statistic="Sum",
             period_seconds=period), label="launched", period=Duration.seconds(period))
@@ -160,7 +193,7 @@ class PlatformDashboard(Construct):
         per_queue = cw.MathExpression(expression=search_expression(
             PROMETHEUS, "kueue_pending_workloads", ["ClusterName", "ClusterQueue"], c, statistic="Maximum",
             period_seconds=period), label="", period=Duration.seconds(period))
-        karpenter_row = [
+        return [
             self._graph("Karpenter nodes launched / terminated (per nodepool)", [created, terminated],
                         left_label="nodes"),
             self._graph("Spot interruptions", [spot, messages], left_label="events"),
@@ -170,7 +203,9 @@ class PlatformDashboard(Construct):
                         left_label="workloads"),
         ]
 
-        # --- FSx, MLflow, Aurora -----------------------------------------------------------------------------
+    # --- FSx, MLflow, Aurora -----------------------------------------------------------------------------------------
+    def _fsx_widgets(self, file_system_id: str) -> list[cw.GraphWidget]:
+        """FSx throughput and IOPS, free capacity."""
         fs = {"FileSystemId": file_system_id}
         fsx_tput = cw.MathExpression(
             expression="(FILL(r, 0) + FILL(w, 0)) / PERIOD(r) / 1048576", label="throughput (MiB/s)",
@@ -183,14 +218,20 @@ class PlatformDashboard(Construct):
                            "mo": metric("AWS/FSx", "MetadataOperations", fs, statistic="Sum")})
         fsx_free = cw.MathExpression(
             expression="bytes / 1073741824", label="free capacity (GiB, all storage targets)",
-            using_metrics={"bytes": fsx_free_bytes(file_system_id, Duration.seconds(period))})
-        lb = {"LoadBalancer": load_balancer_full_name}
-        tg = {**lb, "TargetGroup": target_group_full_name}
-        db = {"DBClusterIdentifier": database_cluster_identifier}
-        storage_row = [
+            using_metrics={"bytes": fsx_free_bytes(file_system_id, Duration.seconds(_PERIOD))})
+        return [
             self._graph("FSx throughput and IOPS", [fsx_tput], right=[fsx_iops], left_label="MiB/s",
                         right_label="IOPS"),
             self._graph("FSx free capacity", [fsx_free], left_label="GiB"),
+        ]
+
+    def _mlflow_widgets(self, load_balancer_full_name: str, target_group_full_name: str,
+                        database_cluster_identifier: str) -> list[cw.GraphWidget]:
+        """MLflow's load balancer (requests, 5xx, unhealthy tasks, latency) and Aurora ACUs."""
+        lb = {"LoadBalancer": load_balancer_full_name}
+        tg = {**lb, "TargetGroup": target_group_full_name}
+        db = {"DBClusterIdentifier": database_cluster_identifier}
+        return [
             self._graph("MLflow ALB requests and 5xx", [
                 metric("AWS/ApplicationELB", "RequestCount", lb, statistic="Sum", label="requests")], right=[
                 metric("AWS/ApplicationELB", "HTTPCode_ELB_5XX_Count", lb, statistic="Sum", label="ELB 5xx"),
@@ -206,30 +247,32 @@ class PlatformDashboard(Construct):
             ], left_label="seconds", right_label="ACU / %"),
         ]
 
-        # --- burst spend -----------------------------------------------------------------------------------------
-        spend = ([burst_usd_per_hour(cluster_name, capacity.burst_prices, Duration.seconds(period))]
+    # --- burst spend -------------------------------------------------------------------------------------------------
+    def _spend_row(self, cluster_name: str, capacity: CapacityKinds, reserved_usd_per_hour: float,
+                   burst_budget_usd_per_hour: float | None) -> list[cw.GraphWidget | cw.TextWidget]:
+        """Burst spend per hour (with the HyperPod groups' cost and the burst budget as lines), and the Ray dashboard
+        and job wait note."""
+        spend = ([burst_usd_per_hour(cluster_name, capacity.burst_prices, Duration.seconds(_PERIOD))]
                  if capacity.burst_prices else [])
         annotations = [cw.HorizontalAnnotation(value=round(reserved_usd_per_hour, 2),
                                                label="HyperPod groups, USD/hour (reserved)")]
         if burst_budget_usd_per_hour is not None:
             annotations.append(cw.HorizontalAnnotation(value=burst_budget_usd_per_hour, label="burst budget",
                                                        color=cw.Color.RED))
-        spend_row = [self._graph("Burst spend per hour (running GPU instances x prices.yaml)", spend,
-                                 left_label="USD/hour", annotations=annotations, width=12),
-                     self._text("Ray dashboard and job wait times", _RAY_AND_WAIT_NOTE, width=12)]
+        return [self._graph("Burst spend per hour (running GPU instances x prices.yaml)", spend,
+                            left_label="USD/hour", annotations=annotations, width=12),
+                self._text("Ray dashboard and job wait times", _RAY_AND_WAIT_NOTE, width=12)]
 
-        # --- pipelines (Argo Workflows): workflows entering each phase, per team namespace --------------------------
-        # argo_workflows_total_count is a counter; the agent publishes per-scrape deltas, so Sum = workflows that
-        # entered the phase in the period.
-        pipeline_rows = [[self._graph(f"Pipelines of {ns}: workflows entering each phase", [
+    # --- pipelines (Argo Workflows): workflows entering each phase, per team namespace -------------------------------
+    def _pipeline_rows(self, cluster_name: str, pipeline_namespaces: Sequence[str]) -> list[list[cw.GraphWidget]]:
+        """One widget per team namespace, four to a row. argo_workflows_total_count is a counter; the agent publishes
+        per-scrape deltas, so Sum = workflows that entered the phase in the period."""
+        c = {"ClusterName": cluster_name}
+        return [[self._graph(f"Pipelines of {ns}: workflows entering each phase", [
             metric(PROMETHEUS, "argo_workflows_total_count", {**c, "Namespace": ns, "Phase": phase},
-                   statistic="Sum", period=Duration.seconds(period), label=phase)
+                   statistic="Sum", period=Duration.seconds(_PERIOD), label=phase)
             for phase in PIPELINE_PHASES], left_label="workflows / 5 min") for ns in pipeline_namespaces[i:i + 4]]
             for i in range(0, len(pipeline_namespaces), 4)]
-
-        serving_rows = [self._serving_row(cluster_name, serving_namespaces)] if serving_namespaces else []
-        for row in (gpu_row, alloc_row, karpenter_row, storage_row, spend_row, *serving_rows, *pipeline_rows):
-            self.dashboard.add_widgets(*row)
 
     def _serving_row(self, cluster_name: str, namespaces: Sequence[str]) -> list[cw.GraphWidget]:
         """Served models (k8s_charts/serving.py), one line per endpoint: SEARCH over the ``serve`` dimension (serve
