@@ -250,28 +250,42 @@ class GitOpsChart(cdk8s.Chart):
                  destination_server: str = IN_CLUSTER, register_cluster: bool = False,
                  sync_image: str | None = None, node_selector: Mapping[str, str] | None = None) -> None:
         super().__init__(scope, construct_id, namespace=ARGOCD_NAMESPACE, disable_resource_name_hashes=True)
-        d = config.delivery
-        if d.repository is None:
+        if config.delivery.repository is None:
             raise ValueError("GitOpsChart needs delivery.repository (config validation requires it in argocd mode)")
-        repo, path = d.repository, config.gitops_path
         self.destination_server = destination_server
-
-        def meta(name: str) -> cdk8s.ApiObjectMetadata:
-            return cdk8s.ApiObjectMetadata(name=name, namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF))
-
-        # EKS User Guide "Working with Argo CD Projects": with the managed capability `spec.sourceNamespaces` is
-        # required (no namespace is allowed by default); the Applications live in ARGOCD_NAMESPACE only.
-        source_namespaces = [ARGOCD_NAMESPACE]
-
         self.cluster_secret: k8s.KubeSecret | None = None
         if register_cluster:
-            self.cluster_secret = k8s.KubeSecret(
-                self, "Cluster", metadata=k8s.ObjectMeta(
-                    name="in-cluster", namespace=ARGOCD_NAMESPACE,
-                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "cluster"}),
-                string_data={"name": "in-cluster", "server": destination_server})
+            self.cluster_secret = self._cluster_secret()
+        self._add_repository(config, sync_image=sync_image, node_selector=node_selector)
+        self._add_platform(config)
+        self._add_platform_team_applications(config)
+        self._add_teams(config, values)
 
-        # --- the repository ---------------------------------------------------------------------------------
+    @staticmethod
+    def _meta(name: str) -> cdk8s.ApiObjectMetadata:
+        """Metadata of an Argo CD object named ``name`` in :data:`ARGOCD_NAMESPACE`."""
+        return cdk8s.ApiObjectMetadata(name=name, namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF))
+
+    @staticmethod
+    def _source_namespaces() -> list[str]:
+        """The ``sourceNamespaces`` of every AppProject: only :data:`ARGOCD_NAMESPACE`."""
+        # EKS User Guide "Working with Argo CD Projects": with the managed capability `spec.sourceNamespaces` is
+        # required (no namespace is allowed by default); the Applications live in ARGOCD_NAMESPACE only.
+        return [ARGOCD_NAMESPACE]
+
+    def _cluster_secret(self) -> k8s.KubeSecret:
+        """The ``secret-type: cluster`` Secret registering :attr:`destination_server` (managed capability)."""
+        return k8s.KubeSecret(
+            self, "Cluster", metadata=k8s.ObjectMeta(
+                name="in-cluster", namespace=ARGOCD_NAMESPACE,
+                labels={**PART_OF, "argocd.argoproj.io/secret-type": "cluster"}),
+            string_data={"name": "in-cluster", "server": self.destination_server})
+
+    # --- the repository ---------------------------------------------------------------------------------------
+    def _add_repository(self, config: EnvironmentConfig, *, sync_image: str | None,
+                        node_selector: Mapping[str, str] | None) -> None:
+        """The repository Secret: plain for a public repository, else synced from Secrets Manager."""
+        d = config.delivery
         self.repository_secret: k8s.KubeSecret | None = None
         self.credentials: sscsi.SecretProviderClass | None = None
         if d.credentials_secret is None:
@@ -279,109 +293,136 @@ class GitOpsChart(cdk8s.Chart):
                 self, "Repository", metadata=k8s.ObjectMeta(
                     name=REPOSITORY_SECRET, namespace=ARGOCD_NAMESPACE,
                     labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"}),
-                string_data={"type": "git", "url": repo})
+                string_data={"type": "git", "url": d.repository})
         else:
-            self.credentials = sscsi.SecretProviderClass(
-                self, "RepositoryCredentials", metadata=meta(REPOSITORY_SECRET),
-                spec=sscsi.SecretProviderClassSpec(
-                    provider="aws",
-                    parameters={"region": config.region, "usePodIdentity": "true",
-                                "objects": json.dumps([{
-                                    "objectName": d.credentials_secret, "objectType": "secretsmanager",
-                                    "filePermission": "0400",
-                                    "jmesPath": [{"path": f, "objectAlias": f, "filePermission": "0400"}
-                                                 for f in credential_fields(repo)]}])},
-                    secret_objects=[sscsi.SecretProviderClassSpecSecretObjects(
-                        secret_name=REPOSITORY_SECRET, type="Opaque",
-                        labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
-                        data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=f, key=f)
-                              for f in credential_fields(repo)])]))
+            self.credentials = self._repository_credentials(config)
             self.credentials_sync = RepositoryCredentialsSync(
                 self, "CredentialsSync", image=sync_image or config.studio.partition_job_image,
                 node_selector=node_selector)
 
-        # --- the platform ---------------------------------------------------------------------------------
+    def _repository_credentials(self, config: EnvironmentConfig) -> sscsi.SecretProviderClass:
+        """The SecretProviderClass syncing ``delivery.credentials_secret`` into the repository Secret."""
+        d = config.delivery
+        fields = credential_fields(d.repository)
+        return sscsi.SecretProviderClass(
+            self, "RepositoryCredentials", metadata=self._meta(REPOSITORY_SECRET),
+            spec=sscsi.SecretProviderClassSpec(
+                provider="aws",
+                parameters={"region": config.region, "usePodIdentity": "true",
+                            "objects": json.dumps([{
+                                "objectName": d.credentials_secret, "objectType": "secretsmanager",
+                                "filePermission": "0400",
+                                "jmesPath": [{"path": f, "objectAlias": f, "filePermission": "0400"}
+                                             for f in fields]}])},
+                secret_objects=[sscsi.SecretProviderClassSpecSecretObjects(
+                    secret_name=REPOSITORY_SECRET, type="Opaque",
+                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
+                    data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=f, key=f)
+                          for f in fields])]))
+
+    # --- the platform -----------------------------------------------------------------------------------------
+    def _add_platform(self, config: EnvironmentConfig) -> None:
+        """AppProject ``platform`` and the shared Application ``platform`` (``platform_dir``, not recursive)."""
+        d, path = config.delivery, config.gitops_path
         self.platform_project = argo_project.AppProject(
-            self, "PlatformProject", metadata=meta(PLATFORM_PROJECT),
+            self, "PlatformProject", metadata=self._meta(PLATFORM_PROJECT),
             spec=argo_project.AppProjectSpec(
                 description=f"{config.name}: the platform's manifests (make gitops -> {platform_dir(path)})",
-                source_repos=[repo],
-                source_namespaces=source_namespaces,
-                destinations=[argo_project.AppProjectSpecDestinations(server=destination_server, namespace="*")],
+                source_repos=[d.repository],
+                source_namespaces=self._source_namespaces(),
+                destinations=[argo_project.AppProjectSpecDestinations(server=self.destination_server,
+                                                                      namespace="*")],
                 cluster_resource_whitelist=[argo_project.AppProjectSpecClusterResourceWhitelist(group="*", kind="*")],
             ))
         self.platform_application = argo_app.Application(
-            self, "PlatformApplication", metadata=meta(PLATFORM_APPLICATION),
+            self, "PlatformApplication", metadata=self._meta(PLATFORM_APPLICATION),
             spec=argo_app.ApplicationSpec(
                 project=PLATFORM_PROJECT,
                 # not recursive (the default, restated): the teams' platform folders below are their own
                 # Applications (argo-cd docs user-guide/directory.md: only the path's root unless `recurse`)
-                source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                source=argo_app.ApplicationSpecSource(repo_url=d.repository, target_revision=d.revision,
                                                       path=platform_dir(path),
                                                       directory=argo_app.ApplicationSpecSourceDirectory(recurse=False)),
-                destination=argo_app.ApplicationSpecDestination(server=destination_server),
+                destination=argo_app.ApplicationSpecDestination(server=self.destination_server),
                 sync_policy=argo_app.ApplicationSpecSyncPolicy(
                     automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
                     retry=_retry()),
             ))
 
+    def _add_platform_team_applications(self, config: EnvironmentConfig) -> None:
+        """Per team, Application ``platform-<team>`` of the team's platform objects (``platform_team_dir``)."""
         # one Application per team for the team's platform objects (namespace, quota, Roles, queues, ...): the
         # shared Application stays the same size however many teams there are (MAX_RESOURCES_PER_APPLICATION)
+        d, path = config.delivery, config.gitops_path
         self.platform_team_applications: dict[str, argo_app.Application] = {}
         for team in config.kubernetes.teams:
             self.platform_team_applications[team.name] = argo_app.Application(
-                self, f"PlatformApplication-{team.name}", metadata=meta(platform_team_application_name(team.name)),
+                self, f"PlatformApplication-{team.name}",
+                metadata=self._meta(platform_team_application_name(team.name)),
                 spec=argo_app.ApplicationSpec(
                     project=PLATFORM_PROJECT,
-                    source=argo_app.ApplicationSpecSource(repo_url=repo, target_revision=d.revision,
+                    source=argo_app.ApplicationSpecSource(repo_url=d.repository, target_revision=d.revision,
                                                           path=platform_team_dir(path, team.name)),
-                    destination=argo_app.ApplicationSpecDestination(server=destination_server),
+                    destination=argo_app.ApplicationSpecDestination(server=self.destination_server),
                     sync_policy=argo_app.ApplicationSpecSyncPolicy(
                         automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
                         retry=_retry()),
                 ))
 
-        # --- the teams --------------------------------------------------------------------------------------
+    # --- the teams --------------------------------------------------------------------------------------------
+    def _add_teams(self, config: EnvironmentConfig, values: PlatformValues) -> None:
+        """Per team, AppProject and Application ``team-<team>`` (in that order, team after team)."""
+        d, path = config.delivery, config.gitops_path
         self.team_projects: dict[str, argo_project.AppProject] = {}
         self.team_applications: dict[str, argo_app.Application] = {}
         for team in config.kubernetes.teams:
             kinds = team_delivery_kinds(team_role_rules(team, values))
-            name = team_project_name(team.name)
-            team_repo = d.team_repository(team.name) or repo
-            self.team_projects[team.name] = argo_project.AppProject(
-                self, f"Project-{team.name}", metadata=meta(name),
-                spec=argo_project.AppProjectSpec(
-                    description=f"Team {team.name}: its jobs from {team_jobs_dir(path, team.name)} into namespace "
-                                f"{team.namespace} only",
-                    source_repos=[team_repo],
-                    source_namespaces=source_namespaces,
-                    destinations=[argo_project.AppProjectSpecDestinations(server=destination_server,
-                                                                          namespace=team.namespace)],
-                    cluster_resource_whitelist=[],
-                    namespace_resource_whitelist=[
-                        argo_project.AppProjectSpecNamespaceResourceWhitelist(group=k.group, kind=k.kind)
-                        for k in kinds],
-                ))
-            self.team_applications[team.name] = argo_app.Application(
-                self, f"Application-{team.name}", metadata=meta(name),
-                spec=argo_app.ApplicationSpec(
-                    project=name,
-                    source=argo_app.ApplicationSpecSource(repo_url=team_repo, target_revision=d.revision,
-                                                          path=team_jobs_dir(path, team.name)),
-                    destination=argo_app.ApplicationSpecDestination(server=destination_server,
-                                                                    namespace=team.namespace),
-                    ignore_differences=[argo_app.ApplicationSpecIgnoreDifferences(
-                        group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS))
-                        for k in kinds if k.group],
-                    # allowEmpty (argo-cd v3.4.4 application CRD: "AllowEmpty allows apps have zero live
-                    # resources"): without it automated sync refuses to prune the team's last job, so removing it
-                    # from Git would never stop it; the folder itself stays (KEEP_FILE)
-                    sync_policy=argo_app.ApplicationSpecSyncPolicy(
-                        automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True,
-                                                                              allow_empty=True),
-                        sync_options=["RespectIgnoreDifferences=true"],
-                        retry=_retry()),
-                ))
+            team_repo = d.team_repository(team.name) or d.repository
+            self.team_projects[team.name] = self._team_project(team, path, team_repo, kinds)
+            self.team_applications[team.name] = self._team_application(team, path, team_repo, d.revision, kinds)
+
+    def _team_project(self, team: TeamConfig, path: str, team_repo: str,
+                      kinds: Sequence[JobKind]) -> argo_project.AppProject:
+        """AppProject ``team-<team>``: the team's repository into its namespace, only its delivery ``kinds``."""
+        return argo_project.AppProject(
+            self, f"Project-{team.name}", metadata=self._meta(team_project_name(team.name)),
+            spec=argo_project.AppProjectSpec(
+                description=f"Team {team.name}: its jobs from {team_jobs_dir(path, team.name)} into namespace "
+                            f"{team.namespace} only",
+                source_repos=[team_repo],
+                source_namespaces=self._source_namespaces(),
+                destinations=[argo_project.AppProjectSpecDestinations(server=self.destination_server,
+                                                                      namespace=team.namespace)],
+                cluster_resource_whitelist=[],
+                namespace_resource_whitelist=[
+                    argo_project.AppProjectSpecNamespaceResourceWhitelist(group=k.group, kind=k.kind)
+                    for k in kinds],
+            ))
+
+    def _team_application(self, team: TeamConfig, path: str, team_repo: str, revision: str,
+                          kinds: Sequence[JobKind]) -> argo_app.Application:
+        """Application ``team-<team>``: ``team_jobs_dir`` into the team's namespace, allowEmpty, Kueue-aware."""
+        name = team_project_name(team.name)
+        return argo_app.Application(
+            self, f"Application-{team.name}", metadata=self._meta(name),
+            spec=argo_app.ApplicationSpec(
+                project=name,
+                source=argo_app.ApplicationSpecSource(repo_url=team_repo, target_revision=revision,
+                                                      path=team_jobs_dir(path, team.name)),
+                destination=argo_app.ApplicationSpecDestination(server=self.destination_server,
+                                                                namespace=team.namespace),
+                ignore_differences=[argo_app.ApplicationSpecIgnoreDifferences(
+                    group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS))
+                    for k in kinds if k.group],
+                # allowEmpty (argo-cd v3.4.4 application CRD: "AllowEmpty allows apps have zero live
+                # resources"): without it automated sync refuses to prune the team's last job, so removing it
+                # from Git would never stop it; the folder itself stays (KEEP_FILE)
+                sync_policy=argo_app.ApplicationSpecSyncPolicy(
+                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True,
+                                                                          allow_empty=True),
+                    sync_options=["RespectIgnoreDifferences=true"],
+                    retry=_retry()),
+            ))
 
 
 class CapabilityAccessChart(cdk8s.Chart):

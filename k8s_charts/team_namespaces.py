@@ -227,42 +227,74 @@ class TeamNamespace(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, team: TeamConfig, values: PlatformValues) -> None:
         super().__init__(scope, construct_id)
-        ns = team.namespace
-        labels = {"app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}
-
-        def meta(name: str, *, namespaced: bool = True) -> k8s.ObjectMeta:
-            return k8s.ObjectMeta(name=name, namespace=ns if namespaced else None, labels=labels)
-
-        pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
-        self.namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
-            name=ns, labels={**labels, **pss, MANAGED_NAMESPACE_LABEL: "true",
-                             **{queue_namespace_label(t): "true" for t in team.allowed_tiers}}))
+        self._ns = team.namespace
+        self._labels = {"app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}
+        self.namespace = self._add_namespace(team)
         self.capacity = team_capacity(team, values.node_kinds)
-        quota, biggest = self.capacity.quota, self.capacity.container_max
-        self.gpu_quota = k8s.KubeResourceQuota(self, "GpuQuota", metadata=meta("compute"), spec=k8s.ResourceQuotaSpec(
-            hard={f"requests.{GPU_RESOURCE}": _q(quota.gpus), "requests.cpu": _q(f"{quota.cpu_m}m"),
-                  "requests.memory": _q(f"{quota.memory_mib}Mi")}))
+        self._add_quotas(team)
+        self.limit_range = self._add_limit_range()
+        self.service_account = k8s.KubeServiceAccount(self, "ServiceAccount", metadata=self._meta(TEAM_SERVICE_ACCOUNT),
+                                                      automount_service_account_token=False)
+        self._add_storage(team, values)
+        self._add_mlflow(team, values)
+        # Where the platform's images are (k8s_charts/images.py): jobs and the CLI read the URI of `sft` or
+        # `verl-sglang` here instead of a hand-pasted one.
+        self.images = None
+        if values.images:
+            self.images = k8s.KubeConfigMap(self, "PlatformImages", metadata=self._meta(PLATFORM_IMAGES_CONFIG_MAP),
+                                            data=dict(values.images))
+        self._add_member_access(team)
+        self._add_pipeline_access()
+        # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
+        self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=self._labels)
+        self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=self._labels)
+        self._order_after_namespace()
+
+    def _meta(self, name: str, *, namespaced: bool = True) -> k8s.ObjectMeta:
+        """Metadata of the team's object ``name`` (in its namespace unless ``namespaced`` is False)."""
+        return k8s.ObjectMeta(name=name, namespace=self._ns if namespaced else None, labels=self._labels)
+
+    def _add_namespace(self, team: TeamConfig) -> k8s.KubeNamespace:
+        """The Namespace, labelled for Pod Security ``restricted``, Kueue and the team's LocalQueues."""
+        pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
+        return k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
+            name=self._ns, labels={**self._labels, **pss, MANAGED_NAMESPACE_LABEL: "true",
+                                   **{queue_namespace_label(t): "true" for t in team.allowed_tiers}}))
+
+    def _add_quotas(self, team: TeamConfig) -> None:
+        """ResourceQuotas ``compute`` (:attr:`capacity`), ``disallowed-priority-classes`` and ``objects``."""
+        quota = self.capacity.quota
+        self.gpu_quota = k8s.KubeResourceQuota(
+            self, "GpuQuota", metadata=self._meta("compute"), spec=k8s.ResourceQuotaSpec(
+                hard={f"requests.{GPU_RESOURCE}": _q(quota.gpus), "requests.cpu": _q(f"{quota.cpu_m}m"),
+                      "requests.memory": _q(f"{quota.memory_mib}Mi")}))
         self.priority_quota = k8s.KubeResourceQuota(
-            self, "PriorityQuota", metadata=meta("disallowed-priority-classes"),
+            self, "PriorityQuota", metadata=self._meta("disallowed-priority-classes"),
             spec=k8s.ResourceQuotaSpec(
                 hard={"pods": _q(0)},
                 scope_selector=k8s.ScopeSelector(match_expressions=[k8s.ScopedResourceSelectorRequirement(
                     scope_name="PriorityClass", operator="NotIn", values=list(team.allowed_priority_classes))]),
             ))
-        self.object_quota = k8s.KubeResourceQuota(self, "ObjectQuota", metadata=meta("objects"),
+        self.object_quota = k8s.KubeResourceQuota(self, "ObjectQuota", metadata=self._meta("objects"),
                                                   spec=k8s.ResourceQuotaSpec(
                                                       hard={k: _q(v) for k, v in OBJECT_QUOTA.items()}))
-        self.limit_range = k8s.KubeLimitRange(self, "LimitRange", metadata=meta("container-defaults"),
-                                              spec=k8s.LimitRangeSpec(limits=[k8s.LimitRangeItem(
-                                                  type="Container",
-                                                  default_request={"cpu": _q("500m"), "memory": _q("1Gi")},
-                                                  default={"cpu": _q("2"), "memory": _q("4Gi")},
-                                                  max={"cpu": _q(f"{biggest.cpu_m}m"),
-                                                       "memory": _q(f"{biggest.memory_mib}Mi")})]))
-        self.service_account = k8s.KubeServiceAccount(self, "ServiceAccount", metadata=meta(TEAM_SERVICE_ACCOUNT),
-                                                      automount_service_account_token=False)
+
+    def _add_limit_range(self) -> k8s.KubeLimitRange:
+        """LimitRange ``container-defaults``: defaults, and at most the largest node the team reaches."""
+        biggest = self.capacity.container_max
+        return k8s.KubeLimitRange(self, "LimitRange", metadata=self._meta("container-defaults"),
+                                  spec=k8s.LimitRangeSpec(limits=[k8s.LimitRangeItem(
+                                      type="Container",
+                                      default_request={"cpu": _q("500m"), "memory": _q("1Gi")},
+                                      default={"cpu": _q("2"), "memory": _q("4Gi")},
+                                      max={"cpu": _q(f"{biggest.cpu_m}m"),
+                                           "memory": _q(f"{biggest.memory_mib}Mi")})]))
+
+    def _add_storage(self, team: TeamConfig, values: PlatformValues) -> None:
+        """PersistentVolume ``fsx-<team>`` (the team's FSx tree) and its pre-bound claim ``fsx-claim``."""
+        ns = self._ns
         self.volume = k8s.KubePersistentVolume(
-            self, "FsxVolume", metadata=meta(fsx_volume_name(ns), namespaced=False),
+            self, "FsxVolume", metadata=self._meta(fsx_volume_name(ns), namespaced=False),
             spec=k8s.PersistentVolumeSpec(
                 capacity={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")},
                 access_modes=["ReadWriteMany"],
@@ -277,51 +309,54 @@ class TeamNamespace(Construct):
                                        "mountname": team_mount_name(values.fsx_mount_name, team)}),
             ))
         self.claim = k8s.KubePersistentVolumeClaim(
-            self, "FsxClaim", metadata=meta(FSX_CLAIM_NAME),
+            self, "FsxClaim", metadata=self._meta(FSX_CLAIM_NAME),
             spec=k8s.PersistentVolumeClaimSpec(
                 access_modes=["ReadWriteMany"], storage_class_name="", volume_name=fsx_volume_name(ns),
                 resources=k8s.ResourceRequirements(
                     requests={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")}),
             ))
+
+    def _add_mlflow(self, team: TeamConfig, values: PlatformValues) -> None:
+        """ConfigMap ``mlflow`` and, with a team secret, SecretProviderClass ``mlflow-credentials`` (if MLflow)."""
         self.mlflow = None
         self.mlflow_credentials = None
         if values.mlflow:
-            self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=meta(MLFLOW_CONFIG_MAP), data={
+            self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=self._meta(MLFLOW_CONFIG_MAP), data={
                 "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
             })
             secret_arn = values.mlflow.team_secret_arns.get(team.name)
             if secret_arn:
                 self.mlflow_credentials = MlflowCredentials(
-                    self, "MlflowCredentials", namespace=ns, secret_arn=secret_arn, region=values.region,
-                    labels=labels).secret_provider_class
-        # Where the platform's images are (k8s_charts/images.py): jobs and the CLI read the URI of `sft` or
-        # `verl-sglang` here instead of a hand-pasted one.
-        self.images = None
-        if values.images:
-            self.images = k8s.KubeConfigMap(self, "PlatformImages", metadata=meta(PLATFORM_IMAGES_CONFIG_MAP),
-                                            data=dict(values.images))
-        self.member_role = k8s.KubeRole(self, "TeamMember", metadata=meta(TEAM_MEMBER_ROLE),
+                    self, "MlflowCredentials", namespace=self._ns, secret_arn=secret_arn, region=values.region,
+                    labels=self._labels).secret_provider_class
+
+    def _add_member_access(self, team: TeamConfig) -> None:
+        """Role ``team-member`` (:func:`team_member_rules`) and its RoleBinding to the team's group."""
+        self.member_role = k8s.KubeRole(self, "TeamMember", metadata=self._meta(TEAM_MEMBER_ROLE),
                                         rules=team_member_rules())
         self.member_binding = k8s.KubeRoleBinding(
-            self, "TeamMembers", metadata=meta(TEAM_MEMBER_ROLE),
+            self, "TeamMembers", metadata=self._meta(TEAM_MEMBER_ROLE),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
             subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
+
+    def _add_pipeline_access(self) -> None:
+        """ServiceAccount, Role (:func:`pipeline_rules`) and RoleBinding ``llmft-pipelines`` of the Workflows."""
         # `llmft pipeline` Workflows run as this ServiceAccount (no token mounted in job pods: they never use it)
         self.pipeline_account = k8s.KubeServiceAccount(self, "PipelineServiceAccount",
-                                                       metadata=meta(PIPELINE_SERVICE_ACCOUNT))
-        self.pipeline_role = k8s.KubeRole(self, "PipelineRole", metadata=meta(PIPELINE_SERVICE_ACCOUNT),
+                                                       metadata=self._meta(PIPELINE_SERVICE_ACCOUNT))
+        self.pipeline_role = k8s.KubeRole(self, "PipelineRole", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT),
                                           rules=pipeline_rules())
         self.pipeline_binding = k8s.KubeRoleBinding(
-            self, "PipelineBinding", metadata=meta(PIPELINE_SERVICE_ACCOUNT),
+            self, "PipelineBinding", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=PIPELINE_SERVICE_ACCOUNT),
-            subjects=[k8s.Subject(kind="ServiceAccount", name=PIPELINE_SERVICE_ACCOUNT, namespace=ns)])
-        # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
-        self.identity_policy = TeamIdentityPolicy(self, "Identity", team=team, labels=labels)
-        self.network_policies = TeamNetworkPolicies(self, "Network", team=team, labels=labels)
+            subjects=[k8s.Subject(kind="ServiceAccount", name=PIPELINE_SERVICE_ACCOUNT, namespace=self._ns)])
+
+    def _order_after_namespace(self) -> None:
+        """Make the namespaced objects depend on the Namespace, and the claim on its volume."""
         # Namespaced objects must be created after their namespace when the chart is applied.
-        for obj in (self.gpu_quota, self.priority_quota, self.object_quota, self.limit_range, self.service_account, self.claim,
-                    self.mlflow, self.mlflow_credentials, self.images, self.member_role, self.member_binding,
-                    self.pipeline_account, self.pipeline_role, self.pipeline_binding,
+        for obj in (self.gpu_quota, self.priority_quota, self.object_quota, self.limit_range, self.service_account,
+                    self.claim, self.mlflow, self.mlflow_credentials, self.images, self.member_role,
+                    self.member_binding, self.pipeline_account, self.pipeline_role, self.pipeline_binding,
                     *self.network_policies.policies.values()):
             if obj is not None:
                 obj.add_dependency(self.namespace)
