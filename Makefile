@@ -129,6 +129,7 @@ gitops: install-synth
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
 test: install-test
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -n 2 --dist loadgroup
 	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
 

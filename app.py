@@ -22,12 +22,18 @@ from constructs import Construct  # noqa: E402
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
 from config import (  # noqa: E402
-    DEFAULT_ENV, ConfigError, EnvironmentConfig, ExistingClusterConfig, OrganizationConfig, load_config,
-    load_existing_config, load_organization,
+    DEFAULT_ENV,
+    ConfigError,
+    EnvironmentConfig,
+    ExistingClusterConfig,
+    OrganizationConfig,
+    load_config,
+    load_existing_config,
+    load_organization,
 )
-from stacks.existing_studio_stack import ExistingClusterStudioStack  # noqa: E402
 from stacks._base import output_deploy_time_values  # noqa: E402
 from stacks.compute_stack import ComputeStack  # noqa: E402
+from stacks.existing_studio_stack import ExistingClusterStudioStack  # noqa: E402
 from stacks.mlflow_stack import MlflowStack  # noqa: E402
 from stacks.network_stack import NetworkStack  # noqa: E402
 from stacks.observability_stack import ObservabilityStack  # noqa: E402
@@ -78,8 +84,14 @@ def _foundation_stacks(app: cdk.App | cdk.Stage, config: EnvironmentConfig) -> d
     return {"network": network, "storage": storage, "mlflow": mlflow, "compute": compute}
 
 
-def _observability_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, storage: StorageStack,
-                         mlflow: MlflowStack, compute: ComputeStack) -> ObservabilityStack:
+def _observability_stack(
+    app: cdk.App | cdk.Stage,
+    *,
+    config: EnvironmentConfig,
+    storage: StorageStack,
+    mlflow: MlflowStack,
+    compute: ComputeStack,
+) -> ObservabilityStack:
     """Add the observability stack over the cluster, file system, MLflow and HyperPod."""
     return ObservabilityStack(
         app,
@@ -98,8 +110,15 @@ def _observability_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig,
     )
 
 
-def _studio_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, network: NetworkStack,
-                  storage: StorageStack, mlflow: MlflowStack, compute: ComputeStack) -> StudioStack:
+def _studio_stack(
+    app: cdk.App | cdk.Stage,
+    *,
+    config: EnvironmentConfig,
+    network: NetworkStack,
+    storage: StorageStack,
+    mlflow: MlflowStack,
+    compute: ComputeStack,
+) -> StudioStack:
     """Add the SageMaker Studio stack, on the cluster, the file system and the training images."""
     return StudioStack(
         app,
@@ -118,20 +137,29 @@ def _studio_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, networ
     )
 
 
-def _delivery_stack(app: cdk.App | cdk.Stage, *, config: EnvironmentConfig, organization: OrganizationConfig,
-                    network: NetworkStack, storage: StorageStack) -> cdk.Stack:
+def _delivery_stack(
+    app: cdk.App | cdk.Stage,
+    *,
+    config: EnvironmentConfig,
+    organization: OrganizationConfig,
+    network: NetworkStack,
+    storage: StorageStack,
+) -> cdk.Stack:
     """Add the environment's delivery stack, which Storage (whose post step builds the images) deploys after."""
     from stacks.delivery_stack import WorkloadDeliveryStack
 
-    delivery = WorkloadDeliveryStack(app, f"{config.stack_prefix}-Delivery", config=config,
-                                     organization=organization, vpc_id=network.vpc.vpc_id)
-    storage.add_stack_dependency(delivery, "the pipeline's image step (a post step of Storage) "
-                                           "assumes the images role this stack creates")
+    delivery = WorkloadDeliveryStack(
+        app, f"{config.stack_prefix}-Delivery", config=config, organization=organization, vpc_id=network.vpc.vpc_id
+    )
+    storage.add_stack_dependency(
+        delivery, "the pipeline's image step (a post step of Storage) assumes the images role this stack creates"
+    )
     return delivery
 
 
-def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
-          organization: OrganizationConfig | None = None) -> dict[str, cdk.Stack]:
+def build(
+    app: cdk.App | cdk.Stage, config: EnvironmentConfig, organization: OrganizationConfig | None = None
+) -> dict[str, cdk.Stack]:
     """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
     returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
     environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
@@ -140,14 +168,15 @@ def build(app: cdk.App | cdk.Stage, config: EnvironmentConfig,
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
     stacks = _foundation_stacks(app, config)
     network, storage, mlflow, compute = stacks["network"], stacks["storage"], stacks["mlflow"], stacks["compute"]
-    stacks["observability"] = _observability_stack(app, config=config, storage=storage, mlflow=mlflow,
-                                                   compute=compute)
+    stacks["observability"] = _observability_stack(app, config=config, storage=storage, mlflow=mlflow, compute=compute)
     if config.studio.enabled:
-        stacks["studio"] = _studio_stack(app, config=config, network=network, storage=storage, mlflow=mlflow,
-                                         compute=compute)
+        stacks["studio"] = _studio_stack(
+            app, config=config, network=network, storage=storage, mlflow=mlflow, compute=compute
+        )
     if organization is not None:
-        stacks["delivery"] = _delivery_stack(app, config=config, organization=organization, network=network,
-                                             storage=storage)
+        stacks["delivery"] = _delivery_stack(
+            app, config=config, organization=organization, network=network, storage=storage
+        )
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)
@@ -159,7 +188,8 @@ def build_existing(app: cdk.App, config: ExistingClusterConfig) -> dict[str, cdk
     imported HyperPod/EKS cluster, VPC and FSx file system (stacks/existing_studio_stack.py)."""
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     stacks: dict[str, cdk.Stack] = {
-        "studio": ExistingClusterStudioStack(app, f"{config.stack_prefix}-Studio", config=config)}
+        "studio": ExistingClusterStudioStack(app, f"{config.stack_prefix}-Studio", config=config)
+    }
     ServiceTrustConditions().apply_to(app)
     return stacks
 
@@ -168,8 +198,9 @@ class PlatformStage(cdk.Stage):
     """One environment as a stage of the delivery pipeline: the stacks ``build()`` wires (the same function
     ``cdk synth -c env=<name>`` runs), in the environment's workload account. Attribute ``stacks``."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig,
-                 organization: OrganizationConfig) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, organization: OrganizationConfig
+    ) -> None:
         super().__init__(scope, construct_id, env=cdk.Environment(account=config.account, region=config.region))
         self.stacks = build(self, config, organization)
 
@@ -177,8 +208,14 @@ class PlatformStage(cdk.Stage):
 class LoggingStage(cdk.Stage):
     """The logging account's stage (``Delivery-Logging``); the pipeline deploys it before the first wave."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, organization: OrganizationConfig,
-                 environments: dict[str, EnvironmentConfig]) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        organization: OrganizationConfig,
+        environments: dict[str, EnvironmentConfig],
+    ) -> None:
         from stacks.logging_stack import LoggingStack
 
         lg = organization.logging
@@ -186,18 +223,24 @@ class LoggingStage(cdk.Stage):
         self.stack = LoggingStack(self, "Delivery-Logging", organization=organization, environments=environments)
 
 
-def build_delivery(app: cdk.App, organization: OrganizationConfig,
-                   environments: dict[str, EnvironmentConfig]) -> cdk.Stack:
+def build_delivery(
+    app: cdk.App, organization: OrganizationConfig, environments: dict[str, EnvironmentConfig]
+) -> cdk.Stack:
     """The automation account's pipeline stack (``-c delivery=pipeline``); its stages hold the logging stack and
     every environment of the waves."""
     from stacks.pipeline_stack import DeliveryPipelineStack
 
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return DeliveryPipelineStack(
-        app, "Delivery-Pipeline", organization=organization, environments=environments,
+        app,
+        "Delivery-Pipeline",
+        organization=organization,
+        environments=environments,
         stage_factory=PlatformStage,
-        logging_stage_factory=lambda scope, cid: LoggingStage(scope, cid, organization=organization,
-                                                              environments=environments))
+        logging_stage_factory=lambda scope, cid: LoggingStage(
+            scope, cid, organization=organization, environments=environments
+        ),
+    )
 
 
 def main() -> None:

@@ -7,41 +7,63 @@ the value and the fix, and is raised before any construct is built.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._base import ConfigError, ConfigModel
-from .identity import DeploymentIdentity, check_deployment_name
-from .strict_yaml import load_yaml
 from .accounts import ORGANIZATION_FILE, OrganizationConfig, check_organization
 from .compute import ComputeConfig
+from .cost import CostConfig, burst_per_hour
 from .existing import ExistingClusterConfig
 from .gitops import DeliveryConfig
-from .pipelines import PipelinesConfig
-from .cost import CostConfig, burst_per_hour
+from .identity import DeploymentIdentity, check_deployment_name
 from .kubernetes import KubernetesConfig, TeamConfig
 from .mlflow import MlflowConfig
 from .network import HyperPodSubnetConfig, NetworkConfig
 from .observability import AlarmThresholds, ObservabilityConfig
+from .pipelines import PipelinesConfig
 from .queueing import check_queueing
 from .storage import EcrConfig, FsxConfig, S3LifecycleConfig, StorageConfig
+from .strict_yaml import load_yaml
 from .studio import StudioConfig, StudioUserProfileConfig
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_ENV = "dev"
 
 __all__ = [
-    "CONFIG_DIR", "DEFAULT_ENV", "EXISTING_DIR", "ComputeConfig", "ConfigError", "DeliveryConfig", "EcrConfig",
-    "EnvironmentConfig", "ExistingClusterConfig", "known_existing", "load_existing_config", "parse_existing_config",
+    "CONFIG_DIR",
+    "DEFAULT_ENV",
+    "EXISTING_DIR",
+    "ComputeConfig",
+    "ConfigError",
+    "DeliveryConfig",
+    "EcrConfig",
+    "EnvironmentConfig",
+    "ExistingClusterConfig",
+    "known_existing",
+    "load_existing_config",
+    "parse_existing_config",
     "FsxConfig",
-    "HyperPodSubnetConfig", "KubernetesConfig", "MlflowConfig", "NetworkConfig", "S3LifecycleConfig", "StorageConfig",
-    "AlarmThresholds", "ObservabilityConfig",
-    "TeamConfig", "known_environments", "load_config", "parse_config",
-    "OrganizationConfig", "load_organization", "parse_organization",
-    "StudioConfig", "StudioUserProfileConfig",
+    "HyperPodSubnetConfig",
+    "KubernetesConfig",
+    "MlflowConfig",
+    "NetworkConfig",
+    "S3LifecycleConfig",
+    "StorageConfig",
+    "AlarmThresholds",
+    "ObservabilityConfig",
+    "TeamConfig",
+    "known_environments",
+    "load_config",
+    "parse_config",
+    "OrganizationConfig",
+    "load_organization",
+    "parse_organization",
+    "StudioConfig",
+    "StudioUserProfileConfig",
 ]
 
 
@@ -52,26 +74,36 @@ class EnvironmentConfig(DeploymentIdentity):
     account: str = Field(description="12-digit AWS account ID the environment deploys to.")
     region: str = Field(description="AWS region, e.g. `us-east-1`.")
     protect_stateful: bool = Field(
-        False, description="Production safety: termination protection on stateful stacks, deletion protection "
-                           "where a service has it, one NAT gateway per AZ by default.")
+        False,
+        description="Production safety: termination protection on stateful stacks, deletion protection "
+        "where a service has it, one NAT gateway per AZ by default.",
+    )
     tags: dict[str, str] = Field(default_factory=dict, description="Tags applied to every resource.")
     network: NetworkConfig
     storage: StorageConfig = StorageConfig()
     kubernetes: KubernetesConfig = KubernetesConfig()
     mlflow: MlflowConfig = Field(description="MLflow tracking server (`<Env>-Mlflow`); see config/mlflow.py.")
-    studio: StudioConfig = Field(StudioConfig(), description="SageMaker Studio domain on the cluster's FSx "
-                                                            "(`<Env>-Studio`); see config/studio.py.")
-    compute: ComputeConfig = Field(ComputeConfig(), description="EKS, HyperPod, Karpenter, KubeRay (`<Env>-Compute`); "
-                                                               "see config/compute.py.")
+    studio: StudioConfig = Field(
+        StudioConfig(),
+        description="SageMaker Studio domain on the cluster's FSx (`<Env>-Studio`); see config/studio.py.",
+    )
+    compute: ComputeConfig = Field(
+        ComputeConfig(), description="EKS, HyperPod, Karpenter, KubeRay (`<Env>-Compute`); see config/compute.py."
+    )
     cost: CostConfig = Field(CostConfig(), description="GPU spend budget; see config/cost.py and `make cost`.")
     observability: ObservabilityConfig = Field(
-        ObservabilityConfig(), description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
-                                           "(`<Env>-Observability`); see config/observability.py.")
+        ObservabilityConfig(),
+        description="Logs, the CloudWatch Observability add-on, dashboard and alarms "
+        "(`<Env>-Observability`); see config/observability.py.",
+    )
     pipelines: PipelinesConfig = Field(
-        PipelinesConfig(), description="Argo Workflows for `llmft pipeline`; see config/pipelines.py.")
+        PipelinesConfig(), description="Argo Workflows for `llmft pipeline`; see config/pipelines.py."
+    )
     delivery: DeliveryConfig = Field(
-        DeliveryConfig(), description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
-                                      "config/gitops.py and docs/gitops.md \"GitOps with Argo CD\".")
+        DeliveryConfig(),
+        description="How manifests reach the cluster: `cdk` (default) or `argocd` (GitOps); see "
+        'config/gitops.py and docs/gitops.md "GitOps with Argo CD".',
+    )
 
     @field_validator("name")
     @classmethod
@@ -84,10 +116,12 @@ class EnvironmentConfig(DeploymentIdentity):
         name = self.lifecycle_bucket_name
         if len(name) > 63:
             room = 63 - (len(name) - len(self.name))
-            raise ValueError(f"environment name {self.name!r} makes the HyperPod lifecycle bucket name {name!r} "
-                             f"{len(name)} characters long, over S3's 63-character limit; with account "
-                             f"{self.account} and region {self.region} the environment name may have at most "
-                             f"{room} characters (rename config/{self.name}.yaml)")
+            raise ValueError(
+                f"environment name {self.name!r} makes the HyperPod lifecycle bucket name {name!r} "
+                f"{len(name)} characters long, over S3's 63-character limit; with account "
+                f"{self.account} and region {self.region} the environment name may have at most "
+                f"{room} characters (rename config/{self.name}.yaml)"
+            )
         return self
 
     @model_validator(mode="after")
@@ -102,10 +136,13 @@ class EnvironmentConfig(DeploymentIdentity):
 
     @model_validator(mode="after")
     def _compute_in_environment(self) -> EnvironmentConfig:
-        self.compute.check_environment(protected=self.protect_stateful,
-                                       hyperpod_az=self.network.hyperpod.availability_zone,
-                                       account=self.account, region=self.region,
-                                       team_namespaces=tuple(t.namespace for t in self.kubernetes.teams))
+        self.compute.check_environment(
+            protected=self.protect_stateful,
+            hyperpod_az=self.network.hyperpod.availability_zone,
+            account=self.account,
+            region=self.region,
+            team_namespaces=tuple(t.namespace for t in self.kubernetes.teams),
+        )
         return self
 
     @model_validator(mode="after")
@@ -115,15 +152,20 @@ class EnvironmentConfig(DeploymentIdentity):
 
     @model_validator(mode="after")
     def _studio_in_environment(self) -> EnvironmentConfig:
-        self.studio.check_environment(team_names=tuple(t.name for t in self.kubernetes.teams),
-                                      team_gids={t.name: t.posix_gid for t in self.kubernetes.teams})
+        self.studio.check_environment(
+            team_names=tuple(t.name for t in self.kubernetes.teams),
+            team_gids={t.name: t.posix_gid for t in self.kubernetes.teams},
+        )
         return self
 
     @model_validator(mode="after")
     def _mlflow_in_environment(self) -> EnvironmentConfig:
-        self.mlflow.check_environment(account=self.account, region=self.region,
-                                      protect_stateful=self.protect_stateful,
-                                      teams=tuple(t.name for t in self.kubernetes.teams))
+        self.mlflow.check_environment(
+            account=self.account,
+            region=self.region,
+            protect_stateful=self.protect_stateful,
+            teams=tuple(t.name for t in self.kubernetes.teams),
+        )
         return self
 
     @model_validator(mode="after")
@@ -250,8 +292,9 @@ def known_existing(existing_dir: Path = EXISTING_DIR) -> list[str]:
     return sorted(p.stem for p in existing_dir.glob("*.yaml"))
 
 
-def parse_existing_config(name: str, data: Any, *, source: str = "<memory>",
-                          environments: Sequence[str] = ()) -> ExistingClusterConfig:
+def parse_existing_config(
+    name: str, data: Any, *, source: str = "<memory>", environments: Sequence[str] = ()
+) -> ExistingClusterConfig:
     """Validate a mapping (already parsed YAML) as the existing-cluster deployment ``name``. ``environments``: the
     environment names whose stacks would clash with this deployment's (``<Name>-Studio``)."""
     if not isinstance(data, dict):
@@ -260,8 +303,10 @@ def parse_existing_config(name: str, data: Any, *, source: str = "<memory>",
         raise ConfigError(f"{source}: name {data['name']!r} differs from the file name {name!r}; remove the key")
     lines: list[str] = []
     if name in environments:
-        lines.append(f"existing-cluster name {name!r} is also the environment config/{name}.yaml: both would deploy "
-                     f"the stack {name[:1].upper() + name[1:]}-Studio; rename config/existing/{name}.yaml")
+        lines.append(
+            f"existing-cluster name {name!r} is also the environment config/{name}.yaml: both would deploy "
+            f"the stack {name[:1].upper() + name[1:]}-Studio; rename config/existing/{name}.yaml"
+        )
     try:
         config = ExistingClusterConfig.model_validate({**data, "name": name})
     except ValidationError as exc:
@@ -271,22 +316,25 @@ def parse_existing_config(name: str, data: Any, *, source: str = "<memory>",
     return config
 
 
-def load_existing_config(name: str, *, existing_dir: Path = EXISTING_DIR,
-                         config_dir: Path = CONFIG_DIR) -> ExistingClusterConfig:
+def load_existing_config(
+    name: str, *, existing_dir: Path = EXISTING_DIR, config_dir: Path = CONFIG_DIR
+) -> ExistingClusterConfig:
     """Load and validate ``config/existing/<name>.yaml``."""
     path = existing_dir / f"{name}.yaml"
     if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", name, flags=re.ASCII) or not path.is_file():
         known = ", ".join(known_existing(existing_dir)) or "none"
         raise ConfigError(
             f"unknown existing-cluster deployment {name!r} (-c existing={name}); known ones are: {known}. Pass one of "
-            f"them, or create config/existing/{name}.yaml (copy config/existing/example.yaml) to add one")
+            f"them, or create config/existing/{name}.yaml (copy config/existing/example.yaml) to add one"
+        )
     source = f"config/existing/{name}.yaml"
     data = load_yaml(path.read_bytes(), source=source)
     return parse_existing_config(name, data or {}, source=source, environments=known_environments(config_dir))
 
 
-def parse_organization(data: Any, environments: Mapping[str, EnvironmentConfig],
-                       *, source: str = "config/organization/accounts.yaml") -> OrganizationConfig:
+def parse_organization(
+    data: Any, environments: Mapping[str, EnvironmentConfig], *, source: str = "config/organization/accounts.yaml"
+) -> OrganizationConfig:
     """Validate ``data`` (the parsed organisation file, config/accounts.py) and cross-check it against
     ``environments`` (name -> config); one :class:`ConfigError` lists every problem."""
     if not isinstance(data, dict):
@@ -308,13 +356,20 @@ def load_organization(path: Path = ORGANIZATION_FILE) -> tuple[OrganizationConfi
     except ValueError:
         shown = str(path)
     if not path.is_file():
-        raise ConfigError(f"{shown} does not exist; the delivery pipeline needs it: copy "
-                          f"config/organization/accounts.example.yaml to {shown} and fill in the accounts "
-                          f"(docs/deploying.md \"Multi-account delivery\")")
+        raise ConfigError(
+            f"{shown} does not exist; the delivery pipeline needs it: copy "
+            f"config/organization/accounts.example.yaml to {shown} and fill in the accounts "
+            f'(docs/deploying.md "Multi-account delivery")'
+        )
     data = load_yaml(path.read_bytes(), source=shown) or {}
     waves = data.get("waves") if isinstance(data, dict) else None
-    names = {e for w in (waves if isinstance(waves, list) else []) if isinstance(w, dict)
-             for e in (w.get("environments") or []) if isinstance(e, str)}
+    names = {
+        e
+        for w in (waves if isinstance(waves, list) else [])
+        if isinstance(w, dict)
+        for e in (w.get("environments") or [])
+        if isinstance(e, str)
+    }
     known = set(known_environments())
     environments = {n: load_config(n) for n in sorted(names & known)}
     return parse_organization(data, environments, source=shown), environments

@@ -48,8 +48,11 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
         # the model's first docstring paragraph, whole (its first line alone can stop mid-sentence)
         doc = " ".join((nested[0].__doc__ or "").strip().split("\n\n")[0].split()) if nested else ""
         desc = " ".join((field.description or doc).split()).replace("|", "\\|")
-        typ = "list of objects" if nested and typing.get_origin(field.annotation) in (tuple, list) else (
-            "object" if nested else _type_name(field.annotation))
+        typ = (
+            "list of objects"
+            if nested and typing.get_origin(field.annotation) in (tuple, list)
+            else ("object" if nested else _type_name(field.annotation))
+        )
         typ = typ.replace("|", "\\|")
         out.append(f"| `{path}` | {typ} | {default} | {desc} |")
         for sub in nested:
@@ -60,11 +63,20 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
 
 def reference() -> str:
     head = ["| key | type | default | meaning |", "|---|---|---|---|"]
-    organization = ("\n**`config/organization/accounts.yaml`** (multi-account delivery, optional: only "
-                    "`make synth-delivery` reads it; docs/deploying.md \"Multi-account delivery\"): "
-                    + " ".join((OrganizationConfig.__doc__ or "").split()) + "\n")
-    return ("\n".join(head + rows(EnvironmentConfig)) + "\n" + organization + "\n"
-            + "\n".join(head + rows(OrganizationConfig)) + "\n")
+    organization = (
+        "\n**`config/organization/accounts.yaml`** (multi-account delivery, optional: only "
+        '`make synth-delivery` reads it; docs/deploying.md "Multi-account delivery"): '
+        + " ".join((OrganizationConfig.__doc__ or "").split())
+        + "\n"
+    )
+    return (
+        "\n".join(head + rows(EnvironmentConfig))
+        + "\n"
+        + organization
+        + "\n"
+        + "\n".join(head + rows(OrganizationConfig))
+        + "\n"
+    )
 
 
 def existing_reference() -> str:

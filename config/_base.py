@@ -72,12 +72,14 @@ def yaml_type_problem(annotation: Any, value: Any) -> str | None:
         if value is None or isinstance(value, str):
             return None
         if isinstance(value, (bool, int, float, datetime.date)):
-            return f"{_described(value)}, but a string is expected; quote it: \"{_yaml_repr(value)}\""
+            return f'{_described(value)}, but a string is expected; quote it: "{_yaml_repr(value)}"'
         return None
     if annotation in (int, float):
         if isinstance(value, bool):
-            return (f"{_described(value)}, but a number is expected (YAML 1.1 reads unquoted yes/no/on/off/true/"
-                    f"false as booleans); write a number")
+            return (
+                f"{_described(value)}, but a number is expected (YAML 1.1 reads unquoted yes/no/on/off/true/"
+                f"false as booleans); write a number"
+            )
         if isinstance(value, str):
             return f"got the string {value!r}, but a number is expected; write it as a number without quotes"
         return None
@@ -123,13 +125,36 @@ class ConfigModel(BaseModel):
 
 
 # CloudWatch Logs accepts only these retention values (days); cdk_constructs.governance.log_retention maps them to the enum.
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
-                      2922, 3288, 3653)
+LOG_RETENTION_DAYS = (
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
+)
 
 
 def check_log_retention(field: str, days: int) -> int:
     """``days`` if CloudWatch Logs offers it as a retention, else a ValueError naming ``field``."""
     if days not in LOG_RETENTION_DAYS:
-        raise ValueError(f"{field} {days} is not a CloudWatch Logs retention; use one of "
-                         f"{', '.join(map(str, LOG_RETENTION_DAYS))}")
+        raise ValueError(
+            f"{field} {days} is not a CloudWatch Logs retention; use one of {', '.join(map(str, LOG_RETENTION_DAYS))}"
+        )
     return days

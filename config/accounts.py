@@ -21,11 +21,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .identity import check_account, check_region_name
 from ._base import ConfigError, ConfigModel
+from .identity import check_account, check_region_name
 
 ORGANIZATION_FILE = Path(__file__).resolve().parent / "organization" / "accounts.yaml"
 EXAMPLE_FILE = ORGANIZATION_FILE.with_name("accounts.example.yaml")
+
 
 def _check_account(field: str, v: str) -> str:
     return check_account(v, field)
@@ -55,30 +56,40 @@ class AutomationAccountConfig(ConfigModel):
 class LogArchiveConfig(ConfigModel):
     """The log archive bucket in the logging account (CloudTrail and VPC flow logs of every workload account)."""
 
-    retention_days: int = Field(2557, ge=1, le=36500, description="Days an object is kept before it expires "
-                                                                 "(default 7 years).")
+    retention_days: int = Field(
+        2557, ge=1, le=36500, description="Days an object is kept before it expires (default 7 years)."
+    )
     object_lock_mode: Literal["GOVERNANCE", "COMPLIANCE"] | None = Field(
-        "GOVERNANCE", description="S3 Object Lock default retention mode (`null`: no object lock). COMPLIANCE cannot "
-                                  "be shortened by anyone, the root user included, until it expires.")
-    object_lock_days: int = Field(365, ge=1, le=36500, description="Default object-lock retention in days; at most "
-                                                                  "`retention_days`.")
-    kms_key_alias: str = Field("alias/llmft-log-archive", description="Alias of the customer-managed KMS key "
-                                                                     "(rotated yearly) that encrypts the archive.")
+        "GOVERNANCE",
+        description="S3 Object Lock default retention mode (`null`: no object lock). COMPLIANCE cannot "
+        "be shortened by anyone, the root user included, until it expires.",
+    )
+    object_lock_days: int = Field(
+        365, ge=1, le=36500, description="Default object-lock retention in days; at most `retention_days`."
+    )
+    kms_key_alias: str = Field(
+        "alias/llmft-log-archive",
+        description="Alias of the customer-managed KMS key (rotated yearly) that encrypts the archive.",
+    )
 
     @model_validator(mode="after")
     def _lock_within_retention(self) -> LogArchiveConfig:
         if self.object_lock_mode and self.object_lock_days > self.retention_days:
-            raise ValueError(f"logging.archive.object_lock_days {self.object_lock_days} exceeds "
-                             f"logging.archive.retention_days {self.retention_days}: a locked object cannot expire; "
-                             f"lower object_lock_days or raise retention_days")
+            raise ValueError(
+                f"logging.archive.object_lock_days {self.object_lock_days} exceeds "
+                f"logging.archive.retention_days {self.retention_days}: a locked object cannot expire; "
+                f"lower object_lock_days or raise retention_days"
+            )
         return self
 
     @field_validator("kms_key_alias")
     @classmethod
     def _alias(cls, v: str) -> str:
         if not re.fullmatch(r"alias/[A-Za-z0-9/_-]{1,250}", v) or v.startswith("alias/aws/"):
-            raise ValueError(f"logging.archive.kms_key_alias {v!r} is not a KMS alias name; use 'alias/<name>' "
-                             f"(letters, digits, / _ -; not 'alias/aws/', reserved for AWS managed keys)")
+            raise ValueError(
+                f"logging.archive.kms_key_alias {v!r} is not a KMS alias name; use 'alias/<name>' "
+                f"(letters, digits, / _ -; not 'alias/aws/', reserved for AWS managed keys)"
+            )
         return v
 
 
@@ -87,11 +98,15 @@ class LoggingAccountConfig(ConfigModel):
     one alarm topic for every environment and the log archive bucket (`Delivery-Logging`)."""
 
     account: str = Field(description="12-digit ID of the logging (monitoring) account.")
-    region: str = Field(description="Region of the sink, topic and archive; every environment in the waves must be in "
-                                    "this region (an OAM link joins a sink of its own region).")
+    region: str = Field(
+        description="Region of the sink, topic and archive; every environment in the waves must be in "
+        "this region (an OAM link joins a sink of its own region)."
+    )
     sink_arn: str | None = Field(
-        None, description="ARN of the OAM sink the first deploy of `Delivery-Logging` prints (output `SinkArn`); "
-                          "until it is set the workload accounts create no OAM link (docs/deploying.md, first run).")
+        None,
+        description="ARN of the OAM sink the first deploy of `Delivery-Logging` prints (output `SinkArn`); "
+        "until it is set the workload accounts create no OAM link (docs/deploying.md, first run).",
+    )
     alarm_emails: tuple[str, ...] = Field((), description="Addresses subscribed to the central alarm topic.")
     archive: LogArchiveConfig = Field(LogArchiveConfig(), description="The log archive bucket.")
 
@@ -118,9 +133,11 @@ class LoggingAccountConfig(ConfigModel):
         if self.sink_arn is not None:
             pattern = rf"arn:aws[a-z-]*:oam:{re.escape(self.region)}:{self.account}:sink/[A-Za-z0-9-]+"
             if not re.fullmatch(pattern, self.sink_arn):
-                raise ValueError(f"logging.sink_arn {self.sink_arn!r} is not an OAM sink of account {self.account} in "
-                                 f"{self.region}; copy the `SinkArn` output of the Delivery-Logging stack, like "
-                                 f"arn:aws:oam:{self.region}:{self.account}:sink/<id>, or remove the key")
+                raise ValueError(
+                    f"logging.sink_arn {self.sink_arn!r} is not an OAM sink of account {self.account} in "
+                    f"{self.region}; copy the `SinkArn` output of the Delivery-Logging stack, like "
+                    f"arn:aws:oam:{self.region}:{self.account}:sink/<id>, or remove the key"
+                )
         return self
 
 
@@ -129,8 +146,10 @@ class SourceConfig(ConfigModel):
 
     repository: str = Field(description="`owner/name` of the repository.")
     branch: str = Field("main", description="Branch the pipeline delivers.")
-    connection_arn: str = Field(description="ARN of the CodeConnections connection in the automation account "
-                                            "(created and authorised once in the console).")
+    connection_arn: str = Field(
+        description="ARN of the CodeConnections connection in the automation account "
+        "(created and authorised once in the console)."
+    )
 
     @field_validator("repository")
     @classmethod
@@ -142,11 +161,16 @@ class SourceConfig(ConfigModel):
     @field_validator("connection_arn")
     @classmethod
     def _connection(cls, v: str) -> str:
-        if not re.fullmatch(r"arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:[0-9]{12}:"
-                            r"connection/[A-Za-z0-9-]+", v):
-            raise ValueError(f"source.connection_arn {v!r} is not a connection ARN; copy it from the console "
-                             f"(Developer Tools > Settings > Connections), like arn:aws:codeconnections:us-east-1:"
-                             f"111111111111:connection/<id>")
+        if not re.fullmatch(
+            r"arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:[0-9]{12}:"
+            r"connection/[A-Za-z0-9-]+",
+            v,
+        ):
+            raise ValueError(
+                f"source.connection_arn {v!r} is not a connection ARN; copy it from the console "
+                f"(Developer Tools > Settings > Connections), like arn:aws:codeconnections:us-east-1:"
+                f"111111111111:connection/<id>"
+            )
         return v
 
     @field_validator("branch")
@@ -162,8 +186,11 @@ class WaveConfig(ConfigModel):
 
     name: str = Field(description="Wave name, e.g. `dev`; a pipeline stage name.")
     environments: tuple[str, ...] = Field(description="Environments (config/<name>.yaml) deployed in this wave.")
-    approval: bool = Field(False, description="A manual approval before the wave. Forced on for a wave with a "
-                                              "production environment (`protect_stateful: true`).")
+    approval: bool = Field(
+        False,
+        description="A manual approval before the wave. Forced on for a wave with a "
+        "production environment (`protect_stateful: true`).",
+    )
 
     @field_validator("name")
     @classmethod
@@ -188,12 +215,16 @@ class OrganizationConfig(ConfigModel):
     source: SourceConfig
     waves: tuple[WaveConfig, ...] = Field(description="Waves in delivery order, e.g. `dev` then `prod`.")
     allow_shared_production_account: bool = Field(
-        False, description="Let a production environment (`protect_stateful: true`) share its workload account "
-                           "with a non-production one; off by default.")
+        False,
+        description="Let a production environment (`protect_stateful: true`) share its workload account "
+        "with a non-production one; off by default.",
+    )
     cloudformation_execution_policy: str = Field(
-        "LlmftCdkExecution", description="Name of the customer-managed IAM policy each workload account's CDK "
-                                         "bootstrap passes to `--cloudformation-execution-policies` "
-                                         "(docs/deploying.md).")
+        "LlmftCdkExecution",
+        description="Name of the customer-managed IAM policy each workload account's CDK "
+        "bootstrap passes to `--cloudformation-execution-policies` "
+        "(docs/deploying.md).",
+    )
 
     @model_validator(mode="after")
     def _waves(self) -> OrganizationConfig:
@@ -205,19 +236,25 @@ class OrganizationConfig(ConfigModel):
         for i, wave in enumerate(self.waves):
             for env in wave.environments:
                 if env in seen:
-                    problems.append(f"waves[{i}].environments: {env!r} is already in waves[{seen[env]}]; deploy an "
-                                    f"environment in one wave only")
+                    problems.append(
+                        f"waves[{i}].environments: {env!r} is already in waves[{seen[env]}]; deploy an "
+                        f"environment in one wave only"
+                    )
                 seen.setdefault(env, i)
         if not self.waves:
             problems.append("waves is empty; list at least one wave, e.g. [{name: dev, environments: [dev]}]")
         parts = self.source.connection_arn.split(":")
         if parts[4] != self.automation.account or parts[3] != self.automation.region:
-            problems.append(f"source.connection_arn {self.source.connection_arn!r} is in account {parts[4]} region "
-                            f"{parts[3]}; the pipeline uses a connection of its own account and region "
-                            f"({self.automation.account}, {self.automation.region}): create one there")
+            problems.append(
+                f"source.connection_arn {self.source.connection_arn!r} is in account {parts[4]} region "
+                f"{parts[3]}; the pipeline uses a connection of its own account and region "
+                f"({self.automation.account}, {self.automation.region}): create one there"
+            )
         if self.automation.account == self.logging.account:
-            problems.append(f"automation.account {self.automation.account} is also logging.account; the pipeline "
-                            f"and the log archive belong in separate accounts")
+            problems.append(
+                f"automation.account {self.automation.account} is also logging.account; the pipeline "
+                f"and the log archive belong in separate accounts"
+            )
         if problems:
             raise ValueError("\n  - ".join(problems))
         return self
@@ -227,8 +264,9 @@ class OrganizationConfig(ConfigModel):
         return tuple(e for w in self.waves for e in w.environments)
 
 
-def check_organization(org: OrganizationConfig, environments: Mapping[str, Any],
-                       *, source: str = "config/organization/accounts.yaml") -> None:
+def check_organization(
+    org: OrganizationConfig, environments: Mapping[str, Any], *, source: str = "config/organization/accounts.yaml"
+) -> None:
     """The checks that need the environments' own files: names exist, the workload accounts are apart from the
     logging and automation accounts, production apart from the rest, one region with the sink. Raises one
     :class:`ConfigError` listing every problem."""
@@ -238,29 +276,39 @@ def check_organization(org: OrganizationConfig, environments: Mapping[str, Any],
             env = environments.get(name)
             where = f"waves[{i}].environments[{j}]"
             if env is None:
-                problems.append(f"{where}: unknown environment {name!r}; known: {', '.join(sorted(environments))} "
-                                f"(create config/{name}.yaml or fix the name)")
+                problems.append(
+                    f"{where}: unknown environment {name!r}; known: {', '.join(sorted(environments))} "
+                    f"(create config/{name}.yaml or fix the name)"
+                )
                 continue
             if env.account == org.logging.account:
-                problems.append(f"{where}: environment {name!r} deploys to account {env.account} (config/{name}.yaml "
-                                f"account), which is logging.account; give the environment its own workload account")
+                problems.append(
+                    f"{where}: environment {name!r} deploys to account {env.account} (config/{name}.yaml "
+                    f"account), which is logging.account; give the environment its own workload account"
+                )
             if env.account == org.automation.account:
-                problems.append(f"{where}: environment {name!r} deploys to account {env.account} (config/{name}.yaml "
-                                f"account), which is automation.account; the pipeline's account deploys nowhere else "
-                                f"than itself")
+                problems.append(
+                    f"{where}: environment {name!r} deploys to account {env.account} (config/{name}.yaml "
+                    f"account), which is automation.account; the pipeline's account deploys nowhere else "
+                    f"than itself"
+                )
             if env.region != org.logging.region:
-                problems.append(f"{where}: environment {name!r} is in {env.region} (config/{name}.yaml region), the "
-                                f"logging sink in {org.logging.region}; CloudWatch cross-account observability links "
-                                f"an account to a sink of the same region: set logging.region to {env.region} or move "
-                                f"the environment")
+                problems.append(
+                    f"{where}: environment {name!r} is in {env.region} (config/{name}.yaml region), the "
+                    f"logging sink in {org.logging.region}; CloudWatch cross-account observability links "
+                    f"an account to a sink of the same region: set logging.region to {env.region} or move "
+                    f"the environment"
+                )
     in_waves = [environments[n] for n in org.environment_names if n in environments]
     if not org.allow_shared_production_account:
         for prod in (e for e in in_waves if e.protect_stateful):
             for other in (e for e in in_waves if not e.protect_stateful and e.account == prod.account):
-                problems.append(f"account: production environment {prod.name!r} (protect_stateful: true) and "
-                                f"{other.name!r} both deploy to account {prod.account} (config/{prod.name}.yaml and "
-                                f"config/{other.name}.yaml account); give production its own account, or set "
-                                f"allow_shared_production_account: true in {source}")
+                problems.append(
+                    f"account: production environment {prod.name!r} (protect_stateful: true) and "
+                    f"{other.name!r} both deploy to account {prod.account} (config/{prod.name}.yaml and "
+                    f"config/{other.name}.yaml account); give production its own account, or set "
+                    f"allow_shared_production_account: true in {source}"
+                )
     if problems:
         raise ConfigError(f"invalid configuration {source}:\n  - " + "\n  - ".join(problems))
 

@@ -43,20 +43,26 @@ class ChartVersionsConfig(ConfigModel):
     """Helm chart versions of the add-ons the Compute stack installs (exact versions: Helm resolves ranges at
     deploy time, which would make two deploys of one commit differ)."""
 
-    karpenter: str = Field(KARPENTER_CHART_VERSION, description="Karpenter (charts `karpenter` and `karpenter-crd`, "
-                                                                "oci://public.ecr.aws/karpenter).")
+    karpenter: str = Field(
+        KARPENTER_CHART_VERSION,
+        description="Karpenter (charts `karpenter` and `karpenter-crd`, oci://public.ecr.aws/karpenter).",
+    )
     kueue: str = Field(KUEUE_CHART_VERSION, description="Kueue (oci://registry.k8s.io/kueue/charts/kueue).")
     kuberay: str = Field(KUBERAY_CHART_VERSION, description="KubeRay operator (ray-project/kuberay-helm).")
-    secrets_store: str = Field(SECRETS_STORE_CHART_VERSION, description="AWS provider for the Secrets Store CSI "
-                                                                        "driver, with the driver as its dependency.")
+    secrets_store: str = Field(
+        SECRETS_STORE_CHART_VERSION,
+        description="AWS provider for the Secrets Store CSI driver, with the driver as its dependency.",
+    )
 
     @field_validator("karpenter", "kueue", "kuberay", "secrets_store")
     @classmethod
     def _exact(cls, v: str, info) -> str:
         if not _CHART_VERSION.fullmatch(v):
             default = cls.model_fields[info.field_name].default
-            raise ValueError(f"compute.charts.{info.field_name} {v!r} is not an exact chart version; write the "
-                             f"version as `helm search repo --versions` lists it, e.g. {default!r} (the default)")
+            raise ValueError(
+                f"compute.charts.{info.field_name} {v!r} is not an exact chart version; write the "
+                f"version as `helm search repo --versions` lists it, e.g. {default!r} (the default)"
+            )
         return v
 
     @field_validator("kuberay")
@@ -72,5 +78,6 @@ class ChartVersionsConfig(ConfigModel):
                 f"in k8s_charts/crds: Helm never upgrades a chart's CRDs, so the operator would run against old CRDs. "
                 f"To upgrade KubeRay, vendor the new tag's CRDs (k8s_charts/crds/SOURCES.md), move "
                 f"KUBERAY_CHART_VERSION in config/charts.py, run `make imports`, and apply the CRDs to running "
-                f"clusters with `kubectl apply --server-side -f k8s_charts/crds/ray.io_*.yaml` before `make deploy`")
+                f"clusters with `kubectl apply --server-side -f k8s_charts/crds/ray.io_*.yaml` before `make deploy`"
+            )
         return v

@@ -14,14 +14,18 @@ class CostConfig(ConfigModel):
     """Spend guard rails checked before synthesis."""
 
     max_burst_usd_per_hour: float | None = Field(
-        None, gt=0, description="Most the environment may spend per hour on GPUs when every Karpenter GPU pool runs "
-                                "at its GPU limit, plus the HyperPod instance groups (on-demand list prices; spot "
-                                "never exceeds them). Instance types without a price (config/data/prices.yaml) are "
-                                "named in a synth warning and left out of the check. None: no budget check.")
+        None,
+        gt=0,
+        description="Most the environment may spend per hour on GPUs when every Karpenter GPU pool runs "
+        "at its GPU limit, plus the HyperPod instance groups (on-demand list prices; spot "
+        "never exceeds them). Instance types without a price (config/data/prices.yaml) are "
+        "named in a synth warning and left out of the check. None: no budget check.",
+    )
 
 
-def burst_per_hour(region: str, pools: list[tuple[str, tuple[str, ...], int]],
-                   groups: list[tuple[str, str, int]]) -> tuple[float, list[str], list[str]]:
+def burst_per_hour(
+    region: str, pools: list[tuple[str, tuple[str, ...], int]], groups: list[tuple[str, str, int]]
+) -> tuple[float, list[str], list[str]]:
     """Maximum GPU spend per hour. ``pools``: (name, instance types, GPU limit); ``groups``: (name, ml.* type,
     count). Returns (total of what is priced, per-item lines, instance types without a price)."""
     pricer = Pricer.of(region)

@@ -49,11 +49,15 @@ def team_job_file(path: str, team: str, job: str) -> str:
 
 # Repository URLs Argo CD clones: https://host/org/repo(.git) or SSH (ssh://git@host/org/repo, git@host:org/repo).
 _HTTPS_URL = re.compile(r"https://(?P<userinfo>[^/@]+@)?[A-Za-z0-9.-]+(:[0-9]+)?/[^\s?#]+")
-_SSH_URL = re.compile(r"(ssh://[A-Za-z0-9._-]+@[A-Za-z0-9.-]+(:[0-9]+)?/[^\s?#]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s?#/][^\s?#]*)")
+_SSH_URL = re.compile(
+    r"(ssh://[A-Za-z0-9._-]+@[A-Za-z0-9.-]+(:[0-9]+)?/[^\s?#]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s?#/][^\s?#]*)"
+)
 # Secrets Manager: secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<6 chars>) or name
 # (1-512 of letters, digits and /_+=.@-; "Secrets Manager quotas", AWS Secrets Manager User Guide).
-SECRET_ARN = re.compile(r"arn:aws[a-z-]*:secretsmanager:(?P<region>[a-z0-9-]+):(?P<account>[0-9]{12}):secret:"
-                        r"[A-Za-z0-9/_+=.@-]+")
+SECRET_ARN = re.compile(
+    r"arn:aws[a-z-]*:secretsmanager:(?P<region>[a-z0-9-]+):(?P<account>[0-9]{12}):secret:"
+    r"[A-Za-z0-9/_+=.@-]+"
+)
 SECRET_NAME = re.compile(r"[A-Za-z0-9/_+=.@-]{1,512}")
 # IAM Identity Center instance ARN (AWS::SSO resource ARNs: arn:aws:sso:::instance/ssoins-<16 hex>).
 IDC_INSTANCE_ARN = re.compile(r"arn:aws[a-z-]*:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}")
@@ -65,41 +69,54 @@ class ArgoCdRoleMappingConfig(ConfigModel):
     """One Argo CD role of the managed capability and the Identity Center groups/users that get it."""
 
     role: Literal["ADMIN", "EDITOR", "VIEWER"] = Field(
-        description="Argo CD role of the capability: `ADMIN`, `EDITOR` or `VIEWER` (EKS API ArgoCdRoleMapping).")
+        description="Argo CD role of the capability: `ADMIN`, `EDITOR` or `VIEWER` (EKS API ArgoCdRoleMapping)."
+    )
     groups: tuple[str, ...] = Field((), description="IAM Identity Center group IDs (SsoIdentity type `SSO_GROUP`).")
     users: tuple[str, ...] = Field((), description="IAM Identity Center user IDs (SsoIdentity type `SSO_USER`).")
 
     @model_validator(mode="after")
     def _someone(self) -> ArgoCdRoleMappingConfig:
         if not self.groups and not self.users:
-            raise ValueError(f"delivery.identity_center.role_mappings: role {self.role} maps no identity; add the "
-                             f"Identity Center group IDs under `groups` (or user IDs under `users`), or remove it")
+            raise ValueError(
+                f"delivery.identity_center.role_mappings: role {self.role} maps no identity; add the "
+                f"Identity Center group IDs under `groups` (or user IDs under `users`), or remove it"
+            )
         return self
 
 
 class IdentityCenterConfig(ConfigModel):
     """IAM Identity Center settings the managed Argo CD capability signs users in with."""
 
-    instance_arn: str = Field(description="Identity Center instance ARN, `arn:aws:sso:::instance/ssoins-...` "
-                                          "(AWS::EKS::Capability AwsIdc.IdcInstanceArn).")
-    region: str | None = Field(None, description="Region of the Identity Center instance when it differs from the "
-                                                 "environment's (AwsIdc.IdcRegion). Default: the environment's.")
+    instance_arn: str = Field(
+        description="Identity Center instance ARN, `arn:aws:sso:::instance/ssoins-...` "
+        "(AWS::EKS::Capability AwsIdc.IdcInstanceArn)."
+    )
+    region: str | None = Field(
+        None,
+        description="Region of the Identity Center instance when it differs from the "
+        "environment's (AwsIdc.IdcRegion). Default: the environment's.",
+    )
     role_mappings: tuple[ArgoCdRoleMappingConfig, ...] = Field(
-        description="Which Identity Center groups/users get which Argo CD role (at least one ADMIN mapping).")
+        description="Which Identity Center groups/users get which Argo CD role (at least one ADMIN mapping)."
+    )
 
     @field_validator("instance_arn")
     @classmethod
     def _arn(cls, v: str) -> str:
         if not IDC_INSTANCE_ARN.fullmatch(v):
-            raise ValueError(f"delivery.identity_center.instance_arn {v!r} is not an IAM Identity Center instance "
-                             f"ARN; copy it from `aws sso-admin list-instances` (arn:aws:sso:::instance/ssoins-...)")
+            raise ValueError(
+                f"delivery.identity_center.instance_arn {v!r} is not an IAM Identity Center instance "
+                f"ARN; copy it from `aws sso-admin list-instances` (arn:aws:sso:::instance/ssoins-...)"
+            )
         return v
 
     @model_validator(mode="after")
     def _admin(self) -> IdentityCenterConfig:
         if "ADMIN" not in {m.role for m in self.role_mappings}:
-            raise ValueError("delivery.identity_center.role_mappings has no ADMIN mapping, so nobody could manage "
-                             "Argo CD; add `- {role: ADMIN, groups: [<platform engineers' group ID>]}`")
+            raise ValueError(
+                "delivery.identity_center.role_mappings has no ADMIN mapping, so nobody could manage "
+                "Argo CD; add `- {role: ADMIN, groups: [<platform engineers' group ID>]}`"
+            )
         return self
 
 
@@ -107,39 +124,53 @@ class DeliveryConfig(ConfigModel):
     """How the platform's Kubernetes manifests and the teams' jobs reach the cluster."""
 
     mode: Literal["cdk", "argocd"] = Field(
-        "cdk", description="`cdk`: the compute stack applies the platform's manifests at each deploy. `argocd`: "
-                           "Argo CD syncs them (and the teams' jobs) from `repository` (docs/gitops.md \"GitOps with Argo "
-                           "CD\").")
+        "cdk",
+        description="`cdk`: the compute stack applies the platform's manifests at each deploy. `argocd`: "
+        "Argo CD syncs them (and the teams' jobs) from `repository` (docs/gitops.md \"GitOps with Argo "
+        'CD").',
+    )
     repository: str | None = Field(
-        None, description="Git repository Argo CD syncs from: `https://host/org/repo.git` or SSH "
-                          "(`git@host:org/repo.git`). No credentials in the URL: see `credentials_secret`.")
+        None,
+        description="Git repository Argo CD syncs from: `https://host/org/repo.git` or SSH "
+        "(`git@host:org/repo.git`). No credentials in the URL: see `credentials_secret`.",
+    )
     revision: str = Field("main", description="Branch, tag or commit Argo CD follows (`targetRevision`).")
     path: str = Field(
-        "", description="Folder of this environment inside the repository, e.g. `environments/prod`; the platform's "
-                        "manifests go to `<path>/platform`, team jobs to `<path>/teams/<team>`. Default: "
-                        "`environments/<env>`.")
+        "",
+        description="Folder of this environment inside the repository, e.g. `environments/prod`; the platform's "
+        "manifests go to `<path>/platform`, team jobs to `<path>/teams/<team>`. Default: "
+        "`environments/<env>`.",
+    )
     credentials_secret: str | None = Field(
-        None, description="Secrets Manager secret (ARN or name) holding the repository's credentials as JSON "
-                          "(`{\"username\", \"password\"}` for HTTPS, `{\"sshPrivateKey\"}` for SSH), synced into "
-                          "the cluster by the Secrets Store CSI driver. Default: a public repository.")
+        None,
+        description="Secrets Manager secret (ARN or name) holding the repository's credentials as JSON "
+        '(`{"username", "password"}` for HTTPS, `{"sshPrivateKey"}` for SSH), synced into '
+        "the cluster by the Secrets Store CSI driver. Default: a public repository.",
+    )
     argocd: Literal["capability", "helm"] | None = Field(
-        None, description="Where Argo CD runs: `capability` (managed EKS capability, needs `identity_center`) or "
-                          "`helm` (upstream argo-cd chart on the system nodes). Default: `capability` when "
-                          "`identity_center` is set, else `helm`.")
+        None,
+        description="Where Argo CD runs: `capability` (managed EKS capability, needs `identity_center`) or "
+        "`helm` (upstream argo-cd chart on the system nodes). Default: `capability` when "
+        "`identity_center` is set, else `helm`.",
+    )
     identity_center: IdentityCenterConfig | None = Field(
-        None, description="IAM Identity Center instance and group -> Argo CD role mappings (managed capability).")
+        None, description="IAM Identity Center instance and group -> Argo CD role mappings (managed capability)."
+    )
     team_repositories: dict[str, str] = Field(
         default_factory=dict,
         description="Team name -> the team's own Git repository (same URL forms as `repository`): the team's "
-                    "Application reads `<path>/teams/<team>` there and the team's AppProject allows that repository "
-                    "only, so merging in a team repository can never change the platform or another team. A team "
-                    "without an entry uses `repository` (then protect `<path>/platform/` with CODEOWNERS: "
-                    "docs/gitops.md).")
+        "Application reads `<path>/teams/<team>` there and the team's AppProject allows that repository "
+        "only, so merging in a team repository can never change the platform or another team. A team "
+        "without an entry uses `repository` (then protect `<path>/platform/` with CODEOWNERS: "
+        "docs/gitops.md).",
+    )
     capability_vpc_endpoints: tuple[str, ...] = Field(
-        (), description="Interface VPC endpoint IDs (`vpce-...`) of the service "
-                        "`com.amazonaws.<region>.eks-capabilities`: the managed Argo CD endpoint then resolves to "
-                        "private addresses (AWS::EKS::Capability ArgoCd.NetworkAccess.VpceIds). Empty: the "
-                        "capability's UI/API endpoint is public (sign-in still through Identity Center).")
+        (),
+        description="Interface VPC endpoint IDs (`vpce-...`) of the service "
+        "`com.amazonaws.<region>.eks-capabilities`: the managed Argo CD endpoint then resolves to "
+        "private addresses (AWS::EKS::Capability ArgoCd.NetworkAccess.VpceIds). Empty: the "
+        "capability's UI/API endpoint is public (sign-in still through Identity Center).",
+    )
 
     @field_validator("repository")
     @classmethod
@@ -148,12 +179,16 @@ class DeliveryConfig(ConfigModel):
             return v
         https = _HTTPS_URL.fullmatch(v)
         if https and https.group("userinfo"):
-            raise ValueError(f"delivery.repository {v!r} carries credentials in the URL, which would end up in the "
-                             f"CloudFormation template; remove them and put them in a Secrets Manager secret named "
-                             f"by delivery.credentials_secret")
+            raise ValueError(
+                f"delivery.repository {v!r} carries credentials in the URL, which would end up in the "
+                f"CloudFormation template; remove them and put them in a Secrets Manager secret named "
+                f"by delivery.credentials_secret"
+            )
         if not https and not _SSH_URL.fullmatch(v):
-            raise ValueError(f"delivery.repository {v!r} is not a Git URL Argo CD can clone; use "
-                             f"https://github.com/<org>/<repo>.git or git@github.com:<org>/<repo>.git")
+            raise ValueError(
+                f"delivery.repository {v!r} is not a Git URL Argo CD can clone; use "
+                f"https://github.com/<org>/<repo>.git or git@github.com:<org>/<repo>.git"
+            )
         return v
 
     @field_validator("team_repositories")
@@ -168,8 +203,10 @@ class DeliveryConfig(ConfigModel):
     def _vpce(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         for e in v:
             if not re.fullmatch(r"vpce-[0-9a-f]{8,17}", e):
-                raise ValueError(f"delivery.capability_vpc_endpoints: {e!r} is not a VPC endpoint ID (vpce-...); "
-                                 f"create an interface endpoint for com.amazonaws.<region>.eks-capabilities")
+                raise ValueError(
+                    f"delivery.capability_vpc_endpoints: {e!r} is not a VPC endpoint ID (vpce-...); "
+                    f"create an interface endpoint for com.amazonaws.<region>.eks-capabilities"
+                )
         return v
 
     @field_validator("revision")
@@ -196,37 +233,48 @@ class DeliveryConfig(ConfigModel):
         if any(p in ("", ".") for p in parts) or posixpath.normpath(v) != v.rstrip("/"):
             raise ValueError(f"delivery.path {v!r} is not a normalized folder (empty or '.' segments); {fix}")
         if not all(re.fullmatch(r"[A-Za-z0-9._-]+", p) for p in parts):
-            raise ValueError(f"delivery.path {v!r} has characters other than letters, digits, '.', '_', '-' and "
-                             f"'/'; {fix}")
+            raise ValueError(
+                f"delivery.path {v!r} has characters other than letters, digits, '.', '_', '-' and '/'; {fix}"
+            )
         return v.rstrip("/")
 
     @field_validator("credentials_secret")
     @classmethod
     def _secret(cls, v: str | None) -> str | None:
         if v is not None and not (SECRET_ARN.fullmatch(v) or (SECRET_NAME.fullmatch(v) and not v.startswith("arn:"))):
-            raise ValueError(f"delivery.credentials_secret {v!r} is neither a Secrets Manager secret ARN nor a "
-                             f"secret name; use e.g. arn:aws:secretsmanager:<region>:<account>:secret:<name> or "
-                             f"platform/gitops-repository")
+            raise ValueError(
+                f"delivery.credentials_secret {v!r} is neither a Secrets Manager secret ARN nor a "
+                f"secret name; use e.g. arn:aws:secretsmanager:<region>:<account>:secret:<name> or "
+                f"platform/gitops-repository"
+            )
         return v
 
     @model_validator(mode="after")
     def _argocd_settings(self) -> DeliveryConfig:
         if self.argocd == "capability" and self.identity_center is None:
-            raise ValueError("delivery.argocd is capability but delivery.identity_center is not set: the managed "
-                             "Argo CD capability signs users in through IAM Identity Center (AWS::EKS::Capability "
-                             "AwsIdc is required); add identity_center.instance_arn and role_mappings, or use "
-                             "delivery.argocd: helm")
+            raise ValueError(
+                "delivery.argocd is capability but delivery.identity_center is not set: the managed "
+                "Argo CD capability signs users in through IAM Identity Center (AWS::EKS::Capability "
+                "AwsIdc is required); add identity_center.instance_arn and role_mappings, or use "
+                "delivery.argocd: helm"
+            )
         if self.mode == "argocd" and not self.repository:
-            raise ValueError("delivery.mode is argocd but delivery.repository is not set; add the Git repository "
-                             "Argo CD syncs from, e.g. repository: https://github.com/<org>/platform-gitops.git (or "
-                             "set delivery.mode: cdk)")
+            raise ValueError(
+                "delivery.mode is argocd but delivery.repository is not set; add the Git repository "
+                "Argo CD syncs from, e.g. repository: https://github.com/<org>/platform-gitops.git (or "
+                "set delivery.mode: cdk)"
+            )
         if self.repository and self.repository in self.team_repositories.values():
-            raise ValueError("delivery.team_repositories names the platform repository (delivery.repository) for a "
-                             "team; a team repository must be the team's own, or leave the team out (it then uses "
-                             "delivery.repository, guarded by CODEOWNERS)")
+            raise ValueError(
+                "delivery.team_repositories names the platform repository (delivery.repository) for a "
+                "team; a team repository must be the team's own, or leave the team out (it then uses "
+                "delivery.repository, guarded by CODEOWNERS)"
+            )
         if self.capability_vpc_endpoints and self.install != "capability":
-            raise ValueError("delivery.capability_vpc_endpoints is set but Argo CD runs from the Helm chart; its "
-                             "server has no public endpoint (kubectl port-forward), remove the setting")
+            raise ValueError(
+                "delivery.capability_vpc_endpoints is set but Argo CD runs from the Helm chart; its "
+                "server has no public endpoint (kubectl port-forward), remove the setting"
+            )
         return self
 
     def team_repository(self, team: str) -> str | None:
@@ -236,8 +284,10 @@ class DeliveryConfig(ConfigModel):
     def check_teams(self, teams: tuple[str, ...]) -> None:
         unknown = sorted(set(self.team_repositories) - set(teams))
         if unknown:
-            raise ValueError(f"delivery.team_repositories names {', '.join(unknown)}, which is no team of "
-                             f"kubernetes.teams ({', '.join(teams)}); fix the name or remove the entry")
+            raise ValueError(
+                f"delivery.team_repositories names {', '.join(unknown)}, which is no team of "
+                f"kubernetes.teams ({', '.join(teams)}); fix the name or remove the entry"
+            )
 
     @property
     def install(self) -> Literal["capability", "helm"]:
@@ -254,6 +304,8 @@ class DeliveryConfig(ConfigModel):
         """A secret ARN must be of this environment's account and region (the cluster reads it there)."""
         m = SECRET_ARN.fullmatch(self.credentials_secret or "")
         if m and (m.group("region"), m.group("account")) != (region, account):
-            raise ValueError(f"delivery.credentials_secret {self.credentials_secret!r} is in account "
-                             f"{m.group('account')} region {m.group('region')}, but the cluster runs in account "
-                             f"{account} region {region}; replicate the secret there and use that ARN")
+            raise ValueError(
+                f"delivery.credentials_secret {self.credentials_secret!r} is in account "
+                f"{m.group('account')} region {m.group('region')}, but the cluster runs in account "
+                f"{account} region {region}; replicate the secret there and use that ARN"
+            )

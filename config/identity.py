@@ -10,7 +10,6 @@ from pydantic import field_validator
 from ._base import ConfigModel
 from .regions import HEALTH_MONITORING_AGENT_ACCOUNTS
 
-
 DEPLOYMENT_NAME = re.compile(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?")
 """An environment's or existing-cluster deployment's name (its file name): it becomes part of stack, bucket and
 cluster names."""
@@ -20,16 +19,20 @@ def check_deployment_name(v: str, what: str, path: str, becomes: str) -> str:
     """``v`` if it is a :data:`DEPLOYMENT_NAME`, else a message naming ``what`` (e.g. 'environment name'), the file
     ``path`` it comes from and what it ``becomes``."""
     if not DEPLOYMENT_NAME.fullmatch(v):
-        raise ValueError(f"{what} {v!r} (the file name {path}) must be 1-16 lower-case ASCII letters, digits and '-', "
-                         f"starting with a letter and not ending with '-'; it becomes part of {becomes}")
+        raise ValueError(
+            f"{what} {v!r} (the file name {path}) must be 1-16 lower-case ASCII letters, digits and '-', "
+            f"starting with a letter and not ending with '-'; it becomes part of {becomes}"
+        )
     return v
 
 
 def check_account(v: str, field: str = "account") -> str:
     # [0-9], not \d: \d also matches non-ASCII digits such as '١٢٣'.
     if not re.fullmatch(r"[0-9]{12}", v):
-        raise ValueError(f"{field} {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. {field}: "
-                         f"\"123456789012\" (ASCII digits 0-9 only)")
+        raise ValueError(
+            f"{field} {v!r} is not a 12-digit AWS account ID; quote it in YAML, e.g. {field}: "
+            f'"123456789012" (ASCII digits 0-9 only)'
+        )
     return v
 
 
@@ -44,10 +47,12 @@ def check_region(v: str, field: str = "region") -> str:
     """A region a platform deployment can run in (it has HyperPod's health-monitoring agent image)."""
     check_region_name(v, field)
     if v not in HEALTH_MONITORING_AGENT_ACCOUNTS:
-        raise ValueError(f"{field} {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
-                         f"HyperPod EKS cluster runs; use one of "
-                         f"{', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))} "
-                         f"(or add the region's image account to config/regions.py, with its source)")
+        raise ValueError(
+            f"{field} {v!r} has no SageMaker HyperPod health-monitoring agent image, which every "
+            f"HyperPod EKS cluster runs; use one of "
+            f"{', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))} "
+            f"(or add the region's image account to config/regions.py, with its source)"
+        )
     return v
 
 
@@ -60,14 +65,19 @@ def check_tags(v: dict[str, str], field: str = "tags") -> dict[str, str]:
         raise ValueError(f"{field} has {len(v)} entries; AWS allows at most 50 user tags per resource")
     for key, value in v.items():
         if not 1 <= len(key) <= 128 or not allowed.fullmatch(key):
-            raise ValueError(f"{field} key {key!r} is not a valid AWS tag key; use 1-128 letters, digits, spaces "
-                             f"and + - = . _ : / @")
+            raise ValueError(
+                f"{field} key {key!r} is not a valid AWS tag key; use 1-128 letters, digits, spaces and + - = . _ : / @"
+            )
         if key.lower().startswith("aws:"):
-            raise ValueError(f"{field} key {key!r} starts with 'aws:', a prefix reserved for AWS; rename it, e.g. "
-                             f"{key[4:] or 'project'!r}")
+            raise ValueError(
+                f"{field} key {key!r} starts with 'aws:', a prefix reserved for AWS; rename it, e.g. "
+                f"{key[4:] or 'project'!r}"
+            )
         if len(value) > 256 or not allowed.fullmatch(value):
-            raise ValueError(f"{field} {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
-                             f"at most 256 letters, digits, spaces and + - = . _ : / @")
+            raise ValueError(
+                f"{field} {key!r}: value of {len(value)} characters is not a valid AWS tag value; use "
+                f"at most 256 letters, digits, spaces and + - = . _ : / @"
+            )
     return v
 
 

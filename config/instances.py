@@ -22,13 +22,13 @@ SPECS_FILE = Path(__file__).parent / "data" / "instance_specs.yaml"
 class InstanceSpec:
     """One instance type as EC2 documents it (threads_per_core 2: the vCPUs EC2 lists)."""
 
-    name: str                 # EC2 name, no `ml.` prefix
+    name: str  # EC2 name, no `ml.` prefix
     vcpus: int
     memory_gib: int
-    max_pods: int             # ENI-limited pods (eni-max-pods.txt): sizes kube-reserved memory
+    max_pods: int  # ENI-limited pods (eni-max-pods.txt): sizes kube-reserved memory
     gpus: int = 0
-    gpu_type: str = "none"    # `gpu-type` node label value
-    efa_interfaces: int = 0   # network cards that take an EFA interface (0 = no EFA)
+    gpu_type: str = "none"  # `gpu-type` node label value
+    efa_interfaces: int = 0  # network cards that take an EFA interface (0 = no EFA)
     instance_store: bool = False
 
     @property
@@ -56,9 +56,11 @@ def instance_spec(field: str, instance_type: str) -> InstanceSpec:
     """The spec of ``instance_type``, or a ValueError naming ``field`` and the data file."""
     spec = find_spec(instance_type)
     if spec is None:
-        raise ValueError(f"{field} {instance_type!r} has no specs in config/data/instance_specs.yaml (vCPUs, memory, "
-                         f"GPUs, EFA, max pods), so pods cannot be sized for it; add it there with its figures from the EC2 "
-                         f"instance type pages, or use one of {', '.join(sorted(instance_specs()))}")
+        raise ValueError(
+            f"{field} {instance_type!r} has no specs in config/data/instance_specs.yaml (vCPUs, memory, "
+            f"GPUs, EFA, max pods), so pods cannot be sized for it; add it there with its figures from the EC2 "
+            f"instance type pages, or use one of {', '.join(sorted(instance_specs()))}"
+        )
     return spec
 
 
@@ -89,15 +91,17 @@ def botocore_shape(service: str, shape: str) -> dict:
     try:
         spec = importlib.util.find_spec("botocore")  # botocore's own data folder, without importing botocore
         data = Path(next(iter(spec.submodule_search_locations))) / "data" / service  # type: ignore[union-attr]
-        version = max(p.name for p in data.iterdir() if (p / "service-2.json.gz").is_file()
-                      or (p / "service-2.json").is_file())  # API versions are dates: the newest, as botocore picks
+        version = max(
+            p.name for p in data.iterdir() if (p / "service-2.json.gz").is_file() or (p / "service-2.json").is_file()
+        )  # API versions are dates: the newest, as botocore picks
         base = data / version / "service-2.json"
         for path, opener in ((base.with_suffix(".json.gz"), gzip.open), (base, open)):
             if path.is_file():
                 with opener(path, "rt", encoding="utf-8") as handle:
                     text = handle.read()
-                match = re.search(rf'\n    "{re.escape(shape)}":\{{.*?\n    \}}', text[text.index('\n  "shapes"'):],
-                                  re.S)
+                match = re.search(
+                    rf'\n    "{re.escape(shape)}":\{{.*?\n    \}}', text[text.index('\n  "shapes"') :], re.S
+                )
                 if match:
                     return json.loads(match.group(0).split(":", 1)[1])
     except (ValueError, KeyError, OSError, StopIteration, TypeError):
@@ -121,8 +125,11 @@ def check_ec2_instance_type(field: str, value: str) -> str:
         return value
     family = value.split(".", 1)[0]
     sizes = sorted(t for t in known if t.split(".", 1)[0] == family)
-    hint = (f"{family} comes in {', '.join(sizes)}" if sizes else
-            f"close matches: {', '.join(difflib.get_close_matches(value, sorted(known), n=5, cutoff=0.6)) or 'none'}")
+    hint = (
+        f"{family} comes in {', '.join(sizes)}"
+        if sizes
+        else f"close matches: {', '.join(difflib.get_close_matches(value, sorted(known), n=5, cutoff=0.6)) or 'none'}"
+    )
     raise ValueError(f"{field} {value!r} is not an EC2 instance type (botocore's EC2 model); {hint}")
 
 
@@ -130,9 +137,20 @@ def check_ec2_instance_type(field: str, value: str) -> str:
 # by their `ml.` names, Karpenter pools, `llmft`, the cost report). config/data/instance_specs.yaml gives each
 # instance type it lists the same gpu_type (tests/test_node_shapes.py checks both agree).
 GPU_TYPE_BY_FAMILY: dict[str, str] = {
-    "p4d": "a100", "p4de": "a100-80gb", "p5": "h100", "p5e": "h200", "p5en": "h200",
-    "p6-b200": "b200", "p6-b300": "b300", "p6e-gb200": "gb200", "g4dn": "t4", "g5": "a10g",
-    "g6": "l4", "gr6": "l4", "g6e": "l40s", "g7e": "rtx-pro-6000",
+    "p4d": "a100",
+    "p4de": "a100-80gb",
+    "p5": "h100",
+    "p5e": "h200",
+    "p5en": "h200",
+    "p6-b200": "b200",
+    "p6-b300": "b300",
+    "p6e-gb200": "gb200",
+    "g4dn": "t4",
+    "g5": "a10g",
+    "g6": "l4",
+    "gr6": "l4",
+    "g6e": "l40s",
+    "g7e": "rtx-pro-6000",
 }
 
 
@@ -155,19 +173,21 @@ def is_nvidia_gpu(instance_type: str) -> bool:
 class GpuInstanceType:
     """Facts about one GPU instance type (EC2 name without the HyperPod `ml.` prefix)."""
 
-    gpu_type: str            # value of the `gpu-type` node label
+    gpu_type: str  # value of the `gpu-type` node label
     gpus: int
-    efa_network_cards: int   # 0 = no EFA; else network cards that each take an EFA-only interface
-    instance_store: bool     # NVMe instance store present (RAID0 for ephemeral storage)
+    efa_network_cards: int  # 0 = no EFA; else network cards that each take an EFA-only interface
+    instance_store: bool  # NVMe instance store present (RAID0 for ephemeral storage)
     vcpus: int
     memory_gib: int
 
 
 # EC2 GPU instance types the platform knows: the `gpu` section of config/data/instance_specs.yaml (with sources).
 GPU_INSTANCE_TYPES: dict[str, GpuInstanceType] = {
-    name: GpuInstanceType(spec.gpu_type, spec.gpus, spec.efa_interfaces, spec.instance_store, spec.vcpus,
-                          spec.memory_gib)
-    for name, spec in instance_specs().items() if spec.is_gpu
+    name: GpuInstanceType(
+        spec.gpu_type, spec.gpus, spec.efa_interfaces, spec.instance_store, spec.vcpus, spec.memory_gib
+    )
+    for name, spec in instance_specs().items()
+    if spec.is_gpu
 }
 
 
@@ -175,6 +195,8 @@ def gpu_instance_type(field: str, name: str) -> GpuInstanceType:
     """Facts about ``name`` (``ml.`` prefix allowed, as HyperPod names them), or a message naming ``field``."""
     info = GPU_INSTANCE_TYPES.get(name.removeprefix("ml."))
     if info is None:
-        raise ValueError(f"{field} {name!r} is not a known GPU instance type; use one of "
-                         f"{', '.join(GPU_INSTANCE_TYPES)} (or add it to config.kubernetes.GPU_INSTANCE_TYPES)")
+        raise ValueError(
+            f"{field} {name!r} is not a known GPU instance type; use one of "
+            f"{', '.join(GPU_INSTANCE_TYPES)} (or add it to config.kubernetes.GPU_INSTANCE_TYPES)"
+        )
     return info

@@ -39,8 +39,16 @@ TIER_PRIORITY_CLASSES: dict[str, tuple[str, ...]] = {
 
 # Namespaces that belong to the platform, not to a team (`default` and `kube-*` are refused separately).
 # `kuberay` and `amazon-cloudwatch` may reach team pods (k8s_charts/team_isolation.py), so no team may be called so.
-RESERVED_NAMESPACES: tuple[str, ...] = ("default", "karpenter", "kubeflow", "ray-system", "kuberay", "aws-hyperpod",
-                                        "amazon-cloudwatch", "cert-manager")
+RESERVED_NAMESPACES: tuple[str, ...] = (
+    "default",
+    "karpenter",
+    "kubeflow",
+    "ray-system",
+    "kuberay",
+    "aws-hyperpod",
+    "amazon-cloudwatch",
+    "cert-manager",
+)
 
 # Karpenter v1 accepts durations of whole seconds, minutes and hours (a subset of Go's time.ParseDuration).
 _DURATION = re.compile(r"([0-9]+(s|m|h))+")
@@ -75,8 +83,10 @@ def validate_duration(field: str, value: str, *, allow_never: bool) -> str:
     if _DURATION.fullmatch(value) or (allow_never and value == "Never"):
         return value
     never = " or 'Never'" if allow_never else ""
-    raise ValueError(f"{field} {value!r} is not a duration; use a Go duration of whole hours, minutes and seconds "
-                     f"such as '30m', '720h' or '1h30m'{never}")
+    raise ValueError(
+        f"{field} {value!r} is not a duration; use a Go duration of whole hours, minutes and seconds "
+        f"such as '30m', '720h' or '1h30m'{never}"
+    )
 
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -87,8 +97,9 @@ def validate_dns_label(field: str, value: str, example: str) -> str:
     """Return ``value`` if it is a DNS-1123 label (a Kubernetes object name), else raise a message naming
     ``field`` with ``example`` as a valid value."""
     if len(value) > 63 or not _DNS1123_LABEL.fullmatch(value):
-        raise ValueError(f"{field} {value!r} is not a DNS-1123 label; use lower-case letters, digits and '-', "
-                         f"e.g. {example!r}")
+        raise ValueError(
+            f"{field} {value!r} is not a DNS-1123 label; use lower-case letters, digits and '-', e.g. {example!r}"
+        )
     return value
 
 
@@ -110,36 +121,51 @@ def validate_namespace_name(field: str, value: str) -> str:
 class TeamConfig(ConfigModel):
     """One ML team: a namespace with quotas, allowed job tiers and its own S3 prefix."""
 
-    name: str = Field(description="Team name, used as the namespace name (DNS-1123 label; not `default`, "
-                                  "`kube-*` or a platform namespace).")
-    gpu_quota: int = Field(8, ge=0, le=MAX_GPUS,
-                           description="Most GPUs (`requests.nvidia.com/gpu`) the team's pods may "
-                                                "request at once, across all tiers.")
+    name: str = Field(
+        description="Team name, used as the namespace name (DNS-1123 label; not `default`, "
+        "`kube-*` or a platform namespace)."
+    )
+    gpu_quota: int = Field(
+        8,
+        ge=0,
+        le=MAX_GPUS,
+        description="Most GPUs (`requests.nvidia.com/gpu`) the team's pods may request at once, across all tiers.",
+    )
     allowed_tiers: tuple[Tier, ...] = Field(
         ("development", "research", "experiment"),
         description="Job tiers the team may submit: production, development, research, experiment. The "
-                    "namespace's ResourceQuota lets pods use only these tiers' PriorityClasses.")
+        "namespace's ResourceQuota lets pods use only these tiers' PriorityClasses.",
+    )
     gpu_shares: dict[str, int] = Field(
         default_factory=dict,
         description="Nominal GPUs per capacity (a GPU instance group of compute.hyperpod or a "
-                    "kubernetes.gpu_node_pools name): the team's share, usable without borrowing. Shares of all "
-                    "teams on one capacity may not exceed what it holds; the rest of each capacity is a pool every "
-                    "borrowing team shares.")
+        "kubernetes.gpu_node_pools name): the team's share, usable without borrowing. Shares of all "
+        "teams on one capacity may not exceed what it holds; the rest of each capacity is a pool every "
+        "borrowing team shares.",
+    )
     borrowing: bool = Field(
-        True, description="Kueue borrowing within the cohort: the team may use other teams' unused shares and the "
-                          "unassigned capacity (priority still decides preemption). False: at most its gpu_shares.")
+        True,
+        description="Kueue borrowing within the cohort: the team may use other teams' unused shares and the "
+        "unassigned capacity (priority still decides preemption). False: at most its gpu_shares.",
+    )
     s3_prefix: str | None = Field(
-        None, description="Prefix of the data bucket the team's service account may read/write; default "
-                          "`teams/<name>/`. Must end with '/' and must not overlap another team's prefix.")
+        None,
+        description="Prefix of the data bucket the team's service account may read/write; default "
+        "`teams/<name>/`. Must end with '/' and must not overlap another team's prefix.",
+    )
     posix_uid: int = Field(
-        None, validate_default=True,
+        None,
+        validate_default=True,
         description="POSIX uid the team's pods run as (enforced) and owner of its FSx tree `/teams/<name>`; "
-                    "1000-9999 (below Studio's uid range), unique across teams. Default: 5000 + a stable hash of "
-                    "the name.")
+        "1000-9999 (below Studio's uid range), unique across teams. Default: 5000 + a stable hash of "
+        "the name.",
+    )
     posix_gid: int = Field(
-        None, validate_default=True,
+        None,
+        validate_default=True,
         description="POSIX gid of the team's pods, of its FSx tree and of its Studio users; 1001-4000000, unique "
-                    "across teams, not `studio.posix_gid`. Default: the same number as the default uid.")
+        "across teams, not `studio.posix_gid`. Default: the same number as the default uid.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -157,10 +183,15 @@ class TeamConfig(ConfigModel):
     def _uid(cls, v: int) -> int:
         low, high = TEAM_UID_RANGE
         if not low <= v <= high:
-            studio = " (that is SageMaker Studio's uid range: a Studio user could own the team's files)" \
-                if v >= 10000 else ""
-            raise ValueError(f"kubernetes.teams[].posix_uid {v} is outside {low}-{high}{studio}; pick an unused uid "
-                             f"such as 5001 (0-999 are system accounts)")
+            studio = (
+                " (that is SageMaker Studio's uid range: a Studio user could own the team's files)"
+                if v >= 10000
+                else ""
+            )
+            raise ValueError(
+                f"kubernetes.teams[].posix_uid {v} is outside {low}-{high}{studio}; pick an unused uid "
+                f"such as 5001 (0-999 are system accounts)"
+            )
         return v
 
     @field_validator("posix_gid")
@@ -168,8 +199,10 @@ class TeamConfig(ConfigModel):
     def _gid(cls, v: int) -> int:
         low, high = TEAM_GID_RANGE
         if not low <= v <= high:
-            raise ValueError(f"kubernetes.teams[].posix_gid {v} is outside {low}-{high} (SageMaker Studio's gid "
-                             f"range; the team's Studio users get this gid); pick e.g. 5001")
+            raise ValueError(
+                f"kubernetes.teams[].posix_gid {v} is outside {low}-{high} (SageMaker Studio's gid "
+                f"range; the team's Studio users get this gid); pick e.g. 5001"
+            )
         return v
 
     @field_validator("name")
@@ -183,11 +216,11 @@ class TeamConfig(ConfigModel):
         if isinstance(v, (list, tuple)):
             unknown = [t for t in v if t not in TIERS]
             if unknown:
-                raise ValueError(f"kubernetes.teams[].allowed_tiers {unknown!r} are not job tiers; use any of "
-                                 f"{', '.join(TIERS)}")
+                raise ValueError(
+                    f"kubernetes.teams[].allowed_tiers {unknown!r} are not job tiers; use any of {', '.join(TIERS)}"
+                )
             if not v:
-                raise ValueError("kubernetes.teams[].allowed_tiers is empty; allow at least one of "
-                                 f"{', '.join(TIERS)}")
+                raise ValueError(f"kubernetes.teams[].allowed_tiers is empty; allow at least one of {', '.join(TIERS)}")
             if len(set(v)) != len(v):
                 raise ValueError(f"kubernetes.teams[].allowed_tiers {list(v)!r} lists a tier twice; list each once")
         return v
@@ -244,42 +277,59 @@ class PriorityClassConfig(ConfigModel):
     value: int = Field(description=f"Priority, at most {PRIORITY_VALUE_MAX:,}; higher preempts lower.")
     description: str = Field(description="What the class is for (shown by `kubectl get priorityclass -o wide`).")
     preemption_policy: Literal["PreemptLowerPriority", "Never"] = Field(
-        "PreemptLowerPriority", description="`Never`: waits in the queue ahead of lower priorities but never "
-                                            "evicts a running pod.")
+        "PreemptLowerPriority",
+        description="`Never`: waits in the queue ahead of lower priorities but never evicts a running pod.",
+    )
 
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
         validate_dns_label("kubernetes.priority_classes[].name", v, "critical")
         if v.startswith("system-"):
-            raise ValueError(f"kubernetes.priority_classes[].name {v!r} uses the reserved 'system-' prefix; "
-                             f"choose another name")
+            raise ValueError(
+                f"kubernetes.priority_classes[].name {v!r} uses the reserved 'system-' prefix; choose another name"
+            )
         return v
 
     @field_validator("value")
     @classmethod
     def _value(cls, v: int) -> int:
         if not -PRIORITY_VALUE_MAX <= v <= PRIORITY_VALUE_MAX:
-            raise ValueError(f"kubernetes.priority_classes[].value {v:,} is out of range; user-defined "
-                             f"PriorityClasses must be between -{PRIORITY_VALUE_MAX:,} and {PRIORITY_VALUE_MAX:,} "
-                             f"(larger values are reserved for system-critical pods)")
+            raise ValueError(
+                f"kubernetes.priority_classes[].value {v:,} is out of range; user-defined "
+                f"PriorityClasses must be between -{PRIORITY_VALUE_MAX:,} and {PRIORITY_VALUE_MAX:,} "
+                f"(larger values are reserved for system-critical pods)"
+            )
         return v
 
 
 DEFAULT_PRIORITY_CLASSES: tuple[PriorityClassConfig, ...] = (
-    PriorityClassConfig(name="critical", value=1_000_000,
-                        description="Production training on HyperPod reserved capacity; preempts every other "
-                                    "tier when the reserved nodes are full."),
-    PriorityClassConfig(name="high", value=800_000,
-                        description="Development jobs on on-demand EC2 GPU nodes (bursting onto idle HyperPod "
-                                    "nodes); preempts research and experiments."),
-    PriorityClassConfig(name="medium", value=600_000,
-                        description="Research jobs on spot GPU nodes (bursting onto idle HyperPod nodes); "
-                                    "preempts experiments."),
-    PriorityClassConfig(name="low", value=400_000,
-                        description="Experiments on spot GPU nodes; first to be preempted after preemptible."),
-    PriorityClassConfig(name="preemptible", value=200_000, preemption_policy="Never",
-                        description="Opportunistic experiments: never preempt anything and are evicted first."),
+    PriorityClassConfig(
+        name="critical",
+        value=1_000_000,
+        description="Production training on HyperPod reserved capacity; preempts every other "
+        "tier when the reserved nodes are full.",
+    ),
+    PriorityClassConfig(
+        name="high",
+        value=800_000,
+        description="Development jobs on on-demand EC2 GPU nodes (bursting onto idle HyperPod "
+        "nodes); preempts research and experiments.",
+    ),
+    PriorityClassConfig(
+        name="medium",
+        value=600_000,
+        description="Research jobs on spot GPU nodes (bursting onto idle HyperPod nodes); preempts experiments.",
+    ),
+    PriorityClassConfig(
+        name="low", value=400_000, description="Experiments on spot GPU nodes; first to be preempted after preemptible."
+    ),
+    PriorityClassConfig(
+        name="preemptible",
+        value=200_000,
+        preemption_policy="Never",
+        description="Opportunistic experiments: never preempt anything and are evicted first.",
+    ),
 )
 
 
@@ -287,23 +337,39 @@ class GpuNodePoolConfig(ConfigModel):
     """One Karpenter NodePool of GPU nodes: one GPU class and one capacity type."""
 
     name: str = Field(description="NodePool name (DNS-1123 label), e.g. `h100-on-demand`.")
-    instance_types: tuple[str, ...] = Field(description="EC2 instance types, all with the same GPU type "
-                                                        "(see config.kubernetes.GPU_INSTANCE_TYPES).")
-    capacity_type: Literal["on-demand", "spot"] = Field(description="`on-demand` serves the development tier "
-                                                                    "(`node-type: eks-on-demand`), `spot` the "
-                                                                    "research/experiment tiers (`eks-spot`).")
-    gpu_limit: int = Field(description=f"Most GPUs the pool may run at once: the pool's spend cap (at most "
-                                       f"{MAX_GPUS}).")
-    weight: int = Field(description="Karpenter weight 1-100; among pools that fit a pod the highest is tried "
-                                    "first. Must be unique so the order is explicit.")
-    efa: bool = Field(False, description="Attach EFA interfaces on every network card and pin the pool to the "
-                                         "HyperPod AZ (network.hyperpod.availability_zone) for multi-node jobs.")
-    consolidate_after: str = Field("30m", description="How long a node must be empty before it is removed "
-                                                      "(consolidation policy is always WhenEmpty).")
-    expire_after: str = Field("720h", description="Node lifetime before replacement (patching), or `Never`. "
-                                                  "Expiry drains forcefully after termination_grace_period.")
-    termination_grace_period: str = Field("24h", description="Longest a draining node waits for pods (even "
-                                                              "do-not-disrupt training pods) before terminating.")
+    instance_types: tuple[str, ...] = Field(
+        description="EC2 instance types, all with the same GPU type (see config.kubernetes.GPU_INSTANCE_TYPES)."
+    )
+    capacity_type: Literal["on-demand", "spot"] = Field(
+        description="`on-demand` serves the development tier "
+        "(`node-type: eks-on-demand`), `spot` the "
+        "research/experiment tiers (`eks-spot`)."
+    )
+    gpu_limit: int = Field(
+        description=f"Most GPUs the pool may run at once: the pool's spend cap (at most {MAX_GPUS})."
+    )
+    weight: int = Field(
+        description="Karpenter weight 1-100; among pools that fit a pod the highest is tried "
+        "first. Must be unique so the order is explicit."
+    )
+    efa: bool = Field(
+        False,
+        description="Attach EFA interfaces on every network card and pin the pool to the "
+        "HyperPod AZ (network.hyperpod.availability_zone) for multi-node jobs.",
+    )
+    consolidate_after: str = Field(
+        "30m",
+        description="How long a node must be empty before it is removed (consolidation policy is always WhenEmpty).",
+    )
+    expire_after: str = Field(
+        "720h",
+        description="Node lifetime before replacement (patching), or `Never`. "
+        "Expiry drains forcefully after termination_grace_period.",
+    )
+    termination_grace_period: str = Field(
+        "24h",
+        description="Longest a draining node waits for pods (even do-not-disrupt training pods) before terminating.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -324,16 +390,20 @@ class GpuNodePoolConfig(ConfigModel):
     @classmethod
     def _gpu_limit(cls, v: int) -> int:
         if not 1 <= v <= MAX_GPUS:
-            raise ValueError(f"kubernetes.gpu_node_pools[].gpu_limit {v} is outside 1-{MAX_GPUS}; it is the pool's "
-                             f"spend cap in GPUs, e.g. 16 for two 8-GPU nodes")
+            raise ValueError(
+                f"kubernetes.gpu_node_pools[].gpu_limit {v} is outside 1-{MAX_GPUS}; it is the pool's "
+                f"spend cap in GPUs, e.g. 16 for two 8-GPU nodes"
+            )
         return v
 
     @field_validator("weight")
     @classmethod
     def _weight(cls, v: int) -> int:
         if not 1 <= v <= 100:
-            raise ValueError(f"kubernetes.gpu_node_pools[].weight {v} is outside 1-100; Karpenter weights are "
-                             f"1 (last) to 100 (first)")
+            raise ValueError(
+                f"kubernetes.gpu_node_pools[].weight {v} is outside 1-100; Karpenter weights are "
+                f"1 (last) to 100 (first)"
+            )
         return v
 
     @model_validator(mode="after")
@@ -343,26 +413,33 @@ class GpuNodePoolConfig(ConfigModel):
             raise ValueError(f"{field}.instance_types is empty; list at least one, e.g. ['p5.48xlarge']")
         infos = {t: gpu_instance_type(f"{field}.instance_types", t) for t in self.instance_types}
         if self.instance_types != tuple(t.removeprefix("ml.") for t in self.instance_types):
-            raise ValueError(f"{field}.instance_types {list(self.instance_types)!r} name HyperPod (ml.) types; "
-                             f"Karpenter launches EC2 types, write them without 'ml.'")
+            raise ValueError(
+                f"{field}.instance_types {list(self.instance_types)!r} name HyperPod (ml.) types; "
+                f"Karpenter launches EC2 types, write them without 'ml.'"
+            )
         gpu_types = sorted({i.gpu_type for i in infos.values()})
         if len(gpu_types) > 1:
-            raise ValueError(f"{field}.instance_types mix GPU types {gpu_types}; one pool holds one GPU type, "
-                             f"split it into one pool per GPU type")
+            raise ValueError(
+                f"{field}.instance_types mix GPU types {gpu_types}; one pool holds one GPU type, "
+                f"split it into one pool per GPU type"
+            )
         if self.efa:
             no_efa = [t for t, i in infos.items() if not i.efa_network_cards]
             if no_efa:
-                raise ValueError(f"{field}.efa is true but {no_efa} do not support EFA; remove them or set "
-                                 f"efa: false")
+                raise ValueError(f"{field}.efa is true but {no_efa} do not support EFA; remove them or set efa: false")
             cards = sorted({i.efa_network_cards for i in infos.values()})
             if len(cards) > 1:
-                raise ValueError(f"{field}.instance_types have different EFA network card counts {cards}; an EFA "
-                                 f"pool needs one layout, split it by instance family")
+                raise ValueError(
+                    f"{field}.instance_types have different EFA network card counts {cards}; an EFA "
+                    f"pool needs one layout, split it by instance family"
+                )
         smallest = min(i.gpus for i in infos.values())
         if self.gpu_limit < smallest:
-            raise ValueError(f"{field}.gpu_limit {self.gpu_limit} is below the {smallest} GPUs of its smallest "
-                             f"instance type, so the pool could never launch a node; raise it to at least "
-                             f"{smallest}")
+            raise ValueError(
+                f"{field}.gpu_limit {self.gpu_limit} is below the {smallest} GPUs of its smallest "
+                f"instance type, so the pool could never launch a node; raise it to at least "
+                f"{smallest}"
+            )
         return self
 
     @property
@@ -393,24 +470,35 @@ class CpuNodePoolConfig(ConfigModel):
     steps): on-demand, general-purpose, pinned to the HyperPod AZ (where FSx and the EFA GPU nodes are), tainted so
     that only those pods (which tolerate it) ever make it launch a node. They may also run on the system nodes."""
 
-    name: str = Field("cpu-jobs", description="NodePool and EC2NodeClass name (DNS-1123 label; not a GPU pool's "
-                                              "name).")
+    name: str = Field("cpu-jobs", description="NodePool and EC2NodeClass name (DNS-1123 label; not a GPU pool's name).")
     instance_types: tuple[str, ...] = Field(
         ("m7i.xlarge", "m6i.xlarge"),
         description="EC2 instance types: current-generation general-purpose (m6 or later) CPU types listed in "
-                    "config/data/instance_specs.yaml. Karpenter picks the cheapest that fits the pending pods.")
-    cpu_limit: int = Field(16, description="Most vCPUs the pool may run at once: its spend cap (`make cost` shows "
-                                           "$/hour per node and at the limit). At least the vCPUs of one node.")
-    consolidate_after: str = Field("5m", description="How long after a pod change a node is considered for "
-                                                     "consolidation (policy WhenEmptyOrUnderutilized; nodes with "
-                                                     "running job pods are never consolidated: the pods carry "
-                                                     "`karpenter.sh/do-not-disrupt`).")
+        "config/data/instance_specs.yaml. Karpenter picks the cheapest that fits the pending pods.",
+    )
+    cpu_limit: int = Field(
+        16,
+        description="Most vCPUs the pool may run at once: its spend cap (`make cost` shows "
+        "$/hour per node and at the limit). At least the vCPUs of one node.",
+    )
+    consolidate_after: str = Field(
+        "5m",
+        description="How long after a pod change a node is considered for "
+        "consolidation (policy WhenEmptyOrUnderutilized; nodes with "
+        "running job pods are never consolidated: the pods carry "
+        "`karpenter.sh/do-not-disrupt`).",
+    )
     expire_after: str = Field("720h", description="Node lifetime before replacement (patching), or `Never`.")
-    termination_grace_period: str = Field("24h", description="Longest a draining node waits for job pods before "
-                                                              "terminating.")
-    data_volume_gib: int = Field(100, ge=20, le=EBS_MAX_GIB,
-                                 description="Data volume for container images and logs (gp3, encrypted); the "
-                                             "Ray head pulls the training image.")
+    termination_grace_period: str = Field(
+        "24h", description="Longest a draining node waits for job pods before terminating."
+    )
+    data_volume_gib: int = Field(
+        100,
+        ge=20,
+        le=EBS_MAX_GIB,
+        description="Data volume for container images and logs (gp3, encrypted); the "
+        "Ray head pulls the training image.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -421,31 +509,36 @@ class CpuNodePoolConfig(ConfigModel):
     @classmethod
     def _types(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v:
-            raise ValueError("kubernetes.cpu_node_pool.instance_types is empty; list at least one, e.g. "
-                             "['m7i.xlarge']")
+            raise ValueError("kubernetes.cpu_node_pool.instance_types is empty; list at least one, e.g. ['m7i.xlarge']")
         if len(set(v)) != len(v):
-            raise ValueError(f"kubernetes.cpu_node_pool.instance_types {list(v)!r} lists a type twice; list each "
-                             f"once")
+            raise ValueError(f"kubernetes.cpu_node_pool.instance_types {list(v)!r} lists a type twice; list each once")
         for t in v:
             if t.startswith("ml."):
-                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} is a SageMaker (ml.) type; Karpenter "
-                                 f"launches EC2 types, write it without 'ml.'")
+                raise ValueError(
+                    f"kubernetes.cpu_node_pool.instance_types {t!r} is a SageMaker (ml.) type; Karpenter "
+                    f"launches EC2 types, write it without 'ml.'"
+                )
             check_ec2_instance_type("kubernetes.cpu_node_pool.instance_types", t)
             if not _GENERAL_PURPOSE_FAMILY.fullmatch(t.split(".", 1)[0]):
-                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} is not a current-generation "
-                                 f"general-purpose type; use an m6 or later family such as 'm7i.xlarge' (burstable "
-                                 f"t* types run out of CPU credits under a job driver)")
+                raise ValueError(
+                    f"kubernetes.cpu_node_pool.instance_types {t!r} is not a current-generation "
+                    f"general-purpose type; use an m6 or later family such as 'm7i.xlarge' (burstable "
+                    f"t* types run out of CPU credits under a job driver)"
+                )
             spec = instance_spec("kubernetes.cpu_node_pool.instance_types", t)
             if spec.is_gpu:
-                raise ValueError(f"kubernetes.cpu_node_pool.instance_types {t!r} has GPUs; GPU types belong in "
-                                 f"kubernetes.gpu_node_pools")
+                raise ValueError(
+                    f"kubernetes.cpu_node_pool.instance_types {t!r} has GPUs; GPU types belong in "
+                    f"kubernetes.gpu_node_pools"
+                )
         return v
 
     @field_validator("consolidate_after", "expire_after")
     @classmethod
     def _durations(cls, v: str, info) -> str:
-        return validate_duration(f"kubernetes.cpu_node_pool.{info.field_name}", v,
-                                 allow_never=info.field_name == "expire_after")
+        return validate_duration(
+            f"kubernetes.cpu_node_pool.{info.field_name}", v, allow_never=info.field_name == "expire_after"
+        )
 
     @field_validator("termination_grace_period")
     @classmethod
@@ -456,9 +549,11 @@ class CpuNodePoolConfig(ConfigModel):
     def _limit(self) -> CpuNodePoolConfig:
         smallest = min(instance_specs()[t].vcpus for t in self.instance_types)
         if not smallest <= self.cpu_limit <= MAX_CPUS:
-            raise ValueError(f"kubernetes.cpu_node_pool.cpu_limit {self.cpu_limit} is outside {smallest}-{MAX_CPUS}: "
-                             f"below {smallest} (the vCPUs of its smallest instance type) the pool could never "
-                             f"launch a node; raise it to at least {smallest}, e.g. 16 for four 4-vCPU nodes")
+            raise ValueError(
+                f"kubernetes.cpu_node_pool.cpu_limit {self.cpu_limit} is outside {smallest}-{MAX_CPUS}: "
+                f"below {smallest} (the vCPUs of its smallest instance type) the pool could never "
+                f"launch a node; raise it to at least {smallest}, e.g. 16 for four 4-vCPU nodes"
+            )
         return self
 
 
@@ -466,24 +561,33 @@ class KarpenterNodeConfig(ConfigModel):
     """Settings shared by every Karpenter node (the EC2NodeClasses of the GPU pools and of the CPU job pool, which
     sizes its own data volume: kubernetes.cpu_node_pool.data_volume_gib)."""
 
-    ami_alias: str = Field("bottlerocket@latest",
-                           description="EKS-optimized AMI alias `family@version`. Bottlerocket selects its NVIDIA "
-                                       "(accelerated) variant on GPU instances and its standard variant on the CPU "
-                                       "job pool's. `latest` drifts nodes to each new "
-                                       "release; pin a version (e.g. `bottlerocket@v1.44.0`) for production.")
+    ami_alias: str = Field(
+        "bottlerocket@latest",
+        description="EKS-optimized AMI alias `family@version`. Bottlerocket selects its NVIDIA "
+        "(accelerated) variant on GPU instances and its standard variant on the CPU "
+        "job pool's. `latest` drifts nodes to each new "
+        "release; pin a version (e.g. `bottlerocket@v1.44.0`) for production.",
+    )
     root_volume_gib: int = Field(8, ge=4, le=EBS_MAX_GIB, description="OS volume /dev/xvda (gp3, KMS-encrypted).")
-    data_volume_gib: int = Field(500, ge=20, le=EBS_MAX_GIB,
-                                 description="Data volume /dev/xvdb for images, logs and ephemeral "
-                                                         "storage when no instance store exists (gp3, encrypted).")
-    data_volume_throughput_mibps: int = Field(500, ge=125, le=2000, description="gp3 throughput of the data "
-                                                                                "volume (container image pulls).")
+    data_volume_gib: int = Field(
+        500,
+        ge=20,
+        le=EBS_MAX_GIB,
+        description="Data volume /dev/xvdb for images, logs and ephemeral "
+        "storage when no instance store exists (gp3, encrypted).",
+    )
+    data_volume_throughput_mibps: int = Field(
+        500, ge=125, le=2000, description="gp3 throughput of the data volume (container image pulls)."
+    )
 
     @field_validator("ami_alias")
     @classmethod
     def _alias(cls, v: str) -> str:
         if not re.fullmatch(r"(al2023|bottlerocket)@(latest|v[0-9][0-9.]*)", v):
-            raise ValueError(f"kubernetes.karpenter.ami_alias {v!r} is not an accelerated EKS AMI alias; use "
-                             f"'bottlerocket@latest' or a pinned 'bottlerocket@v1.44.0' (al2023@... also works)")
+            raise ValueError(
+                f"kubernetes.karpenter.ami_alias {v!r} is not an accelerated EKS AMI alias; use "
+                f"'bottlerocket@latest' or a pinned 'bottlerocket@v1.44.0' (al2023@... also works)"
+            )
         return v
 
 
@@ -492,28 +596,45 @@ class KubernetesConfig(ConfigModel):
 
     teams: tuple[TeamConfig, ...] = Field(
         (TeamConfig(name="ml-research"),),
-        description="ML teams; each becomes a namespace with quotas and an IAM role (Pod Identity).")
+        description="ML teams; each becomes a namespace with quotas and an IAM role (Pod Identity).",
+    )
     priority_classes: tuple[PriorityClassConfig, ...] = Field(
-        DEFAULT_PRIORITY_CLASSES, description="PriorityClasses; must include every class a job tier uses "
-                                              "(critical, high, medium, low, preemptible). No global default.")
+        DEFAULT_PRIORITY_CLASSES,
+        description="PriorityClasses; must include every class a job tier uses "
+        "(critical, high, medium, low, preemptible). No global default.",
+    )
     karpenter: KarpenterNodeConfig = KarpenterNodeConfig()
     gpu_node_pools: tuple[GpuNodePoolConfig, ...] = Field(
-        (GpuNodePoolConfig(name="h100-on-demand", instance_types=("p5.48xlarge",), capacity_type="on-demand",
-                           gpu_limit=16, weight=50, efa=True),
-         GpuNodePoolConfig(name="a100-spot", instance_types=("p4d.24xlarge",), capacity_type="spot",
-                           gpu_limit=16, weight=40)),
+        (
+            GpuNodePoolConfig(
+                name="h100-on-demand",
+                instance_types=("p5.48xlarge",),
+                capacity_type="on-demand",
+                gpu_limit=16,
+                weight=50,
+                efa=True,
+            ),
+            GpuNodePoolConfig(
+                name="a100-spot", instance_types=("p4d.24xlarge",), capacity_type="spot", gpu_limit=16, weight=40
+            ),
+        ),
         description="Karpenter GPU NodePools (need at least one on-demand and one spot pool for the "
-                    "development and research tiers).")
+        "development and research tiers).",
+    )
     cpu_node_pool: CpuNodePoolConfig = Field(
-        CpuNodePoolConfig(), description="Karpenter NodePool of the CPU job pods (Ray heads and submitters, llmft "
-                                         "CPU steps), so they never wait for room on the fixed system nodes.")
+        CpuNodePoolConfig(),
+        description="Karpenter NodePool of the CPU job pods (Ray heads and submitters, llmft "
+        "CPU steps), so they never wait for room on the fixed system nodes.",
+    )
 
     @model_validator(mode="after")
     def _cpu_pool_name(self) -> KubernetesConfig:
         if self.cpu_node_pool.name in {p.name for p in self.gpu_node_pools}:
-            raise ValueError(f"kubernetes.cpu_node_pool.name {self.cpu_node_pool.name!r} is also the name of a GPU "
-                             f"pool in kubernetes.gpu_node_pools; NodePools and EC2NodeClasses need unique names, "
-                             f"rename one (e.g. 'cpu-jobs')")
+            raise ValueError(
+                f"kubernetes.cpu_node_pool.name {self.cpu_node_pool.name!r} is also the name of a GPU "
+                f"pool in kubernetes.gpu_node_pools; NodePools and EC2NodeClasses need unique names, "
+                f"rename one (e.g. 'cpu-jobs')"
+            )
         return self
 
     @model_validator(mode="after")
@@ -522,8 +643,10 @@ class KubernetesConfig(ConfigModel):
             seen = [getattr(p, attr) for p in self.priority_classes]
             dupes = sorted({v for v in seen if seen.count(v) > 1})
             if dupes:
-                raise ValueError(f"kubernetes.priority_classes {attr}s {dupes!r} are duplicated; give each class "
-                                 f"a unique {attr} so the order between tiers is explicit")
+                raise ValueError(
+                    f"kubernetes.priority_classes {attr}s {dupes!r} are duplicated; give each class "
+                    f"a unique {attr} so the order between tiers is explicit"
+                )
         names = {p.name for p in self.priority_classes}
         missing = [pc for pcs in TIER_PRIORITY_CLASSES.values() for pc in pcs if pc not in names]
         if missing:
@@ -537,12 +660,16 @@ class KubernetesConfig(ConfigModel):
         if len(set(names)) != len(names):
             raise ValueError(f"kubernetes.gpu_node_pools names {names!r} repeat; give each pool a unique name")
         if len(set(weights)) != len(weights):
-            raise ValueError(f"kubernetes.gpu_node_pools weights {weights!r} repeat; give each pool a unique "
-                             f"weight so the order Karpenter tries them in is explicit")
+            raise ValueError(
+                f"kubernetes.gpu_node_pools weights {weights!r} repeat; give each pool a unique "
+                f"weight so the order Karpenter tries them in is explicit"
+            )
         for capacity in ("on-demand", "spot"):
             if not any(p.capacity_type == capacity for p in self.gpu_node_pools):
-                raise ValueError(f"kubernetes.gpu_node_pools has no {capacity} pool; the "
-                                 f"{'development' if capacity == 'on-demand' else 'research'} tier needs one")
+                raise ValueError(
+                    f"kubernetes.gpu_node_pools has no {capacity} pool; the "
+                    f"{'development' if capacity == 'on-demand' else 'research'} tier needs one"
+                )
         return self
 
     @model_validator(mode="after")
@@ -550,8 +677,7 @@ class KubernetesConfig(ConfigModel):
         names = [t.name for t in self.teams]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"kubernetes.teams names {dupes!r} appear more than once; give each team a unique "
-                             f"name")
+            raise ValueError(f"kubernetes.teams names {dupes!r} appear more than once; give each team a unique name")
         for a in self.teams:
             for b in self.teams:
                 if a is not b and b.data_prefix.startswith(a.data_prefix):
@@ -565,17 +691,21 @@ class KubernetesConfig(ConfigModel):
     @model_validator(mode="after")
     def _team_identities(self) -> KubernetesConfig:
         if len(self.teams) > MAX_TEAMS:
-            raise ValueError(f"kubernetes.teams lists {len(self.teams)} teams; each team's FSx tree has its own data "
-                             f"repository association and FSx for Lustre allows at most {MAX_TEAMS} per file "
-                             f"system; merge teams or run another environment")
+            raise ValueError(
+                f"kubernetes.teams lists {len(self.teams)} teams; each team's FSx tree has its own data "
+                f"repository association and FSx for Lustre allows at most {MAX_TEAMS} per file "
+                f"system; merge teams or run another environment"
+            )
         for attr in ("posix_uid", "posix_gid"):
             owners: dict[int, str] = {}
             for t in self.teams:
                 value = getattr(t, attr)
                 if value in owners:
-                    raise ValueError(f"kubernetes.teams[{t.name}].{attr} {value} is already the {attr} of team "
-                                     f"{owners[value]!r}; each team needs its own, or one team could read and "
-                                     f"write the other's files (set {attr} explicitly)")
+                    raise ValueError(
+                        f"kubernetes.teams[{t.name}].{attr} {value} is already the {attr} of team "
+                        f"{owners[value]!r}; each team needs its own, or one team could read and "
+                        f"write the other's files (set {attr} explicitly)"
+                    )
                 owners[value] = t.name
         return self
 
@@ -584,5 +714,6 @@ class KubernetesConfig(ConfigModel):
         for t in self.teams:
             if t.name == name:
                 return t
-        raise ValueError(f"unknown team {name!r}; known teams (kubernetes.teams): "
-                         f"{', '.join(t.name for t in self.teams)}")
+        raise ValueError(
+            f"unknown team {name!r}; known teams (kubernetes.teams): {', '.join(t.name for t in self.teams)}"
+        )

@@ -16,8 +16,20 @@ _SECONDARY_RANGES = _PRIMARY_RANGES + (ipaddress.ip_network("100.64.0.0/10"),)
 
 # Interface endpoints of the `full` profile. Each costs per AZ-hour, so `minimal` has none.
 FULL_INTERFACE_ENDPOINTS = (
-    "ecr.api", "ecr.dkr", "logs", "monitoring", "sts", "eks", "eks-auth", "sagemaker.api", "ec2", "sqs",
-    "ssm", "ssmmessages", "ec2messages", "secretsmanager",
+    "ecr.api",
+    "ecr.dkr",
+    "logs",
+    "monitoring",
+    "sts",
+    "eks",
+    "eks-auth",
+    "sagemaker.api",
+    "ec2",
+    "sqs",
+    "ssm",
+    "ssmmessages",
+    "ec2messages",
+    "secretsmanager",
 )
 
 
@@ -42,11 +54,15 @@ def parse_private_cidr(field: str, value: str, *, secondary: bool = False) -> ip
 class HyperPodSubnetConfig(ConfigModel):
     """The large private subnet, in a secondary VPC CIDR, where HyperPod nodes and their pods live."""
 
-    availability_zone: str = Field(description="The GPU AZ: where the reserved capacity is. Must be one of "
-                                               "network.availability_zones.")
+    availability_zone: str = Field(
+        description="The GPU AZ: where the reserved capacity is. Must be one of network.availability_zones."
+    )
     secondary_cidr: str = Field("10.1.0.0/16", description="Secondary VPC CIDR block added for HyperPod.")
-    subnet_mask: int = Field(17, description="Prefix length of the HyperPod subnet carved from secondary_cidr "
-                                             "(default /17: 32,763 usable addresses for nodes and pods).")
+    subnet_mask: int = Field(
+        17,
+        description="Prefix length of the HyperPod subnet carved from secondary_cidr "
+        "(default /17: 32,763 usable addresses for nodes and pods).",
+    )
 
     @field_validator("secondary_cidr")
     @classmethod
@@ -70,16 +86,22 @@ class NetworkConfig(ConfigModel):
 
     vpc_cidr: str = Field("10.0.0.0/16", description="Primary VPC CIDR (private range, /16 to /28).")
     availability_zones: tuple[str, ...] = Field(description="AZ names the VPC spans (at least 2, all in `region`).")
-    nat_gateways: int | None = Field(None, ge=1, description="NAT gateways; default one per AZ when "
-                                                             "`protect_stateful` (prod-like), else 1.")
+    nat_gateways: int | None = Field(
+        None, ge=1, description="NAT gateways; default one per AZ when `protect_stateful` (prod-like), else 1."
+    )
     public_subnet_mask: int = Field(24, description="Prefix length of each public subnet (ALB, NAT).")
-    private_subnet_mask: int = Field(20, description="Prefix length of each private subnet with egress "
-                                                     "(EKS system nodes, Karpenter nodes, Fargate, endpoints).")
+    private_subnet_mask: int = Field(
+        20,
+        description="Prefix length of each private subnet with egress "
+        "(EKS system nodes, Karpenter nodes, Fargate, endpoints).",
+    )
     isolated_subnet_mask: int = Field(24, description="Prefix length of each isolated subnet (Aurora).")
     hyperpod: HyperPodSubnetConfig
     endpoints: Literal["minimal", "full"] = Field(
-        "minimal", description="`minimal`: S3 gateway endpoint only. `full`: also the interface endpoints in "
-                               "FULL_INTERFACE_ENDPOINTS, one ENI per AZ each (billed per AZ-hour).")
+        "minimal",
+        description="`minimal`: S3 gateway endpoint only. `full`: also the interface endpoints in "
+        "FULL_INTERFACE_ENDPOINTS, one ENI per AZ each (billed per AZ-hour).",
+    )
     flow_logs_retention_days: int = Field(30, description="CloudWatch retention of the VPC flow logs.")
 
     @field_validator("vpc_cidr")

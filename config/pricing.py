@@ -58,8 +58,11 @@ class Pricer:
     def _entry(self, table: str, key: str) -> dict[str, Any]:
         entry = self.region.get(table, {}).get(key)
         if entry is None:
-            where = f"region {self.region_name!r}" if self.priced_region else \
-                f"region {self.region_name!r} (not in {PRICES_WHERE})"
+            where = (
+                f"region {self.region_name!r}"
+                if self.priced_region
+                else f"region {self.region_name!r} (not in {PRICES_WHERE})"
+            )
             raise MissingPrice(f"{table}.{key} of {where}")
         return entry
 
@@ -96,6 +99,8 @@ class Pricer:
     def missing_note(self, what: str) -> str:
         """Why ``what`` has no price, for messages: the region is missing, or only the item."""
         if not self.priced_region:
-            return (f"{what}: {PRICES_WHERE} has no prices for region {self.region_name!r} (priced: "
-                    f"{', '.join(priced_regions(self.data))}); add the region with sources and dates")
+            return (
+                f"{what}: {PRICES_WHERE} has no prices for region {self.region_name!r} (priced: "
+                f"{', '.join(priced_regions(self.data))}); add the region with sources and dates"
+            )
         return f"{what}: no price in {PRICES_WHERE} for {self.region_name}; add it with its source and date"

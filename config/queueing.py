@@ -21,8 +21,16 @@ from .instances import gpu_instance_type, is_nvidia_gpu
 from .kubernetes import KubernetesConfig
 from .kueue import KueueConfig
 
-__all__ = ["NODE_TYPE_BY_KIND", "TIER_CAPACITY_ORDER", "Capacity", "CapacityKind", "KueueConfig", "capacities",
-           "check_queueing", "tier_capacities"]
+__all__ = [
+    "NODE_TYPE_BY_KIND",
+    "TIER_CAPACITY_ORDER",
+    "Capacity",
+    "CapacityKind",
+    "KueueConfig",
+    "capacities",
+    "check_queueing",
+    "tier_capacities",
+]
 
 CapacityKind = Literal["reserved", "on-demand", "spot"]
 
@@ -45,10 +53,10 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 class Capacity:
     """One GPU capacity (a Kueue ResourceFlavor): a HyperPod GPU instance group or a Karpenter GPU pool."""
 
-    name: str            # flavor name = instance group / NodePool name
+    name: str  # flavor name = instance group / NodePool name
     kind: CapacityKind
-    gpus: int            # most GPUs it can hold: group count x GPUs per instance, or the pool's gpu_limit
-    gpu_type: str        # value of the `gpu-type` node label
+    gpus: int  # most GPUs it can hold: group count x GPUs per instance, or the pool's gpu_limit
+    gpu_type: str  # value of the `gpu-type` node label
 
     @property
     def node_type(self) -> str:
@@ -68,8 +76,11 @@ def capacities(compute: ComputeConfig, kubernetes: KubernetesConfig) -> tuple[Ca
             info = gpu_instance_type("compute.hyperpod.instance_groups instance_type", group.instance_type)
             out.append(Capacity(group.name, "reserved", group.count * info.gpus, group.node_gpu_type))
     for pool in sorted(kubernetes.gpu_node_pools, key=lambda p: -p.weight):
-        out.append(Capacity(pool.name, "on-demand" if pool.capacity_type == "on-demand" else "spot",
-                            pool.gpu_limit, pool.gpu_type))
+        out.append(
+            Capacity(
+                pool.name, "on-demand" if pool.capacity_type == "on-demand" else "spot", pool.gpu_limit, pool.gpu_type
+            )
+        )
     return tuple(out)
 
 
@@ -84,53 +95,71 @@ def check_queueing(compute: ComputeConfig, kubernetes: KubernetesConfig) -> None
     by_name: dict[str, Capacity] = {}
     for cap in caps:
         if not _DNS1123_LABEL.fullmatch(cap.name):
-            raise ValueError(f"{cap.source} name {cap.name!r} has GPUs, so it becomes a Kueue ResourceFlavor of that "
-                             f"name, which must be a DNS-1123 label; use lower-case letters, digits and '-'")
+            raise ValueError(
+                f"{cap.source} name {cap.name!r} has GPUs, so it becomes a Kueue ResourceFlavor of that "
+                f"name, which must be a DNS-1123 label; use lower-case letters, digits and '-'"
+            )
         if cap.name in by_name:
-            raise ValueError(f"compute.hyperpod.instance_groups and kubernetes.gpu_node_pools both name {cap.name!r}; "
-                             f"each GPU capacity becomes a Kueue ResourceFlavor of its name, so rename one")
+            raise ValueError(
+                f"compute.hyperpod.instance_groups and kubernetes.gpu_node_pools both name {cap.name!r}; "
+                f"each GPU capacity becomes a Kueue ResourceFlavor of its name, so rename one"
+            )
         by_name[cap.name] = cap
     for team in kubernetes.teams:
         field = f"kubernetes.teams[{team.name}].gpu_shares"
         unknown = sorted(set(team.gpu_shares) - set(by_name))
         if unknown:
-            raise ValueError(f"{field} names unknown capacity {unknown!r}; shares are keyed by a GPU instance group "
-                             f"(compute.hyperpod.instance_groups) or GPU pool (kubernetes.gpu_node_pools): "
-                             f"{', '.join(by_name) or 'none configured'}")
+            raise ValueError(
+                f"{field} names unknown capacity {unknown!r}; shares are keyed by a GPU instance group "
+                f"(compute.hyperpod.instance_groups) or GPU pool (kubernetes.gpu_node_pools): "
+                f"{', '.join(by_name) or 'none configured'}"
+            )
         reachable = {c.name for t in team.allowed_tiers for c in tier_capacities(t, caps)}
         unreachable = sorted(n for n, gpus in team.gpu_shares.items() if gpus and n not in reachable)
         if unreachable:
-            raise ValueError(f"{field} gives GPUs on {unreachable!r}, which none of the team's tiers "
-                             f"({', '.join(team.allowed_tiers)}) can use; remove them or allow a tier that runs there")
+            raise ValueError(
+                f"{field} gives GPUs on {unreachable!r}, which none of the team's tiers "
+                f"({', '.join(team.allowed_tiers)}) can use; remove them or allow a tier that runs there"
+            )
         reachable_caps = [c for c in caps if c.name in reachable]
         room = sum(c.gpus for c in reachable_caps)
         if team.gpu_quota > room:
-            raise ValueError(f"kubernetes.teams[{team.name}].gpu_quota {team.gpu_quota} is more than the {room} GPUs "
-                             f"the team's tiers ({', '.join(team.allowed_tiers)}) can ever get "
-                             f"({', '.join(f'{c.name}: {c.gpus}' for c in reachable_caps) or 'no capacity'}); a quota "
-                             f"above what the cluster holds lets the team's pods starve everyone else's. Lower "
-                             f"gpu_quota to at most {room}, or add capacity (instance count, gpu_limit)")
+            raise ValueError(
+                f"kubernetes.teams[{team.name}].gpu_quota {team.gpu_quota} is more than the {room} GPUs "
+                f"the team's tiers ({', '.join(team.allowed_tiers)}) can ever get "
+                f"({', '.join(f'{c.name}: {c.gpus}' for c in reachable_caps) or 'no capacity'}); a quota "
+                f"above what the cluster holds lets the team's pods starve everyone else's. Lower "
+                f"gpu_quota to at most {room}, or add capacity (instance count, gpu_limit)"
+            )
         total = sum(team.gpu_shares.values())
         if total > team.gpu_quota:
-            raise ValueError(f"{field} add up to {total} GPUs, more than the team's gpu_quota {team.gpu_quota} (the "
-                             f"hard cap across all its tiers); lower the shares or raise gpu_quota")
+            raise ValueError(
+                f"{field} add up to {total} GPUs, more than the team's gpu_quota {team.gpu_quota} (the "
+                f"hard cap across all its tiers); lower the shares or raise gpu_quota"
+            )
         for tier in team.allowed_tiers:
             order = tier_capacities(tier, caps)
             if not order:
                 kinds = " or ".join(TIER_CAPACITY_ORDER[tier])
-                raise ValueError(f"kubernetes.teams[{team.name}].allowed_tiers has {tier!r}, but no {kinds} GPU "
-                                 f"capacity is configured for it to run on; add one (reserved: a GPU group in "
-                                 f"compute.hyperpod.instance_groups; on-demand/spot: a kubernetes.gpu_node_pools "
-                                 f"entry) or drop the tier")
+                raise ValueError(
+                    f"kubernetes.teams[{team.name}].allowed_tiers has {tier!r}, but no {kinds} GPU "
+                    f"capacity is configured for it to run on; add one (reserved: a GPU group in "
+                    f"compute.hyperpod.instance_groups; on-demand/spot: a kubernetes.gpu_node_pools "
+                    f"entry) or drop the tier"
+                )
             if not team.borrowing and not any(team.gpu_shares.get(c.name, 0) for c in order):
-                raise ValueError(f"kubernetes.teams[{team.name}] may not borrow (borrowing: false) and has no "
-                                 f"gpu_shares on any capacity of its {tier!r} tier "
-                                 f"({', '.join(c.name for c in order)}), "
-                                 f"so its {tier} jobs could never be admitted; give it a share or allow borrowing")
+                raise ValueError(
+                    f"kubernetes.teams[{team.name}] may not borrow (borrowing: false) and has no "
+                    f"gpu_shares on any capacity of its {tier!r} tier "
+                    f"({', '.join(c.name for c in order)}), "
+                    f"so its {tier} jobs could never be admitted; give it a share or allow borrowing"
+                )
     for cap in caps:
         shares = {t.name: t.gpu_shares[cap.name] for t in kubernetes.teams if t.gpu_shares.get(cap.name)}
         if sum(shares.values()) > cap.gpus:
-            raise ValueError(f"kubernetes.teams[].gpu_shares on {cap.name!r} add up to {sum(shares.values())} GPUs "
-                             f"({', '.join(f'{k}: {v}' for k, v in shares.items())}), more than the {cap.gpus} GPUs "
-                             f"{cap.name!r} can hold ({cap.source}); lower the shares or raise the "
-                             f"{'instance count' if cap.kind == 'reserved' else 'gpu_limit'}")
+            raise ValueError(
+                f"kubernetes.teams[].gpu_shares on {cap.name!r} add up to {sum(shares.values())} GPUs "
+                f"({', '.join(f'{k}: {v}' for k, v in shares.items())}), more than the {cap.gpus} GPUs "
+                f"{cap.name!r} can hold ({cap.source}); lower the shares or raise the "
+                f"{'instance count' if cap.kind == 'reserved' else 'gpu_limit'}"
+            )

@@ -9,9 +9,17 @@ The table moved here unchanged from cdk_constructs/compute/hyperpod_prerequisite
 from __future__ import annotations
 
 HEALTH_MONITORING_AGENT_ACCOUNTS = {
-    "us-east-1": "767398015722", "us-west-2": "905418368575", "us-east-2": "851725546812",
-    "us-west-1": "011528288828", "eu-central-1": "211125453373", "eu-north-1": "654654141839",
-    "eu-west-1": "533267293120", "eu-west-2": "011528288831", "ap-northeast-1": "533267052152",
-    "ap-south-1": "011528288864", "ap-southeast-1": "905418428165", "ap-southeast-2": "851725636348",
+    "us-east-1": "767398015722",
+    "us-west-2": "905418368575",
+    "us-east-2": "851725546812",
+    "us-west-1": "011528288828",
+    "eu-central-1": "211125453373",
+    "eu-north-1": "654654141839",
+    "eu-west-1": "533267293120",
+    "eu-west-2": "011528288831",
+    "ap-northeast-1": "533267052152",
+    "ap-south-1": "011528288864",
+    "ap-southeast-1": "905418428165",
+    "ap-southeast-2": "851725636348",
     "sa-east-1": "025066253954",
 }

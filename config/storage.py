@@ -15,13 +15,16 @@ class S3LifecycleConfig(ConfigModel):
     """Lifecycle rules applied to every platform bucket."""
 
     noncurrent_version_expiration_days: int = Field(
-        30, description="Delete overwritten/deleted object versions after this many days.")
+        30, description="Delete overwritten/deleted object versions after this many days."
+    )
     abort_incomplete_multipart_upload_days: int = Field(
-        7, description="Abort multipart uploads (e.g. interrupted checkpoint exports) after this many days.")
+        7, description="Abort multipart uploads (e.g. interrupted checkpoint exports) after this many days."
+    )
     access_logs_expiration_days: int = Field(365, description="Delete server access logs after this many days.")
 
-    @field_validator("noncurrent_version_expiration_days", "abort_incomplete_multipart_upload_days",
-                     "access_logs_expiration_days")
+    @field_validator(
+        "noncurrent_version_expiration_days", "abort_incomplete_multipart_upload_days", "access_logs_expiration_days"
+    )
     @classmethod
     def _positive(cls, v: int, info) -> int:
         if v <= 0:
@@ -36,11 +39,15 @@ class FsxConfig(ConfigModel):
     throughput_mib_per_tib: int = Field(125, description="PERSISTENT_2 per-unit throughput: 125, 250, 500 or 1000.")
     backup_retention_days: int = Field(7, description="Daily automatic backups kept (0 turns backups off).")
     compression: Literal["LZ4", "NONE"] = Field("LZ4", description="Data compression.")
-    auto_import: bool = Field(True, description="Import new/changed/deleted S3 objects of a team's prefix into its "
-                                                "FSx tree `/teams/<team>` automatically (one data repository "
-                                                "association per team).")
-    auto_export: bool = Field(True, description="Export new/changed/deleted files of a team's FSx tree to its S3 "
-                                                "prefix automatically.")
+    auto_import: bool = Field(
+        True,
+        description="Import new/changed/deleted S3 objects of a team's prefix into its "
+        "FSx tree `/teams/<team>` automatically (one data repository "
+        "association per team).",
+    )
+    auto_export: bool = Field(
+        True, description="Export new/changed/deleted files of a team's FSx tree to its S3 prefix automatically."
+    )
 
     @field_validator("storage_capacity_gib")
     @classmethod
@@ -57,8 +64,10 @@ class FsxConfig(ConfigModel):
     @classmethod
     def _throughput(cls, v: int) -> int:
         if v not in PERSISTENT_2_THROUGHPUT:
-            raise ValueError(f"storage.fsx.throughput_mib_per_tib {v} is not offered for PERSISTENT_2; use one of "
-                             f"{', '.join(map(str, PERSISTENT_2_THROUGHPUT))}")
+            raise ValueError(
+                f"storage.fsx.throughput_mib_per_tib {v} is not offered for PERSISTENT_2; use one of "
+                f"{', '.join(map(str, PERSISTENT_2_THROUGHPUT))}"
+            )
         return v
 
     @field_validator("backup_retention_days")

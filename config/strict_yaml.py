@@ -62,9 +62,12 @@ class _StrictLoader(yaml.SafeLoader):
                 continue
             if first is not None:
                 raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark,
+                    "while constructing a mapping",
+                    node.start_mark,
                     f"found duplicate key {key!r} (first at line {first.start_mark.line + 1}); YAML would keep only "
-                    f"the last value, so remove or rename one of them", key_node.start_mark)
+                    f"the last value, so remove or rename one of them",
+                    key_node.start_mark,
+                )
             seen[key] = key_node
         return super().construct_mapping(node, deep=deep)
 
@@ -97,12 +100,15 @@ def _expanded_size(root: Node, source: str) -> int:
         if key in sizes:
             aliases += 1
             if aliases > MAX_ALIASES:
-                raise ConfigError(f"{source}: more than {MAX_ALIASES} aliases; write the values out instead of "
-                                  f"repeating anchors")
+                raise ConfigError(
+                    f"{source}: more than {MAX_ALIASES} aliases; write the values out instead of repeating anchors"
+                )
             return sizes[key]
         if key in visiting:
-            raise ConfigError(f"{source}: line {node.start_mark.line + 1}: an alias refers to its own anchor "
-                              f"(a recursive structure); remove the alias")
+            raise ConfigError(
+                f"{source}: line {node.start_mark.line + 1}: an alias refers to its own anchor "
+                f"(a recursive structure); remove the alias"
+            )
         visiting.add(key)
         total = 1
         if isinstance(node, SequenceNode):
@@ -114,9 +120,11 @@ def _expanded_size(root: Node, source: str) -> int:
         for child in children:
             total += size(child)
             if total > MAX_EXPANDED_NODES:
-                raise ConfigError(f"{source}: the document expands to more than {MAX_EXPANDED_NODES:,} values once "
-                                  f"its aliases are resolved (an alias bomb?); write the values out or split "
-                                  f"the file")
+                raise ConfigError(
+                    f"{source}: the document expands to more than {MAX_EXPANDED_NODES:,} values once "
+                    f"its aliases are resolved (an alias bomb?); write the values out or split "
+                    f"the file"
+                )
         visiting.discard(key)
         sizes[key] = total
         return total
@@ -133,9 +141,10 @@ def load_yaml(text: str | bytes, *, source: str) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = text[:exc.start].count(b"\n") + 1
-            raise ConfigError(f"{source} is not UTF-8 text (byte 0x{text[exc.start]:02x} at line {line}); save it "
-                              f"as UTF-8") from None
+            line = text[: exc.start].count(b"\n") + 1
+            raise ConfigError(
+                f"{source} is not UTF-8 text (byte 0x{text[exc.start]:02x} at line {line}); save it as UTF-8"
+            ) from None
     try:
         loader = _StrictLoader(text)
     except yaml.YAMLError as exc:  # the reader refuses characters YAML does not allow (control bytes)

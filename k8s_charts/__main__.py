@@ -32,8 +32,9 @@ def write_dist(env: str, out: Path, *, examples: bool = True, config: Environmen
     target = out / env
     if target.exists():
         shutil.rmtree(target)
-    app = cdk8s.App(outdir=str(target), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_CHART,
-                    output_file_extension=".yaml")
+    app = cdk8s.App(
+        outdir=str(target), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_CHART, output_file_extension=".yaml"
+    )
     platform_charts(app, config, values)
     if examples:
         example_charts(app, config, values)

@@ -48,32 +48,64 @@ def example_charts(scope: Construct, config: EnvironmentConfig, values: Platform
         chart = charts["example-sft"] = ExampleJobsChart(scope, "example-sft")
         base = team_dir(values, team)
         ElasticPyTorchJob(
-            chart, "Sft", name="llama-sft-lora", team=team, tier="production", values=values,
-            instance_type=sft_kind.instance_type, min_nodes=1, max_nodes=min(2, sft_kind.max_nodes or 1), image="sft",
+            chart,
+            "Sft",
+            name="llama-sft-lora",
+            team=team,
+            tier="production",
+            values=values,
+            instance_type=sft_kind.instance_type,
+            min_nodes=1,
+            max_nodes=min(2, sft_kind.max_nodes or 1),
+            image="sft",
             # llmp-sft: the training package's SFT step; its settings (LoRA r=8, alpha 16, lr 2e-4, bf16, FSDP full
             # shard + auto wrap, gradient checkpointing) are training/configs/sft.yaml, copied to the team's FSx.
-            entrypoint=["-m", "llm_platform.sft", "--config", f"{base}/configs/llama-sft-lora.yaml"])
+            entrypoint=["-m", "llm_platform.sft", "--config", f"{base}/configs/llama-sft-lora.yaml"],
+        )
 
     team = _team_for(config, "research")
     if team:
         chart = charts["example-eval"] = ExampleJobsChart(scope, "example-eval")
         base = team_dir(values, team)
         ElasticPyTorchJob(
-            chart, "Eval", name="llama-sft-eval", team=team, tier="research", values=values,
-            instance_type="p4d.24xlarge", gpus_per_node=1, image="sft",
+            chart,
+            "Eval",
+            name="llama-sft-eval",
+            team=team,
+            tier="research",
+            values=values,
+            instance_type="p4d.24xlarge",
+            gpus_per_node=1,
+            image="sft",
             # llmp-evaluate: ROUGE of the fine-tuned vs the base model on the test split, logged to MLflow
-            entrypoint=["-m", "llm_platform.evaluate", "--config", f"{base}/configs/llama-sft-eval.yaml"])
+            entrypoint=["-m", "llm_platform.evaluate", "--config", f"{base}/configs/llama-sft-eval.yaml"],
+        )
 
     team = _team_for(config, "development")
     if team:
         chart = charts["example-grpo"] = ExampleJobsChart(scope, "example-grpo")
         base = team_dir(values, team)
         VerlGrpoRayJob(
-            chart, "Grpo", name="qwen-grpo", team=team, tier="development", values=values,
-            instance_type="p5.48xlarge", image="verl-sglang",
+            chart,
+            "Grpo",
+            name="qwen-grpo",
+            team=team,
+            tier="development",
+            values=values,
+            instance_type="p5.48xlarge",
+            image="verl-sglang",
             params=GrpoParameters(
-                model_path=f"{base}/models/qwen2.5-7b-instruct", train_files=f"{base}/datasets/gsm8k/train.parquet",
-                val_files=f"{base}/datasets/gsm8k/test.parquet", checkpoint_dir=f"{base}/checkpoints/qwen-grpo",
-                nodes=2, gpus_per_node=8, rollout_n=5, tensor_parallel_size=2, save_freq=20,
-                project_name=team.name, experiment_name="qwen-grpo"))
+                model_path=f"{base}/models/qwen2.5-7b-instruct",
+                train_files=f"{base}/datasets/gsm8k/train.parquet",
+                val_files=f"{base}/datasets/gsm8k/test.parquet",
+                checkpoint_dir=f"{base}/checkpoints/qwen-grpo",
+                nodes=2,
+                gpus_per_node=8,
+                rollout_n=5,
+                tensor_parallel_size=2,
+                save_freq=20,
+                project_name=team.name,
+                experiment_name="qwen-grpo",
+            ),
+        )
     return charts

@@ -94,6 +94,7 @@ KEEP_FILE = ".gitkeep"
 path does not exist"; Argo CD's directory source reads only .yaml/.yml/.json files (argo-cd v3.4.4
 docs/user-guide/directory.md), so this file is ignored."""
 
+
 def plural(kind: str) -> str:
     """The resource name (plural) of ``kind`` as the API serves it for the kinds the platform manages (lowercase,
     ``y`` -> ``ies``, ``s`` -> ``ses``, else ``s``; tests/test_gitops.py checks it against every vendored CRD)."""
@@ -142,8 +143,9 @@ def owning_team(doc: Mapping[str, Any], teams: Sequence[TeamConfig]) -> str | No
     return None
 
 
-def split_platform(files: Mapping[str, Sequence[Mapping[str, Any]]], path: str,
-                   teams: Sequence[TeamConfig]) -> dict[str, list[Mapping[str, Any]]]:
+def split_platform(
+    files: Mapping[str, Sequence[Mapping[str, Any]]], path: str, teams: Sequence[TeamConfig]
+) -> dict[str, list[Mapping[str, Any]]]:
     """The platform charts (file name -> objects) as Git holds them: shared objects in ``platform_dir(path)/<file>``,
     each team's in ``platform_team_dir(path, team)/<file>`` (path relative to the repository root)."""
     out: dict[str, list[Mapping[str, Any]]] = {}
@@ -161,19 +163,31 @@ def team_role_rules(team: TeamConfig, values: PlatformValues) -> list[dict[str, 
     from k8s_charts.team_namespaces import TeamNamespacesChart
 
     docs = TeamNamespacesChart(cdk8s.App(), "team", teams=[team], values=values).to_json()
-    bound = {d["roleRef"]["name"] for d in docs if d["kind"] == "RoleBinding"
-             and d["metadata"].get("namespace") == team.namespace and d["roleRef"]["kind"] == "Role"
-             and any(s["kind"] == "Group" and s["name"] == team_group(team.name) for s in d.get("subjects", []))}
-    return [rule for d in docs if d["kind"] == "Role" and d["metadata"]["name"] in bound
-            and d["metadata"].get("namespace") == team.namespace for rule in d.get("rules", [])]
+    bound = {
+        d["roleRef"]["name"]
+        for d in docs
+        if d["kind"] == "RoleBinding"
+        and d["metadata"].get("namespace") == team.namespace
+        and d["roleRef"]["kind"] == "Role"
+        and any(s["kind"] == "Group" and s["name"] == team_group(team.name) for s in d.get("subjects", []))
+    }
+    return [
+        rule
+        for d in docs
+        if d["kind"] == "Role" and d["metadata"]["name"] in bound and d["metadata"].get("namespace") == team.namespace
+        for rule in d.get("rules", [])
+    ]
 
 
 def allows_create(rules: Sequence[Mapping[str, Any]], group: str, resource: str) -> bool:
     """Whether ``rules`` allow ``create`` on ``resource`` of API ``group`` (RBAC semantics incl. '*')."""
-    return any((group in r.get("apiGroups", []) or "*" in r.get("apiGroups", []))
-               and (resource in r.get("resources", []) or "*" in r.get("resources", []))
-               and ("create" in r.get("verbs", []) or "*" in r.get("verbs", []))
-               and not r.get("resourceNames") for r in rules)
+    return any(
+        (group in r.get("apiGroups", []) or "*" in r.get("apiGroups", []))
+        and (resource in r.get("resources", []) or "*" in r.get("resources", []))
+        and ("create" in r.get("verbs", []) or "*" in r.get("verbs", []))
+        and not r.get("resourceNames")
+        for r in rules
+    )
 
 
 def team_delivery_kinds(rules: Sequence[Mapping[str, Any]]) -> list[JobKind]:
@@ -210,8 +224,10 @@ def capability_rbac(principal_arn: str, kinds: Sequence[tuple[str, str]]) -> lis
     by_group: dict[str, list[str]] = {}
     for group, resource in kinds:
         by_group.setdefault(group, []).append(resource)
-    write = [{"apiGroups": [g], "resources": sorted(rs), "verbs": list(ARGOCD_WRITE_VERBS)}
-             for g, rs in sorted(by_group.items())]
+    write = [
+        {"apiGroups": [g], "resources": sorted(rs), "verbs": list(ARGOCD_WRITE_VERBS)}
+        for g, rs in sorted(by_group.items())
+    ]
     roles = sorted(set(by_group.get("rbac.authorization.k8s.io", ())) & {"roles", "clusterroles"})
     if roles:
         write.append({"apiGroups": ["rbac.authorization.k8s.io"], "resources": roles, "verbs": ["bind", "escalate"]})
@@ -219,15 +235,28 @@ def capability_rbac(principal_arn: str, kinds: Sequence[tuple[str, str]]) -> lis
     labels = dict(PART_OF)
     read_name, write_name = "llm-platform-argocd-read", "llm-platform-argocd-write"
     return [
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-         "metadata": {"name": read_name, "labels": labels},
-         "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-         "metadata": {"name": write_name, "labels": labels}, "rules": write},
-        *({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-           "metadata": {"name": name, "labels": labels}, "subjects": subject,
-           "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name}}
-          for name in (read_name, write_name)),
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": read_name, "labels": labels},
+            "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}],
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": write_name, "labels": labels},
+            "rules": write,
+        },
+        *(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": name, "labels": labels},
+                "subjects": subject,
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            }
+            for name in (read_name, write_name)
+        ),
     ]
 
 
@@ -246,9 +275,18 @@ class GitOpsChart(cdk8s.Chart):
     :param node_selector: nodeSelector of that pod (the system nodes). Default: any node.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, values: PlatformValues,
-                 destination_server: str = IN_CLUSTER, register_cluster: bool = False,
-                 sync_image: str | None = None, node_selector: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        values: PlatformValues,
+        destination_server: str = IN_CLUSTER,
+        register_cluster: bool = False,
+        sync_image: str | None = None,
+        node_selector: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(scope, construct_id, namespace=ARGOCD_NAMESPACE, disable_resource_name_hashes=True)
         if config.delivery.repository is None:
             raise ValueError("GitOpsChart needs delivery.repository (config validation requires it in argocd mode)")
@@ -276,78 +314,115 @@ class GitOpsChart(cdk8s.Chart):
     def _cluster_secret(self) -> k8s.KubeSecret:
         """The ``secret-type: cluster`` Secret registering :attr:`destination_server` (managed capability)."""
         return k8s.KubeSecret(
-            self, "Cluster", metadata=k8s.ObjectMeta(
-                name="in-cluster", namespace=ARGOCD_NAMESPACE,
-                labels={**PART_OF, "argocd.argoproj.io/secret-type": "cluster"}),
-            string_data={"name": "in-cluster", "server": self.destination_server})
+            self,
+            "Cluster",
+            metadata=k8s.ObjectMeta(
+                name="in-cluster",
+                namespace=ARGOCD_NAMESPACE,
+                labels={**PART_OF, "argocd.argoproj.io/secret-type": "cluster"},
+            ),
+            string_data={"name": "in-cluster", "server": self.destination_server},
+        )
 
     # --- the repository ---------------------------------------------------------------------------------------
-    def _add_repository(self, config: EnvironmentConfig, *, sync_image: str | None,
-                        node_selector: Mapping[str, str] | None) -> None:
+    def _add_repository(
+        self, config: EnvironmentConfig, *, sync_image: str | None, node_selector: Mapping[str, str] | None
+    ) -> None:
         """The repository Secret: plain for a public repository, else synced from Secrets Manager."""
         d = config.delivery
         self.repository_secret: k8s.KubeSecret | None = None
         self.credentials: sscsi.SecretProviderClass | None = None
         if d.credentials_secret is None:
             self.repository_secret = k8s.KubeSecret(
-                self, "Repository", metadata=k8s.ObjectMeta(
-                    name=REPOSITORY_SECRET, namespace=ARGOCD_NAMESPACE,
-                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"}),
-                string_data={"type": "git", "url": d.repository})
+                self,
+                "Repository",
+                metadata=k8s.ObjectMeta(
+                    name=REPOSITORY_SECRET,
+                    namespace=ARGOCD_NAMESPACE,
+                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
+                ),
+                string_data={"type": "git", "url": d.repository},
+            )
         else:
             self.credentials = self._repository_credentials(config)
             self.credentials_sync = RepositoryCredentialsSync(
-                self, "CredentialsSync", image=sync_image or config.studio.partition_job_image,
-                node_selector=node_selector)
+                self,
+                "CredentialsSync",
+                image=sync_image or config.studio.partition_job_image,
+                node_selector=node_selector,
+            )
 
     def _repository_credentials(self, config: EnvironmentConfig) -> sscsi.SecretProviderClass:
         """The SecretProviderClass syncing ``delivery.credentials_secret`` into the repository Secret."""
         d = config.delivery
         fields = credential_fields(d.repository)
         return sscsi.SecretProviderClass(
-            self, "RepositoryCredentials", metadata=self._meta(REPOSITORY_SECRET),
+            self,
+            "RepositoryCredentials",
+            metadata=self._meta(REPOSITORY_SECRET),
             spec=sscsi.SecretProviderClassSpec(
                 provider="aws",
-                parameters={"region": config.region, "usePodIdentity": "true",
-                            "objects": json.dumps([{
-                                "objectName": d.credentials_secret, "objectType": "secretsmanager",
+                parameters={
+                    "region": config.region,
+                    "usePodIdentity": "true",
+                    "objects": json.dumps(
+                        [
+                            {
+                                "objectName": d.credentials_secret,
+                                "objectType": "secretsmanager",
                                 "filePermission": "0400",
-                                "jmesPath": [{"path": f, "objectAlias": f, "filePermission": "0400"}
-                                             for f in fields]}])},
-                secret_objects=[sscsi.SecretProviderClassSpecSecretObjects(
-                    secret_name=REPOSITORY_SECRET, type="Opaque",
-                    labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
-                    data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=f, key=f)
-                          for f in fields])]))
+                                "jmesPath": [{"path": f, "objectAlias": f, "filePermission": "0400"} for f in fields],
+                            }
+                        ]
+                    ),
+                },
+                secret_objects=[
+                    sscsi.SecretProviderClassSpecSecretObjects(
+                        secret_name=REPOSITORY_SECRET,
+                        type="Opaque",
+                        labels={**PART_OF, "argocd.argoproj.io/secret-type": "repository"},
+                        data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=f, key=f) for f in fields],
+                    )
+                ],
+            ),
+        )
 
     # --- the platform -----------------------------------------------------------------------------------------
     def _add_platform(self, config: EnvironmentConfig) -> None:
         """AppProject ``platform`` and the shared Application ``platform`` (``platform_dir``, not recursive)."""
         d, path = config.delivery, config.gitops_path
         self.platform_project = argo_project.AppProject(
-            self, "PlatformProject", metadata=self._meta(PLATFORM_PROJECT),
+            self,
+            "PlatformProject",
+            metadata=self._meta(PLATFORM_PROJECT),
             spec=argo_project.AppProjectSpec(
                 description=f"{config.name}: the platform's manifests (make gitops -> {platform_dir(path)})",
                 source_repos=[d.repository],
                 source_namespaces=self._source_namespaces(),
-                destinations=[argo_project.AppProjectSpecDestinations(server=self.destination_server,
-                                                                      namespace="*")],
+                destinations=[argo_project.AppProjectSpecDestinations(server=self.destination_server, namespace="*")],
                 cluster_resource_whitelist=[argo_project.AppProjectSpecClusterResourceWhitelist(group="*", kind="*")],
-            ))
+            ),
+        )
         self.platform_application = argo_app.Application(
-            self, "PlatformApplication", metadata=self._meta(PLATFORM_APPLICATION),
+            self,
+            "PlatformApplication",
+            metadata=self._meta(PLATFORM_APPLICATION),
             spec=argo_app.ApplicationSpec(
                 project=PLATFORM_PROJECT,
                 # not recursive (the default, restated): the teams' platform folders below are their own
                 # Applications (argo-cd docs user-guide/directory.md: only the path's root unless `recurse`)
-                source=argo_app.ApplicationSpecSource(repo_url=d.repository, target_revision=d.revision,
-                                                      path=platform_dir(path),
-                                                      directory=argo_app.ApplicationSpecSourceDirectory(recurse=False)),
+                source=argo_app.ApplicationSpecSource(
+                    repo_url=d.repository,
+                    target_revision=d.revision,
+                    path=platform_dir(path),
+                    directory=argo_app.ApplicationSpecSourceDirectory(recurse=False),
+                ),
                 destination=argo_app.ApplicationSpecDestination(server=self.destination_server),
                 sync_policy=argo_app.ApplicationSpecSyncPolicy(
-                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
-                    retry=_retry()),
-            ))
+                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True), retry=_retry()
+                ),
+            ),
+        )
 
     def _add_platform_team_applications(self, config: EnvironmentConfig) -> None:
         """Per team, Application ``platform-<team>`` of the team's platform objects (``platform_team_dir``)."""
@@ -357,17 +432,21 @@ class GitOpsChart(cdk8s.Chart):
         self.platform_team_applications: dict[str, argo_app.Application] = {}
         for team in config.kubernetes.teams:
             self.platform_team_applications[team.name] = argo_app.Application(
-                self, f"PlatformApplication-{team.name}",
+                self,
+                f"PlatformApplication-{team.name}",
                 metadata=self._meta(platform_team_application_name(team.name)),
                 spec=argo_app.ApplicationSpec(
                     project=PLATFORM_PROJECT,
-                    source=argo_app.ApplicationSpecSource(repo_url=d.repository, target_revision=d.revision,
-                                                          path=platform_team_dir(path, team.name)),
+                    source=argo_app.ApplicationSpecSource(
+                        repo_url=d.repository, target_revision=d.revision, path=platform_team_dir(path, team.name)
+                    ),
                     destination=argo_app.ApplicationSpecDestination(server=self.destination_server),
                     sync_policy=argo_app.ApplicationSpecSyncPolicy(
                         automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True),
-                        retry=_retry()),
-                ))
+                        retry=_retry(),
+                    ),
+                ),
+            )
 
     # --- the teams --------------------------------------------------------------------------------------------
     def _add_teams(self, config: EnvironmentConfig, values: PlatformValues) -> None:
@@ -381,48 +460,63 @@ class GitOpsChart(cdk8s.Chart):
             self.team_projects[team.name] = self._team_project(team, path, team_repo, kinds)
             self.team_applications[team.name] = self._team_application(team, path, team_repo, d.revision, kinds)
 
-    def _team_project(self, team: TeamConfig, path: str, team_repo: str,
-                      kinds: Sequence[JobKind]) -> argo_project.AppProject:
+    def _team_project(
+        self, team: TeamConfig, path: str, team_repo: str, kinds: Sequence[JobKind]
+    ) -> argo_project.AppProject:
         """AppProject ``team-<team>``: the team's repository into its namespace, only its delivery ``kinds``."""
         return argo_project.AppProject(
-            self, f"Project-{team.name}", metadata=self._meta(team_project_name(team.name)),
+            self,
+            f"Project-{team.name}",
+            metadata=self._meta(team_project_name(team.name)),
             spec=argo_project.AppProjectSpec(
                 description=f"Team {team.name}: its jobs from {team_jobs_dir(path, team.name)} into namespace "
-                            f"{team.namespace} only",
+                f"{team.namespace} only",
                 source_repos=[team_repo],
                 source_namespaces=self._source_namespaces(),
-                destinations=[argo_project.AppProjectSpecDestinations(server=self.destination_server,
-                                                                      namespace=team.namespace)],
+                destinations=[
+                    argo_project.AppProjectSpecDestinations(server=self.destination_server, namespace=team.namespace)
+                ],
                 cluster_resource_whitelist=[],
                 namespace_resource_whitelist=[
-                    argo_project.AppProjectSpecNamespaceResourceWhitelist(group=k.group, kind=k.kind)
-                    for k in kinds],
-            ))
+                    argo_project.AppProjectSpecNamespaceResourceWhitelist(group=k.group, kind=k.kind) for k in kinds
+                ],
+            ),
+        )
 
-    def _team_application(self, team: TeamConfig, path: str, team_repo: str, revision: str,
-                          kinds: Sequence[JobKind]) -> argo_app.Application:
+    def _team_application(
+        self, team: TeamConfig, path: str, team_repo: str, revision: str, kinds: Sequence[JobKind]
+    ) -> argo_app.Application:
         """Application ``team-<team>``: ``team_jobs_dir`` into the team's namespace, allowEmpty, Kueue-aware."""
         name = team_project_name(team.name)
         return argo_app.Application(
-            self, f"Application-{team.name}", metadata=self._meta(name),
+            self,
+            f"Application-{team.name}",
+            metadata=self._meta(name),
             spec=argo_app.ApplicationSpec(
                 project=name,
-                source=argo_app.ApplicationSpecSource(repo_url=team_repo, target_revision=revision,
-                                                      path=team_jobs_dir(path, team.name)),
-                destination=argo_app.ApplicationSpecDestination(server=self.destination_server,
-                                                                namespace=team.namespace),
-                ignore_differences=[argo_app.ApplicationSpecIgnoreDifferences(
-                    group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS))
-                    for k in kinds if k.group],
+                source=argo_app.ApplicationSpecSource(
+                    repo_url=team_repo, target_revision=revision, path=team_jobs_dir(path, team.name)
+                ),
+                destination=argo_app.ApplicationSpecDestination(
+                    server=self.destination_server, namespace=team.namespace
+                ),
+                ignore_differences=[
+                    argo_app.ApplicationSpecIgnoreDifferences(
+                        group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS)
+                    )
+                    for k in kinds
+                    if k.group
+                ],
                 # allowEmpty (argo-cd v3.4.4 application CRD: "AllowEmpty allows apps have zero live
                 # resources"): without it automated sync refuses to prune the team's last job, so removing it
                 # from Git would never stop it; the folder itself stays (KEEP_FILE)
                 sync_policy=argo_app.ApplicationSpecSyncPolicy(
-                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True,
-                                                                          allow_empty=True),
+                    automated=argo_app.ApplicationSpecSyncPolicyAutomated(prune=True, self_heal=True, allow_empty=True),
                     sync_options=["RespectIgnoreDifferences=true"],
-                    retry=_retry()),
-            ))
+                    retry=_retry(),
+                ),
+            ),
+        )
 
 
 class CapabilityAccessChart(cdk8s.Chart):
@@ -439,25 +533,51 @@ class CapabilityAccessChart(cdk8s.Chart):
     :param principal_arn: ARN of the capability's IAM role (a CDK token inside the stack).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, values: PlatformValues,
-                 principal_arn: str) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        values: PlatformValues,
+        principal_arn: str,
+    ) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.rbac: list[k8s.KubeClusterRole | k8s.KubeClusterRoleBinding] = []
-        self.argocd_namespace = k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
-            name=ARGOCD_NAMESPACE, labels=dict(PART_OF)))
+        self.argocd_namespace = k8s.KubeNamespace(
+            self, "Namespace", metadata=k8s.ObjectMeta(name=ARGOCD_NAMESPACE, labels=dict(PART_OF))
+        )
         for i, doc in enumerate(capability_rbac(principal_arn, managed_kinds(config, values))):
             m = k8s.ObjectMeta(name=doc["metadata"]["name"], labels=doc["metadata"]["labels"])
             if doc["kind"] == "ClusterRole":
-                self.rbac.append(k8s.KubeClusterRole(self, f"Rbac{i}", metadata=m, rules=[
-                    k8s.PolicyRule(api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"])
-                    for r in doc["rules"]]))
+                self.rbac.append(
+                    k8s.KubeClusterRole(
+                        self,
+                        f"Rbac{i}",
+                        metadata=m,
+                        rules=[
+                            k8s.PolicyRule(api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"])
+                            for r in doc["rules"]
+                        ],
+                    )
+                )
             else:
-                self.rbac.append(k8s.KubeClusterRoleBinding(
-                    self, f"Rbac{i}", metadata=m,
-                    subjects=[k8s.Subject(kind=x["kind"], name=x["name"], api_group=x["apiGroup"])
-                              for x in doc["subjects"]],
-                    role_ref=k8s.RoleRef(api_group=doc["roleRef"]["apiGroup"], kind=doc["roleRef"]["kind"],
-                                         name=doc["roleRef"]["name"])))
+                self.rbac.append(
+                    k8s.KubeClusterRoleBinding(
+                        self,
+                        f"Rbac{i}",
+                        metadata=m,
+                        subjects=[
+                            k8s.Subject(kind=x["kind"], name=x["name"], api_group=x["apiGroup"])
+                            for x in doc["subjects"]
+                        ],
+                        role_ref=k8s.RoleRef(
+                            api_group=doc["roleRef"]["apiGroup"],
+                            kind=doc["roleRef"]["kind"],
+                            name=doc["roleRef"]["name"],
+                        ),
+                    )
+                )
 
 
 class RepositoryCredentialsSync(Construct):
@@ -470,15 +590,19 @@ class RepositoryCredentialsSync(Construct):
     :param node_selector: nodeSelector of the pod. Default: any node.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, image: str,
-                 node_selector: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, image: str, node_selector: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
         labels = {**PART_OF, "app.kubernetes.io/name": "gitops-credentials-sync"}
         self.service_account = k8s.KubeServiceAccount(
-            self, "ServiceAccount", metadata=k8s.ObjectMeta(name=CREDENTIALS_SERVICE_ACCOUNT,
-                                                            namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF)))
+            self,
+            "ServiceAccount",
+            metadata=k8s.ObjectMeta(name=CREDENTIALS_SERVICE_ACCOUNT, namespace=ARGOCD_NAMESPACE, labels=dict(PART_OF)),
+        )
         self.deployment = k8s.KubeDeployment(
-            self, "Deployment",
+            self,
+            "Deployment",
             metadata=k8s.ObjectMeta(name="gitops-credentials-sync", namespace=ARGOCD_NAMESPACE, labels=labels),
             spec=k8s.DeploymentSpec(
                 replicas=1,
@@ -489,24 +613,47 @@ class RepositoryCredentialsSync(Construct):
                         service_account_name=CREDENTIALS_SERVICE_ACCOUNT,
                         node_selector=dict(node_selector or {}) or None,
                         security_context=k8s.PodSecurityContext(
-                            run_as_non_root=True, run_as_user=65534, run_as_group=65534,
-                            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault")),
-                        containers=[k8s.Container(
-                            name="sync", image=image,
-                            command=["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 3600 & wait; done"],
-                            resources=k8s.ResourceRequirements(
-                                requests={"cpu": k8s.Quantity.from_string("10m"),
-                                          "memory": k8s.Quantity.from_string("16Mi")},
-                                limits={"memory": k8s.Quantity.from_string("16Mi")}),
-                            security_context=k8s.SecurityContext(
-                                allow_privilege_escalation=False, read_only_root_filesystem=True,
-                                capabilities=k8s.Capabilities(drop=["ALL"])),
-                            volume_mounts=[k8s.VolumeMount(name="credentials", mount_path="/mnt/credentials",
-                                                           read_only=True)])],
-                        volumes=[k8s.Volume(name="credentials", csi=k8s.CsiVolumeSource(
-                            driver="secrets-store.csi.k8s.io", read_only=True,
-                            volume_attributes={"secretProviderClass": REPOSITORY_SECRET}))],
-                    ))))
+                            run_as_non_root=True,
+                            run_as_user=65534,
+                            run_as_group=65534,
+                            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+                        ),
+                        containers=[
+                            k8s.Container(
+                                name="sync",
+                                image=image,
+                                command=["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 3600 & wait; done"],
+                                resources=k8s.ResourceRequirements(
+                                    requests={
+                                        "cpu": k8s.Quantity.from_string("10m"),
+                                        "memory": k8s.Quantity.from_string("16Mi"),
+                                    },
+                                    limits={"memory": k8s.Quantity.from_string("16Mi")},
+                                ),
+                                security_context=k8s.SecurityContext(
+                                    allow_privilege_escalation=False,
+                                    read_only_root_filesystem=True,
+                                    capabilities=k8s.Capabilities(drop=["ALL"]),
+                                ),
+                                volume_mounts=[
+                                    k8s.VolumeMount(name="credentials", mount_path="/mnt/credentials", read_only=True)
+                                ],
+                            )
+                        ],
+                        volumes=[
+                            k8s.Volume(
+                                name="credentials",
+                                csi=k8s.CsiVolumeSource(
+                                    driver="secrets-store.csi.k8s.io",
+                                    read_only=True,
+                                    volume_attributes={"secretProviderClass": REPOSITORY_SECRET},
+                                ),
+                            )
+                        ],
+                    ),
+                ),
+            ),
+        )
         self.deployment.add_dependency(self.service_account)
 
 
@@ -515,7 +662,9 @@ def _retry() -> argo_app.ApplicationSpecSyncPolicyRetry:
     return argo_app.ApplicationSpecSyncPolicyRetry(
         limit=SYNC_RETRY["limit"],
         backoff=argo_app.ApplicationSpecSyncPolicyRetryBackoff(
-            duration=b["duration"], factor=b["factor"], max_duration=b["maxDuration"]))
+            duration=b["duration"], factor=b["factor"], max_duration=b["maxDuration"]
+        ),
+    )
 
 
 def credential_fields(repository: str) -> tuple[str, ...]:

@@ -35,8 +35,8 @@ class ImageSpec:
     """One platform image: where it is defined and what its build reads."""
 
     name: str
-    inputs: tuple[str, ...]            # repository folders the Dockerfile COPYs (plus the image folder itself)
-    expected_build_minutes: int        # one clean CodeBuild run, for `make cost`
+    inputs: tuple[str, ...]  # repository folders the Dockerfile COPYs (plus the image folder itself)
+    expected_build_minutes: int  # one clean CodeBuild run, for `make cost`
     description: str
 
     @property
@@ -52,20 +52,33 @@ class ImageSpec:
         return (self.folder / "VERSION").read_text().strip()
 
 
-IMAGES: dict[str, ImageSpec] = {spec.name: spec for spec in (
-    ImageSpec("sft", ("images/sft", "training"), 30,
-              "PyTorch + transformers + peft + trl + bitsandbytes: SFT (torchrun/FSDP), evaluation, data prep"),
-    # flash-attn is compiled from source for sm_80 and sm_90 (most of the build time).
-    ImageSpec("verl-sglang", ("images/verl-sglang", "training"), 90,
-              "VeRL + SGLang + Ray (KubeRay), nccl-tests: GRPO RayJobs and NCCL health checks"),
-)}
+IMAGES: dict[str, ImageSpec] = {
+    spec.name: spec
+    for spec in (
+        ImageSpec(
+            "sft",
+            ("images/sft", "training"),
+            30,
+            "PyTorch + transformers + peft + trl + bitsandbytes: SFT (torchrun/FSDP), evaluation, data prep",
+        ),
+        # flash-attn is compiled from source for sm_80 and sm_90 (most of the build time).
+        ImageSpec(
+            "verl-sglang",
+            ("images/verl-sglang", "training"),
+            90,
+            "VeRL + SGLang + Ray (KubeRay), nccl-tests: GRPO RayJobs and NCCL health checks",
+        ),
+    )
+}
 IMAGE_NAMES = tuple(IMAGES)
 
 
 def spec(name: str) -> ImageSpec:
     if name not in IMAGES:
-        raise ValueError(f"image {name!r} is not a platform image; the platform builds {', '.join(IMAGE_NAMES)} "
-                         f"(images/<name>/Dockerfile)")
+        raise ValueError(
+            f"image {name!r} is not a platform image; the platform builds {', '.join(IMAGE_NAMES)} "
+            f"(images/<name>/Dockerfile)"
+        )
     return IMAGES[name]
 
 
@@ -76,8 +89,11 @@ def input_files(name: str) -> list[Path]:
         base = ROOT / folder
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(ROOT)
-            if path.is_dir() or set(rel.parts) & _IGNORED_PARTS or any(
-                    part.endswith(_IGNORED_SUFFIXES) for part in rel.parts):
+            if (
+                path.is_dir()
+                or set(rel.parts) & _IGNORED_PARTS
+                or any(part.endswith(_IGNORED_SUFFIXES) for part in rel.parts)
+            ):
                 continue
             files.append(path)
     return files
@@ -102,8 +118,18 @@ def image_tag(name: str) -> str:
 
 # The CodeBuild source asset: the repository root minus everything but the image inputs (CDK glob ignore syntax,
 # later patterns win, `!` re-includes).
-IMAGE_SOURCE_EXCLUDE = ["*", ".*", "!images", "!images/**", "!training", "!training/**",
-                        *(f"**/{part}" for part in sorted(_IGNORED_PARTS)), "**/*.pyc", "**/*.pyo", "**/*.egg-info"]
+IMAGE_SOURCE_EXCLUDE = [
+    "*",
+    ".*",
+    "!images",
+    "!images/**",
+    "!training",
+    "!training/**",
+    *(f"**/{part}" for part in sorted(_IGNORED_PARTS)),
+    "**/*.pyc",
+    "**/*.pyo",
+    "**/*.egg-info",
+]
 
 
 def build_project_name(config: EnvironmentConfig, name: str) -> str:
@@ -140,5 +166,6 @@ def locked_version(name: str, package: str) -> str:
     """The version of ``package`` in ``images/<name>/requirements.lock`` (what the image installs)."""
     from .image_locks import locked_version as version_in
 
-    return version_in((spec(name).folder / "requirements.lock").read_text(), package,
-                      f"images/{name}/requirements.lock")
+    return version_in(
+        (spec(name).folder / "requirements.lock").read_text(), package, f"images/{name}/requirements.lock"
+    )

@@ -13,7 +13,13 @@ from k8s_charts.imports.ec2nodeclass.aws.k8s import karpenter as ec2nc
 from k8s_charts.imports.nodepool.sh import karpenter as kp
 from k8s_charts.queues import CAPACITY_LABEL
 from k8s_charts.tiers import (
-    CPU_JOBS_ROLE, CPU_JOBS_TAINT, EKS_ON_DEMAND, GPU_RESOURCE, GPU_TYPE_LABEL, NODE_ROLE_LABEL, NODE_TYPE_LABEL,
+    CPU_JOBS_ROLE,
+    CPU_JOBS_TAINT,
+    EKS_ON_DEMAND,
+    GPU_RESOURCE,
+    GPU_TYPE_LABEL,
+    NODE_ROLE_LABEL,
+    NODE_TYPE_LABEL,
     ZONE_LABEL,
 )
 from k8s_charts.values import PlatformValues
@@ -23,23 +29,31 @@ DISCOVERY_TAG = "karpenter.sh/discovery"
 DISRUPTION_BUDGET = "10%"
 
 
-def _ebs(size_gib: int, kms_key_arn: str,
-         throughput: int | None = None) -> ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs:
+def _ebs(
+    size_gib: int, kms_key_arn: str, throughput: int | None = None
+) -> ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs:
     return ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbs(
-        volume_size=f"{size_gib}Gi", volume_type=ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType.GP3,
-        encrypted=True, kms_key_id=kms_key_arn, delete_on_termination=True, throughput=throughput)
+        volume_size=f"{size_gib}Gi",
+        volume_type=ec2nc.Ec2NodeClassSpecBlockDeviceMappingsEbsVolumeType.GP3,
+        encrypted=True,
+        kms_key_id=kms_key_arn,
+        delete_on_termination=True,
+        throughput=throughput,
+    )
 
 
-def block_devices(node: KarpenterNodeConfig, kms_key_arn: str, *,
-                  data_volume_gib: int | None = None) -> list[ec2nc.Ec2NodeClassSpecBlockDeviceMappings]:
+def block_devices(
+    node: KarpenterNodeConfig, kms_key_arn: str, *, data_volume_gib: int | None = None
+) -> list[ec2nc.Ec2NodeClassSpecBlockDeviceMappings]:
     """OS and data volumes, both encrypted with the platform key. Bottlerocket keeps the OS on /dev/xvda and
     containers, logs and kubelet on /dev/xvdb; AL2023 keeps everything on /dev/xvda (sized as the data volume).
     ``data_volume_gib``: override of ``node.data_volume_gib`` (the CPU pool's smaller nodes)."""
     data = _ebs(data_volume_gib or node.data_volume_gib, kms_key_arn, node.data_volume_throughput_mibps)
     if node.ami_alias.startswith("bottlerocket@"):
         return [
-            ec2nc.Ec2NodeClassSpecBlockDeviceMappings(device_name="/dev/xvda", ebs=_ebs(node.root_volume_gib,
-                                                                                       kms_key_arn)),
+            ec2nc.Ec2NodeClassSpecBlockDeviceMappings(
+                device_name="/dev/xvda", ebs=_ebs(node.root_volume_gib, kms_key_arn)
+            ),
             ec2nc.Ec2NodeClassSpecBlockDeviceMappings(device_name="/dev/xvdb", ebs=data, root_volume=True),
         ]
     return [ec2nc.Ec2NodeClassSpecBlockDeviceMappings(device_name="/dev/xvda", ebs=data, root_volume=True)]
@@ -49,25 +63,37 @@ def efa_interfaces(network_cards: int) -> list[ec2nc.Ec2NodeClassSpecNetworkInte
     """The EC2 recommendation for EFA instances with several network cards: an ENA primary interface on card 0,
     then one EFA-only interface on card 0 (device 1) and on every other card (device 0)."""
     t = ec2nc.Ec2NodeClassSpecNetworkInterfacesInterfaceType
-    nics = [ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=0, interface_type=t.INTERFACE),
-            ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=1,
-                                                    interface_type=t.EFA_HYPHEN_ONLY)]
-    nics += [ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=card, device_index=0,
-                                                     interface_type=t.EFA_HYPHEN_ONLY)
-             for card in range(1, network_cards)]
+    nics = [
+        ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=0, interface_type=t.INTERFACE),
+        ec2nc.Ec2NodeClassSpecNetworkInterfaces(network_card_index=0, device_index=1, interface_type=t.EFA_HYPHEN_ONLY),
+    ]
+    nics += [
+        ec2nc.Ec2NodeClassSpecNetworkInterfaces(
+            network_card_index=card, device_index=0, interface_type=t.EFA_HYPHEN_ONLY
+        )
+        for card in range(1, network_cards)
+    ]
     return nics
 
 
-def node_class(scope: Construct, name: str, *, node: KarpenterNodeConfig, values: PlatformValues,
-               tags: dict[str, str], data_volume_gib: int | None = None,
-               instance_store_policy: ec2nc.Ec2NodeClassSpecInstanceStorePolicy | None = None,
-               network_interfaces: list[ec2nc.Ec2NodeClassSpecNetworkInterfaces] | None = None) -> ec2nc.Ec2NodeClass:
+def node_class(
+    scope: Construct,
+    name: str,
+    *,
+    node: KarpenterNodeConfig,
+    values: PlatformValues,
+    tags: dict[str, str],
+    data_volume_gib: int | None = None,
+    instance_store_policy: ec2nc.Ec2NodeClassSpecInstanceStorePolicy | None = None,
+    network_interfaces: list[ec2nc.Ec2NodeClassSpecNetworkInterfaces] | None = None,
+) -> ec2nc.Ec2NodeClass:
     """An EC2NodeClass ``name``: the AMI alias of ``node`` (Karpenter resolves the variant per instance type: NVIDIA
     on GPU types, standard on CPU types), the subnets and security group tagged `karpenter.sh/discovery:
     <cluster>`, the Karpenter node role, IMDSv2 only with hop limit 1, KMS-encrypted volumes."""
     discovery = {DISCOVERY_TAG: values.cluster_name}
     return ec2nc.Ec2NodeClass(
-        scope, f"{name}-class",
+        scope,
+        f"{name}-class",
         metadata=cdk8s.ApiObjectMetadata(name=name),
         spec=ec2nc.Ec2NodeClassSpec(
             role=values.node_role_name,
@@ -78,7 +104,8 @@ def node_class(scope: Construct, name: str, *, node: KarpenterNodeConfig, values
                 http_endpoint=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpEndpoint.ENABLED,
                 http_protocol_i_pv6=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpProtocolIPv6.DISABLED,
                 http_tokens=ec2nc.Ec2NodeClassSpecMetadataOptionsHttpTokens.REQUIRED,
-                http_put_response_hop_limit=1),
+                http_put_response_hop_limit=1,
+            ),
             block_device_mappings=block_devices(node, values.kms_key_arn, data_volume_gib=data_volume_gib),
             instance_store_policy=instance_store_policy,
             network_interfaces=network_interfaces,
@@ -100,8 +127,15 @@ class GpuCapacityChart(cdk8s.Chart):
     `termination_grace_period`) is forceful. EFA pools are pinned to the HyperPod AZ.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, pools: Sequence[GpuNodePoolConfig],
-                 node: KarpenterNodeConfig, values: PlatformValues) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        pools: Sequence[GpuNodePoolConfig],
+        node: KarpenterNodeConfig,
+        values: PlatformValues,
+    ) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.node_classes: dict[str, ec2nc.Ec2NodeClass] = {}
         self.node_pools: dict[str, kp.NodePool] = {}
@@ -109,30 +143,41 @@ class GpuCapacityChart(cdk8s.Chart):
             self.node_classes[pool.name] = self._node_class(pool, node, values)
             self.node_pools[pool.name] = self._node_pool(pool, values)
 
-    def _node_class(self, pool: GpuNodePoolConfig, node: KarpenterNodeConfig,
-                    values: PlatformValues) -> ec2nc.Ec2NodeClass:
+    def _node_class(
+        self, pool: GpuNodePoolConfig, node: KarpenterNodeConfig, values: PlatformValues
+    ) -> ec2nc.Ec2NodeClass:
         return node_class(
-            self, pool.name, node=node, values=values,
+            self,
+            pool.name,
+            node=node,
+            values=values,
             instance_store_policy=(ec2nc.Ec2NodeClassSpecInstanceStorePolicy.RAID0 if pool.instance_store else None),
             network_interfaces=efa_interfaces(pool.efa_network_cards) if pool.efa else None,
-            tags={"karpenter-node-pool": pool.name, "gpu-type": pool.gpu_type})
+            tags={"karpenter-node-pool": pool.name, "gpu-type": pool.gpu_type},
+        )
 
     def _node_pool(self, pool: GpuNodePoolConfig, values: PlatformValues) -> kp.NodePool:
         op = kp.NodePoolSpecTemplateSpecRequirementsOperator
         requirements = [
-            kp.NodePoolSpecTemplateSpecRequirements(key="node.kubernetes.io/instance-type", operator=op.IN,
-                                                    values=list(pool.instance_types)),
-            kp.NodePoolSpecTemplateSpecRequirements(key="karpenter.sh/capacity-type", operator=op.IN,
-                                                    values=[pool.capacity_type]),
+            kp.NodePoolSpecTemplateSpecRequirements(
+                key="node.kubernetes.io/instance-type", operator=op.IN, values=list(pool.instance_types)
+            ),
+            kp.NodePoolSpecTemplateSpecRequirements(
+                key="karpenter.sh/capacity-type", operator=op.IN, values=[pool.capacity_type]
+            ),
             kp.NodePoolSpecTemplateSpecRequirements(key="kubernetes.io/os", operator=op.IN, values=["linux"]),
         ]
         if pool.efa:
-            requirements.append(kp.NodePoolSpecTemplateSpecRequirements(
-                key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]))
+            requirements.append(
+                kp.NodePoolSpecTemplateSpecRequirements(
+                    key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]
+                )
+            )
         labels = {NODE_TYPE_LABEL: pool.node_type, GPU_TYPE_LABEL: pool.gpu_type, CAPACITY_LABEL: pool.name}
         assert pool.node_type == EKS_ON_DEMAND or pool.capacity_type == "spot"
         return kp.NodePool(
-            self, f"{pool.name}-pool",
+            self,
+            f"{pool.name}-pool",
             metadata=cdk8s.ApiObjectMetadata(name=pool.name),
             spec=kp.NodePoolSpec(
                 weight=pool.weight,
@@ -146,11 +191,16 @@ class GpuCapacityChart(cdk8s.Chart):
                     metadata=kp.NodePoolSpecTemplateMetadata(labels=labels),
                     spec=kp.NodePoolSpecTemplateSpec(
                         node_class_ref=kp.NodePoolSpecTemplateSpecNodeClassRef(
-                            group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name),
+                            group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name
+                        ),
                         requirements=requirements,
-                        taints=[kp.NodePoolSpecTemplateSpecTaints(
-                            key=GPU_RESOURCE, value="true",
-                            effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
+                        taints=[
+                            kp.NodePoolSpecTemplateSpecTaints(
+                                key=GPU_RESOURCE,
+                                value="true",
+                                effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE,
+                            )
+                        ],
                         expire_after=pool.expire_after,
                         termination_grace_period=pool.termination_grace_period,
                     ),
@@ -172,17 +222,30 @@ class CpuCapacityChart(cdk8s.Chart):
     is never consolidated (`karpenter.sh/do-not-disrupt` on every job pod), only expiry is forceful.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, pool: CpuNodePoolConfig, node: KarpenterNodeConfig,
-                 values: PlatformValues) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        pool: CpuNodePoolConfig,
+        node: KarpenterNodeConfig,
+        values: PlatformValues,
+    ) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
-        self.node_class = node_class(self, pool.name, node=node, values=values,
-                                     data_volume_gib=pool.data_volume_gib,
-                                     tags={"karpenter-node-pool": pool.name})
+        self.node_class = node_class(
+            self,
+            pool.name,
+            node=node,
+            values=values,
+            data_volume_gib=pool.data_volume_gib,
+            tags={"karpenter-node-pool": pool.name},
+        )
         op = kp.NodePoolSpecTemplateSpecRequirementsOperator
         key, value, effect = CPU_JOBS_TAINT
         assert effect == "NoSchedule"
         self.node_pool = kp.NodePool(
-            self, f"{pool.name}-pool",
+            self,
+            f"{pool.name}-pool",
             metadata=cdk8s.ApiObjectMetadata(name=pool.name),
             spec=kp.NodePoolSpec(
                 limits={"cpu": kp.NodePoolSpecLimits.from_number(pool.cpu_limit)},
@@ -195,20 +258,27 @@ class CpuCapacityChart(cdk8s.Chart):
                     metadata=kp.NodePoolSpecTemplateMetadata(labels={NODE_ROLE_LABEL: CPU_JOBS_ROLE}),
                     spec=kp.NodePoolSpecTemplateSpec(
                         node_class_ref=kp.NodePoolSpecTemplateSpecNodeClassRef(
-                            group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name),
+                            group="karpenter.k8s.aws", kind="EC2NodeClass", name=pool.name
+                        ),
                         requirements=[
                             kp.NodePoolSpecTemplateSpecRequirements(
-                                key="node.kubernetes.io/instance-type", operator=op.IN,
-                                values=list(pool.instance_types)),
+                                key="node.kubernetes.io/instance-type", operator=op.IN, values=list(pool.instance_types)
+                            ),
                             kp.NodePoolSpecTemplateSpecRequirements(
-                                key="karpenter.sh/capacity-type", operator=op.IN, values=["on-demand"]),
+                                key="karpenter.sh/capacity-type", operator=op.IN, values=["on-demand"]
+                            ),
                             kp.NodePoolSpecTemplateSpecRequirements(
-                                key="kubernetes.io/os", operator=op.IN, values=["linux"]),
+                                key="kubernetes.io/os", operator=op.IN, values=["linux"]
+                            ),
                             kp.NodePoolSpecTemplateSpecRequirements(
-                                key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]),
+                                key=ZONE_LABEL, operator=op.IN, values=[values.hyperpod_availability_zone]
+                            ),
                         ],
-                        taints=[kp.NodePoolSpecTemplateSpecTaints(
-                            key=key, value=value, effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE)],
+                        taints=[
+                            kp.NodePoolSpecTemplateSpecTaints(
+                                key=key, value=value, effect=kp.NodePoolSpecTemplateSpecTaintsEffect.NO_SCHEDULE
+                            )
+                        ],
                         expire_after=pool.expire_after,
                         termination_grace_period=pool.termination_grace_period,
                     ),

@@ -28,12 +28,16 @@ _FIELDS = {"username": USERNAME_KEY, "password": PASSWORD_KEY}
 def provider_objects(secret_arn: str) -> str:
     """The AWS provider's `objects` parameter: the secret by ARN, its two JSON fields as files readable only by
     root (the pod reads them from the synced Secret, never from the files)."""
-    return json.dumps([{
-        "objectName": secret_arn,
-        "objectType": "secretsmanager",
-        "filePermission": "0400",
-        "jmesPath": [{"path": field, "objectAlias": field, "filePermission": "0400"} for field in _FIELDS],
-    }])
+    return json.dumps(
+        [
+            {
+                "objectName": secret_arn,
+                "objectType": "secretsmanager",
+                "filePermission": "0400",
+                "jmesPath": [{"path": field, "objectAlias": field, "filePermission": "0400"} for field in _FIELDS],
+            }
+        ]
+    )
 
 
 class MlflowCredentials(Construct):
@@ -45,22 +49,35 @@ class MlflowCredentials(Construct):
     :param labels: labels of the class and of the synced Secret. Default none.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, namespace: str, secret_arn: str, region: str,
-                 labels: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        namespace: str,
+        secret_arn: str,
+        region: str,
+        labels: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         labels = dict(labels or {})
         self.secret_provider_class = sscsi.SecretProviderClass(
-            self, "SecretProviderClass",
+            self,
+            "SecretProviderClass",
             metadata=cdk8s.ApiObjectMetadata(name=MLFLOW_SECRET_PROVIDER_CLASS, namespace=namespace, labels=labels),
             spec=sscsi.SecretProviderClassSpec(
                 provider="aws",
                 parameters={"region": region, "usePodIdentity": "true", "objects": provider_objects(secret_arn)},
-                secret_objects=[sscsi.SecretProviderClassSpecSecretObjects(
-                    secret_name=MLFLOW_CREDENTIALS_SECRET,
-                    type="Opaque",
-                    labels=labels or None,
-                    data=[sscsi.SecretProviderClassSpecSecretObjectsData(object_name=alias, key=key)
-                          for alias, key in _FIELDS.items()],
-                )],
+                secret_objects=[
+                    sscsi.SecretProviderClassSpecSecretObjects(
+                        secret_name=MLFLOW_CREDENTIALS_SECRET,
+                        type="Opaque",
+                        labels=labels or None,
+                        data=[
+                            sscsi.SecretProviderClassSpecSecretObjectsData(object_name=alias, key=key)
+                            for alias, key in _FIELDS.items()
+                        ],
+                    )
+                ],
             ),
         )

@@ -36,8 +36,17 @@ from dataclasses import dataclass, field
 from config import EnvironmentConfig
 from config.instances import InstanceSpec, instance_spec
 from k8s_charts.tiers import (
-    CPU_JOBS_ROLE, CPU_JOBS_TAINT, EFA_RESOURCE, GPU_RESOURCE, GPU_TYPE_LABEL, HYPERPOD, INSTANCE_TYPE_LABEL, JOB_TIERS,
-    NODE_ROLE_LABEL, NODE_TYPE_LABEL, ZONE_LABEL,
+    CPU_JOBS_ROLE,
+    CPU_JOBS_TAINT,
+    EFA_RESOURCE,
+    GPU_RESOURCE,
+    GPU_TYPE_LABEL,
+    HYPERPOD,
+    INSTANCE_TYPE_LABEL,
+    JOB_TIERS,
+    NODE_ROLE_LABEL,
+    NODE_TYPE_LABEL,
+    ZONE_LABEL,
 )
 
 SYSTEM = "system"
@@ -47,7 +56,7 @@ CPU_POOL = "karpenter-cpu"
 """`source` of the Karpenter CPU job pool (k8s_charts/karpenter.py CpuCapacityChart); its `node_type` is
 `cpu-jobs`."""
 
-SYSTEM_NODE_LABEL = (NODE_ROLE_LABEL, "system")   # cdk_constructs/compute/eks_cluster.py SYSTEM_NODE_LABEL
+SYSTEM_NODE_LABEL = (NODE_ROLE_LABEL, "system")  # cdk_constructs/compute/eks_cluster.py SYSTEM_NODE_LABEL
 HYPERPOD_HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
 
 EVICTION_HARD_MEMORY_MIB = 100
@@ -64,17 +73,23 @@ class Resources:
     efa: int = 0
 
     def __add__(self, other: Resources) -> Resources:
-        return Resources(self.cpu_m + other.cpu_m, self.memory_mib + other.memory_mib, self.gpus + other.gpus,
-                         self.efa + other.efa)
+        return Resources(
+            self.cpu_m + other.cpu_m, self.memory_mib + other.memory_mib, self.gpus + other.gpus, self.efa + other.efa
+        )
 
     def __sub__(self, other: Resources) -> Resources:
-        return Resources(self.cpu_m - other.cpu_m, self.memory_mib - other.memory_mib, self.gpus - other.gpus,
-                         self.efa - other.efa)
+        return Resources(
+            self.cpu_m - other.cpu_m, self.memory_mib - other.memory_mib, self.gpus - other.gpus, self.efa - other.efa
+        )
 
     def within(self, other: Resources) -> bool:
         """Every amount is at most ``other``'s."""
-        return (self.cpu_m <= other.cpu_m and self.memory_mib <= other.memory_mib and self.gpus <= other.gpus
-                and self.efa <= other.efa)
+        return (
+            self.cpu_m <= other.cpu_m
+            and self.memory_mib <= other.memory_mib
+            and self.gpus <= other.gpus
+            and self.efa <= other.efa
+        )
 
     def describe(self) -> str:
         parts = [f"{self.cpu_m / 1000:g} CPU", f"{self.memory_mib / 1024:.1f} GiB"]
@@ -90,40 +105,75 @@ class DaemonSet:
     """Requests of one DaemonSet per node, and the node sources it runs on."""
 
     name: str
-    runs_on: tuple[str, ...]          # node sources: "hyperpod", "karpenter", "karpenter-cpu", "system"
+    runs_on: tuple[str, ...]  # node sources: "hyperpod", "karpenter", "karpenter-cpu", "system"
     requests: Resources
     source: str
-    gpu_nodes_only: bool = False      # runs only on nodes with accelerators
+    gpu_nodes_only: bool = False  # runs only on nodes with accelerators
 
 
 DAEMONSETS: tuple[DaemonSet, ...] = (
-    DaemonSet("aws-node", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=50),
-              "EKS vpc-cni add-on DaemonSet: containers aws-node and aws-eks-nodeagent request cpu 25m each"),
-    DaemonSet("kube-proxy", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=100),
-              "EKS kube-proxy add-on DaemonSet: requests cpu 100m"),
-    DaemonSet("hyperpod-health-monitoring-agent", ("hyperpod",), Resources(cpu_m=500, memory_mib=512),
-              "charts/hyperpod-prerequisites/templates/health-monitoring-agent.yaml (requests 500m / 512Mi)",
-              gpu_nodes_only=True),
+    DaemonSet(
+        "aws-node",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=50),
+        "EKS vpc-cni add-on DaemonSet: containers aws-node and aws-eks-nodeagent request cpu 25m each",
+    ),
+    DaemonSet(
+        "kube-proxy",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=100),
+        "EKS kube-proxy add-on DaemonSet: requests cpu 100m",
+    ),
+    DaemonSet(
+        "hyperpod-health-monitoring-agent",
+        ("hyperpod",),
+        Resources(cpu_m=500, memory_mib=512),
+        "charts/hyperpod-prerequisites/templates/health-monitoring-agent.yaml (requests 500m / 512Mi)",
+        gpu_nodes_only=True,
+    ),
     # The observability add-on (amazon-cloudwatch-observability v6.4.0-eksbuild.1 = chart 6.4.0 values.yaml; its root
     # tolerations `[{operator: Exists}]` put these on every node, cdk_constructs/observability/container_insights.py)
-    DaemonSet("cloudwatch-agent", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=250, memory_mib=128),
-              "chart 6.4.0 values.yaml agent.resources.requests 250m / 128Mi"),
-    DaemonSet("fluent-bit", ("hyperpod", "karpenter", CPU_POOL, SYSTEM), Resources(cpu_m=50, memory_mib=25),
-              "chart 6.4.0 values.yaml containerLogs.fluentBit.resources.requests 50m / 25Mi"),
-    DaemonSet("dcgm-exporter", ("hyperpod", "karpenter"), Resources(cpu_m=250, memory_mib=128),
-              "chart 6.4.0 values.yaml dcgmExporter.resources.requests 250m / 128Mi (NVIDIA GPU nodes)",
-              gpu_nodes_only=True),
+    DaemonSet(
+        "cloudwatch-agent",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=250, memory_mib=128),
+        "chart 6.4.0 values.yaml agent.resources.requests 250m / 128Mi",
+    ),
+    DaemonSet(
+        "fluent-bit",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=50, memory_mib=25),
+        "chart 6.4.0 values.yaml containerLogs.fluentBit.resources.requests 50m / 25Mi",
+    ),
+    DaemonSet(
+        "dcgm-exporter",
+        ("hyperpod", "karpenter"),
+        Resources(cpu_m=250, memory_mib=128),
+        "chart 6.4.0 values.yaml dcgmExporter.resources.requests 250m / 128Mi (NVIDIA GPU nodes)",
+        gpu_nodes_only=True,
+    ),
     # Secrets Store CSI driver 1.6.0 (charts/secrets-store-csi-driver/values.yaml linux.driver 50m/100Mi, registrar
     # 10m/20Mi, livenessProbe 10m/20Mi) and the AWS provider chart 3.1.1 (values.yaml resources 50m/100Mi), on every
     # node a team pod can use (cdk_constructs/compute/secrets_store_csi_driver.py)
-    DaemonSet("secrets-store-csi-driver", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
-              Resources(cpu_m=70, memory_mib=140), "driver chart 1.6.0 values.yaml linux.{driver,registrar,livenessProbe}"),
-    DaemonSet("secrets-store-csi-driver-provider-aws", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
-              Resources(cpu_m=50, memory_mib=100), "provider chart 3.1.1 values.yaml resources.requests 50m / 100Mi"),
-    DaemonSet("add-on agents without pinned requests", ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
-              Resources(cpu_m=250, memory_mib=512),
-              "allowance for eks-pod-identity-agent, the FSx CSI node plugin and the NVIDIA/EFA device plugins, "
-              "whose requests are not pinned in this repository"),
+    DaemonSet(
+        "secrets-store-csi-driver",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=70, memory_mib=140),
+        "driver chart 1.6.0 values.yaml linux.{driver,registrar,livenessProbe}",
+    ),
+    DaemonSet(
+        "secrets-store-csi-driver-provider-aws",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=50, memory_mib=100),
+        "provider chart 3.1.1 values.yaml resources.requests 50m / 100Mi",
+    ),
+    DaemonSet(
+        "add-on agents without pinned requests",
+        ("hyperpod", "karpenter", CPU_POOL, SYSTEM),
+        Resources(cpu_m=250, memory_mib=512),
+        "allowance for eks-pod-identity-agent, the FSx CSI node plugin and the NVIDIA/EFA device plugins, "
+        "whose requests are not pinned in this repository",
+    ),
 )
 
 
@@ -144,8 +194,8 @@ class NodeKind:
     (`ml.` names for HyperPod)."""
 
     name: str
-    source: str                       # "hyperpod", "karpenter", "karpenter-cpu" or "system"
-    node_type: str                    # value of the `node-type` label (system: "system", CPU pool: "cpu-jobs")
+    source: str  # "hyperpod", "karpenter", "karpenter-cpu" or "system"
+    node_type: str  # value of the `node-type` label (system: "system", CPU pool: "cpu-jobs")
     instance_type: str
     spec: InstanceSpec = field(repr=False)
     threads_per_core: int
@@ -155,10 +205,10 @@ class NodeKind:
     tiers: tuple[str, ...]
     gpu_type: str
     zone: str | None
-    max_nodes: int | None             # HyperPod: the group's count; Karpenter: gpu_limit // GPUs (CPU pool:
-                                      # cpu_limit // vCPUs); system: max_size
-    weight: int = 0                   # Karpenter GPU pool: its NodePool `spec.weight` (higher is tried first;
-                                      # no weight counts as 0, karpenter.sh_nodepools.yaml); others: 0
+    max_nodes: int | None  # HyperPod: the group's count; Karpenter: gpu_limit // GPUs (CPU pool:
+    # cpu_limit // vCPUs); system: max_size
+    weight: int = 0  # Karpenter GPU pool: its NodePool `spec.weight` (higher is tried first;
+    # no weight counts as 0, karpenter.sh_nodepools.yaml); others: 0
 
     @property
     def allocatable(self) -> Resources:
@@ -181,7 +231,7 @@ class NodeKind:
         else:
             labels.update({NODE_TYPE_LABEL: self.node_type, GPU_TYPE_LABEL: self.gpu_type})
         if self.source == "hyperpod":
-            labels[HYPERPOD_HEALTH_LABEL] = "Schedulable"   # set by HyperPod on healthy nodes
+            labels[HYPERPOD_HEALTH_LABEL] = "Schedulable"  # set by HyperPod on healthy nodes
         if self.zone:
             labels[ZONE_LABEL] = self.zone
         return labels
@@ -199,21 +249,49 @@ class NodeKind:
         return ()
 
 
-def _kind(*, name: str, source: str, node_type: str, instance_type: str, spec: InstanceSpec, threads_per_core: int,
-          efa: int, tiers: tuple[str, ...], gpu_type: str, zone: str | None, max_nodes: int | None,
-          weight: int = 0) -> NodeKind:
+def _kind(
+    *,
+    name: str,
+    source: str,
+    node_type: str,
+    instance_type: str,
+    spec: InstanceSpec,
+    threads_per_core: int,
+    efa: int,
+    tiers: tuple[str, ...],
+    gpu_type: str,
+    zone: str | None,
+    max_nodes: int | None,
+    weight: int = 0,
+) -> NodeKind:
     vcpus = spec.vcpus * threads_per_core // 2
-    capacity = Resources(cpu_m=vcpus * 1000,
-                         memory_mib=math.floor(spec.memory_gib * 1024 * (1 - VM_MEMORY_OVERHEAD)),
-                         gpus=spec.gpus, efa=efa)
+    capacity = Resources(
+        cpu_m=vcpus * 1000,
+        memory_mib=math.floor(spec.memory_gib * 1024 * (1 - VM_MEMORY_OVERHEAD)),
+        gpus=spec.gpus,
+        efa=efa,
+    )
     reserved = kube_reserved(vcpus, spec.max_pods) + Resources(memory_mib=EVICTION_HARD_MEMORY_MIB)
     daemonsets = Resources()
     for ds in DAEMONSETS:
         if source in ds.runs_on and (spec.is_gpu or not ds.gpu_nodes_only):
             daemonsets = daemonsets + ds.requests
-    return NodeKind(name=name, source=source, node_type=node_type, instance_type=instance_type, spec=spec,
-                    threads_per_core=threads_per_core, capacity=capacity, reserved=reserved, daemonsets=daemonsets,
-                    tiers=tiers, gpu_type=gpu_type, zone=zone, max_nodes=max_nodes, weight=weight)
+    return NodeKind(
+        name=name,
+        source=source,
+        node_type=node_type,
+        instance_type=instance_type,
+        spec=spec,
+        threads_per_core=threads_per_core,
+        capacity=capacity,
+        reserved=reserved,
+        daemonsets=daemonsets,
+        tiers=tiers,
+        gpu_type=gpu_type,
+        zone=zone,
+        max_nodes=max_nodes,
+        weight=weight,
+    )
 
 
 def _tiers_on(node_type: str) -> tuple[str, ...]:
@@ -227,35 +305,87 @@ def node_kinds(config: EnvironmentConfig) -> tuple[NodeKind, ...]:
     hyperpod_az = config.network.hyperpod.availability_zone
     for group in config.compute.hyperpod.instance_groups:
         spec = instance_spec(f"compute.hyperpod.instance_groups[{group.name}].instance_type", group.instance_type)
-        kinds.append(_kind(name=f"hyperpod/{group.name}", source="hyperpod", node_type=HYPERPOD,
-                           instance_type=group.instance_type, spec=spec, threads_per_core=group.threads_per_core,
-                           efa=spec.efa_interfaces, tiers=_tiers_on(HYPERPOD), gpu_type=group.node_gpu_type,
-                           zone=hyperpod_az, max_nodes=group.count))
+        kinds.append(
+            _kind(
+                name=f"hyperpod/{group.name}",
+                source="hyperpod",
+                node_type=HYPERPOD,
+                instance_type=group.instance_type,
+                spec=spec,
+                threads_per_core=group.threads_per_core,
+                efa=spec.efa_interfaces,
+                tiers=_tiers_on(HYPERPOD),
+                gpu_type=group.node_gpu_type,
+                zone=hyperpod_az,
+                max_nodes=group.count,
+            )
+        )
     for pool in config.kubernetes.gpu_node_pools:
         for itype in pool.instance_types:
             spec = instance_spec(f"kubernetes.gpu_node_pools[{pool.name}].instance_types", itype)
-            kinds.append(_kind(name=f"karpenter/{pool.name}/{itype}", source="karpenter", node_type=pool.node_type,
-                               instance_type=itype, spec=spec, threads_per_core=2,
-                               efa=spec.efa_interfaces if pool.efa else 0, tiers=_tiers_on(pool.node_type),
-                               gpu_type=pool.gpu_type, zone=hyperpod_az if pool.efa else None,
-                               max_nodes=pool.gpu_limit // spec.gpus, weight=pool.weight))
+            kinds.append(
+                _kind(
+                    name=f"karpenter/{pool.name}/{itype}",
+                    source="karpenter",
+                    node_type=pool.node_type,
+                    instance_type=itype,
+                    spec=spec,
+                    threads_per_core=2,
+                    efa=spec.efa_interfaces if pool.efa else 0,
+                    tiers=_tiers_on(pool.node_type),
+                    gpu_type=pool.gpu_type,
+                    zone=hyperpod_az if pool.efa else None,
+                    max_nodes=pool.gpu_limit // spec.gpus,
+                    weight=pool.weight,
+                )
+            )
     cpu_pool = config.kubernetes.cpu_node_pool
     for itype in cpu_pool.instance_types:
         spec = instance_spec("kubernetes.cpu_node_pool.instance_types", itype)
-        kinds.append(_kind(name=f"karpenter/{cpu_pool.name}/{itype}", source=CPU_POOL, node_type=CPU_JOBS_ROLE,
-                           instance_type=itype, spec=spec, threads_per_core=2, efa=0, tiers=(), gpu_type="none",
-                           zone=hyperpod_az, max_nodes=cpu_pool.cpu_limit // spec.vcpus))
+        kinds.append(
+            _kind(
+                name=f"karpenter/{cpu_pool.name}/{itype}",
+                source=CPU_POOL,
+                node_type=CPU_JOBS_ROLE,
+                instance_type=itype,
+                spec=spec,
+                threads_per_core=2,
+                efa=0,
+                tiers=(),
+                gpu_type="none",
+                zone=hyperpod_az,
+                max_nodes=cpu_pool.cpu_limit // spec.vcpus,
+            )
+        )
     system = config.compute.system_nodes
     for itype in system.instance_types:
         spec = instance_spec("compute.system_nodes.instance_types", itype)
-        kinds.append(_kind(name=f"system/{itype}", source=SYSTEM, node_type=SYSTEM, instance_type=itype, spec=spec,
-                           threads_per_core=2, efa=0, tiers=(), gpu_type="none", zone=None,
-                           max_nodes=system.max_size))
+        kinds.append(
+            _kind(
+                name=f"system/{itype}",
+                source=SYSTEM,
+                node_type=SYSTEM,
+                instance_type=itype,
+                spec=spec,
+                threads_per_core=2,
+                efa=0,
+                tiers=(),
+                gpu_type="none",
+                zone=None,
+                max_nodes=system.max_size,
+            )
+        )
     return tuple(kinds)
 
 
-def kinds_for(kinds: Iterable[NodeKind], *, tier: str | None = None, instance_type: str | None = None,
-              gpu_type: str | None = None, gpu: bool = True) -> tuple[NodeKind, ...]:
+def kinds_for(
+    kinds: Iterable[NodeKind],
+    *,
+    tier: str | None = None,
+    instance_type: str | None = None,
+    gpu_type: str | None = None,
+    gpu: bool = True,
+) -> tuple[NodeKind, ...]:
     """The kinds a pod may land on: GPU pods (``gpu``) of ``tier`` go to the tier's GPU kinds, optionally narrowed
     to one instance type (EC2 or `ml.` name) or GPU type; CPU job pods (no GPU toleration, the CPU pool's) go to the
     system kinds and the CPU pool's."""
@@ -307,13 +437,19 @@ def pod_request(kinds: Sequence[NodeKind], gpus: int, *, efa: bool = True) -> Re
         if gpus > alloc.gpus or gpus < 1:
             raise ValueError(f"{gpus} GPUs per pod do not fit {kind.name} ({kind.instance_type}, {alloc.gpus} GPUs)")
         share = gpus / alloc.gpus
-        requests.append(Resources(cpu_m=math.floor(alloc.cpu_m * share / 1000) * 1000,
-                                  memory_mib=math.floor(alloc.memory_mib * share / 1024) * 1024,
-                                  gpus=gpus, efa=alloc.efa if efa and gpus == alloc.gpus else 0))
+        requests.append(
+            Resources(
+                cpu_m=math.floor(alloc.cpu_m * share / 1000) * 1000,
+                memory_mib=math.floor(alloc.memory_mib * share / 1024) * 1024,
+                gpus=gpus,
+                efa=alloc.efa if efa and gpus == alloc.gpus else 0,
+            )
+        )
     smallest = requests[0]
     for r in requests[1:]:
-        smallest = Resources(min(smallest.cpu_m, r.cpu_m), min(smallest.memory_mib, r.memory_mib), gpus,
-                             min(smallest.efa, r.efa))
+        smallest = Resources(
+            min(smallest.cpu_m, r.cpu_m), min(smallest.memory_mib, r.memory_mib), gpus, min(smallest.efa, r.efa)
+        )
     return smallest
 
 
@@ -334,18 +470,27 @@ def parse_quantity(value: str | int | float, *, cpu: bool) -> int:
 
 def pod_request_of(pod_spec: dict) -> Resources:
     """The effective request of a rendered pod spec: sum over containers, at least the largest init container."""
+
     def one(container: dict) -> Resources:
         req = {**container.get("resources", {}).get("limits", {}), **container.get("resources", {}).get("requests", {})}
-        return Resources(cpu_m=parse_quantity(req["cpu"], cpu=True) if "cpu" in req else 0,
-                         memory_mib=parse_quantity(req["memory"], cpu=False) if "memory" in req else 0,
-                         gpus=int(req.get(GPU_RESOURCE, 0)), efa=int(req.get(EFA_RESOURCE, 0)))
+        return Resources(
+            cpu_m=parse_quantity(req["cpu"], cpu=True) if "cpu" in req else 0,
+            memory_mib=parse_quantity(req["memory"], cpu=False) if "memory" in req else 0,
+            gpus=int(req.get(GPU_RESOURCE, 0)),
+            efa=int(req.get(EFA_RESOURCE, 0)),
+        )
+
     total = Resources()
     for c in pod_spec.get("containers", []):
         total = total + one(c)
     for c in pod_spec.get("initContainers", []):
         r = one(c)
-        total = Resources(max(total.cpu_m, r.cpu_m), max(total.memory_mib, r.memory_mib), max(total.gpus, r.gpus),
-                          max(total.efa, r.efa))
+        total = Resources(
+            max(total.cpu_m, r.cpu_m),
+            max(total.memory_mib, r.memory_mib),
+            max(total.gpus, r.gpus),
+            max(total.efa, r.efa),
+        )
     return total
 
 
@@ -382,8 +527,12 @@ def pod_kinds(kinds: Iterable[NodeKind], pod_spec: dict) -> tuple[NodeKind, ...]
     nodeSelector and required node affinity match the kind's labels."""
     out = []
     tolerations = pod_spec.get("tolerations") or []
-    required = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms") or [{}]
+    required = (
+        ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        or {}
+    ).get("nodeSelectorTerms") or [{}]
     for kind in kinds:
         labels = kind.labels
         if not all(_tolerates(tolerations, taint) for taint in kind.taints):

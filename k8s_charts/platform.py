@@ -19,8 +19,9 @@ def platform_charts(scope: Construct, config: EnvironmentConfig, values: Platfor
     k = config.kubernetes
     return {
         "priority-classes": PriorityClassesChart(scope, "priority-classes", priority_classes=k.priority_classes),
-        "gpu-capacity": GpuCapacityChart(scope, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter,
-                                         values=values),
+        "gpu-capacity": GpuCapacityChart(
+            scope, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter, values=values
+        ),
         "cpu-capacity": CpuCapacityChart(scope, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter, values=values),
         "team-namespaces": TeamNamespacesChart(scope, "team-namespaces", teams=k.teams, values=values),
         "queueing": QueueingChart(scope, "queueing", config=config),

@@ -21,7 +21,8 @@ from constructs import Construct
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
 from k8s_charts.team_storage import team_paths, team_security_context
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations, tier as tier_named
+from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations
+from k8s_charts.tiers import tier as tier_named
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
     FSX_MOUNT_PATH,
@@ -38,13 +39,13 @@ DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 # annotations, which tests/test_checkov.py scans as PodTemplates).
 CHECKOV_SKIPS = {
     "checkov.io/skip1": "CKV_K8S_8=Batch training pods serve nothing; a liveness probe would kill ranks blocked in "
-                        "long NCCL collectives. The operator restarts failed pods (restartPolicy OnFailure)",
+    "long NCCL collectives. The operator restarts failed pods (restartPolicy OnFailure)",
     "checkov.io/skip2": "CKV_K8S_9=No traffic is routed to training pods, so readiness gates nothing",
     "checkov.io/skip3": "CKV_K8S_43=The platform ECR repository has immutable tags: a tag names exactly one digest",
     "checkov.io/skip4": "CKV_K8S_15=Tags are immutable, so IfNotPresent never runs a stale image and spares "
-                        "re-pulling multi-GB images on every restart",
+    "re-pulling multi-GB images on every restart",
     "checkov.io/skip5": "CKV_K8S_35=MLflow clients (Hugging Face report_to mlflow, VeRL's logger) read the team's "
-                        "MLflow user only from MLFLOW_TRACKING_USERNAME/PASSWORD; the Secret holds nothing else",
+    "MLflow user only from MLFLOW_TRACKING_USERNAME/PASSWORD; the Secret holds nothing else",
 }
 _JOB_NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 
@@ -53,10 +54,19 @@ EFA_ENV = {"FI_PROVIDER": "efa", "FI_EFA_FORK_SAFE": "1"}
 # FI_EFA_USE_DEVICE_RDMA=1 (GPUDirect RDMA) only where the EFA device has RDMA read; libfabric aborts with it on
 # g5/g6e. The instance types are aws-ofi-nccl's `gdr_required` platform entries, in its order, first match wins
 # (aws/aws-ofi-nccl src/platform-aws.cpp, platform_data_map); anything else (g5, g6e, ...) gets no GPUDirect RDMA.
-EFA_GPUDIRECT_RDMA = ((r"p4d\.24xlarge", True), (r"p4de\.24xlarge", True), (r"p3dn\.24xlarge", False),
-                      (r"p5\.4xlarge", False), (r"p5e?\..*", True), (r"(p5en|p6-b200).*", True), (r"p6-b300.*", True),
-                      (r"p([5-9]|[0-9]{2,}).*", True), (r"g5\.48xlarge", False), (r"g7e\.8xlarge", False),
-                      (r"g7e\.(12|24|48)xlarge", True))
+EFA_GPUDIRECT_RDMA = (
+    (r"p4d\.24xlarge", True),
+    (r"p4de\.24xlarge", True),
+    (r"p3dn\.24xlarge", False),
+    (r"p5\.4xlarge", False),
+    (r"p5e?\..*", True),
+    (r"(p5en|p6-b200).*", True),
+    (r"p6-b300.*", True),
+    (r"p([5-9]|[0-9]{2,}).*", True),
+    (r"g5\.48xlarge", False),
+    (r"g7e\.8xlarge", False),
+    (r"g7e\.(12|24|48)xlarge", True),
+)
 
 
 def efa_env(instance_type: str) -> dict[str, str]:
@@ -64,6 +74,8 @@ def efa_env(instance_type: str) -> dict[str, str]:
     name = instance_type.removeprefix("ml.")
     rdma = next((gdr for pattern, gdr in EFA_GPUDIRECT_RDMA if re.fullmatch(pattern, name)), False)
     return {**EFA_ENV, **({"FI_EFA_USE_DEVICE_RDMA": "1"} if rdma else {})}
+
+
 NCCL_ENV = {"NCCL_DEBUG": "WARN", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
 
 
@@ -93,13 +105,23 @@ def mlflow_credentials() -> PodWiring:
     once per container (:func:`job_pod_template` does).
     """
     return PodWiring(
-        env_from=(k8s.EnvFromSource(config_map_ref=k8s.ConfigMapEnvSource(name=MLFLOW_CONFIG_MAP)),
-                  k8s.EnvFromSource(secret_ref=k8s.SecretEnvSource(name=MLFLOW_CREDENTIALS_SECRET))),
-        volumes=(k8s.Volume(name=MLFLOW_CREDENTIALS_VOLUME, csi=k8s.CsiVolumeSource(
-            driver=SECRETS_STORE_CSI_DRIVER, read_only=True,
-            volume_attributes={"secretProviderClass": MLFLOW_SECRET_PROVIDER_CLASS})),),
-        volume_mounts=(k8s.VolumeMount(name=MLFLOW_CREDENTIALS_VOLUME, mount_path=MLFLOW_CREDENTIALS_MOUNT_PATH,
-                                       read_only=True),),
+        env_from=(
+            k8s.EnvFromSource(config_map_ref=k8s.ConfigMapEnvSource(name=MLFLOW_CONFIG_MAP)),
+            k8s.EnvFromSource(secret_ref=k8s.SecretEnvSource(name=MLFLOW_CREDENTIALS_SECRET)),
+        ),
+        volumes=(
+            k8s.Volume(
+                name=MLFLOW_CREDENTIALS_VOLUME,
+                csi=k8s.CsiVolumeSource(
+                    driver=SECRETS_STORE_CSI_DRIVER,
+                    read_only=True,
+                    volume_attributes={"secretProviderClass": MLFLOW_SECRET_PROVIDER_CLASS},
+                ),
+            ),
+        ),
+        volume_mounts=(
+            k8s.VolumeMount(name=MLFLOW_CREDENTIALS_VOLUME, mount_path=MLFLOW_CREDENTIALS_MOUNT_PATH, read_only=True),
+        ),
     )
 
 
@@ -109,8 +131,10 @@ def q(value: str | int) -> k8s.Quantity:
 
 def validate_job_name(name: str) -> str:
     if not _JOB_NAME.fullmatch(name):
-        raise ValueError(f"job name {name!r} is not valid; use 1-40 lower-case letters, digits and '-', starting "
-                         f"with a letter (pods and services are named after it)")
+        raise ValueError(
+            f"job name {name!r} is not valid; use 1-40 lower-case letters, digits and '-', starting "
+            f"with a letter (pods and services are named after it)"
+        )
     return name
 
 
@@ -118,8 +142,10 @@ def resolve_tier(team: TeamConfig, tier: JobTier | str) -> JobTier:
     """The tier (by object or name) if ``team`` may use it, else a ValueError."""
     resolved = tier_named(tier) if isinstance(tier, str) else tier
     if resolved.name not in team.allowed_tiers:
-        raise ValueError(f"team {team.name!r} may not submit {resolved.name!r} jobs; its allowed tiers "
-                         f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
+        raise ValueError(
+            f"team {team.name!r} may not submit {resolved.name!r} jobs; its allowed tiers "
+            f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}"
+        )
     return resolved
 
 
@@ -143,9 +169,18 @@ class GpuNodeShape:
         return replace(self, node_types=tuple(dict.fromkeys(k.node_type for k in kinds)))
 
     @classmethod
-    def of(cls, instance_type: str, *, kinds: Sequence[NodeKind], tier: str = "", gpus: int | None = None,
-           efa: bool | None = None, cpu: int | None = None, memory_gib: int | None = None,
-           shm_gib: int | None = None) -> GpuNodeShape:
+    def of(
+        cls,
+        instance_type: str,
+        *,
+        kinds: Sequence[NodeKind],
+        tier: str = "",
+        gpus: int | None = None,
+        efa: bool | None = None,
+        cpu: int | None = None,
+        memory_gib: int | None = None,
+        shm_gib: int | None = None,
+    ) -> GpuNodeShape:
         """``kinds``: every node kind the pod's affinity allows (node_shapes.kinds_for(values.node_kinds, tier=...,
         instance_type=...)). Defaults: all GPUs of the instance, EFA when every kind has it, and a GPU-proportional
         share of the smallest allocatable (after kubelet reservations and DaemonSets) in whole cores and GiB; shm a
@@ -153,30 +188,40 @@ class GpuNodeShape:
         info = gpu_instance_type("instance_type", instance_type)
         gpus = info.gpus if gpus is None else gpus
         if not 1 <= gpus <= info.gpus:
-            raise ValueError(f"gpus_per_node {gpus} is not possible on {instance_type}, which has {info.gpus} GPUs; "
-                             f"use 1 to {info.gpus} or a larger instance type")
+            raise ValueError(
+                f"gpus_per_node {gpus} is not possible on {instance_type}, which has {info.gpus} GPUs; "
+                f"use 1 to {info.gpus} or a larger instance type"
+            )
         if not kinds:
-            raise ValueError(f"no node of tier {tier!r} runs {instance_type} in this environment, so the pod could "
-                             f"never be scheduled; pick an instance type of the tier's HyperPod groups or GPU pools")
+            raise ValueError(
+                f"no node of tier {tier!r} runs {instance_type} in this environment, so the pod could "
+                f"never be scheduled; pick an instance type of the tier's HyperPod groups or GPU pools"
+            )
         with_efa = [k for k in kinds if k.allocatable.efa]
         if efa and len(with_efa) < len(kinds):
             missing = ", ".join(k.name for k in kinds if not k.allocatable.efa)
-            raise ValueError(f"efa was requested but {missing} ({instance_type}) has no EFA interfaces; use an EFA "
-                             f"node kind or efa=False")
+            raise ValueError(
+                f"efa was requested but {missing} ({instance_type}) has no EFA interfaces; use an EFA "
+                f"node kind or efa=False"
+            )
         efa = (len(with_efa) == len(kinds)) if efa is None else efa
         request = pod_request(kinds, gpus, efa=bool(efa))
         cpu = cpu or max(1, request.cpu_m // 1000)
         memory_gib = memory_gib or max(1, request.memory_mib // 1024)
         shm_gib = shm_gib or max(1, min(64, memory_gib // 4))
         if shm_gib >= memory_gib:
-            raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
-                             f"container's limit counts")
+            raise ValueError(
+                f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                f"container's limit counts"
+            )
         wanted = Resources(cpu_m=cpu * 1000, memory_mib=memory_gib * 1024, gpus=gpus, efa=request.efa)
         for kind in kinds:
             problem = why_not(wanted, kind)
             if problem:
-                raise ValueError(f"a pod of {cpu} CPU / {memory_gib}Gi / {gpus} GPU does not fit {kind.name} "
-                                 f"({kind.instance_type}, allocatable {kind.allocatable.describe()}): {problem}")
+                raise ValueError(
+                    f"a pod of {cpu} CPU / {memory_gib}Gi / {gpus} GPU does not fit {kind.name} "
+                    f"({kind.instance_type}, allocatable {kind.allocatable.describe()}): {problem}"
+                )
         return cls(instance_type, gpus, request.efa, cpu, memory_gib, shm_gib, tuple(kinds))
 
     @property
@@ -184,8 +229,7 @@ class GpuNodeShape:
         return self.efa_devices > 0
 
     def request(self) -> Resources:
-        return Resources(cpu_m=self.cpu * 1000, memory_mib=self.memory_gib * 1024, gpus=self.gpus,
-                         efa=self.efa_devices)
+        return Resources(cpu_m=self.cpu * 1000, memory_mib=self.memory_gib * 1024, gpus=self.gpus, efa=self.efa_devices)
 
     def resources(self) -> k8s.ResourceRequirements:
         amounts = {"cpu": q(self.cpu), "memory": q(f"{self.memory_gib}Gi"), GPU_RESOURCE: q(self.gpus)}
@@ -197,15 +241,22 @@ class GpuNodeShape:
 def node_kinds_for(values: PlatformValues, tier: JobTier, instance_type: str) -> tuple[NodeKind, ...]:
     """The node kinds a GPU pod of ``tier`` pinned to ``instance_type`` may land on."""
     if not values.node_kinds:
-        raise ValueError("values.node_kinds is empty; build the values with PlatformValues.placeholders(config) or "
-                         "pass node_kinds=node_shapes.node_kinds(config)")
+        raise ValueError(
+            "values.node_kinds is empty; build the values with PlatformValues.placeholders(config) or "
+            "pass node_kinds=node_shapes.node_kinds(config)"
+        )
     return kinds_for(values.node_kinds, tier=tier.name, instance_type=instance_type)
 
 
 def restricted_container_security() -> k8s.SecurityContext:
-    return k8s.SecurityContext(allow_privilege_escalation=False, privileged=False, read_only_root_filesystem=True,
-                               run_as_non_root=True, capabilities=k8s.Capabilities(drop=["ALL"]),
-                               seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"))
+    return k8s.SecurityContext(
+        allow_privilege_escalation=False,
+        privileged=False,
+        read_only_root_filesystem=True,
+        run_as_non_root=True,
+        capabilities=k8s.Capabilities(drop=["ALL"]),
+        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+    )
 
 
 def team_dir(values: PlatformValues, team: TeamConfig) -> str:
@@ -220,11 +271,14 @@ def image(values: PlatformValues, image: str) -> str:
     ``registry/repository:tag`` (or ``@sha256:``) reference."""
     if image in values.images:
         return values.images[image]
-    if not re.fullmatch(r"[^\s:/@]+(\.[^\s:/@]+)*(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})",
-                        image) or image.endswith(":latest"):
+    if not re.fullmatch(
+        r"[^\s:/@]+(\.[^\s:/@]+)*(:\d+)?/[a-z0-9._/-]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})", image
+    ) or image.endswith(":latest"):
         known = ", ".join(values.images) or "none configured"
-        raise ValueError(f"image {image!r} is neither a platform image ({known}) nor a pinned reference "
-                         f"registry/repository:tag; use a platform image name or an immutable tag")
+        raise ValueError(
+            f"image {image!r} is neither a platform image ({known}) nor a pinned reference "
+            f"registry/repository:tag; use a platform image name or an immutable tag"
+        )
     return image
 
 
@@ -240,10 +294,22 @@ class PodSettings:
     ports: Sequence[tuple[str, int]] = ()
 
 
-def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: JobTier, priority_class: str,
-                     values: PlatformValues, settings: PodSettings, shape: GpuNodeShape | None,
-                     zone: str | None, cpu: int | str = 2, memory_gib: int = 8, shm_gib: int | None = None,
-                     restart_policy: str | None = None) -> k8s.PodTemplateSpec:
+def job_pod_template(
+    *,
+    job_name: str,
+    component: str,
+    team: TeamConfig,
+    tier: JobTier,
+    priority_class: str,
+    values: PlatformValues,
+    settings: PodSettings,
+    shape: GpuNodeShape | None,
+    zone: str | None,
+    cpu: int | str = 2,
+    memory_gib: int = 8,
+    shm_gib: int | None = None,
+    restart_policy: str | None = None,
+) -> k8s.PodTemplateSpec:
     """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
     pod (Ray head, submitter, llmft CPU step) that stays off GPU nodes: it tolerates only the Karpenter CPU pool's
     taint, so it runs on a system node with room or on a CPU pool node (k8s_charts/karpenter.py). ``cpu``: cores or
@@ -259,26 +325,34 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         **settings.env,
     }
     mlflow = mlflow_credentials()
-    mounts = [k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
-              k8s.VolumeMount(name="tmp", mount_path="/tmp"), *mlflow.volume_mounts]
+    mounts = [
+        k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
+        k8s.VolumeMount(name="tmp", mount_path="/tmp"),
+        *mlflow.volume_mounts,
+    ]
     volumes = [
-        k8s.Volume(name="fsx",
-                   persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)),
+        k8s.Volume(
+            name="fsx", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)
+        ),
         k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
         *mlflow.volumes,
     ]
     shm_gib = shape.shm_gib if shape else shm_gib  # CPU pods get a /dev/shm only when asked (Ray heads)
     if shm_gib:
         if not shape and shm_gib >= memory_gib:
-            raise ValueError(f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
-                             f"container's limit counts")
+            raise ValueError(
+                f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                f"container's limit counts"
+            )
         mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
-        volumes.append(k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(
-            medium="Memory", size_limit=q(f"{shm_gib}Gi"))))
+        volumes.append(
+            k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(medium="Memory", size_limit=q(f"{shm_gib}Gi")))
+        )
     if shape:
         resources = shape.resources()
-        affinity = tier.affinity(instance_type=shape.instance_type, zone=zone, extra=_health(tier),
-                                 node_types=shape.node_types)
+        affinity = tier.affinity(
+            instance_type=shape.instance_type, zone=zone, extra=_health(tier), node_types=shape.node_types
+        )
         tolerations = tier.tolerations()
     else:
         amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}
@@ -297,8 +371,13 @@ def job_pod_template(*, job_name: str, component: str, team: TeamConfig, tier: J
         security_context=restricted_container_security(),
         volume_mounts=mounts,
     )
-    labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/component": component,
-              "app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name, "platform/tier": tier.name}
+    labels = {
+        "app.kubernetes.io/name": job_name,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/part-of": "llm-platform",
+        "platform/team": team.name,
+        "platform/tier": tier.name,
+    }
     return k8s.PodTemplateSpec(
         metadata=k8s.ObjectMeta(labels=labels, annotations={DO_NOT_DISRUPT: "true", **CHECKOV_SKIPS}),
         spec=k8s.PodSpec(
@@ -320,8 +399,11 @@ def _health(tier: JobTier) -> list[k8s.NodeSelectorRequirement]:
     """HyperPod-only tiers also require nodes that passed HyperPod's health checks (EC2 nodes lack the label,
     so tiers that may burst cannot require it; HyperPod taints unhealthy nodes anyway)."""
     if tier.node_types == ("hyperpod",):
-        return [k8s.NodeSelectorRequirement(key="sagemaker.amazonaws.com/node-health-status", operator="In",
-                                            values=["Schedulable"])]
+        return [
+            k8s.NodeSelectorRequirement(
+                key="sagemaker.amazonaws.com/node-health-status", operator="In", values=["Schedulable"]
+            )
+        ]
     return []
 
 
@@ -335,8 +417,9 @@ def pod_template_json(template: k8s.PodTemplateSpec) -> dict:
     return k8s.KubePodTemplate(scratch_chart(), "template", template=template).to_json()["template"]
 
 
-def with_pod_templates(scope: Construct, construct_id: str, typed: cdk8s.ApiObject,
-                       templates: Mapping[str, dict]) -> cdk8s.ApiObject:
+def with_pod_templates(
+    scope: Construct, construct_id: str, typed: cdk8s.ApiObject, templates: Mapping[str, dict]
+) -> cdk8s.ApiObject:
     """Copy ``typed`` (a generated CRD object, built in a :func:`scratch_chart`) into ``scope`` and put the
     rendered pod ``templates`` at their JSON pointers (relative to the manifest root).
 
@@ -352,9 +435,17 @@ def with_pod_templates(scope: Construct, construct_id: str, typed: cdk8s.ApiObje
             node = node[int(part)] if isinstance(node, list) else node[part]
         node[last] = template
     meta = manifest["metadata"]
-    obj = cdk8s.ApiObject(scope, construct_id, api_version=manifest["apiVersion"], kind=manifest["kind"],
-                          metadata=cdk8s.ApiObjectMetadata(name=meta["name"], namespace=meta.get("namespace"),
-                                                           labels=meta.get("labels"),
-                                                           annotations=meta.get("annotations")))
+    obj = cdk8s.ApiObject(
+        scope,
+        construct_id,
+        api_version=manifest["apiVersion"],
+        kind=manifest["kind"],
+        metadata=cdk8s.ApiObjectMetadata(
+            name=meta["name"],
+            namespace=meta.get("namespace"),
+            labels=meta.get("labels"),
+            annotations=meta.get("annotations"),
+        ),
+    )
     obj.add_json_patch(cdk8s.JsonPatch.add("/spec", manifest["spec"]))
     return obj

@@ -16,13 +16,13 @@ class PriorityClassesChart(cdk8s.Chart):
     priority 0, below every tier, and team namespaces refuse such pods anyway (their ResourceQuota admits only
     the team's allowed classes), so a default would only hide a missing `priorityClassName`."""
 
-    def __init__(self, scope: Construct, construct_id: str, *,
-                 priority_classes: Sequence[PriorityClassConfig]) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, priority_classes: Sequence[PriorityClassConfig]) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.priority_classes: dict[str, k8s.KubePriorityClass] = {}
         for pc in priority_classes:
             self.priority_classes[pc.name] = k8s.KubePriorityClass(
-                self, pc.name,
+                self,
+                pc.name,
                 metadata=k8s.ObjectMeta(name=pc.name, labels={"app.kubernetes.io/part-of": "llm-platform"}),
                 value=pc.value,
                 global_default=False,

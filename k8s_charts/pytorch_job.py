@@ -9,9 +9,19 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.pytorchjob.org import kubeflow as kf
-from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
-from k8s_charts.pods import image as image_ref, resolve_tier, scratch_chart, validate_job_name, with_pod_templates
 from k8s_charts.node_shapes import NodeKind
+from k8s_charts.pods import (
+    GpuNodeShape,
+    PodSettings,
+    job_pod_template,
+    node_kinds_for,
+    pod_template_json,
+    resolve_tier,
+    scratch_chart,
+    validate_job_name,
+    with_pod_templates,
+)
+from k8s_charts.pods import image as image_ref
 from k8s_charts.queues import queue_labels
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
@@ -48,64 +58,122 @@ class ElasticPyTorchJob(Construct):
         zone: availability zone for every pod (default the HyperPod AZ, where FSx and EFA pools are).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, entrypoint: Sequence[str], image: str,
-                 args: Sequence[str] = (), min_nodes: int = 1, max_nodes: int | None = None,
-                 gpus_per_node: int | None = None, procs_per_node: int | None = None, efa: bool | None = None,
-                 priority_class: str | None = None, env: Mapping[str, str] | None = None, max_restarts: int = 3,
-                 backoff_limit: int = 10, auto_resume_retries: int = 3, zone: str | None = None,
-                 cpu: int | None = None, memory_gib: int | None = None, shm_gib: int | None = None,
-                 node_kinds: Sequence[NodeKind] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        team: TeamConfig,
+        tier: JobTier | str,
+        values: PlatformValues,
+        instance_type: str,
+        entrypoint: Sequence[str],
+        image: str,
+        args: Sequence[str] = (),
+        min_nodes: int = 1,
+        max_nodes: int | None = None,
+        gpus_per_node: int | None = None,
+        procs_per_node: int | None = None,
+        efa: bool | None = None,
+        priority_class: str | None = None,
+        env: Mapping[str, str] | None = None,
+        max_restarts: int = 3,
+        backoff_limit: int = 10,
+        auto_resume_retries: int = 3,
+        zone: str | None = None,
+        cpu: int | None = None,
+        memory_gib: int | None = None,
+        shm_gib: int | None = None,
+        node_kinds: Sequence[NodeKind] | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
         max_nodes = min_nodes if max_nodes is None else max_nodes
         if min_nodes < 1 or min_nodes > max_nodes:
-            raise ValueError(f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
-                             f"1 <= min_nodes <= max_nodes")
-        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
-                                     tier=self.tier.name, gpus=gpus_per_node, efa=efa, cpu=cpu, memory_gib=memory_gib,
-                                     shm_gib=shm_gib)
+            raise ValueError(
+                f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
+                f"1 <= min_nodes <= max_nodes"
+            )
+        self.shape = GpuNodeShape.of(
+            instance_type,
+            kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
+            tier=self.tier.name,
+            gpus=gpus_per_node,
+            efa=efa,
+            cpu=cpu,
+            memory_gib=memory_gib,
+            shm_gib=shm_gib,
+        )
         if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
             self.shape = self.shape.only(node_kinds)
         procs = self.shape.gpus if procs_per_node is None else procs_per_node
         if not 1 <= procs <= self.shape.gpus:
-            raise ValueError(f"procs_per_node {procs} must be 1 to gpus_per_node ({self.shape.gpus}): torchrun "
-                             f"starts one process per GPU")
+            raise ValueError(
+                f"procs_per_node {procs} must be 1 to gpus_per_node ({self.shape.gpus}): torchrun "
+                f"starts one process per GPU"
+            )
         if not entrypoint:
             raise ValueError("entrypoint is empty; give torchrun a script or module, e.g. ['-m', 'llm_platform.sft']")
         self.min_nodes, self.max_nodes, self.procs_per_node = min_nodes, max_nodes, procs
 
         template = job_pod_template(
-            job_name=name, component="worker", team=team, tier=self.tier, priority_class=self.priority_class,
-            values=values, shape=self.shape, zone=zone or values.hyperpod_availability_zone,
-            settings=PodSettings(container_name="pytorch", image=image_ref(values, image), command=["torchrun"],
-                                 args=[*entrypoint, *args], env=dict(env or {}), ports=[("c10d", C10D_PORT)]))
+            job_name=name,
+            component="worker",
+            team=team,
+            tier=self.tier,
+            priority_class=self.priority_class,
+            values=values,
+            shape=self.shape,
+            zone=zone or values.hyperpod_availability_zone,
+            settings=PodSettings(
+                container_name="pytorch",
+                image=image_ref(values, image),
+                command=["torchrun"],
+                args=[*entrypoint, *args],
+                env=dict(env or {}),
+                ports=[("c10d", C10D_PORT)],
+            ),
+        )
         annotations = {}
         if self.tier.uses_hyperpod and self.tier.name == "production":
             annotations = {AUTO_RESUME: "true", AUTO_RESUME_RETRIES: str(auto_resume_retries)}
         typed = kf.PyTorchJob(
-            scratch_chart(), "Job",
-            metadata=ApiObjectMetadata(name=name, namespace=team.namespace, annotations=annotations or None,
-                                       labels={"platform/team": team.name, "platform/tier": self.tier.name,
-                                               **queue_labels(self.tier.name)}),
+            scratch_chart(),
+            "Job",
+            metadata=ApiObjectMetadata(
+                name=name,
+                namespace=team.namespace,
+                annotations=annotations or None,
+                labels={"platform/team": team.name, "platform/tier": self.tier.name, **queue_labels(self.tier.name)},
+            ),
             spec=kf.PyTorchJobSpec(
                 nproc_per_node=str(procs),
                 elastic_policy=kf.PyTorchJobSpecElasticPolicy(
-                    rdzv_backend="c10d", rdzv_port=C10D_PORT, min_replicas=min_nodes, max_replicas=max_nodes,
-                    max_restarts=max_restarts),
+                    rdzv_backend="c10d",
+                    rdzv_port=C10D_PORT,
+                    min_replicas=min_nodes,
+                    max_replicas=max_nodes,
+                    max_restarts=max_restarts,
+                ),
                 # Running: once the job is finished its still-running pods are deleted (completed pods and their logs
                 # stay until the TTL). The operator marks an elastic job Succeeded when any one worker completes
                 # (training-operator v1-855e096 pytorchjob_controller.go) and Kueue then gives its GPUs to the next
                 # job, so a straggler must not keep them; the training steps hold every rank until rank 0's final
                 # write (training/llm_platform/rank_zero.py), so no work is cut short.
-                run_policy=kf.PyTorchJobSpecRunPolicy(clean_pod_policy=CLEAN_POD_POLICY, backoff_limit=backoff_limit,
-                                                      ttl_seconds_after_finished=7 * 24 * 3600),
-                pytorch_replica_specs={"Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(
-                    replicas=max_nodes, restart_policy="OnFailure")},
+                run_policy=kf.PyTorchJobSpecRunPolicy(
+                    clean_pod_policy=CLEAN_POD_POLICY,
+                    backoff_limit=backoff_limit,
+                    ttl_seconds_after_finished=7 * 24 * 3600,
+                ),
+                pytorch_replica_specs={
+                    "Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(replicas=max_nodes, restart_policy="OnFailure")
+                },
             ),
         )
         # The pod template is written with the core `k8s` types (shared with the RayJob builder).
-        self.job = with_pod_templates(self, "Job", typed, {
-            "/spec/pytorchReplicaSpecs/Worker/template": pod_template_json(template)})
+        self.job = with_pod_templates(
+            self, "Job", typed, {"/spec/pytorchReplicaSpecs/Worker/template": pod_template_json(template)}
+        )

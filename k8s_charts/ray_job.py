@@ -7,21 +7,31 @@ from collections.abc import Mapping, Sequence
 from cdk8s import ApiObjectMetadata
 from constructs import Construct
 
-from config.kubernetes import TeamConfig
-from k8s_charts.images import locked_version
-from k8s_charts.imports.rayjob.io import ray
-from k8s_charts.pods import GpuNodeShape, PodSettings, job_pod_template, node_kinds_for, pod_template_json
-from k8s_charts.pods import image as image_ref, resolve_tier
-from k8s_charts.pods import scratch_chart, team_dir, validate_job_name, with_pod_templates
-from k8s_charts.node_shapes import NodeKind
-from k8s_charts.queues import queue_labels
-from k8s_charts.tiers import JobTier
-from k8s_charts.values import PlatformValues
-
 # The GRPO configuration lives in the training package (standard library only), which validates it against
 # VeRL's own schema and checks (training/tests/test_grpo_config.py); the RayJob runs exactly its entrypoint.
 from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
 from llm_platform.paths import TEAM_UMASK  # noqa: E402,I001
+
+from config.kubernetes import TeamConfig
+from k8s_charts.images import locked_version
+from k8s_charts.imports.rayjob.io import ray
+from k8s_charts.node_shapes import NodeKind
+from k8s_charts.pods import (
+    GpuNodeShape,
+    PodSettings,
+    job_pod_template,
+    node_kinds_for,
+    pod_template_json,
+    resolve_tier,
+    scratch_chart,
+    team_dir,
+    validate_job_name,
+    with_pod_templates,
+)
+from k8s_charts.pods import image as image_ref
+from k8s_charts.queues import queue_labels
+from k8s_charts.tiers import JobTier
+from k8s_charts.values import PlatformValues
 
 __all__ = ["GrpoParameters", "PlatformRayJob", "VerlGrpoRayJob", "MIN_TOKEN_AUTH_RAY"]
 
@@ -46,10 +56,13 @@ def check_ray_version(version: str) -> str:
     """``version`` if it supports the token authentication every platform RayJob uses, else a ValueError."""
     if version_tuple(version) < MIN_TOKEN_AUTH_RAY:
         minimum = ".".join(map(str, MIN_TOKEN_AUTH_RAY))
-        raise ValueError(f"Ray {version} is older than {minimum}, the first release with token authentication, "
-                         f"which every platform RayJob uses (KubeRay refuses authOptions.mode token below it); use an "
-                         f"image with Ray >= {minimum} (the platform's verl-sglang image has {RAY_VERSION})")
+        raise ValueError(
+            f"Ray {version} is older than {minimum}, the first release with token authentication, "
+            f"which every platform RayJob uses (KubeRay refuses authOptions.mode token below it); use an "
+            f"image with Ray >= {minimum} (the platform's verl-sglang image has {RAY_VERSION})"
+        )
     return version
+
 
 # (CPU, GiB) of the pods without GPUs, requests equal to limits. They tolerate only the Karpenter CPU pool's taint:
 # a system node with room, else a CPU pool node (k8s_charts/karpenter.py). The head runs `num-cpus: 0` (tasks and
@@ -95,43 +108,89 @@ class PlatformRayJob(Construct):
     MLflow and FSx.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, name: str, team: TeamConfig, tier: JobTier | str,
-                 values: PlatformValues, instance_type: str, image: str, entrypoint: str, nodes: int,
-                 gpus_per_node: int, efa: bool | None = None, priority_class: str | None = None,
-                 env: Mapping[str, str] | None = None, ttl_seconds_after_finished: int = 0,
-                 active_deadline_seconds: int | None = None, zone: str | None = None,
-                 ray_version: str | None = None, node_kinds: Sequence[NodeKind] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        team: TeamConfig,
+        tier: JobTier | str,
+        values: PlatformValues,
+        instance_type: str,
+        image: str,
+        entrypoint: str,
+        nodes: int,
+        gpus_per_node: int,
+        efa: bool | None = None,
+        priority_class: str | None = None,
+        env: Mapping[str, str] | None = None,
+        ttl_seconds_after_finished: int = 0,
+        active_deadline_seconds: int | None = None,
+        zone: str | None = None,
+        ray_version: str | None = None,
+        node_kinds: Sequence[NodeKind] | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
-        self.shape = GpuNodeShape.of(instance_type, kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
-                                     tier=self.tier.name, gpus=gpus_per_node, efa=efa)
+        self.shape = GpuNodeShape.of(
+            instance_type,
+            kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
+            tier=self.tier.name,
+            gpus=gpus_per_node,
+            efa=efa,
+        )
         if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
             self.shape = self.shape.only(node_kinds)
         self.ray_version = check_ray_version(ray_version or RAY_VERSION)
         img = image_ref(values, image)
         zone = zone or values.hyperpod_availability_zone
-        env = {"TEAM_DIR": team_dir(values, team),
-               # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
-               "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true", **(env or {})}
+        env = {
+            "TEAM_DIR": team_dir(values, team),
+            # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
+            "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true",
+            **(env or {}),
+        }
 
         def template(component: str, container: str, gpu: bool, restart: str | None = None) -> dict:
             cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
             shm_gib = HEAD_SHM_GIB if component == "head" else None
-            return pod_template_json(job_pod_template(
-                job_name=name, component=component, team=team, tier=self.tier, priority_class=self.priority_class,
-                values=values, shape=self.shape if gpu else None, zone=zone, restart_policy=restart,
-                cpu=cpu, memory_gib=memory_gib, shm_gib=shm_gib,
-                settings=PodSettings(container_name=container, image=img, env=env, args=RAY_NODE_ARGS.get(component),
-                                     ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
-                                     if component == "head" else ())))
+            return pod_template_json(
+                job_pod_template(
+                    job_name=name,
+                    component=component,
+                    team=team,
+                    tier=self.tier,
+                    priority_class=self.priority_class,
+                    values=values,
+                    shape=self.shape if gpu else None,
+                    zone=zone,
+                    restart_policy=restart,
+                    cpu=cpu,
+                    memory_gib=memory_gib,
+                    shm_gib=shm_gib,
+                    settings=PodSettings(
+                        container_name=container,
+                        image=img,
+                        env=env,
+                        args=RAY_NODE_ARGS.get(component),
+                        ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
+                        if component == "head"
+                        else (),
+                    ),
+                )
+            )
 
         typed = ray.RayJob(
-            scratch_chart(), "Job",
-            metadata=ApiObjectMetadata(name=name, namespace=team.namespace,
-                                       labels={"platform/team": team.name, "platform/tier": self.tier.name,
-                                               **queue_labels(self.tier.name)}),
+            scratch_chart(),
+            "Job",
+            metadata=ApiObjectMetadata(
+                name=name,
+                namespace=team.namespace,
+                labels={"platform/team": team.name, "platform/tier": self.tier.name, **queue_labels(self.tier.name)},
+            ),
             spec=ray.RayJobSpec(
                 entrypoint=entrypoint,
                 submission_mode="K8sJobMode",
@@ -147,34 +206,63 @@ class PlatformRayJob(Construct):
                     # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
                     ray_version=self.ray_version,
                     auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
-                        mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN),
+                        mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN
+                    ),
                     head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
                         # no work on the head: tasks and actors go to the GPU workers
-                        ray_start_params={"num-cpus": "0", "dashboard-host": "0.0.0.0",
-                                          "object-store-memory": object_store_bytes(HEAD_SHM_GIB)},
-                        template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate()),
-                    worker_group_specs=[ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
-                        group_name="gpu", replicas=nodes, min_replicas=nodes, max_replicas=nodes,
-                        ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
-                        template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate())],
+                        ray_start_params={
+                            "num-cpus": "0",
+                            "dashboard-host": "0.0.0.0",
+                            "object-store-memory": object_store_bytes(HEAD_SHM_GIB),
+                        },
+                        template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate(),
+                    ),
+                    worker_group_specs=[
+                        ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
+                            group_name="gpu",
+                            replicas=nodes,
+                            min_replicas=nodes,
+                            max_replicas=nodes,
+                            ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
+                            template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate(),
+                        )
+                    ],
                 ),
             ),
         )
-        self.job = with_pod_templates(self, "Job", typed, {
-            "/spec/rayClusterSpec/headGroupSpec/template": template("head", "ray-head", False),
-            "/spec/rayClusterSpec/workerGroupSpecs/0/template": template("worker", "ray-worker", True),
-            # KubeRay fills in the `ray job submit` command of the first container.
-            "/spec/submitterPodTemplate": template("submitter", "ray-job-submitter", False, "Never"),
-        })
+        self.job = with_pod_templates(
+            self,
+            "Job",
+            typed,
+            {
+                "/spec/rayClusterSpec/headGroupSpec/template": template("head", "ray-head", False),
+                "/spec/rayClusterSpec/workerGroupSpecs/0/template": template("worker", "ray-worker", True),
+                # KubeRay fills in the `ray job submit` command of the first container.
+                "/spec/submitterPodTemplate": template("submitter", "ray-job-submitter", False, "Never"),
+            },
+        )
 
 
 class VerlGrpoRayJob(PlatformRayJob):
     """:class:`PlatformRayJob` running VeRL GRPO with SGLang rollouts: exactly :meth:`GrpoParameters.entrypoint`,
     with the Ray cluster sized by ``params`` (nodes x GPUs per node) and ``CHECKPOINT_DIR`` in every pod."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, params: GrpoParameters,
-                 env: Mapping[str, str] | None = None, **kwargs) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        params: GrpoParameters,
+        env: Mapping[str, str] | None = None,
+        **kwargs,
+    ) -> None:
         self.params = params
-        super().__init__(scope, construct_id, entrypoint=params.entrypoint(), nodes=params.nodes,
-                         gpus_per_node=params.gpus_per_node,
-                         env={"CHECKPOINT_DIR": params.checkpoint_dir, **(env or {})}, **kwargs)
+        super().__init__(
+            scope,
+            construct_id,
+            entrypoint=params.entrypoint(),
+            nodes=params.nodes,
+            gpus_per_node=params.gpus_per_node,
+            env={"CHECKPOINT_DIR": params.checkpoint_dir, **(env or {})},
+            **kwargs,
+        )

@@ -105,8 +105,8 @@ KUBERAY_OPERATOR = f"system:serviceaccount:{KUBERAY_NAMESPACE}:{KUBERAY_SERVICE_
 the RayCluster of a RayJob, controlled by the RayJob, and scales it."""
 PLATFORM_CONTROLLERS = (
     KUBERAY_OPERATOR,
-    "system:serviceaccount:kubeflow:training-operator",    # charts/hyperpod-prerequisites training-operator.yaml
-    "system:serviceaccount:mpi-operator:mpi-operator",      # charts/hyperpod-prerequisites mpi-operator.yaml
+    "system:serviceaccount:kubeflow:training-operator",  # charts/hyperpod-prerequisites training-operator.yaml
+    "system:serviceaccount:mpi-operator:mpi-operator",  # charts/hyperpod-prerequisites mpi-operator.yaml
     # Kueue chart charts/kueue/templates/rbac/service_account.yaml: `<kueue.fullname>-controller-manager`, and the
     # fullname of release `kueue` of chart `kueue` is `kueue` (cdk_constructs/compute/kueue.py KUEUE_RELEASE)
     KUEUE_CONTROLLER,
@@ -122,8 +122,11 @@ PLATFORM_CONTROLLERS = (
 )
 """Users whose requests may write ownerReferences on job kinds in team namespaces (nobody a team controls: the
 team Role has no ServiceAccount, token or pod-create verbs, k8s_charts/team_namespaces.py)."""
-ALLOWED_CPU_TOLERATIONS = (("llmft.io/cpu-jobs", "NoSchedule"), ("node.kubernetes.io/not-ready", "NoExecute"),
-                           ("node.kubernetes.io/unreachable", "NoExecute"))
+ALLOWED_CPU_TOLERATIONS = (
+    ("llmft.io/cpu-jobs", "NoSchedule"),
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+)
 """(key, effect) a pod without GPUs may tolerate: the CPU job pool's taint (k8s_charts/tiers.py CPU_JOBS_TAINT) and
 the two NoExecute tolerations the DefaultTolerationSeconds admission plugin adds to every pod before validation
 (kubernetes.io "Taints and Tolerations", taint based evictions). Not the GPU taint (``nvidia.com/gpu``), not
@@ -141,18 +144,21 @@ def _accelerators(spec: str) -> str:
     resources = _cel_list(ACCELERATORS)
 
     def uses(field: str) -> str:
-        return (f"(has({spec}.{field}) && {spec}.{field}.exists(c, has(c.resources) && ("
-                f"(has(c.resources.requests) && c.resources.requests.exists(r, r in {resources})) || "
-                f"(has(c.resources.limits) && c.resources.limits.exists(r, r in {resources})))))")
+        return (
+            f"(has({spec}.{field}) && {spec}.{field}.exists(c, has(c.resources) && ("
+            f"(has(c.resources.requests) && c.resources.requests.exists(r, r in {resources})) || "
+            f"(has(c.resources.limits) && c.resources.limits.exists(r, r in {resources})))))"
+        )
 
     return "(" + " || ".join(uses(f) for f in ("containers", "initContainers")) + ")"
 
 
 def _cpu_placement(spec: str) -> str:
     """CEL: pod spec ``spec`` requests accelerators, or tolerates only :data:`ALLOWED_CPU_TOLERATIONS`."""
-    allowed = " || ".join(f"(has(t.key) && t.key == '{k}' && has(t.effect) && t.effect == '{e}')"
-                          for k, e in ALLOWED_CPU_TOLERATIONS)
-    return (f"({_accelerators(spec)} || !has({spec}.tolerations) || {spec}.tolerations.all(t, {allowed}))")
+    allowed = " || ".join(
+        f"(has(t.key) && t.key == '{k}' && has(t.effect) && t.effect == '{e}')" for k, e in ALLOWED_CPU_TOLERATIONS
+    )
+    return f"({_accelerators(spec)} || !has({spec}.tolerations) || {spec}.tolerations.all(t, {allowed}))"
 
 
 def _controllers() -> str:
@@ -170,20 +176,26 @@ def _own_queue(queue: str) -> str:
     cannot label namespaces). ``namespaceObject`` is the namespace of the object (admissionregistration.k8s.io/v1
     ``Validation.expression``: "The namespace object that the incoming object belongs to")."""
     key = f"'{LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX}' + {queue}"
-    return (f"({queue} != '' && has(namespaceObject.metadata.labels) && ({key}) in namespaceObject.metadata.labels "
-            f"&& namespaceObject.metadata.labels[{key}] == 'true')")
+    return (
+        f"({queue} != '' && has(namespaceObject.metadata.labels) && ({key}) in namespaceObject.metadata.labels "
+        f"&& namespaceObject.metadata.labels[{key}] == 'true')"
+    )
 
 
 def _serving(meta: str) -> str:
     """CEL: metadata ``meta`` names a LocalQueue of the namespace and is labelled ``llmft.io/component: serve``."""
-    return (f"({_own_queue(_label(meta, QUEUE_NAME_LABEL))} && "
-            f"{_label(meta, serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}')")
+    return (
+        f"({_own_queue(_label(meta, QUEUE_NAME_LABEL))} && "
+        f"{_label(meta, serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}')"
+    )
 
 
 def _controlled_by(api_version: str, kind: str) -> str:
     """CEL: the object's controller ownerReference is a ``kind`` of exactly ``api_version``."""
-    return ("(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && "
-            f"o.controller == true && o.apiVersion == '{api_version}' && o.kind == '{kind}'))")
+    return (
+        "(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && "
+        f"o.controller == true && o.apiVersion == '{api_version}' && o.kind == '{kind}'))"
+    )
 
 
 def _gated(pod: str) -> str:
@@ -194,84 +206,105 @@ def _gated(pod: str) -> str:
 # A serving pod as Kueue's webhooks leave it (cdk_constructs/compute/kueue.py INTEGRATIONS): created by the ReplicaSet
 # of a Deployment, with the Deployment's queue-name label naming a LocalQueue of the namespace, llmft.io/component:
 # serve, and Kueue's managed label. Its GPUs are queued only if it is also gated at creation (a pod rule below).
-_SERVE_POD = (f"{_controlled_by('apps/v1', 'ReplicaSet')} && {_serving('object.metadata')} && "
-              f"{_label('object.metadata', KUEUE_MANAGED_LABEL)} == 'true'")
+_SERVE_POD = (
+    f"{_controlled_by('apps/v1', 'ReplicaSet')} && {_serving('object.metadata')} && "
+    f"{_label('object.metadata', KUEUE_MANAGED_LABEL)} == 'true'"
+)
 
 
 def _pod_rules() -> list[dict[str, str]]:
-    owners = " || ".join(f"(o.apiVersion.startsWith('{prefix}') && o.kind == '{kind}')"
-                         for prefix, kind in KUEUE_POD_OWNERS)
-    kueue_owned = ("has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, "
-                   f"has(o.controller) && o.controller == true && ({owners}))")
+    owners = " || ".join(
+        f"(o.apiVersion.startsWith('{prefix}') && o.kind == '{kind}')" for prefix, kind in KUEUE_POD_OWNERS
+    )
+    kueue_owned = (
+        "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, "
+        f"has(o.controller) && o.controller == true && ({owners}))"
+    )
     kinds = ", ".join(k for _, k in KUEUE_POD_OWNERS)
-    return [{
-        # stops: GPUs outside Kueue (bare pods, StatefulSet/DaemonSet/Job pods, a ReplicaSet pod that is not a
-        # serving pod of a LocalQueue of this namespace, a serving pod whose queue label was removed on UPDATE)
-        "expression": f"!{_accelerators('object.spec')} || ({kueue_owned}) || variables.serve",
-        "message": f"pods in team namespaces get GPUs and EFA only through Kueue: submit a PyTorchJob, MPIJob or "
-                   f"RayJob with the label {QUEUE_NAME_LABEL} (llmft does), or a serve job; a pod that requests "
-                   f"{GPU_RESOURCE} or {EFA_RESOURCE} must be controlled by a {kinds}, or be a serving pod: controlled "
-                   f"by a ReplicaSet and labelled {QUEUE_NAME_LABEL} (a LocalQueue of this namespace), "
-                   f"{serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and {KUEUE_MANAGED_LABEL}: \"true\"",
-    }, {
-        # stops: a serving pod that skipped Kueue's pod webhook (Kueue down with failurePolicy Ignore, a webhook
-        # namespaceSelector that missed): without the gate it would be scheduled at once, unqueued
-        "expression": f"request.operation != 'CREATE' || !variables.serve || {_gated('object')}",
-        "message": f"a serving pod is created with Kueue's scheduling gate {KUEUE_GATE} (Kueue's pod webhook adds it "
-                   f"and lifts it when the pod is admitted); this one has none: is Kueue running?",
-    }, {
-        # stops: anyone but Kueue lifting Kueue's gate (the pod would run before its quota is admitted)
-        "expression": f"oldObject == null || !{_gated('oldObject')} || {_gated('object')} || "
-                      f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
-        "message": f"only Kueue removes the scheduling gate {KUEUE_GATE}, when it admits the pod",
-    }, {
-        "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
-        "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips taints, "
-                   "quotas of the node and Kueue's placement)",
-    }, {
-        "expression": _cpu_placement("object.spec"),
-        "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not run "
-                   "on GPU or HyperPod nodes, or make Karpenter launch them",
-    }]
+    return [
+        {
+            # stops: GPUs outside Kueue (bare pods, StatefulSet/DaemonSet/Job pods, a ReplicaSet pod that is not a
+            # serving pod of a LocalQueue of this namespace, a serving pod whose queue label was removed on UPDATE)
+            "expression": f"!{_accelerators('object.spec')} || ({kueue_owned}) || variables.serve",
+            "message": f"pods in team namespaces get GPUs and EFA only through Kueue: submit a PyTorchJob, MPIJob or "
+            f"RayJob with the label {QUEUE_NAME_LABEL} (llmft does), or a serve job; a pod that requests "
+            f"{GPU_RESOURCE} or {EFA_RESOURCE} must be controlled by a {kinds}, or be a serving pod: controlled "
+            f"by a ReplicaSet and labelled {QUEUE_NAME_LABEL} (a LocalQueue of this namespace), "
+            f'{serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and {KUEUE_MANAGED_LABEL}: "true"',
+        },
+        {
+            # stops: a serving pod that skipped Kueue's pod webhook (Kueue down with failurePolicy Ignore, a webhook
+            # namespaceSelector that missed): without the gate it would be scheduled at once, unqueued
+            "expression": f"request.operation != 'CREATE' || !variables.serve || {_gated('object')}",
+            "message": f"a serving pod is created with Kueue's scheduling gate {KUEUE_GATE} (Kueue's pod webhook adds it "
+            f"and lifts it when the pod is admitted); this one has none: is Kueue running?",
+        },
+        {
+            # stops: anyone but Kueue lifting Kueue's gate (the pod would run before its quota is admitted)
+            "expression": f"oldObject == null || !{_gated('oldObject')} || {_gated('object')} || "
+            f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
+            "message": f"only Kueue removes the scheduling gate {KUEUE_GATE}, when it admits the pod",
+        },
+        {
+            "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
+            "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips taints, "
+            "quotas of the node and Kueue's placement)",
+        },
+        {
+            "expression": _cpu_placement("object.spec"),
+            "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not run "
+            "on GPU or HyperPod nodes, or make Karpenter launch them",
+        },
+    ]
 
 
 # Pod templates of every kind the workload policy matches, as one CEL list (variables.templates). Kinds whose
 # fields do not exist on another kind are behind `object.kind ==` so the expression never reads them.
-_TEMPLATES = " : ".join([
-    "object.kind == 'PyTorchJob' ? (has(object.spec.pytorchReplicaSpecs) ? "
-    "object.spec.pytorchReplicaSpecs.map(k, object.spec.pytorchReplicaSpecs[k].template) : [])",
-    "object.kind == 'MPIJob' ? (has(object.spec.mpiReplicaSpecs) ? "
-    "object.spec.mpiReplicaSpecs.map(k, object.spec.mpiReplicaSpecs[k].template) : [])",
-    "object.kind == 'RayJob' ? ((has(object.spec.rayClusterSpec) ? [object.spec.rayClusterSpec.headGroupSpec.template] "
-    "+ (has(object.spec.rayClusterSpec.workerGroupSpecs) ? "
-    "object.spec.rayClusterSpec.workerGroupSpecs.map(w, w.template) : []) : []) + "
-    "(has(object.spec.submitterPodTemplate) ? [object.spec.submitterPodTemplate] : []))",
-    "object.kind == 'RayCluster' ? ([object.spec.headGroupSpec.template] + (has(object.spec.workerGroupSpecs) ? "
-    "object.spec.workerGroupSpecs.map(w, w.template) : []))",
-    "object.kind == 'CronJob' ? [object.spec.jobTemplate.spec.template]",
-    "[object.spec.template]",   # batch Job, Deployment, StatefulSet, DaemonSet, ReplicaSet
-])
+_TEMPLATES = " : ".join(
+    [
+        "object.kind == 'PyTorchJob' ? (has(object.spec.pytorchReplicaSpecs) ? "
+        "object.spec.pytorchReplicaSpecs.map(k, object.spec.pytorchReplicaSpecs[k].template) : [])",
+        "object.kind == 'MPIJob' ? (has(object.spec.mpiReplicaSpecs) ? "
+        "object.spec.mpiReplicaSpecs.map(k, object.spec.mpiReplicaSpecs[k].template) : [])",
+        "object.kind == 'RayJob' ? ((has(object.spec.rayClusterSpec) ? [object.spec.rayClusterSpec.headGroupSpec.template] "
+        "+ (has(object.spec.rayClusterSpec.workerGroupSpecs) ? "
+        "object.spec.rayClusterSpec.workerGroupSpecs.map(w, w.template) : []) : []) + "
+        "(has(object.spec.submitterPodTemplate) ? [object.spec.submitterPodTemplate] : []))",
+        "object.kind == 'RayCluster' ? ([object.spec.headGroupSpec.template] + (has(object.spec.workerGroupSpecs) ? "
+        "object.spec.workerGroupSpecs.map(w, w.template) : []))",
+        "object.kind == 'CronJob' ? [object.spec.jobTemplate.spec.template]",
+        "[object.spec.template]",  # batch Job, Deployment, StatefulSet, DaemonSet, ReplicaSet
+    ]
+)
 # The Ray cluster spec of a RayJob or RayCluster (null for the other kinds, and for a RayJob that selects an
 # existing cluster, which the queue policy and Kueue do not admit anyway).
-_RAY_CLUSTER = ("object.kind == 'RayCluster' ? object.spec : "
-                "object.kind == 'RayJob' && has(object.spec.rayClusterSpec) ? object.spec.rayClusterSpec : null")
+_RAY_CLUSTER = (
+    "object.kind == 'RayCluster' ? object.spec : "
+    "object.kind == 'RayJob' && has(object.spec.rayClusterSpec) ? object.spec.rayClusterSpec : null"
+)
 
 
 _TEMPLATE_META = "object.spec.template.metadata"
 # A serving Deployment as llmft renders it (llmft/serve_build.py): labels queue-name (a LocalQueue of this
 # namespace), llmft.io/component: serve and llmft.io/serve: <its name> on the Deployment and the same three on its pod
 # template, which is what Kueue's Deployment webhook copies to every pod (cdk_constructs/compute/kueue.py).
-_SERVE_DEPLOYMENT = " && ".join([
-    "object.kind == 'Deployment'", _serving("object.metadata"),
-    f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name",
-    f"has({_TEMPLATE_META})", _serving(_TEMPLATE_META),
-    f"{_label(_TEMPLATE_META, QUEUE_NAME_LABEL)} == {_label('object.metadata', QUEUE_NAME_LABEL)}",
-    f"{_label(_TEMPLATE_META, serving.SERVE_NAME_LABEL)} == object.metadata.name",
-])
+_SERVE_DEPLOYMENT = " && ".join(
+    [
+        "object.kind == 'Deployment'",
+        _serving("object.metadata"),
+        f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name",
+        f"has({_TEMPLATE_META})",
+        _serving(_TEMPLATE_META),
+        f"{_label(_TEMPLATE_META, QUEUE_NAME_LABEL)} == {_label('object.metadata', QUEUE_NAME_LABEL)}",
+        f"{_label(_TEMPLATE_META, serving.SERVE_NAME_LABEL)} == object.metadata.name",
+    ]
+)
 # The ReplicaSet the Deployment controller creates for it: controlled by a Deployment (ownerReferences are written by
 # the platform's controllers only, a rule below) with a serving pod template.
-_SERVE_REPLICA_SET = (f"object.kind == 'ReplicaSet' && {_controlled_by('apps/v1', 'Deployment')} && "
-                      f"has({_TEMPLATE_META}) && {_serving(_TEMPLATE_META)}")
+_SERVE_REPLICA_SET = (
+    f"object.kind == 'ReplicaSet' && {_controlled_by('apps/v1', 'Deployment')} && "
+    f"has({_TEMPLATE_META}) && {_serving(_TEMPLATE_META)}"
+)
 
 
 def _serve_rules() -> list[dict[str, str]]:
@@ -280,20 +313,26 @@ def _serve_rules() -> list[dict[str, str]]:
     return [
         # stops: any other Deployment (a CPU service, a GPU Deployment without a queue, with another team's tier
         # queue, or whose pods would not carry the queue label Kueue gates them by)
-        {"expression": "object.kind != 'Deployment' || variables.serve",
-         "message": f"Deployments in team namespaces are llmft serve endpoints: label the Deployment and its pod "
-                    f"template {QUEUE_NAME_LABEL} (the same LocalQueue of this namespace, one of {queues} that the "
-                    f"team's tiers allow), {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and "
-                    f"{serving.SERVE_NAME_LABEL}: <the Deployment's name>; `llmft submit` of a serve spec does"},
+        {
+            "expression": "object.kind != 'Deployment' || variables.serve",
+            "message": f"Deployments in team namespaces are llmft serve endpoints: label the Deployment and its pod "
+            f"template {QUEUE_NAME_LABEL} (the same LocalQueue of this namespace, one of {queues} that the "
+            f"team's tiers allow), {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT} and "
+            f"{serving.SERVE_NAME_LABEL}: <the Deployment's name>; `llmft submit` of a serve spec does",
+        },
         # stops: a Deployment that floods the queue with gated pods (each one holds pod and GPU quota while it waits)
-        {"expression": f"object.kind != 'Deployment' || !has(object.spec.replicas) || "
-                       f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
-         "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas"},
+        {
+            "expression": f"object.kind != 'Deployment' || !has(object.spec.replicas) || "
+            f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
+            "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas",
+        },
         # stops: a WorkloadPriorityClass set on a pod template (Kueue reads it from the pods of a Deployment)
-        {"expression": f"variables.templates.all(t, !has(t.metadata) || !has(t.metadata.labels) || "
-                       f"!('{WORKLOAD_PRIORITY_LABEL}' in t.metadata.labels))",
-         "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed on pod templates in team namespaces: a job's "
-                    f"priority is its tier's PriorityClass"},
+        {
+            "expression": f"variables.templates.all(t, !has(t.metadata) || !has(t.metadata.labels) || "
+            f"!('{WORKLOAD_PRIORITY_LABEL}' in t.metadata.labels))",
+            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed on pod templates in team namespaces: a job's "
+            f"priority is its tier's PriorityClass",
+        },
     ]
 
 
@@ -307,75 +346,114 @@ def _workload_rules() -> list[dict[str, str]]:
     allowed = ", ".join(f"{local_queue_name(t)}: {'/'.join(c)}" for t, c in TIER_PRIORITY_CLASSES.items())
     return [
         # stops: GPUs in a StatefulSet, DaemonSet, team ReplicaSet, batch Job or CronJob, or a non-serving Deployment
-        {"expression": f"{kueue_kind} || variables.serve || variables.serve_replicas || "
-                       f"!variables.templates.exists(t, has(t.spec) && {_accelerators('t.spec')})",
-         "message": f"only PyTorchJobs, MPIJobs, RayJobs, RayClusters and llmft serving Deployments (queued by Kueue) "
-                    f"may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
-                    f"other workload controllers run on CPU"},
+        {
+            "expression": f"{kueue_kind} || variables.serve || variables.serve_replicas || "
+            f"!variables.templates.exists(t, has(t.spec) && {_accelerators('t.spec')})",
+            "message": f"only PyTorchJobs, MPIJobs, RayJobs, RayClusters and llmft serving Deployments (queued by Kueue) "
+            f"may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
+            f"other workload controllers run on CPU",
+        },
         *_serve_rules(),
-        {"expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && variables.templates.all(t, "
-                       f"has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
-                       f"{tiers}[{queue}]))",
-         "message": f"every pod template of a job must set priorityClassName to a class of its queue's tier "
-                    f"({allowed}); the job builders and llmft do"},
-        {"expression": f"!(object.kind in ['PyTorchJob', 'MPIJob']) || !has(object.spec.runPolicy) || "
-                       f"!has(object.spec.runPolicy.schedulingPolicy) || "
-                       f"!has(object.spec.runPolicy.schedulingPolicy.priorityClass) || "
-                       f"object.spec.runPolicy.schedulingPolicy.priorityClass == '' || ({queued} && {queue} in {tiers} "
-                       f"&& object.spec.runPolicy.schedulingPolicy.priorityClass in {tiers}[{queue}])",
-         "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or MPIJob "
-                    f"at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset"},
-        {"expression": f"!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0 || "
-                       f"{_controllers()}",
-         "message": "ownerReferences on jobs and workload controllers in team namespaces are set by the platform's "
-                    "controllers only (Kueue does not queue an object owned by a job it manages): remove "
-                    "metadata.ownerReferences"},
-        {"expression": f"oldObject == null || !has(oldObject.metadata.ownerReferences) || "
-                       f"size(oldObject.metadata.ownerReferences) == 0 || {_controllers()}",
-         "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): only "
-                    "its controller changes it; change the owning job instead"},
-        {"expression": "variables.templates.all(t, !has(t.spec) || !has(t.spec.nodeName) || t.spec.nodeName == '')",
-         "message": "pod templates in team namespaces may not set spec.nodeName: the scheduler and Kueue place pods"},
-        {"expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
-         "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): CPU "
-                    "pods may not run on GPU or HyperPod nodes, or make Karpenter launch them"},
-        {"expression": "object.kind != 'MPIJob' || ((!has(object.spec.runLauncherAsWorker) || "
-                       "!object.spec.runLauncherAsWorker) && (!has(object.spec.mpiReplicaSpecs) || "
-                       "!('Launcher' in object.spec.mpiReplicaSpecs) || "
-                       "!has(object.spec.mpiReplicaSpecs.Launcher.template.spec) || "
-                       f"!{_accelerators('object.spec.mpiReplicaSpecs.Launcher.template.spec')}))",
-         "message": f"an MPIJob's launcher runs on CPU in team namespaces: MPI Operator v0.8 creates the launcher as a "
-                    f"batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
-                    f"with GPUs would never start; give GPUs to the Worker replicas only and leave "
-                    f"runLauncherAsWorker false"},
-        {"expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
-                       f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
-         "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once (spec.parallelism)"},
-        {"expression": f"!has(object.metadata.labels) || !('{WORKLOAD_PRIORITY_LABEL}' in object.metadata.labels)",
-         "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is its "
-                    f"tier's PriorityClass"},
-        {"expression": f"{ray} == null || (has({ray}.authOptions) && has({ray}.authOptions.mode) && "
-                       f"{ray}.authOptions.mode == 'token')",
-         "message": "Ray clusters in team namespaces must use token authentication (authOptions.mode: token); the "
-                    "RayJob builders and llmft set it"},
-        {"expression": f"{ray} == null || ((!has({head}.serviceType) || {head}.serviceType == 'ClusterIP') && "
-                       f"(!has({head}.headService) || !has({head}.headService.spec) || "
-                       f"((!has({head}.headService.spec.type) || {head}.headService.spec.type == 'ClusterIP') && "
-                       f"(!has({head}.headService.spec.externalIPs) || "
-                       f"size({head}.headService.spec.externalIPs) == 0))))",
-         "message": "the Ray head Service must stay ClusterIP without externalIPs (reach the dashboard with "
-                    "`kubectl port-forward` or llmft)"},
-        {"expression": f"{ray} == null || ((!has({head}.enableIngress) || {head}.enableIngress == false) && "
-                       f"!has({ray}.networkPolicy))",
-         "message": "Ray clusters in team namespaces may not create an Ingress (enableIngress) or NetworkPolicies "
-                    "(networkPolicy): the namespace's NetworkPolicies are the platform's"},
+        {
+            "expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && variables.templates.all(t, "
+            f"has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
+            f"{tiers}[{queue}]))",
+            "message": f"every pod template of a job must set priorityClassName to a class of its queue's tier "
+            f"({allowed}); the job builders and llmft do",
+        },
+        {
+            "expression": f"!(object.kind in ['PyTorchJob', 'MPIJob']) || !has(object.spec.runPolicy) || "
+            f"!has(object.spec.runPolicy.schedulingPolicy) || "
+            f"!has(object.spec.runPolicy.schedulingPolicy.priorityClass) || "
+            f"object.spec.runPolicy.schedulingPolicy.priorityClass == '' || ({queued} && {queue} in {tiers} "
+            f"&& object.spec.runPolicy.schedulingPolicy.priorityClass in {tiers}[{queue}])",
+            "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or MPIJob "
+            f"at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset",
+        },
+        {
+            "expression": f"!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0 || "
+            f"{_controllers()}",
+            "message": "ownerReferences on jobs and workload controllers in team namespaces are set by the platform's "
+            "controllers only (Kueue does not queue an object owned by a job it manages): remove "
+            "metadata.ownerReferences",
+        },
+        {
+            "expression": f"oldObject == null || !has(oldObject.metadata.ownerReferences) || "
+            f"size(oldObject.metadata.ownerReferences) == 0 || {_controllers()}",
+            "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): only "
+            "its controller changes it; change the owning job instead",
+        },
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || !has(t.spec.nodeName) || t.spec.nodeName == '')",
+            "message": "pod templates in team namespaces may not set spec.nodeName: the scheduler and Kueue place pods",
+        },
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
+            "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): CPU "
+            "pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
+        },
+        {
+            "expression": "object.kind != 'MPIJob' || ((!has(object.spec.runLauncherAsWorker) || "
+            "!object.spec.runLauncherAsWorker) && (!has(object.spec.mpiReplicaSpecs) || "
+            "!('Launcher' in object.spec.mpiReplicaSpecs) || "
+            "!has(object.spec.mpiReplicaSpecs.Launcher.template.spec) || "
+            f"!{_accelerators('object.spec.mpiReplicaSpecs.Launcher.template.spec')}))",
+            "message": f"an MPIJob's launcher runs on CPU in team namespaces: MPI Operator v0.8 creates the launcher as a "
+            f"batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
+            f"with GPUs would never start; give GPUs to the Worker replicas only and leave "
+            f"runLauncherAsWorker false",
+        },
+        {
+            "expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
+            f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
+            "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once (spec.parallelism)",
+        },
+        {
+            "expression": f"!has(object.metadata.labels) || !('{WORKLOAD_PRIORITY_LABEL}' in object.metadata.labels)",
+            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is its "
+            f"tier's PriorityClass",
+        },
+        {
+            "expression": f"{ray} == null || (has({ray}.authOptions) && has({ray}.authOptions.mode) && "
+            f"{ray}.authOptions.mode == 'token')",
+            "message": "Ray clusters in team namespaces must use token authentication (authOptions.mode: token); the "
+            "RayJob builders and llmft set it",
+        },
+        {
+            "expression": f"{ray} == null || ((!has({head}.serviceType) || {head}.serviceType == 'ClusterIP') && "
+            f"(!has({head}.headService) || !has({head}.headService.spec) || "
+            f"((!has({head}.headService.spec.type) || {head}.headService.spec.type == 'ClusterIP') && "
+            f"(!has({head}.headService.spec.externalIPs) || "
+            f"size({head}.headService.spec.externalIPs) == 0))))",
+            "message": "the Ray head Service must stay ClusterIP without externalIPs (reach the dashboard with "
+            "`kubectl port-forward` or llmft)",
+        },
+        {
+            "expression": f"{ray} == null || ((!has({head}.enableIngress) || {head}.enableIngress == false) && "
+            f"!has({ray}.networkPolicy))",
+            "message": "Ray clusters in team namespaces may not create an Ingress (enableIngress) or NetworkPolicies "
+            "(networkPolicy): the namespace's NetworkPolicies are the platform's",
+        },
     ]
 
 
-CLOUDWATCH_TRIGGER_KEYS = ("namespace", "metricName", "dimensionName", "dimensionValue", "targetMetricValue",
-                           "activationTargetMetricValue", "minMetricValue", "ignoreNullValues", "metricCollectionTime",
-                           "metricStat", "metricUnit", "metricStatPeriod", "metricEndTimeOffset", "awsRegion",
-                           "identityOwner")
+CLOUDWATCH_TRIGGER_KEYS = (
+    "namespace",
+    "metricName",
+    "dimensionName",
+    "dimensionValue",
+    "targetMetricValue",
+    "activationTargetMetricValue",
+    "minMetricValue",
+    "ignoreNullValues",
+    "metricCollectionTime",
+    "metricStat",
+    "metricUnit",
+    "metricStatPeriod",
+    "metricEndTimeOffset",
+    "awsRegion",
+    "identityOwner",
+)
 """Trigger metadata a team's ``aws-cloudwatch`` trigger may set (kedacore/keda@v2.19.0
 pkg/scalers/aws_cloudwatch_scaler.go ``awsCloudwatchMetadata``). Left out on purpose: ``expression`` (a CloudWatch
 Metrics Insights query over any metric of the account), ``awsAccountId`` (another account's metrics through
@@ -396,123 +474,190 @@ def _scaled_object_rules() -> list[dict[str, str]]:
     return [
         # stops: scaling anything but the serve Deployment of the same name (a StatefulSet, a job with a /scale
         # subresource, another endpoint)
-        {"expression": so + f"({_TARGET}.name == object.metadata.name && "
-                            f"(!has({_TARGET}.kind) || {_TARGET}.kind == 'Deployment') && "
-                            f"(!has({_TARGET}.apiVersion) || {_TARGET}.apiVersion == 'apps/v1') && "
-                            f"{_label('object.metadata', serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}' && "
-                            f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name)",
-         "message": f"a ScaledObject in a team namespace scales the serving Deployment of its own name (scaleTargetRef "
-                    f"apps/v1 Deployment <name>) and is labelled {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT}, "
-                    f"{serving.SERVE_NAME_LABEL}: <name>; `llmft submit` renders it so"},
+        {
+            "expression": so + f"({_TARGET}.name == object.metadata.name && "
+            f"(!has({_TARGET}.kind) || {_TARGET}.kind == 'Deployment') && "
+            f"(!has({_TARGET}.apiVersion) || {_TARGET}.apiVersion == 'apps/v1') && "
+            f"{_label('object.metadata', serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}' && "
+            f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name)",
+            "message": f"a ScaledObject in a team namespace scales the serving Deployment of its own name (scaleTargetRef "
+            f"apps/v1 Deployment <name>) and is labelled {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT}, "
+            f"{serving.SERVE_NAME_LABEL}: <name>; `llmft submit` renders it so",
+        },
         # stops: KEDA's default of 100 replicas, a fallback or a pin above the cap
-        {"expression": so + f"(has({_SO}.maxReplicaCount) && {_SO}.maxReplicaCount <= {MAX_SERVE_REPLICAS} && "
-                            f"(!has({_SO}.minReplicaCount) || {_SO}.minReplicaCount <= {_SO}.maxReplicaCount) && "
-                            f"(!has({_SO}.fallback) || {_SO}.fallback.replicas <= {_SO}.maxReplicaCount) && "
-                            f"(!has(object.metadata.annotations) || "
-                            f"!('{serving.KEDA_PAUSED_REPLICAS}' in object.metadata.annotations) || "
-                            f"({_PAUSED}.matches('^[0-9]{{1,3}}$') && int({_PAUSED}) <= {_SO}.maxReplicaCount)))",
-         "message": f"a ScaledObject sets maxReplicaCount (at most {MAX_SERVE_REPLICAS}); minReplicaCount, "
-                    f"fallback.replicas and the {serving.KEDA_PAUSED_REPLICAS} annotation stay at or below it"},
+        {
+            "expression": so + f"(has({_SO}.maxReplicaCount) && {_SO}.maxReplicaCount <= {MAX_SERVE_REPLICAS} && "
+            f"(!has({_SO}.minReplicaCount) || {_SO}.minReplicaCount <= {_SO}.maxReplicaCount) && "
+            f"(!has({_SO}.fallback) || {_SO}.fallback.replicas <= {_SO}.maxReplicaCount) && "
+            f"(!has(object.metadata.annotations) || "
+            f"!('{serving.KEDA_PAUSED_REPLICAS}' in object.metadata.annotations) || "
+            f"({_PAUSED}.matches('^[0-9]{{1,3}}$') && int({_PAUSED}) <= {_SO}.maxReplicaCount)))",
+            "message": f"a ScaledObject sets maxReplicaCount (at most {MAX_SERVE_REPLICAS}); minReplicaCount, "
+            f"fallback.replicas and the {serving.KEDA_PAUSED_REPLICAS} annotation stay at or below it",
+        },
         # stops: other scalers and TriggerAuthentications (a ClusterTriggerAuthentication is the platform's)
-        {"expression": so + f"{_SO}.triggers.all(t, t.type == 'aws-cloudwatch' && !has(t.authenticationRef) && "
-                            f"has(t.metadata) && t.metadata.all(k, k in {_cel_list(CLOUDWATCH_TRIGGER_KEYS)}) && "
-                            f"'identityOwner' in t.metadata && t.metadata['identityOwner'] == 'operator')",
-         "message": f"ScaledObject triggers in team namespaces are aws-cloudwatch triggers with identityOwner: operator, "
-                    f"no authenticationRef, and only the metadata keys {', '.join(CLOUDWATCH_TRIGGER_KEYS)}"},
+        {
+            "expression": so + f"{_SO}.triggers.all(t, t.type == 'aws-cloudwatch' && !has(t.authenticationRef) && "
+            f"has(t.metadata) && t.metadata.all(k, k in {_cel_list(CLOUDWATCH_TRIGGER_KEYS)}) && "
+            f"'identityOwner' in t.metadata && t.metadata['identityOwner'] == 'operator')",
+            "message": f"ScaledObject triggers in team namespaces are aws-cloudwatch triggers with identityOwner: operator, "
+            f"no authenticationRef, and only the metadata keys {', '.join(CLOUDWATCH_TRIGGER_KEYS)}",
+        },
         # stops: reading another namespace's (another team's) metrics with KEDA's role
-        {"expression": so + f"{_SO}.triggers.all(t, 'namespace' in t.metadata && "
-                            f"t.metadata['namespace'] == '{serving.METRICS_NAMESPACE}' && 'metricName' in t.metadata && "
-                            f"t.metadata['metricName'] in {_cel_list(serving.DEMAND_METRICS)} && "
-                            f"'dimensionName' in t.metadata && t.metadata['dimensionName'] == '{dims}' && "
-                            f"'dimensionValue' in t.metadata && "
-                            f"t.metadata['dimensionValue'].matches('^[^;]+;[^;]+;[^;]+$') && "
-                            f"t.metadata['dimensionValue'].endsWith({own}))",
-         "message": f"a ScaledObject reads only its own endpoint's demand: namespace {serving.METRICS_NAMESPACE}, "
-                    f"metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName {dims}, dimensionValue "
-                    f"<cluster>;<this namespace>;<the ScaledObject's name>"},
+        {
+            "expression": so + f"{_SO}.triggers.all(t, 'namespace' in t.metadata && "
+            f"t.metadata['namespace'] == '{serving.METRICS_NAMESPACE}' && 'metricName' in t.metadata && "
+            f"t.metadata['metricName'] in {_cel_list(serving.DEMAND_METRICS)} && "
+            f"'dimensionName' in t.metadata && t.metadata['dimensionName'] == '{dims}' && "
+            f"'dimensionValue' in t.metadata && "
+            f"t.metadata['dimensionValue'].matches('^[^;]+;[^;]+;[^;]+$') && "
+            f"t.metadata['dimensionValue'].endsWith({own}))",
+            "message": f"a ScaledObject reads only its own endpoint's demand: namespace {serving.METRICS_NAMESPACE}, "
+            f"metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName {dims}, dimensionValue "
+            f"<cluster>;<this namespace>;<the ScaledObject's name>",
+        },
         # stops: an ownerReference Kueue or the garbage collector would follow somewhere else
-        {"expression": so + "(!has(object.metadata.ownerReferences) || object.metadata.ownerReferences.all(o, "
-                            f"o.apiVersion == 'apps/v1' && o.kind == 'Deployment' && o.name == {_TARGET}.name))",
-         "message": "a ScaledObject may be owned only by the Deployment it scales"},
+        {
+            "expression": so + "(!has(object.metadata.ownerReferences) || object.metadata.ownerReferences.all(o, "
+            f"o.apiVersion == 'apps/v1' && o.kind == 'Deployment' && o.name == {_TARGET}.name))",
+            "message": "a ScaledObject may be owned only by the Deployment it scales",
+        },
     ]
 
 
 def _scale_rules() -> list[dict[str, str]]:
     """The scale subresource of Deployments (autoscaling/v1 Scale; what `kubectl scale`, KEDA and the HPA write)."""
-    return [{
-        # stops: `kubectl scale --replicas=1000` past the ScaledObject's cap
-        "expression": f"object.kind != 'Scale' || !has(object.spec.replicas) || "
-                      f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
-        "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas",
-    }]
+    return [
+        {
+            # stops: `kubectl scale --replicas=1000` past the ScaledObject's cap
+            "expression": f"object.kind != 'Scale' || !has(object.spec.replicas) || "
+            f"object.spec.replicas <= {MAX_SERVE_REPLICAS}",
+            "message": f"a serving Deployment runs at most {MAX_SERVE_REPLICAS} replicas",
+        }
+    ]
 
 
 def _secret_rules() -> list[dict[str, str]]:
-    return [{
-        "expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
-        "message": "Secrets of type kubernetes.io/service-account-token are not allowed in team namespaces: the "
-                   "control plane fills them with a token that never expires and outlives team membership",
-    }]
+    return [
+        {
+            "expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+            "message": "Secrets of type kubernetes.io/service-account-token are not allowed in team namespaces: the "
+            "control plane fills them with a token that never expires and outlives team membership",
+        }
+    ]
 
 
 def _service_rules() -> list[dict[str, str]]:
     return [
-        {"expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP'",
-         "message": "Services in team namespaces are ClusterIP only (no LoadBalancer, NodePort or ExternalName)"},
-        {"expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
-         "message": "Services in team namespaces may not set externalIPs (CVE-2020-8554: traffic interception)"},
+        {
+            "expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP'",
+            "message": "Services in team namespaces are ClusterIP only (no LoadBalancer, NodePort or ExternalName)",
+        },
+        {
+            "expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
+            "message": "Services in team namespaces may not set externalIPs (CVE-2020-8554: traffic interception)",
+        },
         # stops: a team Service claiming to belong to a job or any object but a serving Deployment
-        {"expression": f"!has(object.metadata.ownerReferences) || {_controllers()} || "
-                       "object.metadata.ownerReferences.all(o, o.apiVersion == 'apps/v1' && o.kind == 'Deployment')",
-         "message": "a team's Service may be owned only by a Deployment (llmft's serve endpoints); other "
-                    "ownerReferences are set by the platform's controllers"},
+        {
+            "expression": f"!has(object.metadata.ownerReferences) || {_controllers()} || "
+            "object.metadata.ownerReferences.all(o, o.apiVersion == 'apps/v1' && o.kind == 'Deployment')",
+            "message": "a team's Service may be owned only by a Deployment (llmft's serve endpoints); other "
+            "ownerReferences are set by the platform's controllers",
+        },
     ]
 
 
 _WORKLOAD_RULES = [
-    {"apiGroups": ["kubeflow.org"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-     "resources": ["pytorchjobs"]},
-    {"apiGroups": ["kubeflow.org"], "apiVersions": ["v2beta1"], "operations": ["CREATE", "UPDATE"],
-     "resources": ["mpijobs"]},
-    {"apiGroups": ["ray.io"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-     "resources": ["rayjobs", "rayclusters"]},
-    {"apiGroups": ["batch"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-     "resources": ["jobs", "cronjobs"]},
-    {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-     "resources": ["deployments", "statefulsets", "daemonsets", "replicasets"]},
+    {
+        "apiGroups": ["kubeflow.org"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["pytorchjobs"],
+    },
+    {
+        "apiGroups": ["kubeflow.org"],
+        "apiVersions": ["v2beta1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["mpijobs"],
+    },
+    {
+        "apiGroups": ["ray.io"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["rayjobs", "rayclusters"],
+    },
+    {
+        "apiGroups": ["batch"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["jobs", "cronjobs"],
+    },
+    {
+        "apiGroups": ["apps"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["deployments", "statefulsets", "daemonsets", "replicasets"],
+    },
 ]
 
 POLICIES: dict[str, dict] = {
     POD_POLICY: {
-        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]},
+        "matchConstraints": {
+            "resourceRules": [
+                {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}
+            ]
+        },
         "variables": [{"name": "serve", "expression": _SERVE_POD}],
         "validations": _pod_rules(),
     },
     WORKLOAD_POLICY: {
         "matchConstraints": {"resourceRules": _WORKLOAD_RULES},
-        "variables": [{"name": "templates", "expression": _TEMPLATES},
-                      {"name": "ray", "expression": _RAY_CLUSTER},
-                      {"name": "serve", "expression": _SERVE_DEPLOYMENT},
-                      {"name": "serve_replicas", "expression": _SERVE_REPLICA_SET}],
+        "variables": [
+            {"name": "templates", "expression": _TEMPLATES},
+            {"name": "ray", "expression": _RAY_CLUSTER},
+            {"name": "serve", "expression": _SERVE_DEPLOYMENT},
+            {"name": "serve_replicas", "expression": _SERVE_REPLICA_SET},
+        ],
         "validations": _workload_rules(),
     },
     SECRET_POLICY: {
-        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}]},
+        "matchConstraints": {
+            "resourceRules": [
+                {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}
+            ]
+        },
         "validations": _secret_rules(),
     },
     AUTOSCALING_POLICY: {
-        "matchConstraints": {"resourceRules": [
-            {"apiGroups": ["keda.sh"], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"],
-             "resources": ["scaledobjects"]},
-            {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["UPDATE"], "resources": ["deployments/scale"]},
-        ]},
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["keda.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["scaledobjects"],
+                },
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["UPDATE"],
+                    "resources": ["deployments/scale"],
+                },
+            ]
+        },
         "validations": _scaled_object_rules() + _scale_rules(),
     },
     SERVICE_POLICY: {
-        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                "operations": ["CREATE", "UPDATE"], "resources": ["services"]}]},
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": [""],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["services"],
+                }
+            ]
+        },
         "validations": _service_rules(),
     },
 }
@@ -527,16 +672,30 @@ class TeamGuardrails(Construct):
         self.policies: dict[str, cdk8s.ApiObject] = {}
         self.bindings: dict[str, cdk8s.ApiObject] = {}
         for name, spec in POLICIES.items():
-            policy = cdk8s.ApiObject(self, f"{name}-policy", api_version="admissionregistration.k8s.io/v1",
-                                     kind="ValidatingAdmissionPolicy",
-                                     metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
+            policy = cdk8s.ApiObject(
+                self,
+                f"{name}-policy",
+                api_version="admissionregistration.k8s.io/v1",
+                kind="ValidatingAdmissionPolicy",
+                metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels),
+            )
             policy.add_json_patch(cdk8s.JsonPatch.add("/spec", {"failurePolicy": "Fail", **spec}))
-            binding = cdk8s.ApiObject(self, f"{name}-binding", api_version="admissionregistration.k8s.io/v1",
-                                      kind="ValidatingAdmissionPolicyBinding",
-                                      metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
-            binding.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-                "policyName": name, "validationActions": ["Deny"],
-                "matchResources": {"namespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}}},
-            }))
+            binding = cdk8s.ApiObject(
+                self,
+                f"{name}-binding",
+                api_version="admissionregistration.k8s.io/v1",
+                kind="ValidatingAdmissionPolicyBinding",
+                metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels),
+            )
+            binding.add_json_patch(
+                cdk8s.JsonPatch.add(
+                    "/spec",
+                    {
+                        "policyName": name,
+                        "validationActions": ["Deny"],
+                        "matchResources": {"namespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}}},
+                    },
+                )
+            )
             binding.add_dependency(policy)
             self.policies[name], self.bindings[name] = policy, binding

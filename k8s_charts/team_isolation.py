@@ -38,7 +38,7 @@ FSX_CSI_DRIVER = "fsx.csi.aws.com"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace (immutable)
 
 # Who may reach pods of a team from outside its namespace, and on which ports.
-KUBERAY_NAMESPACE = "kuberay"                  # cdk_constructs/compute/kuberay_operator.py
+KUBERAY_NAMESPACE = "kuberay"  # cdk_constructs/compute/kuberay_operator.py
 KUBERAY_OPERATOR_LABELS = {"app.kubernetes.io/name": "kuberay-operator"}  # kuberay-operator chart _helpers.tpl
 RAY_HEAD_LABELS = {"ray.io/node-type": "head"}  # KubeRay labels the head pod
 RAY_DASHBOARD_PORT = 8265
@@ -52,7 +52,7 @@ RAY_CLIENT_PORT = 10001
 # namespaceSelector never matches) and scrapes no team pod.
 SERVING_METRICS_POLICY = "allow-serving-metrics"
 DNS_NAMESPACE, DNS_LABELS = "kube-system", {"k8s-app": "kube-dns"}
-POD_IDENTITY_AGENT = "169.254.170.23/32"        # EKS Pod Identity agent (IPv4), port 80
+POD_IDENTITY_AGENT = "169.254.170.23/32"  # EKS Pod Identity agent (IPv4), port 80
 HTTPS_PORT = 443
 STRICT_GROUPS_POLICY = "llmft-team-supplemental-groups"
 STRICT_GROUPS_ACTIONS = ("Warn", "Audit")
@@ -76,26 +76,46 @@ def identity_rules(team: TeamConfig) -> list[dict[str, str]]:
         return f"!has(c.securityContext) || !has(c.securityContext.{attr}) || c.securityContext.{attr} == {value}"
 
     rules = [
-        (f"has({spec}.securityContext) && has({spec}.securityContext.runAsUser) && "
-         f"{spec}.securityContext.runAsUser == {uid}",
-         f"pods in namespace {ns} must set spec.securityContext.runAsUser: {uid} (the team's uid)"),
-        (f"has({spec}.securityContext) && has({spec}.securityContext.runAsGroup) && "
-         f"{spec}.securityContext.runAsGroup == {gid}",
-         f"pods in namespace {ns} must set spec.securityContext.runAsGroup: {gid} (the team's gid)"),
-        (f"!has({spec}.securityContext) || !has({spec}.securityContext.fsGroup) || "
-         f"{spec}.securityContext.fsGroup == {gid}",
-         f"pods in namespace {ns} may only use fsGroup {gid}"),
-        (f"!has({spec}.securityContext) || !has({spec}.securityContext.supplementalGroups) || "
-         f"{spec}.securityContext.supplementalGroups.all(g, g == {gid})",
-         f"pods in namespace {ns} may only add supplemental group {gid}"),
+        (
+            f"has({spec}.securityContext) && has({spec}.securityContext.runAsUser) && "
+            f"{spec}.securityContext.runAsUser == {uid}",
+            f"pods in namespace {ns} must set spec.securityContext.runAsUser: {uid} (the team's uid)",
+        ),
+        (
+            f"has({spec}.securityContext) && has({spec}.securityContext.runAsGroup) && "
+            f"{spec}.securityContext.runAsGroup == {gid}",
+            f"pods in namespace {ns} must set spec.securityContext.runAsGroup: {gid} (the team's gid)",
+        ),
+        (
+            f"!has({spec}.securityContext) || !has({spec}.securityContext.fsGroup) || "
+            f"{spec}.securityContext.fsGroup == {gid}",
+            f"pods in namespace {ns} may only use fsGroup {gid}",
+        ),
+        (
+            f"!has({spec}.securityContext) || !has({spec}.securityContext.supplementalGroups) || "
+            f"{spec}.securityContext.supplementalGroups.all(g, g == {gid})",
+            f"pods in namespace {ns} may only add supplemental group {gid}",
+        ),
     ]
     for field in ("containers", "initContainers", "ephemeralContainers"):
-        rules.append((each_container(field, unset_or("runAsUser", uid)),
-                      f"{field} in namespace {ns} may not run as a uid other than {uid}"))
-        rules.append((each_container(field, unset_or("runAsGroup", gid)),
-                      f"{field} in namespace {ns} may not run with a gid other than {gid}"))
-    rules.append((f"!has({spec}.volumes) || {spec}.volumes.all(v, !has(v.csi) || v.csi.driver != '{FSX_CSI_DRIVER}')",
-                  f"pods in namespace {ns} reach FSx only through the PVC fsx-claim (the team's own tree)"))
+        rules.append(
+            (
+                each_container(field, unset_or("runAsUser", uid)),
+                f"{field} in namespace {ns} may not run as a uid other than {uid}",
+            )
+        )
+        rules.append(
+            (
+                each_container(field, unset_or("runAsGroup", gid)),
+                f"{field} in namespace {ns} may not run with a gid other than {gid}",
+            )
+        )
+    rules.append(
+        (
+            f"!has({spec}.volumes) || {spec}.volumes.all(v, !has(v.csi) || v.csi.driver != '{FSX_CSI_DRIVER}')",
+            f"pods in namespace {ns} reach FSx only through the PVC fsx-claim (the team's own tree)",
+        )
+    )
     return [{"expression": e, "message": m} for e, m in rules]
 
 
@@ -110,56 +130,119 @@ class TeamIdentityPolicy(Construct):
         super().__init__(scope, construct_id)
         name = identity_policy_name(team)
         self.policy = cdk8s.ApiObject(
-            self, "Policy", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicy",
-            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
-        self.policy.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-            "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [{
-                "apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-                "resources": ["pods", "pods/ephemeralcontainers"]}]},
-            "validations": identity_rules(team),
-        }))
+            self,
+            "Policy",
+            api_version="admissionregistration.k8s.io/v1",
+            kind="ValidatingAdmissionPolicy",
+            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels),
+        )
+        self.policy.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                {
+                    "failurePolicy": "Fail",
+                    "matchConstraints": {
+                        "resourceRules": [
+                            {
+                                "apiGroups": [""],
+                                "apiVersions": ["v1"],
+                                "operations": ["CREATE", "UPDATE"],
+                                "resources": ["pods", "pods/ephemeralcontainers"],
+                            }
+                        ]
+                    },
+                    "validations": identity_rules(team),
+                },
+            )
+        )
         self.binding = cdk8s.ApiObject(
-            self, "Binding", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicyBinding",
-            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels))
-        self.binding.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-            "policyName": name,
-            "validationActions": ["Deny"],
-            "matchResources": {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}}},
-        }))
+            self,
+            "Binding",
+            api_version="admissionregistration.k8s.io/v1",
+            kind="ValidatingAdmissionPolicyBinding",
+            metadata=cdk8s.ApiObjectMetadata(name=name, labels=labels),
+        )
+        self.binding.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                {
+                    "policyName": name,
+                    "validationActions": ["Deny"],
+                    "matchResources": {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}}},
+                },
+            )
+        )
         self.binding.add_dependency(self.policy)
 
 
 def strict_groups_rules() -> list[dict[str, str]]:
-    return [{"expression": "has(object.spec.securityContext) && has(object.spec.securityContext.supplementalGroupsPolicy) "
-                           "&& object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
-             "message": "pods in team namespaces must set spec.securityContext.supplementalGroupsPolicy: Strict (the "
-                        "image's /etc/group may not add groups)"}]
+    return [
+        {
+            "expression": "has(object.spec.securityContext) && has(object.spec.securityContext.supplementalGroupsPolicy) "
+            "&& object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
+            "message": "pods in team namespaces must set spec.securityContext.supplementalGroupsPolicy: Strict (the "
+            "image's /etc/group may not add groups)",
+        }
+    ]
 
 
 class StrictSupplementalGroups(Construct):
     """ValidatingAdmissionPolicy + binding :data:`STRICT_GROUPS_POLICY` over the namespaces labelled
     ``selector`` (actions :data:`STRICT_GROUPS_ACTIONS`). Attributes: ``policy``, ``binding``."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, selector: dict[str, str], labels: dict[str, str],
-                 actions: tuple[str, ...] = STRICT_GROUPS_ACTIONS) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        selector: dict[str, str],
+        labels: dict[str, str],
+        actions: tuple[str, ...] = STRICT_GROUPS_ACTIONS,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.policy = cdk8s.ApiObject(
-            self, "Policy", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicy",
-            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels))
-        self.policy.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-            "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                    "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]},
-            "validations": strict_groups_rules(),
-        }))
+            self,
+            "Policy",
+            api_version="admissionregistration.k8s.io/v1",
+            kind="ValidatingAdmissionPolicy",
+            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels),
+        )
+        self.policy.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                {
+                    "failurePolicy": "Fail",
+                    "matchConstraints": {
+                        "resourceRules": [
+                            {
+                                "apiGroups": [""],
+                                "apiVersions": ["v1"],
+                                "operations": ["CREATE", "UPDATE"],
+                                "resources": ["pods"],
+                            }
+                        ]
+                    },
+                    "validations": strict_groups_rules(),
+                },
+            )
+        )
         self.binding = cdk8s.ApiObject(
-            self, "Binding", api_version="admissionregistration.k8s.io/v1", kind="ValidatingAdmissionPolicyBinding",
-            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels))
-        self.binding.add_json_patch(cdk8s.JsonPatch.add("/spec", {
-            "policyName": STRICT_GROUPS_POLICY, "validationActions": list(actions),
-            "matchResources": {"namespaceSelector": {"matchLabels": dict(selector)}},
-        }))
+            self,
+            "Binding",
+            api_version="admissionregistration.k8s.io/v1",
+            kind="ValidatingAdmissionPolicyBinding",
+            metadata=cdk8s.ApiObjectMetadata(name=STRICT_GROUPS_POLICY, labels=labels),
+        )
+        self.binding.add_json_patch(
+            cdk8s.JsonPatch.add(
+                "/spec",
+                {
+                    "policyName": STRICT_GROUPS_POLICY,
+                    "validationActions": list(actions),
+                    "matchResources": {"namespaceSelector": {"matchLabels": dict(selector)}},
+                },
+            )
+        )
         self.binding.add_dependency(self.policy)
 
 
@@ -183,35 +266,75 @@ class TeamNetworkPolicies(Construct):
 
         def policy(name: str, spec: k8s.NetworkPolicySpec) -> None:
             self.policies[name] = k8s.KubeNetworkPolicy(
-                self, name, metadata=k8s.ObjectMeta(name=name, namespace=ns, labels=labels), spec=spec)
+                self, name, metadata=k8s.ObjectMeta(name=name, namespace=ns, labels=labels), spec=spec
+            )
 
         policy("default-deny", k8s.NetworkPolicySpec(pod_selector=every_pod, policy_types=["Ingress", "Egress"]))
-        policy("allow-same-namespace", k8s.NetworkPolicySpec(
-            pod_selector=every_pod, policy_types=["Ingress", "Egress"],
-            ingress=[k8s.NetworkPolicyIngressRule(from_=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])],
-            egress=[k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])]))
-        policy("allow-kuberay-operator", k8s.NetworkPolicySpec(
-            pod_selector=k8s.LabelSelector(match_labels=RAY_HEAD_LABELS), policy_types=["Ingress"],
-            ingress=[k8s.NetworkPolicyIngressRule(
-                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(KUBERAY_NAMESPACE),
-                                             pod_selector=k8s.LabelSelector(match_labels=KUBERAY_OPERATOR_LABELS))],
-                ports=_ports(RAY_DASHBOARD_PORT))]))
-        policy(SERVING_METRICS_POLICY, k8s.NetworkPolicySpec(
-            pod_selector=k8s.LabelSelector(match_labels={serving.COMPONENT_LABEL: serving.SERVE_COMPONENT}),
-            policy_types=["Ingress"],
-            ingress=[k8s.NetworkPolicyIngressRule(
-                from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(serving.METRICS_AGENT_NAMESPACE))],
-                ports=[k8s.NetworkPolicyPort(port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME),
-                                             protocol="TCP")])]))
-        policy("allow-egress-platform", k8s.NetworkPolicySpec(
-            pod_selector=every_pod, policy_types=["Egress"],
-            egress=[
-                k8s.NetworkPolicyEgressRule(
-                    to=[k8s.NetworkPolicyPeer(namespace_selector=_ns(DNS_NAMESPACE),
-                                              pod_selector=k8s.LabelSelector(match_labels=DNS_LABELS))],
-                    ports=_ports(53, protocol="UDP") + _ports(53)),
-                k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr=POD_IDENTITY_AGENT))],
-                                            ports=_ports(80)),
-                k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr="0.0.0.0/0"))],
-                                            ports=_ports(HTTPS_PORT)),
-            ]))
+        policy(
+            "allow-same-namespace",
+            k8s.NetworkPolicySpec(
+                pod_selector=every_pod,
+                policy_types=["Ingress", "Egress"],
+                ingress=[k8s.NetworkPolicyIngressRule(from_=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])],
+                egress=[k8s.NetworkPolicyEgressRule(to=[k8s.NetworkPolicyPeer(pod_selector=every_pod)])],
+            ),
+        )
+        policy(
+            "allow-kuberay-operator",
+            k8s.NetworkPolicySpec(
+                pod_selector=k8s.LabelSelector(match_labels=RAY_HEAD_LABELS),
+                policy_types=["Ingress"],
+                ingress=[
+                    k8s.NetworkPolicyIngressRule(
+                        from_=[
+                            k8s.NetworkPolicyPeer(
+                                namespace_selector=_ns(KUBERAY_NAMESPACE),
+                                pod_selector=k8s.LabelSelector(match_labels=KUBERAY_OPERATOR_LABELS),
+                            )
+                        ],
+                        ports=_ports(RAY_DASHBOARD_PORT),
+                    )
+                ],
+            ),
+        )
+        policy(
+            SERVING_METRICS_POLICY,
+            k8s.NetworkPolicySpec(
+                pod_selector=k8s.LabelSelector(match_labels={serving.COMPONENT_LABEL: serving.SERVE_COMPONENT}),
+                policy_types=["Ingress"],
+                ingress=[
+                    k8s.NetworkPolicyIngressRule(
+                        from_=[k8s.NetworkPolicyPeer(namespace_selector=_ns(serving.METRICS_AGENT_NAMESPACE))],
+                        ports=[
+                            k8s.NetworkPolicyPort(
+                                port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME), protocol="TCP"
+                            )
+                        ],
+                    )
+                ],
+            ),
+        )
+        policy(
+            "allow-egress-platform",
+            k8s.NetworkPolicySpec(
+                pod_selector=every_pod,
+                policy_types=["Egress"],
+                egress=[
+                    k8s.NetworkPolicyEgressRule(
+                        to=[
+                            k8s.NetworkPolicyPeer(
+                                namespace_selector=_ns(DNS_NAMESPACE),
+                                pod_selector=k8s.LabelSelector(match_labels=DNS_LABELS),
+                            )
+                        ],
+                        ports=_ports(53, protocol="UDP") + _ports(53),
+                    ),
+                    k8s.NetworkPolicyEgressRule(
+                        to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr=POD_IDENTITY_AGENT))], ports=_ports(80)
+                    ),
+                    k8s.NetworkPolicyEgressRule(
+                        to=[k8s.NetworkPolicyPeer(ip_block=k8s.IpBlock(cidr="0.0.0.0/0"))], ports=_ports(HTTPS_PORT)
+                    ),
+                ],
+            ),
+        )

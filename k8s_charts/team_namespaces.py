@@ -11,12 +11,12 @@ from constructs import Construct
 
 from config.kubernetes import TeamConfig
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
+from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
 from k8s_charts.team_guardrails import TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
-from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
-from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.tiers import GPU_RESOURCE
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -81,8 +81,11 @@ def team_member_rules() -> list[k8s.PolicyRule]:
         rule(api_groups=["kubeflow.org"], resources=["pytorchjobs/status", "mpijobs/status"], verbs=["get"]),
         rule(api_groups=["ray.io"], resources=["rayjobs/status", "rayclusters/status"], verbs=["get"]),
         rule(api_groups=[""], resources=["configmaps", "secrets"], verbs=JOB_VERBS),
-        rule(api_groups=[""], resources=["pods", "pods/log", "events", "resourcequotas", "limitranges",
-                                         "persistentvolumeclaims"], verbs=READ_VERBS),
+        rule(
+            api_groups=[""],
+            resources=["pods", "pods/log", "events", "resourcequotas", "limitranges", "persistentvolumeclaims"],
+            verbs=READ_VERBS,
+        ),
         rule(api_groups=["events.k8s.io"], resources=["events"], verbs=READ_VERBS),
         rule(api_groups=["kueue.x-k8s.io"], resources=["workloads", "localqueues"], verbs=READ_VERBS),
         # `kubectl exec` over WebSockets (Kubernetes >= 1.30) is a GET on pods/exec, over SPDY a POST (create)
@@ -127,13 +130,16 @@ def pipeline_rules() -> list[k8s.PolicyRule]:
         return any(group in (r.api_groups or []) and resource in (r.resources or []) for r in members)
 
     apply = ["get", "list", "watch", "create", "patch"]
-    rules = [k8s.PolicyRule(api_groups=[g], resources=[r for r in rs if member_may(g, r)], verbs=apply)
-             for g, rs in PIPELINE_JOB_RESOURCES.items() if any(member_may(g, r) for r in rs)]
+    rules = [
+        k8s.PolicyRule(api_groups=[g], resources=[r for r in rs if member_may(g, r)], verbs=apply)
+        for g, rs in PIPELINE_JOB_RESOURCES.items()
+        if any(member_may(g, r) for r in rs)
+    ]
     rules.append(k8s.PolicyRule(api_groups=[""], resources=["configmaps"], verbs=apply))
-    rules.append(k8s.PolicyRule(api_groups=["argoproj.io"], resources=["workflowtaskresults"],
-                                verbs=["create", "patch"]))
+    rules.append(
+        k8s.PolicyRule(api_groups=["argoproj.io"], resources=["workflowtaskresults"], verbs=["create", "patch"])
+    )
     return rules
-
 
 
 def team_access_manifests(team: str, *, labels: dict[str, str] | None = None) -> list[dict]:
@@ -143,10 +149,14 @@ def team_access_manifests(team: str, *, labels: dict[str, str] | None = None) ->
     chart = cdk8s.Chart(cdk8s.App(), "TeamAccess", namespace=team, labels=labels or {})
     k8s.KubeRole(chart, "TeamMember", metadata=k8s.ObjectMeta(name=TEAM_MEMBER_ROLE), rules=team_member_rules())
     k8s.KubeRoleBinding(
-        chart, "TeamMembers", metadata=k8s.ObjectMeta(name=TEAM_MEMBER_ROLE),
+        chart,
+        "TeamMembers",
+        metadata=k8s.ObjectMeta(name=TEAM_MEMBER_ROLE),
         role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
-        subjects=[k8s.Subject(kind="Group", name=team_group(team), api_group="rbac.authorization.k8s.io")])
+        subjects=[k8s.Subject(kind="Group", name=team_group(team), api_group="rbac.authorization.k8s.io")],
+    )
     return list(chart.to_json())
+
 
 @dataclass(frozen=True)
 class TeamCapacity:
@@ -154,7 +164,7 @@ class TeamCapacity:
 
     quota: Resources
     container_max: Resources
-    reachable: Resources     # everything the team's pods could land on: the ceiling both stay within
+    reachable: Resources  # everything the team's pods could land on: the ceiling both stay within
 
 
 def _largest_per_pool(kinds: Iterable[NodeKind]) -> dict[str, Resources]:
@@ -164,8 +174,12 @@ def _largest_per_pool(kinds: Iterable[NodeKind]) -> dict[str, Resources]:
     for kind in kinds:
         pool = kind.name.rsplit("/", 1)[0] if kind.source in ("karpenter", CPU_POOL) else kind.name
         a = kind.allocatable
-        total = Resources(a.cpu_m * (kind.max_nodes or 0), a.memory_mib * (kind.max_nodes or 0),
-                          a.gpus * (kind.max_nodes or 0), a.efa * (kind.max_nodes or 0))
+        total = Resources(
+            a.cpu_m * (kind.max_nodes or 0),
+            a.memory_mib * (kind.max_nodes or 0),
+            a.gpus * (kind.max_nodes or 0),
+            a.efa * (kind.max_nodes or 0),
+        )
         out[pool] = max(out.get(pool, Resources()), total, key=lambda r: (r.gpus, r.cpu_m, r.memory_mib))
     return out
 
@@ -185,14 +199,20 @@ def team_capacity(team: TeamConfig, kinds: Sequence[NodeKind]) -> TeamCapacity:
     gpu_room = sum(_largest_per_pool(gpu_kinds).values(), Resources())
     cpu_room = sum(_largest_per_pool(cpu_kinds).values(), Resources())
     per_gpu_cpu = max((k.allocatable.cpu_m // k.allocatable.gpus for k in gpu_kinds if k.allocatable.gpus), default=0)
-    per_gpu_mem = max((k.allocatable.memory_mib // k.allocatable.gpus for k in gpu_kinds if k.allocatable.gpus),
-                      default=0)
+    per_gpu_mem = max(
+        (k.allocatable.memory_mib // k.allocatable.gpus for k in gpu_kinds if k.allocatable.gpus), default=0
+    )
     gpus = team.gpu_quota
-    quota = Resources(cpu_m=min(per_gpu_cpu * gpus, gpu_room.cpu_m) + cpu_room.cpu_m,
-                      memory_mib=min(per_gpu_mem * gpus, gpu_room.memory_mib) + cpu_room.memory_mib, gpus=gpus)
+    quota = Resources(
+        cpu_m=min(per_gpu_cpu * gpus, gpu_room.cpu_m) + cpu_room.cpu_m,
+        memory_mib=min(per_gpu_mem * gpus, gpu_room.memory_mib) + cpu_room.memory_mib,
+        gpus=gpus,
+    )
     landing = [*gpu_kinds, *cpu_kinds, *(k for k in kinds if k.source == "system")]
-    container_max = Resources(cpu_m=max((k.allocatable.cpu_m for k in landing), default=0),
-                              memory_mib=max((k.allocatable.memory_mib for k in landing), default=0))
+    container_max = Resources(
+        cpu_m=max((k.allocatable.cpu_m for k in landing), default=0),
+        memory_mib=max((k.allocatable.memory_mib for k in landing), default=0),
+    )
     return TeamCapacity(quota=quota, container_max=container_max, reachable=gpu_room + cpu_room)
 
 
@@ -233,16 +253,18 @@ class TeamNamespace(Construct):
         self.capacity = team_capacity(team, values.node_kinds)
         self._add_quotas(team)
         self.limit_range = self._add_limit_range()
-        self.service_account = k8s.KubeServiceAccount(self, "ServiceAccount", metadata=self._meta(TEAM_SERVICE_ACCOUNT),
-                                                      automount_service_account_token=False)
+        self.service_account = k8s.KubeServiceAccount(
+            self, "ServiceAccount", metadata=self._meta(TEAM_SERVICE_ACCOUNT), automount_service_account_token=False
+        )
         self._add_storage(team, values)
         self._add_mlflow(team, values)
         # Where the platform's images are (k8s_charts/images.py): jobs and the CLI read the URI of `sft` or
         # `verl-sglang` here instead of a hand-pasted one.
         self.images = None
         if values.images:
-            self.images = k8s.KubeConfigMap(self, "PlatformImages", metadata=self._meta(PLATFORM_IMAGES_CONFIG_MAP),
-                                            data=dict(values.images))
+            self.images = k8s.KubeConfigMap(
+                self, "PlatformImages", metadata=self._meta(PLATFORM_IMAGES_CONFIG_MAP), data=dict(values.images)
+            )
         self._add_member_access(team)
         self._add_pipeline_access()
         # Isolation from other teams (k8s_charts/team_isolation.py): the pods' uid/gid, enforced; network policies.
@@ -257,44 +279,83 @@ class TeamNamespace(Construct):
     def _add_namespace(self, team: TeamConfig) -> k8s.KubeNamespace:
         """The Namespace, labelled for Pod Security ``restricted``, Kueue and the team's LocalQueues."""
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
-        return k8s.KubeNamespace(self, "Namespace", metadata=k8s.ObjectMeta(
-            name=self._ns, labels={**self._labels, **pss, MANAGED_NAMESPACE_LABEL: "true",
-                                   **{queue_namespace_label(t): "true" for t in team.allowed_tiers}}))
+        return k8s.KubeNamespace(
+            self,
+            "Namespace",
+            metadata=k8s.ObjectMeta(
+                name=self._ns,
+                labels={
+                    **self._labels,
+                    **pss,
+                    MANAGED_NAMESPACE_LABEL: "true",
+                    **{queue_namespace_label(t): "true" for t in team.allowed_tiers},
+                },
+            ),
+        )
 
     def _add_quotas(self, team: TeamConfig) -> None:
         """ResourceQuotas ``compute`` (:attr:`capacity`), ``disallowed-priority-classes`` and ``objects``."""
         quota = self.capacity.quota
         self.gpu_quota = k8s.KubeResourceQuota(
-            self, "GpuQuota", metadata=self._meta("compute"), spec=k8s.ResourceQuotaSpec(
-                hard={f"requests.{GPU_RESOURCE}": _q(quota.gpus), "requests.cpu": _q(f"{quota.cpu_m}m"),
-                      "requests.memory": _q(f"{quota.memory_mib}Mi")}))
+            self,
+            "GpuQuota",
+            metadata=self._meta("compute"),
+            spec=k8s.ResourceQuotaSpec(
+                hard={
+                    f"requests.{GPU_RESOURCE}": _q(quota.gpus),
+                    "requests.cpu": _q(f"{quota.cpu_m}m"),
+                    "requests.memory": _q(f"{quota.memory_mib}Mi"),
+                }
+            ),
+        )
         self.priority_quota = k8s.KubeResourceQuota(
-            self, "PriorityQuota", metadata=self._meta("disallowed-priority-classes"),
+            self,
+            "PriorityQuota",
+            metadata=self._meta("disallowed-priority-classes"),
             spec=k8s.ResourceQuotaSpec(
                 hard={"pods": _q(0)},
-                scope_selector=k8s.ScopeSelector(match_expressions=[k8s.ScopedResourceSelectorRequirement(
-                    scope_name="PriorityClass", operator="NotIn", values=list(team.allowed_priority_classes))]),
-            ))
-        self.object_quota = k8s.KubeResourceQuota(self, "ObjectQuota", metadata=self._meta("objects"),
-                                                  spec=k8s.ResourceQuotaSpec(
-                                                      hard={k: _q(v) for k, v in OBJECT_QUOTA.items()}))
+                scope_selector=k8s.ScopeSelector(
+                    match_expressions=[
+                        k8s.ScopedResourceSelectorRequirement(
+                            scope_name="PriorityClass", operator="NotIn", values=list(team.allowed_priority_classes)
+                        )
+                    ]
+                ),
+            ),
+        )
+        self.object_quota = k8s.KubeResourceQuota(
+            self,
+            "ObjectQuota",
+            metadata=self._meta("objects"),
+            spec=k8s.ResourceQuotaSpec(hard={k: _q(v) for k, v in OBJECT_QUOTA.items()}),
+        )
 
     def _add_limit_range(self) -> k8s.KubeLimitRange:
         """LimitRange ``container-defaults``: defaults, and at most the largest node the team reaches."""
         biggest = self.capacity.container_max
-        return k8s.KubeLimitRange(self, "LimitRange", metadata=self._meta("container-defaults"),
-                                  spec=k8s.LimitRangeSpec(limits=[k8s.LimitRangeItem(
-                                      type="Container",
-                                      default_request={"cpu": _q("500m"), "memory": _q("1Gi")},
-                                      default={"cpu": _q("2"), "memory": _q("4Gi")},
-                                      max={"cpu": _q(f"{biggest.cpu_m}m"),
-                                           "memory": _q(f"{biggest.memory_mib}Mi")})]))
+        return k8s.KubeLimitRange(
+            self,
+            "LimitRange",
+            metadata=self._meta("container-defaults"),
+            spec=k8s.LimitRangeSpec(
+                limits=[
+                    k8s.LimitRangeItem(
+                        type="Container",
+                        default_request={"cpu": _q("500m"), "memory": _q("1Gi")},
+                        default={"cpu": _q("2"), "memory": _q("4Gi")},
+                        max={"cpu": _q(f"{biggest.cpu_m}m"), "memory": _q(f"{biggest.memory_mib}Mi")},
+                    )
+                ]
+            ),
+        )
 
     def _add_storage(self, team: TeamConfig, values: PlatformValues) -> None:
         """PersistentVolume ``fsx-<team>`` (the team's FSx tree) and its pre-bound claim ``fsx-claim``."""
         ns = self._ns
         self.volume = k8s.KubePersistentVolume(
-            self, "FsxVolume", metadata=self._meta(fsx_volume_name(ns), namespaced=False),
+            self,
+            "FsxVolume",
+            metadata=self._meta(fsx_volume_name(ns), namespaced=False),
             spec=k8s.PersistentVolumeSpec(
                 capacity={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")},
                 access_modes=["ReadWriteMany"],
@@ -304,60 +365,101 @@ class TeamNamespace(Construct):
                 mount_options=["flock"],
                 claim_ref=k8s.ObjectReference(namespace=ns, name=FSX_CLAIM_NAME),
                 csi=k8s.CsiPersistentVolumeSource(
-                    driver="fsx.csi.aws.com", volume_handle=values.fsx_file_system_id,
-                    volume_attributes={"dnsname": values.fsx_dns_name,
-                                       "mountname": team_mount_name(values.fsx_mount_name, team)}),
-            ))
+                    driver="fsx.csi.aws.com",
+                    volume_handle=values.fsx_file_system_id,
+                    volume_attributes={
+                        "dnsname": values.fsx_dns_name,
+                        "mountname": team_mount_name(values.fsx_mount_name, team),
+                    },
+                ),
+            ),
+        )
         self.claim = k8s.KubePersistentVolumeClaim(
-            self, "FsxClaim", metadata=self._meta(FSX_CLAIM_NAME),
+            self,
+            "FsxClaim",
+            metadata=self._meta(FSX_CLAIM_NAME),
             spec=k8s.PersistentVolumeClaimSpec(
-                access_modes=["ReadWriteMany"], storage_class_name="", volume_name=fsx_volume_name(ns),
-                resources=k8s.ResourceRequirements(
-                    requests={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")}),
-            ))
+                access_modes=["ReadWriteMany"],
+                storage_class_name="",
+                volume_name=fsx_volume_name(ns),
+                resources=k8s.ResourceRequirements(requests={"storage": _q(f"{values.fsx_storage_capacity_gib}Gi")}),
+            ),
+        )
 
     def _add_mlflow(self, team: TeamConfig, values: PlatformValues) -> None:
         """ConfigMap ``mlflow`` and, with a team secret, SecretProviderClass ``mlflow-credentials`` (if MLflow)."""
         self.mlflow = None
         self.mlflow_credentials = None
         if values.mlflow:
-            self.mlflow = k8s.KubeConfigMap(self, "Mlflow", metadata=self._meta(MLFLOW_CONFIG_MAP), data={
-                "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
-            })
+            self.mlflow = k8s.KubeConfigMap(
+                self,
+                "Mlflow",
+                metadata=self._meta(MLFLOW_CONFIG_MAP),
+                data={
+                    "MLFLOW_TRACKING_URI": values.mlflow.tracking_uri,
+                },
+            )
             secret_arn = values.mlflow.team_secret_arns.get(team.name)
             if secret_arn:
                 self.mlflow_credentials = MlflowCredentials(
-                    self, "MlflowCredentials", namespace=self._ns, secret_arn=secret_arn, region=values.region,
-                    labels=self._labels).secret_provider_class
+                    self,
+                    "MlflowCredentials",
+                    namespace=self._ns,
+                    secret_arn=secret_arn,
+                    region=values.region,
+                    labels=self._labels,
+                ).secret_provider_class
 
     def _add_member_access(self, team: TeamConfig) -> None:
         """Role ``team-member`` (:func:`team_member_rules`) and its RoleBinding to the team's group."""
-        self.member_role = k8s.KubeRole(self, "TeamMember", metadata=self._meta(TEAM_MEMBER_ROLE),
-                                        rules=team_member_rules())
+        self.member_role = k8s.KubeRole(
+            self, "TeamMember", metadata=self._meta(TEAM_MEMBER_ROLE), rules=team_member_rules()
+        )
         self.member_binding = k8s.KubeRoleBinding(
-            self, "TeamMembers", metadata=self._meta(TEAM_MEMBER_ROLE),
+            self,
+            "TeamMembers",
+            metadata=self._meta(TEAM_MEMBER_ROLE),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=TEAM_MEMBER_ROLE),
-            subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")])
+            subjects=[k8s.Subject(kind="Group", name=team_group(team.name), api_group="rbac.authorization.k8s.io")],
+        )
 
     def _add_pipeline_access(self) -> None:
         """ServiceAccount, Role (:func:`pipeline_rules`) and RoleBinding ``llmft-pipelines`` of the Workflows."""
         # `llmft pipeline` Workflows run as this ServiceAccount (no token mounted in job pods: they never use it)
-        self.pipeline_account = k8s.KubeServiceAccount(self, "PipelineServiceAccount",
-                                                       metadata=self._meta(PIPELINE_SERVICE_ACCOUNT))
-        self.pipeline_role = k8s.KubeRole(self, "PipelineRole", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT),
-                                          rules=pipeline_rules())
+        self.pipeline_account = k8s.KubeServiceAccount(
+            self, "PipelineServiceAccount", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT)
+        )
+        self.pipeline_role = k8s.KubeRole(
+            self, "PipelineRole", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT), rules=pipeline_rules()
+        )
         self.pipeline_binding = k8s.KubeRoleBinding(
-            self, "PipelineBinding", metadata=self._meta(PIPELINE_SERVICE_ACCOUNT),
+            self,
+            "PipelineBinding",
+            metadata=self._meta(PIPELINE_SERVICE_ACCOUNT),
             role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=PIPELINE_SERVICE_ACCOUNT),
-            subjects=[k8s.Subject(kind="ServiceAccount", name=PIPELINE_SERVICE_ACCOUNT, namespace=self._ns)])
+            subjects=[k8s.Subject(kind="ServiceAccount", name=PIPELINE_SERVICE_ACCOUNT, namespace=self._ns)],
+        )
 
     def _order_after_namespace(self) -> None:
         """Make the namespaced objects depend on the Namespace, and the claim on its volume."""
         # Namespaced objects must be created after their namespace when the chart is applied.
-        for obj in (self.gpu_quota, self.priority_quota, self.object_quota, self.limit_range, self.service_account,
-                    self.claim, self.mlflow, self.mlflow_credentials, self.images, self.member_role,
-                    self.member_binding, self.pipeline_account, self.pipeline_role, self.pipeline_binding,
-                    *self.network_policies.policies.values()):
+        for obj in (
+            self.gpu_quota,
+            self.priority_quota,
+            self.object_quota,
+            self.limit_range,
+            self.service_account,
+            self.claim,
+            self.mlflow,
+            self.mlflow_credentials,
+            self.images,
+            self.member_role,
+            self.member_binding,
+            self.pipeline_account,
+            self.pipeline_role,
+            self.pipeline_binding,
+            *self.network_policies.policies.values(),
+        ):
             if obj is not None:
                 obj.add_dependency(self.namespace)
         self.claim.add_dependency(self.volume)
@@ -366,11 +468,13 @@ class TeamNamespace(Construct):
 class TeamNamespacesChart(cdk8s.Chart):
     """One :class:`TeamNamespace` per configured team."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, teams: Sequence[TeamConfig],
-                 values: PlatformValues) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, teams: Sequence[TeamConfig], values: PlatformValues
+    ) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.teams = {t.name: TeamNamespace(self, t.name, team=t, values=values) for t in teams}
         labels = {"app.kubernetes.io/part-of": "llm-platform"}
         self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
-        self.strict_groups = StrictSupplementalGroups(self, "strict-groups", labels=labels,
-                                                      selector={MANAGED_NAMESPACE_LABEL: "true"})
+        self.strict_groups = StrictSupplementalGroups(
+            self, "strict-groups", labels=labels, selector={MANAGED_NAMESPACE_LABEL: "true"}
+        )

@@ -27,11 +27,11 @@ from cdk8s_plus_28 import k8s
 from config import EnvironmentConfig
 from config.kubernetes import TeamConfig
 
-TEAM_MOUNT_PATH = "/fsx"     # where the team's PVC `fsx-claim` is mounted in every pod
-TEAMS_ROOT = "/teams"        # parent of the team trees on the file system
-TEAM_DIR_MODE = "2770"       # team tree and its top-level directories: team uid/gid rwx, setgid, nothing for others
-USER_DIR_MODE = "0700"       # users/<user>/ in per-user Studio mode: the user only
-TEAMS_ROOT_MODE = "0755"     # /teams itself (root): traversable so each team's subtree mount resolves
+TEAM_MOUNT_PATH = "/fsx"  # where the team's PVC `fsx-claim` is mounted in every pod
+TEAMS_ROOT = "/teams"  # parent of the team trees on the file system
+TEAM_DIR_MODE = "2770"  # team tree and its top-level directories: team uid/gid rwx, setgid, nothing for others
+USER_DIR_MODE = "0700"  # users/<user>/ in per-user Studio mode: the user only
+TEAMS_ROOT_MODE = "0755"  # /teams itself (root): traversable so each team's subtree mount resolves
 TOP_LEVEL_DIRS = ("datasets", "models", "checkpoints", "outputs", "hf-cache", "users")
 
 
@@ -70,32 +70,48 @@ def team_paths(team: TeamConfig | None = None, *, root: str = TEAM_MOUNT_PATH) -
     """The layout under ``root`` (default ``/fsx``). Every team sees the same paths: its PV mounts its own tree
     there. ``team`` is accepted so callers state whose tree they mean."""
     del team
-    return TeamPaths(root=root, datasets=f"{root}/datasets", models=f"{root}/models",
-                     checkpoints=f"{root}/checkpoints", outputs=f"{root}/outputs", hf_cache=f"{root}/hf-cache",
-                     users=f"{root}/users")
+    return TeamPaths(
+        root=root,
+        datasets=f"{root}/datasets",
+        models=f"{root}/models",
+        checkpoints=f"{root}/checkpoints",
+        outputs=f"{root}/outputs",
+        hf_cache=f"{root}/hf-cache",
+        users=f"{root}/users",
+    )
 
 
 def team_security_context(team: TeamConfig) -> k8s.PodSecurityContext:
     """Pod-level security context of every pod of ``team``: its uid/gid (the only ones its namespace admits),
     the gid also as fsGroup (emptyDirs; the FSx CSI driver's fsGroupPolicy ReadWriteOnceWithFSType leaves the
     shared volume's ownership alone), non-root, RuntimeDefault seccomp (Pod Security `restricted`)."""
-    return k8s.PodSecurityContext(run_as_non_root=True, run_as_user=team.posix_uid, run_as_group=team.posix_gid,
-                                  fs_group=team.posix_gid, fs_group_change_policy="OnRootMismatch",
-                                  seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"))
+    return k8s.PodSecurityContext(
+        run_as_non_root=True,
+        run_as_user=team.posix_uid,
+        run_as_group=team.posix_gid,
+        fs_group=team.posix_gid,
+        fs_group_change_policy="OnRootMismatch",
+        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+    )
 
 
 def team_security_context_json(team: TeamConfig) -> dict:
     """:func:`team_security_context` in manifest form (for builders that write pod specs as dicts)."""
-    return {"runAsNonRoot": True, "runAsUser": team.posix_uid, "runAsGroup": team.posix_gid,
-            "fsGroup": team.posix_gid, "fsGroupChangePolicy": "OnRootMismatch",
-            "seccompProfile": {"type": "RuntimeDefault"}}
+    return {
+        "runAsNonRoot": True,
+        "runAsUser": team.posix_uid,
+        "runAsGroup": team.posix_gid,
+        "fsGroup": team.posix_gid,
+        "fsGroupChangePolicy": "OnRootMismatch",
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
 
 
 @dataclass(frozen=True)
 class Directory:
     """One directory the platform creates on the file system, with its owner and mode."""
 
-    path: str   # absolute on the file system, e.g. /teams/ml-research/datasets
+    path: str  # absolute on the file system, e.g. /teams/ml-research/datasets
     uid: int
     gid: int
     mode: str
@@ -118,7 +134,10 @@ def platform_directories(config: EnvironmentConfig) -> list[Directory]:
     studio = config.studio
     dirs = [Directory(TEAMS_ROOT, 0, 0, TEAMS_ROOT_MODE)]
     for team in config.kubernetes.teams:
-        users = {p.name: studio.uid_of(p) for p in studio.user_profiles if p.team == team.name} \
-            if studio.enabled and studio.fsx_mode == "per-user" else {}
+        users = (
+            {p.name: studio.uid_of(p) for p in studio.user_profiles if p.team == team.name}
+            if studio.enabled and studio.fsx_mode == "per-user"
+            else {}
+        )
         dirs += team_directories(team, users=users)
     return dirs

@@ -38,7 +38,7 @@ EFA_RESOURCE = "vpc.amazonaws.com/efa"
 # pods tolerate (:func:`cpu_job_tolerations`), so no other pod ever makes Karpenter launch a CPU node.
 NODE_ROLE_LABEL = "llmft.io/node-role"
 CPU_JOBS_ROLE = "cpu-jobs"
-CPU_JOBS_TAINT = ("llmft.io/cpu-jobs", "true", "NoSchedule")   # (key, value, effect)
+CPU_JOBS_TAINT = ("llmft.io/cpu-jobs", "true", "NoSchedule")  # (key, value, effect)
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class JobTier:
     """Placement and priority of one tier."""
 
     name: str
-    priority_classes: tuple[str, ...]   # the first is the default
-    node_types: tuple[str, ...]         # required `node-type` values, in Kueue's flavor order
+    priority_classes: tuple[str, ...]  # the first is the default
+    node_types: tuple[str, ...]  # required `node-type` values, in Kueue's flavor order
     description: str
 
     @property
@@ -63,27 +63,35 @@ class JobTier:
         if requested is None:
             return self.priority_class
         if requested not in self.priority_classes:
-            raise ValueError(f"priority class {requested!r} is not allowed in tier {self.name!r}; use one of "
-                             f"{', '.join(self.priority_classes)}")
+            raise ValueError(
+                f"priority class {requested!r} is not allowed in tier {self.name!r}; use one of "
+                f"{', '.join(self.priority_classes)}"
+            )
         return requested
 
     def tolerations(self) -> list[k8s.Toleration]:
         tolerations = [k8s.Toleration(key=GPU_RESOURCE, operator="Exists", effect="NoSchedule")]
         if self.uses_hyperpod:
-            tolerations.append(k8s.Toleration(key="dedicated", operator="Equal", value=HYPERPOD,
-                                               effect="NoSchedule"))
+            tolerations.append(k8s.Toleration(key="dedicated", operator="Equal", value=HYPERPOD, effect="NoSchedule"))
         return tolerations
 
-    def affinity(self, *, instance_type: str | None = None, zone: str | None = None,
-                 extra: list[k8s.NodeSelectorRequirement] | None = None,
-                 node_types: Sequence[str] | None = None) -> k8s.Affinity:
+    def affinity(
+        self,
+        *,
+        instance_type: str | None = None,
+        zone: str | None = None,
+        extra: list[k8s.NodeSelectorRequirement] | None = None,
+        node_types: Sequence[str] | None = None,
+    ) -> k8s.Affinity:
         """Node affinity of the tier, optionally narrowed to one instance type (EC2 or HyperPod `ml.` name; also
         pins its `gpu-type`, which Kueue matches against the flavors' labels), to some of its `node-type`s (in the
         tier's order) and to one availability zone."""
         types = [t for t in self.node_types if node_types is None or t in node_types]
         if not types:
-            raise ValueError(f"none of node types {list(node_types or [])} is one of tier {self.name!r} "
-                             f"({', '.join(self.node_types)})")
+            raise ValueError(
+                f"none of node types {list(node_types or [])} is one of tier {self.name!r} "
+                f"({', '.join(self.node_types)})"
+            )
         required = [k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In", values=types)]
         if instance_type:
             ec2 = instance_type.removeprefix("ml.")
@@ -94,11 +102,13 @@ class JobTier:
         if zone:
             required.append(k8s.NodeSelectorRequirement(key=ZONE_LABEL, operator="In", values=[zone]))
         required.extend(extra or [])
-        return k8s.Affinity(node_affinity=k8s.NodeAffinity(
-            required_during_scheduling_ignored_during_execution=k8s.NodeSelector(
-                node_selector_terms=[k8s.NodeSelectorTerm(match_expressions=required)]),
-        ))
-
+        return k8s.Affinity(
+            node_affinity=k8s.NodeAffinity(
+                required_during_scheduling_ignored_during_execution=k8s.NodeSelector(
+                    node_selector_terms=[k8s.NodeSelectorTerm(match_expressions=required)]
+                ),
+            )
+        )
 
 
 def cpu_job_tolerations() -> list[k8s.Toleration]:
@@ -112,14 +122,30 @@ def _node_types(tier_name: str) -> tuple[str, ...]:
     return tuple(NODE_TYPE_BY_KIND[kind] for kind in TIER_CAPACITY_ORDER[tier_name])
 
 
-PRODUCTION = JobTier("production", TIER_PRIORITY_CLASSES["production"], _node_types("production"),
-                     "HyperPod reserved nodes only; auto-resumed by HyperPod on node failure.")
-DEVELOPMENT = JobTier("development", TIER_PRIORITY_CLASSES["development"], _node_types("development"),
-                      "HyperPod reserved nodes when they have room, else on-demand EC2 GPU nodes.")
-RESEARCH = JobTier("research", TIER_PRIORITY_CLASSES["research"], _node_types("research"),
-                   "HyperPod reserved nodes when they have room, else spot EC2 GPU nodes.")
-EXPERIMENT = JobTier("experiment", TIER_PRIORITY_CLASSES["experiment"], _node_types("experiment"),
-                     "Spot EC2 GPU nodes only, low or preemptible priority.")
+PRODUCTION = JobTier(
+    "production",
+    TIER_PRIORITY_CLASSES["production"],
+    _node_types("production"),
+    "HyperPod reserved nodes only; auto-resumed by HyperPod on node failure.",
+)
+DEVELOPMENT = JobTier(
+    "development",
+    TIER_PRIORITY_CLASSES["development"],
+    _node_types("development"),
+    "HyperPod reserved nodes when they have room, else on-demand EC2 GPU nodes.",
+)
+RESEARCH = JobTier(
+    "research",
+    TIER_PRIORITY_CLASSES["research"],
+    _node_types("research"),
+    "HyperPod reserved nodes when they have room, else spot EC2 GPU nodes.",
+)
+EXPERIMENT = JobTier(
+    "experiment",
+    TIER_PRIORITY_CLASSES["experiment"],
+    _node_types("experiment"),
+    "Spot EC2 GPU nodes only, low or preemptible priority.",
+)
 
 JOB_TIERS: dict[str, JobTier] = {t.name: t for t in (PRODUCTION, DEVELOPMENT, RESEARCH, EXPERIMENT)}
 assert tuple(JOB_TIERS) == TIERS

@@ -25,21 +25,27 @@ CRD_DIR = Path(__file__).resolve().parent / "crds"
 
 # JSON pointers (as key paths) of the pod templates inside each job kind.
 EMBEDDED_POD_TEMPLATES: dict[str, tuple[tuple[str | int, ...], ...]] = {
-    "PyTorchJob": (("spec", "pytorchReplicaSpecs", "Worker", "template"),
-                   ("spec", "pytorchReplicaSpecs", "Master", "template")),
-    "RayJob": (("spec", "rayClusterSpec", "headGroupSpec", "template"),
-               ("spec", "rayClusterSpec", "workerGroupSpecs", "*", "template"),
-               ("spec", "submitterPodTemplate")),
-    "MPIJob": (("spec", "mpiReplicaSpecs", "Launcher", "template"),
-               ("spec", "mpiReplicaSpecs", "Worker", "template")),
+    "PyTorchJob": (
+        ("spec", "pytorchReplicaSpecs", "Worker", "template"),
+        ("spec", "pytorchReplicaSpecs", "Master", "template"),
+    ),
+    "RayJob": (
+        ("spec", "rayClusterSpec", "headGroupSpec", "template"),
+        ("spec", "rayClusterSpec", "workerGroupSpecs", "*", "template"),
+        ("spec", "submitterPodTemplate"),
+    ),
+    "MPIJob": (("spec", "mpiReplicaSpecs", "Launcher", "template"), ("spec", "mpiReplicaSpecs", "Worker", "template")),
 }
 
 
 def _strict(schema: Any) -> Any:
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
-        if ("properties" in out and "additionalProperties" not in out
-                and not out.get("x-kubernetes-preserve-unknown-fields")):
+        if (
+            "properties" in out
+            and "additionalProperties" not in out
+            and not out.get("x-kubernetes-preserve-unknown-fields")
+        ):
             out["additionalProperties"] = False
         return out
     if isinstance(schema, list):
@@ -77,13 +83,17 @@ def kubernetes_schema_version(kubernetes_version: str) -> str:
     if bundled.is_dir():
         return wanted
     newest = kubernetes_validate.latest_version()
-    warnings.warn(f"kubernetes-validate {kubernetes_validate.__version__} has no schemas for Kubernetes "
-                  f"{kubernetes_version}; validating core kinds against {newest}, the newest it bundles", stacklevel=2)
+    warnings.warn(
+        f"kubernetes-validate {kubernetes_validate.__version__} has no schemas for Kubernetes "
+        f"{kubernetes_version}; validating core kinds against {newest}, the newest it bundles",
+        stacklevel=2,
+    )
     return newest
 
 
 def embedded_pod_templates(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path, template) of every pod template inside a job manifest."""
+
     def walk(node: Any, path: tuple[str | int, ...], done: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
         if not path:
             yield "/".join(done), node
@@ -94,6 +104,7 @@ def embedded_pod_templates(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str,
                 yield from walk(item, rest, (*done, str(i)))
         elif isinstance(node, dict) and head in node:
             yield from walk(node[head], rest, (*done, str(head)))
+
     for path in EMBEDDED_POD_TEMPLATES.get(doc.get("kind", ""), ()):
         yield from walk(doc, path, ())
 
@@ -101,9 +112,12 @@ def embedded_pod_templates(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str,
 def as_pod_template(doc: dict[str, Any], path: str, template: dict[str, Any]) -> dict[str, Any]:
     """A job's embedded pod template as a standalone core PodTemplate object."""
     name = f"{doc['metadata']['name']}-{path.replace('/', '-').lower()}"[:253]
-    return {"apiVersion": "v1", "kind": "PodTemplate",
-            "metadata": {"name": name, "namespace": doc["metadata"].get("namespace", "default")},
-            "template": template}
+    return {
+        "apiVersion": "v1",
+        "kind": "PodTemplate",
+        "metadata": {"name": name, "namespace": doc["metadata"].get("namespace", "default")},
+        "template": template,
+    }
 
 
 def validate(doc: dict[str, Any], kubernetes_version: str) -> list[str]:

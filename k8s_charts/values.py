@@ -90,9 +90,10 @@ class PlatformValues:
             fsx_mount_name="${FSX_MOUNT_NAME}",
             fsx_storage_capacity_gib=config.storage.fsx.storage_capacity_gib,
             images=image_uris(config),
-            mlflow=MlflowValues(tracking_uri="${MLFLOW_TRACKING_URI}",
-                                team_secret_arns={t.name: mlflow_secret_arn_placeholder(t.name)
-                                                  for t in config.kubernetes.teams}),
+            mlflow=MlflowValues(
+                tracking_uri="${MLFLOW_TRACKING_URI}",
+                team_secret_arns={t.name: mlflow_secret_arn_placeholder(t.name) for t in config.kubernetes.teams},
+            ),
             node_kinds=node_kinds(config),
         )
 

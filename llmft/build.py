@@ -31,6 +31,7 @@ from typing import Any
 import cdk8s
 import yaml
 from cdk8s_plus_28 import k8s
+from llm_platform import steps as step_contract
 
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import NodeKind, kinds_for
@@ -38,7 +39,6 @@ from k8s_charts.pods import PodSettings, job_pod_template, resolve_tier
 from k8s_charts.team_storage import team_paths
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
-from llm_platform import steps as step_contract
 from llmft.spec import JobSpec
 
 STEP_CONFIG_DIR = step_contract.STEP_DIR
@@ -46,14 +46,25 @@ STEP_CONFIG_FILE = step_contract.STEP_FILE
 MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # The platform image each type runs by default (images/<name>/, contract with the images helper).
-DEFAULT_IMAGE = {"sft": "sft", "evaluate": "sft", "download-model": "sft", "prepare-data": "sft",
-                 "grpo": "verl-sglang", "benchmark": "sft",   # a benchmark runs the SFT code
-                 "serve": "verl-sglang"}                        # the image with SGLang (llmft/serve_build.py)
-MODULE = {"sft": "llm_platform.sft", "evaluate": "llm_platform.evaluate", "grpo": "llm_platform.grpo",
-          "download-model": "llm_platform.download_model", "prepare-data": "llm_platform.prepare_data",
-          "benchmark": "llm_platform.bench"}
-BENCHMARK_GPUS = 1      # a benchmark measures one GPU; its epoch projection scales to the instance's GPUs
-CPU_JOB_SIZE = (1, 4)   # CPU, GiB of download-model / prepare-data pods (system nodes or the Karpenter CPU pool)
+DEFAULT_IMAGE = {
+    "sft": "sft",
+    "evaluate": "sft",
+    "download-model": "sft",
+    "prepare-data": "sft",
+    "grpo": "verl-sglang",
+    "benchmark": "sft",  # a benchmark runs the SFT code
+    "serve": "verl-sglang",
+}  # the image with SGLang (llmft/serve_build.py)
+MODULE = {
+    "sft": "llm_platform.sft",
+    "evaluate": "llm_platform.evaluate",
+    "grpo": "llm_platform.grpo",
+    "download-model": "llm_platform.download_model",
+    "prepare-data": "llm_platform.prepare_data",
+    "benchmark": "llm_platform.bench",
+}
+BENCHMARK_GPUS = 1  # a benchmark measures one GPU; its epoch projection scales to the instance's GPUs
+CPU_JOB_SIZE = (1, 4)  # CPU, GiB of download-model / prepare-data pods (system nodes or the Karpenter CPU pool)
 _BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolved one replaces it afterwards
 
 
@@ -134,8 +145,9 @@ def _files(directory: str, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{directory.rstrip('/')}/{n}" for n in names)
 
 
-def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1,
-              instance_type: str | None = None) -> tuple[dict[str, Any], list[str]]:
+def step_file(
+    spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1, instance_type: str | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """(the step file of ``spec``, the problems its step would refuse). Each line names the spec field (``settings.x``,
     ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked."""
     output = spec.output or default_output(spec)
@@ -156,35 +168,86 @@ def step_file(spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1,
         origin = {"source": "dataset", "output_dir": "output"}
     elif spec.type == "sft":
         train, test = _files(spec.dataset or "", ("train.jsonl", "test.jsonl"))
-        data = base(model_id=spec.model, train_dataset_path=train, test_dataset_path=test, output_dir=output,
-                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name,
-                    registered_model_name=registered_model_name(team, spec))
-        origin = {"model_id": "model", "train_dataset_path": "dataset", "test_dataset_path": "dataset",
-                  "output_dir": "output", "mlflow_experiment_name": "experiment", "mlflow_run_name": "name",
-                  "registered_model_name": "name"}
+        data = base(
+            model_id=spec.model,
+            train_dataset_path=train,
+            test_dataset_path=test,
+            output_dir=output,
+            mlflow_experiment_name=experiment,
+            mlflow_run_name=spec.name,
+            registered_model_name=registered_model_name(team, spec),
+        )
+        origin = {
+            "model_id": "model",
+            "train_dataset_path": "dataset",
+            "test_dataset_path": "dataset",
+            "output_dir": "output",
+            "mlflow_experiment_name": "experiment",
+            "mlflow_run_name": "name",
+            "registered_model_name": "name",
+        }
     elif spec.type == "evaluate":
         (test,) = _files(spec.dataset or "", ("test.jsonl",))
-        data = base(finetuned_model_path=spec.model, test_dataset_path=test, output_dir=output,
-                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name)
-        origin = {"finetuned_model_path": "model", "test_dataset_path": "dataset", "output_dir": "output",
-                  "mlflow_experiment_name": "experiment", "mlflow_run_name": "name"}
+        data = base(
+            finetuned_model_path=spec.model,
+            test_dataset_path=test,
+            output_dir=output,
+            mlflow_experiment_name=experiment,
+            mlflow_run_name=spec.name,
+        )
+        origin = {
+            "finetuned_model_path": "model",
+            "test_dataset_path": "dataset",
+            "output_dir": "output",
+            "mlflow_experiment_name": "experiment",
+            "mlflow_run_name": "name",
+        }
     elif spec.type == "benchmark":  # issue 28: settings are BenchConfig's own (shape, steps, variants, recipe, ...)
         (train,) = _files(spec.dataset, ("train.jsonl",)) if spec.dataset else (None,)
-        data = base(data=train, tokenizer=spec.model, output_dir=output, instance_type=instance_type,
-                    mlflow_experiment_name=experiment, mlflow_run_name=spec.name)
-        origin = {"data": "dataset", "tokenizer": "model", "output_dir": "output", "instance_type": "instance_type",
-                  "mlflow_experiment_name": "experiment", "mlflow_run_name": "name"}
+        data = base(
+            data=train,
+            tokenizer=spec.model,
+            output_dir=output,
+            instance_type=instance_type,
+            mlflow_experiment_name=experiment,
+            mlflow_run_name=spec.name,
+        )
+        origin = {
+            "data": "dataset",
+            "tokenizer": "model",
+            "output_dir": "output",
+            "instance_type": "instance_type",
+            "mlflow_experiment_name": "experiment",
+            "mlflow_run_name": "name",
+        }
     else:  # grpo
         train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
-        data = base(model_path=spec.model, train_files=train, val_files=test, checkpoint_dir=output,
-                    nodes=spec.node_range[1], gpus_per_node=gpus_per_node, project_name=experiment,
-                    experiment_name=spec.name)
-        origin = {"model_path": "model", "train_files": "dataset", "val_files": "dataset", "checkpoint_dir": "output",
-                  "nodes": "nodes", "gpus_per_node": "gpus_per_node", "project_name": "experiment",
-                  "experiment_name": "name"}
+        data = base(
+            model_path=spec.model,
+            train_files=train,
+            val_files=test,
+            checkpoint_dir=output,
+            nodes=spec.node_range[1],
+            gpus_per_node=gpus_per_node,
+            project_name=experiment,
+            experiment_name=spec.name,
+        )
+        origin = {
+            "model_path": "model",
+            "train_files": "dataset",
+            "val_files": "dataset",
+            "checkpoint_dir": "output",
+            "nodes": "nodes",
+            "gpus_per_node": "gpus_per_node",
+            "project_name": "experiment",
+            "experiment_name": "name",
+        }
     extra, section = (spec.grpo, "grpo") if spec.type == "grpo" else (spec.settings, "settings")
-    problems = [f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"
-                for key in extra if key in origin]
+    problems = [
+        f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"
+        for key in extra
+        if key in origin
+    ]
     data.update({k: v for k, v in extra.items() if k not in origin})
     if not problems:
         problems = step_contract.problems(spec.type, data, prefix=f"{section}.")
@@ -199,26 +262,32 @@ class Plan:
     team: TeamConfig
     tier: JobTier
     image: str
-    kinds: tuple[NodeKind, ...] = ()          # node kinds of the GPU pods (empty: CPU job)
-    allowed: tuple[NodeKind, ...] = ()        # the kinds that can hold the whole job: Kueue picks one of them
-    step: dict[str, Any] = field(default_factory=dict)   # the step file (/etc/llmft/step.yaml)
+    kinds: tuple[NodeKind, ...] = ()  # node kinds of the GPU pods (empty: CPU job)
+    allowed: tuple[NodeKind, ...] = ()  # the kinds that can hold the whole job: Kueue picks one of them
+    step: dict[str, Any] = field(default_factory=dict)  # the step file (/etc/llmft/step.yaml)
     manifests: list[dict[str, Any]] = field(default_factory=list)
-    gpus_per_node: int = 0                    # as resolved (a step that is not distributed: 1)
-    model: Any = None                         # serve: the version served (llmft.registry.ResolvedModel)
+    gpus_per_node: int = 0  # as resolved (a step that is not distributed: 1)
+    model: Any = None  # serve: the version served (llmft.registry.ResolvedModel)
 
     @property
     def gpus(self) -> int:
         """GPUs the job holds at its largest."""
         if not self.kinds:
             return 0
-        replicas = self.spec.serve.max_replicas if self.spec.serve else 1   # a serve job at its most replicas
-        return replicas * self.spec.node_range[1] * (self.gpus_per_node or gpus_per_node(self.spec)
-                                                     or self.kinds[0].spec.gpus)
+        replicas = self.spec.serve.max_replicas if self.spec.serve else 1  # a serve job at its most replicas
+        return (
+            replicas
+            * self.spec.node_range[1]
+            * (self.gpus_per_node or gpus_per_node(self.spec) or self.kinds[0].spec.gpus)
+        )
 
     def pod_specs(self) -> list[tuple[str, dict[str, Any]]]:
         """(where, pod spec) of every pod template in the manifests."""
-        return [(f"{d['kind']} {d['metadata']['name']} {path}", t["spec"])
-                for d in self.manifests for path, t in pod_templates(d)]
+        return [
+            (f"{d['kind']} {d['metadata']['name']} {path}", t["spec"])
+            for d in self.manifests
+            for path, t in pod_templates(d)
+        ]
 
     def yaml(self) -> str:
         return yaml.safe_dump_all(self.manifests, sort_keys=False)
@@ -259,8 +328,9 @@ def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
     Karpenter itself tries first (NodePool `spec.weight`: "a higher numerical weight indicates that this nodepool
     will be ordered ahead of other nodepools with lower weights"), then the instance type's name."""
     nodes = spec.node_range[1]
-    ranked = sorted(kinds, key=lambda k: (not holds(k, nodes), k.source != "hyperpod", -k.spec.gpus, -k.weight,
-                                          k.instance_type))
+    ranked = sorted(
+        kinds, key=lambda k: (not holds(k, nodes), k.source != "hyperpod", -k.spec.gpus, -k.weight, k.instance_type)
+    )
     return ranked[0].instance_type
 
 
@@ -288,21 +358,33 @@ def pod_templates(manifest: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     if kind in ("Job", "Deployment"):
         return [("spec/template", spec["template"])]
     if kind == "PyTorchJob":
-        return [(f"spec/pytorchReplicaSpecs/{r}/template", s["template"])
-                for r, s in spec.get("pytorchReplicaSpecs", {}).items()]
+        return [
+            (f"spec/pytorchReplicaSpecs/{r}/template", s["template"])
+            for r, s in spec.get("pytorchReplicaSpecs", {}).items()
+        ]
     if kind == "RayJob":
         cluster = spec.get("rayClusterSpec", {})
         out = [("spec/rayClusterSpec/headGroupSpec/template", cluster["headGroupSpec"]["template"])]
-        out += [(f"spec/rayClusterSpec/workerGroupSpecs/{i}/template", g["template"])
-                for i, g in enumerate(cluster.get("workerGroupSpecs", []))]
+        out += [
+            (f"spec/rayClusterSpec/workerGroupSpecs/{i}/template", g["template"])
+            for i, g in enumerate(cluster.get("workerGroupSpecs", []))
+        ]
         if "submitterPodTemplate" in spec:
             out.append(("spec/submitterPodTemplate", spec["submitterPodTemplate"]))
         return out
     return []
 
 
-def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: list[str] | None = None,
-            queue: str | None, secret_env: dict[str, Any] | None = None, job_name: str | None = None) -> None:
+def _finish(
+    manifest: dict[str, Any],
+    *,
+    image: str,
+    config_map: str,
+    command: list[str] | None = None,
+    queue: str | None,
+    secret_env: dict[str, Any] | None = None,
+    job_name: str | None = None,
+) -> None:
     """Image, step-config volume, optional command, Secret-backed variables, labels."""
     manifest["metadata"].setdefault("labels", {}).update(MANAGED_BY)
     if queue:
@@ -313,7 +395,8 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
         for container in spec["containers"]:
             container["image"] = image
             container.setdefault("volumeMounts", []).append(
-                {"name": "step-config", "mountPath": STEP_CONFIG_DIR, "readOnly": True})
+                {"name": "step-config", "mountPath": STEP_CONFIG_DIR, "readOnly": True}
+            )
             if command is not None:
                 container.pop("args", None)
                 container["command"] = list(command)
@@ -323,7 +406,8 @@ def _finish(manifest: dict[str, Any], *, image: str, config_map: str, command: l
                     env.append({"name": step_contract.JOB_ENV, "value": job_name})
             for name, ref in (secret_env or {}).items():
                 container.setdefault("env", []).append(
-                    {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}})
+                    {"name": name, "valueFrom": {"secretKeyRef": {"name": ref.secret, "key": ref.key}}}
+                )
 
 
 def _queue(tier: JobTier) -> str:
@@ -344,16 +428,23 @@ class Resolution:
     output: str
     step: dict[str, Any]
     image: str
-    kinds: tuple[NodeKind, ...] = ()          # GPU jobs: the tier's kinds of the chosen instance type
-    allowed: tuple[NodeKind, ...] = ()        # ... of which those that can hold the whole job
+    kinds: tuple[NodeKind, ...] = ()  # GPU jobs: the tier's kinds of the chosen instance type
+    allowed: tuple[NodeKind, ...] = ()  # ... of which those that can hold the whole job
     instance_type: str | None = None
     gpus_per_node: int = 0
     ray_version: str | None = None
-    tp: int = 0                               # serve: GPUs of one engine (serve.tensor_parallel)
+    tp: int = 0  # serve: GPUs of one engine (serve.tensor_parallel)
 
 
-def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-            image: str, ray_version: str | None = None) -> Resolution:
+def resolve(
+    spec: JobSpec,
+    *,
+    config: EnvironmentConfig,
+    team: TeamConfig,
+    values: PlatformValues,
+    image: str,
+    ray_version: str | None = None,
+) -> Resolution:
     """Tier, priority, queue, output path, step file, instance type, node kinds and GPUs per node of ``spec``, or a
     BuildError (StepProblems for the step file) naming the fix."""
     try:
@@ -361,9 +452,14 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
         priority = tier.priority_class_for(spec.priority_class)
     except ValueError as exc:
         raise BuildError(str(exc)) from None
-    common = dict(tier=tier, priority_class=priority, queue=_queue(tier), output=spec.output or default_output(spec),
-                  image=spec.image or image,
-                  ray_version=spec.custom.ray_version if spec.custom and spec.custom.ray_version else ray_version)
+    common = dict(
+        tier=tier,
+        priority_class=priority,
+        queue=_queue(tier),
+        output=spec.output or default_output(spec),
+        image=spec.image or image,
+        ray_version=spec.custom.ray_version if spec.custom and spec.custom.ray_version else ray_version,
+    )
     if spec.type == "serve":
         _serve_fits(spec, values, tier, config)
     if not spec.uses_gpus:
@@ -373,31 +469,46 @@ def resolve(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, value
         return Resolution(step=step, **common)
     candidates = candidate_kinds(spec, values, tier)
     if not candidates:
-        wanted = " ".join(f"{k} {v}" for k, v in (("gpu_type", spec.gpu_type), ("instance_type",
-                          spec.instance_type), ("gpus_per_node", spec.gpus_per_node)) if v)
-        offered = sorted({f"{k.instance_type} ({k.gpu_type}, {k.spec.gpus} GPUs)"
-                          for k in kinds_for(values.node_kinds, tier=tier.name)})
-        raise BuildError(f"no node kind of tier {tier.name!r} matches {wanted or 'a GPU job'}; the tier's GPU "
-                         f"nodes in {config.name} are: {', '.join(offered) or 'none'}")
+        wanted = " ".join(
+            f"{k} {v}"
+            for k, v in (
+                ("gpu_type", spec.gpu_type),
+                ("instance_type", spec.instance_type),
+                ("gpus_per_node", spec.gpus_per_node),
+            )
+            if v
+        )
+        offered = sorted(
+            {
+                f"{k.instance_type} ({k.gpu_type}, {k.spec.gpus} GPUs)"
+                for k in kinds_for(values.node_kinds, tier=tier.name)
+            }
+        )
+        raise BuildError(
+            f"no node kind of tier {tier.name!r} matches {wanted or 'a GPU job'}; the tier's GPU "
+            f"nodes in {config.name} are: {', '.join(offered) or 'none'}"
+        )
     instance = spec.instance_type or choose_instance(spec, candidates)
     kinds = tuple(k for k in candidates if k.ec2_type == instance.removeprefix("ml."))
     high = spec.node_range[1]
     allowed = tuple(k for k in kinds if holds(k, high))
     if not allowed:
         sizes = ", ".join(f"{k.name}: {k.max_nodes}" for k in kinds)
-        raise BuildError(f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
-                         f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
-                         f"EC2, so lower nodes/max_nodes or pick another instance_type")
+        raise BuildError(
+            f"{high} nodes of {instance} do not fit one node kind of tier {tier.name!r} "
+            f"(nodes each kind can have: {sizes}); a multi-node job never spans HyperPod and "
+            f"EC2, so lower nodes/max_nodes or pick another instance_type"
+        )
     per_node = gpus_per_node(spec) or kinds[0].spec.gpus
     if spec.type == "serve":  # no step file: the engine's command line is the spec's (llmft/serve_build.py)
         tp = spec.serve.tensor_parallel or per_node
-        return Resolution(step={}, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node,
-                          tp=tp, **common)
+        return Resolution(
+            step={}, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node, tp=tp, **common
+        )
     step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance)
     if problems:
         raise StepProblems(problems)
-    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node,
-                      **common)
+    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node, **common)
 
 
 def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: EnvironmentConfig) -> None:
@@ -406,10 +517,12 @@ def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: En
     kinds = kinds_for(values.node_kinds, tier=tier.name, instance_type=spec.instance_type, gpu_type=spec.gpu_type)
     most = max((k.spec.gpus for k in kinds), default=0)
     if tp and kinds and tp > most:
-        raise BuildError(f"serve.tensor_parallel {tp} is more than the {most} GPUs per node of "
-                         f"{spec.instance_type or spec.gpu_type or 'the GPU nodes'} in tier {tier.name} "
-                         f"({config.name}); multi-node serving is not supported: use tensor_parallel <= {most}, or "
-                         f"an instance_type with more GPUs")
+        raise BuildError(
+            f"serve.tensor_parallel {tp} is more than the {most} GPUs per node of "
+            f"{spec.instance_type or spec.gpu_type or 'the GPU nodes'} in tier {tier.name} "
+            f"({config.name}); multi-node serving is not supported: use tensor_parallel <= {most}, or "
+            f"an instance_type with more GPUs"
+        )
 
 
 def _render_serve(plan: Plan, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: Any) -> Plan:
@@ -417,8 +530,10 @@ def _render_serve(plan: Plan, *, team: TeamConfig, values: PlatformValues, r: Re
     from llmft import serve_build
 
     if model is None:
-        raise BuildError("type serve: the registered model version is not resolved; llmft resolves it from "
-                         "MLflow (or --registry FILE) before it renders")
+        raise BuildError(
+            "type serve: the registered model version is not resolved; llmft resolves it from "
+            "MLflow (or --registry FILE) before it renders"
+        )
     plan.model = model
     try:
         plan.manifests = serve_build.render(plan.spec, team=team, values=values, r=r, model=model, image=r.image)
@@ -427,13 +542,21 @@ def _render_serve(plan: Plan, *, team: TeamConfig, values: PlatformValues, r: Re
     return plan
 
 
-def _add_gpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues,
-                 r: Resolution) -> list[str] | None:
+def _add_gpu_job(
+    chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution
+) -> list[str] | None:
     """Add a GPU job's RayJob or PyTorchJob to ``chart``; returns a custom job's command (else None)."""
     low, high = spec.node_range
-    common: dict[str, Any] = dict(name=spec.name, team=team, tier=r.tier, values=values,
-                                  instance_type=r.instance_type, priority_class=r.priority_class,
-                                  env=spec.env or None, node_kinds=r.allowed)
+    common: dict[str, Any] = dict(
+        name=spec.name,
+        team=team,
+        tier=r.tier,
+        values=values,
+        instance_type=r.instance_type,
+        priority_class=r.priority_class,
+        env=spec.env or None,
+        node_kinds=r.allowed,
+    )
     # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
     try:
         if spec.type == "grpo":
@@ -443,8 +566,16 @@ def _add_gpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values:
         elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
             from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 
-            PlatformRayJob(chart, "Job", image=_BUILD_IMAGE, entrypoint=shlex.join(spec.custom.command),
-                           nodes=high, gpus_per_node=r.gpus_per_node, ray_version=r.ray_version, **common)
+            PlatformRayJob(
+                chart,
+                "Job",
+                image=_BUILD_IMAGE,
+                entrypoint=shlex.join(spec.custom.command),
+                nodes=high,
+                gpus_per_node=r.gpus_per_node,
+                ray_version=r.ray_version,
+                **common,
+            )
         else:
             from k8s_charts.pytorch_job import ElasticPyTorchJob
 
@@ -454,11 +585,19 @@ def _add_gpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values:
             extra: dict[str, Any] = {"procs_per_node": 1} if single else {}
             if spec.type == "benchmark":  # one torchrun process (it starts a torchrun per recipe), no EFA
                 extra.update(procs_per_node=1, efa=False)
-            ElasticPyTorchJob(chart, "Job", image=_BUILD_IMAGE,
-                              entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
-                              min_nodes=low, max_nodes=high,
-                              gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
-                              cpu=spec.cpu, memory_gib=spec.memory_gib, **extra, **common)
+            ElasticPyTorchJob(
+                chart,
+                "Job",
+                image=_BUILD_IMAGE,
+                entrypoint=["-m", module, "--config", STEP_CONFIG_FILE] if module else ["-c", ""],
+                min_nodes=low,
+                max_nodes=high,
+                gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
+                cpu=spec.cpu,
+                memory_gib=spec.memory_gib,
+                **extra,
+                **common,
+            )
             if spec.type == "custom" and spec.custom:
                 return list(spec.custom.command)
     except ValueError as exc:
@@ -466,20 +605,37 @@ def _add_gpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values:
     return None
 
 
-def _add_cpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues,
-                 r: Resolution) -> None:
+def _add_cpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution) -> None:
     """Add a CPU job's plain Kubernetes Job to ``chart``."""
     cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
     module = MODULE[spec.type]
     template = job_pod_template(
-        job_name=spec.name, component="step", team=team, tier=r.tier, priority_class=r.priority_class,
-        values=values, shape=None, zone=None, cpu=cpu, memory_gib=memory, restart_policy="Never",
-        settings=PodSettings(container_name="step", image="placeholder:llmft",
-                             command=["python", "-m", module, "--config", STEP_CONFIG_FILE], env=spec.env))
-    k8s.KubeJob(chart, "Job", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace,
-                                                      labels={"platform/team": team.name,
-                                                              "platform/tier": r.tier.name}),
-                spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template))
+        job_name=spec.name,
+        component="step",
+        team=team,
+        tier=r.tier,
+        priority_class=r.priority_class,
+        values=values,
+        shape=None,
+        zone=None,
+        cpu=cpu,
+        memory_gib=memory,
+        restart_policy="Never",
+        settings=PodSettings(
+            container_name="step",
+            image="placeholder:llmft",
+            command=["python", "-m", module, "--config", STEP_CONFIG_FILE],
+            env=spec.env,
+        ),
+    )
+    k8s.KubeJob(
+        chart,
+        "Job",
+        metadata=k8s.ObjectMeta(
+            name=spec.name, namespace=team.namespace, labels={"platform/team": team.name, "platform/tier": r.tier.name}
+        ),
+        spec=k8s.JobSpec(backoff_limit=2, ttl_seconds_after_finished=7 * 24 * 3600, template=template),
+    )
 
 
 def _step_config_map(plan: Plan, *, team: TeamConfig, r: Resolution) -> dict[str, Any]:
@@ -487,11 +643,17 @@ def _step_config_map(plan: Plan, *, team: TeamConfig, r: Resolution) -> dict[str
     spec = plan.spec
     # Immutable: a job's step file never changes under it (a new step file is a new job, llmft.cluster.create_job).
     step_text = yaml.safe_dump(r.step, sort_keys=False)
-    config_map = {"apiVersion": "v1", "kind": "ConfigMap",
-                  "metadata": {"name": f"{spec.name}-step", "namespace": team.namespace,
-                               "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY}},
-                  "immutable": True,
-                  "data": {"step.yaml": step_text}}
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": f"{spec.name}-step",
+            "namespace": team.namespace,
+            "labels": {"app.kubernetes.io/name": spec.name, **MANAGED_BY},
+        },
+        "immutable": True,
+        "data": {"step.yaml": step_text},
+    }
     outputs = outputs_of(plan)
     if outputs:  # what this job writes, so that preflight can refuse another job writing there (llmft.preflight)
         import json
@@ -499,22 +661,40 @@ def _step_config_map(plan: Plan, *, team: TeamConfig, r: Resolution) -> dict[str
         config_map["metadata"]["annotations"] = {OUTPUTS_ANNOTATION: json.dumps(outputs)}
     size = len(yaml.safe_dump(config_map).encode())
     if size > CONFIG_MAP_LIMIT:
-        raise SizeError(f"the step file is {size} bytes as its ConfigMap {spec.name}-step, more than the "
-                        f"{CONFIG_MAP_LIMIT // 1024} KiB Kubernetes stores in one object; the settings are far too "
-                        f"large for settings: put data in files under /fsx and pass their paths")
+        raise SizeError(
+            f"the step file is {size} bytes as its ConfigMap {spec.name}-step, more than the "
+            f"{CONFIG_MAP_LIMIT // 1024} KiB Kubernetes stores in one object; the settings are far too "
+            f"large for settings: put data in files under /fsx and pass their paths"
+        )
     return config_map
 
 
-def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues,
-          image: str, ray_version: str | None = None, model: Any = None) -> Plan:
+def build(
+    spec: JobSpec,
+    *,
+    config: EnvironmentConfig,
+    team: TeamConfig,
+    values: PlatformValues,
+    image: str,
+    ray_version: str | None = None,
+    model: Any = None,
+) -> Plan:
     """The manifests of ``spec`` for ``team`` in ``config``'s environment: :func:`resolve`, then the builders render
     that resolution. ``image`` is the platform image for the type (the spec's own image wins); ``ray_version``: the
     Ray of a custom Ray job's image (default: the spec's ``custom.ray_version``, else the platform image's lock).
     Raises BuildError with the fix. A serve job needs ``model``, the version it serves (llmft.registry.ResolvedModel).
     """
     r = resolve(spec, config=config, team=team, values=values, image=image, ray_version=ray_version)
-    plan = Plan(spec=spec, team=team, tier=r.tier, image=r.image, kinds=r.kinds, allowed=r.allowed, step=r.step,
-                gpus_per_node=r.gpus_per_node)
+    plan = Plan(
+        spec=spec,
+        team=team,
+        tier=r.tier,
+        image=r.image,
+        kinds=r.kinds,
+        allowed=r.allowed,
+        step=r.step,
+        gpus_per_node=r.gpus_per_node,
+    )
     if spec.type == "serve":
         return _render_serve(plan, team=team, values=values, r=r, model=model)
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
@@ -527,9 +707,14 @@ def build(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values:
     job = [m for m in chart.to_json()]
     config_map = _step_config_map(plan, team=team, r=r)
     for manifest in job:
-        _finish(manifest, image=r.image, config_map=config_map["metadata"]["name"], command=custom_command,
-                queue=r.queue, secret_env=spec.secret_env,
-                job_name=spec.name if spec.type in step_contract.STEPS else None)
+        _finish(
+            manifest,
+            image=r.image,
+            config_map=config_map["metadata"]["name"],
+            command=custom_command,
+            queue=r.queue,
+            secret_env=spec.secret_env,
+            job_name=spec.name if spec.type in step_contract.STEPS else None,
+        )
     plan.manifests = [config_map, *job]
     return plan
-

@@ -21,7 +21,6 @@ import os
 import sys
 import time
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from llmft.cluster import Cluster, ClusterError
@@ -66,8 +65,16 @@ def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple
     namespace = spec.team or Cluster.context_namespace()
     values = PlatformValues.placeholders(config)
     image = _resolve_image(spec, config=config, namespace=namespace or "", cluster=cluster)
-    result = preflight(spec, config=config, values=values, image=image, context_namespace=namespace,
-                       cluster=cluster, check_registry=cluster is not None, registry=_registry(args, spec))
+    result = preflight(
+        spec,
+        config=config,
+        values=values,
+        image=image,
+        context_namespace=namespace,
+        cluster=cluster,
+        check_registry=cluster is not None,
+        registry=_registry(args, spec),
+    )
     return spec, result
 
 
@@ -89,8 +96,10 @@ def _registry(args: argparse.Namespace, spec: JobSpec):
 
 def _print_refusal(spec: JobSpec, args: argparse.Namespace, result: Result) -> None:
     team = result.team.name if result.team else spec.team or "?"
-    print(f"llmft: preflight refused {spec.name} (env {args.env}, team {team}, tier {spec.tier}); nothing was "
-          f"created:", file=sys.stderr)
+    print(
+        f"llmft: preflight refused {spec.name} (env {args.env}, team {team}, tier {spec.tier}); nothing was created:",
+        file=sys.stderr,
+    )
     print(result.report(), file=sys.stderr)
 
 
@@ -123,49 +132,67 @@ def _render_to_checkout(args: argparse.Namespace, plan) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     existed = target.exists()
     target.write_text(for_git(plan))
-    print(f"{'updated' if existed else 'wrote'} {target} ({len(plan.manifests)} objects). Commit and push it: Argo "
-          f"CD's application team-{plan.team.name} syncs {config.gitops_path}/teams/{plan.team.name} into namespace "
-          f"{plan.team.namespace}; delete the file (git rm) to delete the job.", file=sys.stderr)
+    print(
+        f"{'updated' if existed else 'wrote'} {target} ({len(plan.manifests)} objects). Commit and push it: Argo "
+        f"CD's application team-{plan.team.name} syncs {config.gitops_path}/teams/{plan.team.name} into namespace "
+        f"{plan.team.namespace}; delete the file (git rm) to delete the job.",
+        file=sys.stderr,
+    )
     if existed:
-        print("note: a submitted job never changes: Argo CD cannot replace its immutable step ConfigMap; give a "
-              "changed job a new name", file=sys.stderr)
+        print(
+            "note: a submitted job never changes: Argo CD cannot replace its immutable step ConfigMap; give a "
+            "changed job a new name",
+            file=sys.stderr,
+        )
     return 0
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.registry and not args.dry_run:
-        print("llmft: --registry renders from a snapshot, which may be stale; a submit resolves the model in MLflow "
-              "itself: drop --registry, or add --dry-run", file=sys.stderr)
+        print(
+            "llmft: --registry renders from a snapshot, which may be stale; a submit resolves the model in MLflow "
+            "itself: drop --registry, or add --dry-run",
+            file=sys.stderr,
+        )
         return 1
     cluster = None if args.dry_run else Cluster.connect()
     if cluster is None and not args.dry_run:
-        print("llmft: the cluster is not reachable (kubectl get --raw /readyz failed); check your kube context, or "
-              "use --dry-run / `llmft render` to see the manifests", file=sys.stderr)
+        print(
+            "llmft: the cluster is not reachable (kubectl get --raw /readyz failed); check your kube context, or "
+            "use --dry-run / `llmft render` to see the manifests",
+            file=sys.stderr,
+        )
         return 2
     spec, result = run_preflight(args, cluster=cluster)
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)
         return 1
     plan = result.plan
-    print(f"preflight passed for {spec.name} (env {args.env}, team {plan.team.name}, tier {spec.tier}):",
-          file=sys.stderr)
+    print(
+        f"preflight passed for {spec.name} (env {args.env}, team {plan.team.name}, tier {spec.tier}):", file=sys.stderr
+    )
     print(result.report(), file=sys.stderr)
     if args.dry_run:
         sys.stdout.write(plan.yaml())
-        print(f"dry run: {len(plan.manifests)} objects rendered, nothing created ({wall_time():.2f}s)",
-              file=sys.stderr)
+        print(f"dry run: {len(plan.manifests)} objects rendered, nothing created ({wall_time():.2f}s)", file=sys.stderr)
         return 0
     assert cluster is not None
     try:
-        out = (cluster.create_serve(plan.manifests) if spec.type == "serve"
-               else cluster.create_job(plan.manifests[0], plan.manifests[-1]))
+        out = (
+            cluster.create_serve(plan.manifests)
+            if spec.type == "serve"
+            else cluster.create_job(plan.manifests[0], plan.manifests[-1])
+        )
     except ClusterError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(out)
-    print(f"submitted {spec.name} to namespace {plan.team.namespace} in {time.monotonic() - started:.1f}s; follow it "
-          f"with `llmft status {spec.name}` and `llmft logs {spec.name} -f`", file=sys.stderr)
+    print(
+        f"submitted {spec.name} to namespace {plan.team.namespace} in {time.monotonic() - started:.1f}s; follow it "
+        f"with `llmft status {spec.name}` and `llmft logs {spec.name} -f`",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -196,8 +223,11 @@ def _run_serve_locally(plan, args: argparse.Namespace) -> int:
     from llmft import local
 
     if args.check:
-        print(f"llmft: {plan.spec.serve.model} version {plan.model.version} resolves to {plan.model.model_dir}; "
-              f"nothing else to check for a serve job", file=sys.stderr)
+        print(
+            f"llmft: {plan.spec.serve.model} version {plan.model.version} resolves to {plan.model.model_dir}; "
+            f"nothing else to check for a serve job",
+            file=sys.stderr,
+        )
         return 0
     from k8s_charts.serving import ENGINE_PORT
 
@@ -241,10 +271,15 @@ def cmd_port_forward(args: argparse.Namespace) -> int:
     try:
         woke = cluster.wake(args.name, namespace, timeout_s=args.wait)
         if woke:
-            print(f"{args.name} was scaled to zero: woke it ({woke}); it goes back to its autoscaler when this "
-                  f"ends", file=sys.stderr)
-        print(f"forwarding http://localhost:{args.local_port} -> svc/{args.name}:80 in {namespace} (Ctrl-C stops); "
-              f"e.g. curl http://localhost:{args.local_port}/v1/models", file=sys.stderr)
+            print(
+                f"{args.name} was scaled to zero: woke it ({woke}); it goes back to its autoscaler when this ends",
+                file=sys.stderr,
+            )
+        print(
+            f"forwarding http://localhost:{args.local_port} -> svc/{args.name}:80 in {namespace} (Ctrl-C stops); "
+            f"e.g. curl http://localhost:{args.local_port}/v1/models",
+            file=sys.stderr,
+        )
         return cluster.port_forward(args.name, namespace, local_port=args.local_port)
     finally:
         if woke:
@@ -260,16 +295,26 @@ def cmd_list(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="llmft", description=__doc__.splitlines()[0])
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--env", default=os.environ.get("LLMFT_ENV", "dev"),
-                        help="environment: config/<env>.yaml (default $LLMFT_ENV, else dev)")
+    common.add_argument(
+        "--env",
+        default=os.environ.get("LLMFT_ENV", "dev"),
+        help="environment: config/<env>.yaml (default $LLMFT_ENV, else dev)",
+    )
     common.add_argument("--team", help="team (namespace); default: the spec's team, else the kube context's")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("render", parents=[common], help="print the manifests of a job spec")
     r.add_argument("spec")
-    r.add_argument("-o", "--output", help="write to this file instead of stdout; a directory (a checkout of the "
-                                          "environment's GitOps repository) gets <path>/teams/<team>/<job>.yaml")
-    r.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot of the registry "
-                                      "instead of MLflow (examples/registry.yaml)")
+    r.add_argument(
+        "-o",
+        "--output",
+        help="write to this file instead of stdout; a directory (a checkout of the "
+        "environment's GitOps repository) gets <path>/teams/<team>/<job>.yaml",
+    )
+    r.add_argument(
+        "--registry",
+        help="serve jobs: resolve the model from this YAML snapshot of the registry "
+        "instead of MLflow (examples/registry.yaml)",
+    )
     r.set_defaults(func=cmd_render)
     s = sub.add_parser("submit", parents=[common], help="preflight, then create the job")
     s.add_argument("spec")
@@ -286,8 +331,11 @@ def parser() -> argparse.ArgumentParser:
     lr.add_argument("--registry", help="serve jobs: resolve the model from this YAML snapshot instead of MLflow")
     lr.add_argument("--port", type=int, help="serve jobs: local port (default: the engine's, 30000)")
     lr.set_defaults(func=cmd_run)
-    for name, func, text in (("status", cmd_status, "the job and its pods"), ("cancel", cmd_cancel, "delete the job"),
-                             ("logs", cmd_logs, "logs of every pod of the job")):
+    for name, func, text in (
+        ("status", cmd_status, "the job and its pods"),
+        ("cancel", cmd_cancel, "delete the job"),
+        ("logs", cmd_logs, "logs of every pod of the job"),
+    ):
         c = sub.add_parser(name, parents=[common], help=text)
         c.add_argument("name")
         if name == "logs":
@@ -319,9 +367,12 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("LLMFT_DEBUG"):
             raise
         # a spec must never meet a traceback: what llmft did not foresee is still one line, and a bug to report
-        print(f"llmft: could not process {getattr(args, 'spec', None) or args.command}: {type(exc).__name__}: {exc}. "
-              f"This is a bug in llmft, not in your spec's rules; please report it with the spec (LLMFT_DEBUG=1 shows "
-              f"the traceback)", file=sys.stderr)
+        print(
+            f"llmft: could not process {getattr(args, 'spec', None) or args.command}: {type(exc).__name__}: {exc}. "
+            f"This is a bug in llmft, not in your spec's rules; please report it with the spec (LLMFT_DEBUG=1 shows "
+            f"the traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -335,4 +386,3 @@ def wall_time() -> float:
         return max(uptime - started, 0.0)
     except (OSError, ValueError, IndexError):
         return time.monotonic() - STARTED
-

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
-IMAGES_CONFIG_MAP = "platform-images"   # one key per image name (contract with the images helper)
+IMAGES_CONFIG_MAP = "platform-images"  # one key per image name (contract with the images helper)
 JOB_KINDS = ("pytorchjobs.kubeflow.org", "rayjobs.ray.io", "mpijobs.kubeflow.org", "jobs.batch")
-SERVE_KIND = "deployments.apps"   # a serve job (llmft/serve_build.py): its Service, NetworkPolicy, ScaledObject are
-                                  # owned by the Deployment, so they go when it goes
+SERVE_KIND = "deployments.apps"  # a serve job (llmft/serve_build.py): its Service, NetworkPolicy, ScaledObject are
+# owned by the Deployment, so they go when it goes
 
 
 class ClusterError(RuntimeError):
@@ -33,8 +33,14 @@ class Cluster:
 
     def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
         try:
-            proc = subprocess.run([self.kubectl, f"--request-timeout={self.timeout_s}s", *args], input=stdin,
-                                  capture_output=True, text=True, timeout=self.timeout_s + 5, check=False)
+            proc = subprocess.run(
+                [self.kubectl, f"--request-timeout={self.timeout_s}s", *args],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s + 5,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ClusterError(f"kubectl {' '.join(args)}: {exc}") from None
         if check and proc.returncode != 0:
@@ -59,8 +65,13 @@ class Cluster:
         """The namespace of the current kube context (works offline: it only reads the kubeconfig)."""
         if shutil.which(kubectl) is None:
             return None
-        proc = subprocess.run([kubectl, "config", "view", "--minify", "-o", "jsonpath={..namespace}"],
-                              capture_output=True, text=True, check=False, timeout=10)
+        proc = subprocess.run(
+            [kubectl, "config", "view", "--minify", "-o", "jsonpath={..namespace}"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
         return proc.stdout.strip() or None if proc.returncode == 0 else None
 
     def get_json(self, *args: str) -> dict[str, Any]:
@@ -69,8 +80,11 @@ class Cluster:
     def gpu_quota(self, namespace: str) -> tuple[int, int] | None:
         """(used, hard) GPUs of the namespace's ResourceQuotas, or None when it has none."""
         items = self.get_json("resourcequota", "-n", namespace).get("items", [])
-        pairs = [(int(q["status"].get("used", {}).get(GPU_QUOTA_KEY, 0)), int(q["status"]["hard"][GPU_QUOTA_KEY]))
-                 for q in items if GPU_QUOTA_KEY in q.get("status", {}).get("hard", {})]
+        pairs = [
+            (int(q["status"].get("used", {}).get(GPU_QUOTA_KEY, 0)), int(q["status"]["hard"][GPU_QUOTA_KEY]))
+            for q in items
+            if GPU_QUOTA_KEY in q.get("status", {}).get("hard", {})
+        ]
         return min(pairs, key=lambda p: p[1] - p[0]) if pairs else None
 
     def platform_images(self, namespace: str) -> dict[str, str]:
@@ -93,21 +107,36 @@ class Cluster:
         name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
         taken = self.find(name, namespace) or (
             f"configmap/{config_map['metadata']['name']}"
-            if self.exists("configmap", config_map["metadata"]["name"], namespace) else None)
+            if self.exists("configmap", config_map["metadata"]["name"], namespace)
+            else None
+        )
         if taken:
-            raise JobExists(f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
-                            f"Delete it with `llmft cancel {name}` (its checkpoints on /fsx stay) or give the spec a "
-                            f"new name")
+            raise JobExists(
+                f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
+                f"Delete it with `llmft cancel {name}` (its checkpoints on /fsx stay) or give the spec a "
+                f"new name"
+            )
         created = json.loads(self.run("create", "-f", "-", "-o", "json", stdin=yaml.safe_dump(job)).stdout)
-        owned = {**config_map, "immutable": True,
-                 "metadata": {**config_map["metadata"], "ownerReferences": [{
-                     "apiVersion": job["apiVersion"], "kind": job["kind"], "name": name,
-                     "uid": created["metadata"]["uid"], "blockOwnerDeletion": True}]}}
+        owned = {
+            **config_map,
+            "immutable": True,
+            "metadata": {
+                **config_map["metadata"],
+                "ownerReferences": [
+                    {
+                        "apiVersion": job["apiVersion"],
+                        "kind": job["kind"],
+                        "name": name,
+                        "uid": created["metadata"]["uid"],
+                        "blockOwnerDeletion": True,
+                    }
+                ],
+            },
+        }
         try:
             self.run("create", "-f", "-", stdin=yaml.safe_dump(owned))
         except ClusterError:
-            self.run("delete", f"{created['kind'].lower()}/{name}", "-n", namespace, "--ignore-not-found",
-                     check=False)
+            self.run("delete", f"{created['kind'].lower()}/{name}", "-n", namespace, "--ignore-not-found", check=False)
             raise
         return f"{created['kind'].lower()}/{name} created\nconfigmap/{config_map['metadata']['name']} created\n"
 
@@ -120,14 +149,26 @@ class Cluster:
         deployment, *owned = manifests
         name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
         taken = self.find(name, namespace) or next(
-            (f"{m['kind'].lower()}/{m['metadata']['name']}" for m in owned
-             if self.exists(m["kind"].lower(), m["metadata"]["name"], namespace)), None)
+            (
+                f"{m['kind'].lower()}/{m['metadata']['name']}"
+                for m in owned
+                if self.exists(m["kind"].lower(), m["metadata"]["name"], namespace)
+            ),
+            None,
+        )
         if taken:
-            raise JobExists(f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
-                            f"Delete it with `llmft cancel {name}` or give the spec a new name")
+            raise JobExists(
+                f"{taken} already exists in namespace {namespace}; llmft never changes a submitted job. "
+                f"Delete it with `llmft cancel {name}` or give the spec a new name"
+            )
         created = json.loads(self.run("create", "-f", "-", "-o", "json", stdin=yaml.safe_dump(deployment)).stdout)
-        owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": created["metadata"]["uid"],
-                 "blockOwnerDeletion": True}
+        owner = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "name": name,
+            "uid": created["metadata"]["uid"],
+            "blockOwnerDeletion": True,
+        }
         out = f"deployment.apps/{name} created\n"
         for manifest in owned:
             with_owner = {**manifest, "metadata": {**manifest["metadata"], "ownerReferences": [owner]}}
@@ -149,8 +190,9 @@ class Cluster:
         deployment = self.get_json("deployment", name, "-n", namespace)
         if deployment.get("spec", {}).get("replicas", 1) != 0:
             return None
-        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}=1",
-                 "--overwrite")
+        self.run(
+            "annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}=1", "--overwrite"
+        )
         try:
             self.run("scale", f"deployment/{name}", "-n", namespace, "--replicas=1")
             waiter = Cluster(kubectl=self.kubectl, timeout_s=timeout_s)
@@ -164,16 +206,16 @@ class Cluster:
         """Hand a woken serve job back to its autoscaler (remove the paused-replicas pin :meth:`wake` set)."""
         from k8s_charts.serving import KEDA_PAUSED_REPLICAS
 
-        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}-",
-                 check=False)
+        self.run("annotate", f"scaledobject.keda.sh/{name}", "-n", namespace, f"{KEDA_PAUSED_REPLICAS}-", check=False)
 
     def port_forward(self, name: str, namespace: str, *, local_port: int) -> int:
         """``kubectl port-forward svc/<name> <local_port>:80`` in the foreground, until interrupted."""
         from k8s_charts.serving import SERVICE_PORT
 
         try:
-            return subprocess.call([self.kubectl, "port-forward", f"svc/{name}", f"{local_port}:{SERVICE_PORT}",
-                                    "-n", namespace])
+            return subprocess.call(
+                [self.kubectl, "port-forward", f"svc/{name}", f"{local_port}:{SERVICE_PORT}", "-n", namespace]
+            )
         except KeyboardInterrupt:
             return 0
 
@@ -185,10 +227,13 @@ class Cluster:
         notes = d["metadata"].get("annotations") or {}
         ready, desired = d.get("status", {}).get("readyReplicas", 0), d.get("spec", {}).get("replicas", 0)
         alias = notes.get("llmft.io/model-alias")
-        lines = [f"serve {name}: {ready}/{desired} replicas ready" + (" (asleep: scaled to zero)" if not desired else ""),
-                 f"endpoint: {endpoint_url(name, namespace)} (OpenAI API: /v1/chat/completions, /v1/models)",
-                 f"model: {notes.get('llmft.io/model', '?')} version {notes.get('llmft.io/model-version', '?')}"
-                 + (f" (alias {alias} at submit)" if alias else "") + f" from {notes.get('llmft.io/model-dir', '?')}"]
+        lines = [
+            f"serve {name}: {ready}/{desired} replicas ready" + (" (asleep: scaled to zero)" if not desired else ""),
+            f"endpoint: {endpoint_url(name, namespace)} (OpenAI API: /v1/chat/completions, /v1/models)",
+            f"model: {notes.get('llmft.io/model', '?')} version {notes.get('llmft.io/model-version', '?')}"
+            + (f" (alias {alias} at submit)" if alias else "")
+            + f" from {notes.get('llmft.io/model-dir', '?')}",
+        ]
         return "\n".join(lines) + "\n"
 
     def job_outputs(self, namespace: str) -> dict[str, list[str]]:
@@ -208,8 +253,10 @@ class Cluster:
         return out
 
     def exists(self, kind: str, name: str, namespace: str) -> bool:
-        return self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name",
-                        check=False).stdout.strip() != ""
+        return (
+            self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name", check=False).stdout.strip()
+            != ""
+        )
 
     def find(self, name: str, namespace: str) -> str | None:
         """`<kind>/<name>` of the job called ``name``, whichever kind it is."""
@@ -220,19 +267,40 @@ class Cluster:
 
     def delete(self, name: str, namespace: str) -> str:
         if self.exists(SERVE_KIND, name, namespace):  # a serve job: its owned objects go with the Deployment
-            return self.run("delete", f"{SERVE_KIND}/{name}", "-n", namespace, "--ignore-not-found",
-                            check=False).stdout
-        out = self.run("delete", ",".join(JOB_KINDS), "-n", namespace, "-l",
-                       f"app.kubernetes.io/managed-by=llmft,app.kubernetes.io/name={name}", "--ignore-not-found",
-                       check=False).stdout
-        out += self.run("delete", ",".join((*JOB_KINDS, "configmap")), name, f"{name}-step", "-n", namespace,
-                        "--ignore-not-found", check=False).stdout
+            return self.run("delete", f"{SERVE_KIND}/{name}", "-n", namespace, "--ignore-not-found", check=False).stdout
+        out = self.run(
+            "delete",
+            ",".join(JOB_KINDS),
+            "-n",
+            namespace,
+            "-l",
+            f"app.kubernetes.io/managed-by=llmft,app.kubernetes.io/name={name}",
+            "--ignore-not-found",
+            check=False,
+        ).stdout
+        out += self.run(
+            "delete",
+            ",".join((*JOB_KINDS, "configmap")),
+            name,
+            f"{name}-step",
+            "-n",
+            namespace,
+            "--ignore-not-found",
+            check=False,
+        ).stdout
         return out
 
     def list_jobs(self, namespace: str) -> str:
-        return self.run("get", ",".join((*JOB_KINDS, SERVE_KIND)), "-n", namespace, "-l",
-                        "app.kubernetes.io/managed-by=llmft",
-                        "-o", "wide").stdout
+        return self.run(
+            "get",
+            ",".join((*JOB_KINDS, SERVE_KIND)),
+            "-n",
+            namespace,
+            "-l",
+            "app.kubernetes.io/managed-by=llmft",
+            "-o",
+            "wide",
+        ).stdout
 
     def status(self, name: str, namespace: str) -> str:
         target = self.find(name, namespace)
@@ -240,13 +308,24 @@ class Cluster:
             raise ClusterError(f"no job {name!r} in namespace {namespace}; `llmft list` shows the team's jobs")
         out = self.serve_status(name, namespace) if target.startswith(SERVE_KIND) else ""
         out += self.run("get", target, "-n", namespace, "-o", "wide").stdout
-        out += self.run("get", "pods", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "-o", "wide",
-                        check=False).stdout
+        out += self.run(
+            "get", "pods", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "-o", "wide", check=False
+        ).stdout
         return out
 
     def logs(self, name: str, namespace: str, *, follow: bool = False, tail: int = 200) -> int:
-        args = [self.kubectl, "logs", "-n", namespace, "-l", f"app.kubernetes.io/name={name}", "--all-containers",
-                "--prefix", f"--tail={tail}", "--max-log-requests=32"]
+        args = [
+            self.kubectl,
+            "logs",
+            "-n",
+            namespace,
+            "-l",
+            f"app.kubernetes.io/name={name}",
+            "--all-containers",
+            "--prefix",
+            f"--tail={tail}",
+            "--max-log-requests=32",
+        ]
         if follow:
             args.append("-f")
         return subprocess.call(args)

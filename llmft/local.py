@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from llm_platform import steps as step_contract
 from llm_platform.paths import LOCAL_FSX_ENV, TEAM_MOUNT_PATH
+
 from k8s_charts.serving import ENGINE_PORT, HEALTH_PATH
 from llmft.build import Plan, pod_templates
 
@@ -51,7 +51,7 @@ def map_fsx(value: Any, fsx: Path) -> Any:
     """``value`` with every string path under /fsx rewritten to ``fsx``."""
     if isinstance(value, str):
         if value == TEAM_MOUNT_PATH or value.startswith(TEAM_MOUNT_PATH + "/"):
-            return str(fsx) + value[len(TEAM_MOUNT_PATH):]
+            return str(fsx) + value[len(TEAM_MOUNT_PATH) :]
         return value
     if isinstance(value, dict):
         return {k: map_fsx(v, fsx) for k, v in value.items()}
@@ -113,7 +113,7 @@ def owner_problems(plan: Plan, fsx: Path) -> list[str]:
     fsx = fsx.resolve()
 
     def shown(directory: str) -> str:
-        return TEAM_MOUNT_PATH + directory[len(str(fsx)):] if directory.startswith(str(fsx)) else directory
+        return TEAM_MOUNT_PATH + directory[len(str(fsx)) :] if directory.startswith(str(fsx)) else directory
 
     return step_contract.owner_problems(plan.spec.type, map_fsx(plan.step, fsx), plan.spec.name, shown=shown)
 
@@ -126,13 +126,16 @@ def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool
     return [python, *tail]
 
 
-def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: bool,
-            base_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str], Path]:
+def prepare(
+    plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: bool, base_env: dict[str, str] | None = None
+) -> tuple[list[str], dict[str, str], Path]:
     """(command, environment, step file) of the local run of ``plan``; writes the step file under
     ``<fsx>/.llmft-local/<job>/``."""
     if plan.spec.type not in step_contract.STEPS:
-        raise ValueError(f"type {plan.spec.type} runs the spec's own image and command; run it with your own "
-                         f"tools (llmft run --local runs the training package's steps)")
+        raise ValueError(
+            f"type {plan.spec.type} runs the spec's own image and command; run it with your own "
+            f"tools (llmft run --local runs the training package's steps)"
+        )
     fsx = fsx.resolve()
     work = fsx / LOCAL_DIR / plan.spec.name
     work.mkdir(parents=True, exist_ok=True)
@@ -144,8 +147,11 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
     if devices == 0 and plan.spec.type in CPU_ADAPTATIONS:
         step_data, changed = adapt_for_cpu(plan.spec.type, step_data)
         if changed:
-            print(f"llmft: no GPU here: running {plan.spec.type} on the CPU with {', '.join(changed)} (the spec and "
-                  f"its cluster job keep their settings)", file=sys.stderr)
+            print(
+                f"llmft: no GPU here: running {plan.spec.type} on the CPU with {', '.join(changed)} (the spec and "
+                f"its cluster job keep their settings)",
+                file=sys.stderr,
+            )
     step_path.write_text(yaml.safe_dump(step_data, sort_keys=False))
     env = dict(base_env if base_env is not None else os.environ)
     env.update(map_fsx(pod_environment(plan), fsx))
@@ -163,33 +169,52 @@ def prepare(plan: Plan, *, fsx: Path, python: str, nproc: int | None, check: boo
 def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
     problems = owner_problems(plan, fsx)
     if problems:
-        print(f"llmft: {plan.spec.name} refused; nothing was run:\n" + "\n".join(f"  [FAIL] outputs: {p}"
-                                                                             for p in problems), file=sys.stderr)
+        print(
+            f"llmft: {plan.spec.name} refused; nothing was run:\n"
+            + "\n".join(f"  [FAIL] outputs: {p}" for p in problems),
+            file=sys.stderr,
+        )
         return 1
     cmd, env, step_path = prepare(plan, fsx=fsx, python=python or sys.executable, nproc=nproc, check=check)
     try:
         if "--check" not in cmd:
             # the step's full check first (the code the pod runs before anything else, with the training stack
             # installed here): a file it refuses fails in seconds with its message, never half-way
-            full = [python or sys.executable, "-m", step_contract.STEPS[plan.spec.type].module, "--config",
-                    str(step_path), "--check"]
+            full = [
+                python or sys.executable,
+                "-m",
+                step_contract.STEPS[plan.spec.type].module,
+                "--config",
+                str(step_path),
+                "--check",
+            ]
             checked = subprocess.run(full, env=env, check=False, capture_output=True, text=True)
             if checked.returncode != 0:
-                print(f"llmft: the {plan.spec.type} step's own check refused {plan.spec.name}'s step file "
-                      f"({step_path}); nothing was run:\n{checked.stderr.strip() or checked.stdout.strip()}",
-                      file=sys.stderr)
+                print(
+                    f"llmft: the {plan.spec.type} step's own check refused {plan.spec.name}'s step file "
+                    f"({step_path}); nothing was run:\n{checked.stderr.strip() or checked.stdout.strip()}",
+                    file=sys.stderr,
+                )
                 return 1
-        print(f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file "
-              f"{step_path}):\n  {' '.join(cmd)}", file=sys.stderr)
+        print(
+            f"llmft: running {plan.spec.name} locally ({TEAM_MOUNT_PATH} -> {fsx.resolve()}, step file "
+            f"{step_path}):\n  {' '.join(cmd)}",
+            file=sys.stderr,
+        )
         return subprocess.run(cmd, env=env, check=False).returncode
     except FileNotFoundError:
-        print(f"llmft: {(python or sys.executable)} not found; pass --python with an interpreter that has the "
-              f"training package and its dependencies (e.g. the sft image's, or .train-venv/bin/python)",
-              file=sys.stderr)
+        print(
+            f"llmft: {(python or sys.executable)} not found; pass --python with an interpreter that has the "
+            f"training package and its dependencies (e.g. the sft image's, or .train-venv/bin/python)",
+            file=sys.stderr,
+        )
         return 2
     except OSError as exc:  # e.g. E2BIG: an environment larger than the kernel starts a process with
-        print(f"llmft: could not start the step ({exc}); the environment of this shell and the spec's env together "
-              f"may be too large (`env | wc -c`)", file=sys.stderr)
+        print(
+            f"llmft: could not start the step ({exc}); the environment of this shell and the spec's env together "
+            f"may be too large (`env | wc -c`)",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -201,8 +226,19 @@ SERVE_HOST = "127.0.0.1"
 
 def serve_command(model_dir: Path, served_name: str, port: int, python: str) -> list[str]:
     """The local server of ``model_dir`` as ``served_name`` (what clients send as ``model``), on 127.0.0.1."""
-    return [python, "-m", SERVE_MODULE, "--model-path", str(model_dir), "--served-model-name", served_name,
-            "--host", SERVE_HOST, "--port", str(port)]
+    return [
+        python,
+        "-m",
+        SERVE_MODULE,
+        "--model-path",
+        str(model_dir),
+        "--served-model-name",
+        served_name,
+        "--host",
+        SERVE_HOST,
+        "--port",
+        str(port),
+    ]
 
 
 def wait_healthy(proc: subprocess.Popen, port: int, timeout: float) -> bool:
@@ -231,29 +267,45 @@ def stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
         proc.wait()
 
 
-def run_serve(model_dir: Path, served_name: str, *, port: int = ENGINE_PORT, python: str | None = None,
-              env: dict[str, str] | None = None, start_timeout: float = 300.0) -> int:
+def run_serve(
+    model_dir: Path,
+    served_name: str,
+    *,
+    port: int = ENGINE_PORT,
+    python: str | None = None,
+    env: dict[str, str] | None = None,
+    start_timeout: float = 300.0,
+) -> int:
     """Serve ``model_dir`` here until Ctrl-C (or until the server exits): starts it, waits for ``/health``, prints
     the URL, and stops the server by its PID."""
     if not (Path(model_dir) / "config.json").is_file():
-        print(f"llmft: {model_dir} is not a Hugging Face model directory (no config.json); nothing was served",
-              file=sys.stderr)
+        print(
+            f"llmft: {model_dir} is not a Hugging Face model directory (no config.json); nothing was served",
+            file=sys.stderr,
+        )
         return 1
     cmd = serve_command(Path(model_dir), served_name, port, python or sys.executable)
     print(f"llmft: serving {served_name} locally:\n  {' '.join(cmd)}", file=sys.stderr, flush=True)
     try:
         proc = subprocess.Popen(cmd, env=env)
     except FileNotFoundError:
-        print(f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package",
-              file=sys.stderr)
+        print(
+            f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package",
+            file=sys.stderr,
+        )
         return 2
     try:
         if not wait_healthy(proc, port, start_timeout):
-            print(f"llmft: the server of {served_name} did not become healthy (exit code {proc.poll()})",
-                  file=sys.stderr)
+            print(
+                f"llmft: the server of {served_name} did not become healthy (exit code {proc.poll()})", file=sys.stderr
+            )
             return 1
-        print(f"llmft: {served_name} is served at http://{SERVE_HOST}:{port}/v1 (OpenAI API; {HEALTH_PATH}, "
-              f"/metrics); Ctrl-C stops it (PID {proc.pid})", file=sys.stderr, flush=True)
+        print(
+            f"llmft: {served_name} is served at http://{SERVE_HOST}:{port}/v1 (OpenAI API; {HEALTH_PATH}, "
+            f"/metrics); Ctrl-C stops it (PID {proc.pid})",
+            file=sys.stderr,
+            flush=True,
+        )
         return proc.wait()
     except KeyboardInterrupt:
         return 0

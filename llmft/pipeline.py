@@ -37,12 +37,10 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -100,8 +98,9 @@ class Pipeline:
 
     def created_objects(self) -> list[dict[str, Any]]:
         """Every object the Workflow creates (the manifests of its resource templates), for guard-rail checks."""
-        return [yaml.safe_load(t["resource"]["manifest"]) for t in self.workflow["spec"]["templates"]
-                if "resource" in t]
+        return [
+            yaml.safe_load(t["resource"]["manifest"]) for t in self.workflow["spec"]["templates"] if "resource" in t
+        ]
 
 
 def load_pipeline(path: Path) -> Pipeline:
@@ -110,22 +109,23 @@ def load_pipeline(path: Path) -> Pipeline:
     except (OSError, yaml.YAMLError) as exc:
         raise PipelineError(f"{path}: cannot read the pipeline file: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
-        raise PipelineError(f"{path}: a pipeline is a mapping with `name` and a non-empty list `steps` of "
-                            f"`- spec: <job spec file>`")
+        raise PipelineError(
+            f"{path}: a pipeline is a mapping with `name` and a non-empty list `steps` of `- spec: <job spec file>`"
+        )
     name = str(data.get("name", ""))
     if not NAME.fullmatch(name) or len(name) > 50:
         raise PipelineError(f"{path}: name {name!r} is not a DNS-1123 label of at most 50 characters")
     steps = []
     for i, s in enumerate(data["steps"]):
         if not isinstance(s, dict) or "spec" not in s or set(s) - {"spec", "gate"}:
-            raise PipelineError(f"{path}: steps[{i}] must be `{{spec: <file>, gate: {{metric, min}}}}` (gate "
-                                f"optional)")
+            raise PipelineError(f"{path}: steps[{i}] must be `{{spec: <file>, gate: {{metric, min}}}}` (gate optional)")
         gate = None
         if s.get("gate") is not None:
             g = s["gate"]
             if not isinstance(g, dict) or set(g) != {"metric", "min"}:
-                raise PipelineError(f"{path}: steps[{i}].gate needs exactly `metric` (a key of rouge.json, e.g. "
-                                    f"delta/rougeL) and `min`")
+                raise PipelineError(
+                    f"{path}: steps[{i}].gate needs exactly `metric` (a key of rouge.json, e.g. delta/rougeL) and `min`"
+                )
             gate = Gate(metric=str(g["metric"]), min=float(g["min"]))
         steps.append(PipelineStep(path=(path.parent / s["spec"]).resolve(), gate=gate))
     return Pipeline(name=name, steps=steps)
@@ -135,8 +135,9 @@ def _under(item: str, written: list[str]) -> bool:
     return any(item == w or item.startswith(w.rstrip("/") + "/") for w in written)
 
 
-def _preflight_steps(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
-                     image: str | Callable[[Any], str]) -> list[Any]:
+def _preflight_steps(
+    pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues, image: str | Callable[[Any], str]
+) -> list[Any]:
     """Preflight every step, keep its plan on the step, and return the plans (a serve step or a failure raises)."""
     from llmft.preflight import preflight
     from llmft.spec import load_spec
@@ -145,9 +146,11 @@ def _preflight_steps(pipeline: Pipeline, *, config: EnvironmentConfig, values: P
     for step in pipeline.steps:
         spec = load_spec(step.path)
         if spec.type == "serve":  # a Deployment never finishes: nothing after it could run
-            raise PipelineError(f"{step.path.name}: type serve is an endpoint that runs until cancelled, not a step "
-                                f"that finishes; remove it from the pipeline and `llmft submit` it after the pipeline "
-                                f"(docs/serving.md)")
+            raise PipelineError(
+                f"{step.path.name}: type serve is an endpoint that runs until cancelled, not a step "
+                f"that finishes; remove it from the pipeline and `llmft submit` it after the pipeline "
+                f"(docs/serving.md)"
+            )
         result = preflight(spec, config=config, values=values, image=image(spec) if callable(image) else image)
         if not result.ok:
             raise PipelineError(f"{step.path.name}: preflight failed:\n{result.report()}")
@@ -183,15 +186,18 @@ def _link_steps(pipeline: Pipeline) -> None:
         outputs[plan.spec.name] = list(outs)
         if step.gate is not None:
             if plan.spec.type != "evaluate":
-                raise PipelineError(f"{step.path.name}: only an evaluate step can gate (it writes {ROUGE_FILE}); "
-                                    f"remove `gate` from this {plan.spec.type} step")
+                raise PipelineError(
+                    f"{step.path.name}: only an evaluate step can gate (it writes {ROUGE_FILE}); "
+                    f"remove `gate` from this {plan.spec.type} step"
+                )
             gate_name = f"{plan.spec.name}-gate"
             pipeline.dependencies[gate_name] = [plan.spec.name]
             gates.append(gate_name)
 
 
-def _dag(pipeline: Pipeline, *, config: EnvironmentConfig,
-         values: PlatformValues) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _dag(
+    pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The Workflow's resource templates and DAG tasks: each step's ConfigMap and job, and its gate's job."""
     templates: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
@@ -202,18 +208,29 @@ def _dag(pipeline: Pipeline, *, config: EnvironmentConfig,
         templates.append(_resource(f"{plan.spec.name}-config", config_map, None))
         templates.append(_resource(plan.spec.name, job, _conditions(job)))
         tasks.append({"name": f"{plan.spec.name}-config", "template": f"{plan.spec.name}-config"})
-        tasks.append({"name": plan.spec.name, "template": plan.spec.name,
-                      "dependencies": [f"{plan.spec.name}-config", *pipeline.dependencies[plan.spec.name]]})
+        tasks.append(
+            {
+                "name": plan.spec.name,
+                "template": plan.spec.name,
+                "dependencies": [f"{plan.spec.name}-config", *pipeline.dependencies[plan.spec.name]],
+            }
+        )
         if step.gate is not None:
             gate_job = _gate_job(step, config=config, values=values)
             templates.append(_resource(gate_job["metadata"]["name"], gate_job, _conditions(gate_job)))
-            tasks.append({"name": gate_job["metadata"]["name"], "template": gate_job["metadata"]["name"],
-                          "dependencies": [plan.spec.name]})
+            tasks.append(
+                {
+                    "name": gate_job["metadata"]["name"],
+                    "template": gate_job["metadata"]["name"],
+                    "dependencies": [plan.spec.name],
+                }
+            )
     return templates, tasks
 
 
-def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues,
-           image: str | Callable[[Any], str]) -> Pipeline:
+def render(
+    pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformValues, image: str | Callable[[Any], str]
+) -> Pipeline:
     """Preflight every step (as `llmft render` does) and build the Workflow; raises PipelineError naming the fix.
 
     :param image: the platform image of a step (a function of its JobSpec, as `llmft render` resolves it), or one
@@ -225,9 +242,15 @@ def render(pipeline: Pipeline, *, config: EnvironmentConfig, values: PlatformVal
     pipeline.workflow = {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Workflow",
-        "metadata": {"name": pipeline.name, "namespace": team.namespace,
-                     "labels": {"platform/team": team.name, "app.kubernetes.io/managed-by": "llmft",
-                                "llmft.io/pipeline": pipeline.name}},
+        "metadata": {
+            "name": pipeline.name,
+            "namespace": team.namespace,
+            "labels": {
+                "platform/team": team.name,
+                "app.kubernetes.io/managed-by": "llmft",
+                "llmft.io/pipeline": pipeline.name,
+            },
+        },
         "spec": {
             "entrypoint": "pipeline",
             "serviceAccountName": PIPELINE_SERVICE_ACCOUNT,
@@ -262,25 +285,43 @@ def _typed(workflow: dict[str, Any]) -> None:
 
     chart = cdk8s.Chart(cdk8s.App(), "pipeline", disable_resource_name_hashes=True)
     spec = workflow["spec"]
-    wf.Workflow(chart, "Workflow", metadata=cdk8s.ApiObjectMetadata(
-        name=workflow["metadata"]["name"], namespace=workflow["metadata"]["namespace"],
-        labels=workflow["metadata"]["labels"]),
-        spec=wf.WorkflowSpec(entrypoint=spec["entrypoint"], service_account_name=spec["serviceAccountName"],
-                             security_context=_typed_security_context(wf, spec["securityContext"]),
-                             templates=[_typed_template(wf, t) for t in spec["templates"]]))
+    wf.Workflow(
+        chart,
+        "Workflow",
+        metadata=cdk8s.ApiObjectMetadata(
+            name=workflow["metadata"]["name"],
+            namespace=workflow["metadata"]["namespace"],
+            labels=workflow["metadata"]["labels"],
+        ),
+        spec=wf.WorkflowSpec(
+            entrypoint=spec["entrypoint"],
+            service_account_name=spec["serviceAccountName"],
+            security_context=_typed_security_context(wf, spec["securityContext"]),
+            templates=[_typed_template(wf, t) for t in spec["templates"]],
+        ),
+    )
     (rendered,) = chart.to_json()
     if rendered != workflow:
         raise AssertionError("the typed Workflow differs from the rendered one")  # pragma: no cover
 
 
 def _typed_security_context(wf: Any, ctx: dict[str, Any]) -> Any:
-    known = {"runAsNonRoot": "run_as_non_root", "runAsUser": "run_as_user", "runAsGroup": "run_as_group",
-             "fsGroup": "fs_group", "supplementalGroups": "supplemental_groups",
-             "fsGroupChangePolicy": "fs_group_change_policy"}
+    known = {
+        "runAsNonRoot": "run_as_non_root",
+        "runAsUser": "run_as_user",
+        "runAsGroup": "run_as_group",
+        "fsGroup": "fs_group",
+        "supplementalGroups": "supplemental_groups",
+        "fsGroupChangePolicy": "fs_group_change_policy",
+    }
     kwargs = {known[k]: v for k, v in ctx.items() if k in known}
     if "seccompProfile" in ctx:
-        kwargs["seccomp_profile"] = wf.WorkflowSpecSecurityContextSeccompProfile(**{
-            {"type": "type", "localhostProfile": "localhost_profile"}[k]: v for k, v in ctx["seccompProfile"].items()})
+        kwargs["seccomp_profile"] = wf.WorkflowSpecSecurityContextSeccompProfile(
+            **{
+                {"type": "type", "localhostProfile": "localhost_profile"}[k]: v
+                for k, v in ctx["seccompProfile"].items()
+            }
+        )
     unknown = set(ctx) - set(known) - {"seccompProfile"}
     if unknown:
         raise PipelineError(f"securityContext fields {sorted(unknown)} are not mapped to the typed Workflow")
@@ -289,13 +330,27 @@ def _typed_security_context(wf: Any, ctx: dict[str, Any]) -> Any:
 
 def _typed_template(wf: Any, t: dict[str, Any]) -> Any:
     if "dag" in t:
-        return wf.WorkflowSpecTemplates(name=t["name"], dag=wf.WorkflowSpecTemplatesDag(tasks=[
-            wf.WorkflowSpecTemplatesDagTasks(name=x["name"], template=x["template"],
-                                            dependencies=x.get("dependencies")) for x in t["dag"]["tasks"]]))
+        return wf.WorkflowSpecTemplates(
+            name=t["name"],
+            dag=wf.WorkflowSpecTemplatesDag(
+                tasks=[
+                    wf.WorkflowSpecTemplatesDagTasks(
+                        name=x["name"], template=x["template"], dependencies=x.get("dependencies")
+                    )
+                    for x in t["dag"]["tasks"]
+                ]
+            ),
+        )
     r = t["resource"]
-    return wf.WorkflowSpecTemplates(name=t["name"], resource=wf.WorkflowSpecTemplatesResource(
-        action=wf.WorkflowSpecTemplatesResourceAction[r["action"].upper()], manifest=r["manifest"], success_condition=r.get("successCondition"),
-        failure_condition=r.get("failureCondition")))
+    return wf.WorkflowSpecTemplates(
+        name=t["name"],
+        resource=wf.WorkflowSpecTemplatesResource(
+            action=wf.WorkflowSpecTemplatesResourceAction[r["action"].upper()],
+            manifest=r["manifest"],
+            success_condition=r.get("successCondition"),
+            failure_condition=r.get("failureCondition"),
+        ),
+    )
 
 
 def _conditions(job: dict[str, Any]) -> tuple[str, str]:
@@ -318,15 +373,24 @@ def _gate_job(step: PipelineStep, *, config: EnvironmentConfig, values: Platform
 
     plan, gate = step.plan, step.gate
     assert gate is not None
-    probe = JobSpec.model_validate({"name": f"{plan.spec.name}-gate", "team": plan.team.name,
-                                    "tier": plan.tier.name, "type": "download-model",
-                                    "model": "gate/unused", "output": plan.step["output_dir"],
-                                    "settings": {"revision": "0" * 40}})
+    probe = JobSpec.model_validate(
+        {
+            "name": f"{plan.spec.name}-gate",
+            "team": plan.team.name,
+            "tier": plan.tier.name,
+            "type": "download-model",
+            "model": "gate/unused",
+            "output": plan.step["output_dir"],
+            "settings": {"revision": "0" * 40},
+        }
+    )
     manifests = build(probe, config=config, team=plan.team, values=values, image=plan.image).manifests
     job = copy.deepcopy(next(m for m in manifests if m["kind"] == "Job"))
-    script = (f"import json, sys; v = json.load(open({json.dumps(plan.step['output_dir'] + '/' + ROUGE_FILE)}))"
-              f"[{json.dumps(gate.metric)}]; print('{gate.metric} =', v, '(min {gate.min})'); "
-              f"sys.exit(0 if v >= {gate.min!r} else 1)")
+    script = (
+        f"import json, sys; v = json.load(open({json.dumps(plan.step['output_dir'] + '/' + ROUGE_FILE)}))"
+        f"[{json.dumps(gate.metric)}]; print('{gate.metric} =', v, '(min {gate.min})'); "
+        f"sys.exit(0 if v >= {gate.min!r} else 1)"
+    )
     template = job["spec"]["template"]["spec"]
     template["volumes"] = [v for v in template.get("volumes", []) if v["name"] != "step-config"]
     for c in template["containers"]:
@@ -356,9 +420,12 @@ def cmd_pipeline(args: Any) -> int:
     config = load_config(args.env)
     values = PlatformValues.placeholders(config)
     try:
-        pipeline = render(load_pipeline(Path(args.pipeline)), config=config, values=values,
-                          image=lambda spec: _resolve_image(spec, config=config, namespace=spec.team or "",
-                                                            cluster=None))
+        pipeline = render(
+            load_pipeline(Path(args.pipeline)),
+            config=config,
+            values=values,
+            image=lambda spec: _resolve_image(spec, config=config, namespace=spec.team or "", cluster=None),
+        )
     except PipelineError as exc:
         print(f"llmft: {exc}; nothing was written", file=sys.stderr)
         return 1
@@ -368,8 +435,10 @@ def cmd_pipeline(args: Any) -> int:
         target = Path(args.output) / pipeline_file(config.gitops_path, pipeline.team, pipeline.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
-        print(f"wrote {target}: commit and push it; Argo CD's application team-{pipeline.team} creates the "
-              f"Workflow", file=sys.stderr)
+        print(
+            f"wrote {target}: commit and push it; Argo CD's application team-{pipeline.team} creates the Workflow",
+            file=sys.stderr,
+        )
     elif args.output:
         Path(args.output).write_text(text)
         print(f"wrote {args.output}", file=sys.stderr)
@@ -384,8 +453,12 @@ def add_subcommand(sub: Any, common: Any) -> None:
     """The `pipeline` subcommand (llmft/cli.py `parser()` calls this: the only hook there)."""
     p = sub.add_parser("pipeline", parents=[common], help="a list of job specs as one Argo Workflow")
     p.add_argument("pipeline", help="pipeline file (examples/pipelines/medical.yaml)")
-    p.add_argument("-o", "--output", help="write to this file; a directory (a checkout of delivery.repository) "
-                                          "gets <delivery.path>/teams/<team>/pipeline-<name>.yaml")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="write to this file; a directory (a checkout of delivery.repository) "
+        "gets <delivery.path>/teams/<team>/pipeline-<name>.yaml",
+    )
     p.add_argument("--dry-run", action="store_true", help="render only (the default: llmft creates no Workflow)")
     p.set_defaults(func=cmd_pipeline)
 

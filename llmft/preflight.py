@@ -37,11 +37,12 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_platform.steps import odd_characters
+
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import fits, pod_kinds, pod_request_of, why_not
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import PlatformValues
-from llm_platform.steps import odd_characters
 from llmft.build import BuildError, Plan, StepProblems, build
 from llmft.cluster import Cluster, ClusterError
 from llmft.spec import JobSpec
@@ -50,7 +51,7 @@ from llmft.spec import JobSpec
 @dataclass
 class Check:
     name: str
-    status: str          # "ok", "FAIL" or "skip"
+    status: str  # "ok", "FAIL" or "skip"
     message: str
 
 
@@ -74,7 +75,7 @@ class Result:
         return "\n".join(f"  [{c.status:>4}] {c.name}: {c.message}" for c in self.checks)
 
 
-STUDIO_TEAMS_ROOT = "/teams"   # Studio spaces mount the team's tree at /teams/<team> (k8s_charts/team_storage.py)
+STUDIO_TEAMS_ROOT = "/teams"  # Studio spaces mount the team's tree at /teams/<team> (k8s_charts/team_storage.py)
 
 
 def _path_problem(field_name: str, value: str, team: str | None = None) -> str | None:
@@ -84,11 +85,15 @@ def _path_problem(field_name: str, value: str, team: str | None = None) -> str |
     normal = posixpath.normpath(value)
     studio = f"{STUDIO_TEAMS_ROOT}/{team}" if team else None
     if studio and ".." not in value.split("/") and (normal == studio or normal.startswith(studio + "/")):
-        return (f"{field_name} {value!r} is your team's directory as your Studio space mounts it; a job's pods "
-                f"mount the same tree at {TEAM_MOUNT_PATH}: write {TEAM_MOUNT_PATH + normal[len(studio):]!r}")
+        return (
+            f"{field_name} {value!r} is your team's directory as your Studio space mounts it; a job's pods "
+            f"mount the same tree at {TEAM_MOUNT_PATH}: write {TEAM_MOUNT_PATH + normal[len(studio) :]!r}"
+        )
     if ".." in value.split("/") or not (normal == TEAM_MOUNT_PATH or normal.startswith(TEAM_MOUNT_PATH + "/")):
-        return (f"{field_name} {value!r} is outside the team's directory; jobs see only their team's tree at "
-                f"{TEAM_MOUNT_PATH} (e.g. {TEAM_MOUNT_PATH}/datasets/..., {TEAM_MOUNT_PATH}/models/...)")
+        return (
+            f"{field_name} {value!r} is outside the team's directory; jobs see only their team's tree at "
+            f"{TEAM_MOUNT_PATH} (e.g. {TEAM_MOUNT_PATH}/datasets/..., {TEAM_MOUNT_PATH}/models/...)"
+        )
     return None
 
 
@@ -116,8 +121,10 @@ def check_paths(spec: JobSpec, team: str | None = None) -> list[str]:
         for name, value in (("model", spec.model), ("dataset", spec.dataset)):
             if value and not value.startswith("/"):
                 step = "download-model" if name == "model" else "prepare-data"
-                problems.append(f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
-                                f"fetch it first with a {step} job and point {name} at {TEAM_MOUNT_PATH}/...")
+                problems.append(
+                    f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
+                    f"fetch it first with a {step} job and point {name} at {TEAM_MOUNT_PATH}/..."
+                )
     # a step input given in settings (evaluate's base_model_path, prepare-data's tokenizer_path) is pinned like model:
     # a file under /fsx that a download-model job wrote at a pinned commit, never a Hub id fetched at run time
     from llm_platform.steps import STEPS
@@ -126,9 +133,11 @@ def check_paths(spec: JobSpec, team: str | None = None) -> list[str]:
     for key in step.inputs if step else ():
         value = spec.settings.get(key)
         if isinstance(value, str) and value and not value.startswith("/"):
-            problems.append(f"settings.{key} {value!r} is not a path; the step would fetch it from the Hugging Face "
-                            f"Hub at run time, unpinned: download it with a download-model job (pinned revision) and "
-                            f"point settings.{key} at {TEAM_MOUNT_PATH}/models/...")
+            problems.append(
+                f"settings.{key} {value!r} is not a path; the step would fetch it from the Hugging Face "
+                f"Hub at run time, unpinned: download it with a download-model job (pinned revision) and "
+                f"point settings.{key} at {TEAM_MOUNT_PATH}/models/..."
+            )
     return problems
 
 
@@ -142,21 +151,28 @@ def check_settings(spec: JobSpec) -> list[str]:
     out = []
     for key in CPU_ONLY_SETTINGS:
         if spec.settings.get(key):
-            out.append(f"settings.{key}: true makes the step ignore the GPUs the job holds; remove it (`llmft run "
-                       f"--local` adapts the spec for a CPU by itself and says so)")
+            out.append(
+                f"settings.{key}: true makes the step ignore the GPUs the job holds; remove it (`llmft run "
+                f"--local` adapts the spec for a CPU by itself and says so)"
+            )
     if spec.type == "sft" and spec.tier == "production":
         s = spec.settings
         if s.get("save_strategy") == "no":
-            out.append("settings.save_strategy: no in a production job: HyperPod auto-resume restarts a failed job "
-                       "from its newest checkpoint, so without checkpoints it restarts from zero; use steps")
-        elif s.get("save_strategy", "steps") == "steps" and not (isinstance(s.get("max_steps"), int)
-                                                                 and s.get("max_steps", -1) > 0):
+            out.append(
+                "settings.save_strategy: no in a production job: HyperPod auto-resume restarts a failed job "
+                "from its newest checkpoint, so without checkpoints it restarts from zero; use steps"
+            )
+        elif s.get("save_strategy", "steps") == "steps" and not (
+            isinstance(s.get("max_steps"), int) and s.get("max_steps", -1) > 0
+        ):
             save = s.get("save_steps", 500)  # TrainingArguments' default
             if isinstance(save, (int, float)) and save >= 1:
-                out.append(f"settings.save_steps: {save}{' (the default)' if 'save_steps' not in s else ''} steps in "
-                           f"a production job that trains by epochs: its total steps depend on the data, and a run "
-                           f"shorter than that writes no checkpoint, so HyperPod auto-resume restarts it from zero; "
-                           f"give save_steps as a fraction of the run (e.g. 0.1: every 10%), or set max_steps")
+                out.append(
+                    f"settings.save_steps: {save}{' (the default)' if 'save_steps' not in s else ''} steps in "
+                    f"a production job that trains by epochs: its total steps depend on the data, and a run "
+                    f"shorter than that writes no checkpoint, so HyperPod auto-resume restarts it from zero; "
+                    f"give save_steps as a fraction of the run (e.g. 0.1: every 10%), or set max_steps"
+                )
     return out
 
 
@@ -172,9 +188,11 @@ def check_image_is_platform(spec: JobSpec, config: EnvironmentConfig) -> str | N
     given = spec.image.split("@", 1)[0]
     given = given.rsplit(":", 1)[0] if ":" in given.rsplit("/", 1)[-1] else given
     if given != repository:
-        return (f"image {spec.image!r}: type {spec.type} runs the platform's {default_image_name(spec)} image "
-                f"({repository}:<tag>), which has the training package and nothing else; leave image out, or use "
-                f"type custom to run your own image")
+        return (
+            f"image {spec.image!r}: type {spec.type} runs the platform's {default_image_name(spec)} image "
+            f"({repository}:<tag>), which has the training package and nothing else; leave image out, or use "
+            f"type custom to run your own image"
+        )
     return None
 
 
@@ -189,15 +207,17 @@ def check_image(image: str) -> Check:
         import boto3
 
         client = boto3.client("ecr", region_name=region)
-        client.describe_images(registryId=registry.split(".")[0], repositoryName=repository,
-                               imageIds=[{"imageTag": tag}])
+        client.describe_images(
+            registryId=registry.split(".")[0], repositoryName=repository, imageIds=[{"imageTag": tag}]
+        )
     except ImportError:
         return Check("image", "skip", "boto3 is not installed; image not checked")
     except Exception as exc:  # noqa: BLE001 - any AWS error: report what it says
         name = type(exc).__name__
         if "ImageNotFound" in name or "ImageNotFound" in str(exc) or "RepositoryNotFound" in str(exc):
-            return Check("image", "FAIL", f"{image} does not exist in ECR ({exc}); build it (`make images`) or fix "
-                                          f"the tag")
+            return Check(
+                "image", "FAIL", f"{image} does not exist in ECR ({exc}); build it (`make images`) or fix the tag"
+            )
         return Check("image", "skip", f"could not reach ECR ({name}); image not checked")
     return Check("image", "ok", f"{image} exists in ECR")
 
@@ -221,8 +241,13 @@ def engine_problems(engine: str, args: list[str]) -> list[str] | None:
     if not python:
         return None
     try:
-        proc = subprocess.run([python, "-m", "llm_platform.engine_args", "--engine", engine, "--", *args],
-                              capture_output=True, text=True, timeout=120, check=False)
+        proc = subprocess.run(
+            [python, "-m", "llm_platform.engine_args", "--engine", engine, "--", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:
@@ -239,17 +264,25 @@ def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) 
     args = list(spec.serve.engine_args)
     problems = engine_problems(spec.serve.engine, args) if args else []
     if problems is None:
-        result.add("engine", "skip", f"engine_args not checked here: {spec.serve.engine} is not installed in this "
-                                     f"environment; set {ENGINE_PYTHON_ENV} to an interpreter with the training "
-                                     f"package and {spec.serve.engine} (e.g. .train-venv/bin/python) to check them "
-                                     f"with the engine's own parser (the engine also refuses them when it starts)")
+        result.add(
+            "engine",
+            "skip",
+            f"engine_args not checked here: {spec.serve.engine} is not installed in this "
+            f"environment; set {ENGINE_PYTHON_ENV} to an interpreter with the training "
+            f"package and {spec.serve.engine} (e.g. .train-venv/bin/python) to check them "
+            f"with the engine's own parser (the engine also refuses them when it starts)",
+        )
     for problem in problems or []:
         result.add("engine", "FAIL", f"serve.engine_args: {problem}")
     if problems == []:
         result.add("engine", "ok", f"{spec.serve.engine} accepts engine_args {args}" if args else "no engine_args")
     if registry is None:
-        result.add("registry", "FAIL", "no model registry to resolve serve.model: run llmft where MLFLOW_TRACKING_URI "
-                                       "is set (the Studio terminal), or render from a snapshot with --registry FILE")
+        result.add(
+            "registry",
+            "FAIL",
+            "no model registry to resolve serve.model: run llmft where MLFLOW_TRACKING_URI "
+            "is set (the Studio terminal), or render from a snapshot with --registry FILE",
+        )
         return stand_in
     try:
         model, problems = resolve_model(spec, team, registry)
@@ -265,13 +298,18 @@ def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) 
     return model
 
 
-def _team_of(spec: JobSpec, *, config: EnvironmentConfig, context_namespace: str | None,
-             result: Result) -> TeamConfig | None:
+def _team_of(
+    spec: JobSpec, *, config: EnvironmentConfig, context_namespace: str | None, result: Result
+) -> TeamConfig | None:
     """The job's team (from the spec or the kube context), or None after adding why there is none."""
     team_name = spec.team or context_namespace
     if not team_name:
-        result.add("team", "FAIL", "no team: set team in the spec or use a kube context whose namespace is your "
-                                   "team's (the Studio terminal is set up so)")
+        result.add(
+            "team",
+            "FAIL",
+            "no team: set team in the spec or use a kube context whose namespace is your "
+            "team's (the Studio terminal is set up so)",
+        )
         return None
     try:
         team = config.kubernetes.team(team_name)
@@ -286,8 +324,12 @@ def _team_of(spec: JobSpec, *, config: EnvironmentConfig, context_namespace: str
 def _check_team_rules(spec: JobSpec, *, team: TeamConfig, config: EnvironmentConfig, result: Result) -> None:
     """Check the spec against the team's rules: its tier and priority class, paths, image and settings."""
     if spec.tier not in team.allowed_tiers:
-        result.add("tier", "FAIL", f"team {team.name!r} may not submit {spec.tier!r} jobs; its allowed tiers "
-                                   f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}")
+        result.add(
+            "tier",
+            "FAIL",
+            f"team {team.name!r} may not submit {spec.tier!r} jobs; its allowed tiers "
+            f"(kubernetes.teams[].allowed_tiers) are {', '.join(team.allowed_tiers)}",
+        )
     else:
         result.add("tier", "ok", spec.tier)
     if spec.tier in team.allowed_tiers:
@@ -309,8 +351,16 @@ def _check_team_rules(spec: JobSpec, *, team: TeamConfig, config: EnvironmentCon
         result.add("settings", "FAIL", problem)
 
 
-def _plan_of(spec: JobSpec, *, config: EnvironmentConfig, team: TeamConfig, values: PlatformValues, image: str,
-             registry: Any, result: Result) -> Plan | None:
+def _plan_of(
+    spec: JobSpec,
+    *,
+    config: EnvironmentConfig,
+    team: TeamConfig,
+    values: PlatformValues,
+    image: str,
+    registry: Any,
+    result: Result,
+) -> Plan | None:
     """The job's plan, or None after adding its step file's and placement's problems."""
     model = check_serve(spec, team, registry, result) if spec.type == "serve" and spec.serve else None
     # every problem at once: the step file and the placement are checked even when a rule above failed
@@ -335,8 +385,12 @@ def _check_fit(plan: Plan, *, config: EnvironmentConfig, values: PlatformValues,
             continue
         misses = [f"{k.name} ({why_not(request, k)})" for k in kinds if not fits(request, k)]
         if misses:
-            result.add("fit", "FAIL", f"{where} requests {request.describe()}, more than {'; '.join(misses)} can "
-                                      f"allocate; lower cpu/memory_gib/gpus_per_node")
+            result.add(
+                "fit",
+                "FAIL",
+                f"{where} requests {request.describe()}, more than {'; '.join(misses)} can "
+                f"allocate; lower cpu/memory_gib/gpus_per_node",
+            )
     if all(c.name != "fit" for c in result.checks):
         result.add("fit", "ok", f"every pod fits every node kind it may land on ({len(plan.pod_specs())} pods)")
 
@@ -344,8 +398,12 @@ def _check_fit(plan: Plan, *, config: EnvironmentConfig, values: PlatformValues,
 def _check_quota(plan: Plan, *, team: TeamConfig, cluster: Cluster | None, result: Result) -> None:
     """Check the job's GPUs against the team's quota, and against its usage when a cluster is given."""
     if plan.gpus > team.gpu_quota:
-        result.add("quota", "FAIL", f"the job needs {plan.gpus} GPUs at once but team {team.name!r} may hold at most "
-                                    f"{team.gpu_quota} (kubernetes.teams[].gpu_quota); use fewer nodes or GPUs")
+        result.add(
+            "quota",
+            "FAIL",
+            f"the job needs {plan.gpus} GPUs at once but team {team.name!r} may hold at most "
+            f"{team.gpu_quota} (kubernetes.teams[].gpu_quota); use fewer nodes or GPUs",
+        )
     elif cluster is not None:
         try:
             quota = cluster.gpu_quota(team.namespace)
@@ -353,18 +411,33 @@ def _check_quota(plan: Plan, *, team: TeamConfig, cluster: Cluster | None, resul
             result.add("quota", "skip", f"cluster quota not read ({exc})")
         else:
             if quota and quota[0] + plan.gpus > quota[1]:
-                result.add("quota", "FAIL", f"the job needs {plan.gpus} GPUs but the team already uses {quota[0]} "
-                                            f"of {quota[1]}; wait for a job to finish or cancel one (`llmft list`)")
+                result.add(
+                    "quota",
+                    "FAIL",
+                    f"the job needs {plan.gpus} GPUs but the team already uses {quota[0]} "
+                    f"of {quota[1]}; wait for a job to finish or cancel one (`llmft list`)",
+                )
             else:
-                result.add("quota", "ok", f"{plan.gpus} GPUs within the team's quota"
-                                          + (f" ({quota[0]}/{quota[1]} in use)" if quota else ""))
+                result.add(
+                    "quota",
+                    "ok",
+                    f"{plan.gpus} GPUs within the team's quota" + (f" ({quota[0]}/{quota[1]} in use)" if quota else ""),
+                )
     else:
         result.add("quota", "ok", f"{plan.gpus} GPUs <= team quota {team.gpu_quota} (cluster usage not checked)")
 
 
-def preflight(spec: JobSpec, *, config: EnvironmentConfig, values: PlatformValues, image: str,
-              context_namespace: str | None = None, cluster: Cluster | None = None,
-              check_registry: bool = False, registry: Any = None) -> Result:
+def preflight(
+    spec: JobSpec,
+    *,
+    config: EnvironmentConfig,
+    values: PlatformValues,
+    image: str,
+    context_namespace: str | None = None,
+    cluster: Cluster | None = None,
+    check_registry: bool = False,
+    registry: Any = None,
+) -> Result:
     """Every check of the module docstring. ``registry``: where a serve job's model is looked up
     (llmft.registry.Registry; serve jobs only)."""
     result = Result()
@@ -408,8 +481,11 @@ def check_ownership(plan: Plan, cluster: Cluster) -> list[str]:
     try:
         others = cluster.job_outputs(plan.team.namespace)
     except ClusterError as exc:
-        return [] if "not found" in str(exc) else [f"the outputs of the namespace's jobs could not be read ({exc}); "
-                                                   f"retry, or check your kube context"]
+        return (
+            []
+            if "not found" in str(exc)
+            else [f"the outputs of the namespace's jobs could not be read ({exc}); retry, or check your kube context"]
+        )
     out = []
     for job, paths in sorted(others.items()):
         if job == plan.spec.name:
@@ -417,8 +493,10 @@ def check_ownership(plan: Plan, cluster: Cluster) -> list[str]:
         clash = [(m, o) for m in mine for o in paths if overlaps(m, o)]
         if clash:
             m, o = clash[0]
-            out.append(f"output {m!r} belongs to job {job!r} (it writes {o!r}, ConfigMap annotation "
-                       f"{OUTPUTS_ANNOTATION}): a second job there would resume its checkpoints, log into its MLflow "
-                       f"run and overwrite its model; give this job its own output, or resubmit {job!r} itself to "
-                       f"resume it")
+            out.append(
+                f"output {m!r} belongs to job {job!r} (it writes {o!r}, ConfigMap annotation "
+                f"{OUTPUTS_ANNOTATION}): a second job there would resume its checkpoints, log into its MLflow "
+                f"run and overwrite its model; give this job its own output, or resubmit {job!r} itself to "
+                f"resume it"
+            )
     return out

@@ -44,7 +44,7 @@ from config.kubernetes import TeamConfig
 from k8s_charts.serving import EVALUATED_ALIAS, EVALUATION_PASSED, EVALUATION_TAG, MODEL_DIR_TAG, PRODUCTION_TIERS
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 
-MLFLOW_REFERENCES = ("models:/", "runs:/", "mlflow-artifacts:/")   # = mlflow_image/entrypoint.py TEAM_SOURCE_SCHEMES
+MLFLOW_REFERENCES = ("models:/", "runs:/", "mlflow-artifacts:/")  # = mlflow_image/entrypoint.py TEAM_SOURCE_SCHEMES
 
 
 @dataclass(frozen=True)
@@ -80,18 +80,27 @@ class Registry(Protocol):
 
 def _unknown_version(name: str, version: int, known: list[int]) -> NotRegistered:
     listed = ", ".join(str(v) for v in sorted(known)[-10:]) or "none"
-    return NotRegistered("serve.version", f"serve.version {version}: {name} has no version {version} (its versions: "
-                                          f"{listed}); give one of them, or alias: {EVALUATED_ALIAS}")
+    return NotRegistered(
+        "serve.version",
+        f"serve.version {version}: {name} has no version {version} (its versions: "
+        f"{listed}); give one of them, or alias: {EVALUATED_ALIAS}",
+    )
 
 
 def _unknown_alias(name: str, alias: str, known: list[str]) -> NotRegistered:
-    return NotRegistered("serve.alias", f"serve.alias {alias!r}: {name} has no alias {alias!r} (its aliases: "
-                                        f"{', '.join(sorted(known)) or 'none'}); give one of them, or a version")
+    return NotRegistered(
+        "serve.alias",
+        f"serve.alias {alias!r}: {name} has no alias {alias!r} (its aliases: "
+        f"{', '.join(sorted(known)) or 'none'}); give one of them, or a version",
+    )
 
 
 def _unknown_model(name: str) -> NotRegistered:
-    return NotRegistered("serve.model", f"serve.model {name!r} is not a registered model (or not your team's); "
-                                        f"register it first (an sft job registers <team>.<job name>), or fix the name")
+    return NotRegistered(
+        "serve.model",
+        f"serve.model {name!r} is not a registered model (or not your team's); "
+        f"register it first (an sft job registers <team>.<job name>), or fix the name",
+    )
 
 
 @dataclass
@@ -107,8 +116,9 @@ class FileRegistry:
 
         path = Path(path)
         if not path.is_file():
-            raise RegistryUnavailable(f"registry snapshot {path} does not exist; pass a YAML file such as "
-                                      f"examples/registry.yaml")
+            raise RegistryUnavailable(
+                f"registry snapshot {path} does not exist; pass a YAML file such as examples/registry.yaml"
+            )
         data = load_yaml(path.read_bytes(), source=str(path)) or {}
         if not isinstance(data, dict):
             raise RegistryUnavailable(f"registry snapshot {path}: a mapping of <team>.<name> to versions and aliases")
@@ -127,9 +137,13 @@ class FileRegistry:
         if version not in versions:
             raise _unknown_version(name, version or 0, list(versions))
         entry = versions[version]
-        return ModelVersion(name=name, version=version, source=str(entry.get("source", "")),
-                            tags={str(k): str(v) for k, v in (entry.get("tags") or {}).items()},
-                            aliases=tuple(a for a, v in aliases.items() if v == version))
+        return ModelVersion(
+            name=name,
+            version=version,
+            source=str(entry.get("source", "")),
+            tags={str(k): str(v) for k, v in (entry.get("tags") or {}).items()},
+            aliases=tuple(a for a, v in aliases.items() if v == version),
+        )
 
 
 @dataclass
@@ -143,14 +157,18 @@ class MlflowRegistry:
         import os
 
         if not os.environ.get("MLFLOW_TRACKING_URI"):
-            raise RegistryUnavailable("MLFLOW_TRACKING_URI is not set, so the registered model cannot be looked up; "
-                                      "run llmft where the team's MLflow variables are set (the Studio terminal), or "
-                                      "render from a snapshot with --registry FILE (see docs/serving.md)")
+            raise RegistryUnavailable(
+                "MLFLOW_TRACKING_URI is not set, so the registered model cannot be looked up; "
+                "run llmft where the team's MLflow variables are set (the Studio terminal), or "
+                "render from a snapshot with --registry FILE (see docs/serving.md)"
+            )
         try:
             from mlflow import MlflowClient
         except ImportError:
-            raise RegistryUnavailable("the mlflow package is not installed here; install requirements-cli.txt, or "
-                                      "render from a snapshot with --registry FILE") from None
+            raise RegistryUnavailable(
+                "the mlflow package is not installed here; install requirements-cli.txt, or "
+                "render from a snapshot with --registry FILE"
+            ) from None
         return cls(MlflowClient())
 
     def model_version(self, name: str, *, version: int | None = None, alias: str | None = None) -> ModelVersion:
@@ -164,22 +182,34 @@ class MlflowRegistry:
                 raise _unknown_model(name) from None
             raise RegistryUnavailable(f"MLflow: {exc}") from None
         try:
-            mv = (client.get_model_version_by_alias(name, alias) if alias is not None
-                  else client.get_model_version(name, str(version)))
+            mv = (
+                client.get_model_version_by_alias(name, alias)
+                if alias is not None
+                else client.get_model_version(name, str(version))
+            )
         except Exception as exc:  # noqa: BLE001 - classified by _not_found
             if not _not_found(exc):
                 raise RegistryUnavailable(f"MLflow: {exc}") from None
             if alias is not None:
-                raise _unknown_alias(name, alias, list(getattr(client.get_registered_model(name), "aliases", {}))) from None
+                raise _unknown_alias(
+                    name, alias, list(getattr(client.get_registered_model(name), "aliases", {}))
+                ) from None
             known = [int(v.version) for v in client.search_model_versions(f"name='{name}'")]
             raise _unknown_version(name, version or 0, known) from None
-        return ModelVersion(name=name, version=int(mv.version), source=mv.source or "", tags=dict(mv.tags or {}),
-                            aliases=tuple(getattr(mv, "aliases", None) or ()))
+        return ModelVersion(
+            name=name,
+            version=int(mv.version),
+            source=mv.source or "",
+            tags=dict(mv.tags or {}),
+            aliases=tuple(getattr(mv, "aliases", None) or ()),
+        )
 
 
 def _not_found(exc: Exception) -> bool:
-    return getattr(exc, "error_code", "") in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE") \
+    return (
+        getattr(exc, "error_code", "") in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE")
         or "not found" in str(exc).lower()
+    )
 
 
 @dataclass(frozen=True)
@@ -188,7 +218,7 @@ class ResolvedModel:
 
     name: str
     version: int
-    model_dir: str            # under /fsx, as the team's pods see it
+    model_dir: str  # under /fsx, as the team's pods see it
     source: str
     alias: str | None = None
     evaluation: str | None = None
@@ -200,24 +230,30 @@ def model_dir(mv: ModelVersion, team: TeamConfig) -> tuple[str | None, str | Non
     if mv.source.startswith(MLFLOW_REFERENCES):
         where = mv.tags.get(MODEL_DIR_TAG, "")
         if not where:
-            return None, (f"serve.model: {mv.name} version {mv.version} is stored only in MLflow's artifact store "
-                          f"(source {mv.source!r}) and has no tag {MODEL_DIR_TAG}; serving loads weights from the "
-                          f"team's FSx: tag the version with {MODEL_DIR_TAG}=<the /fsx directory it was registered "
-                          f"from> (e.g. /fsx/checkpoints/<sft job>/merged)")
+            return None, (
+                f"serve.model: {mv.name} version {mv.version} is stored only in MLflow's artifact store "
+                f"(source {mv.source!r}) and has no tag {MODEL_DIR_TAG}; serving loads weights from the "
+                f"team's FSx: tag the version with {MODEL_DIR_TAG}=<the /fsx directory it was registered "
+                f"from> (e.g. /fsx/checkpoints/<sft job>/merged)"
+            )
     if where.startswith("s3://"):
         bucket_key = where.removeprefix("s3://").split("/", 1)
         key = bucket_key[1] if len(bucket_key) == 2 else ""
         if not key.startswith(team.data_prefix):
-            return None, (f"serve.model: {mv.name} version {mv.version} is stored at {where!r}, outside team "
-                          f"{team.name}'s prefix s3://<data bucket>/{team.data_prefix}; a team serves only weights "
-                          f"on its own storage: register a copy under its prefix or its /fsx tree")
-        where = f"{TEAM_MOUNT_PATH}/{key[len(team.data_prefix):]}"
+            return None, (
+                f"serve.model: {mv.name} version {mv.version} is stored at {where!r}, outside team "
+                f"{team.name}'s prefix s3://<data bucket>/{team.data_prefix}; a team serves only weights "
+                f"on its own storage: register a copy under its prefix or its /fsx tree"
+            )
+        where = f"{TEAM_MOUNT_PATH}/{key[len(team.data_prefix) :]}"
     where = where.removeprefix("file://")
     normal = posixpath.normpath(where) if where else ""
     if not where or ".." in where.split("/") or not normal.startswith(TEAM_MOUNT_PATH + "/"):
-        return None, (f"serve.model: {mv.name} version {mv.version} is stored at {where or mv.source!r}, which is not "
-                      f"on team {team.name}'s storage; a team serves only weights under its own {TEAM_MOUNT_PATH} "
-                      f"(or its S3 prefix {team.data_prefix})")
+        return None, (
+            f"serve.model: {mv.name} version {mv.version} is stored at {where or mv.source!r}, which is not "
+            f"on team {team.name}'s storage; a team serves only weights under its own {TEAM_MOUNT_PATH} "
+            f"(or its S3 prefix {team.data_prefix})"
+        )
     return normal, None
 
 
@@ -226,8 +262,10 @@ def resolve_model(spec, team: TeamConfig, registry: Registry) -> tuple[ResolvedM
     serve = spec.serve
     owner = serve.model.split(".", 1)[0]
     if owner != team.name:
-        return None, [f"serve.model {serve.model!r} is team {owner}'s model; team {team.name} serves only its own "
-                      f"registered models ({team.name}.<name>): register it in your team, or submit as team {owner}"]
+        return None, [
+            f"serve.model {serve.model!r} is team {owner}'s model; team {team.name} serves only its own "
+            f"registered models ({team.name}.<name>): register it in your team, or submit as team {owner}"
+        ]
     try:
         mv = registry.model_version(serve.model, version=serve.version, alias=serve.alias)
     except NotRegistered as exc:
@@ -240,11 +278,19 @@ def resolve_model(spec, team: TeamConfig, registry: Registry) -> tuple[ResolvedM
     if spec.tier in PRODUCTION_TIERS and evaluation != EVALUATION_PASSED:
         said = f"is tagged {EVALUATION_TAG}={evaluation}" if evaluation else f"has no tag {EVALUATION_TAG}"
         chosen = f"alias {serve.alias!r} -> version {mv.version}" if serve.alias else f"version {mv.version}"
-        problems.append(f"serve.{'alias' if serve.alias else 'version'}: {serve.model} {chosen} {said}; tier "
-                        f"{spec.tier} serves only versions that passed evaluation ({EVALUATION_TAG}="
-                        f"{EVALUATION_PASSED}): evaluate it first (an evaluate job), or serve alias: "
-                        f"{EVALUATED_ALIAS}")
+        problems.append(
+            f"serve.{'alias' if serve.alias else 'version'}: {serve.model} {chosen} {said}; tier "
+            f"{spec.tier} serves only versions that passed evaluation ({EVALUATION_TAG}="
+            f"{EVALUATION_PASSED}): evaluate it first (an evaluate job), or serve alias: "
+            f"{EVALUATED_ALIAS}"
+        )
     if problems:
         return None, problems
-    return ResolvedModel(name=mv.name, version=mv.version, model_dir=directory or "", source=mv.source,
-                         alias=serve.alias, evaluation=evaluation), []
+    return ResolvedModel(
+        name=mv.name,
+        version=mv.version,
+        model_dir=directory or "",
+        source=mv.source,
+        alias=serve.alias,
+        evaluation=evaluation,
+    ), []

@@ -50,51 +50,95 @@ if TYPE_CHECKING:
     from llmft.registry import ResolvedModel
     from llmft.spec import JobSpec
 
-SERVE_IMAGE = "verl-sglang"   # the platform image with SGLang (images/verl-sglang, also GRPO's)
-STARTUP_SECONDS = 30 * 60     # the longest a replica may take to load its model before it is restarted
+SERVE_IMAGE = "verl-sglang"  # the platform image with SGLang (images/verl-sglang, also GRPO's)
+STARTUP_SECONDS = 30 * 60  # the longest a replica may take to load its model before it is restarted
 MODEL_ANNOTATIONS = ("llmft.io/model", "llmft.io/model-version", "llmft.io/model-alias", "llmft.io/model-dir")
 # KEDA's CloudWatch query: one-minute sums of the gauges over the last 3 minutes, the newest complete minute
 # (metricEndTimeOffset skips the minute still being written). The agent scrapes once a minute, so a minute's Sum
 # is the gauges of every replica added up.
-CLOUDWATCH_QUERY = {"metricStat": "Sum", "metricStatPeriod": "60", "metricCollectionTime": "180",
-                    "metricEndTimeOffset": "60", "minMetricValue": "0"}
+CLOUDWATCH_QUERY = {
+    "metricStat": "Sum",
+    "metricStatPeriod": "60",
+    "metricCollectionTime": "180",
+    "metricEndTimeOffset": "60",
+    "minMetricValue": "0",
+}
 TRIGGER_NAMES = {"sglang:num_running_reqs": "running", "sglang:num_queue_reqs": "queued"}
 
 
 def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
     """The engine's command line: the platform's flags, then the spec's ``engine_args``."""
-    command = ["python3", "-m", "sglang.launch_server", "--model-path", model_dir, "--tp", str(tp),
-               "--host", "0.0.0.0", "--port", str(serving.ENGINE_PORT), "--enable-metrics",
-               "--served-model-name", spec.serve.model]
+    command = [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        model_dir,
+        "--tp",
+        str(tp),
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(serving.ENGINE_PORT),
+        "--enable-metrics",
+        "--served-model-name",
+        spec.serve.model,
+    ]
     if gpus > tp:
         command += ["--dp-size", str(gpus // tp)]  # data-parallel engines of tp GPUs each (spec: tp divides gpus)
     return command + list(spec.serve.engine_args)
 
 
 def serve_labels(spec: JobSpec, queue: str | None) -> dict[str, str]:
-    labels = {serving.COMPONENT_LABEL: serving.SERVE_COMPONENT, serving.SERVE_NAME_LABEL: spec.name,
-              "app.kubernetes.io/name": spec.name}
+    labels = {
+        serving.COMPONENT_LABEL: serving.SERVE_COMPONENT,
+        serving.SERVE_NAME_LABEL: spec.name,
+        "app.kubernetes.io/name": spec.name,
+    }
     return {**labels, "kueue.x-k8s.io/queue-name": queue} if queue else labels
 
 
 def _probe(path: str, *, period: int, failures: int) -> dict[str, Any]:
-    return {"httpGet": {"path": path, "port": serving.ENGINE_PORT_NAME}, "periodSeconds": period,
-            "timeoutSeconds": 5, "failureThreshold": failures}
+    return {
+        "httpGet": {"path": path, "port": serving.ENGINE_PORT_NAME},
+        "periodSeconds": period,
+        "timeoutSeconds": 5,
+        "failureThreshold": failures,
+    }
 
 
-def serving_pod_template(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution,
-                         model: ResolvedModel, image: str) -> dict[str, Any]:
+def serving_pod_template(
+    spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: ResolvedModel, image: str
+) -> dict[str, Any]:
     """The pod template of the engine (manifest form): :func:`job_pod_template`'s GPU pod with the engine's port and
     probes, the FSx tree read-only, and no MLflow credentials (the engine never talks to MLflow)."""
     kinds = kinds_for(values.node_kinds, tier=r.tier.name, instance_type=r.instance_type)
-    shape = GpuNodeShape.of(r.instance_type, kinds=kinds, tier=r.tier.name, gpus=r.gpus_per_node, efa=False,
-                            cpu=spec.cpu, memory_gib=spec.memory_gib).only(r.allowed)
+    shape = GpuNodeShape.of(
+        r.instance_type,
+        kinds=kinds,
+        tier=r.tier.name,
+        gpus=r.gpus_per_node,
+        efa=False,
+        cpu=spec.cpu,
+        memory_gib=spec.memory_gib,
+    ).only(r.allowed)
     typed = job_pod_template(
-        job_name=spec.name, component=serving.SERVE_COMPONENT, team=team, tier=r.tier, priority_class=r.priority_class,
-        values=values, shape=shape, zone=None,
-        settings=PodSettings(container_name="engine", image=image,
-                             command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node),
-                             env=spec.env, ports=[(serving.ENGINE_PORT_NAME, serving.ENGINE_PORT)]))
+        job_name=spec.name,
+        component=serving.SERVE_COMPONENT,
+        team=team,
+        tier=r.tier,
+        priority_class=r.priority_class,
+        values=values,
+        shape=shape,
+        zone=None,
+        settings=PodSettings(
+            container_name="engine",
+            image=image,
+            command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node),
+            env=spec.env,
+            ports=[(serving.ENGINE_PORT_NAME, serving.ENGINE_PORT)],
+        ),
+    )
     template = pod_template_json(typed)
     template["metadata"]["labels"].update(serve_labels(spec, r.queue))
     # not the training pods' annotations: their checkov reasons (no probes, no traffic) are not this pod's, and a
@@ -105,8 +149,11 @@ def serving_pod_template(spec: JobSpec, *, team: TeamConfig, values: PlatformVal
     (container,) = pod["containers"]
     container.pop("envFrom", None)
     container["env"] = [e for e in container["env"] if not e["name"].startswith("MLFLOW_")]
-    container["volumeMounts"] = [{**m, "readOnly": True} if m["name"] == "fsx" else m
-                                 for m in container["volumeMounts"] if m["name"] != MLFLOW_CREDENTIALS_VOLUME]
+    container["volumeMounts"] = [
+        {**m, "readOnly": True} if m["name"] == "fsx" else m
+        for m in container["volumeMounts"]
+        if m["name"] != MLFLOW_CREDENTIALS_VOLUME
+    ]
     for e, secret in spec.secret_env.items():
         container["env"].append({"name": e, "valueFrom": {"secretKeyRef": {"name": secret.secret, "key": secret.key}}})
     container["startupProbe"] = _probe(serving.HEALTH_PATH, period=10, failures=STARTUP_SECONDS // 10)
@@ -115,18 +162,33 @@ def serving_pod_template(spec: JobSpec, *, team: TeamConfig, values: PlatformVal
     return template
 
 
-def _deployment(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, r: Resolution, model: ResolvedModel,
-                template: dict[str, Any]) -> None:
-    annotations = dict(zip(MODEL_ANNOTATIONS, (model.name, str(model.version), model.alias or "", model.model_dir),
-                           strict=True))
+def _deployment(
+    chart: cdk8s.Chart,
+    spec: JobSpec,
+    *,
+    team: TeamConfig,
+    r: Resolution,
+    model: ResolvedModel,
+    template: dict[str, Any],
+) -> None:
+    annotations = dict(
+        zip(MODEL_ANNOTATIONS, (model.name, str(model.version), model.alias or "", model.model_dir), strict=True)
+    )
     typed = k8s.KubeDeployment(
-        scratch_chart(), "Deployment",
-        metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace, annotations=annotations,
-                                labels={**serve_labels(spec, r.queue), "platform/team": team.name,
-                                        "platform/tier": r.tier.name}),
-        spec=k8s.DeploymentSpec(replicas=spec.serve.min_replicas,
-                                selector=k8s.LabelSelector(match_labels={serving.SERVE_NAME_LABEL: spec.name}),
-                                template=k8s.PodTemplateSpec()))
+        scratch_chart(),
+        "Deployment",
+        metadata=k8s.ObjectMeta(
+            name=spec.name,
+            namespace=team.namespace,
+            annotations=annotations,
+            labels={**serve_labels(spec, r.queue), "platform/team": team.name, "platform/tier": r.tier.name},
+        ),
+        spec=k8s.DeploymentSpec(
+            replicas=spec.serve.min_replicas,
+            selector=k8s.LabelSelector(match_labels={serving.SERVE_NAME_LABEL: spec.name}),
+            template=k8s.PodTemplateSpec(),
+        ),
+    )
     # the typed class re-maps its whole spec on output, dropping the rendered template's quantities and named ports:
     # the template is joined to the rendered Deployment instead (k8s_charts.pods.with_pod_templates)
     with_pod_templates(chart, "Deployment", typed, {"/spec/template": template})
@@ -135,10 +197,23 @@ def _deployment(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, r: Resol
 def _service(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig) -> None:
     selector = {serving.SERVE_NAME_LABEL: spec.name}
     labels = serve_labels(spec, None)
-    k8s.KubeService(chart, "Service", metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace, labels=labels),
-                    spec=k8s.ServiceSpec(type="ClusterIP", selector=selector, ports=[k8s.ServicePort(
-                        name=serving.ENGINE_PORT_NAME, port=serving.SERVICE_PORT, protocol="TCP",
-                        target_port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME))]))
+    k8s.KubeService(
+        chart,
+        "Service",
+        metadata=k8s.ObjectMeta(name=spec.name, namespace=team.namespace, labels=labels),
+        spec=k8s.ServiceSpec(
+            type="ClusterIP",
+            selector=selector,
+            ports=[
+                k8s.ServicePort(
+                    name=serving.ENGINE_PORT_NAME,
+                    port=serving.SERVICE_PORT,
+                    protocol="TCP",
+                    target_port=k8s.IntOrString.from_string(serving.ENGINE_PORT_NAME),
+                )
+            ],
+        ),
+    )
 
 
 def scaled_object(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues) -> None:
@@ -146,29 +221,50 @@ def scaled_object(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values
     from k8s_charts.imports.scaledobject.sh import keda
 
     dimensions = dict(zip(serving.METRIC_DIMENSIONS, (values.cluster_name, team.namespace, spec.name), strict=True))
-    triggers = [keda.ScaledObjectSpecTriggers(
-        type="aws-cloudwatch", name=TRIGGER_NAMES[metric], metric_type="AverageValue",
-        metadata={"namespace": serving.METRICS_NAMESPACE, "metricName": metric,
-                  "dimensionName": ";".join(dimensions), "dimensionValue": ";".join(dimensions.values()),
-                  "targetMetricValue": str(spec.serve.target_requests_per_replica), "awsRegion": values.region,
-                  "identityOwner": "operator", **CLOUDWATCH_QUERY})
-        for metric in serving.DEMAND_METRICS]
+    triggers = [
+        keda.ScaledObjectSpecTriggers(
+            type="aws-cloudwatch",
+            name=TRIGGER_NAMES[metric],
+            metric_type="AverageValue",
+            metadata={
+                "namespace": serving.METRICS_NAMESPACE,
+                "metricName": metric,
+                "dimensionName": ";".join(dimensions),
+                "dimensionValue": ";".join(dimensions.values()),
+                "targetMetricValue": str(spec.serve.target_requests_per_replica),
+                "awsRegion": values.region,
+                "identityOwner": "operator",
+                **CLOUDWATCH_QUERY,
+            },
+        )
+        for metric in serving.DEMAND_METRICS
+    ]
     formula = " + ".join(TRIGGER_NAMES[m] for m in serving.DEMAND_METRICS)
     modifiers = keda.ScaledObjectSpecAdvancedScalingModifiers(
-        formula=formula, target=str(spec.serve.target_requests_per_replica), activation_target="0",
-        metric_type=keda.ScaledObjectSpecAdvancedScalingModifiersMetricType.AVERAGE_VALUE)
+        formula=formula,
+        target=str(spec.serve.target_requests_per_replica),
+        activation_target="0",
+        metric_type=keda.ScaledObjectSpecAdvancedScalingModifiersMetricType.AVERAGE_VALUE,
+    )
     keda.ScaledObject(
-        chart, "ScaledObject",
+        chart,
+        "ScaledObject",
         metadata=cdk8s.ApiObjectMetadata(name=spec.name, namespace=team.namespace, labels=serve_labels(spec, None)),
         spec=keda.ScaledObjectSpec(
-            scale_target_ref=keda.ScaledObjectSpecScaleTargetRef(name=spec.name, api_version="apps/v1",
-                                                                 kind="Deployment"),
-            min_replica_count=spec.serve.min_replicas, max_replica_count=spec.serve.max_replicas,
-            triggers=triggers, advanced=keda.ScaledObjectSpecAdvanced(scaling_modifiers=modifiers)))
+            scale_target_ref=keda.ScaledObjectSpecScaleTargetRef(
+                name=spec.name, api_version="apps/v1", kind="Deployment"
+            ),
+            min_replica_count=spec.serve.min_replicas,
+            max_replica_count=spec.serve.max_replicas,
+            triggers=triggers,
+            advanced=keda.ScaledObjectSpecAdvanced(scaling_modifiers=modifiers),
+        ),
+    )
 
 
-def render(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: ResolvedModel,
-           image: str) -> list[dict[str, Any]]:
+def render(
+    spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution, model: ResolvedModel, image: str
+) -> list[dict[str, Any]]:
     """The four objects of a serve job (module docstring), in creation order: the Deployment first (the others are
     owned by it on the cluster, llmft.cluster.Cluster.create_serve)."""
     chart = cdk8s.Chart(cdk8s.App(), "llmft-serve", disable_resource_name_hashes=True)
@@ -180,4 +276,3 @@ def render(spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolu
     for manifest in out:
         manifest["metadata"].setdefault("labels", {})["app.kubernetes.io/managed-by"] = "llmft"
     return out
-

@@ -8,17 +8,25 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from llm_platform.steps import odd_characters
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from config._base import ConfigError, ConfigModel
 from config.kubernetes import TIERS, Tier
 from config.strict_yaml import load_yaml
 from k8s_charts.serving import DEFAULT_TARGET_REQUESTS, ENGINES, EVALUATED_ALIAS, PRODUCTION_TIERS
-from llm_platform.steps import odd_characters
 
 JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark", "serve"]
-JOB_TYPES: tuple[str, ...] = ("sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark",
-                              "serve")
+JOB_TYPES: tuple[str, ...] = (
+    "sft",
+    "evaluate",
+    "grpo",
+    "download-model",
+    "prepare-data",
+    "custom",
+    "benchmark",
+    "serve",
+)
 # need GPU nodes; download-model / prepare-data are CPU jobs
 GPU_TYPES = ("sft", "evaluate", "grpo", "benchmark", "serve")
 _NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
@@ -27,8 +35,10 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # most 96 characters, no '--' or '..', not starting or ending with '-' or '.').
 _HF_ID = re.compile(r"[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?/[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?")
 # An image reference with a tag or a digest: [registry/]repository[:tag][@sha256:<64 hex>]
-_IMAGE = re.compile(r"(?P<repo>[a-z0-9]+(?:[._/:-][a-z0-9]+)*?)(?::(?P<tag>[\w][\w.-]{0,127}))?"
-                    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?")
+_IMAGE = re.compile(
+    r"(?P<repo>[a-z0-9]+(?:[._/:-][a-z0-9]+)*?)(?::(?P<tag>[\w][\w.-]{0,127}))?"
+    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?"
+)
 _SECRET_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 # What the platform sets in every job pod and a spec may not change: the MLflow server and the team's MLflow user
@@ -37,7 +47,7 @@ _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
 PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
 CPU_TYPES = ("download-model", "prepare-data")
-MIN_TOKEN_AUTH_RAY = (2, 52, 0)   # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
+MIN_TOKEN_AUTH_RAY = (2, 52, 0)  # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
 # Secrets of the team's namespace that the platform fills and its pods read under fixed names (the team's MLflow user,
 # k8s_charts.values.MLFLOW_CREDENTIALS_SECRET): a spec may not copy them into a variable of its choosing.
 PLATFORM_SECRETS = frozenset({"mlflow-credentials"})
@@ -80,12 +90,18 @@ class SecretKeyRef(ConfigModel):
 class CustomJob(ConfigModel):
     """`type: custom`: any image and command, as a PyTorchJob (one pod per node) or a RayJob."""
 
-    kind: Literal["pytorch", "ray"] = Field("pytorch", description="`pytorch`: a PyTorchJob whose pods run "
-                                                                   "`command`; `ray`: a RayJob whose entrypoint is "
-                                                                   "`command` (run on the Ray head).")
+    kind: Literal["pytorch", "ray"] = Field(
+        "pytorch",
+        description="`pytorch`: a PyTorchJob whose pods run "
+        "`command`; `ray`: a RayJob whose entrypoint is "
+        "`command` (run on the Ray head).",
+    )
     command: tuple[str, ...] = Field(description="Command (and arguments) of the container, or the Ray entrypoint.")
-    ray_version: str | None = Field(None, description="kind ray: the Ray version in the image (>= 2.52.0, token "
-                                                      "authentication); default: the platform image's.")
+    ray_version: str | None = Field(
+        None,
+        description="kind ray: the Ray version in the image (>= 2.52.0, token "
+        "authentication); default: the platform image's.",
+    )
 
     @field_validator("command")
     @classmethod
@@ -101,19 +117,36 @@ class CustomJob(ConfigModel):
             return v
         match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", v)
         if not match:
-            raise ValueError(f"custom.ray_version {v!r} is not a Ray version; give the image's Ray release, e.g. "
-                             f"2.55.1")
+            raise ValueError(
+                f"custom.ray_version {v!r} is not a Ray version; give the image's Ray release, e.g. 2.55.1"
+            )
         if tuple(int(p) for p in match.groups()) < MIN_TOKEN_AUTH_RAY:
-            raise ValueError(f"custom.ray_version: Ray {v} is older than 2.52.0, the first release with token "
-                             f"authentication, which every platform RayJob uses; use an image with Ray >= 2.52.0")
+            raise ValueError(
+                f"custom.ray_version: Ray {v} is older than 2.52.0, the first release with token "
+                f"authentication, which every platform RayJob uses; use an image with Ray >= 2.52.0"
+            )
         return v
 
 
 # Flags of the engine's command line that the platform sets (llmft/serve_build.py): a spec's engine_args may not
 # repeat them (the model, its parallelism, where it listens and what it is called are the spec's own fields).
-PLATFORM_ENGINE_FLAGS = ("--model-path", "--model", "--tp", "--tp-size", "--tensor-parallel-size", "--dp",
-                         "--dp-size", "--data-parallel-size", "--host", "--port", "--enable-metrics",
-                         "--served-model-name", "--nnodes", "--node-rank", "--dist-init-addr")
+PLATFORM_ENGINE_FLAGS = (
+    "--model-path",
+    "--model",
+    "--tp",
+    "--tp-size",
+    "--tensor-parallel-size",
+    "--dp",
+    "--dp-size",
+    "--data-parallel-size",
+    "--host",
+    "--port",
+    "--enable-metrics",
+    "--served-model-name",
+    "--nnodes",
+    "--node-rank",
+    "--dist-init-addr",
+)
 _MODEL_NAME = re.compile(r"(?P<team>[a-z0-9]([-a-z0-9]*[a-z0-9])?)\.(?P<name>[A-Za-z0-9][\w.-]{0,200})")
 _ALIAS = re.compile(r"[A-Za-z_][\w-]{0,255}")
 SERVE_MISSING = "type serve needs a serve section"
@@ -122,37 +155,48 @@ SERVE_MISSING = "type serve needs a serve section"
 class ServeSection(ConfigModel):
     """`type: serve`: which registered model version to serve, with which engine, how many replicas."""
 
-    model: str = Field(description="Registered MLflow model `<team>.<name>` (the team's own, e.g. "
-                                   "ml-research.medical-sft).")
+    model: str = Field(
+        description="Registered MLflow model `<team>.<name>` (the team's own, e.g. ml-research.medical-sft)."
+    )
     version: int | None = Field(None, ge=1, description="Model version to serve (give version or alias).")
-    alias: str | None = Field(None, description="Model alias to serve, resolved to its version at submit (e.g. "
-                                                "evaluated).")
+    alias: str | None = Field(
+        None, description="Model alias to serve, resolved to its version at submit (e.g. evaluated)."
+    )
     engine: str = Field("sglang", description="Serving engine: sglang (an OpenAI-compatible API).")
-    tensor_parallel: int | None = Field(None, ge=1, le=8, description="GPUs one engine shards the model over "
-                                                                      "(default: the GPUs of the pod).")
-    min_replicas: int = Field(1, ge=0, le=64, description="Fewest replicas; 0 scales to zero when idle "
-                                                          "(not in the production tier).")
+    tensor_parallel: int | None = Field(
+        None, ge=1, le=8, description="GPUs one engine shards the model over (default: the GPUs of the pod)."
+    )
+    min_replicas: int = Field(
+        1, ge=0, le=64, description="Fewest replicas; 0 scales to zero when idle (not in the production tier)."
+    )
     max_replicas: int = Field(1, ge=1, le=64, description="Most replicas the autoscaler may run.")
-    target_requests_per_replica: int = Field(DEFAULT_TARGET_REQUESTS, ge=1, le=4096,
-                                             description="Running + queued requests per replica the autoscaler "
-                                                         "aims at.")
-    engine_args: tuple[str, ...] = Field((), description="Extra engine command-line flags, e.g. "
-                                                         "[--context-length, '8192'].")
+    target_requests_per_replica: int = Field(
+        DEFAULT_TARGET_REQUESTS,
+        ge=1,
+        le=4096,
+        description="Running + queued requests per replica the autoscaler aims at.",
+    )
+    engine_args: tuple[str, ...] = Field(
+        (), description="Extra engine command-line flags, e.g. [--context-length, '8192']."
+    )
 
     @field_validator("model")
     @classmethod
     def _model(cls, v: str) -> str:
         if not _MODEL_NAME.fullmatch(v):
-            raise ValueError(f"serve.model {v!r} is not a registered model name; write <team>.<name>, e.g. "
-                             f"ml-research.medical-sft (the name an sft job registers)")
+            raise ValueError(
+                f"serve.model {v!r} is not a registered model name; write <team>.<name>, e.g. "
+                f"ml-research.medical-sft (the name an sft job registers)"
+            )
         return v
 
     @field_validator("alias")
     @classmethod
     def _alias(cls, v: str | None) -> str | None:
         if v is not None and not _ALIAS.fullmatch(v):
-            raise ValueError(f"serve.alias {v!r} is not an MLflow alias; use letters, digits, '_' and '-', e.g. "
-                             f"{EVALUATED_ALIAS}")
+            raise ValueError(
+                f"serve.alias {v!r} is not an MLflow alias; use letters, digits, '_' and '-', e.g. {EVALUATED_ALIAS}"
+            )
         return v
 
     @field_validator("engine")
@@ -167,9 +211,11 @@ class ServeSection(ConfigModel):
     def _engine_args(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         fixed = sorted({a.split("=", 1)[0] for a in v if a.split("=", 1)[0] in PLATFORM_ENGINE_FLAGS})
         if fixed:
-            raise ValueError(f"serve.engine_args: {', '.join(fixed)} are set by the platform from the spec (model, "
-                             f"tensor_parallel, the port the Service and the metrics scrape use, the served name); "
-                             f"remove them")
+            raise ValueError(
+                f"serve.engine_args: {', '.join(fixed)} are set by the platform from the spec (model, "
+                f"tensor_parallel, the port the Service and the metrics scrape use, the served name); "
+                f"remove them"
+            )
         return v
 
     @model_validator(mode="after")
@@ -177,11 +223,15 @@ class ServeSection(ConfigModel):
         problems = []
         if (self.version is None) == (self.alias is None):
             given = "both" if self.version is not None else "neither"
-            problems.append(f"serve: {given} of version and alias given; give exactly one: version: <number> (a "
-                            f"fixed version) or alias: <name> (e.g. alias: {EVALUATED_ALIAS})")
+            problems.append(
+                f"serve: {given} of version and alias given; give exactly one: version: <number> (a "
+                f"fixed version) or alias: <name> (e.g. alias: {EVALUATED_ALIAS})"
+            )
         if self.min_replicas > self.max_replicas:
-            problems.append(f"serve.min_replicas {self.min_replicas} is above serve.max_replicas "
-                            f"{self.max_replicas}; use min_replicas <= max_replicas")
+            problems.append(
+                f"serve.min_replicas {self.min_replicas} is above serve.max_replicas "
+                f"{self.max_replicas}; use min_replicas <= max_replicas"
+            )
         if problems:
             raise ValueError("\n  - ".join(problems))
         return self
@@ -191,41 +241,54 @@ class JobSpec(ConfigModel):
     """One training job."""
 
     name: str = Field(description="Job name: 1-40 lower-case letters, digits and '-', starting with a letter.")
-    team: str | None = Field(None, description="Team (= namespace). Default: the namespace of the current kube "
-                                               "context.")
+    team: str | None = Field(
+        None, description="Team (= namespace). Default: the namespace of the current kube context."
+    )
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
-    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom, benchmark or "
-                                      "serve.")
+    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom, benchmark or serve.")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
-    experiment: str | None = Field(None, description="MLflow experiment of sft, evaluate, grpo and benchmark jobs "
-                                                     "(default: the job's name); the platform names it "
-                                                     "'<team>/<experiment>'.")
+    experiment: str | None = Field(
+        None,
+        description="MLflow experiment of sft, evaluate, grpo and benchmark jobs "
+        "(default: the job's name); the platform names it "
+        "'<team>/<experiment>'.",
+    )
     nodes: int | None = Field(None, ge=1, le=512, description="Nodes (fixed size). Or min_nodes/max_nodes.")
     min_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: fewest nodes to run on.")
     max_nodes: int | None = Field(None, ge=1, le=512, description="Elastic PyTorchJobs: most nodes.")
     gpus_per_node: int | None = Field(None, ge=1, le=8, description="GPUs per node (default: all of the node).")
-    gpu_type: str | None = Field(None, description="GPU type (`gpu-type` label, e.g. h100, a100, a10g); default: "
-                                                   "the platform picks from the tier's node kinds.")
+    gpu_type: str | None = Field(
+        None,
+        description="GPU type (`gpu-type` label, e.g. h100, a100, a10g); default: "
+        "the platform picks from the tier's node kinds.",
+    )
     instance_type: str | None = Field(None, description="Pin one instance type (EC2 or HyperPod ml. name).")
     image: str | None = Field(None, description="Container image; default: the platform's image for the type.")
-    priority_class: str | None = Field(None, description="A PriorityClass the tier allows (experiment: low or "
-                                                         "preemptible).")
+    priority_class: str | None = Field(
+        None, description="A PriorityClass the tier allows (experiment: low or preemptible)."
+    )
     cpu: int | None = Field(None, ge=1, description="CPU cores per pod (default: sized from the node kind).")
-    memory_gib: int | None = Field(None, ge=1, description="Memory per pod in GiB (default: sized from the node "
-                                                           "kind).")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables (literals; the "
-                                                                  "platform's MLflow and team variables are "
-                                                                  "fixed).")
-    secret_env: dict[str, SecretKeyRef] = Field(default_factory=dict, description="Environment variables read "
-                                                "from Secrets of the team's namespace, e.g. HF_TOKEN: {secret: "
-                                                "hf-token, key: token}.")
-    settings: dict[str, Any] = Field(default_factory=dict, description="Step settings: the YAML the training "
-                                                                       "package's step reads (e.g. the SFT "
-                                                                       "hyper-parameters).")
-    grpo: dict[str, Any] = Field(default_factory=dict, description="type grpo: VeRL settings (rollout_n, "
-                                                                   "tensor_parallel_size, train_batch_size, ...).")
+    memory_gib: int | None = Field(None, ge=1, description="Memory per pod in GiB (default: sized from the node kind).")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra environment variables (literals; the platform's MLflow and team variables are fixed).",
+    )
+    secret_env: dict[str, SecretKeyRef] = Field(
+        default_factory=dict,
+        description="Environment variables read "
+        "from Secrets of the team's namespace, e.g. HF_TOKEN: {secret: "
+        "hf-token, key: token}.",
+    )
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Step settings: the YAML the training package's step reads (e.g. the SFT hyper-parameters).",
+    )
+    grpo: dict[str, Any] = Field(
+        default_factory=dict,
+        description="type grpo: VeRL settings (rollout_n, tensor_parallel_size, train_batch_size, ...).",
+    )
     custom: CustomJob | None = Field(None, description="type custom: kind and command.")
     serve: ServeSection | None = Field(None, description="type serve: the registered model, engine and replicas.")
 
@@ -233,16 +296,20 @@ class JobSpec(ConfigModel):
     @classmethod
     def _name(cls, v: str) -> str:
         if not _NAME.fullmatch(v):
-            raise ValueError(f"name {v!r} is not a valid job name; use 1-40 lower-case letters, digits and '-', "
-                             f"starting with a letter, e.g. 'medical-sft'")
+            raise ValueError(
+                f"name {v!r} is not a valid job name; use 1-40 lower-case letters, digits and '-', "
+                f"starting with a letter, e.g. 'medical-sft'"
+            )
         return v
 
     @field_validator("experiment")
     @classmethod
     def _experiment(cls, v: str | None) -> str | None:
         if v is not None and not _NAME.fullmatch(v):
-            raise ValueError(f"experiment {v!r} is not a valid experiment name; use 1-40 lower-case letters, digits "
-                             f"and '-', starting with a letter, e.g. the name of the SFT job it belongs to")
+            raise ValueError(
+                f"experiment {v!r} is not a valid experiment name; use 1-40 lower-case letters, digits "
+                f"and '-', starting with a letter, e.g. the name of the SFT job it belongs to"
+            )
         return v
 
     @field_validator("tier", mode="before")
@@ -264,33 +331,44 @@ class JobSpec(ConfigModel):
     def _env(cls, v: dict[str, Any], info: Any) -> dict[str, Any]:
         bad = [k for k in v if not _ENV_NAME.fullmatch(k)]
         if bad:
-            raise ValueError(f"{info.field_name} names {bad!r} are not environment variable names; use letters, "
-                             f"digits and '_'")
+            raise ValueError(
+                f"{info.field_name} names {bad!r} are not environment variable names; use letters, digits and '_'"
+            )
         fixed = [k for k in v if protected_env(k)]
         if fixed:
-            raise ValueError(f"{info.field_name}: {', '.join(fixed)} are set by the platform (MLflow, the team's "
-                             f"identity and storage, AWS credentials) and cannot be overridden; remove them")
+            raise ValueError(
+                f"{info.field_name}: {', '.join(fixed)} are set by the platform (MLflow, the team's "
+                f"identity and storage, AWS credentials) and cannot be overridden; remove them"
+            )
         if info.field_name == "secret_env":
             taken = [f"{k} ({ref.secret})" for k, ref in v.items() if ref.secret in PLATFORM_SECRETS]
             if taken:
-                raise ValueError(f"secret_env: {', '.join(taken)} reads a Secret the platform owns (the team's MLflow "
-                                 f"user, given to every pod as MLFLOW_TRACKING_USERNAME/PASSWORD only); it cannot be "
-                                 f"copied into another variable: remove it, or store your own Secret and name that")
+                raise ValueError(
+                    f"secret_env: {', '.join(taken)} reads a Secret the platform owns (the team's MLflow "
+                    f"user, given to every pod as MLFLOW_TRACKING_USERNAME/PASSWORD only); it cannot be "
+                    f"copied into another variable: remove it, or store your own Secret and name that"
+                )
             return v
         problems = []
         for k, value in v.items():
             if _K8S_INTERPOLATION.search(value):
-                problems.append(f"env.{k}: {value[:60]!r} contains {_K8S_INTERPOLATION.search(value).group(0)}, "
-                                f"which Kubernetes replaces with another variable's value; env values are literal: "
-                                f"write $$(...) for the text itself, or use secret_env for a Secret")
+                problems.append(
+                    f"env.{k}: {value[:60]!r} contains {_K8S_INTERPOLATION.search(value).group(0)}, "
+                    f"which Kubernetes replaces with another variable's value; env values are literal: "
+                    f"write $$(...) for the text itself, or use secret_env for a Secret"
+                )
             if len(value.encode()) > MAX_ENV_VALUE:
-                problems.append(f"env.{k}: {len(value.encode())} bytes, more than the {MAX_ENV_VALUE // 1024} KiB an "
-                                f"environment value may have (the kernel refuses to start a process whose single "
-                                f"string exceeds 128 KiB); put the data in a file under /fsx and pass its path")
+                problems.append(
+                    f"env.{k}: {len(value.encode())} bytes, more than the {MAX_ENV_VALUE // 1024} KiB an "
+                    f"environment value may have (the kernel refuses to start a process whose single "
+                    f"string exceeds 128 KiB); put the data in a file under /fsx and pass its path"
+                )
         total = sum(len(k) + len(x.encode()) + 2 for k, x in v.items())
         if total > MAX_ENV_TOTAL:
-            problems.append(f"env: {total} bytes in all, more than {MAX_ENV_TOTAL // 1024} KiB; put large values in "
-                            f"files under /fsx and pass their paths")
+            problems.append(
+                f"env: {total} bytes in all, more than {MAX_ENV_TOTAL // 1024} KiB; put large values in "
+                f"files under /fsx and pass their paths"
+            )
         if problems:
             raise ValueError("\n  - ".join(problems))
         return v
@@ -302,12 +380,16 @@ class JobSpec(ConfigModel):
             return v
         m = _IMAGE.fullmatch(v)
         if not m:
-            raise ValueError(f"image {v!r} is not an image reference; use registry/repository:tag or "
-                             f"registry/repository@sha256:<digest>")
+            raise ValueError(
+                f"image {v!r} is not an image reference; use registry/repository:tag or "
+                f"registry/repository@sha256:<digest>"
+            )
         if not m.group("digest") and (not m.group("tag") or m.group("tag") == "latest"):
-            raise ValueError(f"image {v!r} is not pinned: {'latest moves' if m.group('tag') else 'no tag means latest'}"
-                             f", so a resubmit or a restarted pod can run other code; give a version tag "
-                             f"(e.g. {m.group('repo')}:1.2.3) or a digest (@sha256:...)")
+            raise ValueError(
+                f"image {v!r} is not pinned: {'latest moves' if m.group('tag') else 'no tag means latest'}"
+                f", so a resubmit or a restarted pod can run other code; give a version tag "
+                f"(e.g. {m.group('repo')}:1.2.3) or a digest (@sha256:...)"
+            )
         return v
 
     @model_validator(mode="after")
@@ -327,28 +409,40 @@ class JobSpec(ConfigModel):
         if low > high:
             out.append(f"min_nodes {low} is above max_nodes {high}; use min_nodes <= max_nodes")
         if (self.min_nodes or self.max_nodes) and t not in ("sft", "custom"):
-            out.append(f"min_nodes/max_nodes (elastic) apply to sft and custom PyTorchJobs; type {t} runs on a fixed "
-                       f"number of nodes, use nodes")
+            out.append(
+                f"min_nodes/max_nodes (elastic) apply to sft and custom PyTorchJobs; type {t} runs on a fixed "
+                f"number of nodes, use nodes"
+            )
         if t in CPU_TYPES:
-            given = [f for f in ("nodes", "min_nodes", "max_nodes", "gpus_per_node", "gpu_type", "instance_type")
-                     if getattr(self, f) is not None]
+            given = [
+                f
+                for f in ("nodes", "min_nodes", "max_nodes", "gpus_per_node", "gpu_type", "instance_type")
+                if getattr(self, f) is not None
+            ]
             if given:
                 out.append(f"type {t} is one CPU pod on the system nodes or the CPU pool; remove {', '.join(given)}")
         if t == "evaluate" and ((self.gpus_per_node or 1) > 1 or self.node_range[1] > 1):
-            out.append("type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
-                       "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out")
+            out.append(
+                "type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
+                "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out"
+            )
         if self.experiment is not None and t not in MLFLOW_TYPES:
-            out.append(f"experiment applies to {', '.join(MLFLOW_TYPES[:-1])} and {MLFLOW_TYPES[-1]} (the steps that "
-                       f"log to MLflow); remove it (type is {t})")
+            out.append(
+                f"experiment applies to {', '.join(MLFLOW_TYPES[:-1])} and {MLFLOW_TYPES[-1]} (the steps that "
+                f"log to MLflow); remove it (type is {t})"
+            )
         if t == "custom" and self.custom is None:
             out.append("type custom needs a custom section: custom: {kind: pytorch, command: [...]}")
         if t == "custom" and self.custom and self.custom.kind == "pytorch" and not self.image:
-            out.append("type custom with kind pytorch needs image: the platform has no default image for arbitrary "
-                       "commands")
+            out.append(
+                "type custom with kind pytorch needs image: the platform has no default image for arbitrary commands"
+            )
         if t == "custom" and self.custom and self.custom.kind == "ray" and self.image and not self.custom.ray_version:
-            out.append(f"custom.ray_version: the Ray version of image {self.image} is unknown; set custom.ray_version "
-                       f"(>= 2.52.0, token authentication), or leave image out to use the platform's verl-sglang "
-                       f"image")
+            out.append(
+                f"custom.ray_version: the Ray version of image {self.image} is unknown; set custom.ray_version "
+                f"(>= 2.52.0, token authentication), or leave image out to use the platform's verl-sglang "
+                f"image"
+            )
         if self.custom is not None and self.custom.ray_version and self.custom.kind != "ray":
             out.append("custom.ray_version applies to kind ray; remove it")
         if t != "custom" and self.custom is not None:
@@ -363,17 +457,23 @@ class JobSpec(ConfigModel):
             out.append(f"type {t} needs dataset: a built-in dataset name (prepare-data) or a path under /fsx")
         if t == "download-model" and self.model:
             if self.model.startswith("/"):
-                out.append(f"model {self.model!r} is a path; download-model fetches a Hugging Face model id such as "
-                           f"Qwen/Qwen2.5-1.5B-Instruct into /fsx/models (set output to choose where)")
+                out.append(
+                    f"model {self.model!r} is a path; download-model fetches a Hugging Face model id such as "
+                    f"Qwen/Qwen2.5-1.5B-Instruct into /fsx/models (set output to choose where)"
+                )
             elif not _HF_ID.fullmatch(self.model) or "--" in self.model or ".." in self.model:
-                out.append(f"model {self.model!r} is not a Hugging Face model id; use org/name, e.g. "
-                           f"Qwen/Qwen2.5-1.5B-Instruct")
+                out.append(
+                    f"model {self.model!r} is not a Hugging Face model id; use org/name, e.g. "
+                    f"Qwen/Qwen2.5-1.5B-Instruct"
+                )
         if t == "prepare-data" and self.dataset and not self.dataset.startswith("/"):
             from llm_platform.prepare_data import BUILTINS
 
             if self.dataset not in BUILTINS:
-                out.append(f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
-                           f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)")
+                out.append(
+                    f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
+                    f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)"
+                )
         if t == "benchmark":
             out += self._benchmark_problems()
         if t == "serve" or self.serve is not None:
@@ -391,19 +491,28 @@ class JobSpec(ConfigModel):
     def _benchmark_problems(self) -> list[str]:
         out = []
         if self.node_range[1] > 1:
-            out.append(f"type benchmark measures one node (nodes {self.node_range[1]}); remove nodes, or run an sft "
-                       f"job to measure a multi-node run")
+            out.append(
+                f"type benchmark measures one node (nodes {self.node_range[1]}); remove nodes, or run an sft "
+                f"job to measure a multi-node run"
+            )
         if self.gpus_per_node not in (None, 1):
-            out.append(f"gpus_per_node {self.gpus_per_node}: type benchmark measures one GPU and projects the epoch "
-                       f"onto all GPUs of the instance type; remove gpus_per_node")
-        for name, value, what in (("dataset", self.dataset, "a prepared dataset folder (prepare-data's output)"),
-                                  ("model", self.model, "the model folder whose tokenizer counts the rows")):
+            out.append(
+                f"gpus_per_node {self.gpus_per_node}: type benchmark measures one GPU and projects the epoch "
+                f"onto all GPUs of the instance type; remove gpus_per_node"
+            )
+        for name, value, what in (
+            ("dataset", self.dataset, "a prepared dataset folder (prepare-data's output)"),
+            ("model", self.model, "the model folder whose tokenizer counts the rows"),
+        ):
             if value and not value.startswith("/"):
-                out.append(f"{name} {value!r} is not a path; a benchmark reads {what} under /fsx, or leave {name} "
-                           f"out to measure synthetic rows")
+                out.append(
+                    f"{name} {value!r} is not a path; a benchmark reads {what} under /fsx, or leave {name} "
+                    f"out to measure synthetic rows"
+                )
         if self.model and not self.dataset:
-            out.append("model applies to a benchmark of real rows (its tokenizer counts them); add dataset or remove "
-                       "model")
+            out.append(
+                "model applies to a benchmark of real rows (its tokenizer counts them); add dataset or remove model"
+            )
         return out
 
     # --- type: serve (issue 34) ---------------------------------------------------------------------------------
@@ -415,21 +524,31 @@ class JobSpec(ConfigModel):
         if self.serve is None:
             return [SERVE_MISSING + ": serve: {model: <team>.<name>, alias: evaluated}"]
         out = []
-        given = [f for f in ("model", "dataset", "output", "experiment", "min_nodes", "max_nodes")
-                 if getattr(self, f) is not None] + [f for f in ("settings", "grpo") if getattr(self, f)]
+        given = [
+            f
+            for f in ("model", "dataset", "output", "experiment", "min_nodes", "max_nodes")
+            if getattr(self, f) is not None
+        ] + [f for f in ("settings", "grpo") if getattr(self, f)]
         if given:
-            out.append(f"type serve takes its model under serve: (serve.model, serve.version/alias); remove "
-                       f"{', '.join(given)}")
+            out.append(
+                f"type serve takes its model under serve: (serve.model, serve.version/alias); remove {', '.join(given)}"
+            )
         if self.nodes not in (None, 1):
-            out.append(f"nodes {self.nodes}: multi-node serving is not supported, one replica runs on one node; use "
-                       f"nodes: 1 (or leave it out) and raise serve.max_replicas for more throughput")
+            out.append(
+                f"nodes {self.nodes}: multi-node serving is not supported, one replica runs on one node; use "
+                f"nodes: 1 (or leave it out) and raise serve.max_replicas for more throughput"
+            )
         tp, gpus = self.serve.tensor_parallel, self.gpus_per_node
         if tp and gpus and gpus % tp:
-            out.append(f"serve.tensor_parallel {tp} does not divide gpus_per_node {gpus}: each pod runs "
-                       f"gpus_per_node / tensor_parallel engines of tensor_parallel GPUs; use a divisor of {gpus}")
+            out.append(
+                f"serve.tensor_parallel {tp} does not divide gpus_per_node {gpus}: each pod runs "
+                f"gpus_per_node / tensor_parallel engines of tensor_parallel GPUs; use a divisor of {gpus}"
+            )
         if self.serve.min_replicas == 0 and self.tier in PRODUCTION_TIERS:
-            out.append(f"serve.min_replicas 0 (scale to zero) is not allowed in tier {self.tier}: a production "
-                       f"endpoint keeps a replica up; use min_replicas >= 1, or a development tier to scale to zero")
+            out.append(
+                f"serve.min_replicas 0 (scale to zero) is not allowed in tier {self.tier}: a production "
+                f"endpoint keeps a replica up; use min_replicas >= 1, or a development tier to scale to zero"
+            )
         return out
 
     @property
@@ -490,11 +609,12 @@ def parse_spec(data: Any, *, source: str = "<spec>") -> JobSpec:
     if data is None:
         raise ConfigError(f"{source} is empty; a job spec needs at least name, tier and type (see examples/jobs/)")
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: a job spec is a YAML mapping (name, tier, type, ...), got "
-                          f"{type(data).__name__}")
+        raise ConfigError(f"{source}: a job spec is a YAML mapping (name, tier, type, ...), got {type(data).__name__}")
     if depth(data) > MAX_DEPTH:
-        raise ConfigError(f"invalid job spec {source}: nested more than {MAX_DEPTH} levels deep; a job spec's "
-                          f"settings are a few levels of mappings and lists")
+        raise ConfigError(
+            f"invalid job spec {source}: nested more than {MAX_DEPTH} levels deep; a job spec's "
+            f"settings are a few levels of mappings and lists"
+        )
     try:
         return JobSpec.model_validate(data)
     except ValidationError as exc:
@@ -511,15 +631,21 @@ def _shape_problems(data: dict[str, Any], errors: list[dict[str, Any]], already:
     if "type" in bad:
         return []  # the rules are the type's
     stand_in = {"name": "x", "tier": "research"}  # the rules do not read them
-    reduced = {k: (stand_in[k] if k in bad and k in stand_in else v) for k, v in data.items()
-               if k not in bad or k in stand_in}
+    reduced = {
+        k: (stand_in[k] if k in bad and k in stand_in else v) for k, v in data.items() if k not in bad or k in stand_in
+    }
     try:
         JobSpec.model_validate(reduced)
     except ValidationError as exc:
-        found = [line for e in exc.errors() if not e["loc"]
-                 for line in e["msg"].removeprefix("Value error, ").split("\n  - ")]
-        return [p for p in found if p not in already
-                and not (p.startswith(SERVE_MISSING) and "serve" in bad)]  # it is there, with errors above
+        found = [
+            line
+            for e in exc.errors()
+            if not e["loc"]
+            for line in e["msg"].removeprefix("Value error, ").split("\n  - ")
+        ]
+        return [
+            p for p in found if p not in already and not (p.startswith(SERVE_MISSING) and "serve" in bad)
+        ]  # it is there, with errors above
     except Exception:  # noqa: BLE001 - the field errors are reported already
         return []
     return []
@@ -562,10 +688,13 @@ def load_spec(path: str | Path) -> JobSpec:
     try:
         data = load_yaml(raw, source=str(path))
     except RecursionError:
-        raise ConfigError(f"invalid job spec {path}: nested too deeply to read; a job spec nests at most "
-                          f"{MAX_DEPTH} levels") from None
+        raise ConfigError(
+            f"invalid job spec {path}: nested too deeply to read; a job spec nests at most {MAX_DEPTH} levels"
+        ) from None
     merges = merge_keys(raw)
     if merges:
-        raise ConfigError(f"invalid job spec {path}: YAML merge keys (<<) at {', '.join(merges)} override values "
-                          f"silently, past the duplicate-key check; write the settings out")
+        raise ConfigError(
+            f"invalid job spec {path}: YAML merge keys (<<) at {', '.join(merges)} override values "
+            f"silently, past the duplicate-key check; write the settings out"
+        )
     return parse_spec(data, source=str(path))

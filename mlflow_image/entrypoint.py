@@ -133,19 +133,40 @@ BODY_BUDGET_BYTES = 32 * 1024 * 1024
 """Bytes of bodies over LARGE_BODY_BYTES held at once per worker (buffered, parsed, handled); with MAX_BODY_BYTES,
 what bounds the memory requests take."""
 MAX_JSON_DEPTH = 64
-INT64 = (-(2 ** 63), 2 ** 63 - 1)
-INT64_FIELDS = frozenset({"step", "timestamp", "start_time", "end_time", "max_results", "request_time",
-                          "execution_time", "creation_timestamp", "last_update_timestamp", "version"})
+INT64 = (-(2**63), 2**63 - 1)
+INT64_FIELDS = frozenset(
+    {
+        "step",
+        "timestamp",
+        "start_time",
+        "end_time",
+        "max_results",
+        "request_time",
+        "execution_time",
+        "creation_timestamp",
+        "last_update_timestamp",
+        "version",
+    }
+)
 """Fields MLflow's protobufs declare int64 that the JSON may carry as strings (proto3 JSON mapping)."""
 UNBUFFERED_PATH_MARKERS = ("/mlflow-artifacts/artifacts/",)
 """Artifact uploads and downloads: streamed by MLflow (mlflow/server/artifact_router.py), neither capped nor parsed."""
-NON_JSON_TYPES = ("multipart/", "application/x-www-form-urlencoded", "application/x-protobuf",
-                  "application/octet-stream")
-INTERNALS = re.compile(r"\[SQL:|\(Background on this error|psycopg|sqlalchemy|sqlite3|\b(INSERT INTO|SELECT .* FROM|"
-                       r"UPDATE .* SET|DELETE FROM)\b|connection to server|Traceback \(most recent", re.I | re.S)
+NON_JSON_TYPES = (
+    "multipart/",
+    "application/x-www-form-urlencoded",
+    "application/x-protobuf",
+    "application/octet-stream",
+)
+INTERNALS = re.compile(
+    r"\[SQL:|\(Background on this error|psycopg|sqlalchemy|sqlite3|\b(INSERT INTO|SELECT .* FROM|"
+    r"UPDATE .* SET|DELETE FROM)\b|connection to server|Traceback \(most recent",
+    re.I | re.S,
+)
 _TEAM_USERNAME = re.compile(r"MLFLOW_TEAM_([A-Z0-9_]+)_USERNAME")
 # Variables only this script needs; the server process never sees them.
-_BOOTSTRAP_ONLY = re.compile(r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)")
+_BOOTSTRAP_ONLY = re.compile(
+    r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)"
+)
 
 
 class ConfigurationError(RuntimeError):
@@ -185,8 +206,9 @@ class Settings:
         def need(name: str) -> str:
             value = env.get(name, "")
             if not value:
-                raise ConfigurationError(f"environment variable {name} is missing or empty; the task definition "
-                                         f"must set it")
+                raise ConfigurationError(
+                    f"environment variable {name} is missing or empty; the task definition must set it"
+                )
             return value
 
         auth_mode = env.get("MLFLOW_AUTH", "basic-auth")
@@ -198,8 +220,9 @@ class Settings:
             raise ConfigurationError(f"MLFLOW_ARTIFACTS_DESTINATION {destination!r} must be an s3:// URI")
         permission = env.get("MLFLOW_AUTH_DEFAULT_PERMISSION", "NO_PERMISSIONS")
         if permission not in ("READ", "EDIT", "MANAGE", "NO_PERMISSIONS"):
-            raise ConfigurationError(f"MLFLOW_AUTH_DEFAULT_PERMISSION {permission!r} must be READ, EDIT, MANAGE or "
-                                     f"NO_PERMISSIONS")
+            raise ConfigurationError(
+                f"MLFLOW_AUTH_DEFAULT_PERMISSION {permission!r} must be READ, EDIT, MANAGE or NO_PERMISSIONS"
+            )
         settings = cls(
             db_host=need("MLFLOW_DB_HOST"),
             db_port=int(env.get("MLFLOW_DB_PORT", "5432")),
@@ -237,8 +260,10 @@ def _team_users(env: Mapping[str, str], need) -> tuple[User, ...]:
         password_var = f"MLFLOW_TEAM_{match.group(1)}_PASSWORD"
         user = User(need(name), need(password_var))
         if not user.username.startswith(TEAM_USER_PREFIX):
-            raise ConfigurationError(f"{name} {user.username!r} must start with {TEAM_USER_PREFIX!r}: team users are "
-                                     f"the ones the entry point owns")
+            raise ConfigurationError(
+                f"{name} {user.username!r} must start with {TEAM_USER_PREFIX!r}: team users are "
+                f"the ones the entry point owns"
+            )
         if len(user.password) < 12:
             raise ConfigurationError(f"{password_var} is shorter than 12 characters, which MLflow rejects")
         users.append(user)
@@ -250,7 +275,7 @@ def _team_users(env: Mapping[str, str], need) -> tuple[User, ...]:
 
 def team_of(username: str) -> str | None:
     """The team of a platform team user (``team-<team>``), else None."""
-    return username[len(TEAM_USER_PREFIX):] if username.startswith(TEAM_USER_PREFIX) else None
+    return username[len(TEAM_USER_PREFIX) :] if username.startswith(TEAM_USER_PREFIX) else None
 
 
 def team_prefix(team: str, kind: str) -> str:
@@ -274,8 +299,10 @@ def name_refusal(username: str, is_admin: bool, method: str, path: str, body: Ma
         return f"user {username!r} belongs to no team and may not name a {kind}; ask an MLflow admin"
     prefix = team_prefix(team, kind)
     if not name.startswith(prefix) or len(name) == len(prefix):
-        return (f"{kind} names of team {team} start with {prefix!r} (e.g. {prefix}my-{kind.split()[-1]}); "
-                f"{name!r} is outside the team's prefix")
+        return (
+            f"{kind} names of team {team} start with {prefix!r} (e.g. {prefix}my-{kind.split()[-1]}); "
+            f"{name!r} is outside the team's prefix"
+        )
     return None
 
 
@@ -292,12 +319,16 @@ def location_refusal(username: str, is_admin: bool, method: str, path: str, body
     if value is None or value == "":
         return None
     if field == "artifact_location":
-        return ("only MLflow admins set an experiment's artifact_location: leave it out and the server stores the "
-                "experiment's artifacts under its own artifact root")
+        return (
+            "only MLflow admins set an experiment's artifact_location: leave it out and the server stores the "
+            "experiment's artifacts under its own artifact root"
+        )
     if not isinstance(value, str) or not value.startswith(TEAM_SOURCE_SCHEMES):
-        return (f"a model version's source must be a {', '.join(TEAM_SOURCE_SCHEMES)} URI of the team's own run or "
-                f"model (mlflow.register_model('runs:/<run id>/model', ...)); {str(value)[:80]!r} names storage "
-                f"directly")
+        return (
+            f"a model version's source must be a {', '.join(TEAM_SOURCE_SCHEMES)} URI of the team's own run or "
+            f"model (mlflow.register_model('runs:/<run id>/model', ...)); {str(value)[:80]!r} names storage "
+            f"directly"
+        )
     return None
 
 
@@ -321,8 +352,9 @@ def decode_body(raw: bytes) -> dict | None:
     except UnicodeDecodeError:
         raise BadRequest("the request body is not UTF-8") from None
     except ValueError as exc:
-        raise BadRequest(f"the request body is not valid JSON ({exc.__class__.__name__} at character "
-                         f"{getattr(exc, 'pos', '?')})") from None
+        raise BadRequest(
+            f"the request body is not valid JSON ({exc.__class__.__name__} at character {getattr(exc, 'pos', '?')})"
+        ) from None
     if not isinstance(value, dict):
         raise BadRequest(f"the request body must be a JSON object, not {_json_kind(value)}")
     check_values(value)
@@ -330,8 +362,14 @@ def decode_body(raw: bytes) -> dict | None:
 
 
 def _json_kind(value) -> str:
-    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def check_values(value, where: str = "body") -> None:
@@ -369,8 +407,9 @@ def _check_string(text: str, where: str) -> None:
 
 def _check_int(number: int, where: str) -> None:
     if not INT64[0] <= number <= INT64[1]:
-        raise BadRequest(f"{_short(where)} is outside the 64-bit integer range MLflow stores "
-                         f"({INT64[0]} to {INT64[1]})")
+        raise BadRequest(
+            f"{_short(where)} is outside the 64-bit integer range MLflow stores ({INT64[0]} to {INT64[1]})"
+        )
 
 
 def _short(where: str) -> str:
@@ -440,16 +479,20 @@ def authenticate_team_request():
             result = auth.authenticate_request_basic_auth()
         if isinstance(result, Authorization):
             _verified(key)
-    if isinstance(result, Authorization) and request.method == "POST" and \
-            any(request.path.endswith(k) for k in (*NAME_CHANGES, *LOCATION_FIELDS)):
+    if (
+        isinstance(result, Authorization)
+        and request.method == "POST"
+        and any(request.path.endswith(k) for k in (*NAME_CHANGES, *LOCATION_FIELDS))
+    ):
         user = auth.store.get_user(result.username)
         try:
             body = decode_body(request.get_data(cache=True))
         except BadRequest as exc:
             return make_response(jsonify(error_code="INVALID_PARAMETER_VALUE", message=str(exc)), 400)
         admin = bool(user.is_admin)
-        refusal = name_refusal(result.username, admin, request.method, request.path, body) or \
-            location_refusal(result.username, admin, request.method, request.path, body)
+        refusal = name_refusal(result.username, admin, request.method, request.path, body) or location_refusal(
+            result.username, admin, request.method, request.path, body
+        )
         if refusal is not None:
             result = make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
     if has_app_context() and isinstance(result, Authorization):
@@ -464,8 +507,15 @@ class RequestGuard:
     Starlette hands the Flask app the whole body at once (mlflow/server/fastapi_app.py ``_EfficientWSGIResponder``):
     without a cap a 128 MB body took 623 MiB of a 2 GiB task."""
 
-    def __init__(self, app, *, max_body: int = MAX_BODY_BYTES, large_body: int = LARGE_BODY_BYTES,
-                 budget: int = BODY_BUDGET_BYTES, hidden: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        app,
+        *,
+        max_body: int = MAX_BODY_BYTES,
+        large_body: int = LARGE_BODY_BYTES,
+        budget: int = BODY_BUDGET_BYTES,
+        hidden: tuple[str, ...] = (),
+    ) -> None:
         self.app, self.max_body, self.large_body = app, max_body, large_body
         self.budget = self.free = max(budget, max_body)
         self._freed = None  # asyncio.Condition, made in the server's event loop
@@ -486,8 +536,11 @@ class RequestGuard:
         except ValueError:
             return await _refuse(send, 400, "the Content-Length header is not a number")
         if length is not None and length > self.max_body:
-            return await _refuse(send, 413, f"the request body ({length} bytes) is larger than the "
-                                            f"{self.max_body} bytes this server accepts")
+            return await _refuse(
+                send,
+                413,
+                f"the request body ({length} bytes) is larger than the {self.max_body} bytes this server accepts",
+            )
         if length == 0 or (length is None and b"chunked" not in headers.get(b"transfer-encoding", b"")):
             return await self.app(scope, receive, _clean_errors(send, self.hidden))
         share = self.max_body if length is None else length
@@ -516,8 +569,9 @@ class RequestGuard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                return await _refuse(send, 413, f"the request body is larger than the {self.max_body} bytes this "
-                                                f"server accepts")
+                return await _refuse(
+                    send, 413, f"the request body is larger than the {self.max_body} bytes this server accepts"
+                )
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
@@ -544,8 +598,13 @@ async def _refuse(send, status: int, message: str, code: str = "INVALID_PARAMETE
     if status == 413:
         code = "RESOURCE_LIMIT_EXCEEDED"
     body = json.dumps({"error_code": code, "message": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -562,9 +621,13 @@ def clean_error_body(status: int, body: bytes, hidden: tuple[str, ...] = ()) -> 
     except (ValueError, AttributeError):
         code = "INTERNAL_ERROR"
     reference = uuid.uuid4().hex[:12]
-    what = ("the tracking database is unavailable; retry later" if status == 503 else
-            "the server failed to handle the request" if status >= 500 else
-            "the request was refused by the tracking store")
+    what = (
+        "the tracking database is unavailable; retry later"
+        if status == 503
+        else "the server failed to handle the request"
+        if status >= 500
+        else "the request was refused by the tracking store"
+    )
     message = f"{what} (reference {reference}; the server log has the details)"
     return json.dumps({"error_code": code, "message": message}).encode(), reference
 
@@ -588,8 +651,10 @@ def _clean_errors(send, hidden: tuple[str, ...]):
         original = b"".join(chunks)
         body, reference = clean_error_body(start["status"], original, hidden)
         if reference:
-            log(f"error {reference} (HTTP {start['status']}) hidden from the client: "
-                f"{original.decode('utf-8', 'replace')[:4000]}")
+            log(
+                f"error {reference} (HTTP {start['status']}) hidden from the client: "
+                f"{original.decode('utf-8', 'replace')[:4000]}"
+            )
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(body)).encode()))
         if reference:
@@ -632,8 +697,7 @@ AUTHORIZATION_FUNCTION = f"{Path(__file__).stem}:{authenticate_team_request.__na
 def postgres_uri(s: Settings, database: str) -> str:
     """SQLAlchemy URI of ``database`` on the cluster, TLS required, credentials percent-encoded."""
     user, password = quote(s.db_username, safe=""), quote(s.db_password, safe="")
-    return f"postgresql+psycopg2://{user}:{password}@{s.db_host}:{s.db_port}/{quote(database, safe='')}" \
-           f"?sslmode=require"
+    return f"postgresql+psycopg2://{user}:{password}@{s.db_host}:{s.db_port}/{quote(database, safe='')}?sslmode=require"
 
 
 def auth_config_text(s: Settings) -> str:
@@ -654,13 +718,19 @@ def auth_config_text(s: Settings) -> str:
 def server_command(s: Settings) -> list[str]:
     """``mlflow server`` arguments. The backend store URI travels in MLFLOW_BACKEND_STORE_URI instead."""
     cmd = [
-        "mlflow", "server",
-        "--host", "0.0.0.0",  # noqa: S104 - inside the task's network namespace; the security group limits it
-        "--port", str(PORT),
-        "--workers", str(s.workers),
+        "mlflow",
+        "server",
+        "--host",
+        "0.0.0.0",  # noqa: S104 - inside the task's network namespace; the security group limits it
+        "--port",
+        str(PORT),
+        "--workers",
+        str(s.workers),
         "--serve-artifacts",
-        "--artifacts-destination", s.artifacts_destination,
-        "--allowed-hosts", s.allowed_hosts,
+        "--artifacts-destination",
+        s.artifacts_destination,
+        "--allowed-hosts",
+        s.allowed_hosts,
     ]
     cmd += ["--app-name", APP_NAME if s.auth else OPEN_APP_NAME]
     return cmd
@@ -692,9 +762,15 @@ def _connect(s: Settings, database: str | None = None, attempts: int = 30, delay
 
     for attempt in range(1, attempts + 1):
         try:
-            return psycopg2.connect(host=s.db_host, port=s.db_port, dbname=database or s.db_name,
-                                    user=s.db_username, password=s.db_password, sslmode="require",
-                                    connect_timeout=10)
+            return psycopg2.connect(
+                host=s.db_host,
+                port=s.db_port,
+                dbname=database or s.db_name,
+                user=s.db_username,
+                password=s.db_password,
+                sslmode="require",
+                connect_timeout=10,
+            )
         except psycopg2.OperationalError as exc:  # an auto-paused cluster takes ~15 s to resume
             if attempt == attempts:
                 raise
@@ -771,9 +847,11 @@ def migrate_tracking_store(uri: str) -> str:
             return f"tracking schema at {head}"
         script = ScriptDirectory.from_config(db_utils._get_alembic_config(""))
         if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
-            raise RuntimeError(f"the tracking schema is at revision {current}, which this image's MLflow does not "
-                               f"know (its newest is {head}): a newer MLflow upgraded it. Roll back by restoring the "
-                               f"database from before that upgrade (README, 'Upgrading MLflow')")
+            raise RuntimeError(
+                f"the tracking schema is at revision {current}, which this image's MLflow does not "
+                f"know (its newest is {head}): a newer MLflow upgraded it. Roll back by restoring the "
+                f"database from before that upgrade (README, 'Upgrading MLflow')"
+            )
         log(f"tracking schema at {current}, upgrading to {head} (mlflow db upgrade)")
         db_utils._upgrade_db(engine)
         return f"upgraded the tracking schema from {current} to {db_utils._get_schema_version(engine)}"
@@ -799,8 +877,7 @@ def ensure_user(store, user: User, conflict: type[Exception] = Exception) -> str
 def users_to_lock(existing: list[str], wanted: tuple[User, ...]) -> list[str]:
     """Platform-owned users (``team-*``, the retired shared client) that no injected secret names any more."""
     keep = {u.username for u in wanted}
-    return sorted(n for n in existing
-                  if n not in keep and (n.startswith(TEAM_USER_PREFIX) or n in RETIRED_USERS))
+    return sorted(n for n in existing if n not in keep and (n.startswith(TEAM_USER_PREFIX) or n in RETIRED_USERS))
 
 
 def reconcile_users(s: Settings) -> None:

@@ -19,9 +19,16 @@ class PlatformStack(cdk.Stack):
     synthesis never needs credentials; the config check has already proved they belong to the region.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig | ExistingClusterConfig,
-                 description: str,
-                 stateful: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig | ExistingClusterConfig,
+        description: str,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
         self._config_azs = list(config.availability_zones)
         # The stack name is the construct ID in the delivery pipeline's stage too (a stage would prefix it with its
         # own name), so the pipeline deploys the very stacks `make deploy` made.
@@ -42,8 +49,12 @@ class PlatformStack(cdk.Stack):
         """Output ``GitOps<NAME>``: the deploy-time value ``${NAME}`` of the GitOps manifests in dist/<env>/ that this
         stack owns (`make gitops` reads it). The owner outputs it: in any other stack the value would be an import,
         which an output cannot hold (:func:`output_deploy_time_values` finds the owner)."""
-        return cdk.CfnOutput(self, gitops_output_key(name), value=value,
-                             description=f"${{{name}}} in dist/{self.config.name}/ (make gitops fills it in)")
+        return cdk.CfnOutput(
+            self,
+            gitops_output_key(name),
+            value=value,
+            description=f"${{{name}}} in dist/{self.config.name}/ (make gitops fills it in)",
+        )
 
     @property
     def availability_zones(self) -> list[str]:  # overrides the context lookup of cdk.Stack

@@ -6,39 +6,57 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import cdk8s
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import (
-    SYSTEM_NODES, AddOn, AddOnContext, HelmAddOn, InstalledAddOns, construct_id as addon_construct_id, install_order,
+    SYSTEM_NODES,
+    AddOn,
+    AddOnContext,
+    HelmAddOn,
+    InstalledAddOns,
+    install_order,
+)
+from cdk_constructs.compute.addon import (
+    construct_id as addon_construct_id,
 )
 from cdk_constructs.compute.argo_cd import ARGO_CD, ArgoCd
 from cdk_constructs.compute.argo_workflows import ARGO_WORKFLOWS, ArgoWorkflows
-from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.compute.eks_cluster import PlatformEksCluster
+from cdk_constructs.compute.fsx_directories import FsxDirectories
 from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
-from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGroup
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
-from cdk_constructs.compute.fsx_directories import FsxDirectories
 from cdk_constructs.compute.karpenter import KARPENTER, KARPENTER_CRD, Karpenter
 from cdk_constructs.compute.keda import KEDA, Keda
 from cdk_constructs.compute.kuberay_operator import KUBERAY, KubeRayOperator
 from cdk_constructs.compute.kueue import KUEUE, Kueue
+from cdk_constructs.compute.platform_charts import PlatformCharts
+from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
+from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
+from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.governance.nag_findings import (
-    acknowledge, asset_bucket_objects, attribute, managed_policy, wildcard_actions, wildcard_resources,
+    acknowledge,
+    asset_bucket_objects,
+    attribute,
+    managed_policy,
+    wildcard_actions,
+    wildcard_resources,
 )
-from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
-from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
-from k8s_charts.team_storage import platform_directories
 from k8s_charts.queues import CAPACITY_LABEL
+from k8s_charts.team_storage import platform_directories
 from k8s_charts.values import PlatformValues, deploy_time_values
 
 from ._base import PlatformStack
@@ -89,29 +107,51 @@ class ComputeStack(PlatformStack):
     get the ``mlflow`` ConfigMap and their team's credentials. Default: no MLflow wiring. Anything else is refused.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
-                 private_subnets: Sequence[ec2.ISubnet], hyperpod_subnet: ec2.ISubnet,
-                 security_groups: PlatformSecurityGroups, file_system: SharedFileSystem,
-                 mlflow: MlflowConnection | None = None,
-                 data_bucket: s3.IBucket | None = None, log_encryption_key: kms.IKey | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, "
-                                     f"KubeRay")
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        vpc: ec2.IVpc,
+        private_subnets: Sequence[ec2.ISubnet],
+        hyperpod_subnet: ec2.ISubnet,
+        security_groups: PlatformSecurityGroups,
+        file_system: SharedFileSystem,
+        mlflow: MlflowConnection | None = None,
+        data_bucket: s3.IBucket | None = None,
+        log_encryption_key: kms.IKey | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            stateful=True,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): EKS, SageMaker HyperPod, Karpenter, KubeRay",
+        )
         if mlflow is not None and not isinstance(mlflow, MlflowConnection):
-            raise TypeError(f"{construct_id}: mlflow must be an MlflowConnection (the MlflowStack: tracking_uri, "
-                            f"team_credentials_secrets), got {type(mlflow).__name__}; pass the MlflowStack or None")
+            raise TypeError(
+                f"{construct_id}: mlflow must be an MlflowConnection (the MlflowStack: tracking_uri, "
+                f"team_credentials_secrets), got {type(mlflow).__name__}; pass the MlflowStack or None"
+            )
         self.config = config
         self.cluster_name = config.cluster_name
         self.teams: list[Team] = Team.all(config.kubernetes.teams)
         self.argo_workflows: ArgoWorkflows | None = None
         self.argo_cd: ArgoCd | None = None
         self.helm_addons: dict[str, HelmAddOn] = {}
-        self._build_cluster(vpc=vpc, private_subnets=private_subnets, security_groups=security_groups,
-                            log_encryption_key=log_encryption_key)
+        self._build_cluster(
+            vpc=vpc,
+            private_subnets=private_subnets,
+            security_groups=security_groups,
+            log_encryption_key=log_encryption_key,
+        )
         self._plan_addons()
-        self._build_hyperpod(hyperpod_subnet=hyperpod_subnet, security_groups=security_groups,
-                             log_encryption_key=log_encryption_key)
+        self._build_hyperpod(
+            hyperpod_subnet=hyperpod_subnet, security_groups=security_groups, log_encryption_key=log_encryption_key
+        )
         self._install_addons(CLUSTER_ADDONS)
         self.crd_dependencies: list[IDependable] = self.addons.crd_releases
         self._build_file_system_volume(file_system)
@@ -120,19 +160,27 @@ class ComputeStack(PlatformStack):
         self._govern(log_encryption_key)
 
     # --- the steps, in construct order (logical IDs and template order depend on it) --------------------------------
-    def _build_cluster(self, *, vpc: ec2.IVpc, private_subnets: Sequence[ec2.ISubnet],
-                       security_groups: PlatformSecurityGroups, log_encryption_key: kms.IKey | None) -> None:
+    def _build_cluster(
+        self,
+        *,
+        vpc: ec2.IVpc,
+        private_subnets: Sequence[ec2.ISubnet],
+        security_groups: PlatformSecurityGroups,
+        log_encryption_key: kms.IKey | None,
+    ) -> None:
         """The compute KMS key and the EKS cluster with its system node group and EKS add-ons."""
         config, cc = self.config, self.config.compute
         self.encryption_key: kms.IKey = kms.Key(
-            self, "EncryptionKey",
+            self,
+            "EncryptionKey",
             alias=f"alias/{config.resource_prefix}-compute",
             description=f"{config.resource_prefix}: EKS secrets envelope encryption, Karpenter node volumes",
             enable_key_rotation=True,
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         self.eks = PlatformEksCluster(
-            self, "Eks",
+            self,
+            "Eks",
             cluster_name=self.cluster_name,
             version=cc.kubernetes_version,
             vpc=vpc,
@@ -159,24 +207,32 @@ class ComputeStack(PlatformStack):
         """What exists before any add-on (the system nodes, the EKS add-ons by name), and the install order of
         every add-on this environment installs, checked once for unknown names and cycles."""
         system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
-        self.addons = InstalledAddOns({SYSTEM_NODES: system_ready,
-                                       **{name: [addon] for name, addon in self.eks.addons.items()}})
+        self.addons = InstalledAddOns(
+            {SYSTEM_NODES: system_ready, **{name: [addon] for name, addon in self.eks.addons.items()}}
+        )
         self.addon_context = AddOnContext(config=self.config, node_selector=self.system_node_selector)
-        every = [a for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS) if a.enabled(self.config)]
+        every = [
+            a for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS) if a.enabled(self.config)
+        ]
         self.addon_order: list[AddOn] = install_order(every, provided=self.addons.names())
 
-    def _build_hyperpod(self, *, hyperpod_subnet: ec2.ISubnet, security_groups: PlatformSecurityGroups,
-                        log_encryption_key: kms.IKey | None) -> None:
+    def _build_hyperpod(
+        self,
+        *,
+        hyperpod_subnet: ec2.ISubnet,
+        security_groups: PlatformSecurityGroups,
+        log_encryption_key: kms.IKey | None,
+    ) -> None:
         """HyperPod's prerequisites on the cluster (add-ons it needs before it is created), then HyperPod and its
         log group."""
         config, cc = self.config, self.config.compute
         self.hyperpod_prerequisites = HyperPodPrerequisites(
-            self, "HyperPodPrerequisites",
+            self,
+            "HyperPodPrerequisites",
             cluster=self.cluster,
             region=config.region,
             nvidia_instance_types=[t for t in hyperpod_instance_types() if is_nvidia_gpu(t)],
-            neuron_instance_types=[t for t in hyperpod_instance_types()
-                                   if is_accelerated(t) and not is_nvidia_gpu(t)],
+            neuron_instance_types=[t for t in hyperpod_instance_types() if is_accelerated(t) and not is_nvidia_gpu(t)],
             karpenter_ami_alias=config.kubernetes.karpenter.ami_alias,
             system_node_selector=self.system_node_selector,
             after=self.addons.after_all(HyperPodPrerequisites.addons),
@@ -184,29 +240,45 @@ class ComputeStack(PlatformStack):
         for addon, release in zip(HyperPodPrerequisites.addons, self.hyperpod_prerequisites.releases, strict=True):
             self.addons.add(addon, [release])
         self.hyperpod = HyperPodCluster(
-            self, "HyperPod",
+            self,
+            "HyperPod",
             cluster_name=f"{config.resource_prefix}-hyperpod",
             eks_cluster=self.cluster,
             subnet=hyperpod_subnet,
             security_group=security_groups.efa,
             instance_groups=[
-                InstanceGroup(name=g.name, instance_type=g.instance_type, count=g.count, gpu_type=g.node_gpu_type,
-                              threads_per_core=g.threads_per_core, ebs_volume_size_gb=g.ebs_volume_size_gb,
-                              deep_health_checks=g.run_deep_health_checks, training_plan_arn=g.training_plan_arn,
-                              labels={**g.labels, CAPACITY_LABEL: g.name})
+                InstanceGroup(
+                    name=g.name,
+                    instance_type=g.instance_type,
+                    count=g.count,
+                    gpu_type=g.node_gpu_type,
+                    threads_per_core=g.threads_per_core,
+                    ebs_volume_size_gb=g.ebs_volume_size_gb,
+                    deep_health_checks=g.run_deep_health_checks,
+                    training_plan_arn=g.training_plan_arn,
+                    labels={**g.labels, CAPACITY_LABEL: g.name},
+                )
                 for g in cc.hyperpod.instance_groups
             ],
             bucket_name=config.lifecycle_bucket_name,
             node_recovery=cc.hyperpod.node_recovery,
-            prerequisites=[*self.hyperpod_prerequisites.releases, self.eks.addons["vpc-cni"],
-                           self.eks.addons["eks-pod-identity-agent"], self.eks.addons["aws-fsx-csi-driver"]],
+            prerequisites=[
+                *self.hyperpod_prerequisites.releases,
+                self.eks.addons["vpc-cni"],
+                self.eks.addons["eks-pod-identity-agent"],
+                self.eks.addons["aws-fsx-csi-driver"],
+            ],
         )
         self.hyperpod_execution_role: iam.IRole = self.hyperpod.execution_role
         if log_encryption_key is not None:
             self.hyperpod_logs = HyperPodLogGroup(
-                self, "HyperPodLogs", cluster_name=self.hyperpod.cluster.cluster_name,
+                self,
+                "HyperPodLogs",
+                cluster_name=self.hyperpod.cluster.cluster_name,
                 cluster_arn=self.hyperpod.cluster.attr_cluster_arn,
-                retention_days=config.observability.log_retention_days, encryption_key=log_encryption_key)
+                retention_days=config.observability.log_retention_days,
+                encryption_key=log_encryption_key,
+            )
 
     def _install_addons(self, addons: Sequence[AddOn]) -> None:
         """Install ``addons`` (those this environment enables) in the planned order, each after what it needs. An
@@ -220,21 +292,34 @@ class ComputeStack(PlatformStack):
 
     def _installers(self) -> dict[str, Callable[[AddOn], None]]:
         """Add-on name -> the method installing it with its construct (all the construct's add-ons at once)."""
-        return {KARPENTER_CRD.name: self._install_karpenter, KARPENTER.name: self._install_karpenter,
-                KUBERAY.name: self._install_kuberay, KUEUE.name: self._install_kueue,
-                SECRETS_STORE.name: self._install_secrets_store, KEDA.name: self._install_keda,
-                ARGO_WORKFLOWS.name: self._install_argo_workflows, ARGO_CD.name: self._install_argo_cd}
+        return {
+            KARPENTER_CRD.name: self._install_karpenter,
+            KARPENTER.name: self._install_karpenter,
+            KUBERAY.name: self._install_kuberay,
+            KUEUE.name: self._install_kueue,
+            SECRETS_STORE.name: self._install_secrets_store,
+            KEDA.name: self._install_keda,
+            ARGO_WORKFLOWS.name: self._install_argo_workflows,
+            ARGO_CD.name: self._install_argo_cd,
+        }
 
     def _install_helm_addon(self, addon: AddOn) -> None:
-        installed = HelmAddOn(self, addon_construct_id(addon), addon=addon, cluster=self.cluster,
-                              context=self.addon_context, after=self.addons.after(addon))
+        installed = HelmAddOn(
+            self,
+            addon_construct_id(addon),
+            addon=addon,
+            cluster=self.cluster,
+            context=self.addon_context,
+            after=self.addons.after(addon),
+        )
         self.helm_addons[addon.name] = installed
         self.addons.add(addon, [installed.release])
 
     def _install_karpenter(self, _addon: AddOn) -> None:
         cc = self.config.compute
         self.karpenter = Karpenter(
-            self, "Karpenter",
+            self,
+            "Karpenter",
             cluster=self.cluster,
             cluster_name=self.cluster_name,
             volume_encryption_key=self.encryption_key,
@@ -248,47 +333,81 @@ class ComputeStack(PlatformStack):
         self.addons.add(KARPENTER, [self.karpenter.release])
 
     def _install_kuberay(self, addon: AddOn) -> None:
-        self.kuberay = KubeRayOperator(self, "KubeRay", cluster=self.cluster, node_selector=self.system_node_selector,
-                                       after=self.addons.after(addon), version=addon.version_in(self.config))
+        self.kuberay = KubeRayOperator(
+            self,
+            "KubeRay",
+            cluster=self.cluster,
+            node_selector=self.system_node_selector,
+            after=self.addons.after(addon),
+            version=addon.version_in(self.config),
+        )
         self.addons.add(addon, [self.kuberay.release])
 
     def _install_kueue(self, addon: AddOn) -> None:
-        self.kueue = Kueue(self, "Kueue", cluster=self.cluster, settings=self.config.compute.kueue,
-                           node_selector=self.system_node_selector, after=self.addons.after(addon),
-                           version=addon.version_in(self.config))
+        self.kueue = Kueue(
+            self,
+            "Kueue",
+            cluster=self.cluster,
+            settings=self.config.compute.kueue,
+            node_selector=self.system_node_selector,
+            after=self.addons.after(addon),
+            version=addon.version_in(self.config),
+        )
         self.addons.add(addon, [self.kueue.release])
 
     def _install_secrets_store(self, addon: AddOn) -> None:
         # Team namespaces sync their MLflow user into a Kubernetes Secret through it.
-        self.secrets_store = SecretsStoreCsiDriver(self, "SecretsStore", cluster=self.cluster,
-                                                   after=self.addons.after(addon),
-                                                   version=addon.version_in(self.config))
+        self.secrets_store = SecretsStoreCsiDriver(
+            self,
+            "SecretsStore",
+            cluster=self.cluster,
+            after=self.addons.after(addon),
+            version=addon.version_in(self.config),
+        )
         self.addons.add(addon, [self.secrets_store.release])
 
     def _install_keda(self, addon: AddOn) -> None:
         # the autoscaler of served models (llmft `type: serve` creates their ScaledObjects at submit)
-        self.keda = Keda(self, "Keda", cluster=self.cluster, node_selector=self.system_node_selector,
-                         after=self.addons.after(addon), version=addon.version_in(self.config))
+        self.keda = Keda(
+            self,
+            "Keda",
+            cluster=self.cluster,
+            node_selector=self.system_node_selector,
+            after=self.addons.after(addon),
+            version=addon.version_in(self.config),
+        )
         self.addons.add(addon, [self.keda.release])
 
     def _install_argo_workflows(self, addon: AddOn) -> None:
         # pipelines.enabled: runs `llmft pipeline` Workflows in the team namespaces
-        self.argo_workflows = ArgoWorkflows(self, "ArgoWorkflows", cluster=self.cluster,
-                                            node_selector=self.system_node_selector, after=self.addons.after(addon))
+        self.argo_workflows = ArgoWorkflows(
+            self,
+            "ArgoWorkflows",
+            cluster=self.cluster,
+            node_selector=self.system_node_selector,
+            after=self.addons.after(addon),
+        )
         self.addons.add(addon, [self.argo_workflows.release])
 
     def _install_argo_cd(self, addon: AddOn) -> None:
         # delivery.mode argocd: Argo CD syncs the platform charts and the teams' jobs from Git
-        self.argo_cd = ArgoCd(self, "ArgoCd", cluster=self.cluster, config=self.config,
-                              values=self.platform_charts.values, node_selector=self.system_node_selector,
-                              after=self.addons.after(addon))
+        self.argo_cd = ArgoCd(
+            self,
+            "ArgoCd",
+            cluster=self.cluster,
+            config=self.config,
+            values=self.platform_charts.values,
+            node_selector=self.system_node_selector,
+            after=self.addons.after(addon),
+        )
         self.addons.add(addon, [self.argo_cd.release or self.argo_cd.capability])
 
     def _build_file_system_volume(self, file_system: SharedFileSystem) -> None:
         """The shared file system as a static volume, and the platform's directories on it."""
         config = self.config
         self.fsx_volume = FsxStaticVolume(
-            self, "FsxVolume",
+            self,
+            "FsxVolume",
             cluster=self.cluster,
             file_system_id=file_system.file_system_id,
             dns_name=file_system.dns_name,
@@ -303,32 +422,47 @@ class ComputeStack(PlatformStack):
         # system node group, its networking and the FSx CSI add-on exist, so the wait (FsxDirectories.MAX_WAIT)
         # covers the pod alone, not a slow node group.
         self.fsx_directories = FsxDirectories(
-            self, "FsxDirectories", cluster=self.cluster, directories=platform_directories(config),
+            self,
+            "FsxDirectories",
+            cluster=self.cluster,
+            directories=platform_directories(config),
             volume=lambda ns: [self.fsx_volume.persistent_volume(ns), self.fsx_volume.persistent_volume_claim(ns)],
-            image=config.studio.partition_job_image, node_selector=self.system_node_selector,
+            image=config.studio.partition_job_image,
+            node_selector=self.system_node_selector,
             revision=config.studio.partition_job_revision,
             after=[*self.addons[SYSTEM_NODES], *self.addons["aws-fsx-csi-driver"]],
         )
 
-    def _build_platform_charts(self, *, file_system: SharedFileSystem, data_bucket: s3.IBucket | None,
-                               mlflow: MlflowConnection | None) -> None:
+    def _build_platform_charts(
+        self, *, file_system: SharedFileSystem, data_bucket: s3.IBucket | None, mlflow: MlflowConnection | None
+    ) -> None:
         """k8s_charts: PriorityClasses, GPU NodePools, team namespaces, Kueue queues; the teams' Pod Identity roles
         (:meth:`Team.pod_identity_role`; with ``data_bucket`` only)."""
         config = self.config
         self.platform_charts = PlatformCharts(
-            self, "PlatformCharts", config=config, cluster=self.cluster, crd_dependencies=self.crd_dependencies,
-            node_role=self.karpenter_node_role, volume_key=self.encryption_key, file_system=file_system,
+            self,
+            "PlatformCharts",
+            config=config,
+            cluster=self.cluster,
+            crd_dependencies=self.crd_dependencies,
+            node_role=self.karpenter_node_role,
+            volume_key=self.encryption_key,
+            file_system=file_system,
             mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
             mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
-            apply_manifests=config.delivery.mode == "cdk")
+            apply_manifests=config.delivery.mode == "cdk",
+        )
         # Each team's Pod Identity role, under PlatformCharts where it has always been (logical IDs).
         self.team_roles: dict[str, iam.Role] = {}
         if data_bucket is not None:
             secrets = mlflow.team_credentials_secrets if mlflow else {}
             for team in self.teams:
                 self.team_roles[team.name] = team.pod_identity_role(
-                    self.platform_charts, cluster=self.cluster, data_bucket=data_bucket,
-                    mlflow_secret=secrets.get(team.name))
+                    self.platform_charts,
+                    cluster=self.cluster,
+                    data_bucket=data_bucket,
+                    mlflow_secret=secrets.get(team.name),
+                )
 
     @property
     def deploy_time_values(self) -> dict[str, str]:
@@ -343,13 +477,18 @@ class ComputeStack(PlatformStack):
     def _govern(self, log_encryption_key: kms.IKey | None) -> None:
         """cdk-nag acknowledgements and log governance of the handlers aws-cdk-lib creates."""
         self._acknowledge_shared_handlers()
-        govern_handler_logs(self, self.cluster, retention_days=self.config.observability.log_retention_days,
-                            encryption_key=log_encryption_key,
-                            no_key_reason="No platform key was passed to the compute stack (log_encryption_key)")
+        govern_handler_logs(
+            self,
+            self.cluster,
+            retention_days=self.config.observability.log_retention_days,
+            encryption_key=log_encryption_key,
+            no_key_reason="No platform key was passed to the compute stack (log_encryption_key)",
+        )
         annotate_cdk_managed_handlers(self, self.cluster)
 
-    def add_cdk8s_chart(self, construct_id: str, chart: cdk8s.Chart, *, ingress_alb: bool = False
-                        ) -> eks.KubernetesManifest:
+    def add_cdk8s_chart(
+        self, construct_id: str, chart: cdk8s.Chart, *, ingress_alb: bool = False
+    ) -> eks.KubernetesManifest:
         """Deploy a cdk8s chart after every CRD-installing release (so its custom resources have their types)."""
         manifest = self.cluster.add_cdk8s_chart(construct_id, chart, ingress_alb=ingress_alb)
         manifest.node.add_dependency(*self.crd_dependencies)
@@ -367,7 +506,15 @@ class ComputeStack(PlatformStack):
                     *wildcard_actions("s3:Abort*", "s3:DeleteObject*", "s3:GetBucket*", "s3:GetObject*", "s3:List*"),
                     *wildcard_resources(asset_bucket_objects(self), f"{attribute(self.hyperpod.lifecycle_bucket)}/*"),
                 )
-                ignore_cfn_lint(child, "W3005", "aws-cdk-lib adds DependsOn on the handler's service role next to "
-                                                "the GetAtt; harmless and not editable from here.")
-                acknowledge(child, "The BucketDeployment runtime is pinned by aws-cdk-lib to match its bundled AWS "
-                                   "CLI layer; it moves forward with aws-cdk-lib upgrades.", "L1")
+                ignore_cfn_lint(
+                    child,
+                    "W3005",
+                    "aws-cdk-lib adds DependsOn on the handler's service role next to "
+                    "the GetAtt; harmless and not editable from here.",
+                )
+                acknowledge(
+                    child,
+                    "The BucketDeployment runtime is pinned by aws-cdk-lib to match its bundled AWS "
+                    "CLI layer; it moves forward with aws-cdk-lib upgrades.",
+                    "L1",
+                )

@@ -20,13 +20,38 @@ from __future__ import annotations
 from typing import Any
 
 import aws_cdk as cdk
-from aws_cdk import (aws_cloudtrail as cloudtrail, aws_ec2 as ec2, aws_events as events,
-                     aws_events_targets as targets, aws_iam as iam, aws_oam as oam)
+from aws_cdk import (
+    aws_cloudtrail as cloudtrail,
+)
+from aws_cdk import (
+    aws_ec2 as ec2,
+)
+from aws_cdk import (
+    aws_events as events,
+)
+from aws_cdk import (
+    aws_events_targets as targets,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_oam as oam,
+)
 from constructs import Construct
 
-from cdk_constructs.delivery import (ARCHIVE_CLOUDTRAIL_PREFIX, ARCHIVE_FLOW_LOGS_PREFIX, IMAGES_ROLE,
-                                     OAM_RESOURCE_TYPES, TRAIL_NAME, WORKLOAD_IMAGES_ROLE, alarm_bus_arn,
-                                     archive_bucket_arn, archive_bucket_name, archive_key_alias_arn)
+from cdk_constructs.delivery import (
+    ARCHIVE_CLOUDTRAIL_PREFIX,
+    ARCHIVE_FLOW_LOGS_PREFIX,
+    IMAGES_ROLE,
+    OAM_RESOURCE_TYPES,
+    TRAIL_NAME,
+    WORKLOAD_IMAGES_ROLE,
+    alarm_bus_arn,
+    archive_bucket_arn,
+    archive_bucket_name,
+    archive_key_alias_arn,
+)
 from config.accounts import OrganizationConfig
 from k8s_charts.images import IMAGE_NAMES, build_project_name, repository_name
 from stacks._base import PlatformStack
@@ -36,48 +61,92 @@ class WorkloadDeliveryStack(PlatformStack):
     """Attributes: ``link`` (None until ``logging.sink_arn`` is set), ``trail``, ``flow_log``, ``alarm_rule``,
     ``images_role``."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, organization: OrganizationConfig,
-                 vpc_id: str, **kwargs: Any) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, organization: OrganizationConfig, vpc_id: str, **kwargs: Any
+    ) -> None:
         config = kwargs.pop("config")
-        super().__init__(scope, construct_id, config=config,
-                         description=f"{config.name}: OAM link, CloudTrail and flow logs to the log archive, alarm "
-                                     f"forwarding, image-build role for the delivery pipeline", **kwargs)
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            description=f"{config.name}: OAM link, CloudTrail and flow logs to the log archive, alarm "
+            f"forwarding, image-build role for the delivery pipeline",
+            **kwargs,
+        )
         self.link = None
         if organization.logging.sink_arn:
-            self.link = oam.CfnLink(self, "Link", resource_types=list(OAM_RESOURCE_TYPES),
-                                    sink_identifier=organization.logging.sink_arn,
-                                    label_template="$AccountName")
+            self.link = oam.CfnLink(
+                self,
+                "Link",
+                resource_types=list(OAM_RESOURCE_TYPES),
+                sink_identifier=organization.logging.sink_arn,
+                label_template="$AccountName",
+            )
         self.trail = cloudtrail.CfnTrail(
-            self, "Trail", trail_name=TRAIL_NAME, is_logging=True, is_multi_region_trail=True,
-            include_global_service_events=True, enable_log_file_validation=True,
-            s3_bucket_name=archive_bucket_name(organization), s3_key_prefix=ARCHIVE_CLOUDTRAIL_PREFIX,
-            kms_key_id=archive_key_alias_arn(organization))
+            self,
+            "Trail",
+            trail_name=TRAIL_NAME,
+            is_logging=True,
+            is_multi_region_trail=True,
+            include_global_service_events=True,
+            enable_log_file_validation=True,
+            s3_bucket_name=archive_bucket_name(organization),
+            s3_key_prefix=ARCHIVE_CLOUDTRAIL_PREFIX,
+            kms_key_id=archive_key_alias_arn(organization),
+        )
         self.flow_log = ec2.CfnFlowLog(
-            self, "ArchiveFlowLog", resource_id=vpc_id, resource_type="VPC", traffic_type="ALL",
-            log_destination_type="s3", log_destination=f"{archive_bucket_arn(organization)}/{ARCHIVE_FLOW_LOGS_PREFIX}/",
-            max_aggregation_interval=600)
+            self,
+            "ArchiveFlowLog",
+            resource_id=vpc_id,
+            resource_type="VPC",
+            traffic_type="ALL",
+            log_destination_type="s3",
+            log_destination=f"{archive_bucket_arn(organization)}/{ARCHIVE_FLOW_LOGS_PREFIX}/",
+            max_aggregation_interval=600,
+        )
         bus = events.EventBus.from_event_bus_arn(self, "CentralAlarmBus", alarm_bus_arn(organization))
-        forward_role = iam.Role(self, "AlarmForwardRole", assumed_by=iam.ServicePrincipal(
-            "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": self.account}}),
-            description="EventBridge: put this environment's alarm state changes on the central bus")
+        forward_role = iam.Role(
+            self,
+            "AlarmForwardRole",
+            assumed_by=iam.ServicePrincipal(
+                "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": self.account}}
+            ),
+            description="EventBridge: put this environment's alarm state changes on the central bus",
+        )
         self.alarm_rule = events.Rule(
-            self, "ForwardAlarms", description="Alarm state changes to the logging account's bus",
+            self,
+            "ForwardAlarms",
+            description="Alarm state changes to the logging account's bus",
             event_pattern=events.EventPattern(
-                source=["aws.cloudwatch"], detail_type=["CloudWatch Alarm State Change"],
-                detail={"alarmName": events.Match.prefix(f"{config.resource_prefix}-")}),
-            targets=[targets.EventBus(bus, role=forward_role)])
+                source=["aws.cloudwatch"],
+                detail_type=["CloudWatch Alarm State Change"],
+                detail={"alarmName": events.Match.prefix(f"{config.resource_prefix}-")},
+            ),
+            targets=[targets.EventBus(bus, role=forward_role)],
+        )
         automation = organization.automation.account
         self.images_role = iam.Role(
-            self, "ImagesRole", role_name=WORKLOAD_IMAGES_ROLE.format(env=config.name),
+            self,
+            "ImagesRole",
+            role_name=WORKLOAD_IMAGES_ROLE.format(env=config.name),
             description="The delivery pipeline's image step: start this environment's image builds",
-            assumed_by=iam.AccountPrincipal(automation).with_conditions({"ArnEquals": {
-                "aws:PrincipalArn": f"arn:{self.partition}:iam::{automation}:role/{IMAGES_ROLE}"}}),
-            max_session_duration=cdk.Duration.hours(2))
-        projects = [self.format_arn(service="codebuild", resource="project",
-                                    resource_name=build_project_name(config, n)) for n in IMAGE_NAMES]
-        repositories = [self.format_arn(service="ecr", resource="repository", resource_name=repository_name(config, n))
-                        for n in IMAGE_NAMES]
-        self.images_role.add_to_policy(iam.PolicyStatement(
-            actions=["codebuild:BatchGetProjects", "codebuild:StartBuild", "codebuild:BatchGetBuilds"],
-            resources=projects))
+            assumed_by=iam.AccountPrincipal(automation).with_conditions(
+                {"ArnEquals": {"aws:PrincipalArn": f"arn:{self.partition}:iam::{automation}:role/{IMAGES_ROLE}"}}
+            ),
+            max_session_duration=cdk.Duration.hours(2),
+        )
+        projects = [
+            self.format_arn(service="codebuild", resource="project", resource_name=build_project_name(config, n))
+            for n in IMAGE_NAMES
+        ]
+        repositories = [
+            self.format_arn(service="ecr", resource="repository", resource_name=repository_name(config, n))
+            for n in IMAGE_NAMES
+        ]
+        self.images_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["codebuild:BatchGetProjects", "codebuild:StartBuild", "codebuild:BatchGetBuilds"],
+                resources=projects,
+            )
+        )
         self.images_role.add_to_policy(iam.PolicyStatement(actions=["ecr:DescribeImages"], resources=repositories))

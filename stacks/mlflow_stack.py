@@ -10,19 +10,33 @@ from aws_cdk import (
     Duration,
     RemovalPolicy,
     Stack,
+)
+from aws_cdk import (
     aws_ec2 as ec2,
+)
+from aws_cdk import (
     aws_elasticloadbalancingv2 as elbv2,
+)
+from aws_cdk import (
     aws_iam as iam,
+)
+from aws_cdk import (
     aws_kms as kms,
+)
+from aws_cdk import (
     aws_route53 as route53,
+)
+from aws_cdk import (
     aws_s3 as s3,
+)
+from aws_cdk import (
     aws_secretsmanager as sm,
 )
 from constructs import Construct
 
+from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.mlflow.generated_credential import GeneratedCredential
 from cdk_constructs.mlflow.https_load_balancer import HttpsLoadBalancer
-from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.mlflow.mlflow_database import MlflowDatabase
 from cdk_constructs.mlflow.mlflow_server import MlflowServer
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
@@ -66,34 +80,66 @@ class MlflowStack(PlatformStack):
     ``MLFLOW_TRACKING_PASSWORD`` are simply in the environment.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
-                 security_groups: PlatformSecurityGroups, client_cidrs: Sequence[str], encryption_key: kms.IKey,
-                 artifacts_bucket: s3.IBucket, access_logs_bucket: s3.IBucket, **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): MLflow tracking server on ECS "
-                                     f"Fargate, Aurora PostgreSQL Serverless v2, HTTPS load balancer")
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        vpc: ec2.IVpc,
+        security_groups: PlatformSecurityGroups,
+        client_cidrs: Sequence[str],
+        encryption_key: kms.IKey,
+        artifacts_bucket: s3.IBucket,
+        access_logs_bucket: s3.IBucket,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            stateful=True,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): MLflow tracking server on ECS "
+            f"Fargate, Aurora PostgreSQL Serverless v2, HTTPS load balancer",
+        )
         ml = config.mlflow
         basic_auth = ml.authentication == "basic-auth"
 
         # Credentials get a key of this stack: ECS grants its execution role through the key policy, which on the
         # storage key would make Storage depend on this stack. Workloads are granted by IAM policy only.
         self.secrets_key = kms.Key(
-            self, "SecretsKey", alias=f"alias/{config.resource_prefix}-mlflow-secrets", enable_key_rotation=True,
+            self,
+            "SecretsKey",
+            alias=f"alias/{config.resource_prefix}-mlflow-secrets",
+            enable_key_rotation=True,
             description=f"{config.resource_prefix}: MLflow credentials (database, admin, teams, Flask key)",
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         self._add_database(config, vpc=vpc, security_group=security_groups.aurora, encryption_key=encryption_key)
         self._add_credentials(config, basic_auth=basic_auth)
-        self._add_endpoint(config, vpc=vpc, security_group=security_groups.alb, client_cidrs=client_cidrs,
-                           access_logs_bucket=access_logs_bucket)
-        self._add_server(config, vpc=vpc, security_group=security_groups.mlflow_tasks,
-                         artifacts_bucket=artifacts_bucket, encryption_key=encryption_key, basic_auth=basic_auth)
+        self._add_endpoint(
+            config,
+            vpc=vpc,
+            security_group=security_groups.alb,
+            client_cidrs=client_cidrs,
+            access_logs_bucket=access_logs_bucket,
+        )
+        self._add_server(
+            config,
+            vpc=vpc,
+            security_group=security_groups.mlflow_tasks,
+            artifacts_bucket=artifacts_bucket,
+            encryption_key=encryption_key,
+            basic_auth=basic_auth,
+        )
         self.tracking_uri: str = ml.tracking_uri
 
         self._add_outputs(config)
 
-    def _add_database(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                      encryption_key: kms.IKey) -> None:
+    def _add_database(
+        self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup, encryption_key: kms.IKey
+    ) -> None:
         """Add the Aurora PostgreSQL Serverless v2 cluster of the tracking and auth databases."""
         ml = config.mlflow
         db = ml.database
@@ -117,36 +163,61 @@ class MlflowStack(PlatformStack):
 
     def _add_credentials(self, config: EnvironmentConfig, *, basic_auth: bool) -> None:
         """Add the generated credentials: the admin, one MLflow user per team (basic auth) and the Flask key."""
-        no_rotation = ("Generated once and injected into the MLflow tasks at start; the entry point re-applies it "
-                       "to the MLflow user store on every start, so rotating means updating the secret and "
-                       "forcing a new deployment (documented runbook), not a rotation function.")
+        no_rotation = (
+            "Generated once and injected into the MLflow tasks at start; the entry point re-applies it "
+            "to the MLflow user store on every start, so rotating means updating the secret and "
+            "forcing a new deployment (documented runbook), not a rotation function."
+        )
         self.admin_credentials = GeneratedCredential(
-            self, "AdminCredentials", encryption_key=self.secrets_key, username=ADMIN_USERNAME,
-            description=f"MLflow {config.name}: basic-auth admin user (operators only)", rotation_reason=no_rotation)
+            self,
+            "AdminCredentials",
+            encryption_key=self.secrets_key,
+            username=ADMIN_USERNAME,
+            description=f"MLflow {config.name}: basic-auth admin user (operators only)",
+            rotation_reason=no_rotation,
+        )
         # One user per team: the secret is the source of truth, the entry point reconciles the user store from the
         # secrets at every start (a new team means a new secret, hence a new task definition and deployment).
-        self.team_credentials: dict[str, GeneratedCredential] = {
-            team.name: team.mlflow_user(self, encryption_key=self.secrets_key, environment=config.name,
-                                        rotation_reason=no_rotation)
-            for team in Team.all(config.kubernetes.teams)
-        } if basic_auth else {}
+        self.team_credentials: dict[str, GeneratedCredential] = (
+            {
+                team.name: team.mlflow_user(
+                    self, encryption_key=self.secrets_key, environment=config.name, rotation_reason=no_rotation
+                )
+                for team in Team.all(config.kubernetes.teams)
+            }
+            if basic_auth
+            else {}
+        )
         self.flask_secret_key = GeneratedCredential(
-            self, "FlaskSecretKey", encryption_key=self.secrets_key, length=64,
+            self,
+            "FlaskSecretKey",
+            encryption_key=self.secrets_key,
+            length=64,
             description=f"MLflow {config.name}: Flask secret key (CSRF tokens), shared by every task",
             rotation_reason="A signing key for short-lived CSRF tokens shared by all tasks; replacing it only "
-                            "invalidates open browser forms, so it is changed by updating the secret and redeploying.")
+            "invalidates open browser forms, so it is changed by updating the secret and redeploying.",
+        )
         self.team_credentials_secrets: dict[str, sm.ISecret] = {
-            name: credential.secret for name, credential in self.team_credentials.items()}
+            name: credential.secret for name, credential in self.team_credentials.items()
+        }
         self.admin_credentials_secret: sm.ISecret = self.admin_credentials.secret
 
-    def _add_endpoint(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                      client_cidrs: Sequence[str], access_logs_bucket: s3.IBucket) -> None:
+    def _add_endpoint(
+        self,
+        config: EnvironmentConfig,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        client_cidrs: Sequence[str],
+        access_logs_bucket: s3.IBucket,
+    ) -> None:
         """Add the HTTPS load balancer of the MLflow endpoint (in the configured hosted zone, if any)."""
         ep = config.mlflow.endpoint
         hosted_zone = None
         if ep.hosted_zone_id and ep.hosted_zone_name:
             hosted_zone = route53.HostedZone.from_hosted_zone_attributes(
-                self, "Zone", hosted_zone_id=ep.hosted_zone_id, zone_name=ep.hosted_zone_name)
+                self, "Zone", hosted_zone_id=ep.hosted_zone_id, zone_name=ep.hosted_zone_name
+            )
         self.endpoint = HttpsLoadBalancer(
             self,
             "Endpoint",
@@ -165,8 +236,16 @@ class MlflowStack(PlatformStack):
         )
         self.load_balancer: elbv2.ApplicationLoadBalancer = self.endpoint.load_balancer
 
-    def _add_server(self, config: EnvironmentConfig, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                    artifacts_bucket: s3.IBucket, encryption_key: kms.IKey, basic_auth: bool) -> None:
+    def _add_server(
+        self,
+        config: EnvironmentConfig,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        artifacts_bucket: s3.IBucket,
+        encryption_key: kms.IKey,
+        basic_auth: bool,
+    ) -> None:
         """Add the MLflow server on Fargate behind the endpoint, sized by the service settings."""
         ml = config.mlflow
         db, svc = ml.database, ml.service
@@ -198,16 +277,29 @@ class MlflowStack(PlatformStack):
     def _add_outputs(self, config: EnvironmentConfig) -> None:
         """Output the tracking URI, the credential secrets' ARNs and the load balancer's DNS name."""
         ep = config.mlflow.endpoint
-        CfnOutput(self, "TrackingUri", value=self.tracking_uri,
-                  description="MLFLOW_TRACKING_URI for training jobs and Studio")
+        CfnOutput(
+            self, "TrackingUri", value=self.tracking_uri, description="MLFLOW_TRACKING_URI for training jobs and Studio"
+        )
         for name, secret in self.team_credentials_secrets.items():
-            CfnOutput(self, f"Team{_pascal(name)}CredentialsSecretArn", value=secret.secret_arn,
-                      description=f"MLflow user of team {name}: JSON {{username, password}} (synced into the "
-                                  f"namespace's Secret mlflow-credentials)")
-        CfnOutput(self, "AdminCredentialsSecretArn", value=self.admin_credentials_secret.secret_arn,
-                  description="MLflow admin user (operators only)")
-        CfnOutput(self, "LoadBalancerDnsName", value=self.load_balancer.load_balancer_dns_name,
-                  description=f"Point {ep.domain_name} here (CNAME/alias) when the stack manages no DNS record")
+            CfnOutput(
+                self,
+                f"Team{_pascal(name)}CredentialsSecretArn",
+                value=secret.secret_arn,
+                description=f"MLflow user of team {name}: JSON {{username, password}} (synced into the "
+                f"namespace's Secret mlflow-credentials)",
+            )
+        CfnOutput(
+            self,
+            "AdminCredentialsSecretArn",
+            value=self.admin_credentials_secret.secret_arn,
+            description="MLflow admin user (operators only)",
+        )
+        CfnOutput(
+            self,
+            "LoadBalancerDnsName",
+            value=self.load_balancer.load_balancer_dns_name,
+            description=f"Point {ep.domain_name} here (CNAME/alias) when the stack manages no DNS record",
+        )
 
     def grant_team_credentials(self, team: str, grantee: iam.IGrantable) -> iam.Grant:
         """Let ``grantee`` read ``team``'s MLflow credentials: ``secretsmanager:GetSecretValue``/``DescribeSecret``
@@ -217,19 +309,29 @@ class MlflowStack(PlatformStack):
         policy, so a grantee in a later stack (Compute, Studio) creates no dependency back onto this one.
         """
         if team not in self.team_credentials_secrets:
-            raise KeyError(f"MLflow has no credentials for team {team!r}; known teams: "
-                           f"{', '.join(sorted(self.team_credentials_secrets)) or 'none (authentication none)'}")
+            raise KeyError(
+                f"MLflow has no credentials for team {team!r}; known teams: "
+                f"{', '.join(sorted(self.team_credentials_secrets)) or 'none (authentication none)'}"
+            )
         secret = self.team_credentials_secrets[team]
         region = Stack.of(self).region
-        grant = iam.Grant.add_to_principal(grantee=grantee,
-                                           actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
-                                           resource_arns=[secret.secret_arn])
+        grant = iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+            resource_arns=[secret.secret_arn],
+        )
         # Secrets Manager decrypts with the encryption context {"SecretARN": <arn>, ...}: the key is usable for this
         # one secret only (https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html).
-        grantee.grant_principal.add_to_principal_policy(iam.PolicyStatement(
-            actions=["kms:Decrypt"],
-            resources=[self.secrets_key.key_arn],
-            conditions={"StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com",
-                                         "kms:EncryptionContext:SecretARN": secret.secret_arn}},
-        ))
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["kms:Decrypt"],
+                resources=[self.secrets_key.key_arn],
+                conditions={
+                    "StringEquals": {
+                        "kms:ViaService": f"secretsmanager.{region}.amazonaws.com",
+                        "kms:EncryptionContext:SecretARN": secret.secret_arn,
+                    }
+                },
+            )
+        )
         return grant

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import Aws, RemovalPolicy, Tags, aws_ec2 as ec2, aws_iam as iam, aws_kms as kms
+from aws_cdk import Aws, RemovalPolicy, Tags
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.governance.log_retention import retention
 from cdk_constructs.network.hyperpod_subnet import HyperPodSubnet
 from cdk_constructs.network.platform_security_groups import PlatformSecurityGroups
-from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.network.platform_vpc import PlatformVpc
 from cdk_constructs.network.vpc_endpoints import VpcEndpoints
 from config import EnvironmentConfig
@@ -22,25 +25,40 @@ class NetworkStack(PlatformStack):
     """Everything network; other stacks receive its attributes as Python objects."""
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): VPC, HyperPod subnet, security "
-                                     f"groups, VPC endpoints")
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): VPC, HyperPod subnet, security "
+            f"groups, VPC endpoints",
+        )
         net = config.network
         # The network stack comes first, before the platform key (storage stack), so its log groups (flow logs, the
         # default-SG handler) get a key of their own: rotation, CloudWatch Logs of this account and region only.
         self.logs_key = kms.Key(
-            self, "LogsKey", alias=f"alias/{config.resource_prefix}-network-logs", enable_key_rotation=True,
+            self,
+            "LogsKey",
+            alias=f"alias/{config.resource_prefix}-network-logs",
+            enable_key_rotation=True,
             description=f"{config.resource_prefix}: network stack log groups (VPC flow logs, handlers)",
-            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
-        self.logs_key.add_to_resource_policy(iam.PolicyStatement(
-            sid="CloudWatchLogs",
-            principals=[iam.ServicePrincipal(f"logs.{config.region}.amazonaws.com")],
-            actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
-            resources=["*"],
-            # CloudWatch Logs User Guide, "Encrypt log data in CloudWatch Logs using AWS KMS": the encryption context
-            # names the log group, so the key serves only this account's groups in this region
-            conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn":
-                                    f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"}}))
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
+        self.logs_key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="CloudWatchLogs",
+                principals=[iam.ServicePrincipal(f"logs.{config.region}.amazonaws.com")],
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                # CloudWatch Logs User Guide, "Encrypt log data in CloudWatch Logs using AWS KMS": the encryption context
+                # names the log group, so the key serves only this account's groups in this region
+                conditions={
+                    "ArnLike": {
+                        "kms:EncryptionContext:aws:logs:arn": f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"
+                    }
+                },
+            )
+        )
         platform_vpc = PlatformVpc(
             self,
             "Network",
@@ -55,8 +73,7 @@ class NetworkStack(PlatformStack):
         )
         self.vpc: ec2.IVpc = platform_vpc.vpc
         self.flow_log_group = platform_vpc.flow_log_group
-        govern_handler_logs(self, retention_days=config.observability.log_retention_days,
-                            encryption_key=self.logs_key)
+        govern_handler_logs(self, retention_days=config.observability.log_retention_days, encryption_key=self.logs_key)
 
         self.hyperpod = HyperPodSubnet(
             self,
@@ -70,8 +87,9 @@ class NetworkStack(PlatformStack):
         self.hyperpod_subnet: ec2.ISubnet = self.hyperpod.subnet
         self.client_cidrs = [net.vpc_cidr, net.hyperpod.secondary_cidr]
 
-        self.security_groups = PlatformSecurityGroups(self, "SecurityGroups", vpc=self.vpc,
-                                                      client_cidrs=self.client_cidrs)
+        self.security_groups = PlatformSecurityGroups(
+            self, "SecurityGroups", vpc=self.vpc, client_cidrs=self.client_cidrs
+        )
         self.endpoints = VpcEndpoints(
             self,
             "Endpoints",

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_cdk import Annotations, aws_eks_v2 as eks, aws_elasticloadbalancingv2 as elbv2, aws_kms as kms, aws_rds as rds
+from aws_cdk import Annotations
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_elasticloadbalancingv2 as elbv2
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_rds as rds
 from constructs import Construct, IDependable
 
-from cdk_constructs.observability.container_insights import ContainerInsights
 from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.observability.container_insights import ContainerInsights
 from cdk_constructs.observability.platform_alarms import AlarmedResources, GpuAlarmProps, PlatformAlarms
 from cdk_constructs.observability.platform_dashboard import CapacityKinds, PlatformDashboard
 from config import EnvironmentConfig
@@ -22,8 +26,15 @@ def hyperpod_gpu_instance_types(config: EnvironmentConfig) -> tuple[str, ...]:
     """The HyperPod groups' instance types (``ml.*``, the nodes' instance-type label) that have GPUs."""
     from config.instances import find_spec
 
-    return tuple(sorted({g.instance_type for g in config.compute.hyperpod.instance_groups
-                         if (spec := find_spec(g.instance_type)) is not None and spec.is_gpu}))
+    return tuple(
+        sorted(
+            {
+                g.instance_type
+                for g in config.compute.hyperpod.instance_groups
+                if (spec := find_spec(g.instance_type)) is not None and spec.is_gpu
+            }
+        )
+    )
 
 
 def serving_namespaces(config: EnvironmentConfig) -> tuple[str, ...]:
@@ -36,15 +47,22 @@ def cluster_queues(config: EnvironmentConfig) -> tuple[str, ...]:
     """Every Kueue ClusterQueue of the environment (one per team and allowed tier, k8s_charts/queueing.py)."""
     from k8s_charts.queues import cluster_queue_name
 
-    return tuple(cluster_queue_name(team.name, tier) for team in config.kubernetes.teams
-                 for tier in team.allowed_tiers)
+    return tuple(cluster_queue_name(team.name, tier) for team in config.kubernetes.teams for tier in team.allowed_tiers)
 
 
 def burst_prices(config: EnvironmentConfig, per_gpu: dict[str, float]) -> tuple[tuple[str, str, float], ...]:
     """(instance type, capacity type, on-demand USD per GPU-hour) of every Karpenter GPU pool member: spot priced at
     the on-demand list price, an upper bound."""
-    return tuple(sorted({(t, p.capacity_type, per_gpu[t]) for p in config.kubernetes.gpu_node_pools
-                         for t in p.instance_types if t in per_gpu}))
+    return tuple(
+        sorted(
+            {
+                (t, p.capacity_type, per_gpu[t])
+                for p in config.kubernetes.gpu_node_pools
+                for t in p.instance_types
+                if t in per_gpu
+            }
+        )
+    )
 
 
 def gpu_prices(config: EnvironmentConfig) -> tuple[dict[str, float], int, float]:
@@ -83,22 +101,45 @@ class ObservabilityStack(PlatformStack):
     """Deployed after `<Env>-Compute`. Contracts: ``container_insights`` (add-on, role, log groups), ``alarms``
     (``topic``, ``alarms``), ``dashboard``."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, cluster: eks.ICluster,
-                 encryption_key: kms.IKey, file_system_id: str, load_balancer: elbv2.IApplicationLoadBalancer,
-                 target_group: elbv2.IApplicationTargetGroup, database_cluster: rds.IDatabaseCluster,
-                 hyperpod_cluster_arn: str, spot_interruption_rule_name: str,
-                 system_node_selector: Mapping[str, str], addon_after: Sequence[IDependable] = (),
-                 **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): Container Insights, dashboard, "
-                                     f"alarms")
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        cluster: eks.ICluster,
+        encryption_key: kms.IKey,
+        file_system_id: str,
+        load_balancer: elbv2.IApplicationLoadBalancer,
+        target_group: elbv2.IApplicationTargetGroup,
+        database_cluster: rds.IDatabaseCluster,
+        hyperpod_cluster_arn: str,
+        spot_interruption_rule_name: str,
+        system_node_selector: Mapping[str, str],
+        addon_after: Sequence[IDependable] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): Container Insights, dashboard, alarms",
+        )
         ob = config.observability
         self.container_insights = ContainerInsights(
-            self, "ContainerInsights", cluster=cluster, cluster_name=config.cluster_name,
-            addon_version=ob.addon_version, log_retention=retention(ob.log_retention_days),
-            encryption_key=encryption_key, prometheus_node_selector=system_node_selector,
-            argo_workflows=config.pipelines.enabled, serving_namespaces=serving_namespaces(config),
-            after=tuple(addon_after))
+            self,
+            "ContainerInsights",
+            cluster=cluster,
+            cluster_name=config.cluster_name,
+            addon_version=ob.addon_version,
+            log_retention=retention(ob.log_retention_days),
+            encryption_key=encryption_key,
+            prometheus_node_selector=system_node_selector,
+            argo_workflows=config.pipelines.enabled,
+            serving_namespaces=serving_namespaces(config),
+            after=tuple(addon_after),
+        )
         # Argo Workflows run in the team namespaces (named after the teams); counted only where the controller runs
         pipeline_namespaces = [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
 
@@ -106,32 +147,60 @@ class ObservabilityStack(PlatformStack):
         unpriced = unpriced_gpu_types(config)
         if unpriced:
             # Prices are advisory: an unpriced region or instance type synthesizes, and says what it leaves out.
-            Annotations.of(self).add_warning_v2("llmft:UnpricedGpuTypes", Pricer.of(config.region).missing_note(
-                f"GPU instance types {', '.join(unpriced)}") + "; the burst-spend alarm and the dashboard's spend "
-                "lines do not count them, and `make cost` marks its maximum GPU spend incomplete")
+            Annotations.of(self).add_warning_v2(
+                "llmft:UnpricedGpuTypes",
+                Pricer.of(config.region).missing_note(f"GPU instance types {', '.join(unpriced)}")
+                + "; the burst-spend alarm and the dashboard's spend "
+                "lines do not count them, and `make cost` marks its maximum GPU spend incomplete",
+            )
         pools = config.kubernetes.gpu_node_pools
         capacity = CapacityKinds(
             on_demand=tuple(sorted({t for p in pools if p.capacity_type == "on-demand" for t in p.instance_types})),
             spot=tuple(sorted({t for p in pools if p.capacity_type == "spot" for t in p.instance_types})),
-            burst_prices=burst_prices(config, per_gpu))
-        common = dict(file_system_id=file_system_id, load_balancer_full_name=load_balancer.load_balancer_full_name,
-                      target_group_full_name=target_group.target_group_full_name,
-                      database_cluster_identifier=database_cluster.cluster_identifier,
-                      spot_interruption_rule_name=spot_interruption_rule_name)
+            burst_prices=burst_prices(config, per_gpu),
+        )
+        common = dict(
+            file_system_id=file_system_id,
+            load_balancer_full_name=load_balancer.load_balancer_full_name,
+            target_group_full_name=target_group.target_group_full_name,
+            database_cluster_identifier=database_cluster.cluster_identifier,
+            spot_interruption_rule_name=spot_interruption_rule_name,
+        )
         self.dashboard = PlatformDashboard(
-            self, "Dashboard", prefix=config.resource_prefix, cluster_name=config.cluster_name,
-            teams=[t.name for t in config.kubernetes.teams], capacity=capacity, reserved_usd_per_hour=reserved_usd,
-            hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config), reserved_gpus=reserved_gpus,
-            burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour, pipeline_namespaces=pipeline_namespaces,
-            serving_namespaces=serving_namespaces(config), **common)
+            self,
+            "Dashboard",
+            prefix=config.resource_prefix,
+            cluster_name=config.cluster_name,
+            teams=[t.name for t in config.kubernetes.teams],
+            capacity=capacity,
+            reserved_usd_per_hour=reserved_usd,
+            hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
+            reserved_gpus=reserved_gpus,
+            burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour,
+            pipeline_namespaces=pipeline_namespaces,
+            serving_namespaces=serving_namespaces(config),
+            **common,
+        )
         self.alarms = PlatformAlarms(
-            self, "Alarms", prefix=config.resource_prefix, emails=ob.alarm_emails, thresholds=ob.thresholds,
+            self,
+            "Alarms",
+            prefix=config.resource_prefix,
+            emails=ob.alarm_emails,
+            thresholds=ob.thresholds,
             resources=AlarmedResources(
-                cluster_name=config.cluster_name, file_system_capacity_gib=config.storage.fsx.storage_capacity_gib,
-                hyperpod_cluster_arn=hyperpod_cluster_arn, **common),
+                cluster_name=config.cluster_name,
+                file_system_capacity_gib=config.storage.fsx.storage_capacity_gib,
+                hyperpod_cluster_arn=hyperpod_cluster_arn,
+                **common,
+            ),
             gpus=GpuAlarmProps(
-                reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
-                burst_prices=burst_prices(config, per_gpu), unpriced_instance_types=unpriced,
-                burst_usd_per_hour=config.burst_alarm_usd_per_hour),
-            cluster_queues=cluster_queues(config), pipeline_namespaces=pipeline_namespaces,
-            serving_namespaces=serving_namespaces(config))
+                reserved_gpus=reserved_gpus,
+                hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
+                burst_prices=burst_prices(config, per_gpu),
+                unpriced_instance_types=unpriced,
+                burst_usd_per_hour=config.burst_alarm_usd_per_hour,
+            ),
+            cluster_queues=cluster_queues(config),
+            pipeline_namespaces=pipeline_namespaces,
+            serving_namespaces=serving_namespaces(config),
+        )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import CfnOutput, aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3, aws_s3_assets as s3_assets
+from aws_cdk import CfnOutput
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
 from cdk_constructs.governance.compliance import skip_checkov
-from cdk_constructs.storage.image_build import ImageBuildProject
 from cdk_constructs.governance.log_retention import retention
+from cdk_constructs.storage.image_build import ImageBuildProject
 from cdk_constructs.storage.platform_key import PlatformKey
 from cdk_constructs.storage.secure_bucket import SecureBucket
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
@@ -29,24 +33,47 @@ class StorageStack(PlatformStack):
     (server access logs of both; SSE-S3, the only encryption a log target supports).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig,
-                 file_system_subnet: ec2.ISubnet, file_system_security_group: ec2.ISecurityGroup,
-                 **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR, image builds")
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        file_system_subnet: ec2.ISubnet,
+        file_system_security_group: ec2.ISecurityGroup,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            stateful=True,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR, image builds",
+        )
         st = config.storage
         self.key: kms.IKey = PlatformKey(self, "Encryption", alias=config.resource_prefix).key
 
-        logs_bucket = SecureBucket(self, "AccessLogs", expiration_days=st.s3.access_logs_expiration_days,
-                                   noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
-                                   abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days)
+        logs_bucket = SecureBucket(
+            self,
+            "AccessLogs",
+            expiration_days=st.s3.access_logs_expiration_days,
+            noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
+            abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days,
+        )
         self.access_logs_bucket: s3.IBucket = logs_bucket.bucket
-        skip_checkov(self.access_logs_bucket, "CKV_AWS_18",
-                     "This is the server-access-log target; logging it into itself would loop")
+        skip_checkov(
+            self.access_logs_bucket,
+            "CKV_AWS_18",
+            "This is the server-access-log target; logging it into itself would loop",
+        )
 
         def bucket(construct_id: str) -> s3.IBucket:
             return SecureBucket(
-                self, construct_id, encryption_key=self.key, server_access_logs_bucket=self.access_logs_bucket,
+                self,
+                construct_id,
+                encryption_key=self.key,
+                server_access_logs_bucket=self.access_logs_bucket,
                 noncurrent_version_expiration_days=st.s3.noncurrent_version_expiration_days,
                 abort_incomplete_multipart_upload_days=st.s3.abort_incomplete_multipart_upload_days,
             ).bucket
@@ -72,17 +99,35 @@ class StorageStack(PlatformStack):
         for team in Team.all(config.kubernetes.teams):
             team.data_repository(self.file_system)
         self.training_images = PlatformImageRepositories(
-            self, "Images", image_names=IMAGE_NAMES, name_prefix=config.resource_prefix, encryption_key=self.key,
-            untagged_image_expiry_days=st.ecr.untagged_image_expiry_days)
+            self,
+            "Images",
+            image_names=IMAGE_NAMES,
+            name_prefix=config.resource_prefix,
+            encryption_key=self.key,
+            untagged_image_expiry_days=st.ecr.untagged_image_expiry_days,
+        )
         # The build reads images/ and training/ only: one S3 asset of those folders feeds every image project.
-        self.image_source = s3_assets.Asset(self, "ImageSource", path=str(REPOSITORY_ROOT),
-                                            exclude=IMAGE_SOURCE_EXCLUDE)
+        self.image_source = s3_assets.Asset(
+            self, "ImageSource", path=str(REPOSITORY_ROOT), exclude=IMAGE_SOURCE_EXCLUDE
+        )
         self.image_builds: dict[str, ImageBuildProject] = {}
         for name, image in IMAGES.items():
             build = self.image_builds[name] = ImageBuildProject(
-                self, f"ImageBuild-{name}", image_name=name, dockerfile=image.dockerfile, image_tag=image_tag(name),
-                repository=self.training_images.repositories[name].repository, source=self.image_source,
-                encryption_key=self.key, log_retention=retention(st.ecr.build_log_retention_days),
-                project_name=build_project_name(config, name), expected_build_minutes=image.expected_build_minutes)
-            CfnOutput(self, f"ImageUri-{name}", value=build.image_uri,
-                      description=f"URI of the platform image {name} (`make images ENV={config.name}` builds it)")
+                self,
+                f"ImageBuild-{name}",
+                image_name=name,
+                dockerfile=image.dockerfile,
+                image_tag=image_tag(name),
+                repository=self.training_images.repositories[name].repository,
+                source=self.image_source,
+                encryption_key=self.key,
+                log_retention=retention(st.ecr.build_log_retention_days),
+                project_name=build_project_name(config, name),
+                expected_build_minutes=image.expected_build_minutes,
+            )
+            CfnOutput(
+                self,
+                f"ImageUri-{name}",
+                value=build.image_uri,
+                description=f"URI of the platform image {name} (`make images ENV={config.name}` builds it)",
+            )

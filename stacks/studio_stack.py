@@ -7,8 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from aws_cdk import CfnOutput, IgnoreMode, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
-from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
+from aws_cdk import CfnOutput, IgnoreMode
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
 from cdk_constructs.studio.studio_domain import StudioDomain
@@ -22,9 +27,22 @@ from ._base import PlatformStack
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # What the `llmft` asset holds: the CLI and the packages it renders jobs with (GLOB ignore: exclude everything,
 # then re-include these).
-CLI_ASSET_EXCLUDE = ("*", "!llmft", "!llmft/**", "!config", "!config/**", "!k8s_charts", "!k8s_charts/**",
-                     "!training", "training/*", "!training/llm_platform", "!training/llm_platform/**",
-                     "!requirements-cli.txt", "**/__pycache__", "**/__pycache__/**")
+CLI_ASSET_EXCLUDE = (
+    "*",
+    "!llmft",
+    "!llmft/**",
+    "!config",
+    "!config/**",
+    "!k8s_charts",
+    "!k8s_charts/**",
+    "!training",
+    "training/*",
+    "!training/llm_platform",
+    "!training/llm_platform/**",
+    "!requirements-cli.txt",
+    "**/__pycache__",
+    "**/__pycache__/**",
+)
 
 
 class _FileSystem(Protocol):
@@ -77,24 +95,62 @@ class StudioStack(PlatformStack):
     MLflow stacks exist; without ``cluster`` there are no access entries.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, vpc: ec2.IVpc,
-                 subnets: Sequence[ec2.ISubnet], studio_security_group: ec2.ISecurityGroup,
-                 encryption_key: kms.IKey, data_bucket: s3.IBucket | None, file_system: _FileSystem,
-                 training_images: _Pullable | None = None, cluster: eks.ICluster | None = None,
-                 directories_ready: Construct | None = None,
-                 mlflow: _Mlflow | None = None, **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, config=config, stateful=True, **kwargs,
-                         description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the "
-                                     f"cluster's FSx for Lustre")
-        self._build(config=config, vpc=vpc, subnets=subnets, studio_security_group=studio_security_group,
-                    encryption_key=encryption_key, data_bucket=data_bucket, file_system=file_system,
-                    training_images=training_images, cluster=cluster, directories_ready=directories_ready,
-                    mlflow=mlflow)
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        studio_security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        data_bucket: s3.IBucket | None,
+        file_system: _FileSystem,
+        training_images: _Pullable | None = None,
+        cluster: eks.ICluster | None = None,
+        directories_ready: Construct | None = None,
+        mlflow: _Mlflow | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            config=config,
+            stateful=True,
+            **kwargs,
+            description=f"LLM fine-tuning platform ({config.name}): SageMaker Studio domain on the "
+            f"cluster's FSx for Lustre",
+        )
+        self._build(
+            config=config,
+            vpc=vpc,
+            subnets=subnets,
+            studio_security_group=studio_security_group,
+            encryption_key=encryption_key,
+            data_bucket=data_bucket,
+            file_system=file_system,
+            training_images=training_images,
+            cluster=cluster,
+            directories_ready=directories_ready,
+            mlflow=mlflow,
+        )
 
-    def _build(self, *, config: StudioEnvironment, vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet],
-               studio_security_group: ec2.ISecurityGroup, encryption_key: kms.IKey, data_bucket: s3.IBucket | None,
-               file_system: _FileSystem, training_images: _Pullable | None, cluster: eks.ICluster | None,
-               directories_ready: Construct | None, mlflow: _Mlflow | None) -> None:
+    def _build(
+        self,
+        *,
+        config: StudioEnvironment,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        studio_security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        data_bucket: s3.IBucket | None,
+        file_system: _FileSystem,
+        training_images: _Pullable | None,
+        cluster: eks.ICluster | None,
+        directories_ready: Construct | None,
+        mlflow: _Mlflow | None,
+    ) -> None:
         """Everything but the stack itself (a subclass that imports its inputs inside the stack calls this after
         creating them: stacks/existing_studio_stack.py)."""
         st = config.studio
@@ -123,18 +179,24 @@ class StudioStack(PlatformStack):
         # --- lifecycle configurations, one pair per team with users --------------------------------------------
         self.lifecycle_configs: dict[str, StudioLifecycleConfigs] = {}
         # The `llmft` CLI's code, installed by the lifecycle configuration (studio_lifecycle/kube_context.sh).
-        self.cli_asset = s3_assets.Asset(self, "LlmftCli", path=str(REPO_ROOT), exclude=list(CLI_ASSET_EXCLUDE),
-                                         ignore_mode=IgnoreMode.GLOB)
+        self.cli_asset = s3_assets.Asset(
+            self, "LlmftCli", path=str(REPO_ROOT), exclude=list(CLI_ASSET_EXCLUDE), ignore_mode=IgnoreMode.GLOB
+        )
         for team_name in sorted({p.team for p in st.user_profiles}):
             team = teams[team_name]
             secret = mlflow.team_credentials_secrets.get(team_name) if mlflow is not None else None
             settings = team.studio_settings(
-                environment=config.name, region=config.region, cluster_name=config.cluster_name,
-                kubernetes_version=config.kubernetes_version, cli_s3_uri=self.cli_asset.s3_object_url,
+                environment=config.name,
+                region=config.region,
+                cluster_name=config.cluster_name,
+                kubernetes_version=config.kubernetes_version,
+                cli_s3_uri=self.cli_asset.s3_object_url,
                 mlflow_uri=mlflow.tracking_uri if mlflow is not None else None,
-                mlflow_secret_arn=secret.secret_arn if secret is not None else None)
-            self.lifecycle_configs[team_name] = team.studio_lifecycle(self, resource_prefix=config.resource_prefix,
-                                                                      settings=settings)
+                mlflow_secret_arn=secret.secret_arn if secret is not None else None,
+            )
+            self.lifecycle_configs[team_name] = team.studio_lifecycle(
+                self, resource_prefix=config.resource_prefix, settings=settings
+            )
 
         # --- user profiles -----------------------------------------------------------------------------------
         self.user_profiles: dict[str, StudioUserProfile] = {}
@@ -156,17 +218,32 @@ class StudioStack(PlatformStack):
                 user.node.add_dependency(directories_ready)
             self.user_profiles[p.name] = user
             # read exactly the CLI asset object (grant_read would allow List*/GetObject* on the whole assets bucket)
-            user.role.add_to_policy(iam.PolicyStatement(
-                sid="ReadLlmftCli", actions=["s3:GetObject"],
-                resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)]))
+            user.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="ReadLlmftCli",
+                    actions=["s3:GetObject"],
+                    resources=[self.cli_asset.bucket.arn_for_objects(self.cli_asset.s3_object_key)],
+                )
+            )
 
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
         # Who may open which profile (docs/studio.md "SageMaker Studio"): attach to people's Identity Center permission
         # sets; a profile opens only for the Identity Center user named by its sign-in name.
         self.presigned_url_policy = presigned_url_policy(
-            self, "OwnProfilePresignedUrl", domain=self.domain,
-            sign_ins={p.name: p.session_name for p in st.user_profiles})
-        CfnOutput(self, "OwnProfilePresignedUrlPolicyArn", value=self.presigned_url_policy.managed_policy_arn,
-                  description="Managed policy: sagemaker:CreatePresignedDomainUrl for one's own Studio profile only")
-        CfnOutput(self, "FsxMode", value=st.fsx_mode, description="Users work in /teams/<team>; per-user: also a private "
-                                                                "users/<name>/")
+            self,
+            "OwnProfilePresignedUrl",
+            domain=self.domain,
+            sign_ins={p.name: p.session_name for p in st.user_profiles},
+        )
+        CfnOutput(
+            self,
+            "OwnProfilePresignedUrlPolicyArn",
+            value=self.presigned_url_policy.managed_policy_arn,
+            description="Managed policy: sagemaker:CreatePresignedDomainUrl for one's own Studio profile only",
+        )
+        CfnOutput(
+            self,
+            "FsxMode",
+            value=st.fsx_mode,
+            description="Users work in /teams/<team>; per-user: also a private users/<name>/",
+        )

@@ -43,9 +43,9 @@ def doc_section(page: str, heading: str) -> str:
     text = (ROOT / page if page == "README.md" else DOCS / page).read_text()
     m = re.search(rf"^(#+) {re.escape(heading)}\s*$", text, re.M)
     assert m, f"{page} has no section {heading!r}"
-    rest = text[m.end():]
+    rest = text[m.end() :]
     end = re.search(rf"^#{{1,{len(m.group(1))}}} ", rest, re.M)
-    return rest[:end.start()] if end else rest
+    return rest[: end.start()] if end else rest
 
 
 ENVIRONMENTS = tuple(known_environments())
@@ -174,13 +174,19 @@ def manifests(env: str) -> Path:
         import sys
 
         out = _TMP / f"manifests-{env}"
-        subprocess.run([sys.executable, "-m", "k8s_charts", "--env", env, "--out", str(out)], cwd=ROOT, check=True,
-                       capture_output=True, text=True)
+        subprocess.run(
+            [sys.executable, "-m", "k8s_charts", "--env", env, "--out", str(out)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         _MANIFESTS[env] = out / env
     return _MANIFESTS[env]
 
 
 # ---- multi-account delivery (config/organization/, tests/test_delivery.py) ------------------------------------------
+
 
 # Accounts of the delivery tests' organisation, derived from nothing the shipped files hold: the automation and
 # logging accounts, then one workload account per environment (in ENVIRONMENTS order). Each environment's YAML is
@@ -193,8 +199,11 @@ def delivery_accounts() -> dict[str, str]:
 
 def moved_config(env: str, account: str) -> EnvironmentConfig:
     raw = raw_config(env)
-    return parse_config(env, json.loads(json.dumps(raw).replace(raw["account"], account)),
-                        source=f"config/{env}.yaml (moved to {account})")
+    return parse_config(
+        env,
+        json.loads(json.dumps(raw).replace(raw["account"], account)),
+        source=f"config/{env}.yaml (moved to {account})",
+    )
 
 
 def delivery_organization(overrides: dict[str, Any] | None = None, *, sink: bool = True) -> dict[str, Any]:
@@ -205,11 +214,16 @@ def delivery_organization(overrides: dict[str, Any] | None = None, *, sink: bool
     acc = delivery_accounts()
     data = yaml.safe_load(EXAMPLE_FILE.read_text())
     data["automation"]["account"] = acc["automation"]
-    data["source"]["connection_arn"] = (f"arn:aws:codeconnections:{data['automation']['region']}:"
-                                        f"{acc['automation']}:connection/00000000-0000-0000-0000-000000000000")
+    data["source"]["connection_arn"] = (
+        f"arn:aws:codeconnections:{data['automation']['region']}:"
+        f"{acc['automation']}:connection/00000000-0000-0000-0000-000000000000"
+    )
     data["logging"]["account"] = acc["logging"]
-    data["logging"]["sink_arn"] = (f"arn:aws:oam:{data['logging']['region']}:{acc['logging']}:sink/"
-                                   f"00000000-1111-2222-3333-444444444444") if sink else None
+    data["logging"]["sink_arn"] = (
+        (f"arn:aws:oam:{data['logging']['region']}:{acc['logging']}:sink/00000000-1111-2222-3333-444444444444")
+        if sink
+        else None
+    )
     data["waves"] = [{"name": env, "environments": [env]} for env in ENVIRONMENTS]
     return deep_merge(data, overrides or {})
 
@@ -247,18 +261,25 @@ def synthesize_delivery() -> DeliverySynth:
     environments = {env: moved_config(env, accounts[env]) for env in ENVIRONMENTS}
     organization = parse_organization(delivery_organization(), environments, source="tests: delivery organisation")
     outdir = _TMP / "delivery"
-    app = cdk.App(outdir=str(outdir), context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []},
-                  builtin_cloud_formation_validation=False)
+    app = cdk.App(
+        outdir=str(outdir),
+        context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []},
+        builtin_cloud_formation_validation=False,
+    )
     pipeline = platform_app.build_delivery(app, organization, environments)
     error = None
     try:
         app.synth()
     except RuntimeError as exc:
         error = str(exc)
-    result = DeliverySynth(organization=organization, environments=environments, app=app, pipeline=pipeline,
-                           outdir=outdir, error=error)
-    stacks = {"pipeline": pipeline, "logging": pipeline.logging_stage.stack,
-              **{f"{env}-delivery": stage.stacks["delivery"] for env, stage in pipeline.stages.items()}}
+    result = DeliverySynth(
+        organization=organization, environments=environments, app=app, pipeline=pipeline, outdir=outdir, error=error
+    )
+    stacks = {
+        "pipeline": pipeline,
+        "logging": pipeline.logging_stage.stack,
+        **{f"{env}-delivery": stage.stacks["delivery"] for env, stage in pipeline.stages.items()},
+    }
     for name, stack in stacks.items():
         stage_dir = outdir if stack is pipeline else Path(cdk.Stage.of(stack).outdir)
         path = stage_dir / stack.template_file
@@ -280,8 +301,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return  # `-p no:xdist`: one process, nothing to group (the mark would not be registered)
     for item in items:
         module = getattr(item, "module", None)
-        if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or \
-                (module is not None and {"synthesize", "Synth"} & set(vars(module))):
+        if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or (
+            module is not None and {"synthesize", "Synth"} & set(vars(module))
+        ):
             item.add_marker(pytest.mark.xdist_group("synth"))
         elif "delivery" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("delivery"))  # the delivery app, synthesized once, on one worker
@@ -335,6 +357,5 @@ def k8s_dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, li
     result = {}
     for env in ENVIRONMENTS:
         files = write_dist(env, out)
-        result[env] = {f.name.removesuffix(".yaml"): [d for d in yaml.safe_load_all(f.read_text()) if d]
-                       for f in files}
+        result[env] = {f.name.removesuffix(".yaml"): [d for d in yaml.safe_load_all(f.read_text()) if d] for f in files}
     return result

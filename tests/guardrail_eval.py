@@ -15,22 +15,45 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-GROUP_OF = {"Pod": "", "Service": "", "Secret": "", "ConfigMap": "", "ServiceAccount": "",
-            "PyTorchJob": "kubeflow.org", "MPIJob": "kubeflow.org", "RayJob": "ray.io", "RayCluster": "ray.io",
-            "Job": "batch", "CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps", "DaemonSet": "apps",
-            "ReplicaSet": "apps", "NetworkPolicy": "networking.k8s.io", "Role": "rbac.authorization.k8s.io",
-            "RoleBinding": "rbac.authorization.k8s.io", "ResourceQuota": "", "LimitRange": "",
-            "Ingress": "networking.k8s.io", "Namespace": "", "ScaledObject": "keda.sh",
-            "ValidatingAdmissionPolicyBinding": "admissionregistration.k8s.io"}
+GROUP_OF = {
+    "Pod": "",
+    "Service": "",
+    "Secret": "",
+    "ConfigMap": "",
+    "ServiceAccount": "",
+    "PyTorchJob": "kubeflow.org",
+    "MPIJob": "kubeflow.org",
+    "RayJob": "ray.io",
+    "RayCluster": "ray.io",
+    "Job": "batch",
+    "CronJob": "batch",
+    "Deployment": "apps",
+    "StatefulSet": "apps",
+    "DaemonSet": "apps",
+    "ReplicaSet": "apps",
+    "NetworkPolicy": "networking.k8s.io",
+    "Role": "rbac.authorization.k8s.io",
+    "RoleBinding": "rbac.authorization.k8s.io",
+    "ResourceQuota": "",
+    "LimitRange": "",
+    "Ingress": "networking.k8s.io",
+    "Namespace": "",
+    "ScaledObject": "keda.sh",
+    "ValidatingAdmissionPolicyBinding": "admissionregistration.k8s.io",
+}
 
 
 def resource_of(kind: str) -> str:
     plural = kind.lower() + ("es" if kind.lower().endswith(("ss", "ch")) else "" if kind.endswith("y") else "s")
-    return {"NetworkPolicy": "networkpolicies", "Ingress": "ingresses", "ValidatingAdmissionPolicyBinding":
-            "validatingadmissionpolicybindings"}.get(kind, plural)
+    return {
+        "NetworkPolicy": "networkpolicies",
+        "Ingress": "ingresses",
+        "ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings",
+    }.get(kind, plural)
 
 
 # ---- ValidatingAdmissionPolicy ---------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=None)
 def _program(expression: str):
@@ -79,9 +102,14 @@ def kueue_gated(pod: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def policy_refusals(policy: dict[str, Any], obj: dict[str, Any], *, old: dict[str, Any] | None = None,
-                    request: dict[str, Any] | None = None,
-                    namespace_labels: dict[str, str] | None = None) -> list[str]:
+def policy_refusals(
+    policy: dict[str, Any],
+    obj: dict[str, Any],
+    *,
+    old: dict[str, Any] | None = None,
+    request: dict[str, Any] | None = None,
+    namespace_labels: dict[str, str] | None = None,
+) -> list[str]:
     """Messages of the validations of ``policy`` that refuse ``obj`` (false or failing to evaluate); [] when it
     admits it, including when a matchCondition exempts it. ``old``: ``oldObject`` (an UPDATE; null on CREATE);
     ``request``: :func:`request_of` (default: a team member's CREATE, UPDATE when ``old`` is given);
@@ -89,9 +117,12 @@ def policy_refusals(policy: dict[str, Any], obj: dict[str, Any], *, old: dict[st
     import celpy
 
     request = request or request_of("UPDATE" if old is not None else "CREATE")
-    activation: dict[str, Any] = {"object": celpy.json_to_cel(obj), "oldObject": celpy.json_to_cel(old),
-                                  "request": celpy.json_to_cel(request),
-                                  "namespaceObject": celpy.json_to_cel(namespace_object(obj, namespace_labels))}
+    activation: dict[str, Any] = {
+        "object": celpy.json_to_cel(obj),
+        "oldObject": celpy.json_to_cel(old),
+        "request": celpy.json_to_cel(request),
+        "namespaceObject": celpy.json_to_cel(namespace_object(obj, namespace_labels)),
+    }
     for condition in policy["spec"].get("matchConditions", []):
         result = _program(condition["expression"]).evaluate(activation)
         if not isinstance(result, Exception) and not _cel_true(result):
@@ -116,25 +147,35 @@ def policy_refusals(policy: dict[str, Any], obj: dict[str, Any], *, old: dict[st
 
 
 def _rule_matches(rule: dict[str, Any], group: str, resource: str, operation: str) -> bool:
-    return (group in rule["apiGroups"] or "*" in rule["apiGroups"]) and \
-        (resource in rule["resources"] or "*" in rule["resources"]) and \
-        (operation in rule["operations"] or "*" in rule["operations"])
+    return (
+        (group in rule["apiGroups"] or "*" in rule["apiGroups"])
+        and (resource in rule["resources"] or "*" in rule["resources"])
+        and (operation in rule["operations"] or "*" in rule["operations"])
+    )
 
 
 def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items()) and \
-        not selector.get("matchExpressions")
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items()) and not selector.get(
+        "matchExpressions"
+    )
 
 
 @dataclass
 class Refusal:
-    by: str            # e.g. "ValidatingAdmissionPolicy llmft-team-pods", "RBAC", "ResourceQuota compute"
+    by: str  # e.g. "ValidatingAdmissionPolicy llmft-team-pods", "RBAC", "ResourceQuota compute"
     message: str
 
 
-def admission_refusals(manifests: list[dict[str, Any]], obj: dict[str, Any], namespace_labels: dict[str, str],
-                       *, operation: str = "CREATE", actions: tuple[str, ...] = ("Deny",),
-                       old: dict[str, Any] | None = None, user: str = TEAM_USER) -> list[Refusal]:
+def admission_refusals(
+    manifests: list[dict[str, Any]],
+    obj: dict[str, Any],
+    namespace_labels: dict[str, str],
+    *,
+    operation: str = "CREATE",
+    actions: tuple[str, ...] = ("Deny",),
+    old: dict[str, Any] | None = None,
+    user: str = TEAM_USER,
+) -> list[Refusal]:
     """Refusals of every ValidatingAdmissionPolicy bound (with one of ``actions``) to a namespace labelled
     ``namespace_labels`` for ``obj`` (``operation`` by ``user``; ``old`` the stored object of an UPDATE)."""
     request = request_of(operation, user)
@@ -148,43 +189,62 @@ def admission_refusals(manifests: list[dict[str, Any]], obj: dict[str, Any], nam
         if not _selects(spec.get("matchResources", {}).get("namespaceSelector", {}), namespace_labels):
             continue
         policy = policies[spec["policyName"]]
-        if not any(_rule_matches(r, group, resource_of(obj["kind"]), operation)
-                   for r in policy["spec"]["matchConstraints"]["resourceRules"]):
+        if not any(
+            _rule_matches(r, group, resource_of(obj["kind"]), operation)
+            for r in policy["spec"]["matchConstraints"]["resourceRules"]
+        ):
             continue
-        out += [Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", m)
-                for m in policy_refusals(policy, obj, old=old, request=request, namespace_labels=namespace_labels)]
+        out += [
+            Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", m)
+            for m in policy_refusals(policy, obj, old=old, request=request, namespace_labels=namespace_labels)
+        ]
     return out
 
 
 # ---- RBAC ------------------------------------------------------------------------------------------------------------
 
-def rbac_allows(manifests: list[dict[str, Any]], subjects: set[tuple[str, str]], verb: str, group: str,
-                resource: str, namespace: str) -> list[str]:
+
+def rbac_allows(
+    manifests: list[dict[str, Any]],
+    subjects: set[tuple[str, str]],
+    verb: str,
+    group: str,
+    resource: str,
+    namespace: str,
+) -> list[str]:
     """The bindings (``<kind> <ns>/<name> -> <role>``) through which one of ``subjects`` (``(kind, name)``; service
     accounts as ``ns/name``) may ``verb`` ``resource`` of ``group`` in ``namespace``; [] if none."""
-    roles = {(d["metadata"].get("namespace"), d["kind"], d["metadata"]["name"]): d for d in manifests
-             if d["kind"] in ("Role", "ClusterRole")}
+    roles = {
+        (d["metadata"].get("namespace"), d["kind"], d["metadata"]["name"]): d
+        for d in manifests
+        if d["kind"] in ("Role", "ClusterRole")
+    }
     hits = []
     for binding in (d for d in manifests if d["kind"] in ("RoleBinding", "ClusterRoleBinding")):
         ns = binding["metadata"].get("namespace")
         if binding["kind"] == "RoleBinding" and ns != namespace:
             continue
-        bound = {(s["kind"], s["name"] if s["kind"] != "ServiceAccount" else f"{s.get('namespace', ns)}/{s['name']}")
-                 for s in binding.get("subjects", [])}
+        bound = {
+            (s["kind"], s["name"] if s["kind"] != "ServiceAccount" else f"{s.get('namespace', ns)}/{s['name']}")
+            for s in binding.get("subjects", [])
+        }
         if not bound & subjects:
             continue
         ref = binding["roleRef"]
         role = roles.get((ns if ref["kind"] == "Role" else None, ref["kind"], ref["name"]))
         rules = role["rules"] if role else [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]  # unknown: worst
         for rule in rules:
-            if (group in rule.get("apiGroups", []) or "*" in rule.get("apiGroups", [])) and \
-                    (resource in rule.get("resources", []) or "*" in rule.get("resources", [])) and \
-                    (verb in rule.get("verbs", []) or "*" in rule.get("verbs", [])):
+            if (
+                (group in rule.get("apiGroups", []) or "*" in rule.get("apiGroups", []))
+                and (resource in rule.get("resources", []) or "*" in rule.get("resources", []))
+                and (verb in rule.get("verbs", []) or "*" in rule.get("verbs", []))
+            ):
                 hits.append(f"{binding['kind']} {ns}/{binding['metadata']['name']} -> {ref['name']}")
     return hits
 
 
 # ---- ResourceQuota / LimitRange --------------------------------------------------------------------------------------
+
 
 def quantity(value: Any, *, cpu: bool) -> float:
     """A Kubernetes quantity in cores (cpu) or bytes / count."""
@@ -216,8 +276,9 @@ def quota_refusals(manifests: list[dict[str, Any]], namespace: str, pod_spec: di
             if key.startswith("requests."):
                 name = key.removeprefix("requests.")
                 if requests.get(name, 0.0) > quantity(hard, cpu=name == "cpu"):
-                    out.append(Refusal(f"ResourceQuota {q['metadata']['name']}",
-                                       f"{name} {requests[name]:g} > hard {hard}"))
+                    out.append(
+                        Refusal(f"ResourceQuota {q['metadata']['name']}", f"{name} {requests[name]:g} > hard {hard}")
+                    )
     return out
 
 
@@ -231,6 +292,10 @@ def limit_range_refusals(manifests: list[dict[str, Any]], namespace: str, pod_sp
                 limits = {**item.get("default", {}), **c.get("resources", {}).get("limits", {})}
                 for name, most in item.get("max", {}).items():
                     if name in limits and quantity(limits[name], cpu=name == "cpu") > quantity(most, cpu=name == "cpu"):
-                        out.append(Refusal(f"LimitRange {lr['metadata']['name']}",
-                                           f"container {c['name']} {name} limit {limits[name]} > max {most}"))
+                        out.append(
+                            Refusal(
+                                f"LimitRange {lr['metadata']['name']}",
+                                f"container {c['name']} {name} limit {limits[name]} > max {most}",
+                            )
+                        )
     return out

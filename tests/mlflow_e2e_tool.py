@@ -61,8 +61,11 @@ def log_runs(tracking_uri: str, host: str, workdir: str, teams: list[str]) -> di
             mlflow.log_artifact(str(artifact), artifact_path="reports")
         client = MlflowClient(tracking_uri)
         fetched = client.get_run(run.info.run_id)
-        downloaded = Path(client.download_artifacts(run.info.run_id, f"reports/{artifact.name}",
-                                                    dst_path=str(Path(workdir) / f"download-{team}")))
+        downloaded = Path(
+            client.download_artifacts(
+                run.info.run_id, f"reports/{artifact.name}", dst_path=str(Path(workdir) / f"download-{team}")
+            )
+        )
         out[team] = {
             "experiment_id": experiment_id,
             "run_id": run.info.run_id,
@@ -74,8 +77,9 @@ def log_runs(tracking_uri: str, host: str, workdir: str, teams: list[str]) -> di
     return out
 
 
-def train_steps(tracking_uri: str, host: str, team: str, first: int, last: int, step_seconds: float,
-                resume_file: str) -> dict:
+def train_steps(
+    tracking_uri: str, host: str, team: str, first: int, last: int, step_seconds: float, resume_file: str
+) -> dict:
     import time
 
     _send_host_header(tracking_uri, host)
@@ -98,8 +102,13 @@ def train_steps(tracking_uri: str, host: str, team: str, first: int, last: int, 
         print(f"step {step}", flush=True)
     t0 = time.monotonic()
     mlflow_utils.end_run()
-    return {"run_id": run_id, "steps": last - first + 1, "slowest_log_s": slowest, "end_s": time.monotonic() - t0,
-            "total_s": time.monotonic() - started}
+    return {
+        "run_id": run_id,
+        "steps": last - first + 1,
+        "slowest_log_s": slowest,
+        "end_s": time.monotonic() - t0,
+        "total_s": time.monotonic() - started,
+    }
 
 
 def _engine(uri: str):

@@ -61,26 +61,56 @@ def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
     from .test_pipeline_e2e import EXAMPLES, TEAM, TRAIN_PYTHON
 
     name = f"{TEAM}.medical-sft"
-    version = pipeline["mlflow"].get("/api/2.0/mlflow/registered-models/alias", name=name,
-                                     alias=EVALUATED_ALIAS)["model_version"]
+    version = pipeline["mlflow"].get("/api/2.0/mlflow/registered-models/alias", name=name, alias=EVALUATED_ALIAS)[
+        "model_version"
+    ]
     tags = {t["key"]: t["value"] for t in version.get("tags", [])}
-    print("evaluated version:", json.dumps({k: version.get(k) for k in ("name", "version", "run_id", "source")}),
-          "tags:", json.dumps(tags))
+    print(
+        "evaluated version:",
+        json.dumps({k: version.get(k) for k in ("name", "version", "run_id", "source")}),
+        "tags:",
+        json.dumps(tags),
+    )
     assert version["version"] == "1" and tags[EVALUATION_TAG] == EVALUATION_PASSED
     assert tags[MODEL_DIR_TAG].startswith("/fsx/")  # the cluster's path, not this machine's
     assert (pipeline["fsx"] / tags[MODEL_DIR_TAG].removeprefix("/fsx/") / "config.json").is_file()
 
     port = _free_port()
     env = {**pipeline["env"], "HOME": os.environ.get("HOME", "/tmp")}
-    llmft = subprocess.Popen([sys.executable, "-m", "llmft", "run", "--local", str(EXAMPLES / "07-serve-medical.yaml"),
-                              "--env", "dev", "--fsx", str(pipeline["fsx"]), "--python", str(TRAIN_PYTHON),
-                              "--port", str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+    llmft = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llmft",
+            "run",
+            "--local",
+            str(EXAMPLES / "07-serve-medical.yaml"),
+            "--env",
+            "dev",
+            "--fsx",
+            str(pipeline["fsx"]),
+            "--python",
+            str(TRAIN_PYTHON),
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_healthy(llmft, port, timeout=180), llmft.stderr.read() if llmft.poll() is not None else ""
         base = f"http://127.0.0.1:{port}"
-        proc = subprocess.run([str(TRAIN_PYTHON), "-c", CLIENT, base, name, HEALTH_PATH, METRICS_PATH], env=env,
-                              capture_output=True, text=True, timeout=120, check=False)
+        proc = subprocess.run(
+            [str(TRAIN_PYTHON), "-c", CLIENT, base, name, HEALTH_PATH, METRICS_PATH],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert proc.returncode == 0, proc.stderr[-4000:]
         out = json.loads(proc.stdout.splitlines()[-1])
     finally:

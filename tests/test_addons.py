@@ -8,7 +8,13 @@ import pytest
 
 import app as platform_app
 from cdk_constructs.compute.addon import (
-    PLATFORM_CRDS, SYSTEM_NODES, AddOn, AddOnContext, AddOnOrderError, construct_id, install_order,
+    PLATFORM_CRDS,
+    SYSTEM_NODES,
+    AddOn,
+    AddOnContext,
+    AddOnOrderError,
+    construct_id,
+    install_order,
 )
 from cdk_constructs.compute.argo_cd import ARGO_CD
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
@@ -20,8 +26,16 @@ from .conftest import CDK_CONTEXT, config_with
 
 
 def addon(name: str, *needs: str, crds: bool = False) -> AddOn:
-    return AddOn(name=name, chart=name, release=name, namespace="demo", repository="https://example.com/charts",
-                 version="1.0.0", needs=needs, provides_crds=crds)
+    return AddOn(
+        name=name,
+        chart=name,
+        release=name,
+        namespace="demo",
+        repository="https://example.com/charts",
+        version="1.0.0",
+        needs=needs,
+        provides_crds=crds,
+    )
 
 
 def names(addons: list[AddOn]) -> list[str]:
@@ -29,8 +43,9 @@ def names(addons: list[AddOn]) -> list[str]:
 
 
 def test_order_follows_needs_and_keeps_the_given_order_otherwise() -> None:
-    order = install_order([addon("c", "b"), addon("a", SYSTEM_NODES), addon("b", "a"), addon("d", SYSTEM_NODES)],
-                          provided=[SYSTEM_NODES])
+    order = install_order(
+        [addon("c", "b"), addon("a", SYSTEM_NODES), addon("b", "a"), addon("d", SYSTEM_NODES)], provided=[SYSTEM_NODES]
+    )
     assert names(order) == ["a", "b", "c", "d"]
 
 
@@ -63,8 +78,13 @@ def test_the_platform_addons_resolve_in_their_declared_order() -> None:
 
 def test_versions_come_from_config_charts() -> None:
     defaults = charts.ChartVersionsConfig()
-    pinned = {charts.ARGOCD_CHART_VERSION, charts.ARGO_WORKFLOWS_CHART_VERSION,
-              charts.NVIDIA_DEVICE_PLUGIN_CHART_VERSION, charts.EFA_DEVICE_PLUGIN_CHART_VERSION, charts.KEDA_CHART_VERSION}
+    pinned = {
+        charts.ARGOCD_CHART_VERSION,
+        charts.ARGO_WORKFLOWS_CHART_VERSION,
+        charts.NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
+        charts.EFA_DEVICE_PLUGIN_CHART_VERSION,
+        charts.KEDA_CHART_VERSION,
+    }
     for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS):
         if a.repository is None:
             continue  # our chart, an asset
@@ -75,9 +95,16 @@ def test_versions_come_from_config_charts() -> None:
 
 
 def test_a_new_addon_is_one_declaration_and_one_line(monkeypatch) -> None:
-    extra = AddOn(name="metrics-server", chart="metrics-server", release="metrics-server", namespace="kube-system",
-                  repository="https://kubernetes-sigs.github.io/metrics-server/", version="3.13.0",
-                  values=lambda context: {"nodeSelector": dict(context.node_selector)}, needs=(SYSTEM_NODES,))
+    extra = AddOn(
+        name="metrics-server",
+        chart="metrics-server",
+        release="metrics-server",
+        namespace="kube-system",
+        repository="https://kubernetes-sigs.github.io/metrics-server/",
+        version="3.13.0",
+        values=lambda context: {"nodeSelector": dict(context.node_selector)},
+        needs=(SYSTEM_NODES,),
+    )
     monkeypatch.setattr(compute_stack, "CLUSTER_ADDONS", (*CLUSTER_ADDONS, extra))
     app = cdk.App(context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []})
     stack = platform_app.build(app, config_with("dev"))["compute"]

@@ -27,6 +27,7 @@ EVENTS = "events.amazonaws.com"
 
 # ---- a small evaluator of the CloudFormation-rendered policies ---------------------------------------------------
 
+
 def resolve(value: Any, synth: Synth, stack: str = STACK) -> Any:
     """Intrinsic functions of a synthesized template resolved to strings: pseudo parameters from the stack's
     environment, ``Ref`` of the topic to its ARN, ``Fn::Join``; anything else raises (the test would not know
@@ -38,10 +39,14 @@ def resolve(value: Any, synth: Synth, stack: str = STACK) -> Any:
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and len(value) == 1:
-        (fn, arg), = value.items()
+        ((fn, arg),) = value.items()
         if fn == "Ref":
-            pseudo = {"AWS::AccountId": cfg.account, "AWS::Region": cfg.region, "AWS::Partition": "aws",
-                      "AWS::URLSuffix": "amazonaws.com"}
+            pseudo = {
+                "AWS::AccountId": cfg.account,
+                "AWS::Region": cfg.region,
+                "AWS::Partition": "aws",
+                "AWS::URLSuffix": "amazonaws.com",
+            }
             if arg in pseudo:
                 return pseudo[arg]
             res = template["Resources"][arg]
@@ -88,8 +93,9 @@ def condition_holds(condition: dict[str, dict[str, Any]], context: dict[str, str
     return True
 
 
-def statement_matches(stmt: dict[str, Any], *, service: str, action: str, resource: str,
-                      context: dict[str, str]) -> bool:
+def statement_matches(
+    stmt: dict[str, Any], *, service: str, action: str, resource: str, context: dict[str, str]
+) -> bool:
     principal = stmt["Principal"]
     if principal != "*" and principal != {"AWS": "*"}:
         services = principal.get("Service", [])
@@ -105,7 +111,7 @@ def statement_matches(stmt: dict[str, Any], *, service: str, action: str, resour
 
 
 def decide(statements: list[dict[str, Any]], **request: Any) -> str:
-    """"Deny" (explicit), "Allow", or "ImplicitDeny"."""
+    """ "Deny" (explicit), "Allow", or "ImplicitDeny"."""
     matching = [s for s in statements if statement_matches(s, **request)]
     if any(s["Effect"] == "Deny" for s in matching):
         return "Deny"
@@ -113,6 +119,7 @@ def decide(statements: list[dict[str, Any]], **request: Any) -> str:
 
 
 # ---- what the templates say ---------------------------------------------------------------------------------------
+
 
 def topic_and_policy(synth: Synth) -> tuple[str, str, list[dict[str, Any]]]:
     (topic_id,) = synth.resources(STACK, "AWS::SNS::Topic")
@@ -128,7 +135,9 @@ def resolve_statements(statements: list[dict[str, Any]], synth: Synth) -> list[d
         s = dict(s)
         s["Resource"] = resolve(s["Resource"], synth)
         if "Condition" in s:
-            s["Condition"] = {op: {k: resolve(v, synth) for k, v in keys.items()} for op, keys in s["Condition"].items()}
+            s["Condition"] = {
+                op: {k: resolve(v, synth) for k, v in keys.items()} for op, keys in s["Condition"].items()
+            }
         out.append(s)
     return out
 
@@ -138,19 +147,29 @@ def alarm_arn(synth: Synth, name: str, account: str | None = None) -> str:
     return f"arn:aws:cloudwatch:{cfg.region}:{account or cfg.account}:alarm:{name}"
 
 
-def alarm_publish(synth: Synth, topic_arn: str, source_arn: str, *, account: str | None = None,
-                  secure: bool = True) -> dict[str, Any]:
-    return dict(service=CLOUDWATCH, action="sns:Publish", resource=topic_arn,
-                context={"aws:SourceAccount": account or synth.config.account, "aws:SourceArn": source_arn,
-                         "aws:SecureTransport": str(secure).lower()})
+def alarm_publish(
+    synth: Synth, topic_arn: str, source_arn: str, *, account: str | None = None, secure: bool = True
+) -> dict[str, Any]:
+    return dict(
+        service=CLOUDWATCH,
+        action="sns:Publish",
+        resource=topic_arn,
+        context={
+            "aws:SourceAccount": account or synth.config.account,
+            "aws:SourceArn": source_arn,
+            "aws:SecureTransport": str(secure).lower(),
+        },
+    )
 
 
 def synthesized_alarms(synth: Synth) -> dict[str, dict[str, Any]]:
-    return {r["Properties"]["AlarmName"]: r["Properties"]
-            for r in synth.resources(STACK, "AWS::CloudWatch::Alarm").values()}
+    return {
+        r["Properties"]["AlarmName"]: r["Properties"] for r in synth.resources(STACK, "AWS::CloudWatch::Alarm").values()
+    }
 
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
+
 
 def test_every_alarm_can_publish_to_the_topic(env_synth: Synth) -> None:
     """Each synthesized alarm names the topic as its action, and the topic policy lets CloudWatch publish for that
@@ -159,12 +178,18 @@ def test_every_alarm_can_publish_to_the_topic(env_synth: Synth) -> None:
     topic_id, topic_arn, statements = topic_and_policy(env_synth)
     found = synthesized_alarms(env_synth)
     assert len(found) >= 9
-    (key_id,) = [k for k, v in env_synth.resources(STACK, "AWS::KMS::Key").items()
-                 if v["Properties"].get("Description", "").endswith("alarm topic (SNS)")]
+    (key_id,) = [
+        k
+        for k, v in env_synth.resources(STACK, "AWS::KMS::Key").items()
+        if v["Properties"].get("Description", "").endswith("alarm topic (SNS)")
+    ]
     assert env_synth.templates[STACK]["Resources"][topic_id]["Properties"]["KmsMasterKeyId"] in (
-        {"Fn::GetAtt": [key_id, "Arn"]}, {"Ref": key_id})
+        {"Fn::GetAtt": [key_id, "Arn"]},
+        {"Ref": key_id},
+    )
     key_statements = resolve_statements(
-        env_synth.templates[STACK]["Resources"][key_id]["Properties"]["KeyPolicy"]["Statement"], env_synth)
+        env_synth.templates[STACK]["Resources"][key_id]["Properties"]["KeyPolicy"]["Statement"], env_synth
+    )
     key_arn = resolve({"Fn::GetAtt": [key_id, "Arn"]}, env_synth)
     for name, props in found.items():
         assert {"Ref": topic_id} in props["AlarmActions"], name
@@ -183,32 +208,49 @@ def test_topic_policy_refuses_other_alarms_and_plain_http(env_synth: Synth) -> N
     other_env = alarm_arn(env_synth, "llmft-other-FsxFreeCapacityLow")
     assert decide(statements, **alarm_publish(env_synth, topic_arn, other_env)) == "ImplicitDeny"
     foreign = alarm_arn(env_synth, name, account="210987654321")
-    assert decide(statements, **alarm_publish(env_synth, topic_arn, foreign, account="210987654321")) == \
-        "ImplicitDeny"
-    assert decide(statements, **alarm_publish(env_synth, topic_arn, alarm_arn(env_synth, name), secure=False)) == \
-        "Deny"
+    assert decide(statements, **alarm_publish(env_synth, topic_arn, foreign, account="210987654321")) == "ImplicitDeny"
+    assert decide(statements, **alarm_publish(env_synth, topic_arn, alarm_arn(env_synth, name), secure=False)) == "Deny"
 
 
 def test_eventbridge_rule_still_reaches_the_topic(env_synth: Synth) -> None:
     """The HyperPod instance-events rule targets the topic directly; the statement CloudWatch needed must not cost
     EventBridge its own."""
     _, topic_arn, statements = topic_and_policy(env_synth)
-    rules = [r for r in env_synth.resources(STACK, "AWS::Events::Rule").values()
-             if any(t["Arn"] == {"Ref": next(iter(env_synth.resources(STACK, "AWS::SNS::Topic")))}
-                    for t in r["Properties"].get("Targets", []))]
+    rules = [
+        r
+        for r in env_synth.resources(STACK, "AWS::Events::Rule").values()
+        if any(
+            t["Arn"] == {"Ref": next(iter(env_synth.resources(STACK, "AWS::SNS::Topic")))}
+            for t in r["Properties"].get("Targets", [])
+        )
+    ]
     assert rules, "the HyperPod events rule targets the topic"
     cfg = env_synth.config
-    request = dict(service=EVENTS, action="sns:Publish", resource=topic_arn,
-                   context={"aws:SourceAccount": cfg.account, "aws:SecureTransport": "true",
-                            "aws:SourceArn": f"arn:aws:events:{cfg.region}:{cfg.account}:rule/x"})
+    request = dict(
+        service=EVENTS,
+        action="sns:Publish",
+        resource=topic_arn,
+        context={
+            "aws:SourceAccount": cfg.account,
+            "aws:SecureTransport": "true",
+            "aws:SourceArn": f"arn:aws:events:{cfg.region}:{cfg.account}:rule/x",
+        },
+    )
     assert decide(statements, **request) == "Allow"
 
 
-@pytest.mark.parametrize("pattern,value,expected", [
-    ("arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*", "arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-A", True),
-    ("arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*", "arn:aws:cloudwatch:eu-west-1:2:alarm:llmft-dev-A", False),
-    ("arn:aws:cloudwatch:*:1:alarm:*", "arn:aws:cloudwatch:us-east-1:1:alarm:x", True),
-    ("arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*", "arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-prod-A", False),
-])
+@pytest.mark.parametrize(
+    "pattern,value,expected",
+    [
+        ("arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*", "arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-A", True),
+        ("arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*", "arn:aws:cloudwatch:eu-west-1:2:alarm:llmft-dev-A", False),
+        ("arn:aws:cloudwatch:*:1:alarm:*", "arn:aws:cloudwatch:us-east-1:1:alarm:x", True),
+        (
+            "arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-dev-*",
+            "arn:aws:cloudwatch:eu-west-1:1:alarm:llmft-prod-A",
+            False,
+        ),
+    ],
+)
 def test_arn_like_matches_component_wise(pattern: str, value: str, expected: bool) -> None:
     assert _arn_like(pattern, value) is expected

@@ -43,8 +43,11 @@ class Groups:
         for stack, template in self.synth.templates.items():
             for lid, res in template["Resources"].items():
                 props = res.get("Properties", {})
-                inline = [(f"{stack}:{lid}", r) for r in props.get("SecurityGroupIngress", [])] \
-                    if res["Type"] == "AWS::EC2::SecurityGroup" else []
+                inline = (
+                    [(f"{stack}:{lid}", r) for r in props.get("SecurityGroupIngress", [])]
+                    if res["Type"] == "AWS::EC2::SecurityGroup"
+                    else []
+                )
                 if res["Type"] == "AWS::EC2::SecurityGroupIngress":
                     inline = [(self.key(stack, props["GroupId"]), props)]
                 for group, rule in inline:
@@ -56,8 +59,9 @@ class Groups:
 
 
 def endpoint_groups(synth: Synth, groups: Groups) -> tuple[set[str], str]:
-    (lid, cluster), = [(k, v) for k, v in synth.templates["compute"]["Resources"].items()
-                       if v["Type"] == "AWS::EKS::Cluster"]
+    ((lid, cluster),) = [
+        (k, v) for k, v in synth.templates["compute"]["Resources"].items() if v["Type"] == "AWS::EKS::Cluster"
+    ]
     extra = {groups.key("compute", g) for g in cluster["Properties"]["ResourcesVpcConfig"].get("SecurityGroupIds", [])}
     cluster_sg = groups.key("compute", {"Fn::GetAtt": [lid, "ClusterSecurityGroupId"]})
     return extra | {cluster_sg}, cluster_sg
@@ -75,17 +79,26 @@ def clients(synth: Synth) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     (domain,) = [r for r in synth.templates["studio"]["Resources"].values() if r["Type"] == "AWS::SageMaker::Domain"]
     settings = domain["Properties"]["DefaultUserSettings"]
-    out["Studio apps (lifecycle configuration's kubectl)"] = {groups.key("studio", g)
-                                                              for g in settings["SecurityGroups"]}
-    handlers = [r for k, r in synth.templates["compute"]["Resources"].items()
-                if r["Type"] == "AWS::Lambda::Function" and k.startswith("EksClusterKubectlProviderHandler")]
+    out["Studio apps (lifecycle configuration's kubectl)"] = {
+        groups.key("studio", g) for g in settings["SecurityGroups"]
+    }
+    handlers = [
+        r
+        for k, r in synth.templates["compute"]["Resources"].items()
+        if r["Type"] == "AWS::Lambda::Function" and k.startswith("EksClusterKubectlProviderHandler")
+    ]
     assert len(handlers) == 1
     out["kubectl/helm handler (CDK manifests and Helm releases)"] = {
-        groups.key("compute", g) for g in handlers[0]["Properties"]["VpcConfig"]["SecurityGroupIds"]}
-    templates = [r for r in synth.templates["compute"]["Resources"].values() if r["Type"] == "AWS::EC2::LaunchTemplate"
-                 and "SecurityGroupIds" in r["Properties"]["LaunchTemplateData"]]
+        groups.key("compute", g) for g in handlers[0]["Properties"]["VpcConfig"]["SecurityGroupIds"]
+    }
+    templates = [
+        r
+        for r in synth.templates["compute"]["Resources"].values()
+        if r["Type"] == "AWS::EC2::LaunchTemplate" and "SecurityGroupIds" in r["Properties"]["LaunchTemplateData"]
+    ]
     out["administrators through SSM port forwarding on a system node (docs/deploying.md)"] = {
-        groups.key("compute", g) for t in templates for g in t["Properties"]["LaunchTemplateData"]["SecurityGroupIds"]}
+        groups.key("compute", g) for t in templates for g in t["Properties"]["LaunchTemplateData"]["SecurityGroupIds"]
+    }
     return out
 
 
@@ -117,13 +130,16 @@ def test_studio_mounts_fsx_through_security_group_rules_alone(env_synth: Synth) 
     needs no place on the file system's interfaces."""
     groups = Groups(env_synth)
     network = env_synth.stacks["network"]
-    key = {name: f"network:{network.get_logical_id(sg.node.default_child)}"
-           for name, sg in (("fsx", network.security_groups.fsx), ("studio", network.security_groups.studio))}
+    key = {
+        name: f"network:{network.get_logical_id(sg.node.default_child)}"
+        for name, sg in (("fsx", network.security_groups.fsx), ("studio", network.security_groups.studio))
+    }
     rules = groups.rules()
     for low, high in LUSTRE:
         for target, source in (("fsx", "studio"), ("studio", "fsx")):
-            assert any(g == key[target] and s == key[source] and lo <= low and high <= hi for g, s, lo, hi in rules), \
+            assert any(g == key[target] and s == key[source] and lo <= low and high <= hi for g, s, lo, hi in rules), (
                 f"{target} does not admit {source} on {low}-{high}"
+            )
 
 
 def test_nothing_modifies_network_interfaces(env_synth: Synth) -> None:

@@ -40,7 +40,7 @@ PREPARE = yaml.safe_load((EXAMPLES / "02-prepare-medical.yaml").read_text())
 CUSTOM_RAY = yaml.safe_load((EXAMPLES / "custom-ray.yaml").read_text())
 SERVE = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
 SERVE_PROD = yaml.safe_load((EXAMPLES / "serve-production.yaml").read_text())
-REGISTRY = ROOT / "examples" / "registry.yaml"   # the examples' snapshot of registered versions (llmft/registry.py)
+REGISTRY = ROOT / "examples" / "registry.yaml"  # the examples' snapshot of registered versions (llmft/registry.py)
 CONFIG = load_config("dev")
 
 
@@ -60,131 +60,299 @@ def evaluate(**settings: Any) -> dict[str, Any]:
 ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
     # 1. the step's own validation, at preflight
     ("1 bf16 and fp16", sft(fp16=True), r"settings.bf16, settings.fp16: both true.*remove fp16", True),
-    ("1 fsdp_config value not a boolean", sft(fsdp=True, fsdp_config={"reshard_after_forward": "maybe"}),
-     r"settings.fsdp_config.reshard_after_forward: 'maybe' is not true or false; write true or false", True),
-    ("1 fsdp_config a file name", sft(fsdp=True, fsdp_config="fsdp.json"),
-     r"settings.fsdp_config: 'fsdp.json' is a file name.*give fsdp_config as a mapping", True),
-    ("1 fsdp_config wrap policy", sft(fsdp=True, fsdp_config={"auto_wrap_policy": "LAYER_WRAP"}),
-     r"settings.fsdp_config.auto_wrap_policy: 'LAYER_WRAP'; use one of TRANSFORMER_BASED_WRAP", True),
-    ("1 fsdp as a string", sft(fsdp="full_shard"),
-     r"settings.fsdp: 'full_shard' as a string; write fsdp: true and put the sharding in fsdp_config", True),
-    ("1 deepspeed", sft(deepspeed={"zero_optimization": {"stage": 2}}),
-     r"settings.deepspeed: the platform's sft image has no DeepSpeed; shard with fsdp: true", True),
-    ("1 comma in a GRPO data path", {**GRPO, "dataset": "/fsx/datasets/gsm8k,/fsx/datasets/other"},
-     r"train_files '/fsx/datasets/gsm8k,/fsx/datasets/other/train.parquet' contains ',', which VeRL's Hydra "
-     r"overrides would read as syntax \(a list of values\).*rename it", True),
+    (
+        "1 fsdp_config value not a boolean",
+        sft(fsdp=True, fsdp_config={"reshard_after_forward": "maybe"}),
+        r"settings.fsdp_config.reshard_after_forward: 'maybe' is not true or false; write true or false",
+        True,
+    ),
+    (
+        "1 fsdp_config a file name",
+        sft(fsdp=True, fsdp_config="fsdp.json"),
+        r"settings.fsdp_config: 'fsdp.json' is a file name.*give fsdp_config as a mapping",
+        True,
+    ),
+    (
+        "1 fsdp_config wrap policy",
+        sft(fsdp=True, fsdp_config={"auto_wrap_policy": "LAYER_WRAP"}),
+        r"settings.fsdp_config.auto_wrap_policy: 'LAYER_WRAP'; use one of TRANSFORMER_BASED_WRAP",
+        True,
+    ),
+    (
+        "1 fsdp as a string",
+        sft(fsdp="full_shard"),
+        r"settings.fsdp: 'full_shard' as a string; write fsdp: true and put the sharding in fsdp_config",
+        True,
+    ),
+    (
+        "1 deepspeed",
+        sft(deepspeed={"zero_optimization": {"stage": 2}}),
+        r"settings.deepspeed: the platform's sft image has no DeepSpeed; shard with fsdp: true",
+        True,
+    ),
+    (
+        "1 comma in a GRPO data path",
+        {**GRPO, "dataset": "/fsx/datasets/gsm8k,/fsx/datasets/other"},
+        r"train_files '/fsx/datasets/gsm8k,/fsx/datasets/other/train.parquet' contains ',', which VeRL's Hydra "
+        r"overrides would read as syntax \(a list of values\).*rename it",
+        True,
+    ),
     # 2. values that parse but make no sense: ranges in the step contract, with the reason
-    ("2 negative learning rate", sft(learning_rate=-2e-4),
-     r"settings.learning_rate: -0.0002 is out of range: use a value > 0 and <= 1 \(a learning rate of 0 or less", True),
-    ("2 lora_r 0", sft(lora_r=0), r"settings.lora_r: 0 is out of range: use a value >= 1 .*\(rank 0 adapts nothing\)",
-     True),
-    ("2 batch size 0", sft(per_device_train_batch_size=0),
-     r"settings.per_device_train_batch_size: 0 is out of range: use a value >= 1 \(a batch of 0 examples", True),
-    ("2 accumulation 0", sft(gradient_accumulation_steps=0),
-     r"settings.gradient_accumulation_steps: 0 is out of range: use a value >= 1", True),
-    ("2 max_seq_length -1", sft(max_seq_length=-1), r"settings.max_seq_length: -1 is out of range: use a value >= 1",
-     True),
-    ("2 zero epochs", sft(num_train_epochs=0),
-     r"settings.num_train_epochs: 0 is out of range: use a value > 0 \(0 epochs trains nothing, exits 0 and "
-     r"registers the untrained base model\)", True),
+    (
+        "2 negative learning rate",
+        sft(learning_rate=-2e-4),
+        r"settings.learning_rate: -0.0002 is out of range: use a value > 0 and <= 1 \(a learning rate of 0 or less",
+        True,
+    ),
+    (
+        "2 lora_r 0",
+        sft(lora_r=0),
+        r"settings.lora_r: 0 is out of range: use a value >= 1 .*\(rank 0 adapts nothing\)",
+        True,
+    ),
+    (
+        "2 batch size 0",
+        sft(per_device_train_batch_size=0),
+        r"settings.per_device_train_batch_size: 0 is out of range: use a value >= 1 \(a batch of 0 examples",
+        True,
+    ),
+    (
+        "2 accumulation 0",
+        sft(gradient_accumulation_steps=0),
+        r"settings.gradient_accumulation_steps: 0 is out of range: use a value >= 1",
+        True,
+    ),
+    (
+        "2 max_seq_length -1",
+        sft(max_seq_length=-1),
+        r"settings.max_seq_length: -1 is out of range: use a value >= 1",
+        True,
+    ),
+    (
+        "2 zero epochs",
+        sft(num_train_epochs=0),
+        r"settings.num_train_epochs: 0 is out of range: use a value > 0 \(0 epochs trains nothing, exits 0 and "
+        r"registers the untrained base model\)",
+        True,
+    ),
     ("2 max_steps 0", sft(max_steps=0), r"settings.max_steps: 0 is out of range: use a value >= 1 or -1", True),
-    ("2 save_steps beyond the run", {**sft(max_steps=50, save_steps=100), "tier": "production",
-                                     "team": "hyperpod-platform"},
-     r"settings.save_steps: 100 is more than max_steps 50, so the run writes no checkpoint and a restarted pod "
-     r"starts from zero; use save_steps <= 50", True),
-    ("2 production save_steps of an epoch-based run", {**SFT, "tier": "production", "team": "hyperpod-platform"},
-     r"settings.save_steps: 100 steps in a production job that trains by epochs: .*restarts it from zero; give "
-     r"save_steps as a fraction of the run \(e.g. 0.1: every 10%\), or set max_steps", False),
-    ("2 production save_steps default", {**SFT, "tier": "production", "team": "hyperpod-platform",
-                                          "settings": {"num_train_epochs": 1}},
-     r"settings.save_steps: 500 \(the default\) steps in a production job", False),
-    ("2 evaluate max_samples -10", evaluate(max_samples=-10),
-     r"settings.max_samples: -10 is out of range: use a value >= 1 \(test examples to score", True),
-    ("2 prepare-data max_samples -10", {**PREPARE, "settings": {**PREPARE.get("settings", {}), "max_samples": -10}},
-     r"settings.max_samples: -10 is out of range", True),
-    ("2 GRPO tensor parallel 0", grpo(tensor_parallel_size=0),
-     r"grpo.tensor_parallel_size: 0 is out of range: use a value >= 1 and <= 8", True),
-    ("2 GRPO negative tensor parallel", grpo(tensor_parallel_size=-2),
-     r"grpo.tensor_parallel_size: -2 is out of range", True),
+    (
+        "2 save_steps beyond the run",
+        {**sft(max_steps=50, save_steps=100), "tier": "production", "team": "hyperpod-platform"},
+        r"settings.save_steps: 100 is more than max_steps 50, so the run writes no checkpoint and a restarted pod "
+        r"starts from zero; use save_steps <= 50",
+        True,
+    ),
+    (
+        "2 production save_steps of an epoch-based run",
+        {**SFT, "tier": "production", "team": "hyperpod-platform"},
+        r"settings.save_steps: 100 steps in a production job that trains by epochs: .*restarts it from zero; give "
+        r"save_steps as a fraction of the run \(e.g. 0.1: every 10%\), or set max_steps",
+        False,
+    ),
+    (
+        "2 production save_steps default",
+        {**SFT, "tier": "production", "team": "hyperpod-platform", "settings": {"num_train_epochs": 1}},
+        r"settings.save_steps: 500 \(the default\) steps in a production job",
+        False,
+    ),
+    (
+        "2 evaluate max_samples -10",
+        evaluate(max_samples=-10),
+        r"settings.max_samples: -10 is out of range: use a value >= 1 \(test examples to score",
+        True,
+    ),
+    (
+        "2 prepare-data max_samples -10",
+        {**PREPARE, "settings": {**PREPARE.get("settings", {}), "max_samples": -10}},
+        r"settings.max_samples: -10 is out of range",
+        True,
+    ),
+    (
+        "2 GRPO tensor parallel 0",
+        grpo(tensor_parallel_size=0),
+        r"grpo.tensor_parallel_size: 0 is out of range: use a value >= 1 and <= 8",
+        True,
+    ),
+    (
+        "2 GRPO negative tensor parallel",
+        grpo(tensor_parallel_size=-2),
+        r"grpo.tensor_parallel_size: -2 is out of range",
+        True,
+    ),
     ("2 GRPO mini batch 0", grpo(ppo_mini_batch_size=0), r"grpo.ppo_mini_batch_size: 0 is out of range", True),
-    ("2 GRPO memory utilisation 1.5", grpo(rollout_gpu_memory_utilization=1.5),
-     r"grpo.rollout_gpu_memory_utilization: 1.5 is out of range: use a value > 0 and <= 1 \(the fraction of GPU "
-     r"memory", True),
+    (
+        "2 GRPO memory utilisation 1.5",
+        grpo(rollout_gpu_memory_utilization=1.5),
+        r"grpo.rollout_gpu_memory_utilization: 1.5 is out of range: use a value > 0 and <= 1 \(the fraction of GPU "
+        r"memory",
+        True,
+    ),
     ("2 GRPO zero epochs", grpo(total_epochs=0), r"grpo.total_epochs: 0 is out of range: use a value >= 1", True),
     # 4. credentials and egress
-    ("4 platform secret re-mapped", {**SFT, "secret_env": {"MY_PASS": {"secret": "mlflow-credentials",
-                                                                      "key": "MLFLOW_TRACKING_PASSWORD"}}},
-     r"secret_env: MY_PASS \(mlflow-credentials\) reads a Secret the platform owns.*cannot be copied", False),
-    ("4 $(VAR) in an env value", {**SFT, "env": {"LEAK": "x$(MLFLOW_TRACKING_PASSWORD)"}},
-     r"env.LEAK: .* contains \$\(MLFLOW_TRACKING_PASSWORD\), which Kubernetes replaces with another variable's "
-     r"value; env values are literal: write \$\$\(\.\.\.\)", False),
-    ("4 Hydra interpolation in a GRPO path", {**GRPO, "dataset": "/fsx/datasets/${oc.env:AWS_SECRET_ACCESS_KEY}"},
-     r"train_files .* contains '\$\{', which VeRL's Hydra overrides would read as syntax \(an interpolation Hydra "
-     r"resolves\)", True),
-    ("4 push_to_hub", sft(push_to_hub=True),
-     r"settings.push_to_hub: true would upload the team's weights to the Hugging Face Hub.*remove it", True),
-    ("4 report_to wandb", sft(report_to="wandb"),
-     r"settings.report_to: wandb would send the team's metrics outside the platform.*use none", True),
+    (
+        "4 platform secret re-mapped",
+        {**SFT, "secret_env": {"MY_PASS": {"secret": "mlflow-credentials", "key": "MLFLOW_TRACKING_PASSWORD"}}},
+        r"secret_env: MY_PASS \(mlflow-credentials\) reads a Secret the platform owns.*cannot be copied",
+        False,
+    ),
+    (
+        "4 $(VAR) in an env value",
+        {**SFT, "env": {"LEAK": "x$(MLFLOW_TRACKING_PASSWORD)"}},
+        r"env.LEAK: .* contains \$\(MLFLOW_TRACKING_PASSWORD\), which Kubernetes replaces with another variable's "
+        r"value; env values are literal: write \$\$\(\.\.\.\)",
+        False,
+    ),
+    (
+        "4 Hydra interpolation in a GRPO path",
+        {**GRPO, "dataset": "/fsx/datasets/${oc.env:AWS_SECRET_ACCESS_KEY}"},
+        r"train_files .* contains '\$\{', which VeRL's Hydra overrides would read as syntax \(an interpolation Hydra "
+        r"resolves\)",
+        True,
+    ),
+    (
+        "4 push_to_hub",
+        sft(push_to_hub=True),
+        r"settings.push_to_hub: true would upload the team's weights to the Hugging Face Hub.*remove it",
+        True,
+    ),
+    (
+        "4 report_to wandb",
+        sft(report_to="wandb"),
+        r"settings.report_to: wandb would send the team's metrics outside the platform.*use none",
+        True,
+    ),
     ("4 report_to list", sft(report_to=["mlflow", "comet_ml"]), r"settings.report_to: comet_ml would send", True),
-    ("4 built-in step in a foreign image", {**SFT, "image": "docker.io/someone/trainer:1.0"},
-     r"image 'docker.io/someone/trainer:1.0': type sft runs the platform's sft image \(.*llmft-dev/sft:<tag>\).*"
-     r"use type custom", False),
+    (
+        "4 built-in step in a foreign image",
+        {**SFT, "image": "docker.io/someone/trainer:1.0"},
+        r"image 'docker.io/someone/trainer:1.0': type sft runs the platform's sft image \(.*llmft-dev/sft:<tag>\).*"
+        r"use type custom",
+        False,
+    ),
     # 5. pinning and formats
-    ("5 Hub id as evaluate's base model", evaluate(base_model_path="Qwen/Qwen2.5-1.5B-Instruct"),
-     r"settings.base_model_path 'Qwen/Qwen2.5-1.5B-Instruct' is not a path; .*unpinned: download it with a "
-     r"download-model job", False),
-    ("5 Hub id as the tokenizer", {**PREPARE, "settings": {**PREPARE.get("settings", {}),
-                                                          "tokenizer_path": "Qwen/Qwen2.5-1.5B-Instruct"}},
-     r"settings.tokenizer_path 'Qwen/Qwen2.5-1.5B-Instruct' is not a path", False),
-    ("5 built-in dataset at a branch", {**PREPARE, "settings": {"tokenizer_path": "/fsx/models/Qwen2.5-1.5B-Instruct",
-                                                               "revision": "main"}},
-     r"revision 'main' is not a commit sha; a built-in dataset is read at a pinned commit .*set revision to the "
-     r"40-hex commit of FreedomIntelligence/medical-o1-reasoning-SFT", True),
-    ("5 local file without format", {**PREPARE, "dataset": "/fsx/raw/medical.jsonl"},
-     r"format: a local file source \(/fsx/raw/medical.jsonl\) needs its format.*sft-r1 \(Question, Complex_CoT", True),
-    ("5 local file of an unknown kind", {**PREPARE, "dataset": "/fsx/raw/medical.txt",
-                                        "settings": {"format": "sft-r1"}},
-     r"source '/fsx/raw/medical.txt' is neither a built-in dataset .* nor a .jsonl, .json, .parquet or .csv file",
-     True),
+    (
+        "5 Hub id as evaluate's base model",
+        evaluate(base_model_path="Qwen/Qwen2.5-1.5B-Instruct"),
+        r"settings.base_model_path 'Qwen/Qwen2.5-1.5B-Instruct' is not a path; .*unpinned: download it with a "
+        r"download-model job",
+        False,
+    ),
+    (
+        "5 Hub id as the tokenizer",
+        {**PREPARE, "settings": {**PREPARE.get("settings", {}), "tokenizer_path": "Qwen/Qwen2.5-1.5B-Instruct"}},
+        r"settings.tokenizer_path 'Qwen/Qwen2.5-1.5B-Instruct' is not a path",
+        False,
+    ),
+    (
+        "5 built-in dataset at a branch",
+        {**PREPARE, "settings": {"tokenizer_path": "/fsx/models/Qwen2.5-1.5B-Instruct", "revision": "main"}},
+        r"revision 'main' is not a commit sha; a built-in dataset is read at a pinned commit .*set revision to the "
+        r"40-hex commit of FreedomIntelligence/medical-o1-reasoning-SFT",
+        True,
+    ),
+    (
+        "5 local file without format",
+        {**PREPARE, "dataset": "/fsx/raw/medical.jsonl"},
+        r"format: a local file source \(/fsx/raw/medical.jsonl\) needs its format.*sft-r1 \(Question, Complex_CoT",
+        True,
+    ),
+    (
+        "5 local file of an unknown kind",
+        {**PREPARE, "dataset": "/fsx/raw/medical.txt", "settings": {"format": "sft-r1"}},
+        r"source '/fsx/raw/medical.txt' is neither a built-in dataset .* nor a .jsonl, .json, .parquet or .csv file",
+        True,
+    ),
     # 6. sizes
     # a spec file is at most 1,000,000 bytes (config.strict_yaml), but its step file is written with escapes: 400,000
     # 'é' (800 kB of UTF-8) become 1.6 MB of '\xE9'
-    ("6 step file over the ConfigMap limit", sft(lora_target_modules="\u00e9" * 400_000),
-     r"the step file is \d+ bytes as its ConfigMap medical-sft-step, more than the 1024 KiB Kubernetes stores", False),
-    ("6 env value too large", {**SFT, "env": {"BIG": "x" * 200_000}},
-     r"env.BIG: 200000 bytes, more than the 32 KiB an environment value may have.*put the data in a file", False),
+    (
+        "6 step file over the ConfigMap limit",
+        sft(lora_target_modules="\u00e9" * 400_000),
+        r"the step file is \d+ bytes as its ConfigMap medical-sft-step, more than the 1024 KiB Kubernetes stores",
+        False,
+    ),
+    (
+        "6 env value too large",
+        {**SFT, "env": {"BIG": "x" * 200_000}},
+        r"env.BIG: 200000 bytes, more than the 32 KiB an environment value may have.*put the data in a file",
+        False,
+    ),
     # 7. placement
-    ("7 evaluate on several GPUs", {**EVAL, "gpus_per_node": 8},
-     r"type evaluate is one process on one GPU .*use nodes: 1 and gpus_per_node: 1", False),
+    (
+        "7 evaluate on several GPUs",
+        {**EVAL, "gpus_per_node": 8},
+        r"type evaluate is one process on one GPU .*use nodes: 1 and gpus_per_node: 1",
+        False,
+    ),
     # 8. a CPU-edited spec never becomes a GPU job that ignores its GPUs
-    ("8 use_cpu in a spec", sft(use_cpu=True, bf16=False),
-     r"settings.use_cpu: true makes the step ignore the GPUs the job holds; remove it \(`llmft run --local` adapts",
-     False),
+    (
+        "8 use_cpu in a spec",
+        sft(use_cpu=True, bf16=False),
+        r"settings.use_cpu: true makes the step ignore the GPUs the job holds; remove it \(`llmft run --local` adapts",
+        False,
+    ),
     # 9. messages that point at the problem
-    ("9 look-alike letter in the name", {**SFT, "name": "medic\u0430l-sft"},
-     r"name 'medic\u0430l-sft' is not a valid job name.*character 6 is U\+0430 CYRILLIC SMALL LETTER A, not ASCII",
-     False),
-    ("9 look-alike letter in a setting", {**SFT, "settings": {"l\u043era_r": 8}},
-     r"settings.l\u043era_r: not a setting of the sft step \(character 2 is U\+043E CYRILLIC SMALL LETTER O", False),
-    ("9 look-alike letter in the team", {**SFT, "team": "ml-r\u0435search"},
-     r"unknown team 'ml-r\u0435search'.*character 5 is U\+0435 CYRILLIC SMALL LETTER IE", False),
-    ("9 unknown key of a secret_env entry", {**SFT, "secret_env": {"HF_TOKEN": {"secret": "hf-token", "key": "token",
-                                                                               "namespace": "other"}}},
-     r"secret_env.HF_TOKEN.namespace: unknown key; remove it or fix its spelling \(known keys here: secret, key\)",
-     False),
-    ("9 the team's Studio path", {**SFT, "dataset": "/teams/ml-research/datasets/medical-o1"},
-     r"dataset '/teams/ml-research/datasets/medical-o1' is your team's directory as your Studio space mounts it; "
-     r".*write '/fsx/datasets/medical-o1'", False),
-    ("9 bad ray_version", {**CUSTOM_RAY, "image": "rayproject/ray:2.55.1-gpu",
-                           "custom": {**CUSTOM_RAY["custom"], "ray_version": "latest"}},
-     r"custom.ray_version 'latest' is not a Ray version; give the image's Ray release, e.g. 2.55.1", False),
-    ("9 a list of LoRA modules", sft(lora_target_modules=["q_proj", "v_proj"]),
-     r"settings.lora_target_modules: \['q_proj', 'v_proj'\] is a list; sft expects str \(one string: all-linear .*"
-     r"regular expression", True),
-    ("9 every problem at once (spec layer)", {**DOWNLOAD, "gpus": 8, "nodes": 2},
-     r"gpus: unknown key.*\n.*type download-model is one CPU pod .*remove nodes", False),
-    ("9 every problem at once (preflight layers)", {**sft(lora_r=0), "output": "/data/elsewhere"},
-     r"output '/data/elsewhere' is outside the team's directory.*\n.*settings.lora_r: 0 is out of range", False),
+    (
+        "9 look-alike letter in the name",
+        {**SFT, "name": "medic\u0430l-sft"},
+        r"name 'medic\u0430l-sft' is not a valid job name.*character 6 is U\+0430 CYRILLIC SMALL LETTER A, not ASCII",
+        False,
+    ),
+    (
+        "9 look-alike letter in a setting",
+        {**SFT, "settings": {"l\u043era_r": 8}},
+        r"settings.l\u043era_r: not a setting of the sft step \(character 2 is U\+043E CYRILLIC SMALL LETTER O",
+        False,
+    ),
+    (
+        "9 look-alike letter in the team",
+        {**SFT, "team": "ml-r\u0435search"},
+        r"unknown team 'ml-r\u0435search'.*character 5 is U\+0435 CYRILLIC SMALL LETTER IE",
+        False,
+    ),
+    (
+        "9 unknown key of a secret_env entry",
+        {**SFT, "secret_env": {"HF_TOKEN": {"secret": "hf-token", "key": "token", "namespace": "other"}}},
+        r"secret_env.HF_TOKEN.namespace: unknown key; remove it or fix its spelling \(known keys here: secret, key\)",
+        False,
+    ),
+    (
+        "9 the team's Studio path",
+        {**SFT, "dataset": "/teams/ml-research/datasets/medical-o1"},
+        r"dataset '/teams/ml-research/datasets/medical-o1' is your team's directory as your Studio space mounts it; "
+        r".*write '/fsx/datasets/medical-o1'",
+        False,
+    ),
+    (
+        "9 bad ray_version",
+        {
+            **CUSTOM_RAY,
+            "image": "rayproject/ray:2.55.1-gpu",
+            "custom": {**CUSTOM_RAY["custom"], "ray_version": "latest"},
+        },
+        r"custom.ray_version 'latest' is not a Ray version; give the image's Ray release, e.g. 2.55.1",
+        False,
+    ),
+    (
+        "9 a list of LoRA modules",
+        sft(lora_target_modules=["q_proj", "v_proj"]),
+        r"settings.lora_target_modules: \['q_proj', 'v_proj'\] is a list; sft expects str \(one string: all-linear .*"
+        r"regular expression",
+        True,
+    ),
+    (
+        "9 every problem at once (spec layer)",
+        {**DOWNLOAD, "gpus": 8, "nodes": 2},
+        r"gpus: unknown key.*\n.*type download-model is one CPU pod .*remove nodes",
+        False,
+    ),
+    (
+        "9 every problem at once (preflight layers)",
+        {**sft(lora_r=0), "output": "/data/elsewhere"},
+        r"output '/data/elsewhere' is outside the team's directory.*\n.*settings.lora_r: 0 is out of range",
+        False,
+    ),
 ]
 
 
@@ -201,8 +369,9 @@ def _render(spec_path: Path, *extra: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("case", "data", "pattern", "step"), ROWS, ids=[r[0] for r in ROWS])
-def test_bad_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, data: dict, pattern: str,
-                                                     step: bool) -> None:
+def test_bad_spec_exits_1_with_the_field_and_the_fix(
+    tmp_path: Path, case: str, data: dict, pattern: str, step: bool
+) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     code, err = _render(path)
@@ -214,45 +383,82 @@ def test_bad_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, 
 # ---- type serve (issue 34): rendered with the examples' registry snapshot (--registry) ----------------------------
 _NO_CHOICE = {k: v for k, v in SERVE["serve"].items() if k != "alias"}
 SERVE_ROWS: list[tuple[str, dict[str, Any], str]] = [
-    ("unknown model", serve(model="ml-research.no-such-model"),
-     r"serve.model 'ml-research.no-such-model' is not a registered model .*register it first"),
-    ("unknown version", serve(alias=None, version=9),
-     r"serve.version 9: ml-research.medical-sft has no version 9 \(its versions: 1, 2\); give one of them"),
-    ("unknown alias", serve(alias="champion"),
-     r"serve.alias 'champion': ml-research.medical-sft has no alias 'champion' \(its aliases: evaluated\)"),
-    ("failed evaluation in production", serve(SERVE_PROD, alias=None, version=4),
-     r"serve.version: hyperpod-platform.medical-sft version 4 is tagged llmft.evaluation=failed; tier production "
-     r"serves only versions that passed evaluation \(llmft.evaluation=passed\)"),
-    ("unevaluated version in production", serve(SERVE_PROD, alias=None, version=5),
-     r"version 5 has no tag llmft.evaluation; tier production serves only versions that passed evaluation"),
-    ("another team's model", serve(model="hyperpod-platform.medical-sft"),
-     r"serve.model 'hyperpod-platform.medical-sft' is team hyperpod-platform's model; team ml-research serves only "
-     r"its own registered models"),
-    ("tensor parallel beyond the node", {**serve(tensor_parallel=4), "gpus_per_node": None,
-                                         "instance_type": "ml.g5.8xlarge"},
-     r"serve.tensor_parallel 4 is more than the 1 GPUs per node of ml.g5.8xlarge .*multi-node serving is not "
-     r"supported"),
-    ("tensor parallel not dividing the GPUs", {**serve(tensor_parallel=3), "gpus_per_node": 4},
-     r"serve.tensor_parallel 3 does not divide gpus_per_node 4"),
-    ("min above max", serve(min_replicas=3, max_replicas=2),
-     r"serve.min_replicas 3 is above serve.max_replicas 2; use min_replicas <= max_replicas"),
+    (
+        "unknown model",
+        serve(model="ml-research.no-such-model"),
+        r"serve.model 'ml-research.no-such-model' is not a registered model .*register it first",
+    ),
+    (
+        "unknown version",
+        serve(alias=None, version=9),
+        r"serve.version 9: ml-research.medical-sft has no version 9 \(its versions: 1, 2\); give one of them",
+    ),
+    (
+        "unknown alias",
+        serve(alias="champion"),
+        r"serve.alias 'champion': ml-research.medical-sft has no alias 'champion' \(its aliases: evaluated\)",
+    ),
+    (
+        "failed evaluation in production",
+        serve(SERVE_PROD, alias=None, version=4),
+        r"serve.version: hyperpod-platform.medical-sft version 4 is tagged llmft.evaluation=failed; tier production "
+        r"serves only versions that passed evaluation \(llmft.evaluation=passed\)",
+    ),
+    (
+        "unevaluated version in production",
+        serve(SERVE_PROD, alias=None, version=5),
+        r"version 5 has no tag llmft.evaluation; tier production serves only versions that passed evaluation",
+    ),
+    (
+        "another team's model",
+        serve(model="hyperpod-platform.medical-sft"),
+        r"serve.model 'hyperpod-platform.medical-sft' is team hyperpod-platform's model; team ml-research serves only "
+        r"its own registered models",
+    ),
+    (
+        "tensor parallel beyond the node",
+        {**serve(tensor_parallel=4), "gpus_per_node": None, "instance_type": "ml.g5.8xlarge"},
+        r"serve.tensor_parallel 4 is more than the 1 GPUs per node of ml.g5.8xlarge .*multi-node serving is not "
+        r"supported",
+    ),
+    (
+        "tensor parallel not dividing the GPUs",
+        {**serve(tensor_parallel=3), "gpus_per_node": 4},
+        r"serve.tensor_parallel 3 does not divide gpus_per_node 4",
+    ),
+    (
+        "min above max",
+        serve(min_replicas=3, max_replicas=2),
+        r"serve.min_replicas 3 is above serve.max_replicas 2; use min_replicas <= max_replicas",
+    ),
     ("several nodes", {**SERVE, "nodes": 2}, r"nodes 2: multi-node serving is not supported.*use nodes: 1"),
-    ("neither version nor alias", {**SERVE, "serve": _NO_CHOICE},
-     r"serve: neither of version and alias given; give exactly one"),
+    (
+        "neither version nor alias",
+        {**SERVE, "serve": _NO_CHOICE},
+        r"serve: neither of version and alias given; give exactly one",
+    ),
     ("both version and alias", serve(version=1), r"serve: both of version and alias given; give exactly one"),
     ("unknown engine", serve(engine="vllm"), r"serve.engine 'vllm' is not a serving engine; use one of sglang"),
-    ("platform flag in engine_args", serve(engine_args=["--port", "8080"]),
-     r"serve.engine_args: --port are set by the platform"),
-    ("scale to zero in production", serve(SERVE_PROD, min_replicas=0),
-     r"serve.min_replicas 0 \(scale to zero\) is not allowed in tier production"),
-    ("a training field", {**SERVE, "dataset": "/fsx/datasets/medical-o1"},
-     r"type serve takes its model under serve: .*remove dataset"),
+    (
+        "platform flag in engine_args",
+        serve(engine_args=["--port", "8080"]),
+        r"serve.engine_args: --port are set by the platform",
+    ),
+    (
+        "scale to zero in production",
+        serve(SERVE_PROD, min_replicas=0),
+        r"serve.min_replicas 0 \(scale to zero\) is not allowed in tier production",
+    ),
+    (
+        "a training field",
+        {**SERVE, "dataset": "/fsx/datasets/medical-o1"},
+        r"type serve takes its model under serve: .*remove dataset",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("case", "data", "pattern"), SERVE_ROWS, ids=[r[0] for r in SERVE_ROWS])
-def test_bad_serve_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, data: dict,
-                                                           pattern: str) -> None:
+def test_bad_serve_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case: str, data: dict, pattern: str) -> None:
     path = tmp_path / "serve.yaml"
     path.write_text(yaml.safe_dump({k: v for k, v in data.items() if v is not None}, sort_keys=False))
     code, err = _render(path, "--registry", str(REGISTRY))
@@ -261,10 +467,13 @@ def test_bad_serve_spec_exits_1_with_the_field_and_the_fix(tmp_path: Path, case:
     assert re.search(pattern, err), f"{case}: {pattern!r} not in:\n{err}"
 
 
-@pytest.mark.parametrize(("engine_args", "pattern"), [
-    (["--no-such-sglang-flag", "1"], r"serve.engine_args: .*--no-such-sglang-flag"),
-    (["--mem-fraction-static", "abc"], r"serve.engine_args: .*mem-fraction-static.*abc"),
-])
+@pytest.mark.parametrize(
+    ("engine_args", "pattern"),
+    [
+        (["--no-such-sglang-flag", "1"], r"serve.engine_args: .*--no-such-sglang-flag"),
+        (["--mem-fraction-static", "abc"], r"serve.engine_args: .*mem-fraction-static.*abc"),
+    ],
+)
 def test_engine_args_the_engine_rejects(tmp_path: Path, monkeypatch, engine_args: list[str], pattern: str) -> None:
     """SGLang's own argument parser (sglang==0.5.21, llm_platform.engine_args) refuses them; llmft's environment has
     no SGLang (as in Studio), so preflight runs the parser in the training interpreter ($LLMFT_ENGINE_PYTHON)."""
@@ -341,8 +550,14 @@ def test_the_steps_own_check_refuses_the_same_files(tmp_path: Path) -> None:
         path.write_text(yaml.safe_dump(step, sort_keys=False))
         jobs.append((STEPS[step_type].module, str(path)))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "training"), "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([str(TRAIN_PYTHON), "-c", DRIVER, json.dumps(jobs)], capture_output=True, text=True,
-                          timeout=600, env=env, check=False)
+    proc = subprocess.run(
+        [str(TRAIN_PYTHON), "-c", DRIVER, json.dumps(jobs)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(results) == len(rows) >= 25
@@ -360,8 +575,10 @@ def test_crashing_settings_are_a_message_in_the_steps_check(tmp_path: Path) -> N
     from llm_platform.steps import problems
 
     step = _step_file(grpo(tensor_parallel_size=0))[1]
-    assert problems("grpo", step) == ["tensor_parallel_size: 0 is out of range: use a value >= 1 and <= 8 (GPUs "
-                                      "that shard one rollout engine, on one node)"]
+    assert problems("grpo", step) == [
+        "tensor_parallel_size: 0 is out of range: use a value >= 1 and <= 8 (GPUs "
+        "that shard one rollout engine, on one node)"
+    ]
     with pytest.raises(ValueError, match="tensor_parallel_size: 0 is out of range"):
         GrpoParameters(**step)
     assert any("deepspeed" in p for p in problems("sft", _step_file(sft(deepspeed={"stage": 2}))[1]))
@@ -381,15 +598,25 @@ class FakeCluster:
 
 def _preflight(data: dict[str, Any], cluster: Any):
     spec = parse_spec(data)
-    return preflight(spec, config=CONFIG, values=PlatformValues.placeholders(CONFIG),
-                     image="123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc", cluster=cluster)
+    return preflight(
+        spec,
+        config=CONFIG,
+        values=PlatformValues.placeholders(CONFIG),
+        image="123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc",
+        cluster=cluster,
+    )
 
 
 def test_cluster_refuses_another_jobs_output() -> None:
     """The step ConfigMap of every job says what it writes (annotation llmft/outputs); a new job writing there, inside
     or around it is refused; the job itself (same name) is not."""
-    plan = build(parse_spec(SFT), config=CONFIG, team=CONFIG.kubernetes.team("ml-research"),
-                 values=PlatformValues.placeholders(CONFIG), image="x.invalid/sft:1")
+    plan = build(
+        parse_spec(SFT),
+        config=CONFIG,
+        team=CONFIG.kubernetes.team("ml-research"),
+        values=PlatformValues.placeholders(CONFIG),
+        image="x.invalid/sft:1",
+    )
     annotated = json.loads(plan.manifests[0]["metadata"]["annotations"]["llmft/outputs"])
     assert annotated == ["/fsx/checkpoints/medical-sft", "/fsx/checkpoints/medical-sft/merged"]
     # and the step in the pod marks its outputs with the job's name (llm_platform.steps.guard_outputs)
@@ -400,9 +627,11 @@ def test_cluster_refuses_another_jobs_output() -> None:
     thief = {**SFT, "name": "other-sft", "output": "/fsx/checkpoints/medical-sft", "experiment": "medical-sft"}
     result = _preflight(thief, cluster)
     assert [c.name for c in result.failures()] == ["outputs"], result.report()
-    assert re.search(r"output '/fsx/checkpoints/medical-sft' belongs to job 'medical-sft' .*resume its checkpoints, "
-                     r"log into its MLflow run and overwrite its model; give this job its own output",
-                     result.failures()[0].message)
+    assert re.search(
+        r"output '/fsx/checkpoints/medical-sft' belongs to job 'medical-sft' .*resume its checkpoints, "
+        r"log into its MLflow run and overwrite its model; give this job its own output",
+        result.failures()[0].message,
+    )
     nested = {**SFT, "name": "other-sft", "output": "/fsx/checkpoints/medical-sft/again"}
     assert [c.name for c in _preflight(nested, cluster).failures()] == ["outputs"]
     assert _preflight(SFT, cluster).ok  # the same job: its own outputs
@@ -410,11 +639,36 @@ def test_cluster_refuses_another_jobs_output() -> None:
 
 
 def _local(spec: Path, fsx: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "training"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1"}
-    return subprocess.run([sys.executable, "-m", "llmft", "run", "--local", str(spec), "--env", "dev", "--fsx",
-                           str(fsx), "--python", str(TRAIN_PYTHON), *extra], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "training"),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1",
+    }
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llmft",
+            "run",
+            "--local",
+            str(spec),
+            "--env",
+            "dev",
+            "--fsx",
+            str(fsx),
+            "--python",
+            str(TRAIN_PYTHON),
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_local_run_refuses_another_jobs_output_for_real(tmp_path: Path) -> None:
@@ -425,11 +679,15 @@ def test_local_run_refuses_another_jobs_output_for_real(tmp_path: Path) -> None:
 
     fsx = tmp_path / "fsx"
     (fsx / "raw").mkdir(parents=True)
-    rows = [{"question": f"{a} + {b}?", "answer": f"{a} + {b} = {a + b}\n#### {a + b}"} for a in range(5)
-            for b in range(4)]
+    rows = [
+        {"question": f"{a} + {b}?", "answer": f"{a} + {b} = {a + b}\n#### {a + b}"} for a in range(5) for b in range(4)
+    ]
     (fsx / "raw" / "gsm8k.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    first = {**yaml.safe_load((EXAMPLES / "03-prepare-gsm8k.yaml").read_text()), "dataset": "/fsx/raw/gsm8k.jsonl",
-             "settings": {"format": "verl-gsm8k", "test_size": 0.2}}
+    first = {
+        **yaml.safe_load((EXAMPLES / "03-prepare-gsm8k.yaml").read_text()),
+        "dataset": "/fsx/raw/gsm8k.jsonl",
+        "settings": {"format": "verl-gsm8k", "test_size": 0.2},
+    }
     a = tmp_path / "a.yaml"
     a.write_text(yaml.safe_dump(first))
     proc = _local(a, fsx)
@@ -441,8 +699,11 @@ def test_local_run_refuses_another_jobs_output_for_real(tmp_path: Path) -> None:
     b.write_text(yaml.safe_dump({**first, "name": "other-gsm8k", "output": f"/fsx/datasets/{first['name']}"}))
     proc = _local(b, fsx)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert re.search(rf"\[FAIL\] outputs: output '/fsx/datasets/{first['name']}' belongs to job '{first['name']}'"
-                     rf".*give this job its own output", proc.stderr), proc.stderr
+    assert re.search(
+        rf"\[FAIL\] outputs: output '/fsx/datasets/{first['name']}' belongs to job '{first['name']}'"
+        rf".*give this job its own output",
+        proc.stderr,
+    ), proc.stderr
     assert _local(a, fsx).returncode == 0  # the same job again: reuse is explicit
 
 
@@ -453,25 +714,37 @@ def test_local_run_runs_the_steps_full_check_first(tmp_path: Path) -> None:
         pytest.skip(f"{TRAIN_PYTHON} is missing: run `make install`")
     fsx = tmp_path / "fsx"
     (fsx / "raw").mkdir(parents=True)
-    (fsx / "raw" / "medical.jsonl").write_text(json.dumps({"Question": "q", "Complex_CoT": "c", "Response": "r"})
-                                               + "\n")
+    (fsx / "raw" / "medical.jsonl").write_text(
+        json.dumps({"Question": "q", "Complex_CoT": "c", "Response": "r"}) + "\n"
+    )
     spec = tmp_path / "p.yaml"
-    spec.write_text(yaml.safe_dump({**PREPARE, "dataset": "/fsx/raw/medical.jsonl",
-                                    "settings": {"format": "verl-gsm8k"}}))
+    spec.write_text(
+        yaml.safe_dump({**PREPARE, "dataset": "/fsx/raw/medical.jsonl", "settings": {"format": "verl-gsm8k"}})
+    )
     proc = _local(spec, fsx)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert re.search(r"the prepare-data step's own check refused .*format 'verl-gsm8k' reads the columns question, "
-                     r"answer, but medical.jsonl has Complex_CoT, Question, Response; it looks like format 'sft-r1'",
-                     proc.stderr, re.DOTALL), proc.stderr
+    assert re.search(
+        r"the prepare-data step's own check refused .*format 'verl-gsm8k' reads the columns question, "
+        r"answer, but medical.jsonl has Complex_CoT, Question, Response; it looks like format 'sft-r1'",
+        proc.stderr,
+        re.DOTALL,
+    ), proc.stderr
 
 
 # ---- 6. YAML that is no job spec ----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "pattern"), [
-    ("name: deep\ntier: research\ntype: custom\nsettings:\n  x: " + "[" * 450 + "]" * 450 + "\n",
-     r"nested (more than 32 levels deep|too deeply to read)"),
-    ("base: &base {nodes: 1, tier: research}\nname: merged\ntype: evaluate\n<<: *base\ntier: production\n",
-     r"YAML merge keys \(<<\) at line 4 override values silently"),
-])
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        (
+            "name: deep\ntier: research\ntype: custom\nsettings:\n  x: " + "[" * 450 + "]" * 450 + "\n",
+            r"nested (more than 32 levels deep|too deeply to read)",
+        ),
+        (
+            "base: &base {nodes: 1, tier: research}\nname: merged\ntype: evaluate\n<<: *base\ntier: production\n",
+            r"YAML merge keys \(<<\) at line 4 override values silently",
+        ),
+    ],
+)
 def test_yaml_that_is_no_job_spec(tmp_path: Path, text: str, pattern: str) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(text)
@@ -494,8 +767,13 @@ def test_evaluate_renders_one_process_on_one_gpu(env: str) -> None:
     data["team"] = "hyperpod-platform" if env == "prod" else "ml-research"
     data["tier"] = "development"
     spec = parse_spec(data)
-    plan = build(spec, config=config, team=config.kubernetes.team(data["team"]),
-                 values=PlatformValues.placeholders(config), image="x.invalid/sft:1")
+    plan = build(
+        spec,
+        config=config,
+        team=config.kubernetes.team(data["team"]),
+        values=PlatformValues.placeholders(config),
+        image="x.invalid/sft:1",
+    )
     job = plan.manifests[-1]
     assert job["spec"]["nprocPerNode"] == "1", json.dumps(job)[:1500]
     template = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
@@ -508,16 +786,22 @@ def test_local_cpu_adaptation_is_said(tmp_path: Path, monkeypatch: pytest.Monkey
     from llmft import local
 
     monkeypatch.setattr(local, "local_devices", lambda: 0)
-    plan = build(parse_spec(sft(fsdp=True, fsdp_config={"reshard_after_forward": True})), config=CONFIG,
-                 team=CONFIG.kubernetes.team("ml-research"), values=PlatformValues.placeholders(CONFIG),
-                 image="x.invalid/sft:1")
+    plan = build(
+        parse_spec(sft(fsdp=True, fsdp_config={"reshard_after_forward": True})),
+        config=CONFIG,
+        team=CONFIG.kubernetes.team("ml-research"),
+        values=PlatformValues.placeholders(CONFIG),
+        image="x.invalid/sft:1",
+    )
     err = io.StringIO()
     with redirect_stderr(err):
         _, _, step_path = local.prepare(plan, fsx=tmp_path, python="python", nproc=None, check=False)
     step = yaml.safe_load(step_path.read_text())
     assert step["bf16"] is False and step["use_cpu"] is True and "fsdp" not in step
-    assert "no GPU here: running sft on the CPU with bf16: false, use_cpu: true, fsdp removed, fsdp_config " \
-           "removed (the spec and its cluster job keep their settings)" in err.getvalue()
+    assert (
+        "no GPU here: running sft on the CPU with bf16: false, use_cpu: true, fsdp removed, fsdp_config "
+        "removed (the spec and its cluster job keep their settings)" in err.getvalue()
+    )
     assert plan.step["bf16"] is True  # the cluster's step file is the spec's
 
 

@@ -28,9 +28,22 @@ def run_checkov(target: Path) -> dict[str, dict[str, list[str]]]:
     ``target``, the passed and failed checks."""
     assert CHECKOV.exists(), "checkov is not installed: run `make install` (it creates .checkov-venv)"
     proc = subprocess.run(
-        [str(CHECKOV), "-d", str(target), "--framework", "cloudformation", "kubernetes", "--skip-download",
-         "--compact", "-o", "json"],
-        capture_output=True, text=True, check=False, cwd=ROOT,
+        [
+            str(CHECKOV),
+            "-d",
+            str(target),
+            "--framework",
+            "cloudformation",
+            "kubernetes",
+            "--skip-download",
+            "--compact",
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
         # checkov's default fork runner drains its workers through pipes and was seen to hang for good under load
         # (parent blocked in pipe_write, workers zombies; checkov/common/parallelizer/parallel_runner.py, 3.3.30):
         # threads give the same findings without the pipes.
@@ -47,7 +60,8 @@ def run_checkov(target: Path) -> dict[str, dict[str, list[str]]]:
             for check in report.get("results", {}).get(f"{outcome}_checks", []):
                 group = Path(check["file_path"].lstrip("/")).parts[0]
                 groups.setdefault(group, {"passed": [], "failed": []})[outcome].append(
-                    f"{check['check_id']} {check['check_name']}: {check['resource']} ({check['file_path']})")
+                    f"{check['check_id']} {check['check_name']}: {check['resource']} ({check['file_path']})"
+                )
     return groups
 
 
@@ -80,21 +94,38 @@ def extract_pod_templates(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         job_ann = {k: v for k, v in (doc["metadata"].get("annotations") or {}).items() if k.startswith("checkov.io/")}
         for role, template in _pod_templates(doc):
             ann = {**job_ann, **((template.get("metadata") or {}).get("annotations") or {})}
-            meta = {"name": f"{doc['metadata']['name']}-{role}",
-                    "namespace": doc["metadata"].get("namespace", "default"), "annotations": ann}
+            meta = {
+                "name": f"{doc['metadata']['name']}-{role}",
+                "namespace": doc["metadata"].get("namespace", "default"),
+                "annotations": ann,
+            }
             out.append({"apiVersion": "v1", "kind": "PodTemplate", "metadata": meta, "template": template})
     return out
 
 
 def test_pod_template_extraction_finds_every_role() -> None:
-    job = {"kind": "PyTorchJob", "metadata": {"name": "sft", "namespace": "t",
-                                              "annotations": {"checkov.io/skip1": "CKV_K8S_1=why"}},
-           "spec": {"pytorchReplicaSpecs": {"Master": {"template": {"spec": {}}}, "Worker": {"template": {}}}}}
-    ray = {"kind": "RayJob", "metadata": {"name": "grpo"}, "spec": {"rayClusterSpec": {
-        "headGroupSpec": {"template": {}}, "workerGroupSpecs": [{"groupName": "gpu", "template": {}}]}}}
+    job = {
+        "kind": "PyTorchJob",
+        "metadata": {"name": "sft", "namespace": "t", "annotations": {"checkov.io/skip1": "CKV_K8S_1=why"}},
+        "spec": {"pytorchReplicaSpecs": {"Master": {"template": {"spec": {}}}, "Worker": {"template": {}}}},
+    }
+    ray = {
+        "kind": "RayJob",
+        "metadata": {"name": "grpo"},
+        "spec": {
+            "rayClusterSpec": {
+                "headGroupSpec": {"template": {}},
+                "workerGroupSpecs": [{"groupName": "gpu", "template": {}}],
+            }
+        },
+    }
     names = [(p["metadata"]["name"], p["metadata"]["annotations"]) for p in extract_pod_templates([job, ray])]
-    assert names == [("sft-master", {"checkov.io/skip1": "CKV_K8S_1=why"}),
-                     ("sft-worker", {"checkov.io/skip1": "CKV_K8S_1=why"}), ("grpo-head", {}), ("grpo-gpu", {})]
+    assert names == [
+        ("sft-master", {"checkov.io/skip1": "CKV_K8S_1=why"}),
+        ("sft-worker", {"checkov.io/skip1": "CKV_K8S_1=why"}),
+        ("grpo-head", {}),
+        ("grpo-gpu", {}),
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +145,8 @@ def checkov_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[
         docs = [d for f in sorted(k8s.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
         (root / f"pods-{env}").mkdir()
         (root / f"pods-{env}" / "pod-templates.yaml").write_text(
-            yaml.safe_dump_all(extract_pod_templates(docs), sort_keys=False))
+            yaml.safe_dump_all(extract_pod_templates(docs), sort_keys=False)
+        )
     return run_checkov(root)
 
 
@@ -123,5 +155,7 @@ def checkov_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[
 def test_checkov_passes(checkov_results: dict[str, dict[str, list[str]]], kind: str, env: str) -> None:
     group = checkov_results.get(f"{kind}-{env}", {"passed": [], "failed": []})
     assert group["passed"], f"checkov scanned nothing in {kind}-{env}: the input is missing or empty"
-    assert not group["failed"], (f"checkov findings in {kind}-{env} (fix them, or skip beside the resource with "
-                                 f"a reason):\n" + "\n".join(group["failed"]))
+    assert not group["failed"], (
+        f"checkov findings in {kind}-{env} (fix them, or skip beside the resource with "
+        f"a reason):\n" + "\n".join(group["failed"])
+    )

@@ -15,8 +15,9 @@ ACK_KEY = "aws:cdk:acknowledged-rules"
 def test_cfn_lint_is_clean(env_synth: Synth) -> None:
     templates = sorted(str(env_synth.outdir / s.template_file) for s in env_synth.stacks.values())
     cfn_lint = Path(sys.executable).with_name("cfn-lint")
-    proc = subprocess.run([str(cfn_lint), "--format", "parseable", *templates], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [str(cfn_lint), "--format", "parseable", *templates], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     # cfn-lint exits non-zero for any error, warning or informational finding (include_checks: I).
     assert proc.returncode == 0 and not proc.stdout.strip(), f"cfn-lint findings:\n{proc.stdout}{proc.stderr}"
 
@@ -25,8 +26,10 @@ def test_cdk_nag_has_no_unacknowledged_findings(env_synth: Synth) -> None:
     report = env_synth.validation_report or {"pluginReports": []}
     findings = [
         f"{v['ruleName']} at {c['constructPath']}: {v['description']}"
-        for plugin in report["pluginReports"] if plugin["pluginName"] == NAG_PLUGIN
-        for v in plugin["violations"] for c in v["violatingConstructs"]
+        for plugin in report["pluginReports"]
+        if plugin["pluginName"] == NAG_PLUGIN
+        for v in plugin["violations"]
+        for c in v["violatingConstructs"]
     ]
     assert not findings, "unacknowledged cdk-nag findings:\n" + "\n".join(findings)
     assert env_synth.error is None, env_synth.error

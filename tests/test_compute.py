@@ -44,6 +44,7 @@ def helm_releases(synth: Synth) -> dict[str, dict[str, Any]]:
 
 # ---- EKS -----------------------------------------------------------------------------------------------------
 
+
 def test_cluster_is_native_with_api_authentication_and_no_creator_admin(env_synth: Synth) -> None:
     _, cluster = only(env_synth, "AWS::EKS::Cluster")
     props = cluster["Properties"]
@@ -86,12 +87,16 @@ def test_admins_from_config_get_cluster_admin_access_entries(env_synth: Synth) -
 
 
 def test_addons_are_pinned_to_the_configured_versions(env_synth: Synth) -> None:
-    addons = {r["Properties"]["AddonName"]: r["Properties"]
-              for r in env_synth.resources(STACK, "AWS::EKS::Addon").values()}
+    addons = {
+        r["Properties"]["AddonName"]: r["Properties"] for r in env_synth.resources(STACK, "AWS::EKS::Addon").values()
+    }
     pinned = env_synth.config.compute.addons
     assert {name: p["AddonVersion"] for name, p in addons.items()} == {
-        "vpc-cni": pinned.vpc_cni, "coredns": pinned.coredns, "kube-proxy": pinned.kube_proxy,
-        "eks-pod-identity-agent": pinned.eks_pod_identity_agent, "aws-fsx-csi-driver": pinned.aws_fsx_csi_driver,
+        "vpc-cni": pinned.vpc_cni,
+        "coredns": pinned.coredns,
+        "kube-proxy": pinned.kube_proxy,
+        "eks-pod-identity-agent": pinned.eks_pod_identity_agent,
+        "aws-fsx-csi-driver": pinned.aws_fsx_csi_driver,
     }
     assert json.loads(addons["vpc-cni"]["ConfigurationValues"]) == {"enableNetworkPolicy": "true"}
     _, cluster = only(env_synth, "AWS::EKS::Cluster")
@@ -103,8 +108,11 @@ def test_system_node_group_private_imdsv2_encrypted(env_synth: Synth) -> None:
     props = group["Properties"]
     assert props["Labels"] == {"llmft.io/node-role": "system"}
     sizes = env_synth.config.compute.system_nodes
-    assert props["ScalingConfig"] == {"MinSize": sizes.min_size, "DesiredSize": sizes.desired_size,
-                                      "MaxSize": sizes.max_size}
+    assert props["ScalingConfig"] == {
+        "MinSize": sizes.min_size,
+        "DesiredSize": sizes.desired_size,
+        "MaxSize": sizes.max_size,
+    }
     private = {o for o in json.dumps(props["Subnets"]).split('"') if "PrivateSubnet" in o}
     assert len(private) == len(env_synth.config.network.availability_zones)
     lt_lid = props["LaunchTemplate"]["Id"]["Ref"]
@@ -115,6 +123,7 @@ def test_system_node_group_private_imdsv2_encrypted(env_synth: Synth) -> None:
 
 
 # ---- HyperPod ---------------------------------------------------------------------------------------------------
+
 
 def test_hyperpod_cluster_properties(env_synth: Synth) -> None:
     _, res = only(env_synth, "AWS::SageMaker::Cluster")
@@ -191,11 +200,18 @@ def test_execution_role_policies(env_synth: Synth) -> None:
     resources = env_synth.templates[STACK]["Resources"]
     role = resources[role_lid]["Properties"]
     managed = {untoken(a).rsplit("/", 1)[-1] for a in role["ManagedPolicyArns"]}
-    assert managed == {"AmazonSageMakerClusterInstanceRolePolicy", "AmazonEKS_CNI_Policy",
-                       "AmazonEC2ContainerRegistryPullOnly"}
+    assert managed == {
+        "AmazonSageMakerClusterInstanceRolePolicy",
+        "AmazonEKS_CNI_Policy",
+        "AmazonEC2ContainerRegistryPullOnly",
+    }
     assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
-    inline = [s for lid, r in resources.items() if r["Type"] == "AWS::IAM::Policy"
-              and {"Ref": role_lid} in r["Properties"]["Roles"] for s in r["Properties"]["PolicyDocument"]["Statement"]]
+    inline = [
+        s
+        for lid, r in resources.items()
+        if r["Type"] == "AWS::IAM::Policy" and {"Ref": role_lid} in r["Properties"]["Roles"]
+        for s in r["Properties"]["PolicyDocument"]["Statement"]
+    ]
     actions = {a for s in inline for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
     assert "fsx:DescribeFileSystems" in actions, "without it the Lustre client falls back from EFA to TCP"
     assert {"s3:GetObject", "s3:ListBucket"} <= actions
@@ -206,23 +222,45 @@ def test_execution_role_policies(env_synth: Synth) -> None:
 # 1.architectures/7.sagemaker-hyperpod-eks/cfn-templates/nested-stacks/sagemaker-iam-role-stack.yaml (inline policy;
 # its managed policies are AmazonSageMakerClusterInstanceRolePolicy and AmazonEKS_CNI_Policy).
 REFERENCE_EXECUTION_ROLE_ACTIONS = {
-    "ec2:AssignPrivateIpAddresses", "ec2:CreateNetworkInterface", "ec2:CreateNetworkInterfacePermission",
-    "ec2:DeleteNetworkInterface", "ec2:DeleteNetworkInterfacePermission", "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups",
-    "ec2:DetachNetworkInterface", "ec2:ModifyNetworkInterfaceAttribute", "ec2:UnassignPrivateIpAddresses",
-    "ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer",
-    "eks-auth:AssumeRoleForPodIdentity", "cloudwatch:DescribeAlarms", "ec2:CreateTags", "s3:ListBucket", "s3:GetObject",
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:CreateNetworkInterface",
+    "ec2:CreateNetworkInterfacePermission",
+    "ec2:DeleteNetworkInterface",
+    "ec2:DeleteNetworkInterfacePermission",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeVpcs",
+    "ec2:DescribeDhcpOptions",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DetachNetworkInterface",
+    "ec2:ModifyNetworkInterfaceAttribute",
+    "ec2:UnassignPrivateIpAddresses",
+    "ecr:BatchCheckLayerAvailability",
+    "ecr:BatchGetImage",
+    "ecr:GetAuthorizationToken",
+    "ecr:GetDownloadUrlForLayer",
+    "eks-auth:AssumeRoleForPodIdentity",
+    "cloudwatch:DescribeAlarms",
+    "ec2:CreateTags",
+    "s3:ListBucket",
+    "s3:GetObject",
 }
-DELIBERATELY_OMITTED = {"ecr:BatchCheckLayerAvailability": "used by pushes only; AmazonEC2ContainerRegistryPullOnly "
-                                                            "leaves it out"}
+DELIBERATELY_OMITTED = {
+    "ecr:BatchCheckLayerAvailability": "used by pushes only; AmazonEC2ContainerRegistryPullOnly leaves it out"
+}
 
 
 def managed_policy_actions(name: str) -> set[str]:
     """Allowed actions of an AWS-managed policy, from the policy documents moto ships (a copy of IAM's)."""
     from moto.iam.aws_managed_policies import aws_managed_policies_data
+
     doc = json.loads(aws_managed_policies_data)[name]["Document"]
-    return {a for s in doc["Statement"] if s["Effect"] == "Allow"
-            for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    return {
+        a
+        for s in doc["Statement"]
+        if s["Effect"] == "Allow"
+        for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    }
 
 
 def test_execution_role_covers_the_reference_role(env_synth: Synth) -> None:
@@ -233,8 +271,12 @@ def test_execution_role_covers_the_reference_role(env_synth: Synth) -> None:
     allowed = set()
     for arn in role["ManagedPolicyArns"]:
         allowed |= managed_policy_actions(untoken(arn).rsplit("/", 1)[-1])
-    statements = [s for r in resources.values() if r["Type"] == "AWS::IAM::Policy"
-                  and {"Ref": role_lid} in r["Properties"]["Roles"] for s in r["Properties"]["PolicyDocument"]["Statement"]]
+    statements = [
+        s
+        for r in resources.values()
+        if r["Type"] == "AWS::IAM::Policy" and {"Ref": role_lid} in r["Properties"]["Roles"]
+        for s in r["Properties"]["PolicyDocument"]["Statement"]
+    ]
     for s in statements:
         allowed |= set([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
     missing = REFERENCE_EXECUTION_ROLE_ACTIONS - allowed - set(DELIBERATELY_OMITTED)
@@ -254,23 +296,29 @@ def test_lifecycle_bucket_name_matches_the_managed_policy(env_synth: Synth) -> N
 
 # ---- device plugins: both node kinds ---------------------------------------------------------------------------
 
-HYPERPOD_GPU_NODE = {"node.kubernetes.io/instance-type": "ml.p5.48xlarge", "node-type": "hyperpod",
-                     "gpu-type": "h100"}
-KARPENTER_GPU_NODE = {"node.kubernetes.io/instance-type": "p5.48xlarge",
-                      "karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia", "karpenter.sh/nodepool": "h100"}
+HYPERPOD_GPU_NODE = {"node.kubernetes.io/instance-type": "ml.p5.48xlarge", "node-type": "hyperpod", "gpu-type": "h100"}
+KARPENTER_GPU_NODE = {
+    "node.kubernetes.io/instance-type": "p5.48xlarge",
+    "karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia",
+    "karpenter.sh/nodepool": "h100",
+}
 SYSTEM_NODE = {"node.kubernetes.io/instance-type": "m7i.xlarge", "llmft.io/node-role": "system"}
-GPU_TAINTS = [{"key": "dedicated", "value": "hyperpod", "effect": "NoSchedule"},
-              {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+GPU_TAINTS = [
+    {"key": "dedicated", "value": "hyperpod", "effect": "NoSchedule"},
+    {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+]
 
 
 def matches(terms: list[dict[str, Any]], labels: dict[str, str]) -> bool:
     """Kubernetes required node affinity: terms are ORed, expressions in a term ANDed."""
+
     def expr_ok(e: dict[str, Any]) -> bool:
         if e["operator"] == "In":
             return labels.get(e["key"]) in e["values"]
         if e["operator"] == "Exists":
             return e["key"] in labels
         raise AssertionError(f"unexpected operator {e['operator']}")
+
     return any(all(expr_ok(e) for e in t["matchExpressions"]) for t in terms)
 
 
@@ -311,8 +359,10 @@ def test_every_gpu_node_kind_runs_exactly_one_nvidia_device_plugin(env_synth: Sy
 def test_either_ami_family_gets_exactly_one_nvidia_device_plugin(alias: str) -> None:
     """The other family than the shipped configs use: the affinity the construct would render for it."""
     from cdk_constructs.compute.hyperpod_prerequisites import gpu_node_affinity, karpenter_ami_ships_nvidia_plugin
-    values = {"affinity": gpu_node_affinity(["ml.p5.48xlarge"],
-                                            karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(alias))}
+
+    values = {
+        "affinity": gpu_node_affinity(["ml.p5.48xlarge"], karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(alias))
+    }
     assert nvidia_plugins_on(KARPENTER_GPU_NODE, values, alias) == 1
     assert nvidia_plugins_on(HYPERPOD_GPU_NODE, values, alias) == 1
 
@@ -333,10 +383,12 @@ def test_charts_are_pinned_to_official_repositories(env_synth: Synth) -> None:
     # Whether each is a pullable chart reference is tests/test_helm_targets.py's job (it runs the handler).
     charts = env_synth.config.compute.charts
     assert pins["karpenter"] == ("oci://public.ecr.aws/karpenter/karpenter", "karpenter", charts.karpenter)
-    assert pins["karpenter-crd"] == ("oci://public.ecr.aws/karpenter/karpenter-crd", "karpenter-crd",
-                                     charts.karpenter)
-    assert pins["kuberay-operator"] == ("https://ray-project.github.io/kuberay-helm/", "kuberay-operator",
-                                        charts.kuberay)
+    assert pins["karpenter-crd"] == ("oci://public.ecr.aws/karpenter/karpenter-crd", "karpenter-crd", charts.karpenter)
+    assert pins["kuberay-operator"] == (
+        "https://ray-project.github.io/kuberay-helm/",
+        "kuberay-operator",
+        charts.kuberay,
+    )
     assert pins["nvidia-device-plugin"][0] == "https://nvidia.github.io/k8s-device-plugin"
     assert pins["aws-efa-k8s-device-plugin"][0] == "https://aws.github.io/eks-charts"
     for name, (repo, _, version) in pins.items():
@@ -346,6 +398,7 @@ def test_charts_are_pinned_to_official_repositories(env_synth: Synth) -> None:
 
 
 # ---- Karpenter -----------------------------------------------------------------------------------------------
+
 
 def test_karpenter_interruption_queue_rules(env_synth: Synth) -> None:
     (queue_lid,) = env_synth.resources(STACK, "AWS::SQS::Queue")
@@ -357,19 +410,27 @@ def test_karpenter_interruption_queue_rules(env_synth: Synth) -> None:
         patterns.add((props["EventPattern"]["source"][0], props["EventPattern"]["detail-type"][0]))
     assert patterns == set(INTERRUPTION_EVENTS.values())
     assert helm_releases(env_synth)["karpenter"]["Values"]["settings"] == {
-        "clusterName": env_synth.config.cluster_name, "interruptionQueue": "<token>"}
+        "clusterName": env_synth.config.cluster_name,
+        "interruptionQueue": "<token>",
+    }
 
 
 def test_karpenter_uses_pod_identity_and_an_ec2_linux_node_entry(env_synth: Synth) -> None:
-    (assoc,) = [r for lid, r in env_synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()
-                if lid.startswith("KarpenterPodIdentity")]
+    (assoc,) = [
+        r
+        for lid, r in env_synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()
+        if lid.startswith("KarpenterPodIdentity")
+    ]
     assert (assoc["Properties"]["Namespace"], assoc["Properties"]["ServiceAccount"]) == ("kube-system", "karpenter")
     role = env_synth.templates[STACK]["Resources"][assoc["Properties"]["RoleArn"]["Fn::GetAtt"][0]]
     (statement,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert set(statement["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
-    node_entries = [r["Properties"] for r in env_synth.resources(STACK, "AWS::EKS::AccessEntry").values()
-                    if r["Properties"].get("Type") == "EC2_LINUX"]
+    node_entries = [
+        r["Properties"]
+        for r in env_synth.resources(STACK, "AWS::EKS::AccessEntry").values()
+        if r["Properties"].get("Type") == "EC2_LINUX"
+    ]
     assert len(node_entries) == 1 and "AccessPolicies" not in node_entries[0]
     controller = helm_releases(env_synth)["karpenter"]
     assert controller["Values"]["nodeSelector"] == {"llmft.io/node-role": "system"}
@@ -381,36 +442,56 @@ def test_karpenter_can_launch_spot_in_an_account_that_never_used_spot(env_synth:
     (karpenter-provider-aws v1.14.1 docs/troubleshooting.md, "Missing Service Linked Role")."""
     (gpu,) = [r for lid, r in env_synth.resources(STACK, MANIFEST).items() if lid.startswith("EksClusterGpuCapacity")]
     objects = json.loads(untoken(gpu["Properties"]["Manifest"]))
-    spot_pools = [o["metadata"]["name"] for o in objects if o["kind"] == "NodePool" and any(
-        r["key"] == "karpenter.sh/capacity-type" and "spot" in r.get("values", [])
-        for r in o["spec"]["template"]["spec"]["requirements"])]
+    spot_pools = [
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "NodePool"
+        and any(
+            r["key"] == "karpenter.sh/capacity-type" and "spot" in r.get("values", [])
+            for r in o["spec"]["template"]["spec"]["requirements"]
+        )
+    ]
     assert spot_pools, "the shipped configs have spot tiers; this test needs a Spot NodePool to mean anything"
-    (policy,) = [r for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
-                 if lid.startswith("KarpenterControllerPolicy")]
-    grants = [s for s in policy["Properties"]["PolicyDocument"]["Statement"]
-              if "iam:CreateServiceLinkedRole" in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])]
+    (policy,) = [
+        r
+        for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
+        if lid.startswith("KarpenterControllerPolicy")
+    ]
+    grants = [
+        s
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+        if "iam:CreateServiceLinkedRole" in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    ]
     assert len(grants) == 1, f"Spot pools {spot_pools} cannot launch until AWSServiceRoleForEC2Spot exists"
     (grant,) = grants
     assert grant["Condition"] == {"StringEquals": {"iam:AWSServiceName": "spot.amazonaws.com"}}
     assert untoken(grant["Resource"]).endswith(":role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot")
 
 
-
 def test_karpenter_policy_covers_every_node_class_and_pool(env_synth: Synth) -> None:
     """The controller launches for every EC2NodeClass/NodePool the charts apply (the GPU pools and the CPU job pool):
     no statement names one pool or node class, the tag conditions on them are wildcards, and PassRole allows the one
     node role every node class names."""
-    manifests = [r for lid, r in env_synth.resources(STACK, MANIFEST).items()
-                 if lid.startswith(("EksClusterGpuCapacity", "EksClusterCpuCapacity"))]
+    manifests = [
+        r
+        for lid, r in env_synth.resources(STACK, MANIFEST).items()
+        if lid.startswith(("EksClusterGpuCapacity", "EksClusterCpuCapacity"))
+    ]
     objects = [o for m in manifests for o in json.loads(untoken(m["Properties"]["Manifest"]))]
     config = env_synth.config
     pools = {o["metadata"]["name"] for o in objects if o["kind"] == "NodePool"}
     classes = {o["metadata"]["name"]: o["spec"]["role"] for o in objects if o["kind"] == "EC2NodeClass"}
-    assert pools == set(classes) == {*(p.name for p in config.kubernetes.gpu_node_pools),
-                                     config.kubernetes.cpu_node_pool.name}
+    assert (
+        pools
+        == set(classes)
+        == {*(p.name for p in config.kubernetes.gpu_node_pools), config.kubernetes.cpu_node_pool.name}
+    )
     assert len(set(json.dumps(r, sort_keys=True) for r in classes.values())) == 1  # one node role
-    (policy,) = [r for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
-                 if lid.startswith("KarpenterControllerPolicy")]
+    (policy,) = [
+        r
+        for lid, r in env_synth.resources(STACK, "AWS::IAM::ManagedPolicy").items()
+        if lid.startswith("KarpenterControllerPolicy")
+    ]
     text = json.dumps(policy["Properties"]["PolicyDocument"])
     assert not [name for name in pools if f'"{name}"' in text or f"/{name}" in text]
     for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
@@ -418,6 +499,7 @@ def test_karpenter_policy_covers_every_node_class_and_pool(env_synth: Synth) -> 
             for key, value in condition.items():
                 if key.endswith(("karpenter.sh/nodepool", "karpenter.k8s.aws/ec2nodeclass")):
                     assert value == "*", (statement["Sid"], key, value)
+
 
 def test_discovery_tags_name_the_cluster(env_synth: Synth) -> None:
     stack = env_synth.stacks[STACK]
@@ -427,9 +509,11 @@ def test_discovery_tags_name_the_cluster(env_synth: Synth) -> None:
 
 # ---- FSx volume and contracts ----------------------------------------------------------------------------------
 
+
 def test_fsx_claims_bind_one_volume_per_namespace(env_synth: Synth) -> None:
-    manifests = [json.loads(untoken(r["Properties"]["Manifest"]))
-                 for r in env_synth.resources(STACK, MANIFEST).values()]
+    manifests = [
+        json.loads(untoken(r["Properties"]["Manifest"])) for r in env_synth.resources(STACK, MANIFEST).values()
+    ]
     objects = [o for m in manifests for o in m]
     pvs = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PersistentVolume"}
     pvcs = {o["metadata"]["namespace"]: o for o in objects if o["kind"] == "PersistentVolumeClaim"}
@@ -446,16 +530,24 @@ def test_fsx_claims_bind_one_volume_per_namespace(env_synth: Synth) -> None:
 
 
 def test_stack_exposes_the_contracts(dev: Synth) -> None:
-    from aws_cdk import aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms
+    from aws_cdk import aws_eks_v2 as eks
+    from aws_cdk import aws_iam as iam
+    from aws_cdk import aws_kms as kms
 
     stack = dev.stacks[STACK]
     assert isinstance(stack.cluster, eks.Cluster)
     assert isinstance(stack.karpenter_node_role, iam.Role) and isinstance(stack.hyperpod_execution_role, iam.Role)
     assert isinstance(stack.encryption_key, kms.Key)
     releases = {c.node.path.split("/", 1)[1] for c in stack.crd_dependencies}
-    assert releases == {"Karpenter/Crds", "Karpenter/Controller", "KubeRay/Release",
-                        "HyperPodPrerequisites/Dependencies", "Kueue/Release", "SecretsStore/Release",
-                        "Keda/Release"}
+    assert releases == {
+        "Karpenter/Crds",
+        "Karpenter/Controller",
+        "KubeRay/Release",
+        "HyperPodPrerequisites/Dependencies",
+        "Kueue/Release",
+        "SecretsStore/Release",
+        "Keda/Release",
+    }
     with pytest.raises(ValueError, match="already has"):
         stack.fsx_volume.add_claim("default")
 
@@ -463,22 +555,38 @@ def test_stack_exposes_the_contracts(dev: Synth) -> None:
 def test_public_endpoint_only_for_the_configured_cidrs() -> None:
     """compute.public_access_cidrs turns the public endpoint on for exactly those CIDRs (private stays on)."""
     import aws_cdk as cdk
-    from aws_cdk import aws_ec2 as ec2, aws_kms as kms
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_kms as kms
 
     from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 
     app = cdk.App()
     stack = cdk.Stack(app, "Probe", env=cdk.Environment(account="123456789012", region="us-east-1"))
-    vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0, availability_zones=["us-east-1a", "us-east-1b"],
-                  subnet_configuration=[ec2.SubnetConfiguration(name="p", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)])
-    eks = PlatformEksCluster(stack, "Eks", cluster_name="probe", version="1.34", vpc=vpc, subnets=vpc.isolated_subnets,
-                             control_plane_security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
-                             encryption_key=kms.Key(stack, "Key"),
-                             addon_versions={"vpc-cni": "v1.20.4-eksbuild.1", "coredns": "v1.12.3-eksbuild.1",
-                                             "kube-proxy": "v1.34.0-eksbuild.2",
-                                             "eks-pod-identity-agent": "v1.3.9-eksbuild.3",
-                                             "aws-fsx-csi-driver": "v1.7.0-eksbuild.1"},
-                             public_access_cidrs=["203.0.113.0/24"])
+    vpc = ec2.Vpc(
+        stack,
+        "Vpc",
+        nat_gateways=0,
+        availability_zones=["us-east-1a", "us-east-1b"],
+        subnet_configuration=[ec2.SubnetConfiguration(name="p", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)],
+    )
+    eks = PlatformEksCluster(
+        stack,
+        "Eks",
+        cluster_name="probe",
+        version="1.34",
+        vpc=vpc,
+        subnets=vpc.isolated_subnets,
+        control_plane_security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
+        encryption_key=kms.Key(stack, "Key"),
+        addon_versions={
+            "vpc-cni": "v1.20.4-eksbuild.1",
+            "coredns": "v1.12.3-eksbuild.1",
+            "kube-proxy": "v1.34.0-eksbuild.2",
+            "eks-pod-identity-agent": "v1.3.9-eksbuild.3",
+            "aws-fsx-csi-driver": "v1.7.0-eksbuild.1",
+        },
+        public_access_cidrs=["203.0.113.0/24"],
+    )
     vpc_config = stack.resolve(eks.cluster.node.default_child.resources_vpc_config)  # no synthesis needed
     assert vpc_config["endpointPublicAccess"] is True and vpc_config["endpointPrivateAccess"] is True
     assert vpc_config["publicAccessCidrs"] == ["203.0.113.0/24"]
@@ -493,10 +601,13 @@ def test_chart_version_overrides_reach_the_helm_releases() -> None:
     overrides = {"karpenter": "1.14.2", "kueue": "0.19.3", "secrets_store": "3.1.2"}
     defaults = ChartVersionsConfig()
     assert all(getattr(defaults, k) != v for k, v in overrides.items()), "pick versions other than the defaults"
-    pins = {name: r.get("Version") for name, r in helm_releases(
-        synthesize("dev", {"compute": {"charts": overrides}})).items()}
+    pins = {
+        name: r.get("Version")
+        for name, r in helm_releases(synthesize("dev", {"compute": {"charts": overrides}})).items()
+    }
     assert pins["karpenter"] == pins["karpenter-crd"] == overrides["karpenter"]
     assert pins["kueue"] == overrides["kueue"]
-    assert pins["kueue"] == helm_releases(synthesize("dev", {"compute": {"charts": overrides}}))["kueue"][
-        "Values"]["controllerManager"]["manager"]["image"]["tag"].removeprefix("v")
+    assert pins["kueue"] == helm_releases(synthesize("dev", {"compute": {"charts": overrides}}))["kueue"]["Values"][
+        "controllerManager"
+    ]["manager"]["image"]["tag"].removeprefix("v")
     assert pins["secrets-store-csi-driver-provider-aws"] == overrides["secrets_store"]

@@ -8,11 +8,15 @@ import pytest
 
 from config import ConfigError
 from config.compute import (
-    DEFAULT_KUBERNETES_VERSION, HYPERPOD_KUBERNETES_VERSIONS, KUBECTL_LAYER_VERSIONS, hyperpod_instance_types,
+    DEFAULT_KUBERNETES_VERSION,
+    HYPERPOD_KUBERNETES_VERSIONS,
+    KUBECTL_LAYER_VERSIONS,
+    hyperpod_instance_types,
     nvidia_hyperpod_instance_types,
 )
 
-from .conftest import ENVIRONMENTS, config_fails as _fails, config_with
+from .conftest import ENVIRONMENTS, config_with
+from .conftest import config_fails as _fails
 
 
 def group(**overrides):
@@ -52,15 +56,21 @@ _PINNED = re.escape(", ".join(KUBECTL_LAYER_VERSIONS))
 _UNSUPPORTED = [
     (f"1.{_minor(_HYPERPOD_RANGE[0]) - 1}", rf"SageMaker HyperPod supports {_SUPPORTED}"),
     (f"1.{_minor(_HYPERPOD_RANGE[-1]) + 1}", rf"SageMaker HyperPod supports {_SUPPORTED}"),
-    *[(v, rf"the app pins kubectl layers only for {_PINNED}")
-      for v in _HYPERPOD_RANGE if v not in KUBECTL_LAYER_VERSIONS][-1:],
+    *[
+        (v, rf"the app pins kubectl layers only for {_PINNED}")
+        for v in _HYPERPOD_RANGE
+        if v not in KUBECTL_LAYER_VERSIONS
+    ][-1:],
 ]
 
 
 @pytest.mark.parametrize(("version", "why"), _UNSUPPORTED)
 def test_unsupported_kubernetes_version(version: str, why: str) -> None:
-    with pytest.raises(ConfigError, match=rf"compute\.kubernetes_version '{re.escape(version)}' is not supported "
-                                          rf"\({why}\); use '{re.escape(DEFAULT_KUBERNETES_VERSION)}'"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"compute\.kubernetes_version '{re.escape(version)}' is not supported "
+        rf"\({why}\); use '{re.escape(DEFAULT_KUBERNETES_VERSION)}'",
+    ):
         config_with("dev", {"compute": {"kubernetes_version": version}})
 
 
@@ -71,15 +81,21 @@ def test_kube_proxy_must_match_the_kubernetes_version(env: str) -> None:
     if other is None:
         pytest.skip("the app pins one Kubernetes version only")
     proxy = cfg.addons.kube_proxy
-    with pytest.raises(ConfigError, match=rf"compute\.addons\.kube_proxy '{re.escape(proxy)}' is for Kubernetes "
-                                          rf"{re.escape(cfg.kubernetes_version)} but compute\.kubernetes_version is "
-                                          rf"'{re.escape(other)}'"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"compute\.addons\.kube_proxy '{re.escape(proxy)}' is for Kubernetes "
+        rf"{re.escape(cfg.kubernetes_version)} but compute\.kubernetes_version is "
+        rf"'{re.escape(other)}'",
+    ):
         config_with(env, {"compute": {"kubernetes_version": other}})
 
 
 def test_vpc_cni_below_hyperpod_minimum() -> None:
-    with pytest.raises(ConfigError, match=r"compute\.addons\.vpc_cni 'v1\.18\.2-eksbuild\.1' is older than "
-                                          r"v1\.18\.3"):
+    with pytest.raises(
+        ConfigError,
+        match=r"compute\.addons\.vpc_cni 'v1\.18\.2-eksbuild\.1' is older than "
+        r"v1\.18\.3",
+    ):
         config_with("dev", {"compute": {"addons": {"vpc_cni": "v1.18.2-eksbuild.1"}}})
 
 
@@ -89,26 +105,38 @@ def test_malformed_addon_version() -> None:
 
 
 def test_unknown_instance_type_lists_close_matches() -> None:
-    with pytest.raises(ConfigError, match=r"instance_type 'ml\.p5\.48xlarg' is not a SageMaker HyperPod "
-                                          r"ClusterInstanceType known to botocore; close matches: ml\.p5\.48xlarge"):
+    with pytest.raises(
+        ConfigError,
+        match=r"instance_type 'ml\.p5\.48xlarg' is not a SageMaker HyperPod "
+        r"ClusterInstanceType known to botocore; close matches: ml\.p5\.48xlarge",
+    ):
         config_with("dev", hyperpod(group(instance_type="ml.p5.48xlarg")))
 
 
 def test_ec2_instance_type_is_not_a_hyperpod_type() -> None:
-    with pytest.raises(ConfigError, match=r"'p5\.48xlarge' is not a SageMaker HyperPod ClusterInstanceType.*"
-                                          r"ml\.p5\.48xlarge"):
+    with pytest.raises(
+        ConfigError,
+        match=r"'p5\.48xlarge' is not a SageMaker HyperPod ClusterInstanceType.*"
+        r"ml\.p5\.48xlarge",
+    ):
         config_with("dev", hyperpod(group(instance_type="p5.48xlarge")))
 
 
 def test_negative_count() -> None:
-    with pytest.raises(ConfigError, match=r"instance_groups count -1 is outside 0-6758 \(SageMaker ClusterInstanceCount\); use 0 \(scale to zero"):
+    with pytest.raises(
+        ConfigError,
+        match=r"instance_groups count -1 is outside 0-6758 \(SageMaker ClusterInstanceCount\); use 0 \(scale to zero",
+    ):
         config_with("dev", hyperpod(group(count=-1)))
 
 
 def test_zero_count_is_allowed_with_continuous_provisioning() -> None:
-    teams = [{"name": "hyperpod-platform", "allowed_tiers": ["production"], "gpu_quota": 0}]  # no Kueue share on an empty group
-    (g,) = config_with("dev", {**hyperpod(group(count=0)), "kubernetes": {"teams": teams},
-                               "studio": {"user_profiles": []}}).compute.hyperpod.instance_groups
+    teams = [
+        {"name": "hyperpod-platform", "allowed_tiers": ["production"], "gpu_quota": 0}
+    ]  # no Kueue share on an empty group
+    (g,) = config_with(
+        "dev", {**hyperpod(group(count=0)), "kubernetes": {"teams": teams}, "studio": {"user_profiles": []}}
+    ).compute.hyperpod.instance_groups
     assert g.count == 0
 
 
@@ -128,8 +156,11 @@ def test_invalid_group_name() -> None:
 
 
 def test_malformed_training_plan_arn() -> None:
-    with pytest.raises(ConfigError, match=r"training_plan_arn 'arn:aws:sagemaker:us-east-1:123:training-plan/x' is "
-                                          r"not a training plan ARN; expected arn:aws:sagemaker:<region>"):
+    with pytest.raises(
+        ConfigError,
+        match=r"training_plan_arn 'arn:aws:sagemaker:us-east-1:123:training-plan/x' is "
+        r"not a training plan ARN; expected arn:aws:sagemaker:<region>",
+    ):
         config_with("dev", hyperpod(group(training_plan_arn="arn:aws:sagemaker:us-east-1:123:training-plan/x")))
 
 
@@ -149,22 +180,31 @@ def test_reserved_labels_are_rejected() -> None:
         config_with("dev", hyperpod(group(labels={"gpu-type": "x"})))
 
 
-@pytest.mark.parametrize("arn", [
-    "arn:aws:iam::123456789012:user/alice",
-    "arn:aws:sts::123456789012:assumed-role/Admin/alice",
-    "arn:aws:iam::12345:role/Admin",
-    "PlatformAdmin",
-])
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "arn:aws:iam::123456789012:user/alice",
+        "arn:aws:sts::123456789012:assumed-role/Admin/alice",
+        "arn:aws:iam::12345:role/Admin",
+        "PlatformAdmin",
+    ],
+)
 def test_malformed_admin_arn(arn: str) -> None:
-    with pytest.raises(ConfigError, match=r"compute\.admin_role_arns \[.*\] are not IAM role ARNs; use "
-                                          r"arn:aws:iam::<12-digit account>:role/<name>"):
+    with pytest.raises(
+        ConfigError,
+        match=r"compute\.admin_role_arns \[.*\] are not IAM role ARNs; use "
+        r"arn:aws:iam::<12-digit account>:role/<name>",
+    ):
         config_with("dev", {"compute": {"admin_role_arns": [arn]}})
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_public_endpoint_open_to_the_world_is_rejected(env: str) -> None:
-    with pytest.raises(ConfigError, match=r"compute\.public_access_cidrs \['0\.0\.0\.0/0'\] together cover every "
-                                          r"public IPv4 address.*list your office/VPN CIDRs"):
+    with pytest.raises(
+        ConfigError,
+        match=r"compute\.public_access_cidrs \['0\.0\.0\.0/0'\] together cover every "
+        r"public IPv4 address.*list your office/VPN CIDRs",
+    ):
         config_with(env, {"compute": {"public_access_cidrs": ["0.0.0.0/0"]}})
 
 
@@ -179,9 +219,12 @@ def test_malformed_public_cidr() -> None:
 
 
 def test_hyperpod_subnet_az_mismatch() -> None:
-    with pytest.raises(ConfigError, match=r"'gpu-workers' availability_zone 'us-east-1b' differs from "
-                                          r"network\.hyperpod\.availability_zone 'us-east-1a'; HyperPod nodes launch "
-                                          r"in the HyperPod subnet"):
+    with pytest.raises(
+        ConfigError,
+        match=r"'gpu-workers' availability_zone 'us-east-1b' differs from "
+        r"network\.hyperpod\.availability_zone 'us-east-1a'; HyperPod nodes launch "
+        r"in the HyperPod subnet",
+    ):
         config_with("dev", hyperpod(group(availability_zone="us-east-1b")))
 
 
@@ -201,13 +244,24 @@ def test_chart_versions_must_be_exact(field: str, value: str) -> None:
     from config.charts import ChartVersionsConfig
 
     default = ChartVersionsConfig.model_fields[field].default
-    _fails({"compute": {"charts": {field: value}}}, rf"compute\.charts\.{field}", re.escape(repr(value)),
-           r"not an exact chart version", rf"e\.g\. {re.escape(repr(default))}")
+    _fails(
+        {"compute": {"charts": {field: value}}},
+        rf"compute\.charts\.{field}",
+        re.escape(repr(value)),
+        r"not an exact chart version",
+        rf"e\.g\. {re.escape(repr(default))}",
+    )
 
 
-@pytest.mark.parametrize(("service", "shape"), [("ec2", "InstanceType"), ("sagemaker", "ClusterInstanceType"),
-                                                ("sagemaker", "ClusterInstanceCount"),
-                                                ("sagemaker", "AppInstanceType")])
+@pytest.mark.parametrize(
+    ("service", "shape"),
+    [
+        ("ec2", "InstanceType"),
+        ("sagemaker", "ClusterInstanceType"),
+        ("sagemaker", "ClusterInstanceCount"),
+        ("sagemaker", "AppInstanceType"),
+    ],
+)
 def test_the_fast_botocore_shape_reader_agrees_with_botocore(service: str, shape: str) -> None:
     """config/instances.py reads one shape of a botocore model without parsing the whole model (a tenth of a synth
     before); it must give what botocore's own loader gives."""

@@ -17,7 +17,9 @@ import pytest
 import yaml
 
 from cdk_constructs.compute.hyperpod_prerequisites import (
-    CHART_DIR, HEALTH_MONITORING_AGENT_ACCOUNTS, health_monitoring_agent_image,
+    CHART_DIR,
+    HEALTH_MONITORING_AGENT_ACCOUNTS,
+    health_monitoring_agent_image,
 )
 
 from .conftest import ROOT, Synth
@@ -41,23 +43,49 @@ REFERENCE_CHART = ROOT / "tests" / "upstream" / "sagemaker-hyperpod-cli-011ca927
 # 011ca927123e02b35a399935bbb3ab1905fe33c7). The chart README must say, for each, whether we include, replace or
 # leave it out.
 UPSTREAM_COMPONENTS = (
-    "cert-manager", "training-operators", "mlflow", "nvidia-device-plugin", "aws-efa-k8s-device-plugin",
-    "neuron-device-plugin", "storage", "health-monitoring-agent", "mpi-operator", "deep-health-check",
-    "job-auto-restart", "cluster-role-and-bindings", "namespaced-role-and-bindings", "team-role-and-bindings",
-    "hyperpod-inference-operator", "hyperpod-patching", "gpu-operator",
+    "cert-manager",
+    "training-operators",
+    "mlflow",
+    "nvidia-device-plugin",
+    "aws-efa-k8s-device-plugin",
+    "neuron-device-plugin",
+    "storage",
+    "health-monitoring-agent",
+    "mpi-operator",
+    "deep-health-check",
+    "job-auto-restart",
+    "cluster-role-and-bindings",
+    "namespaced-role-and-bindings",
+    "team-role-and-bindings",
+    "hyperpod-inference-operator",
+    "hyperpod-patching",
+    "gpu-operator",
 )
 HYPERPOD_USER = "hyperpod-service-linked-role"
 # What HyperPod's service-linked role does through AWS's job-auto-restart and hyperpod-patching RBAC (same commit):
 # (apiGroup, resource, verb) triples our ClusterRoles must allow to that user.
 HYPERPOD_NEEDS = {
-    ("", "nodes", "get"), ("", "nodes", "list"), ("", "nodes", "watch"), ("", "nodes", "patch"),
-    ("", "nodes/status", "patch"), ("", "pods", "get"), ("", "pods", "list"), ("", "pods", "watch"),
-    ("", "pods", "delete"), ("", "pods", "deletecollection"), ("", "events", "create"),
-    ("kubeflow.org", "pytorchjobs", "get"), ("kubeflow.org", "pytorchjobs", "list"),
-    ("kubeflow.org", "pytorchjobs", "watch"), ("kubeflow.org", "pytorchjobs", "delete"),
-    ("kubeflow.org", "pytorchjobs", "patch"), ("kubeflow.org", "pytorchjobs", "update"),
-    ("kubeflow.org", "pytorchjobs/status", "patch"), ("kubeflow.org", "pytorchjobs/status", "update"),
-    ("coordination.k8s.io", "leases", "create"), ("coordination.k8s.io", "leases", "update"),
+    ("", "nodes", "get"),
+    ("", "nodes", "list"),
+    ("", "nodes", "watch"),
+    ("", "nodes", "patch"),
+    ("", "nodes/status", "patch"),
+    ("", "pods", "get"),
+    ("", "pods", "list"),
+    ("", "pods", "watch"),
+    ("", "pods", "delete"),
+    ("", "pods", "deletecollection"),
+    ("", "events", "create"),
+    ("kubeflow.org", "pytorchjobs", "get"),
+    ("kubeflow.org", "pytorchjobs", "list"),
+    ("kubeflow.org", "pytorchjobs", "watch"),
+    ("kubeflow.org", "pytorchjobs", "delete"),
+    ("kubeflow.org", "pytorchjobs", "patch"),
+    ("kubeflow.org", "pytorchjobs", "update"),
+    ("kubeflow.org", "pytorchjobs/status", "patch"),
+    ("kubeflow.org", "pytorchjobs/status", "update"),
+    ("coordination.k8s.io", "leases", "create"),
+    ("coordination.k8s.io", "leases", "update"),
     ("", "pods/eviction", "create"),
 }
 # Kueue v0.19.2 "Run an MPIJob" (site/content/en/docs/tasks/run/kubeflow/mpijobs.md): "The minimum required MPI
@@ -75,18 +103,26 @@ KUEUE_MPIJOB_RUN_POLICY_FIELDS = ("suspend", "managedBy", "schedulingPolicy")
 MPI_OPERATOR_NEEDS = {
     *{("", r, v) for r in ("configmaps", "secrets", "services") for v in ("list", "watch", "create", "update")},
     *{("", "pods", v) for v in ("list", "watch", "create", "delete")},
-    *{("batch", "jobs", v) for v in ("list", "watch", "create", "update")}, ("batch", "jobs/status", "update"),
+    *{("batch", "jobs", v) for v in ("list", "watch", "create", "update")},
+    ("batch", "jobs/status", "update"),
     *{("kubeflow.org", "mpijobs", v) for v in ("get", "list", "watch", "update")},
-    ("kubeflow.org", "mpijobs/status", "update"), ("", "events", "create"), ("", "events", "patch"),
+    ("kubeflow.org", "mpijobs/status", "update"),
+    ("", "events", "create"),
+    ("", "events", "patch"),
     *{("coordination.k8s.io", "leases", v) for v in ("get", "create", "update")},
-    ("scheduling.k8s.io", "priorityclasses", "list"), ("scheduling.k8s.io", "priorityclasses", "watch"),
+    ("scheduling.k8s.io", "priorityclasses", "list"),
+    ("scheduling.k8s.io", "priorityclasses", "watch"),
 }
 
 
 def helm(*args: str) -> subprocess.CompletedProcess[str]:
     home = ROOT / ".cache" / "helm-home"
-    env = {**os.environ, "HELM_CACHE_HOME": str(home / "cache"), "HELM_CONFIG_HOME": str(home / "config"),
-           "HELM_DATA_HOME": str(home / "data")}
+    env = {
+        **os.environ,
+        "HELM_CACHE_HOME": str(home / "cache"),
+        "HELM_CONFIG_HOME": str(home / "config"),
+        "HELM_DATA_HOME": str(home / "data"),
+    }
     return subprocess.run([str(helm_binary()), *args], capture_output=True, text=True, timeout=120, env=env)
 
 
@@ -100,8 +136,9 @@ def stack_values(synth: Synth) -> dict[str, Any]:
 def template(values: dict[str, Any], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / f"values-{len(list(tmp_path.iterdir()))}.json"
     path.write_text(json.dumps(values))
-    return helm("template", "hyperpod-prerequisites", str(CHART_DIR), "--namespace", "kube-system",
-                "--values", str(path))
+    return helm(
+        "template", "hyperpod-prerequisites", str(CHART_DIR), "--namespace", "kube-system", "--values", str(path)
+    )
 
 
 def objects(text: str) -> list[dict[str, Any]]:
@@ -120,15 +157,27 @@ def test_helm_lint_passes_with_the_stack_values(values: dict[str, Any], tmp_path
     assert proc.returncode == 0 and "1 chart(s) linted, 0 chart(s) failed" in proc.stdout, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize(("broken", "field"), [
-    ({}, "healthMonitoringAgent.nvidiaInstanceTypes"),  # the chart's own defaults (first of several errors)
-    ({"healthMonitoringAgent": {"nvidiaInstanceTypes": ["ml.p5.48xlarge"]}}, "healthMonitoringAgent.image"),
-    ({"healthMonitoringAgent": {"image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b"}},
-     "healthMonitoringAgent.nvidiaInstanceTypes"),
-    ({"healthMonitoringAgent": {"image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b",
-                                "nvidiaInstanceTypes": ["ml.p5.48xlarge"]},
-      "trainingOperator": {"image": ""}}, "trainingOperator.image"),
-])
+@pytest.mark.parametrize(
+    ("broken", "field"),
+    [
+        ({}, "healthMonitoringAgent.nvidiaInstanceTypes"),  # the chart's own defaults (first of several errors)
+        ({"healthMonitoringAgent": {"nvidiaInstanceTypes": ["ml.p5.48xlarge"]}}, "healthMonitoringAgent.image"),
+        (
+            {"healthMonitoringAgent": {"image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b"}},
+            "healthMonitoringAgent.nvidiaInstanceTypes",
+        ),
+        (
+            {
+                "healthMonitoringAgent": {
+                    "image": "x.dkr.ecr.us-east-1.amazonaws.com/a:b",
+                    "nvidiaInstanceTypes": ["ml.p5.48xlarge"],
+                },
+                "trainingOperator": {"image": ""},
+            },
+            "trainingOperator.image",
+        ),
+    ],
+)
 def test_bad_values_fail_at_render_time_naming_the_field(broken: dict[str, Any], field: str, tmp_path: Path) -> None:
     proc = template(broken, tmp_path)
     assert proc.returncode != 0, f"rendered without {field}:\n{proc.stdout[:2000]}"
@@ -159,14 +208,22 @@ def test_every_in_expression_has_values(values: dict[str, Any], neuron: list[str
 
 
 def allowed(rules: list[dict[str, Any]], group: str, resource: str, verb: str) -> bool:
-    return any(group in r.get("apiGroups", []) and (resource in r.get("resources", []) or "*" in r["resources"])
-               and (verb in r.get("verbs", []) or "*" in r["verbs"]) for r in rules)
+    return any(
+        group in r.get("apiGroups", [])
+        and (resource in r.get("resources", []) or "*" in r["resources"])
+        and (verb in r.get("verbs", []) or "*" in r["verbs"])
+        for r in rules
+    )
 
 
 def test_hyperpod_service_role_can_auto_resume_jobs_and_patch_nodes(rendered: list[dict[str, Any]]) -> None:
     roles = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "ClusterRole"}
-    bound = [roles[b["roleRef"]["name"]] for b in rendered if b["kind"] == "ClusterRoleBinding"
-             and any(s["kind"] == "User" and s["name"] == HYPERPOD_USER for s in b["subjects"])]
+    bound = [
+        roles[b["roleRef"]["name"]]
+        for b in rendered
+        if b["kind"] == "ClusterRoleBinding"
+        and any(s["kind"] == "User" and s["name"] == HYPERPOD_USER for s in b["subjects"])
+    ]
     rules = [r for role in bound for r in role["rules"]]
     missing = sorted(need for need in HYPERPOD_NEEDS if not allowed(rules, *need))
     assert not missing, f"HyperPod's service-linked role ({HYPERPOD_USER}) cannot: {missing}"
@@ -268,8 +325,12 @@ def test_mpijob_crd_has_every_field_kueue_sets() -> None:
 
 def test_mpi_operator_can_do_what_its_controller_calls(rendered: list[dict[str, Any]]) -> None:
     roles = {o["metadata"]["name"]: o for o in rendered if o["kind"] == "ClusterRole"}
-    bound = [roles[b["roleRef"]["name"]] for b in rendered if b["kind"] == "ClusterRoleBinding"
-             and any(s["kind"] == "ServiceAccount" and s["name"] == "mpi-operator" for s in b["subjects"])]
+    bound = [
+        roles[b["roleRef"]["name"]]
+        for b in rendered
+        if b["kind"] == "ClusterRoleBinding"
+        and any(s["kind"] == "ServiceAccount" and s["name"] == "mpi-operator" for s in b["subjects"])
+    ]
     rules = [r for role in bound for r in role["rules"]]
     missing = sorted(need for need in MPI_OPERATOR_NEEDS if not allowed(rules, *need))
     assert not missing, f"the MPI operator's service account cannot: {missing}"
@@ -294,8 +355,12 @@ def test_docker_hub_images_are_documented_with_their_risk(rendered: list[dict[st
     """Images without a registry host come from Docker Hub (anonymous pulls rate-limited per NAT IP); each must be
     named in the chart README's risk section, which says why there is no other registry."""
     section = (CHART_DIR / "README.md").read_text().split("## Images from Docker Hub", 1)[1].split("\n## ", 1)[0]
-    images = {c["image"] for o in rendered if o["kind"] in ("Deployment", "DaemonSet")
-              for c in o["spec"]["template"]["spec"]["containers"]}
+    images = {
+        c["image"]
+        for o in rendered
+        if o["kind"] in ("Deployment", "DaemonSet")
+        for c in o["spec"]["template"]["spec"]["containers"]
+    }
     docker_hub = {i for i in images if "." not in i.split("/")[0] or i.startswith("docker.io/")}
     assert docker_hub, "nothing from Docker Hub any more: drop the README section and this test"
     for image in docker_hub:

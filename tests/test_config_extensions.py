@@ -69,8 +69,16 @@ def add_team(folder: Path, env: str) -> str:
     ids = {t.get(k) for t in teams for k in ("posix_uid", "posix_gid")}
     uid = max(i for i in ids if i) + 1
     pool = next(p for p in data["kubernetes"]["gpu_node_pools"] if p["capacity_type"] == "spot")
-    teams.append({"name": name, "gpu_quota": 4, "gpu_shares": {pool["name"]: 4}, "allowed_tiers": ["research"],
-                  "posix_uid": uid, "posix_gid": uid})
+    teams.append(
+        {
+            "name": name,
+            "gpu_quota": 4,
+            "gpu_shares": {pool["name"]: 4},
+            "allowed_tiers": ["research"],
+            "posix_uid": uid,
+            "posix_gid": uid,
+        }
+    )
     _write(folder, env, data)
     return name
 
@@ -80,8 +88,15 @@ def add_l40s_spot_pool(folder: Path, env: str) -> str:
     pools = data["kubernetes"]["gpu_node_pools"]
     name = _fresh_name({p["name"] for p in pools}, "l40s-spot")
     # the largest L40S instance the instance table knows with 4 GPUs: g6e.12xlarge (gpu_type l40s)
-    pools.append({"name": name, "instance_types": ["g6e.12xlarge"], "capacity_type": "spot", "gpu_limit": 8,
-                  "weight": min(p.get("weight", 10) for p in pools) - 1})
+    pools.append(
+        {
+            "name": name,
+            "instance_types": ["g6e.12xlarge"],
+            "capacity_type": "spot",
+            "gpu_limit": 8,
+            "weight": min(p.get("weight", 10) for p in pools) - 1,
+        }
+    )
     team = next(t for t in data["kubernetes"]["teams"] if "research" in t.get("allowed_tiers", []))
     team["gpu_shares"] = {**team.get("gpu_shares", {}), name: 4}
     team["gpu_quota"] = team["gpu_quota"] + 4  # the share is on top of what the team already had
@@ -126,8 +141,13 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
     assert set(synth.templates) == set(synth.stacks)
     # cfn-lint, as tests/test_compliance.py runs it on the shipped environments
     templates = sorted(str(synth.outdir / s.template_file) for s in synth.stacks.values())
-    lint = subprocess.run([str(Path(sys.executable).with_name("cfn-lint")), "--format", "parseable", *templates],
-                          cwd=ROOT, capture_output=True, text=True, check=False)  # ROOT: .cfnlintrc.yaml
+    lint = subprocess.run(
+        [str(Path(sys.executable).with_name("cfn-lint")), "--format", "parseable", *templates],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # ROOT: .cfnlintrc.yaml
     assert lint.returncode == 0 and not lint.stdout.strip(), f"cfn-lint findings:\n{lint.stdout}{lint.stderr}"
     # every manifest is valid against the vendored CRDs and the cluster's Kubernetes version
     docs = {f.name: [d for d in yaml.safe_load_all(f.read_text()) if d] for f in dist.glob("*.yaml")}
@@ -151,10 +171,15 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
         assert spec["template"]["metadata"]["labels"]["gpu-type"] == find_spec(pool.instance_types[0]).gpu_type
         assert pool.name in named("ResourceFlavor")
     # the cluster runs the configured version, and the environments follow the upgrade runbook
-    clusters = [r for t in synth.templates.values() for r in t["Resources"].values()
-                if r["Type"] in ("AWS::EKS::Cluster", "Custom::AWSCDK-EKS-Cluster")]
-    assert [c["Properties"].get("Version", c["Properties"].get("Config", {}).get("version")) for c in clusters] == \
-        [cfg.compute.kubernetes_version]
+    clusters = [
+        r
+        for t in synth.templates.values()
+        for r in t["Resources"].values()
+        if r["Type"] in ("AWS::EKS::Cluster", "Custom::AWSCDK-EKS-Cluster")
+    ]
+    assert [c["Properties"].get("Version", c["Properties"].get("Config", {}).get("version")) for c in clusters] == [
+        cfg.compute.kubernetes_version
+    ]
     assert runbook_violations({**others, cfg.name: cfg}) == []
     # cost: complete where the region is priced, otherwise every GPU pool is named unpriced (never counted as $0)
     templates = {s.stack_name: synth.templates[k] for k, s in synth.stacks.items()}
@@ -165,8 +190,9 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
         assert report.max_burst_per_hour <= (cfg.cost.max_burst_usd_per_hour or float("inf"))
     else:
         assert not report.max_burst_complete and "INCOMPLETE" in render(report)
-        assert {u.resource for u in report.unpriced if u.type == "NodePool"} >= \
-            {p.name for p in cfg.kubernetes.gpu_node_pools}
+        assert {u.resource for u in report.unpriced if u.type == "NodePool"} >= {
+            p.name for p in cfg.kubernetes.gpu_node_pools
+        }
     # `make snapshots` pins it as unpriced, never as $0 totals
     entry = baseline_entry(report, cfg.region)
     assert ("unpriced_region" in entry) == (cfg.region not in priced_regions())
@@ -200,8 +226,9 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
     if kind == "team":
         assert detail in {t.name for t in cfg.kubernetes.teams}
         roles = [r for r in synth.templates["compute"]["Resources"].values() if r["Type"] == "AWS::IAM::Role"]
-        assert any(detail in str(r["Properties"].get("RoleName", "")) or detail in str(r["Properties"])
-                   for r in roles), "the new team gets its own role"
+        assert any(
+            detail in str(r["Properties"].get("RoleName", "")) or detail in str(r["Properties"]) for r in roles
+        ), "the new team gets its own role"
     elif kind == "pool":
         assert find_spec("g6e.12xlarge").gpu_type == "l40s"
         assert detail in {p.name for p in cfg.kubernetes.gpu_node_pools}
@@ -218,7 +245,7 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
             project = projects[team_project_name(team.name)]["spec"]
             assert [d["namespace"] for d in project["destinations"]] == [team.namespace]
             assert apps[team_project_name(team.name)]["spec"]["source"]["repoURL"] == GITOPS_REPO
-        for team in cfg.kubernetes.teams:   # the team's platform objects in their own Application (EKS limits)
+        for team in cfg.kubernetes.teams:  # the team's platform objects in their own Application (EKS limits)
             assert platform_team_application_name(team.name) in apps
         assert len(apps) == 2 * len(cfg.kubernetes.teams) + 1
     else:

@@ -29,8 +29,9 @@ def test_every_price_line_has_source_and_date() -> None:
     for region, tables in prices["regions"].items():
         for table, entries in tables.items():
             for name, entry in entries.items():
-                assert entry.get("source") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry.get("as_of", "")), \
+                assert entry.get("source") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry.get("as_of", "")), (
                     f"{region}/{table}/{name} lacks a source or an as_of date"
+                )
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -50,16 +51,21 @@ def test_nothing_in_the_templates_is_unpriced(env: str) -> None:
     environment; prices are advisory) every line is still classified and names the missing price."""
     report = report_for(env)
     if synthesize(env).config.region in priced_regions():
-        assert not report.unpriced, "resource types without a price rule or a free/usage classification:\n" + \
-            "\n".join(f"{u.stack}/{u.resource} {u.type}" for u in report.unpriced)
+        assert not report.unpriced, "resource types without a price rule or a free/usage classification:\n" + "\n".join(
+            f"{u.stack}/{u.resource} {u.type}" for u in report.unpriced
+        )
     else:
         assert not [u for u in report.unpriced if u.item == "no price rule"]
         assert not report.max_burst_complete
 
 
 def test_unknown_resource_type_is_reported_unpriced_not_zero() -> None:
-    template = {"Resources": {"Mystery": {"Type": "AWS::NewService::Thing", "Properties": {}},
-                              "Nat": {"Type": "AWS::EC2::NatGateway", "Properties": {}}}}
+    template = {
+        "Resources": {
+            "Mystery": {"Type": "AWS::NewService::Thing", "Properties": {}},
+            "Nat": {"Type": "AWS::EC2::NatGateway", "Properties": {}},
+        }
+    }
     report = build_report("x", "us-east-1", {"S": template}, None)
     assert [(u.resource, u.type) for u in report.unpriced] == [("Mystery", "AWS::NewService::Thing")]
     assert report.idle_total == round(0.045 * 730, 2)
@@ -72,11 +78,11 @@ def test_burst_from_nodepool_manifests(tmp_path: Path) -> None:
         "  template:\n    spec:\n      requirements:\n"
         "        - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}\n"
         "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: nolimit}\nspec:\n  template:\n"
-        "    spec: {requirements: []}\n")
+        "    spec: {requirements: []}\n"
+    )
     report = build_report("x", "us-east-1", {}, tmp_path)
     assert [(b.name, b.gpus, b.usd_per_hour) for b in report.burst] == [("h100", 16, round(16 * 55.04 / 8, 2))]
     assert [u.resource for u in report.unpriced] == ["nolimit"]  # an unbounded pool is never "free"
-
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -91,8 +97,9 @@ def test_cpu_job_pool_is_priced_per_node_and_adds_no_idle_cost(env: str) -> None
     (line,) = report.cpu_pools
     assert (line.name, line.cpu_limit) == (pool.name, pool.cpu_limit)
     assert line.usd_per_node_hour == max(prices[t]["usd"] for t in pool.instance_types)
-    assert line.usd_per_hour_at_limit == round(max(
-        pool.cpu_limit // instance_specs()[t].vcpus * prices[t]["usd"] for t in pool.instance_types), 2)
+    assert line.usd_per_hour_at_limit == round(
+        max(pool.cpu_limit // instance_specs()[t].vcpus * prices[t]["usd"] for t in pool.instance_types), 2
+    )
     assert not [i for i in report.idle if pool.name in f"{i.resource} {i.item} {i.detail}"]
     assert f"{line.usd_per_node_hour:,.4f}/h per node" in render(report)
 
@@ -104,23 +111,31 @@ def test_cpu_pool_from_nodepool_manifests(tmp_path: Path) -> None:
         "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m7i.xlarge, m6i.xlarge]}\n"
         "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: cpu-gpu-types}\nspec:\n"
         "  limits: {cpu: 10}\n  template:\n    spec:\n      requirements:\n"
-        "        - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}\n")
+        "        - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}\n"
+    )
     report = build_report("x", "us-east-1", {}, tmp_path)
-    assert [(c.name, c.instance_type, c.usd_per_node_hour, c.max_nodes, c.usd_per_hour_at_limit)
-            for c in report.cpu_pools] == [("cpu", "m7i.xlarge", 0.2016, 2, round(2 * 0.2016, 2))]
+    assert [
+        (c.name, c.instance_type, c.usd_per_node_hour, c.max_nodes, c.usd_per_hour_at_limit) for c in report.cpu_pools
+    ] == [("cpu", "m7i.xlarge", 0.2016, 2, round(2 * 0.2016, 2))]
     assert [u.resource for u in report.unpriced] == ["cpu-gpu-types"]  # never priced as a CPU pool
+
 
 def baseline_entry(report, region: str) -> dict:
     """What tests/baselines/cost.json pins for one environment: its totals where the price table covers its region;
     in a region it lacks, that the environment is unpriced and what is unpriced (never totals that would read $0)."""
     if region not in priced_regions():
-        return {"unpriced_region": region,
-                "unpriced_gpu_pools": sorted({u.resource for u in report.unpriced if u.type == "NodePool"})}
+        return {
+            "unpriced_region": region,
+            "unpriced_gpu_pools": sorted({u.resource for u in report.unpriced if u.type == "NodePool"}),
+        }
     (observability_stack,) = [s for s in report.idle_by_stack() if s.endswith("-Observability")]
-    return {"idle_monthly_usd": report.idle_total, "max_burst_usd_per_hour": report.max_burst_per_hour,
-            "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour,
-            "observability_monthly_usd": report.observability_total,
-            "observability_stack_monthly_usd": report.idle_by_stack()[observability_stack]}
+    return {
+        "idle_monthly_usd": report.idle_total,
+        "max_burst_usd_per_hour": report.max_burst_per_hour,
+        "cpu_pools_usd_per_hour_at_limit": report.cpu_pools_per_hour,
+        "observability_monthly_usd": report.observability_total,
+        "observability_stack_monthly_usd": report.idle_by_stack()[observability_stack],
+    }
 
 
 def test_pinned_totals() -> None:
@@ -131,11 +146,18 @@ def test_pinned_totals() -> None:
     pinned = json.loads(PINNED.read_text())
     missing = sorted(set(now) - set(pinned))
     assert not missing, f"no cost baseline for {missing}: run `make snapshots`"
-    deltas = [f"{env} {key}: {pinned[env].get(key)} -> {value}" for env in now for key, value in now[env].items()
-              if not isinstance(value, float) and value != pinned[env].get(key)]
-    deltas += [f"{env} {key}: {pinned[env][key]} -> {value} ({value - pinned[env][key]:+.2f})"
-               for env in now for key, value in now[env].items()
-               if isinstance(value, float) and abs(value - pinned[env].get(key, 0)) > 0.005]
+    deltas = [
+        f"{env} {key}: {pinned[env].get(key)} -> {value}"
+        for env in now
+        for key, value in now[env].items()
+        if not isinstance(value, float) and value != pinned[env].get(key)
+    ]
+    deltas += [
+        f"{env} {key}: {pinned[env][key]} -> {value} ({value - pinned[env][key]:+.2f})"
+        for env in now
+        for key, value in now[env].items()
+        if isinstance(value, float) and abs(value - pinned[env].get(key, 0)) > 0.005
+    ]
     deltas += [f"{env} {key}: pinned but no longer computed" for env in now for key in set(pinned[env]) - set(now[env])]
     assert not deltas, "cost changed (run `make cost ENV=<env>` to see why):\n" + "\n".join(deltas)
 
@@ -143,8 +165,7 @@ def test_pinned_totals() -> None:
 def test_an_unpriced_region_is_pinned_as_unpriced() -> None:
     """A baseline for an environment in a region without prices says so; it pins no total (a $0 would pass for a
     price)."""
-    region = next(r for r in ("eu-west-1", "us-west-2", "ap-southeast-2", "eu-central-1")
-                  if r not in priced_regions())
+    region = next(r for r in ("eu-west-1", "us-west-2", "ap-southeast-2", "eu-central-1") if r not in priced_regions())
     report = report_for(ENVIRONMENTS[0])
     entry = baseline_entry(report, region)
     assert entry["unpriced_region"] == region
@@ -156,9 +177,12 @@ def test_budget_exceeded_is_a_config_error(env: str) -> None:
     """A budget below what the pools can spend fails, naming every GPU pool with its GPU limit."""
     pools = config_with(env).kubernetes.gpu_node_pools
     named = "".join(rf"(?=.*{re.escape(p.name)}: {p.gpu_limit} GPUs)" for p in pools)
-    with pytest.raises(ConfigError, match=rf"cost\.max_burst_usd_per_hour 1: the GPU pools and HyperPod groups "
-                                          rf"could spend \$[\d,.]+/hour \({named}.*\); lower "
-                                          rf"kubernetes\.gpu_node_pools\[\]\.gpu_limit"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"cost\.max_burst_usd_per_hour 1: the GPU pools and HyperPod groups "
+        rf"could spend \$[\d,.]+/hour \({named}.*\); lower "
+        rf"kubernetes\.gpu_node_pools\[\]\.gpu_limit",
+    ):
         config_with(env, {"cost": {"max_burst_usd_per_hour": 1}})
 
 
@@ -170,14 +194,17 @@ def test_budget_counts_what_is_priced_and_names_the_rest() -> None:
     shipped = raw_config("dev")["compute"]["hyperpod"]["instance_groups"]  # teams' Kueue shares name them
     groups = [*shipped, {"name": "extra", "instance_type": "ml.g6e.xlarge", "count": 1}]
     assert load_prices()["regions"]["us-east-1"].get("sagemaker_instance_hour", {}).get("ml.g6e.xlarge") is None
-    cfg = config_with("dev", {"compute": {"hyperpod": {"instance_groups": groups}},
-                              "cost": {"max_burst_usd_per_hour": 1000}})
-    _, _, missing = burst_per_hour(cfg.region, [], [(g.name, g.instance_type, g.count)
-                                                    for g in cfg.compute.hyperpod.instance_groups])
+    cfg = config_with(
+        "dev", {"compute": {"hyperpod": {"instance_groups": groups}}, "cost": {"max_burst_usd_per_hour": 1000}}
+    )
+    _, _, missing = burst_per_hour(
+        cfg.region, [], [(g.name, g.instance_type, g.count) for g in cfg.compute.hyperpod.instance_groups]
+    )
     assert missing == ["ml.g6e.xlarge"]
     with pytest.raises(ConfigError, match=r"could spend .*not counted, no price: .*ml\.g6e\.xlarge"):
-        config_with("dev", {"compute": {"hyperpod": {"instance_groups": groups}},
-                            "cost": {"max_burst_usd_per_hour": 10}})
+        config_with(
+            "dev", {"compute": {"hyperpod": {"instance_groups": groups}}, "cost": {"max_burst_usd_per_hour": 10}}
+        )
 
 
 def test_idle_targets() -> None:
@@ -185,8 +212,15 @@ def test_idle_targets() -> None:
     the explanation true - the lines that no dev config can remove already add up to $300."""
     assert report_for("prod").idle_total < 1000
     dev = report_for("dev")
-    floor_items = {"FSx for Lustre capacity", "EKS control plane", "NAT gateway", "Public IPv4 address",
-                   "Application Load Balancer", "KMS key", "Secrets Manager secret"}
+    floor_items = {
+        "FSx for Lustre capacity",
+        "EKS control plane",
+        "NAT gateway",
+        "Public IPv4 address",
+        "Application Load Balancer",
+        "KMS key",
+        "Secrets Manager secret",
+    }
     floor = sum(line.monthly_usd for line in dev.idle if line.item in floor_items)
     assert floor >= 300, f"dev's irreducible lines now cost ${floor:.2f}: revisit the dev config and docs/cost.md"
 
@@ -216,28 +250,35 @@ def test_readme_cost_figures_are_the_pinned_ones() -> None:
     cost change: `make snapshots`, then docs/cost.md.)"""
     readme = (ROOT / "docs" / "cost.md").read_text()
     pinned = json.loads(PINNED.read_text())
-    rows = {m[1]: (float(m[2].replace(",", "")), float(m[3].replace(",", "")), m[4])
-            for m in re.finditer(r"^\| (\w+)[^|]*\| ([\d,.]+) \| ([\d,.]+)(?: \(budget ([\d,.]+)\))? \|$", readme,
-                                 flags=re.M)}
+    rows = {
+        m[1]: (float(m[2].replace(",", "")), float(m[3].replace(",", "")), m[4])
+        for m in re.finditer(
+            r"^\| (\w+)[^|]*\| ([\d,.]+) \| ([\d,.]+)(?: \(budget ([\d,.]+)\))? \|$", readme, flags=re.M
+        )
+    }
     for env, figures in pinned.items():
         if "unpriced_region" in figures:  # no figures to show: the row must say so
-            assert re.search(rf"^\| {env}\b[^\n]*unpriced", readme, re.M), \
+            assert re.search(rf"^\| {env}\b[^\n]*unpriced", readme, re.M), (
                 f"docs/cost.md's cost table has no row saying {env} is unpriced ({figures['unpriced_region']})"
+            )
             continue
         assert env in rows, f"docs/cost.md's cost table has no row for {env} (| {env} | idle | max GPU (budget) |)"
         idle, burst, budget = rows[env]
-        assert (idle, burst) == (figures["idle_monthly_usd"], figures["max_burst_usd_per_hour"]), \
+        assert (idle, burst) == (figures["idle_monthly_usd"], figures["max_burst_usd_per_hour"]), (
             f"docs/cost.md's {env} row says {idle} / {burst}; tests/baselines/cost.json pins {figures}"
+        )
         configured = raw_config(env).get("cost", {}).get("max_burst_usd_per_hour")
-        assert (float(budget) if budget else None) == configured, \
+        assert (float(budget) if budget else None) == configured, (
             f"docs/cost.md's {env} budget is not config/{env}.yaml's"
+        )
         cpu = figures["cpu_pools_usd_per_hour_at_limit"]
         assert f"${cpu:.2f}/h at" in readme, f"docs/cost.md does not state {env}'s CPU pool at its limit (${cpu:.2f}/h)"
         # the observability paragraph: what watching the platform costs, and the part of it <Env>-Observability adds
         paragraph = readme.split("Observability is in those figures", 1)[1].split("\n\n", 1)[0]
         for key in ("observability_monthly_usd", "observability_stack_monthly_usd"):
-            assert f"${figures[key]:,.2f}" in paragraph, \
+            assert f"${figures[key]:,.2f}" in paragraph, (
                 f"docs/cost.md's observability paragraph lacks {env}'s {key} ${figures[key]:,.2f} (`make cost`)"
+            )
 
 
 def test_karpenter_gpu_names_resolve_through_the_family_table() -> None:
@@ -250,6 +291,7 @@ def test_karpenter_gpu_names_resolve_through_the_family_table() -> None:
     pricer = Pricer.of(priced_regions()[0])
     for name in KARPENTER_GPU_NAMES:
         types, unresolved = _gpu_instance_types(
-            [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": [name, "no-such-gpu"]}], pricer)
+            [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": [name, "no-such-gpu"]}], pricer
+        )
         assert unresolved == ["no-such-gpu"]
         assert all(GPU_TYPE_BY_FAMILY[t.split(".")[0]].removesuffix("-80gb") == name for t in types), (name, types)

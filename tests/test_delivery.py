@@ -20,15 +20,30 @@ import pytest
 import yaml
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from cdk_constructs.delivery import (IMAGES_ROLE, OAM_RESOURCE_TYPES, PREDEPLOY_ROLE, WORKLOAD_IMAGES_ROLE,
-                                     alarm_bus_arn, archive_bucket_name, archive_key_alias_arn, bootstrap_role_arn)
-from config import ConfigError, known_environments
-from config import parse_organization
+from cdk_constructs.delivery import (
+    IMAGES_ROLE,
+    OAM_RESOURCE_TYPES,
+    PREDEPLOY_ROLE,
+    WORKLOAD_IMAGES_ROLE,
+    alarm_bus_arn,
+    archive_bucket_name,
+    archive_key_alias_arn,
+    bootstrap_role_arn,
+)
+from config import ConfigError, known_environments, parse_organization
 from config.accounts import EXAMPLE_FILE, ORGANIZATION_FILE, approval_before
 from stacks.pipeline_stack import DELIVERY_OUT
 
-from .conftest import (ENVIRONMENTS, ROOT, DeliverySynth, config_with, delivery_accounts, delivery_organization,
-                       moved_config, one_of_type)
+from .conftest import (
+    ENVIRONMENTS,
+    ROOT,
+    DeliverySynth,
+    config_with,
+    delivery_accounts,
+    delivery_organization,
+    moved_config,
+    one_of_type,
+)
 from .test_snapshots import mask
 
 
@@ -61,19 +76,24 @@ def _buildspec(delivery: DeliverySynth, step: str) -> dict[str, Any]:
 
 
 def _policy_statements(template: dict[str, Any], role_logical_id: str) -> list[dict[str, Any]]:
-    return [s for p in _resources(template, "AWS::IAM::Policy").values()
-            if {"Ref": role_logical_id} in p["Properties"]["Roles"]
-            for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    return [
+        s
+        for p in _resources(template, "AWS::IAM::Policy").values()
+        if {"Ref": role_logical_id} in p["Properties"]["Roles"]
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]
 
 
 def _role_named(template: dict[str, Any], name: str) -> tuple[str, dict[str, Any]]:
-    found = [(k, v) for k, v in _resources(template, "AWS::IAM::Role").items()
-             if v["Properties"].get("RoleName") == name]
+    found = [
+        (k, v) for k, v in _resources(template, "AWS::IAM::Role").items() if v["Properties"].get("RoleName") == name
+    ]
     assert len(found) == 1, f"expected one role named {name}, found {[k for k, _ in found]}"
     return found[0]
 
 
 # ---- configuration ----------------------------------------------------------------------------------------------
+
 
 def test_organization_file_is_not_an_environment() -> None:
     """config/organization/ is below config/, so known_environments (every config/*.yaml) never lists it, while
@@ -142,8 +162,12 @@ def test_environment_may_not_share_the_logging_account() -> None:
     env = ENVIRONMENTS[0]
     logging = delivery_accounts()["logging"]
     environments = {**_environments(), env: moved_config(env, logging)}
-    _refused({}, rf"waves\[0\]\.environments\[0\]: environment '{env}' deploys to account {logging} "
-                 rf"\(config/{env}\.yaml account\), which is logging\.account", environments=environments)
+    _refused(
+        {},
+        rf"waves\[0\]\.environments\[0\]: environment '{env}' deploys to account {logging} "
+        rf"\(config/{env}\.yaml account\), which is logging\.account",
+        environments=environments,
+    )
 
 
 def test_production_may_not_share_an_account_unless_allowed() -> None:
@@ -153,33 +177,51 @@ def test_production_may_not_share_an_account_unless_allowed() -> None:
     assert prods and others, "the shipped environments have a production and a non-production one"
     prod, other = prods[0], others[0]
     shared = {**environments, prod: moved_config(prod, environments[other].account)}
-    _refused({}, rf"production environment '{prod}' .* and '{other}' both deploy to account "
-                 rf"{environments[other].account}", "allow_shared_production_account: true", environments=shared)
+    _refused(
+        {},
+        rf"production environment '{prod}' .* and '{other}' both deploy to account "
+        rf"{environments[other].account}",
+        "allow_shared_production_account: true",
+        environments=shared,
+    )
     allowed = parse_organization(delivery_organization({"allow_shared_production_account": True}), shared)
     assert allowed.allow_shared_production_account
 
 
 def test_every_problem_at_once_naming_field_and_fix() -> None:
-    message = _refused({"automation": {"account": "abc"},
-                        "logging": {"sink_arn": "arn:aws:oam:us-east-1:000000000000:sink/x"},
-                        "waves": [{"name": "a", "environments": ["nope"]}]},
-                       r"automation\.account 'abc'", r"logging\.sink_arn .* is not an OAM sink of account")
+    message = _refused(
+        {
+            "automation": {"account": "abc"},
+            "logging": {"sink_arn": "arn:aws:oam:us-east-1:000000000000:sink/x"},
+            "waves": [{"name": "a", "environments": ["nope"]}],
+        },
+        r"automation\.account 'abc'",
+        r"logging\.sink_arn .* is not an OAM sink of account",
+    )
     assert message.count("\n  - ") >= 2
 
 
 def test_unknown_and_repeated_environments_are_refused() -> None:
     env = ENVIRONMENTS[0]
-    _refused({"waves": [{"name": "one", "environments": [env]}, {"name": "two", "environments": [env, "nope"]}]},
-             rf"waves\[1\]\.environments: '{env}' is already in waves\[0\]")
-    _refused({"waves": [{"name": "one", "environments": ["nope"]}]},
-             r"waves\[0\]\.environments\[0\]: unknown environment 'nope'")
+    _refused(
+        {"waves": [{"name": "one", "environments": [env]}, {"name": "two", "environments": [env, "nope"]}]},
+        rf"waves\[1\]\.environments: '{env}' is already in waves\[0\]",
+    )
+    _refused(
+        {"waves": [{"name": "one", "environments": ["nope"]}]},
+        r"waves\[0\]\.environments\[0\]: unknown environment 'nope'",
+    )
 
 
 def test_connection_must_be_the_automation_accounts() -> None:
     other = delivery_accounts()["logging"]
-    _refused({"source": {"connection_arn": f"arn:aws:codeconnections:us-east-1:{other}:connection/abc"}},
-             rf"source\.connection_arn .* is in account {other}")
-    _refused({"source": {"connection_arn": "github.com/example"}}, r"source\.connection_arn 'github.com/example' is not")
+    _refused(
+        {"source": {"connection_arn": f"arn:aws:codeconnections:us-east-1:{other}:connection/abc"}},
+        rf"source\.connection_arn .* is in account {other}",
+    )
+    _refused(
+        {"source": {"connection_arn": "github.com/example"}}, r"source\.connection_arn 'github.com/example' is not"
+    )
 
 
 def test_unknown_key_names_the_known_ones() -> None:
@@ -187,6 +229,7 @@ def test_unknown_key_names_the_known_ones() -> None:
 
 
 # ---- pipeline ---------------------------------------------------------------------------------------------------
+
 
 def test_pipeline_is_v2_and_reads_the_configured_connection(delivery: DeliverySynth) -> None:
     props = _pipeline(delivery)
@@ -207,8 +250,11 @@ def test_source_role_may_use_the_connection(delivery: DeliverySynth) -> None:
     pipeline = delivery.templates["pipeline"]
     (action,) = _stage(delivery, "Source")
     role = action["RoleArn"]["Fn::GetAtt"][0]
-    granted = [s for s in _policy_statements(pipeline, role)
-               if f"{prefix}:UseConnection" in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])]
+    granted = [
+        s
+        for s in _policy_statements(pipeline, role)
+        if f"{prefix}:UseConnection" in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])
+    ]
     assert [s["Resource"] for s in granted] == [arn]
 
 
@@ -216,12 +262,11 @@ def test_synth_runs_the_readme_commands_then_the_delivery_assembly(delivery: Del
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```bash\n(.*?)```", readme, re.S)
     assert block
-    readme_commands = [line.split("#")[0].strip() for line in block.group(1).splitlines()
-                       if line.startswith("make ")]
+    readme_commands = [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.startswith("make ")]
     assert readme_commands, "README's first bash block names the commands a newcomer runs"
     spec = _buildspec(delivery, "Synth")
     commands = spec["phases"]["build"]["commands"]
-    assert commands[:len(readme_commands)] == readme_commands
+    assert commands[: len(readme_commands)] == readme_commands
     assert commands[-1] == "make synth-delivery"
     makefile = (ROOT / "Makefile").read_text()
     target = re.search(r"^synth-delivery:.*\n((?:\t.*\n)+)", makefile, re.M)
@@ -233,7 +278,7 @@ def test_stages_follow_the_waves_with_approval_before_production(delivery: Deliv
     names = [s["Name"] for s in _pipeline(delivery)["Stages"]]
     org, envs = delivery.organization, delivery.environments
     assert names[:2] == ["Source", "Build"] and "UpdatePipeline" in names
-    deploy = names[names.index("Logging"):]
+    deploy = names[names.index("Logging") :]
     assert deploy == ["Logging", *[envs[w.environments[0]].stack_prefix for w in org.waves]]
     for wave in org.waves:
         actions = _stage(delivery, envs[wave.environments[0]].stack_prefix)
@@ -248,8 +293,9 @@ def test_stages_follow_the_waves_with_approval_before_production(delivery: Deliv
 
 def test_each_environment_deploys_into_its_account_through_its_bootstrap_roles(delivery: DeliverySynth) -> None:
     for env, config in delivery.environments.items():
-        stack_actions = [a for a in _stage(delivery, config.stack_prefix)
-                         if a["ActionTypeId"]["Provider"] == "CloudFormation"]
+        stack_actions = [
+            a for a in _stage(delivery, config.stack_prefix) if a["ActionTypeId"]["Provider"] == "CloudFormation"
+        ]
         assert stack_actions
         deploy_role = bootstrap_role_arn("deploy", config.account, config.region)
         exec_role = bootstrap_role_arn("cfn-exec", config.account, config.region)
@@ -259,10 +305,13 @@ def test_each_environment_deploys_into_its_account_through_its_bootstrap_roles(d
                 assert _role_arn(action["Configuration"]["RoleArn"]) == exec_role
         stacks = {a["Configuration"]["StackName"] for a in stack_actions}
         assert stacks == {s.stack_name for s in delivery.pipeline.stages[env].stacks.values()}
-        assert stacks == {s.node.id for s in delivery.pipeline.stages[env].stacks.values()}  # as `make deploy` names them
+        assert stacks == {
+            s.node.id for s in delivery.pipeline.stages[env].stacks.values()
+        }  # as `make deploy` names them
     lg = delivery.organization.logging
     assert {_role_arn(a["RoleArn"]) for a in _stage(delivery, "Logging")} == {
-        bootstrap_role_arn("deploy", lg.account, lg.region)}
+        bootstrap_role_arn("deploy", lg.account, lg.region)
+    }
 
 
 def test_predeploy_runs_first_and_images_before_the_stacks_that_read_them(delivery: DeliverySynth) -> None:
@@ -274,13 +323,17 @@ def test_predeploy_runs_first_and_images_before_the_stacks_that_read_them(delive
         assert order[predeploy] < min(order[n] for n in stacks)
         assert order["Storage.Deploy"] < order[images]
         storage = delivery.pipeline.stages[env].stacks["storage"]
-        readers = [s.node.id.removeprefix(f"{config.stack_prefix}-")
-                   for s in delivery.pipeline.stages[env].stacks.values() if storage in s.dependencies]
+        readers = [
+            s.node.id.removeprefix(f"{config.stack_prefix}-")
+            for s in delivery.pipeline.stages[env].stacks.values()
+            if storage in s.dependencies
+        ]
         assert readers, "some stack reads the Storage stack (its image tags, buckets)"
         for reader in readers:
             assert order[f"{reader}.Prepare"] > order[images], reader
         assert _buildspec(delivery, predeploy)["phases"]["build"]["commands"][-1].endswith(
-            f"-m tools.predeploy --env {env}")
+            f"-m tools.predeploy --env {env}"
+        )
         assert _buildspec(delivery, images)["phases"]["build"]["commands"][-1].endswith(f"make images ENV={env}")
 
 
@@ -289,13 +342,20 @@ def test_cross_account_step_roles_and_the_trust_they_need(delivery: DeliverySynt
     auto = delivery.organization.automation.account
     images_id, _ = _role_named(pipeline, IMAGES_ROLE)
     predeploy_id, _ = _role_named(pipeline, PREDEPLOY_ROLE)
-    assumed = {rid: {r for s in _policy_statements(pipeline, rid) if s["Action"] == "sts:AssumeRole"
-                     for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])}
-               for rid in (images_id, predeploy_id)}
+    assumed = {
+        rid: {
+            r
+            for s in _policy_statements(pipeline, rid)
+            if s["Action"] == "sts:AssumeRole"
+            for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])
+        }
+        for rid in (images_id, predeploy_id)
+    }
     envs = delivery.environments
     assert assumed[predeploy_id] == {bootstrap_role_arn("lookup", c.account, c.region) for c in envs.values()}
-    assert assumed[images_id] == {f"arn:aws:iam::{c.account}:role/{WORKLOAD_IMAGES_ROLE.format(env=e)}"
-                                  for e, c in envs.items()}
+    assert assumed[images_id] == {
+        f"arn:aws:iam::{c.account}:role/{WORKLOAD_IMAGES_ROLE.format(env=e)}" for e, c in envs.items()
+    }
     for env in envs:
         template = delivery.templates[f"{env}-delivery"]
         _, role = _role_named(template, WORKLOAD_IMAGES_ROLE.format(env=env))
@@ -320,7 +380,8 @@ def test_service_roles_carry_confused_deputy_conditions(delivery: DeliverySynth)
                 services = [services] if isinstance(services, str) else services
                 for service in services:
                     if service not in UNCONDITIONED and "aws:SourceAccount" not in json.dumps(
-                            statement.get("Condition", {})):
+                        statement.get("Condition", {})
+                    ):
                         bare.append(f"{name}/{lid}: {service}")
     assert not bare, "service roles without aws:SourceAccount:\n" + "\n".join(bare)
 
@@ -332,6 +393,7 @@ def test_no_long_lived_credentials(delivery: DeliverySynth) -> None:
 
 
 # ---- central logging --------------------------------------------------------------------------------------------
+
 
 def test_oam_sink_admits_exactly_the_workload_accounts(delivery: DeliverySynth) -> None:
     _, sink = one_of_type(delivery.templates["logging"]["Resources"], "AWS::Oam::Sink")
@@ -348,7 +410,8 @@ def test_each_workload_account_links_metrics_logs_and_traces(delivery: DeliveryS
     for env in delivery.environments:
         _, link = one_of_type(delivery.templates[f"{env}-delivery"]["Resources"], "AWS::Oam::Link")
         assert sorted(link["Properties"]["ResourceTypes"]) == sorted(
-            ["AWS::CloudWatch::Metric", "AWS::Logs::LogGroup", "AWS::XRay::Trace"])
+            ["AWS::CloudWatch::Metric", "AWS::Logs::LogGroup", "AWS::XRay::Trace"]
+        )
         assert link["Properties"]["SinkIdentifier"] == delivery.organization.logging.sink_arn
 
 
@@ -359,8 +422,9 @@ def test_no_link_before_the_sink_arn_is_configured() -> None:
 
     envs = _environments()
     org = parse_organization(delivery_organization(sink=False), envs)
-    stack = WorkloadDeliveryStack(cdk.App(), "Probe", config=envs[ENVIRONMENTS[0]], organization=org,
-                                  vpc_id="vpc-0123456789abcdef0")
+    stack = WorkloadDeliveryStack(
+        cdk.App(), "Probe", config=envs[ENVIRONMENTS[0]], organization=org, vpc_id="vpc-0123456789abcdef0"
+    )
     assert stack.link is None
     assert not [c for c in stack.node.find_all() if c.node.id == "Link"]
 
@@ -374,12 +438,19 @@ def test_trail_and_flow_logs_reach_the_archive(delivery: DeliverySynth) -> None:
         assert trail["Properties"]["S3BucketName"] == bucket
         assert trail["Properties"]["KMSKeyId"] == archive_key_alias_arn(org)
         assert trail["Properties"]["IsMultiRegionTrail"] and trail["Properties"]["EnableLogFileValidation"]
-        archive_logs = [r for r in _resources(delivery.templates[f"{env}-delivery"], "AWS::EC2::FlowLog").values()
-                        if r["Properties"].get("LogDestinationType") == "s3"]
+        archive_logs = [
+            r
+            for r in _resources(delivery.templates[f"{env}-delivery"], "AWS::EC2::FlowLog").values()
+            if r["Properties"].get("LogDestinationType") == "s3"
+        ]
         assert len(archive_logs) == 1 and archive_logs[0]["Properties"]["LogDestination"].startswith(
-            f"arn:aws:s3:::{bucket}/")
-    _, archive = next((k, v) for k, v in _resources(delivery.templates["logging"], "AWS::S3::Bucket").items()
-                      if v["Properties"].get("BucketName") == bucket)
+            f"arn:aws:s3:::{bucket}/"
+        )
+    _, archive = next(
+        (k, v)
+        for k, v in _resources(delivery.templates["logging"], "AWS::S3::Bucket").items()
+        if v["Properties"].get("BucketName") == bucket
+    )
     props, cfg = archive["Properties"], org.logging.archive
     rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
     assert rule["SSEAlgorithm"] == "aws:kms"
@@ -388,9 +459,12 @@ def test_trail_and_flow_logs_reach_the_archive(delivery: DeliverySynth) -> None:
     assert retention == {"Mode": cfg.object_lock_mode, "Days": cfg.object_lock_days}
     assert {r.get("ExpirationInDays") for r in props["LifecycleConfiguration"]["Rules"]} == {cfg.retention_days}
     # the archive's policy lets the services write only for the workload accounts
-    policy = next(p for p in _resources(delivery.templates["logging"], "AWS::S3::BucketPolicy").values()
-                  if "Archive" in json.dumps(p["Properties"]["Bucket"]) and "AccessLogs" not in
-                  json.dumps(p["Properties"]["Bucket"]))
+    policy = next(
+        p
+        for p in _resources(delivery.templates["logging"], "AWS::S3::BucketPolicy").values()
+        if "Archive" in json.dumps(p["Properties"]["Bucket"])
+        and "AccessLogs" not in json.dumps(p["Properties"]["Bucket"])
+    )
     writes = [s for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid", "").endswith("Write")]
     workload = {c.account for c in delivery.environments.values()}
     assert writes
@@ -405,8 +479,9 @@ def test_alarms_of_every_environment_reach_one_topic(delivery: DeliverySynth) ->
     (bus_policy,) = _resources(logging, "AWS::Events::EventBusPolicy").values()
     statement = bus_policy["Properties"]["Statement"]
     assert statement["Effect"] == "Allow" and statement["Action"] == "events:PutEvents"
-    admitted = [re.fullmatch(r"arn:aws:iam::([0-9]{12}):root", _role_arn(p)).group(1)
-                for p in statement["Principal"]["AWS"]]
+    admitted = [
+        re.fullmatch(r"arn:aws:iam::([0-9]{12}):root", _role_arn(p)).group(1) for p in statement["Principal"]["AWS"]
+    ]
     assert sorted(admitted) == sorted(workload)
     _, rule = one_of_type(logging["Resources"], "AWS::Events::Rule")
     assert rule["Properties"]["EventPattern"]["detail-type"] == ["CloudWatch Alarm State Change"]
@@ -416,7 +491,8 @@ def test_alarms_of_every_environment_reach_one_topic(delivery: DeliverySynth) ->
         _, forward = one_of_type(delivery.templates[f"{env}-delivery"]["Resources"], "AWS::Events::Rule")
         assert forward["Properties"]["Targets"][0]["Arn"] == alarm_bus_arn(delivery.organization)
         assert forward["Properties"]["EventPattern"]["detail"]["alarmName"] == [
-            {"prefix": f"{config.resource_prefix}-"}]
+            {"prefix": f"{config.resource_prefix}-"}
+        ]
 
 
 def test_dashboard_shows_every_environment(delivery: DeliverySynth) -> None:
@@ -428,15 +504,21 @@ def test_dashboard_shows_every_environment(delivery: DeliverySynth) -> None:
 
 # ---- compliance and snapshots -----------------------------------------------------------------------------------
 
+
 def test_cdk_nag_and_cfn_lint_are_clean(delivery: DeliverySynth) -> None:
     report = delivery.validation_report or {"pluginReports": []}
-    findings = [f"{v['ruleName']} at {c['constructPath']}" for p in report["pluginReports"]
-                for v in p["violations"] for c in v["violatingConstructs"]]
+    findings = [
+        f"{v['ruleName']} at {c['constructPath']}"
+        for p in report["pluginReports"]
+        for v in p["violations"]
+        for c in v["violatingConstructs"]
+    ]
     assert not findings and delivery.error is None, "\n".join(findings) or delivery.error
     cfn_lint = Path(sys.executable).with_name("cfn-lint")
     files = [str(p) for p in delivery.template_files.values()]
-    proc = subprocess.run([str(cfn_lint), "--format", "parseable", *files], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [str(cfn_lint), "--format", "parseable", *files], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0 and not proc.stdout.strip(), f"cfn-lint findings:\n{proc.stdout}{proc.stderr}"
 
 
@@ -446,8 +528,11 @@ def test_cost_counts_what_each_account_adds(delivery: DeliverySynth, capsys: pyt
     assert main(["--delivery", "--cdk-out", str(delivery.outdir), "--json"]) == 0
     reports = json.loads(capsys.readouterr().out)
     org = delivery.organization
-    expected = {f"automation account {org.automation.account}", f"logging account {org.logging.account}",
-                *{f"workload account {c.account}" for c in delivery.environments.values()}}
+    expected = {
+        f"automation account {org.automation.account}",
+        f"logging account {org.logging.account}",
+        *{f"workload account {c.account}" for c in delivery.environments.values()},
+    }
     assert set(reports) == expected
     for label, report in reports.items():
         assert not report["unpriced"], f"{label}: {report['unpriced']}"
@@ -467,8 +552,11 @@ def test_execution_policy_covers_each_workload_account_and_no_more(delivery: Del
         allow, deny = document["Statement"]
         granted = {a.split(":")[0] for a in allow["Action"]}
         assert "*" not in allow["Action"] and all(a.endswith(":*") for a in allow["Action"])
-        used = {SERVICE_PREFIX[t.split("::")[1]] for t in types if t.startswith("AWS::") and
-                t.split("::")[1] in SERVICE_PREFIX and t not in ("AWS::CDK::Metadata",)}
+        used = {
+            SERVICE_PREFIX[t.split("::")[1]]
+            for t in types
+            if t.startswith("AWS::") and t.split("::")[1] in SERVICE_PREFIX and t not in ("AWS::CDK::Metadata",)
+        }
         assert used - {"cloudformation"} <= granted <= used | {"lambda"}
         assert set(LONG_LIVED_CREDENTIALS) <= set(deny["Action"]) and deny["Effect"] == "Deny"
         assert len(json.dumps(document, separators=(",", ":"))) <= 6144  # IAM managed policy size limit
@@ -495,4 +583,3 @@ def _masked(value: Any) -> Any:
 def test_delivery_snapshots(delivery: DeliverySynth, snapshot_json) -> None:
     for name, template in sorted(delivery.templates.items()):
         assert _masked(mask(template)) == snapshot_json(name=f"delivery-{name}"), f"{name} changed"
-

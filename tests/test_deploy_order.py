@@ -36,11 +36,12 @@ def test_every_cross_stack_reference_follows_a_declared_dependency(env_synth: Sy
 
 
 def test_make_deploy_deploys_every_stack_in_order_without_skipping() -> None:
-    out = subprocess.run(["make", "-n", "deploy", "ENV=dev"], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                         check=True).stdout
+    out = subprocess.run(
+        ["make", "-n", "deploy", "ENV=dev"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
     (line,) = [s for s in out.splitlines() if " deploy " in f" {s} " and "cdk" in s]
     argv = shlex.split(line)
-    assert argv[argv.index("deploy") + 1:].count("--all") == 1, line
+    assert argv[argv.index("deploy") + 1 :].count("--all") == 1, line
     assert "--force" in argv, "CDK would skip a consumer whose template is unchanged but whose producer changed"
     assert argv[argv.index("--concurrency") + 1] == "1", "one stack at a time: a consumer waits for its producer"
     assert "--exclusively" not in argv and "-e" not in argv

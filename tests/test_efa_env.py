@@ -41,12 +41,14 @@ def test_upstream_exceptions() -> None:
     assert efa_env("p6e-gb200.36xlarge")["FI_EFA_USE_DEVICE_RDMA"] == "1"
 
 
-@pytest.mark.parametrize(("tier", "instance_type", "rdma"),
-                         [("development", "p5.48xlarge", True), ("production", "ml.g5.8xlarge", False)])
+@pytest.mark.parametrize(
+    ("tier", "instance_type", "rdma"), [("development", "p5.48xlarge", True), ("production", "ml.g5.8xlarge", False)]
+)
 def test_rendered_worker_environment(tier: str, instance_type: str, rdma: bool) -> None:
     gpus = GPU_INSTANCE_TYPES[instance_type.removeprefix("ml.")].gpus
-    doc = build(lambda c: pytorch_job(c, tier=tier, instance_type=instance_type, gpus_per_node=gpus,
-                                      procs_per_node=gpus))
+    doc = build(
+        lambda c: pytorch_job(c, tier=tier, instance_type=instance_type, gpus_per_node=gpus, procs_per_node=gpus)
+    )
     container = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
     env = {e["name"]: e.get("value") for e in container["env"]}
     assert env["FI_PROVIDER"] == "efa" and container["resources"]["limits"].get("vpc.amazonaws.com/efa")

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from llm_platform import steps
+from llm_platform.paths import TEAM_MOUNT_PATH
 
 from config import load_config
 from k8s_charts.values import PlatformValues
-from llm_platform import steps
-from llm_platform.paths import TEAM_MOUNT_PATH
 from llmft.preflight import preflight
 from llmft.spec import load_spec
 
@@ -34,8 +34,13 @@ def plan_of(path: Path, env: str = "dev"):
     from llmft.registry import FileRegistry  # a serve example's model: the examples' registry snapshot
 
     config = load_config(env)
-    result = preflight(load_spec(path), config=config, values=PlatformValues.placeholders(config), image=IMAGE,
-                       registry=FileRegistry.load(ROOT / "examples" / "registry.yaml"))
+    result = preflight(
+        load_spec(path),
+        config=config,
+        values=PlatformValues.placeholders(config),
+        image=IMAGE,
+        registry=FileRegistry.load(ROOT / "examples" / "registry.yaml"),
+    )
     assert result.ok, f"{path.name} in {env}:\n{result.report()}"
     return result.plan
 
@@ -93,12 +98,22 @@ def _check_all(step_files: list[tuple[str, Path]]) -> list[dict]:
         "    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):\n"
         "        code = module.main(['--config', path, '--check'])\n"
         "    out.append({'type': step_type, 'path': path, 'code': code, 'out': o.getvalue(), 'err': e.getvalue()})\n"
-        "print(json.dumps(out))\n")
+        "print(json.dumps(out))\n"
+    )
     # PYTHONPATH: this checkout's training package (the venv's editable install may be another checkout's)
-    proc = subprocess.run([str(TRAIN_PYTHON), "-c", runner, json.dumps([(t, str(p)) for t, p in step_files])],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                               "PYTHONPATH": str(ROOT / "training")})  # this checkout's package
+    proc = subprocess.run(
+        [str(TRAIN_PYTHON), "-c", runner, json.dumps([(t, str(p)) for t, p in step_files])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONPATH": str(ROOT / "training"),
+        },
+    )  # this checkout's package
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
 

@@ -33,8 +33,9 @@ def readme_example(marker: str) -> str:
 
 
 def _app() -> cdk.App:
-    app = cdk.App(outdir=tempfile.mkdtemp(prefix="extending-"), context={**CDK_CONTEXT},
-                  builtin_cloud_formation_validation=False)
+    app = cdk.App(
+        outdir=tempfile.mkdtemp(prefix="extending-"), context={**CDK_CONTEXT}, builtin_cloud_formation_validation=False
+    )
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return app
 
@@ -63,14 +64,21 @@ def _two_stacks() -> tuple[cdk.App, cdk.Stack, SimpleNamespace, iam.Role]:
 
 def _policy_statements(app: cdk.App, stack: str) -> list[dict[str, Any]]:
     template = json.loads((Path(app.outdir) / f"{stack}.template.json").read_text())
-    return [s for r in template["Resources"].values() if r["Type"] == "AWS::IAM::Policy"
-            for s in r["Properties"]["PolicyDocument"]["Statement"]]
+    return [
+        s
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::IAM::Policy"
+        for s in r["Properties"]["PolicyDocument"]["Statement"]
+    ]
 
 
 def test_the_readme_grant_example_passes_cdk_nag_across_stacks() -> None:
     app, storage_stack, storage, role = _two_stacks()
-    namespace = {"self": storage_stack, "storage": storage,
-                 "compute": SimpleNamespace(team_roles={"ml-research": role})}
+    namespace = {
+        "self": storage_stack,
+        "storage": storage,
+        "compute": SimpleNamespace(team_roles={"ml-research": role}),
+    }
     exec(readme_example("grant_read"), namespace)  # noqa: S102 - the page's own code, run as written
     assert _synth(app) is None
     statements = _policy_statements(app, "Team")
@@ -82,8 +90,9 @@ def test_the_readme_grant_example_passes_cdk_nag_across_stacks() -> None:
 def test_the_same_grant_through_aws_cdk_lib_fails_cdk_nag() -> None:
     """Why the constructs have grants of their own: the library's grant leaves four IAM5 findings."""
     app, storage_stack, storage, role = _two_stacks()
-    evals = SecureBucket(storage_stack, "Evaluations", encryption_key=storage.key,
-                         server_access_logs_bucket=storage.access_logs_bucket)
+    evals = SecureBucket(
+        storage_stack, "Evaluations", encryption_key=storage.key, server_access_logs_bucket=storage.access_logs_bucket
+    )
     evals.bucket.grant_read(role)
     report = _synth(app)
     assert report is not None and report.count("AwsSolutions-IAM5") >= 4
@@ -91,8 +100,9 @@ def test_the_same_grant_through_aws_cdk_lib_fails_cdk_nag() -> None:
 
 def test_read_write_grant_is_scoped_to_the_prefix() -> None:
     app, storage_stack, storage, role = _two_stacks()
-    bucket = SecureBucket(storage_stack, "Scratch", encryption_key=storage.key,
-                          server_access_logs_bucket=storage.access_logs_bucket)
+    bucket = SecureBucket(
+        storage_stack, "Scratch", encryption_key=storage.key, server_access_logs_bucket=storage.access_logs_bucket
+    )
     grant = bucket.grant_read_write(role, prefix="teams/a/")
     assert grant.success
     assert _synth(app) is None
@@ -124,8 +134,17 @@ def test_compute_stack_refuses_a_wrong_mlflow_object() -> None:
     app = cdk.App(context={**CDK_CONTEXT})
     config = config_with("dev")
     with pytest.raises(TypeError, match=r"mlflow must be an MlflowConnection .*got str"):
-        ComputeStack(app, "Wrong", config=config, vpc=None, private_subnets=[], hyperpod_subnet=None,
-                     security_groups=None, file_system=None, mlflow="https://mlflow.example.com")
+        ComputeStack(
+            app,
+            "Wrong",
+            config=config,
+            vpc=None,
+            private_subnets=[],
+            hyperpod_subnet=None,
+            security_groups=None,
+            file_system=None,
+            mlflow="https://mlflow.example.com",
+        )
     assert isinstance(SimpleNamespace(tracking_uri="https://x", team_credentials_secrets={}), MlflowConnection)
 
 
@@ -138,7 +157,10 @@ def test_compute_stack_contract_lists_what_it_exposes() -> None:
 
     doc = ComputeStack.__doc__ or ""
     tree = ast.parse((ROOT / "app.py").read_text())
-    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-            and isinstance(n.value, ast.Name) and n.value.id == "compute"}
+    used = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "compute"
+    }
     missing = sorted(a for a in used | {"team_roles"} if f"``{a}``" not in doc)
     assert not missing, f"ComputeStack's contract docstring does not list {missing}"

@@ -39,27 +39,43 @@ def manifests(res: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_fsx_directories_job_waits_for_the_csi_addon_and_the_system_nodes(env_synth: Synth) -> None:
     resources = env_synth.templates[STACK]["Resources"]
-    (job_id,) = [k for k, v in resources.items() if v["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"
-                 and any(m.get("kind") == "Job" and m["metadata"].get("namespace") == NAMESPACE
-                         for m in manifests(v))]
+    (job_id,) = [
+        k
+        for k, v in resources.items()
+        if v["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"
+        and any(m.get("kind") == "Job" and m["metadata"].get("namespace") == NAMESPACE for m in manifests(v))
+    ]
     before = depends_closure(resources, job_id)
     kinds = {resources[r]["Type"] for r in before}
     addons = {resources[r]["Properties"]["AddonName"] for r in before if resources[r]["Type"] == "AWS::EKS::Addon"}
     assert "aws-fsx-csi-driver" in addons, "the Job's claim is mounted by the FSx CSI driver"
     assert {"vpc-cni", "coredns"} <= addons
     assert "AWS::EKS::Nodegroup" in kinds, "the Job's pod runs on a system node"
-    (wait_id,) = [k for k, v in resources.items() if v["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue"
-                  and v["Properties"].get("ObjectNamespace") == NAMESPACE]
+    (wait_id,) = [
+        k
+        for k, v in resources.items()
+        if v["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue"
+        and v["Properties"].get("ObjectNamespace") == NAMESPACE
+    ]
     assert job_id in depends_closure(resources, wait_id)
 
 
 def test_fsx_directories_deadlines_fit_the_waiting_handler(env_synth: Synth) -> None:
     """The wait polls inside a 15-minute Lambda function; the Job stops trying no later than the wait ends."""
     resources = env_synth.templates[STACK]["Resources"]
-    (wait,) = [v["Properties"] for v in resources.values() if v["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue"
-               and v["Properties"].get("ObjectNamespace") == NAMESPACE]
-    (job,) = [m for v in resources.values() if v["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"
-              for m in manifests(v) if m.get("kind") == "Job" and m["metadata"].get("namespace") == NAMESPACE]
+    (wait,) = [
+        v["Properties"]
+        for v in resources.values()
+        if v["Type"] == "Custom::AWSCDK-EKS-KubernetesObjectValue"
+        and v["Properties"].get("ObjectNamespace") == NAMESPACE
+    ]
+    (job,) = [
+        m
+        for v in resources.values()
+        if v["Type"] == "Custom::AWSCDK-EKS-KubernetesResource"
+        for m in manifests(v)
+        if m.get("kind") == "Job" and m["metadata"].get("namespace") == NAMESPACE
+    ]
     timeout = int(wait["TimeoutSeconds"])
     assert timeout == MAX_WAIT.to_seconds() < 15 * 60
     assert job["spec"]["activeDeadlineSeconds"] <= timeout
@@ -74,5 +90,12 @@ def test_a_wait_longer_than_the_handler_can_poll_is_refused() -> None:
 
     stack = cdk.Stack(cdk.App())
     with pytest.raises(ValueError, match="15-minute limit"):
-        FsxDirectories(stack, "D", cluster=None, directories=[], volume=lambda ns: [], image="x",  # type: ignore[arg-type]
-                       timeout=Duration.minutes(20))
+        FsxDirectories(
+            stack,
+            "D",
+            cluster=None,
+            directories=[],
+            volume=lambda ns: [],
+            image="x",  # type: ignore[arg-type]
+            timeout=Duration.minutes(20),
+        )

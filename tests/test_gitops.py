@@ -16,8 +16,15 @@ import yaml
 
 from config.gitops import platform_dir, team_job_file, team_jobs_dir
 from k8s_charts.gitops import (
-    ARGOCD_NAMESPACE, GITOPS_JOB_KINDS, IN_CLUSTER, PLATFORM_APPLICATION, allows_create, credential_fields,
-    team_delivery_kinds, team_project_name, team_role_rules,
+    ARGOCD_NAMESPACE,
+    GITOPS_JOB_KINDS,
+    IN_CLUSTER,
+    PLATFORM_APPLICATION,
+    allows_create,
+    credential_fields,
+    team_delivery_kinds,
+    team_project_name,
+    team_role_rules,
 )
 from k8s_charts.validation import CRD_DIR, crd_validators, validate
 from k8s_charts.values import PLACEHOLDER, PlatformValues, gitops_output_key
@@ -26,11 +33,21 @@ from .conftest import ENVIRONMENTS, ROOT, Synth, config_fails, config_with, synt
 from .test_isolation_matrix import kube_manifests
 
 REPO = "https://github.com/acme/platform-gitops.git"
-IDC = {"instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
-       "role_mappings": [{"role": "ADMIN", "groups": ["a1b2c3d4-0000-4000-8000-000000000001"]},
-                         {"role": "VIEWER", "groups": ["a1b2c3d4-0000-4000-8000-000000000002"]}]}
-HELM = {"delivery": {"mode": "argocd", "repository": REPO, "path": "clusters/prod",
-                     "credentials_secret": "platform/gitops-repository"}}
+IDC = {
+    "instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
+    "role_mappings": [
+        {"role": "ADMIN", "groups": ["a1b2c3d4-0000-4000-8000-000000000001"]},
+        {"role": "VIEWER", "groups": ["a1b2c3d4-0000-4000-8000-000000000002"]},
+    ],
+}
+HELM = {
+    "delivery": {
+        "mode": "argocd",
+        "repository": REPO,
+        "path": "clusters/prod",
+        "credentials_secret": "platform/gitops-repository",
+    }
+}
 CAPABILITY = {"delivery": {"mode": "argocd", "repository": REPO, "identity_center": IDC}}
 VARIANTS = {"helm": HELM, "capability": CAPABILITY}
 
@@ -46,8 +63,11 @@ def key(doc: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def argo(synth: Synth, kind: str) -> dict[str, dict[str, Any]]:
-    return {d["metadata"]["name"]: d for d in kube_objects(synth) if d["kind"] == kind
-            and d["apiVersion"].startswith("argoproj.io/")}
+    return {
+        d["metadata"]["name"]: d
+        for d in kube_objects(synth)
+        if d["kind"] == kind and d["apiVersion"].startswith("argoproj.io/")
+    }
 
 
 @pytest.fixture(scope="module", params=list(VARIANTS))
@@ -61,8 +81,9 @@ def platform_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[d
     from k8s_charts.__main__ import write_dist
 
     out = tmp_path_factory.mktemp("gitops-dist")
-    return {p.name: [d for d in yaml.safe_load_all(p.read_text()) if d]
-            for p in write_dist("prod", out, examples=False)}
+    return {
+        p.name: [d for d in yaml.safe_load_all(p.read_text()) if d] for p in write_dist("prod", out, examples=False)
+    }
 
 
 # ---- the layout contract (config/gitops.py) --------------------------------------------------------------------
@@ -82,47 +103,91 @@ def test_shipped_environments_keep_cdk_delivery() -> None:
 
 # ---- config errors ---------------------------------------------------------------------------------------------
 def test_argocd_without_repository_is_refused() -> None:
-    config_fails({"delivery": {"mode": "argocd"}}, r"delivery\.repository is not set", r"repository: https://",
-                 r"delivery\.mode: cdk")
+    config_fails(
+        {"delivery": {"mode": "argocd"}},
+        r"delivery\.repository is not set",
+        r"repository: https://",
+        r"delivery\.mode: cdk",
+    )
 
 
 def test_capability_without_identity_center_is_refused() -> None:
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO, "argocd": "capability"}},
-                 r"delivery\.argocd is capability but delivery\.identity_center is not set",
-                 r"identity_center\.instance_arn", r"delivery\.argocd: helm")
+    config_fails(
+        {"delivery": {"mode": "argocd", "repository": REPO, "argocd": "capability"}},
+        r"delivery\.argocd is capability but delivery\.identity_center is not set",
+        r"identity_center\.instance_arn",
+        r"delivery\.argocd: helm",
+    )
 
 
-@pytest.mark.parametrize("path, problem", [
-    ("../other-team", r"leaves the repository \('\.\.'\)"),
-    ("envs/../../x", r"leaves the repository"),
-    ("/environments/prod", r"is absolute"),
-    ("C:/prod", r"is absolute"),
-    ("envs//prod", r"not a normalized folder"),
-    ("envs/./prod", r"not a normalized folder"),
-])
+@pytest.mark.parametrize(
+    "path, problem",
+    [
+        ("../other-team", r"leaves the repository \('\.\.'\)"),
+        ("envs/../../x", r"leaves the repository"),
+        ("/environments/prod", r"is absolute"),
+        ("C:/prod", r"is absolute"),
+        ("envs//prod", r"not a normalized folder"),
+        ("envs/./prod", r"not a normalized folder"),
+    ],
+)
 def test_path_outside_the_repository_is_refused(path: str, problem: str) -> None:
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO, "path": path}},
-                 "delivery\\.path " + re.escape(repr(path)), problem,
-                 r"relative to the repository root")
+    config_fails(
+        {"delivery": {"mode": "argocd", "repository": REPO, "path": path}},
+        "delivery\\.path " + re.escape(repr(path)),
+        problem,
+        r"relative to the repository root",
+    )
 
 
 def test_credentials_never_in_the_url() -> None:
-    config_fails({"delivery": {"mode": "argocd", "repository": "https://bot:ghp_x@github.com/acme/gitops.git"}},
-                 r"carries credentials in the URL", r"delivery\.credentials_secret")
+    config_fails(
+        {"delivery": {"mode": "argocd", "repository": "https://bot:ghp_x@github.com/acme/gitops.git"}},
+        r"carries credentials in the URL",
+        r"delivery\.credentials_secret",
+    )
 
 
 def test_other_bad_delivery_values() -> None:
     config_fails({"delivery": {"mode": "argocd", "repository": "github.com/acme/gitops"}}, r"not a Git URL")
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO, "revision": "main..x"}},
-                 r"delivery\.revision 'main\.\.x'")
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO,
-                               "credentials_secret": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:g-AbCdEf"}},
-                 r"region eu-west-1", r"region us-east-1", r"replicate the secret")
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO, "identity_center": {
-        "instance_arn": "ssoins-123", "role_mappings": IDC["role_mappings"]}}}, r"instance_arn 'ssoins-123'")
-    config_fails({"delivery": {"mode": "argocd", "repository": REPO, "identity_center": {
-        "instance_arn": IDC["instance_arn"], "role_mappings": [{"role": "VIEWER", "groups": ["g"]}]}}},
-        r"no ADMIN mapping")
+    config_fails(
+        {"delivery": {"mode": "argocd", "repository": REPO, "revision": "main..x"}}, r"delivery\.revision 'main\.\.x'"
+    )
+    config_fails(
+        {
+            "delivery": {
+                "mode": "argocd",
+                "repository": REPO,
+                "credentials_secret": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:g-AbCdEf",
+            }
+        },
+        r"region eu-west-1",
+        r"region us-east-1",
+        r"replicate the secret",
+    )
+    config_fails(
+        {
+            "delivery": {
+                "mode": "argocd",
+                "repository": REPO,
+                "identity_center": {"instance_arn": "ssoins-123", "role_mappings": IDC["role_mappings"]},
+            }
+        },
+        r"instance_arn 'ssoins-123'",
+    )
+    config_fails(
+        {
+            "delivery": {
+                "mode": "argocd",
+                "repository": REPO,
+                "identity_center": {
+                    "instance_arn": IDC["instance_arn"],
+                    "role_mappings": [{"role": "VIEWER", "groups": ["g"]}],
+                },
+            }
+        },
+        r"no ADMIN mapping",
+    )
     config_fails({"delivery": {"mode": "gitops"}}, r"delivery\.mode")
 
 
@@ -176,7 +241,8 @@ def test_platform_application_syncs_automatically(argocd: Synth) -> None:
 
 
 def test_every_placeholder_of_the_platform_files_is_a_stack_output(
-        argocd: Synth, platform_files: dict[str, list[dict[str, Any]]]) -> None:
+    argocd: Synth, platform_files: dict[str, list[dict[str, Any]]]
+) -> None:
     names = {m for docs in platform_files.values() for d in docs for m in PLACEHOLDER.findall(json.dumps(d))}
     assert names
     outputs = {k for t in argocd.templates.values() for k in t.get("Outputs", {})}
@@ -199,8 +265,13 @@ def _namespaced(group: str, kind: str) -> bool:
     """Scope from the vendored CRD (k8s_charts/crds) or, for core kinds, the Kubernetes API."""
     if (group, kind) in _crd_scopes():
         return _crd_scopes()[(group, kind)] == "Namespaced"
-    return {("", "ConfigMap"): True, ("", "Secret"): True, ("batch", "Job"): True, ("apps", "Deployment"): True,
-            ("", "Service"): True}[(group, kind)]
+    return {
+        ("", "ConfigMap"): True,
+        ("", "Secret"): True,
+        ("batch", "Job"): True,
+        ("apps", "Deployment"): True,
+        ("", "Service"): True,
+    }[(group, kind)]
 
 
 def test_team_projects_stay_in_their_namespace(argocd: Synth) -> None:
@@ -231,11 +302,18 @@ def test_team_role_in_dist_allows_every_whitelisted_kind(k8s_dist) -> None:
     config = config_with("dev")
     docs = k8s_dist["dev"]["team-namespaces"]
     for team in config.kubernetes.teams:
-        roles = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Role"
-                 and d["metadata"]["namespace"] == team.namespace}
-        bound = [d["roleRef"]["name"] for d in docs if d["kind"] == "RoleBinding"
-                 and d["metadata"]["namespace"] == team.namespace
-                 and any(s["kind"] == "Group" and s["name"].endswith(team.name) for s in d["subjects"])]
+        roles = {
+            d["metadata"]["name"]: d
+            for d in docs
+            if d["kind"] == "Role" and d["metadata"]["namespace"] == team.namespace
+        }
+        bound = [
+            d["roleRef"]["name"]
+            for d in docs
+            if d["kind"] == "RoleBinding"
+            and d["metadata"]["namespace"] == team.namespace
+            and any(s["kind"] == "Group" and s["name"].endswith(team.name) for s in d["subjects"])
+        ]
         rules = [r for name in bound for r in roles[name]["rules"]]
         kinds = team_delivery_kinds(team_role_rules(team, PlatformValues.placeholders(config)))
         assert kinds
@@ -245,9 +323,11 @@ def test_team_role_in_dist_allows_every_whitelisted_kind(k8s_dist) -> None:
 
 def test_whitelist_follows_the_role() -> None:
     """A kind the Role does not let the team create never reaches the project, whatever the candidate list says."""
-    rules = [{"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "create"]},
-             {"apiGroups": ["ray.io"], "resources": ["rayjobs"], "verbs": ["get", "list"]},
-             {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"], "resourceNames": ["one"]}]
+    rules = [
+        {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "create"]},
+        {"apiGroups": ["ray.io"], "resources": ["rayjobs"], "verbs": ["get", "list"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"], "resourceNames": ["one"]},
+    ]
     assert [k.kind for k in team_delivery_kinds(rules)] == ["PyTorchJob"]
     assert "Secret" not in {k.kind for k in GITOPS_JOB_KINDS}  # never plaintext credentials from Git
 
@@ -265,22 +345,29 @@ def test_capability_resource(argocd: Synth) -> None:
     assert conf["AwsIdc"]["IdcInstanceArn"] == IDC["instance_arn"]
     assert conf["Namespace"] == ARGOCD_NAMESPACE
     assert {m["Role"]: [i["Id"] for i in m["Identities"]] for m in conf["RbacRoleMappings"]} == {
-        m["role"]: m["groups"] for m in IDC["role_mappings"]}
+        m["role"]: m["groups"] for m in IDC["role_mappings"]
+    }
     role = argocd.templates["compute"]["Resources"][props["RoleArn"]["Fn::GetAtt"][0]]
     (statement,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "capabilities.eks.amazonaws.com"}
     assert set(statement["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
     # the cluster is registered under its ARN, the name every Application uses
-    (cluster,) = [d for d in kube_objects(argocd) if d["kind"] == "Secret"
-                  and d["metadata"]["labels"].get("argocd.argoproj.io/secret-type") == "cluster"]
+    (cluster,) = [
+        d
+        for d in kube_objects(argocd)
+        if d["kind"] == "Secret" and d["metadata"]["labels"].get("argocd.argoproj.io/secret-type") == "cluster"
+    ]
     assert cluster["stringData"]["server"] == "TOKEN"
 
 
 def test_helm_install_on_system_nodes(argocd: Synth) -> None:
     from config.charts import ARGOCD_CHART_VERSION
 
-    charts = [r["Properties"] for r in argocd.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
-              if r["Properties"].get("Chart") == "argo-cd"]
+    charts = [
+        r["Properties"]
+        for r in argocd.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
+        if r["Properties"].get("Chart") == "argo-cd"
+    ]
     if argocd.config.delivery.install != "helm":
         assert not charts
         return
@@ -298,8 +385,11 @@ def test_helm_install_on_system_nodes(argocd: Synth) -> None:
 def test_repository_credentials_come_from_secrets_manager(argocd: Synth) -> None:
     secret = argocd.config.delivery.credentials_secret
     objects = kube_objects(argocd)
-    repo_secrets = [d for d in objects if d["kind"] == "Secret"
-                    and d["metadata"]["labels"].get("argocd.argoproj.io/secret-type") == "repository"]
+    repo_secrets = [
+        d
+        for d in objects
+        if d["kind"] == "Secret" and d["metadata"]["labels"].get("argocd.argoproj.io/secret-type") == "repository"
+    ]
     for d in objects:  # nothing secret in the template: no password, token or key in any Secret the stack applies
         if d["kind"] == "Secret":
             assert not {"password", "sshPrivateKey", "bearerToken"} & set(d.get("stringData", {}) | d.get("data", {}))
@@ -313,11 +403,15 @@ def test_repository_credentials_come_from_secrets_manager(argocd: Synth) -> None
     assert synced["labels"]["argocd.argoproj.io/secret-type"] == "repository"
     assert [d["key"] for d in synced["data"]] == list(credential_fields(REPO))
     pods = [d for d in objects if d["kind"] == "Deployment" and d["metadata"]["namespace"] == "argocd"]
-    assert [v["csi"]["volumeAttributes"]["secretProviderClass"] for p in pods
-            for v in p["spec"]["template"]["spec"]["volumes"]] == [spc["metadata"]["name"]]
+    assert [
+        v["csi"]["volumeAttributes"]["secretProviderClass"]
+        for p in pods
+        for v in p["spec"]["template"]["spec"]["volumes"]
+    ] == [spc["metadata"]["name"]]
     # its role reads that secret only
-    policies = [r["Properties"]["PolicyDocument"]["Statement"] for r in argocd.resources("compute",
-                                                                                           "AWS::IAM::Policy").values()]
+    policies = [
+        r["Properties"]["PolicyDocument"]["Statement"] for r in argocd.resources("compute", "AWS::IAM::Policy").values()
+    ]
     reads = [s for st in policies for s in st if s.get("Sid") == "ReadRepositoryCredentials"]
     assert len(reads) == 1 and "platform/gitops-repository-??????" in json.dumps(reads[0]["Resource"])
 
@@ -325,8 +419,13 @@ def test_repository_credentials_come_from_secrets_manager(argocd: Synth) -> None
 def test_argocd_templates_pass_cfn_lint_and_cdk_nag(argocd: Synth) -> None:
     """cfn-lint knows AWS::EKS::Capability's schema: the capability's properties are checked against it."""
     templates = sorted(str(argocd.outdir / s.template_file) for s in argocd.stacks.values())
-    proc = subprocess.run([str(Path(sys.executable).with_name("cfn-lint")), "--format", "parseable", *templates],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("cfn-lint")), "--format", "parseable", *templates],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout + proc.stderr
     assert argocd.error is None, argocd.error
 
@@ -351,8 +450,10 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
     with pytest.raises(gitops.GitOpsError, match=r"placeholders without a value: .*GITOPS_OUTPUTS"):
         gitops.write(first)
     # the outputs a deploy in argocd mode writes (cdk deploy --outputs-file): names from the synthesized template
-    outputs = {f"Dev-{stack.title()}": {k: f"value-of-{k}" for k in t.get("Outputs", {})}
-               for stack, t in argocd.templates.items()}
+    outputs = {
+        f"Dev-{stack.title()}": {k: f"value-of-{k}" for k in t.get("Outputs", {})}
+        for stack, t in argocd.templates.items()
+    }
     second = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
     assert second.unresolved == []
     assert "${" not in "".join(second.files.values())
@@ -362,6 +463,7 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
     assert not third.differs and third.diff == ""
     # every team job folder exists (.gitkeep) and the team's platform objects are in the team's folder
     from k8s_charts.gitops import KEEP_FILE
+
     for team in config_with("dev").kubernetes.teams:
         assert (repo / team_jobs_dir("environments/dev", team.name) / KEEP_FILE).is_file()
         assert any(n.startswith(f"teams/{team.name}/") for n in third.files)
@@ -375,8 +477,13 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
 
 
 def test_make_gitops_cli_errors(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tools.gitops", "--env", "dev", "--repo", str(tmp_path / "none")],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.gitops", "--env", "dev", "--repo", str(tmp_path / "none")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2 and "is not a folder" in proc.stderr and "GITOPS_REPO" in proc.stderr
 
 
@@ -391,7 +498,8 @@ def test_argocd_mode_snapshot(argocd: Synth, snapshot) -> None:
     variant = argocd.config.delivery.install
     for stack in ("compute", "storage", "mlflow"):
         assert mask(argocd.templates[stack]) == snapshot.use_extension(JSONSnapshotExtension)(
-            name=f"prod-argocd-{variant}-{stack}"), f"{variant} {stack} changed"
+            name=f"prod-argocd-{variant}-{stack}"
+        ), f"{variant} {stack} changed"
 
 
 # ---- issue 33: what makes Argo CD really sync ------------------------------------------------------------------
@@ -427,7 +535,9 @@ def _project_permits(project: dict[str, Any], *, repo: str, namespace: str | Non
     if not any(match(r, repo) for r in spec.get("sourceRepos", [])):
         return False
     if namespace is None:
-        return any(match(w["group"], group) and match(w["kind"], kind) for w in spec.get("clusterResourceWhitelist") or [])
+        return any(
+            match(w["group"], group) and match(w["kind"], kind) for w in spec.get("clusterResourceWhitelist") or []
+        )
     if not any(match(d.get("namespace", ""), namespace) for d in spec.get("destinations", [])):
         return False
     whitelist = spec.get("namespaceResourceWhitelist")
@@ -455,14 +565,18 @@ def test_team_repository_separates_team_from_platform() -> None:
         own = config.delivery.team_repository(team.name)
         assert project["spec"]["sourceRepos"] == [own]
         kinds = team_delivery_kinds(team_role_rules(team, PlatformValues.placeholders(config)))
-        assert all(_project_permits(project, repo=own, namespace=team.namespace, group=k.group, kind=k.kind)
-                   for k in kinds)
+        assert all(
+            _project_permits(project, repo=own, namespace=team.namespace, group=k.group, kind=k.kind) for k in kinds
+        )
         for other in teams:
             if other.name != team.name:
                 assert not _project_permits(project, repo=own, namespace=other.namespace, group="", kind="ConfigMap")
-        for group, kind in (("", "Namespace"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-                            ("kueue.x-k8s.io", "ClusterQueue"), ("admissionregistration.k8s.io",
-                                                                 "ValidatingAdmissionPolicy")):
+        for group, kind in (
+            ("", "Namespace"),
+            ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+            ("kueue.x-k8s.io", "ClusterQueue"),
+            ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ):
             assert not _project_permits(project, repo=own, namespace=None, group=group, kind=kind)
         for group, kind in (("rbac.authorization.k8s.io", "RoleBinding"), ("", "Secret"), ("", "ServiceAccount")):
             assert not _project_permits(project, repo=own, namespace=team.namespace, group=group, kind=kind)
@@ -470,12 +584,22 @@ def test_team_repository_separates_team_from_platform() -> None:
 
 
 def test_team_repository_config_errors() -> None:
-    config_fails({"delivery": {**HELM["delivery"], "team_repositories": {"nobody": TEAM_REPO}}},
-                 r"team_repositories names nobody", r"kubernetes\.teams", env="prod")
-    config_fails({"delivery": {**HELM["delivery"], "team_repositories": {"ml-research": REPO}}},
-                 r"names the platform repository", env="prod")
-    config_fails({"delivery": {**HELM["delivery"], "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}},
-                 r"runs from the Helm chart", env="prod")
+    config_fails(
+        {"delivery": {**HELM["delivery"], "team_repositories": {"nobody": TEAM_REPO}}},
+        r"team_repositories names nobody",
+        r"kubernetes\.teams",
+        env="prod",
+    )
+    config_fails(
+        {"delivery": {**HELM["delivery"], "team_repositories": {"ml-research": REPO}}},
+        r"names the platform repository",
+        env="prod",
+    )
+    config_fails(
+        {"delivery": {**HELM["delivery"], "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}},
+        r"runs from the Helm chart",
+        env="prod",
+    )
 
 
 def test_no_application_outgrows_the_capability_limit(tmp_path: Path) -> None:
@@ -484,8 +608,10 @@ def test_no_application_outgrows_the_capability_limit(tmp_path: Path) -> None:
     from k8s_charts.gitops import MAX_RESOURCES_PER_APPLICATION, platform_objects, split_platform
 
     names = ["ml-research", "hyperpod-platform", *(f"team{i}" for i in range(6))]
-    config = config_with("prod", {**HELM, "kubernetes": {"teams": [
-        {"name": n, "gpu_quota": 1, "allowed_tiers": ["research"]} for n in names]}})
+    config = config_with(
+        "prod",
+        {**HELM, "kubernetes": {"teams": [{"name": n, "gpu_quota": 1, "allowed_tiers": ["research"]} for n in names]}},
+    )
     values = PlatformValues.placeholders(config)
     docs = platform_objects(config, values)
     assert len(docs) > MAX_RESOURCES_PER_APPLICATION  # one platform Application would be refused
@@ -498,6 +624,7 @@ def test_no_application_outgrows_the_capability_limit(tmp_path: Path) -> None:
     import cdk8s
 
     from k8s_charts.gitops import GitOpsChart
+
     chart = GitOpsChart(cdk8s.App(), "g", config=config, values=values)
     sources = {d["spec"]["source"]["path"] for d in chart.to_json() if d["kind"] == "Application"}
     assert set(folders) <= sources
@@ -513,8 +640,11 @@ def test_capability_access_entry_gets_least_privilege_rbac(argocd: Synth) -> Non
     from k8s_charts.gitops import managed_kinds, platform_objects, plural
 
     objects = kube_objects(argocd)
-    roles = {d["metadata"]["name"]: d for d in objects if d["kind"] == "ClusterRole"
-             and d["metadata"]["name"].startswith("llm-platform-argocd")}
+    roles = {
+        d["metadata"]["name"]: d
+        for d in objects
+        if d["kind"] == "ClusterRole" and d["metadata"]["name"].startswith("llm-platform-argocd")
+    }
     if argocd.config.delivery.install != "capability":
         assert not roles
         return
@@ -534,16 +664,22 @@ def test_capability_access_entry_gets_least_privilege_rbac(argocd: Synth) -> Non
             assert allows_create(write, k.group, k.resource)
     assert not allows_create(write, "apiextensions.k8s.io", "customresourcedefinitions")
     assert not allows_create(write, "", "secrets")
-    assert set(managed_kinds(argocd.config, values)) == {(r["apiGroups"][0], res) for r in write
-                                                         if "create" in r["verbs"] for res in r["resources"]}
+    assert set(managed_kinds(argocd.config, values)) == {
+        (r["apiGroups"][0], res) for r in write if "create" in r["verbs"] for res in r["resources"]
+    }
 
 
 def test_plural_is_the_served_resource_name() -> None:
     for (group, kind), crd in _crd_plurals().items():
         assert plural(kind) == crd, (group, kind)
     from k8s_charts.gitops import plural as p
+
     assert [p(k) for k in ("NetworkPolicy", "PriorityClass", "ResourceQuota", "LimitRange")] == [
-        "networkpolicies", "priorityclasses", "resourcequotas", "limitranges"]  # the core API's resource names
+        "networkpolicies",
+        "priorityclasses",
+        "resourcequotas",
+        "limitranges",
+    ]  # the core API's resource names
 
 
 @functools.cache
@@ -558,6 +694,7 @@ def _crd_plurals() -> dict[tuple[str, str], str]:
 
 def plural(kind: str) -> str:  # noqa: F811 (the function under test, imported lazily)
     from k8s_charts.gitops import plural as p
+
     return p(kind)
 
 
@@ -574,11 +711,16 @@ def test_argocd_chart_components_have_requests(argocd: Synth) -> None:
 
 
 def test_capability_endpoint_private_with_vpc_endpoints() -> None:
-    config = config_with("prod", {"delivery": {**CAPABILITY["delivery"],
-                                               "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}})
+    config = config_with(
+        "prod", {"delivery": {**CAPABILITY["delivery"], "capability_vpc_endpoints": ["vpce-0123456789abcdef0"]}}
+    )
     assert config.delivery.capability_vpc_endpoints == ("vpce-0123456789abcdef0",)
-    config_fails({"delivery": {**CAPABILITY["delivery"], "capability_vpc_endpoints": ["vpc-123"]}},
-                 r"not a VPC endpoint ID", r"eks-capabilities", env="prod")
+    config_fails(
+        {"delivery": {**CAPABILITY["delivery"], "capability_vpc_endpoints": ["vpc-123"]}},
+        r"not a VPC endpoint ID",
+        r"eks-capabilities",
+        env="prod",
+    )
 
 
 def test_switching_delivery_mode_neither_deletes_nor_collides() -> None:
@@ -586,9 +728,14 @@ def test_switching_delivery_mode_neither_deletes_nor_collides() -> None:
     `kubectl delete` on the team namespaces. argocd -> cdk applies onto what Argo CD left: overwrite (kubectl apply,
     not create) adopts instead of failing with AlreadyExists."""
     prod = synthesize("prod")
-    manifests = [r for r in prod.resources("compute", "Custom::AWSCDK-EKS-KubernetesResource").values()
-                 if re.search(r'kind\W+Namespace\W', json.dumps(r["Properties"].get("Manifest", "")))
-                 and "platform/team" in json.dumps(r["Properties"].get("Manifest", ""))]
+    manifests = [
+        r
+        for r in prod.resources("compute", "Custom::AWSCDK-EKS-KubernetesResource").values()
+        if re.search(r"kind\W+Namespace\W", json.dumps(r["Properties"].get("Manifest", "")))
+        and "platform/team" in json.dumps(r["Properties"].get("Manifest", ""))
+    ]
     assert manifests
     for r in manifests:
-        assert r.get("DeletionPolicy") in ("Retain", "RetainExceptOnCreate") and r["Properties"].get("Overwrite") is True
+        assert (
+            r.get("DeletionPolicy") in ("Retain", "RetainExceptOnCreate") and r["Properties"].get("Overwrite") is True
+        )

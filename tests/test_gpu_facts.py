@@ -28,7 +28,8 @@ SCHEDULABLE = sorted({s.gpu_type for s in instance_specs().values() if s.is_gpu}
 def test_every_schedulable_gpu_has_a_peak(gpu_type: str) -> None:
     assert mfu.peak_flops(nvml_name(gpu_type)) is not None, (
         f"gpu-type {gpu_type!r} (config/data/instance_specs.yaml) has no peak in training/llm_platform/mfu.py "
-        f"PEAK_BF16_TFLOPS: add its dense BF16 datasheet figure there, with the source")
+        f"PEAK_BF16_TFLOPS: add its dense BF16 datasheet figure there, with the source"
+    )
 
 
 def test_schedulable_gpus_are_known_families() -> None:

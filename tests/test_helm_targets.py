@@ -85,12 +85,14 @@ class Recorder:
 
     def popen(self, cmd: list[str], **_: Any) -> Any:
         self.commands.append(list(cmd))
-        return types.SimpleNamespace(stdout=io.BytesIO(), stderr=io.BytesIO(), returncode=0,
-                                     communicate=lambda: (b"", b""), wait=lambda: 0)
+        return types.SimpleNamespace(
+            stdout=io.BytesIO(), stderr=io.BytesIO(), returncode=0, communicate=lambda: (b"", b""), wait=lambda: 0
+        )
 
 
-def run_handler(handler_file: Path, props: dict[str, Any], tmp: Path, assets: Path,
-                monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+def run_handler(
+    handler_file: Path, props: dict[str, Any], tmp: Path, assets: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[list[str]]:
     monkeypatch.setenv("PATH", os.environ["PATH"])  # the module prepends /opt/helm to PATH on import
     monkeypatch.setenv("TEST_OUTDIR", str(tmp))
     monkeypatch.setenv("AWS_REGION", "us-east-1")
@@ -108,9 +110,12 @@ def run_handler(handler_file: Path, props: dict[str, Any], tmp: Path, assets: Pa
 
 
 def helm_resources(synth: Synth) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(stack, lid, {k: resolve(v) for k, v in res["Properties"].items() if k != "ServiceToken"})
-            for stack, template in synth.templates.items()
-            for lid, res in template["Resources"].items() if res["Type"] == HELM_TYPE]
+    return [
+        (stack, lid, {k: resolve(v) for k, v in res["Properties"].items() if k != "ServiceToken"})
+        for stack, template in synth.templates.items()
+        for lid, res in template["Resources"].items()
+        if res["Type"] == HELM_TYPE
+    ]
 
 
 def assert_oci_chart_reference(ref: str, chart: str | None) -> None:
@@ -121,13 +126,17 @@ def assert_oci_chart_reference(ref: str, chart: str | None) -> None:
     # (https://docs.aws.amazon.com/AmazonECR/latest/public/public-repositories.html).
     minimum = 2 if registry == "public.ecr.aws" else 1
     assert len(path) >= minimum and all(path), (
-        f"helm would pull {ref!r}, a registry namespace, not a chart: use {ref}/{chart}")
-    assert path[-1] == chart, (f"helm pulls {ref!r} (Chart {chart!r} is ignored for OCI); the chart directory it "
-                               f"untars is named after the chart, the handler installs <tmp>/{path[-1]}")
+        f"helm would pull {ref!r}, a registry namespace, not a chart: use {ref}/{chart}"
+    )
+    assert path[-1] == chart, (
+        f"helm pulls {ref!r} (Chart {chart!r} is ignored for OCI); the chart directory it "
+        f"untars is named after the chart, the handler installs <tmp>/{path[-1]}"
+    )
 
 
-def test_every_helm_release_pulls_and_installs_a_chart(env_synth: Synth, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_helm_release_pulls_and_installs_a_chart(
+    env_synth: Synth, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     handler = shipped_handler(env_synth)
     resources = helm_resources(env_synth)
     assert resources, "no Helm releases synthesized"
@@ -153,7 +162,8 @@ def test_every_helm_release_pulls_and_installs_a_chart(env_synth: Synth, tmp_pat
             assert not pulls, where
             assert repository.startswith("https://"), f"{where}: {repository}"
             assert target == props["Chart"] and re.fullmatch(r"[a-z0-9][a-z0-9-]*", target), (
-                f"{where}: with --repo, the chart argument must be the bare chart name, not {target!r}")
+                f"{where}: with --repo, the chart argument must be the bare chart name, not {target!r}"
+            )
             assert upgrade[upgrade.index("--repo") + 1] == repository, where
             version = upgrade[upgrade.index("--version") + 1]
             assert EXACT_VERSION.match(version), f"{where}: pin an exact chart version, not {version!r}"

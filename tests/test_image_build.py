@@ -12,7 +12,13 @@ from botocore.stub import Stubber
 
 from cdk_constructs.storage.image_build import buildspec
 from k8s_charts.images import (
-    IMAGE_NAMES, IMAGES, build_project_name, image_tag, image_uri, input_files, repository_name,
+    IMAGE_NAMES,
+    IMAGES,
+    build_project_name,
+    image_tag,
+    image_uri,
+    input_files,
+    repository_name,
 )
 from tools.images import build as images_build
 
@@ -44,14 +50,17 @@ def projects(synth: Synth) -> dict[str, dict]:
 def test_one_repository_per_image(env_synth: Synth) -> None:
     repos = env_synth.resources("storage", "AWS::ECR::Repository")
     assert sorted(r["Properties"]["RepositoryName"] for r in repos.values()) == sorted(
-        repository_name(env_synth.config, name) for name in IMAGE_NAMES)
+        repository_name(env_synth.config, name) for name in IMAGE_NAMES
+    )
     for repo in repos.values():
         props = repo["Properties"]
         assert props["ImageTagMutability"] == "IMMUTABLE"
         assert props["ImageScanningConfiguration"] == {"ScanOnPush": True}
         assert props["EncryptionConfiguration"]["EncryptionType"] == "KMS"
-        assert f'"countNumber":{env_synth.config.storage.ecr.untagged_image_expiry_days}' in \
-            props["LifecyclePolicy"]["LifecyclePolicyText"]
+        assert (
+            f'"countNumber":{env_synth.config.storage.ecr.untagged_image_expiry_days}'
+            in props["LifecyclePolicy"]["LifecyclePolicyText"]
+        )
         assert repo["DeletionPolicy"] == "RetainExceptOnCreate" and repo["UpdateReplacePolicy"] == "Retain"
 
 
@@ -85,15 +94,21 @@ def test_build_role_may_push_to_its_own_repository_only(env_synth: Synth) -> Non
     repos = {r["Properties"]["RepositoryName"]: lid_ for lid_, r in res.items() if r["Type"] == "AWS::ECR::Repository"}
     for name, project in projects(env_synth).items():
         role = project["Properties"]["ServiceRole"]["Fn::GetAtt"][0]
-        policies = [r for r in res.values() if r["Type"] == "AWS::IAM::Policy"
-                    and {"Ref": role} in r["Properties"]["Roles"]]
+        policies = [
+            r for r in res.values() if r["Type"] == "AWS::IAM::Policy" and {"Ref": role} in r["Properties"]["Roles"]
+        ]
         statements = [s for p in policies for s in p["Properties"]["PolicyDocument"]["Statement"]]
         actions = {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
         assert not any("*" in a for a in actions), actions
         assert "ecr:PutImage" in actions and not any(a.startswith(("iam:", "ecr:Delete", "s3:Put")) for a in actions)
-        ecr_targets = {json.dumps(s["Resource"]) for s in statements if any(
-            a.startswith("ecr:") and a != "ecr:GetAuthorizationToken"
-            for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"]))}
+        ecr_targets = {
+            json.dumps(s["Resource"])
+            for s in statements
+            if any(
+                a.startswith("ecr:") and a != "ecr:GetAuthorizationToken"
+                for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+            )
+        }
         assert ecr_targets == {json.dumps({"Fn::GetAtt": [repos[repository_name(env_synth.config, name)], "Arn"]})}
         star = [s for s in statements if s["Resource"] == "*"]
         assert [s["Action"] for s in star] == ["ecr:GetAuthorizationToken"]
@@ -106,17 +121,22 @@ def test_stack_outputs_each_image_uri(env_synth: Synth) -> None:
         value = outputs[f"ImageUri{name.replace('-', '')}"]["Value"]
         text = _resolve(value, res)
         # the registry part is the repository ARN's account/region; the rest is what image_uri() computes
-        assert text.endswith(".dkr.ecr.<Fn::Select>.<Ref>/" + image_uri(env_synth.config, name).split("/", 1)[1]) \
-            or text.endswith("/" + image_uri(env_synth.config, name).split("/", 1)[1])
+        assert text.endswith(
+            ".dkr.ecr.<Fn::Select>.<Ref>/" + image_uri(env_synth.config, name).split("/", 1)[1]
+        ) or text.endswith("/" + image_uri(env_synth.config, name).split("/", 1)[1])
 
 
 def test_source_asset_holds_exactly_the_build_inputs(dev: Synth) -> None:
     """The asset CodeBuild downloads contains every file the image hashes cover, and nothing outside images/ and
     training/ (no virtualenvs, node_modules or secrets from the working tree)."""
     stack = dev.stacks["storage"]
-    staged = dev.outdir / stack.image_source.asset_path if not stack.image_source.asset_path.startswith("/") \
+    staged = (
+        dev.outdir / stack.image_source.asset_path
+        if not stack.image_source.asset_path.startswith("/")
         else stack.image_source.asset_path
+    )
     from pathlib import Path
+
     staged = Path(staged)
     files = {p.relative_to(staged).as_posix() for p in staged.rglob("*") if p.is_file()}
     assert files, "the asset is empty"
@@ -149,30 +169,67 @@ def clients():
 
 
 def _project(name: str, tag: str) -> dict:
-    return {"projects": [{"name": build_project_name(CFG, name), "environment": {
-        "type": "LINUX_CONTAINER", "image": "aws/codebuild/standard:7.0", "computeType": "BUILD_GENERAL1_2XLARGE",
-        "environmentVariables": [{"name": "IMAGE_TAG", "value": tag, "type": "PLAINTEXT"}]}}]}
+    return {
+        "projects": [
+            {
+                "name": build_project_name(CFG, name),
+                "environment": {
+                    "type": "LINUX_CONTAINER",
+                    "image": "aws/codebuild/standard:7.0",
+                    "computeType": "BUILD_GENERAL1_2XLARGE",
+                    "environmentVariables": [{"name": "IMAGE_TAG", "value": tag, "type": "PLAINTEXT"}],
+                },
+            }
+        ]
+    }
 
 
 def test_make_images_starts_missing_builds_and_skips_existing_tags() -> None:
     codebuild, ecr = clients()
     with Stubber(codebuild) as cb, Stubber(ecr) as er:
-        cb.add_response("batch_get_projects", _project("sft", image_tag("sft")),
-                        {"names": [build_project_name(CFG, "sft")]})
-        er.add_response("describe_images", {"imageDetails": [{"imageTags": [image_tag("sft")]}]},
-                        {"repositoryName": repository_name(CFG, "sft"), "imageIds": [{"imageTag": image_tag("sft")}]})
-        cb.add_response("batch_get_projects", _project("verl-sglang", image_tag("verl-sglang")),
-                        {"names": [build_project_name(CFG, "verl-sglang")]})
+        cb.add_response(
+            "batch_get_projects", _project("sft", image_tag("sft")), {"names": [build_project_name(CFG, "sft")]}
+        )
+        er.add_response(
+            "describe_images",
+            {"imageDetails": [{"imageTags": [image_tag("sft")]}]},
+            {"repositoryName": repository_name(CFG, "sft"), "imageIds": [{"imageTag": image_tag("sft")}]},
+        )
+        cb.add_response(
+            "batch_get_projects",
+            _project("verl-sglang", image_tag("verl-sglang")),
+            {"names": [build_project_name(CFG, "verl-sglang")]},
+        )
         er.add_client_error("describe_images", "ImageNotFoundException")
-        cb.add_response("start_build", {"build": {"id": "llmft-dev-image-verl-sglang:1", "buildStatus": "IN_PROGRESS"}},
-                        {"projectName": build_project_name(CFG, "verl-sglang")})
-        cb.add_response("batch_get_builds", {"builds": [{"id": "llmft-dev-image-verl-sglang:1",
-                                                         "buildStatus": "IN_PROGRESS", "currentPhase": "BUILD"}]},
-                        {"ids": ["llmft-dev-image-verl-sglang:1"]})
-        cb.add_response("batch_get_builds", {"builds": [{
-            "id": "llmft-dev-image-verl-sglang:1", "buildStatus": "FAILED", "currentPhase": "COMPLETED",
-            "phases": [{"phaseType": "BUILD", "phaseStatus": "FAILED"}],
-            "logs": {"deepLink": "https://console/logs"}}]}, {"ids": ["llmft-dev-image-verl-sglang:1"]})
+        cb.add_response(
+            "start_build",
+            {"build": {"id": "llmft-dev-image-verl-sglang:1", "buildStatus": "IN_PROGRESS"}},
+            {"projectName": build_project_name(CFG, "verl-sglang")},
+        )
+        cb.add_response(
+            "batch_get_builds",
+            {
+                "builds": [
+                    {"id": "llmft-dev-image-verl-sglang:1", "buildStatus": "IN_PROGRESS", "currentPhase": "BUILD"}
+                ]
+            },
+            {"ids": ["llmft-dev-image-verl-sglang:1"]},
+        )
+        cb.add_response(
+            "batch_get_builds",
+            {
+                "builds": [
+                    {
+                        "id": "llmft-dev-image-verl-sglang:1",
+                        "buildStatus": "FAILED",
+                        "currentPhase": "COMPLETED",
+                        "phases": [{"phaseType": "BUILD", "phaseStatus": "FAILED"}],
+                        "logs": {"deepLink": "https://console/logs"},
+                    }
+                ]
+            },
+            {"ids": ["llmft-dev-image-verl-sglang:1"]},
+        )
         lines: list[str] = []
         outcomes = images_build.start(CFG, IMAGE_NAMES, codebuild=codebuild, ecr=ecr, log=lines.append)
         outcomes = images_build.wait(outcomes, codebuild=codebuild, sleep=lambda s: None, log=lines.append)
@@ -180,7 +237,11 @@ def test_make_images_starts_missing_builds_and_skips_existing_tags() -> None:
     assert status["sft"].status == "UP_TO_DATE" and status["sft"].detail == image_uri(CFG, "sft")
     assert status["verl-sglang"].status == "FAILED"
     assert status["verl-sglang"].detail == "BUILD FAILED: https://console/logs"
-    assert lines == ["verl-sglang: started llmft-dev-image-verl-sglang:1", "verl-sglang: BUILD", "verl-sglang: COMPLETED"]
+    assert lines == [
+        "verl-sglang: started llmft-dev-image-verl-sglang:1",
+        "verl-sglang: BUILD",
+        "verl-sglang: COMPLETED",
+    ]
     assert "UP_TO_DATE" in images_build.report(outcomes)
 
 
@@ -188,7 +249,10 @@ def test_make_images_starts_missing_builds_and_skips_existing_tags() -> None:
 def test_make_images_refuses_a_project_that_builds_another_checkout(deployed: str | None, expected: str) -> None:
     codebuild, ecr = clients()
     with Stubber(codebuild) as cb:
-        cb.add_response("batch_get_projects", {"projects": []} if deployed is None else _project("sft", deployed),
-                        {"names": [build_project_name(CFG, "sft")]})
-        outcome, = images_build.start(CFG, ["sft"], codebuild=codebuild, ecr=ecr, log=lambda s: None)
+        cb.add_response(
+            "batch_get_projects",
+            {"projects": []} if deployed is None else _project("sft", deployed),
+            {"names": [build_project_name(CFG, "sft")]},
+        )
+        (outcome,) = images_build.start(CFG, ["sft"], codebuild=codebuild, ecr=ecr, log=lambda s: None)
     assert outcome.status == expected and "make deploy ENV=dev" in outcome.detail

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from cdk_constructs.storage.image_build import COMPUTE_TYPE_SIZES, DEFAULT_COMPUTE_TYPE
 from cdk_constructs.compute.kuberay_operator import KUBERAY_VERSION
+from cdk_constructs.storage.image_build import COMPUTE_TYPE_SIZES, DEFAULT_COMPUTE_TYPE
 from k8s_charts import images
 from k8s_charts.images import IMAGE_NAMES, content_hash, image_tag, image_uri, locked_version
 from tools.images import lock
@@ -38,8 +38,9 @@ def dockerfile(name: str) -> str:
 
 def instructions(name: str) -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined, comments dropped."""
-    text = re.sub(r"\\\n", " ", "\n".join(line for line in dockerfile(name).splitlines()
-                                          if not line.lstrip().startswith("#")))
+    text = re.sub(
+        r"\\\n", " ", "\n".join(line for line in dockerfile(name).splitlines() if not line.lstrip().startswith("#"))
+    )
     return [(m.group(1).upper(), m.group(2)) for m in re.finditer(r"^\s*([A-Za-z]+)\s+(.*)$", text, re.M)]
 
 
@@ -51,14 +52,20 @@ def matrix() -> dict[str, str]:
 # ---- Dockerfiles ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", IMAGE_NAMES)
 def test_dockerfile_is_hadolint_clean(name: str) -> None:
-    proc = subprocess.run([_hadolint(), "--no-color", str(IMAGES / name / "Dockerfile")], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [_hadolint(), "--no-color", str(IMAGES / name / "Dockerfile")], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, f"hadolint findings in images/{name}/Dockerfile:\n{proc.stdout}{proc.stderr}"
 
 
 def test_hadolint_really_lints() -> None:
-    proc = subprocess.run([_hadolint(), "--no-color", "-"], input="FROM nvidia/cuda\nUSER root\n",
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [_hadolint(), "--no-color", "-"],
+        input="FROM nvidia/cuda\nUSER root\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode != 0 and "DL3006" in proc.stdout and "DL3002" in proc.stdout
 
 
@@ -76,18 +83,26 @@ def test_every_lock_is_installed_with_hashes(name: str) -> None:
     except the training package (without dependencies)."""
     runs = " ".join(args for instr, args in instructions(name) if instr == "RUN")
     for spec in (s for s in lock.LOCKS if s.image == name):
-        assert re.search(rf"pip install --require-hashes --no-deps (--no-build-isolation )?-r /opt/locks/"
-                         rf"{re.escape(spec.lock)}", runs), spec.lock
+        assert re.search(
+            rf"pip install --require-hashes --no-deps (--no-build-isolation )?-r /opt/locks/"
+            rf"{re.escape(spec.lock)}",
+            runs,
+        ), spec.lock
     installs = re.findall(r"pip install ([^&]+)", runs)
-    assert all("--require-hashes" in i or i.strip().endswith("/opt/src/training") and "--no-deps" in i
-               for i in installs), installs
+    assert all(
+        "--require-hashes" in i or i.strip().endswith("/opt/src/training") and "--no-deps" in i for i in installs
+    ), installs
 
 
 @pytest.mark.parametrize("name", IMAGE_NAMES)
 def test_copy_sources_are_inputs_of_the_content_hash(name: str) -> None:
     """Whatever the build copies from the context is hashed into the tag, so a changed input gives a new tag."""
-    sources = [src for instr, args in instructions(name) if instr == "COPY" and "--from=" not in args
-               for src in args.split()[:-1]]
+    sources = [
+        src
+        for instr, args in instructions(name)
+        if instr == "COPY" and "--from=" not in args
+        for src in args.split()[:-1]
+    ]
     inputs = images.spec(name).inputs
     assert sources and all(any(src == i or src.startswith(i + "/") for i in inputs) for src in sources), sources
 
@@ -101,8 +116,12 @@ DOCKER_HUB = {"docker.io", "registry-1.docker.io", "index.docker.io"}
 
 def test_base_images_are_pinned_and_shared() -> None:
     bases = {name: [args.split()[0] for instr, args in instructions(name) if instr == "FROM"] for name in IMAGE_NAMES}
-    stages = {args.split()[-1] for name in IMAGE_NAMES for instr, args in instructions(name)
-              if instr == "FROM" and " AS " in args.upper()}
+    stages = {
+        args.split()[-1]
+        for name in IMAGE_NAMES
+        for instr, args in instructions(name)
+        if instr == "FROM" and " AS " in args.upper()
+    }
     external = {b for found in bases.values() for b in found if b not in stages}
     assert external, bases
     for base in external:
@@ -125,16 +144,16 @@ def test_lock_check_catches_a_changed_input(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(lock, "IMAGES_DIR", tmp_path)
     spec = next(s for s in lock.LOCKS if s.image == "sft" and s.lock == "requirements.lock")
     assert lock.problems(spec) == []
-    (tmp_path / "sft" / "requirements.in").write_text((IMAGES / "sft" / "requirements.in").read_text()
-                                                      + "einops==0.8.2\n")
+    (tmp_path / "sft" / "requirements.in").write_text(
+        (IMAGES / "sft" / "requirements.in").read_text() + "einops==0.8.2\n"
+    )
     found = lock.problems(spec)
     assert any("was not compiled from the current" in p for p in found)
     assert any("einops==0.8.2 of requirements.in is locked as nothing" in p for p in found)
     shutil.copy(IMAGES / "sft" / "requirements.in", tmp_path / "sft" / "requirements.in")
     text = (tmp_path / "sft" / "requirements.lock").read_text()
     (tmp_path / "sft" / "requirements.lock").write_text(text.replace("peft==0.21.2", "peft==0.21.1"))
-    assert lock.problems(spec) == ["images/sft/requirements.lock: peft==0.21.2 of requirements.in is locked as "
-                                   "0.21.1"]
+    assert lock.problems(spec) == ["images/sft/requirements.lock: peft==0.21.2 of requirements.in is locked as 0.21.1"]
     stripped = re.sub(r"(pyyaml==6\.0\.3) \\\n(\s+--hash=[^\n]+\n)+", r"\1\n", text)
     (tmp_path / "sft" / "requirements.lock").write_text(stripped)
     assert lock.problems(spec) == ["images/sft/requirements.lock: pyyaml==6.0.3 has no --hash"]
@@ -170,9 +189,16 @@ def test_training_package_dependencies_are_locked() -> None:
 def scripts_by_image() -> dict[str, dict[str, str]]:
     """training/pyproject.toml's console scripts (name -> module) by the image that runs them, as images/README.md's
     table of images says (its `llmp-*` names in the row of each image)."""
-    scripts = {name: target.split(":")[0] for name, target in
-               tomllib.loads((ROOT / "training" / "pyproject.toml").read_text())["project"]["scripts"].items()}
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z-]+)` \| ([^|]+) \|", README.split("## Base images")[0], re.M)}
+    scripts = {
+        name: target.split(":")[0]
+        for name, target in tomllib.loads((ROOT / "training" / "pyproject.toml").read_text())["project"][
+            "scripts"
+        ].items()
+    }
+    rows = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r"^\| `([a-z-]+)` \| ([^|]+) \|", README.split("## Base images")[0], re.M)
+    }
     out = {name: {s: scripts[s] for s in re.findall(r"`(llmp-[a-z-]+)`", rows[name])} for name in IMAGE_NAMES}
     claimed = [s for found in out.values() for s in found]
     assert sorted(claimed) == sorted(scripts), f"every console script runs in exactly one image: {claimed}"
@@ -248,12 +274,16 @@ def test_image_uri_is_the_environment_repository_with_a_content_tag() -> None:
     cfg = config_with("dev")
     for name in IMAGE_NAMES:
         version = (IMAGES / name / "VERSION").read_text().strip()
-        assert image_uri(cfg, name) == (f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-dev/{name}:"
-                                        f"{version}-{content_hash(name)}")
+        assert image_uri(cfg, name) == (
+            f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-dev/{name}:{version}-{content_hash(name)}"
+        )
         assert re.fullmatch(r"[0-9a-f]{12}", content_hash(name))
     assert image_tag("sft") != image_tag("verl-sglang")
-    with pytest.raises(ValueError, match=r"image 'trainer' is not a platform image; the platform builds sft, "
-                                         r"verl-sglang"):
+    with pytest.raises(
+        ValueError,
+        match=r"image 'trainer' is not a platform image; the platform builds sft, "
+        r"verl-sglang",
+    ):
         image_uri(cfg, "trainer")
 
 
@@ -288,17 +318,24 @@ def test_content_hash_follows_the_inputs(tmp_path: Path, monkeypatch: pytest.Mon
 def test_matrix_states_what_the_images_install() -> None:
     rows = matrix()
     assert rows["PyTorch"] == locked_version("verl-sglang", "torch") == locked_version("sft", "torch")
-    assert rows["transformers"] == locked_version("verl-sglang", "transformers") == locked_version("sft",
-                                                                                                   "transformers")
+    assert (
+        rows["transformers"] == locked_version("verl-sglang", "transformers") == locked_version("sft", "transformers")
+    )
     assert rows["VeRL"] == locked_version("verl-sglang", "verl")
     assert rows["SGLang"] == locked_version("verl-sglang", "sglang")
     assert rows["Ray"] == locked_version("verl-sglang", "ray")
-    assert rows["NCCL"] == locked_version("verl-sglang", "nvidia-nccl-cu13") == locked_version("sft",
-                                                                                               "nvidia-nccl-cu13")
-    assert Version(rows["CUDA"]) == Version(locked_version("verl-sglang", "cuda-toolkit")) == Version(
-        locked_version("sft", "cuda-toolkit"))
-    assert rows["flash-attn"] == lock.locked_entries((IMAGES / "verl-sglang" / "flash-attn.lock").read_text())[
-        "flash-attn"][0]
+    assert (
+        rows["NCCL"] == locked_version("verl-sglang", "nvidia-nccl-cu13") == locked_version("sft", "nvidia-nccl-cu13")
+    )
+    assert (
+        Version(rows["CUDA"])
+        == Version(locked_version("verl-sglang", "cuda-toolkit"))
+        == Version(locked_version("sft", "cuda-toolkit"))
+    )
+    assert (
+        rows["flash-attn"]
+        == lock.locked_entries((IMAGES / "verl-sglang" / "flash-attn.lock").read_text())["flash-attn"][0]
+    )
     assert rows["Python"] == lock.PYTHON_VERSION
     for name in IMAGE_NAMES:
         assert f"nvcr.io/nvidia/cuda:{rows['CUDA']}-" in dockerfile(name)
@@ -318,6 +355,7 @@ def test_ray_matches_the_kuberay_operator() -> None:
 
 def test_ray_jobs_declare_the_image_ray_version() -> None:
     from k8s_charts.ray_job import RAY_VERSION
+
     assert RAY_VERSION == locked_version("verl-sglang", "ray")
     major, minor, _ = (int(x) for x in RAY_VERSION.split("."))
     assert (major, minor) >= (2, 52), "RayJobs use token authentication, which needs Ray >= 2.52.0"

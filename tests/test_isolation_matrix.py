@@ -43,12 +43,18 @@ SECRET_ACTIONS = {"secretsmanager:getsecretvalue", "secretsmanager:*", "secretsm
 # EKS access policies that include reading Secrets/ConfigMaps in their scope (EKS access policy permissions:
 # https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html); AmazonEKSViewPolicy excludes
 # Secrets but includes ConfigMaps.
-SECRET_READING_ACCESS_POLICIES = {"AmazonEKSEditPolicy", "AmazonEKSAdminPolicy", "AmazonEKSClusterAdminPolicy",
-                                  "AmazonEKSAdminViewPolicy", "AmazonEKSViewPolicy"}
+SECRET_READING_ACCESS_POLICIES = {
+    "AmazonEKSEditPolicy",
+    "AmazonEKSAdminPolicy",
+    "AmazonEKSClusterAdminPolicy",
+    "AmazonEKSAdminViewPolicy",
+    "AmazonEKSViewPolicy",
+}
 RAY_HEAD_LABELS = {"ray.io/node-type": "head", "ray.io/is-ray-node": "yes"}  # set by KubeRay on the head pod
 
 
 # ---- rendering -------------------------------------------------------------------------------------------------------
+
 
 def render(value: Any) -> str:
     """A CloudFormation value as text: joins concatenated, other intrinsics as compact JSON (stable, comparable)."""
@@ -66,6 +72,7 @@ def as_list(value: Any) -> list[Any]:
 
 def kube_manifests(template: dict[str, Any]) -> list[dict[str, Any]]:
     """Every Kubernetes object a template applies (custom resource manifests; deploy-time values as TOKEN)."""
+
     def text(value: Any) -> str:
         if isinstance(value, str):
             return value
@@ -82,16 +89,17 @@ def kube_manifests(template: dict[str, Any]) -> list[dict[str, Any]]:
 
 # ---- principals ------------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Team:
     name: str
     prefix: str
     uid: int
     gid: int
-    roles: dict[str, str] = field(default_factory=dict)       # role logical ID -> stack
+    roles: dict[str, str] = field(default_factory=dict)  # role logical ID -> stack
     k8s_subjects: set[tuple[str, str]] = field(default_factory=set)  # (kind, name) incl. ServiceAccount ns/name
     access_scopes: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)  # (type, namespaces, policy)
-    fsx_paths: set[str] = field(default_factory=set)           # file-system paths mounted for the team
+    fsx_paths: set[str] = field(default_factory=set)  # file-system paths mounted for the team
 
 
 def statements(synth: Synth, stack: str, role_id: str) -> list[dict[str, Any]]:
@@ -103,8 +111,9 @@ def statements(synth: Synth, stack: str, role_id: str) -> list[dict[str, Any]]:
     for r in resources.values():
         if r["Type"] == "AWS::IAM::Policy" and {"Ref": role_id} in r["Properties"].get("Roles", []):
             out += r["Properties"]["PolicyDocument"]["Statement"]
-    assert not resources[role_id]["Properties"].get("ManagedPolicyArns"), \
+    assert not resources[role_id]["Properties"].get("ManagedPolicyArns"), (
         f"{role_id} has managed policies the matrix cannot read"
+    )
     return [s for s in out if s["Effect"] == "Allow"]
 
 
@@ -119,7 +128,9 @@ def teams_of(synth: Synth) -> dict[str, Team]:
                 teams[ns].roles[r["Properties"]["RoleArn"]["Fn::GetAtt"][0]] = "compute"
                 teams[ns].k8s_subjects.add(("ServiceAccount", f"{ns}/{r['Properties']['ServiceAccount']}"))
     studio = synth.templates.get("studio", {"Resources": {}})["Resources"]
-    entries = {render(r["Properties"]["PrincipalArn"]): r for r in studio.values() if r["Type"] == "AWS::EKS::AccessEntry"}
+    entries = {
+        render(r["Properties"]["PrincipalArn"]): r for r in studio.values() if r["Type"] == "AWS::EKS::AccessEntry"
+    }
     for r in studio.values():
         if r["Type"] != "AWS::SageMaker::UserProfile":
             continue
@@ -133,12 +144,14 @@ def teams_of(synth: Synth) -> dict[str, Team]:
             teams[team].k8s_subjects.add(("Group", group))
         for assoc in entry["Properties"].get("AccessPolicies", []):
             scope = assoc["AccessScope"]
-            teams[team].access_scopes.append((scope["Type"], tuple(scope.get("Namespaces", ())),
-                                               render(assoc["PolicyArn"]).rsplit("/", 1)[-1]))
+            teams[team].access_scopes.append(
+                (scope["Type"], tuple(scope.get("Namespaces", ())), render(assoc["PolicyArn"]).rsplit("/", 1)[-1])
+            )
     return teams
 
 
 # ---- channels --------------------------------------------------------------------------------------------------------
+
 
 def _pv_paths(manifests: list[dict[str, Any]]) -> dict[str, set[str]]:
     """namespace -> file-system paths of the PVs pre-bound to it (the mount name's suffix after the first '/')."""
@@ -153,13 +166,21 @@ def _pv_paths(manifests: list[dict[str, Any]]) -> dict[str, set[str]]:
 
 def _admitted_identity(manifests: list[dict[str, Any]], namespace: str) -> tuple[int, int] | None:
     """(uid, gid) the namespace's ValidatingAdmissionPolicies admit pods with, read from the CEL rules."""
-    bindings = [d for d in manifests if d["kind"] == "ValidatingAdmissionPolicyBinding" and
-                d["spec"]["matchResources"]["namespaceSelector"]["matchLabels"].get(
-                    "kubernetes.io/metadata.name") == namespace and d["spec"]["validationActions"] == ["Deny"]]
+    bindings = [
+        d
+        for d in manifests
+        if d["kind"] == "ValidatingAdmissionPolicyBinding"
+        and d["spec"]["matchResources"]["namespaceSelector"]["matchLabels"].get("kubernetes.io/metadata.name")
+        == namespace
+        and d["spec"]["validationActions"] == ["Deny"]
+    ]
     uid = gid = None
     for b in bindings:
-        policy = next(d for d in manifests if d["kind"] == "ValidatingAdmissionPolicy" and
-                      d["metadata"]["name"] == b["spec"]["policyName"])
+        policy = next(
+            d
+            for d in manifests
+            if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == b["spec"]["policyName"]
+        )
         for v in policy["spec"]["validations"]:
             if m := re.search(r"object\.spec\.securityContext\.runAsUser == (\d+)$", v["expression"]):
                 uid = int(m.group(1))
@@ -193,9 +214,11 @@ def fsx_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple[bo
     assert identity == (teams[a].uid, teams[a].gid), f"namespace {a} admits pods as {identity}"
     owner = _tree_owner(manifests, target)
     allowed = posix_can_enter(*identity, owner)
-    evidence = (f"paths of {a}: {sorted(paths)}; reach {target}: {reaching or 'none'}; pods admitted as "
-                f"{identity[0]}:{identity[1]}; {target} is {owner[0]}:{owner[1]} {oct(owner[2])} -> "
-                f"{'enter' if allowed else 'EACCES'}")
+    evidence = (
+        f"paths of {a}: {sorted(paths)}; reach {target}: {reaching or 'none'}; pods admitted as "
+        f"{identity[0]}:{identity[1]}; {target} is {owner[0]}:{owner[1]} {oct(owner[2])} -> "
+        f"{'enter' if allowed else 'EACCES'}"
+    )
     return bool(reaching) and allowed, evidence
 
 
@@ -222,22 +245,33 @@ def s3_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple[boo
                     prefixes = s.get("Condition", {}).get("StringLike", {}).get("s3:prefix")
                     if prefixes is None or any(fnmatch.fnmatchcase(probe, p) for p in as_list(prefixes)):
                         hits.append(f"{role_id}:{s.get('Sid')} list {prefixes}")
-    return bool(hits), f"{len(teams[a].roles)} principals of {a}; statements covering s3://data/{probe}: {hits or 'none'}"
+    return bool(
+        hits
+    ), f"{len(teams[a].roles)} principals of {a}; statements covering s3://data/{probe}: {hits or 'none'}"
 
 
 def s3_export_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple[bool, str]:
     """B's tree exports only to B's prefix; A reaches that export iff A can write under it (the s3 channel)."""
-    dras = [r["Properties"] for r in synth.templates["storage"]["Resources"].values()
-            if r["Type"] == "AWS::FSx::DataRepositoryAssociation"]
-    exporting = [render(d["DataRepositoryPath"]).split("/", 3)[-1] for d in dras if d["FileSystemPath"] == f"/teams/{b}"]
+    dras = [
+        r["Properties"]
+        for r in synth.templates["storage"]["Resources"].values()
+        if r["Type"] == "AWS::FSx::DataRepositoryAssociation"
+    ]
+    exporting = [
+        render(d["DataRepositoryPath"]).split("/", 3)[-1] for d in dras if d["FileSystemPath"] == f"/teams/{b}"
+    ]
     assert exporting == [teams[b].prefix], f"/teams/{b} exports to {exporting}"
-    assert not [d["FileSystemPath"] for d in dras if f"/teams/{b}".startswith(d["FileSystemPath"].rstrip("/") + "/")
-                or d["FileSystemPath"] == "/"], "a parent of the team tree is linked"
+    assert not [
+        d["FileSystemPath"]
+        for d in dras
+        if f"/teams/{b}".startswith(d["FileSystemPath"].rstrip("/") + "/") or d["FileSystemPath"] == "/"
+    ], "a parent of the team tree is linked"
     allowed, evidence = s3_access(synth, teams, a, b)
     return allowed, f"/teams/{b} -> s3 prefix {exporting[0]} only; {evidence}"
 
 
 # -- NetworkPolicy evaluation (https://kubernetes.io/docs/concepts/services-networking/network-policies/) --------------
+
 
 def _selects(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
     if selector is None:
@@ -248,8 +282,12 @@ def _selects(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
     for e in selector.get("matchExpressions", []):
         present, value = e["key"] in labels, labels.get(e["key"])
         op = e["operator"]
-        if (op == "In" and value not in e["values"]) or (op == "NotIn" and value in e["values"]) or \
-                (op == "Exists" and not present) or (op == "DoesNotExist" and present):
+        if (
+            (op == "In" and value not in e["values"])
+            or (op == "NotIn" and value in e["values"])
+            or (op == "Exists" and not present)
+            or (op == "DoesNotExist" and present)
+        ):
             return False
     return True
 
@@ -269,8 +307,9 @@ def _peer_matches(peer: dict[str, Any], policy_ns: str, other: Pod, ns_labels: d
     if "ipBlock" in peer:
         ip = ipaddress.ip_address(other.ip)
         block = peer["ipBlock"]
-        return ip in ipaddress.ip_network(block["cidr"]) and \
-            not any(ip in ipaddress.ip_network(e) for e in block.get("except", []))
+        return ip in ipaddress.ip_network(block["cidr"]) and not any(
+            ip in ipaddress.ip_network(e) for e in block.get("except", [])
+        )
     if "namespaceSelector" in peer:
         if not _selects(peer["namespaceSelector"], ns_labels.get(other.namespace, {})):
             return False
@@ -283,24 +322,41 @@ def _port_matches(ports: list[dict[str, Any]] | None, port: int) -> bool:
     return not ports or any(p.get("protocol", "TCP") == "TCP" and p.get("port") in (None, port) for p in ports)
 
 
-def allowed(policies: list[dict[str, Any]], direction: str, pod: Pod, other: Pod, port: int,
-            ns_labels: dict[str, dict[str, str]]) -> bool:
+def allowed(
+    policies: list[dict[str, Any]],
+    direction: str,
+    pod: Pod,
+    other: Pod,
+    port: int,
+    ns_labels: dict[str, dict[str, str]],
+) -> bool:
     """Whether ``pod``'s namespace policies allow traffic to/from ``other`` on ``port`` in ``direction``."""
     kind, key, peers = ("Ingress", "ingress", "from") if direction == "ingress" else ("Egress", "egress", "to")
-    selecting = [p for p in policies if p["metadata"]["namespace"] == pod.namespace and
-                 kind in p["spec"].get("policyTypes", ["Ingress"]) and _selects(p["spec"]["podSelector"], pod.label_map)]
+    selecting = [
+        p
+        for p in policies
+        if p["metadata"]["namespace"] == pod.namespace
+        and kind in p["spec"].get("policyTypes", ["Ingress"])
+        and _selects(p["spec"]["podSelector"], pod.label_map)
+    ]
     if not selecting:
         return True
-    return any(_port_matches(rule.get("ports"), port) and
-               (not rule.get(peers) or any(_peer_matches(peer, pod.namespace, other, ns_labels) for peer in rule[peers]))
-               for p in selecting for rule in p["spec"].get(key, []))
+    return any(
+        _port_matches(rule.get("ports"), port)
+        and (not rule.get(peers) or any(_peer_matches(peer, pod.namespace, other, ns_labels) for peer in rule[peers]))
+        for p in selecting
+        for rule in p["spec"].get(key, [])
+    )
 
 
 def network_access(synth: Synth, teams: dict[str, Team], a: str, b: str, port: int) -> tuple[bool, str]:
     manifests = kube_manifests(synth.templates["compute"])
     policies = [d for d in manifests if d["kind"] == "NetworkPolicy"]
-    ns_labels = {d["metadata"]["name"]: {**d["metadata"].get("labels", {}), "kubernetes.io/metadata.name":
-                                         d["metadata"]["name"]} for d in manifests if d["kind"] == "Namespace"}
+    ns_labels = {
+        d["metadata"]["name"]: {**d["metadata"].get("labels", {}), "kubernetes.io/metadata.name": d["metadata"]["name"]}
+        for d in manifests
+        if d["kind"] == "Namespace"
+    }
     # pod IPs come from the VPC (VPC CNI); any address of the HyperPod subnet's CIDR stands for both pods
     subnet = ipaddress.ip_network(synth.config.network.hyperpod.secondary_cidr)
     source = Pod(a, (("app.kubernetes.io/part-of", "llm-platform"),), str(subnet[10]))
@@ -308,8 +364,10 @@ def network_access(synth: Synth, teams: dict[str, Team], a: str, b: str, port: i
     out_ok = allowed(policies, "egress", source, head, port, ns_labels)
     in_ok = allowed(policies, "ingress", head, source, port, ns_labels)
     n_in = sum(1 for p in policies if p["metadata"]["namespace"] == b)
-    return out_ok and in_ok, (f"egress from {a}: {'allowed' if out_ok else 'denied'}; ingress to {b}'s Ray head :{port} "
-                              f"({n_in} policies): {'allowed' if in_ok else 'denied'}")
+    return out_ok and in_ok, (
+        f"egress from {a}: {'allowed' if out_ok else 'denied'}; ingress to {b}'s Ray head :{port} "
+        f"({n_in} policies): {'allowed' if in_ok else 'denied'}"
+    )
 
 
 def k8s_secrets_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple[bool, str]:
@@ -336,9 +394,13 @@ def mlflow_access(synth: Synth, teams: dict[str, Team], a: str, b: str) -> tuple
         for s in statements(synth, stack, role_id):
             if {x.lower() for x in as_list(s["Action"])} & SECRET_ACTIONS:
                 for resource in map(render, as_list(s["Resource"])):
-                    if resource == "*" or any(resource == sb or fnmatch.fnmatchcase(sb, resource) for sb in secrets_of_b):
+                    if resource == "*" or any(
+                        resource == sb or fnmatch.fnmatchcase(sb, resource) for sb in secrets_of_b
+                    ):
                         hits.append(f"{role_id}:{s.get('Sid')}")
-    return bool(hits), f"credentials of {b}: {len(secrets_of_b)} secret(s); readable by {a}'s principals: {hits or 'none'}"
+    return bool(
+        hits
+    ), f"credentials of {b}: {len(secrets_of_b)} secret(s); readable by {a}'s principals: {hits or 'none'}"
 
 
 def _mlflow_secrets(synth: Synth, team: str) -> list[str]:
@@ -433,28 +495,50 @@ GPU, EFA = "nvidia.com/gpu", "vpc.amazonaws.com/efa"
 
 
 def _gpu_spec(team: Team, gpus: int = 8, priority: str = "critical") -> dict[str, Any]:
-    return {"priorityClassName": priority, "tolerations": [{"operator": "Exists"}],
-            "securityContext": {"runAsUser": team.uid, "runAsGroup": team.gid, "runAsNonRoot": True},
-            "containers": [{"name": "c", "image": "i", "resources": {"limits": {GPU: str(gpus), EFA: "32",
-                                                                               "cpu": "8", "memory": "64Gi"}}}]}
+    return {
+        "priorityClassName": priority,
+        "tolerations": [{"operator": "Exists"}],
+        "securityContext": {"runAsUser": team.uid, "runAsGroup": team.gid, "runAsNonRoot": True},
+        "containers": [
+            {
+                "name": "c",
+                "image": "i",
+                "resources": {"limits": {GPU: str(gpus), EFA: "32", "cpu": "8", "memory": "64Gi"}},
+            }
+        ],
+    }
 
 
 def _owned(kind: str, api_version: str, spec: dict[str, Any], ns: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns, "ownerReferences": [
-        {"apiVersion": api_version, "kind": kind, "name": "o", "uid": "u", "controller": True}]}, "spec": spec}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "p",
+            "namespace": ns,
+            "ownerReferences": [{"apiVersion": api_version, "kind": kind, "name": "o", "uid": "u", "controller": True}],
+        },
+        "spec": spec,
+    }
 
 
 def _pytorchjob(ns: str, queue: str, spec: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
-            "metadata": {"name": "j", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
-            "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": spec}}}}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "j", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+        "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": spec}}}},
+    }
 
 
 def _ray(ns: str, queue: str, team: Team, **head: Any) -> dict[str, Any]:
     spec = _gpu_spec(team, 0, "medium")
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
-            "metadata": {"name": "r", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
-            "spec": {"headGroupSpec": {"template": {"spec": spec}, **head}}}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "r", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+        "spec": {"headGroupSpec": {"template": {"spec": spec}, **head}},
+    }
 
 
 def _serve_labels(queue: str) -> dict[str, str]:
@@ -464,9 +548,12 @@ def _serve_labels(queue: str) -> dict[str, str]:
 def _serve_deployment(ns: str, queue: str, team: Team) -> dict[str, Any]:
     """A Deployment of llmft's serving shape (llmft/serve_build.py) naming LocalQueue ``queue``."""
     template = {"metadata": {"labels": _serve_labels(queue)}, "spec": _gpu_spec(team, 1, "low")}
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "d", "namespace": ns, "labels": _serve_labels(queue)},
-            "spec": {"selector": {"matchLabels": {"llmft.io/serve": "d"}}, "template": template}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": ns, "labels": _serve_labels(queue)},
+        "spec": {"selector": {"matchLabels": {"llmft.io/serve": "d"}}, "template": template},
+    }
 
 
 def _serve_pod(ns: str, queue: str, team: Team, *, gated: bool) -> dict[str, Any]:
@@ -480,72 +567,180 @@ def _serve_pod(ns: str, queue: str, team: Team, *, gated: bool) -> dict[str, Any
 
 def _scaled_object(ns: str, metrics_namespace: str) -> dict[str, Any]:
     """A ScaledObject of Deployment ``d`` whose CloudWatch trigger reads ``metrics_namespace``'s demand metric."""
-    trigger = {"type": "aws-cloudwatch", "metadata": {
-        "namespace": "ContainerInsights/Prometheus", "metricName": "sglang:num_queue_reqs",
-        "dimensionName": "ClusterName;Namespace;serve", "dimensionValue": f"c;{metrics_namespace};d",
-        "targetMetricValue": "8", "minMetricValue": "0", "awsRegion": "us-east-1", "identityOwner": "operator"}}
-    return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-            "metadata": {"name": "d", "namespace": ns, "labels": {"llmft.io/component": "serve", "llmft.io/serve": "d"}},
-            "spec": {"scaleTargetRef": {"name": "d"}, "maxReplicaCount": 2, "triggers": [trigger]}}
+    trigger = {
+        "type": "aws-cloudwatch",
+        "metadata": {
+            "namespace": "ContainerInsights/Prometheus",
+            "metricName": "sglang:num_queue_reqs",
+            "dimensionName": "ClusterName;Namespace;serve",
+            "dimensionValue": f"c;{metrics_namespace};d",
+            "targetMetricValue": "8",
+            "minMetricValue": "0",
+            "awsRegion": "us-east-1",
+            "identityOwner": "operator",
+        },
+    }
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "d", "namespace": ns, "labels": {"llmft.io/component": "serve", "llmft.io/serve": "d"}},
+        "spec": {"scaleTargetRef": {"name": "d"}, "maxReplicaCount": 2, "triggers": [trigger]},
+    }
 
 
 def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, dict[str, Any]]:
     """name -> {request: (verb, group, resource), objects: [(object, layers that must refuse it)]}"""
     ns, low = team.name, tiers[-1]
-    foreign = next((t for t in TIERS if t not in tiers), "another-teams-queue")   # a LocalQueue it does not have
-    svc = lambda **spec: {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": ns},  # noqa: E731
-                          "spec": {"ports": [{"port": 8265}], **spec}}
-    deployment = lambda kind: {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "d", "namespace": ns},  # noqa: E731
-                               "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"spec": _gpu_spec(team)}}}
+    foreign = next((t for t in TIERS if t not in tiers), "another-teams-queue")  # a LocalQueue it does not have
+    svc = lambda **spec: {  # noqa: E731
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s", "namespace": ns},
+        "spec": {"ports": [{"port": 8265}], **spec},
+    }
+    deployment = lambda kind: {  # noqa: E731
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "d", "namespace": ns},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"spec": _gpu_spec(team)}},
+    }
     return {
-        "gpu-bare-pod": {"request": ("create", "", "pods"), "objects": [
-            ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns}, "spec": _gpu_spec(team)},
-             ("rbac", "llmft-team-pods"))]},
+        "gpu-bare-pod": {
+            "request": ("create", "", "pods"),
+            "objects": [
+                (
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "metadata": {"name": "p", "namespace": ns},
+                        "spec": _gpu_spec(team),
+                    },
+                    ("rbac", "llmft-team-pods"),
+                )
+            ],
+        },
         # teams create Deployments (llmft serve jobs, issue 34): the guard rails admit only the serving shape
-        "gpu-deployment": {"request": None, "objects": [
-            (deployment("Deployment"), ("llmft-team-workloads",)),
-            (_owned("ReplicaSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
-        "gpu-deployment-foreign-queue": {"request": None, "objects": [
-            (_serve_deployment(ns, foreign, team), ("llmft-team-workloads",)),
-            (_serve_pod(ns, foreign, team, gated=True), ("llmft-team-pods",))]},
-        "serve-pod-ungated": {"request": None, "objects": [
-            (_serve_pod(ns, low, team, gated=False), ("llmft-team-pods",))]},
-        "scaledobject-foreign-metrics": {"request": None, "objects": [
-            (_scaled_object(ns, "other-team"), ("llmft-team-autoscaling",))]},
+        "gpu-deployment": {
+            "request": None,
+            "objects": [
+                (deployment("Deployment"), ("llmft-team-workloads",)),
+                (_owned("ReplicaSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
+            ],
+        },
+        "gpu-deployment-foreign-queue": {
+            "request": None,
+            "objects": [
+                (_serve_deployment(ns, foreign, team), ("llmft-team-workloads",)),
+                (_serve_pod(ns, foreign, team, gated=True), ("llmft-team-pods",)),
+            ],
+        },
+        "serve-pod-ungated": {
+            "request": None,
+            "objects": [(_serve_pod(ns, low, team, gated=False), ("llmft-team-pods",))],
+        },
+        "scaledobject-foreign-metrics": {
+            "request": None,
+            "objects": [(_scaled_object(ns, "other-team"), ("llmft-team-autoscaling",))],
+        },
         "networkpolicy-create": {"request": ("create", "networking.k8s.io", "networkpolicies"), "objects": []},
-        "gpu-daemonset": {"request": ("create", "apps", "daemonsets"), "objects": [
-            (deployment("DaemonSet"), ("rbac", "llmft-team-workloads")),
-            (_owned("DaemonSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
-        "gpu-batch-job": {"request": None, "objects": [
-            ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": ns},
-              "spec": {"template": {"spec": _gpu_spec(team)}}}, ("llmft-team-workloads",)),
-            (_owned("Job", "batch/v1", _gpu_spec(team), ns), ("llmft-team-pods",))]},
-        "gpu-above-quota": {"request": None, "objects": [
-            (_owned("PyTorchJob", "kubeflow.org/v1", _gpu_spec(team, quota_gpus + 1), ns), ("quota",))]},
-        "cpu-memory-above-quota": {"request": None, "objects": [
-            (_owned("PyTorchJob", "kubeflow.org/v1", {**_gpu_spec(team, 0), "containers": [
-                {"name": "c", "image": "i", "resources": {"limits": {"cpu": "4000", "memory": "64Ti"}}}]}, ns),
-             ("quota", "limitrange"))]},
-        "priority-above-tier": {"request": None, "objects": [
-            (_pytorchjob(ns, low, _gpu_spec(team, 8, "critical")), ("llmft-team-workloads",))]},
-        "workload-priority-class": {"request": None, "objects": [
-            ({**_pytorchjob(ns, low, _gpu_spec(team, 8, "low")), "metadata": {"name": "j", "namespace": ns, "labels": {
-                "kueue.x-k8s.io/queue-name": low, "kueue.x-k8s.io/priority-class": "vip"}}}, ("llmft-team-workloads",))]},
-        "service-externalips": {"request": None, "objects": [
-            (svc(externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))]},
-        "service-loadbalancer": {"request": None, "objects": [
-            (svc(type="LoadBalancer"), ("rbac", "llmft-team-services"))]},
-        "service-nodeport": {"request": None, "objects": [
-            (svc(type="NodePort"), ("rbac", "llmft-team-services"))]},
-        "service-externalname": {"request": None, "objects": [
-            (svc(type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))]},
-        "raycluster-without-token-auth": {"request": None, "objects": [
-            (_ray(ns, low, team), ("llmft-team-workloads",))]},
-        "ray-head-externalips": {"request": None, "objects": [
-            ({**_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}}),
-              "spec": {**_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}})["spec"],
-                       "authOptions": {"mode": "token"}}}, ("llmft-team-workloads",)),
-            (svc(externalIPs=["10.0.0.10"]), ("llmft-team-services",))]},   # the Service KubeRay would create
+        "gpu-daemonset": {
+            "request": ("create", "apps", "daemonsets"),
+            "objects": [
+                (deployment("DaemonSet"), ("rbac", "llmft-team-workloads")),
+                (_owned("DaemonSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
+            ],
+        },
+        "gpu-batch-job": {
+            "request": None,
+            "objects": [
+                (
+                    {
+                        "apiVersion": "batch/v1",
+                        "kind": "Job",
+                        "metadata": {"name": "j", "namespace": ns},
+                        "spec": {"template": {"spec": _gpu_spec(team)}},
+                    },
+                    ("llmft-team-workloads",),
+                ),
+                (_owned("Job", "batch/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
+            ],
+        },
+        "gpu-above-quota": {
+            "request": None,
+            "objects": [(_owned("PyTorchJob", "kubeflow.org/v1", _gpu_spec(team, quota_gpus + 1), ns), ("quota",))],
+        },
+        "cpu-memory-above-quota": {
+            "request": None,
+            "objects": [
+                (
+                    _owned(
+                        "PyTorchJob",
+                        "kubeflow.org/v1",
+                        {
+                            **_gpu_spec(team, 0),
+                            "containers": [
+                                {"name": "c", "image": "i", "resources": {"limits": {"cpu": "4000", "memory": "64Ti"}}}
+                            ],
+                        },
+                        ns,
+                    ),
+                    ("quota", "limitrange"),
+                )
+            ],
+        },
+        "priority-above-tier": {
+            "request": None,
+            "objects": [(_pytorchjob(ns, low, _gpu_spec(team, 8, "critical")), ("llmft-team-workloads",))],
+        },
+        "workload-priority-class": {
+            "request": None,
+            "objects": [
+                (
+                    {
+                        **_pytorchjob(ns, low, _gpu_spec(team, 8, "low")),
+                        "metadata": {
+                            "name": "j",
+                            "namespace": ns,
+                            "labels": {"kueue.x-k8s.io/queue-name": low, "kueue.x-k8s.io/priority-class": "vip"},
+                        },
+                    },
+                    ("llmft-team-workloads",),
+                )
+            ],
+        },
+        "service-externalips": {
+            "request": None,
+            "objects": [(svc(externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))],
+        },
+        "service-loadbalancer": {
+            "request": None,
+            "objects": [(svc(type="LoadBalancer"), ("rbac", "llmft-team-services"))],
+        },
+        "service-nodeport": {"request": None, "objects": [(svc(type="NodePort"), ("rbac", "llmft-team-services"))]},
+        "service-externalname": {
+            "request": None,
+            "objects": [(svc(type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))],
+        },
+        "raycluster-without-token-auth": {
+            "request": None,
+            "objects": [(_ray(ns, low, team), ("llmft-team-workloads",))],
+        },
+        "ray-head-externalips": {
+            "request": None,
+            "objects": [
+                (
+                    {
+                        **_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}}),
+                        "spec": {
+                            **_ray(ns, low, team, headService={"spec": {"externalIPs": ["10.0.0.10"]}})["spec"],
+                            "authOptions": {"mode": "token"},
+                        },
+                    },
+                    ("llmft-team-workloads",),
+                ),
+                (svc(externalIPs=["10.0.0.10"]), ("llmft-team-services",)),
+            ],
+        },  # the Service KubeRay would create
         "networkpolicy-delete": {"request": ("delete", "networking.k8s.io", "networkpolicies"), "objects": []},
         "networkpolicy-edit": {"request": ("patch", "networking.k8s.io", "networkpolicies"), "objects": []},
         "rbac-escalation": {"request": ("create", "rbac.authorization.k8s.io", "rolebindings"), "objects": []},
@@ -554,12 +749,31 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
     }
 
 
-CAPACITY_ROWS = ("gpu-bare-pod", "gpu-deployment", "gpu-deployment-foreign-queue", "serve-pod-ungated",
-                 "scaledobject-foreign-metrics", "networkpolicy-create", "gpu-daemonset", "gpu-batch-job", "gpu-above-quota",
-                 "cpu-memory-above-quota", "priority-above-tier", "workload-priority-class", "service-externalips",
-                 "service-loadbalancer", "service-nodeport", "service-externalname", "raycluster-without-token-auth",
-                 "ray-head-externalips", "networkpolicy-delete", "networkpolicy-edit", "rbac-escalation",
-                 "serviceaccount-token", "quota-delete")
+CAPACITY_ROWS = (
+    "gpu-bare-pod",
+    "gpu-deployment",
+    "gpu-deployment-foreign-queue",
+    "serve-pod-ungated",
+    "scaledobject-foreign-metrics",
+    "networkpolicy-create",
+    "gpu-daemonset",
+    "gpu-batch-job",
+    "gpu-above-quota",
+    "cpu-memory-above-quota",
+    "priority-above-tier",
+    "workload-priority-class",
+    "service-externalips",
+    "service-loadbalancer",
+    "service-nodeport",
+    "service-externalname",
+    "raycluster-without-token-auth",
+    "ray-head-externalips",
+    "networkpolicy-delete",
+    "networkpolicy-edit",
+    "rbac-escalation",
+    "serviceaccount-token",
+    "quota-delete",
+)
 
 
 def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
@@ -578,7 +792,9 @@ def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
         verb, group, resource = row["request"]
         grants = rbac_allows(manifests, team.k8s_subjects, verb, group, resource, team_name)
         grants += [f"access policy {p}" for _, ns, p in team.access_scopes if not ns or team_name in ns]
-        evidence.append(f"RBAC {verb} {group or 'core'}/{resource}: {'allowed by ' + str(grants) if grants else 'refused'}")
+        evidence.append(
+            f"RBAC {verb} {group or 'core'}/{resource}: {'allowed by ' + str(grants) if grants else 'refused'}"
+        )
         holds &= not grants
     for obj, layers in row["objects"]:
         refusals = admission_refusals(manifests, obj, labels)
@@ -590,7 +806,9 @@ def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
         for layer in layers:
             if layer == "rbac":
                 continue
-            name = {"quota": "ResourceQuota", "limitrange": "LimitRange"}.get(layer, f"ValidatingAdmissionPolicy {layer}")
+            name = {"quota": "ResourceQuota", "limitrange": "LimitRange"}.get(
+                layer, f"ValidatingAdmissionPolicy {layer}"
+            )
             holds &= any(b.startswith(name) for b in by)
     return holds, "; ".join(evidence)
 
@@ -598,8 +816,12 @@ def capacity_row(synth: Synth, team_name: str, attack: str) -> tuple[bool, str]:
 def _capacity_params() -> list[Any]:
     from config import load_config
 
-    return [pytest.param(e, t.name, a, id=f"{e}:{t.name}:{a}") for e in ENVIRONMENTS
-            for t in load_config(e).kubernetes.teams for a in CAPACITY_ROWS]
+    return [
+        pytest.param(e, t.name, a, id=f"{e}:{t.name}:{a}")
+        for e in ENVIRONMENTS
+        for t in load_config(e).kubernetes.teams
+        for a in CAPACITY_ROWS
+    ]
 
 
 @pytest.mark.parametrize(("env", "team", "attack"), _capacity_params())
@@ -618,8 +840,15 @@ def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str, request:
     synth: Synth = request.getfixturevalue(env)
     manifests = kube_manifests(synth.templates["compute"])
     for team in teams_of(synth).values():
-        pod = _owned("PyTorchJob", "kubeflow.org/v1", {**_gpu_spec(team), "securityContext": {
-            "runAsUser": team.uid, "runAsGroup": team.gid, "supplementalGroupsPolicy": "Merge"}}, team.name)
+        pod = _owned(
+            "PyTorchJob",
+            "kubeflow.org/v1",
+            {
+                **_gpu_spec(team),
+                "securityContext": {"runAsUser": team.uid, "runAsGroup": team.gid, "supplementalGroupsPolicy": "Merge"},
+            },
+            team.name,
+        )
         labels = {"platform/kueue-managed": "true", "kubernetes.io/metadata.name": team.name}
         flagged = admission_refusals(manifests, pod, labels, actions=("Warn",))
         assert [r.by for r in flagged] == ["ValidatingAdmissionPolicy llmft-team-supplemental-groups"]
@@ -628,7 +857,9 @@ def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str, request:
 
 def print_matrix(synth: Synth) -> str:
     """The matrix as text (for the closing note of a change: `python -m pytest ... -k print` shows it)."""
-    lines = [f"{a} -> {b} {ch}: {'REACHES' if ok else 'refused'} ({ev})" for (a, b, ch), (ok, ev) in _matrix(synth).items()]
+    lines = [
+        f"{a} -> {b} {ch}: {'REACHES' if ok else 'refused'} ({ev})" for (a, b, ch), (ok, ev) in _matrix(synth).items()
+    ]
     for t in synth.config.kubernetes.teams:
         for attack in CAPACITY_ROWS:
             ok, ev = capacity_row(synth, t.name, attack)

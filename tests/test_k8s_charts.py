@@ -23,8 +23,16 @@ from k8s_charts.values import PlatformValues
 
 from .conftest import ENVIRONMENTS, ROOT, config_with
 
-CHARTS = {"priority-classes", "gpu-capacity", "cpu-capacity", "team-namespaces", "queueing", "example-sft", "example-eval",
-          "example-grpo"}
+CHARTS = {
+    "priority-classes",
+    "gpu-capacity",
+    "cpu-capacity",
+    "team-namespaces",
+    "queueing",
+    "example-sft",
+    "example-eval",
+    "example-grpo",
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +42,12 @@ def dist(k8s_dist) -> dict[str, dict[str, list[dict[str, Any]]]]:
 
 
 def objects(dist_env: dict[str, list[dict]], kind: str) -> dict[str, dict]:
-    return {f"{d['metadata'].get('namespace', '')}/{d['metadata']['name']}".lstrip("/"): d
-            for docs in dist_env.values() for d in docs if d["kind"] == kind}
+    return {
+        f"{d['metadata'].get('namespace', '')}/{d['metadata']['name']}".lstrip("/"): d
+        for docs in dist_env.values()
+        for d in docs
+        if d["kind"] == kind
+    }
 
 
 def pod_specs(doc: dict) -> dict[str, dict]:
@@ -66,18 +78,35 @@ P4D_POOL = next(p.name for p in DEV.kubernetes.gpu_node_pools if "p4d.24xlarge" 
 PROD = load_config("prod")
 PROD_VALUES = PlatformValues.placeholders(PROD)
 # An instance type each tier can run in dev (HyperPod group, on-demand pool, spot pool).
-DEV_INSTANCE = {"production": "ml.g5.8xlarge", "development": "p5.48xlarge", "research": "p4d.24xlarge",
-                "experiment": "p4d.24xlarge"}
+DEV_INSTANCE = {
+    "production": "ml.g5.8xlarge",
+    "development": "p5.48xlarge",
+    "research": "p4d.24xlarge",
+    "experiment": "p4d.24xlarge",
+}
 
 
 def pytorch_job(chart, **overrides) -> ElasticPyTorchJob:
-    args = dict(name="job", team=PLATFORM, tier="development", values=VALUES, instance_type="p5.48xlarge",
-                entrypoint=["-m", "train"], image="sft")
+    args = dict(
+        name="job",
+        team=PLATFORM,
+        tier="development",
+        values=VALUES,
+        instance_type="p5.48xlarge",
+        entrypoint=["-m", "train"],
+        image="sft",
+    )
     return ElasticPyTorchJob(chart, "Job", **{**args, **overrides})
 
 
-GRPO = dict(model_path="/fsx/data/m", train_files="/fsx/data/t.parquet", val_files="/fsx/data/v.parquet",
-            checkpoint_dir="/fsx/data/ckpt", nodes=2, gpus_per_node=8)
+GRPO = dict(
+    model_path="/fsx/data/m",
+    train_files="/fsx/data/t.parquet",
+    val_files="/fsx/data/v.parquet",
+    checkpoint_dir="/fsx/data/ckpt",
+    nodes=2,
+    gpus_per_node=8,
+)
 
 
 # ---- dist and validation -------------------------------------------------------------------------------------
@@ -93,10 +122,26 @@ def test_every_manifest_validates(dist, env: str) -> None:
     errors = [e for d in docs for e in validate(d, version)]
     assert errors == []
     kinds = {d["kind"] for d in docs}
-    assert {"NodePool", "EC2NodeClass", "PyTorchJob", "RayJob", "PriorityClass", "Namespace", "ResourceQuota",
-            "LimitRange", "ServiceAccount", "PersistentVolume", "PersistentVolumeClaim", "ConfigMap", "ResourceFlavor",
-            "Cohort", "ClusterQueue", "LocalQueue", "ValidatingAdmissionPolicy",
-            "ValidatingAdmissionPolicyBinding"} <= kinds
+    assert {
+        "NodePool",
+        "EC2NodeClass",
+        "PyTorchJob",
+        "RayJob",
+        "PriorityClass",
+        "Namespace",
+        "ResourceQuota",
+        "LimitRange",
+        "ServiceAccount",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "ConfigMap",
+        "ResourceFlavor",
+        "Cohort",
+        "ClusterQueue",
+        "LocalQueue",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    } <= kinds
     assert kubernetes_schema_version(version) == f"{version}.0"  # the configured version's schemas are bundled
 
 
@@ -125,13 +170,17 @@ def test_no_null_values(dist) -> None:
         if isinstance(node, list):
             return [p for i, v in enumerate(node) for p in walk(v, f"{path}/{i}")]
         return []
+
     assert [p for env in dist.values() for docs in env.values() for d in docs for p in walk(d, d["kind"])] == []
 
 
 def _vendored_crds() -> dict[str, tuple[int, str]]:
     """File -> (size, SHA-256) of every vendored CRD (the k8s_charts/crds/SOURCES.md table)."""
-    rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
-            if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
+    rows = [
+        line.split("|")
+        for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9
+    ]
     return {r[1].strip(): (int(r[7].strip()), r[8].strip()) for r in rows}
 
 
@@ -150,8 +199,11 @@ def test_vendored_crds_are_what_the_table_says() -> None:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    rows = [line.split("|") for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
-            if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9]
+    rows = [
+        line.split("|")
+        for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().endswith(".yaml") and line.count("|") >= 9
+    ]
     for row in rows:
         name, group_kind = row[1].strip(), row[5].strip()
         (crd,) = [d for d in yaml.load_all((CRD_DIR / name).read_text(), Loader=loader) if d]
@@ -165,8 +217,7 @@ def test_make_imports_reads_only_vendored_crds() -> None:
     it), and checks every input before it deletes a binding."""
     makefile = (ROOT / "Makefile").read_text()
     assert "../" not in makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
-    inputs = {m.split(":=")[1] for m in makefile.split("K8S_IMPORTS :=", 1)[1].split("\n\n", 1)[0].split()
-              if ":=" in m}
+    inputs = {m.split(":=")[1] for m in makefile.split("K8S_IMPORTS :=", 1)[1].split("\n\n", 1)[0].split() if ":=" in m}
     assert inputs and inputs <= set(_vendored_crds()), inputs - set(_vendored_crds())
     recipe = makefile.split("\nimports:", 1)[1].split("\n\n", 1)[0]
     assert recipe.index("test -f") < recipe.index("rm -rf"), "check the inputs before deleting the bindings"
@@ -174,10 +225,20 @@ def test_make_imports_reads_only_vendored_crds() -> None:
 
 def test_generated_imports_are_committed_for_each_crd() -> None:
     imports = ROOT / "k8s_charts" / "imports"
-    for module in ("nodepool/sh/karpenter", "ec2nodeclass/aws/k8s/karpenter", "pytorchjob/org/kubeflow",
-                   "mpijob/org/kubeflow", "rayjob/io/ray", "raycluster/io/ray", "resourceflavor/io/x_k8s/kueue",
-                   "cohort/io/x_k8s/kueue", "clusterqueue/io/x_k8s/kueue", "localqueue/io/x_k8s/kueue",
-                   "secretproviderclass/io/x_k8s/csi/secrets_store", "scaledobject/sh/keda"):
+    for module in (
+        "nodepool/sh/karpenter",
+        "ec2nodeclass/aws/k8s/karpenter",
+        "pytorchjob/org/kubeflow",
+        "mpijob/org/kubeflow",
+        "rayjob/io/ray",
+        "raycluster/io/ray",
+        "resourceflavor/io/x_k8s/kueue",
+        "cohort/io/x_k8s/kueue",
+        "clusterqueue/io/x_k8s/kueue",
+        "localqueue/io/x_k8s/kueue",
+        "secretproviderclass/io/x_k8s/csi/secrets_store",
+        "scaledobject/sh/keda",
+    ):
         assert (imports / module / "__init__.py").is_file(), module
 
 
@@ -213,17 +274,22 @@ def test_node_pools_never_evict_training(dist, env: str) -> None:
         assert spec["template"]["spec"]["terminationGracePeriod"] == pool.termination_grace_period
         assert spec["limits"] == {"nvidia.com/gpu": pool.gpu_limit}
         assert spec["weight"] == pool.weight
-        assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true",
-                                                       "effect": "NoSchedule"}]
+        assert spec["template"]["spec"]["taints"] == [
+            {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+        ]
         (gpu_type,) = {find_spec(t).gpu_type for t in pool.instance_types}
         assert spec["template"]["metadata"]["labels"] == {
-            "node-type": f"eks-{pool.capacity_type}", "gpu-type": gpu_type, "platform/capacity": pool.name}
+            "node-type": f"eks-{pool.capacity_type}",
+            "gpu-type": gpu_type,
+            "platform/capacity": pool.name,
+        }
         reqs = {r["key"]: r["values"] for r in spec["template"]["spec"]["requirements"]}
         assert reqs["karpenter.sh/capacity-type"] == [pool.capacity_type]
         assert reqs["node.kubernetes.io/instance-type"] == list(pool.instance_types)
         # EFA needs the HyperPod AZ (one placement for the interconnect); other pools may use any AZ
-        assert reqs.get("topology.kubernetes.io/zone") == \
-            ([config.network.hyperpod.availability_zone] if pool.efa else None)
+        assert reqs.get("topology.kubernetes.io/zone") == (
+            [config.network.hyperpod.availability_zone] if pool.efa else None
+        )
 
 
 def test_ec2_node_classes(dist) -> None:
@@ -238,8 +304,10 @@ def test_ec2_node_classes(dist) -> None:
         assert spec["subnetSelectorTerms"] == [{"tags": tags}]
         assert spec["securityGroupSelectorTerms"] == [{"tags": tags}]
         assert [d["deviceName"] for d in spec["blockDeviceMappings"]] == ["/dev/xvda", "/dev/xvdb"]
-        assert all(d["ebs"]["encrypted"] and d["ebs"]["kmsKeyID"] == "${PLATFORM_KMS_KEY_ARN}"
-                   for d in spec["blockDeviceMappings"])
+        assert all(
+            d["ebs"]["encrypted"] and d["ebs"]["kmsKeyID"] == "${PLATFORM_KMS_KEY_ARN}"
+            for d in spec["blockDeviceMappings"]
+        )
         assert spec["instanceStorePolicy"] == "RAID0"
         assert spec["role"] == "${KARPENTER_NODE_ROLE_NAME}"
     for pool in DEV.kubernetes.gpu_node_pools:
@@ -252,7 +320,6 @@ def test_ec2_node_classes(dist) -> None:
         # one EFA interface per network card of the instance type (config/data/instance_specs.yaml)
         cards = {find_spec(t).efa_interfaces for t in pool.instance_types}
         assert len([n for n in nics if n["interfaceType"] == "efa-only"]) == min(cards) > 0
-
 
 
 def _cpu_job_templates(docs: list[dict]) -> list[tuple[str, dict]]:
@@ -284,7 +351,9 @@ def test_cpu_job_pool(dist, env: str) -> None:
     assert pool["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
     assert pool["disruption"]["consolidateAfter"] == pool_config.consolidate_after
     assert (pool["template"]["spec"]["expireAfter"], pool["template"]["spec"]["terminationGracePeriod"]) == (
-        pool_config.expire_after, pool_config.termination_grace_period)
+        pool_config.expire_after,
+        pool_config.termination_grace_period,
+    )
     requirements = {r["key"]: (r["operator"], r["values"]) for r in pool["template"]["spec"]["requirements"]}
     assert requirements == {
         "node.kubernetes.io/instance-type": ("In", list(pool_config.instance_types)),
@@ -292,8 +361,11 @@ def test_cpu_job_pool(dist, env: str) -> None:
         "kubernetes.io/os": ("In", ["linux"]),
         "topology.kubernetes.io/zone": ("In", [config.network.hyperpod.availability_zone]),
     }
-    assert pool["template"]["spec"]["nodeClassRef"] == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-                                                        "name": pool_config.name}
+    assert pool["template"]["spec"]["nodeClassRef"] == {
+        "group": "karpenter.k8s.aws",
+        "kind": "EC2NodeClass",
+        "name": pool_config.name,
+    }
     # the GPU node classes' AMI alias (Karpenter v1.14.1 resolves its standard variant for types without GPUs),
     # subnets, security group, role and IMDS; no EFA interfaces or instance store RAID
     gpu_class = objects(dist[env], "EC2NodeClass")[config.kubernetes.gpu_node_pools[0].name]["spec"]
@@ -304,8 +376,10 @@ def test_cpu_job_pool(dist, env: str) -> None:
     assert data["ebs"]["volumeSize"] == f"{pool_config.data_volume_gib}Gi" and data["ebs"]["encrypted"]
 
     cpu_pods = _cpu_job_templates(docs)
-    assert {path.split()[-1].lstrip("/") for path, _ in cpu_pods} >= {"spec/rayClusterSpec/headGroupSpec/template",
-                                                                      "spec/submitterPodTemplate"}
+    assert {path.split()[-1].lstrip("/") for path, _ in cpu_pods} >= {
+        "spec/rayClusterSpec/headGroupSpec/template",
+        "spec/submitterPodTemplate",
+    }
     toleration = {"key": key, "operator": "Equal", "value": value, "effect": effect}
     for where, template in cpu_pods:
         assert toleration in template["spec"]["tolerations"], where
@@ -333,17 +407,23 @@ def test_team_namespace(dist, env: str) -> None:
         guard = quotas[f"{ns}/disallowed-priority-classes"]["spec"]
         assert guard["hard"] == {"pods": 0}
         assert guard["scopeSelector"]["matchExpressions"] == [
-            {"scopeName": "PriorityClass", "operator": "NotIn", "values": list(team.allowed_priority_classes)}]
+            {"scopeName": "PriorityClass", "operator": "NotIn", "values": list(team.allowed_priority_classes)}
+        ]
         assert f"{ns}/container-defaults" in objects(docs, "LimitRange")
         assert objects(docs, "ServiceAccount")[f"{ns}/training"]["automountServiceAccountToken"] is False
         pv = objects(docs, "PersistentVolume")[f"fsx-{name}"]["spec"]
         # only the team's own tree (a Lustre subdirectory mount; k8s_charts/team_storage.py)
-        assert pv["csi"] == {"driver": "fsx.csi.aws.com", "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
-                             "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}",
-                                                  "mountname": f"${{FSX_MOUNT_NAME}}/teams/{name}"}}
+        assert pv["csi"] == {
+            "driver": "fsx.csi.aws.com",
+            "volumeHandle": "${FSX_FILE_SYSTEM_ID}",
+            "volumeAttributes": {"dnsname": "${FSX_DNS_NAME}", "mountname": f"${{FSX_MOUNT_NAME}}/teams/{name}"},
+        }
         assert pv["claimRef"] == {"namespace": ns, "name": "fsx-claim"}
         assert (pv["storageClassName"], pv["accessModes"], pv["persistentVolumeReclaimPolicy"]) == (
-            "", ["ReadWriteMany"], "Retain")
+            "",
+            ["ReadWriteMany"],
+            "Retain",
+        )
         pvc = objects(docs, "PersistentVolumeClaim")[f"{ns}/fsx-claim"]["spec"]
         assert (pvc["volumeName"], pvc["storageClassName"]) == (f"fsx-{name}", "")
         assert set(objects(docs, "ConfigMap")[f"{ns}/mlflow"]["data"]) == {"MLFLOW_TRACKING_URI"}
@@ -364,30 +444,39 @@ def test_each_team_syncs_only_its_own_mlflow_user(dist) -> None:
             assert spec["parameters"]["usePodIdentity"] == "true" and spec["parameters"]["region"] == config.region
             (obj,) = json.loads(spec["parameters"]["objects"])
             assert obj["objectName"] == mlflow_secret_arn_placeholder(team.name)
-            assert {j["path"]: j["objectAlias"] for j in obj["jmesPath"]} == {"username": "username",
-                                                                             "password": "password"}
+            assert {j["path"]: j["objectAlias"] for j in obj["jmesPath"]} == {
+                "username": "username",
+                "password": "password",
+            }
             (synced,) = spec["secretObjects"]
             assert synced["secretName"] == "mlflow-credentials" and synced["type"] == "Opaque"
             assert {d["key"]: d["objectName"] for d in synced["data"]} == {
-                "MLFLOW_TRACKING_USERNAME": "username", "MLFLOW_TRACKING_PASSWORD": "password"}
+                "MLFLOW_TRACKING_USERNAME": "username",
+                "MLFLOW_TRACKING_PASSWORD": "password",
+            }
 
 
 # ---- tiers ---------------------------------------------------------------------------------------------------
 def _placement(spec: dict) -> tuple[list[str], set[tuple]]:
     affinity = spec["affinity"]["nodeAffinity"]
-    required = {e["key"]: e["values"] for e in affinity["requiredDuringSchedulingIgnoredDuringExecution"][
-        "nodeSelectorTerms"][0]["matchExpressions"]}
+    required = {
+        e["key"]: e["values"]
+        for e in affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"]
+    }
     assert "preferredDuringSchedulingIgnoredDuringExecution" not in affinity  # Kueue's flavor order decides
     tolerations = {(t["key"], t.get("value"), t["effect"]) for t in spec["tolerations"]}
     return required["node-type"], tolerations
 
 
-@pytest.mark.parametrize("tier,priority,required,hyperpod_toleration", [
-    ("production", "critical", ["hyperpod"], True),
-    ("development", "high", ["hyperpod", "eks-on-demand"], True),
-    ("research", "medium", ["hyperpod", "eks-spot"], True),
-    ("experiment", "low", ["eks-spot"], False),
-])
+@pytest.mark.parametrize(
+    "tier,priority,required,hyperpod_toleration",
+    [
+        ("production", "critical", ["hyperpod"], True),
+        ("development", "high", ["hyperpod", "eks-on-demand"], True),
+        ("research", "medium", ["hyperpod", "eks-spot"], True),
+        ("experiment", "low", ["eks-spot"], False),
+    ],
+)
 def test_tier_placement(tier: str, priority: str, required: list[str], hyperpod_toleration: bool) -> None:
     doc = build(lambda c: pytorch_job(c, tier=tier, instance_type=DEV_INSTANCE[tier]))
     spec = doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
@@ -400,19 +489,28 @@ def test_tier_placement(tier: str, priority: str, required: list[str], hyperpod_
 
 
 def test_production_tier_requires_healthy_hyperpod_nodes_and_auto_resume() -> None:
-    doc = build(lambda c: pytorch_job(c, tier="production", instance_type="ml.p5.48xlarge", values=PROD_VALUES,
-                                      team=first_team(PROD, "production")))
-    reqs = {e["key"]: e["values"] for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"][
-        "affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
-        "matchExpressions"]}
+    doc = build(
+        lambda c: pytorch_job(
+            c,
+            tier="production",
+            instance_type="ml.p5.48xlarge",
+            values=PROD_VALUES,
+            team=first_team(PROD, "production"),
+        )
+    )
+    reqs = {
+        e["key"]: e["values"]
+        for e in doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]["nodeSelectorTerms"][0]["matchExpressions"]
+    }
     assert reqs["sagemaker.amazonaws.com/node-health-status"] == ["Schedulable"]
     assert reqs["node.kubernetes.io/instance-type"] == ["p5.48xlarge", "ml.p5.48xlarge"]
     assert doc["metadata"]["annotations"]["sagemaker.amazonaws.com/enable-job-auto-resume"] == "true"
 
 
 def test_experiment_may_be_preemptible() -> None:
-    doc = build(lambda c: pytorch_job(c, tier="experiment", priority_class="preemptible",
-                                      instance_type="p4d.24xlarge"))
+    doc = build(lambda c: pytorch_job(c, tier="experiment", priority_class="preemptible", instance_type="p4d.24xlarge"))
     assert doc["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] == "preemptible"
 
 
@@ -423,8 +521,13 @@ def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
     # production runs on the first HyperPod GPU group: its instance type, at most 2 of its nodes
     group = load_config(env).compute.hyperpod.instance_groups[0]
     nodes, gpus = min(2, group.count), GPU_INSTANCE_TYPES[group.instance_type.removeprefix("ml.")].gpus
-    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvPort": 29400, "minReplicas": 1,
-                                            "maxReplicas": nodes, "maxRestarts": 3}
+    assert job["spec"]["elasticPolicy"] == {
+        "rdzvBackend": "c10d",
+        "rdzvPort": 29400,
+        "minReplicas": 1,
+        "maxReplicas": nodes,
+        "maxRestarts": 3,
+    }
     assert job["spec"]["nprocPerNode"] == str(gpus)
     worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
     assert (worker["restartPolicy"], worker["replicas"]) == ("OnFailure", nodes)
@@ -450,19 +553,32 @@ def test_job_pods_are_secure_and_complete(dist) -> None:
         assert all("hostPath" not in v for v in spec["volumes"])
         assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in spec["volumes"]
         # The Secret exists only while a pod mounts a CSI volume of the class that syncs it.
-        assert {"name": "mlflow-credentials", "csi": {"driver": "secrets-store.csi.k8s.io", "readOnly": True,
-                "volumeAttributes": {"secretProviderClass": "mlflow-credentials"}}} in spec["volumes"]
+        assert {
+            "name": "mlflow-credentials",
+            "csi": {
+                "driver": "secrets-store.csi.k8s.io",
+                "readOnly": True,
+                "volumeAttributes": {"secretProviderClass": "mlflow-credentials"},
+            },
+        } in spec["volumes"]
         for c in spec["containers"]:
             sc = c["securityContext"]
-            assert (sc["allowPrivilegeEscalation"], sc["privileged"], sc["readOnlyRootFilesystem"],
-                    sc["capabilities"]) == (False, False, True, {"drop": ["ALL"]})
+            assert (
+                sc["allowPrivilegeEscalation"],
+                sc["privileged"],
+                sc["readOnlyRootFilesystem"],
+                sc["capabilities"],
+            ) == (False, False, True, {"drop": ["ALL"]})
             assert c["resources"]["requests"] == c["resources"]["limits"]
             # MLflow without code: tracking URI from the ConfigMap, the team's user from the synced Secret.
             assert c["envFrom"] == [{"configMapRef": {"name": "mlflow"}}, {"secretRef": {"name": "mlflow-credentials"}}]
-            assert {"name": "mlflow-credentials", "mountPath": "/var/run/secrets/mlflow", "readOnly": True} in \
-                c["volumeMounts"]
-            assert not any(e["name"].startswith(("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN",
-                                                 "AWS_SECRET")) for e in c["env"])
+            assert {"name": "mlflow-credentials", "mountPath": "/var/run/secrets/mlflow", "readOnly": True} in c[
+                "volumeMounts"
+            ]
+            assert not any(
+                e["name"].startswith(("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN", "AWS_SECRET"))
+                for e in c["env"]
+            )
         gpus = spec["containers"][0]["resources"]["limits"].get("nvidia.com/gpu")
         if gpus:
             shm = next(v for v in spec["volumes"] if v["name"] == "dshm")
@@ -511,17 +627,26 @@ def test_ray_job(dist) -> None:
     # the Ray cluster goes with the job: Kueue releases the quota the moment the RayJob finishes, so GPU workers
     # kept for a TTL would hold capacity already given to the next job
     assert (spec["submissionMode"], spec["shutdownAfterJobFinishes"], spec["ttlSecondsAfterFinished"]) == (
-        "K8sJobMode", True, 0)
+        "K8sJobMode",
+        True,
+        0,
+    )
     # llmp-grpo composes these with VeRL's defaults and runs VeRL's checks before Ray starts
     # (training/tests/test_grpo_config.py validates the same overrides against the pinned VeRL).
     assert spec["entrypoint"].startswith("python3 -m llm_platform.grpo algorithm.adv_estimator=grpo ")
-    for override in ("actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.n=5",
-                     "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
-                     "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16",
-                     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16", "trainer.resume_mode=auto",
-                     "actor_rollout_ref.rollout.tensor_model_parallel_size=2", "trainer.nnodes=2",
-                     "trainer.n_gpus_per_node=8", "trainer.save_freq=20",
-                     "trainer.default_local_dir=/fsx/checkpoints/qwen-grpo"):
+    for override in (
+        "actor_rollout_ref.rollout.name=sglang",
+        "actor_rollout_ref.rollout.n=5",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16",
+        "trainer.resume_mode=auto",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+        "trainer.nnodes=2",
+        "trainer.n_gpus_per_node=8",
+        "trainer.save_freq=20",
+        "trainer.default_local_dir=/fsx/checkpoints/qwen-grpo",
+    ):
         assert f" {override} " in f" {spec['entrypoint']} "
     group = spec["rayClusterSpec"]["workerGroupSpecs"][0]
     assert (group["replicas"], group["minReplicas"], group["maxReplicas"]) == (2, 2, 2)
@@ -539,36 +664,44 @@ def test_ray_job(dist) -> None:
 
 
 # ---- bad input -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("overrides,message", [
-    ({"tier": "gold"}, r"unknown job tier 'gold'; use one of production, development, research, experiment"),
-    ({"team": RESEARCH, "tier": "production"}, rf"team '{RESEARCH.name}' may not submit 'production' jobs"),
-    ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
-    ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
-    ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
-    ({"instance_type": "g5.2xlarge"}, r"no node of tier 'development' runs g5.2xlarge in this environment"),
-    ({"instance_type": "p4d.24xlarge", "team": RESEARCH, "tier": "research", "efa": True},
-     rf"efa was requested but karpenter/{P4D_POOL}/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces"),
-    ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
-    ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
-    ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
-    ({"name": "Bad_Name"}, r"job name 'Bad_Name' is not valid"),
-    ({"image": "a b"}, r"image 'a b' is neither a platform image \(sft, verl-sglang\) nor a pinned reference"),
-    ({"image": "public.ecr.aws/x/y:latest"}, r"is neither a platform image"),
-    ({"image": "trainer"}, r"image 'trainer' is neither a platform image"),
-    ({"entrypoint": []}, r"entrypoint is empty"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        ({"tier": "gold"}, r"unknown job tier 'gold'; use one of production, development, research, experiment"),
+        ({"team": RESEARCH, "tier": "production"}, rf"team '{RESEARCH.name}' may not submit 'production' jobs"),
+        ({"min_nodes": 3, "max_nodes": 2}, r"min_nodes 3 / max_nodes 2 are not a valid elastic range"),
+        ({"min_nodes": 0}, r"min_nodes 0 / max_nodes 0 are not a valid elastic range"),
+        ({"gpus_per_node": 16}, r"gpus_per_node 16 is not possible on p5.48xlarge, which has 8 GPUs"),
+        ({"instance_type": "g5.2xlarge"}, r"no node of tier 'development' runs g5.2xlarge in this environment"),
+        (
+            {"instance_type": "p4d.24xlarge", "team": RESEARCH, "tier": "research", "efa": True},
+            rf"efa was requested but karpenter/{P4D_POOL}/p4d.24xlarge \(p4d.24xlarge\) has no EFA interfaces",
+        ),
+        ({"instance_type": "m7i.large"}, r"instance_type 'm7i.large' is not a known GPU instance type"),
+        ({"priority_class": "critical"}, r"priority class 'critical' is not allowed in tier 'development'"),
+        ({"procs_per_node": 9}, r"procs_per_node 9 must be 1 to gpus_per_node \(8\)"),
+        ({"name": "Bad_Name"}, r"job name 'Bad_Name' is not valid"),
+        ({"image": "a b"}, r"image 'a b' is neither a platform image \(sft, verl-sglang\) nor a pinned reference"),
+        ({"image": "public.ecr.aws/x/y:latest"}, r"is neither a platform image"),
+        ({"image": "trainer"}, r"image 'trainer' is neither a platform image"),
+        ({"entrypoint": []}, r"entrypoint is empty"),
+    ],
+)
 def test_pytorch_job_bad_input(overrides: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         build(lambda c: pytorch_job(c, **overrides))
 
 
-@pytest.mark.parametrize("overrides,message", [
-    ({"tensor_parallel_size": 3}, r"tensor_parallel_size 3 must divide gpus_per_node 8"),
-    ({"rollout_n": 1}, r"rollout_n: 1 is out of range: use a value >= 2"),
-    ({"model_path": "/data/m"}, r"model_path '/data/m' is not on the FSx mount"),
-    ({"nodes": 0}, r"nodes: 0 is out of range: use a value >= 1"),
-    ({"ppo_mini_batch_size": 100}, r"ppo_mini_batch_size 100 must divide train_batch_size 256"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        ({"tensor_parallel_size": 3}, r"tensor_parallel_size 3 must divide gpus_per_node 8"),
+        ({"rollout_n": 1}, r"rollout_n: 1 is out of range: use a value >= 2"),
+        ({"model_path": "/data/m"}, r"model_path '/data/m' is not on the FSx mount"),
+        ({"nodes": 0}, r"nodes: 0 is out of range: use a value >= 1"),
+        ({"ppo_mini_batch_size": 100}, r"ppo_mini_batch_size 100 must divide train_batch_size 256"),
+    ],
+)
 def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         GrpoParameters(**{**GRPO, **overrides})
@@ -576,15 +709,35 @@ def test_grpo_parameters_bad_input(overrides: dict, message: str) -> None:
 
 def test_ray_job_gpus_beyond_instance() -> None:
     with pytest.raises(ValueError, match=r"gpus_per_node 8 is not possible on g5.12xlarge, which has 4 GPUs"):
-        build(lambda c: VerlGrpoRayJob(c, "Job", name="rl", team=RESEARCH, tier="research", values=VALUES,
-                                       instance_type="g5.12xlarge", image="verl-sglang", params=GrpoParameters(**GRPO)))
+        build(
+            lambda c: VerlGrpoRayJob(
+                c,
+                "Job",
+                name="rl",
+                team=RESEARCH,
+                tier="research",
+                values=VALUES,
+                instance_type="g5.12xlarge",
+                image="verl-sglang",
+                params=GrpoParameters(**GRPO),
+            )
+        )
 
 
 def test_examples_follow_configured_teams(tmp_path: Path) -> None:
-    cfg = config_with("dev", {"kubernetes": {"teams": [
-        {"name": "ml-research", "allowed_tiers": ["research"]},
-        {"name": "hyperpod-platform", "allowed_tiers": ["research"]}]}})
+    cfg = config_with(
+        "dev",
+        {
+            "kubernetes": {
+                "teams": [
+                    {"name": "ml-research", "allowed_tiers": ["research"]},
+                    {"name": "hyperpod-platform", "allowed_tiers": ["research"]},
+                ]
+            }
+        },
+    )
     from k8s_charts.examples import example_charts
+
     charts = example_charts(cdk8s.App(), cfg, PlatformValues.placeholders(cfg))
     assert set(charts) == {"example-eval"}
 
@@ -593,6 +746,7 @@ def test_team_namespace_without_mlflow_has_no_config_map() -> None:
     from dataclasses import replace
 
     from k8s_charts.team_namespaces import TeamNamespacesChart
+
     chart = TeamNamespacesChart(cdk8s.App(), "t", teams=DEV.kubernetes.teams, values=replace(VALUES, mlflow=None))
     objs = chart.to_json()
     assert "SecretProviderClass" not in {d["kind"] for d in objs}
@@ -607,13 +761,16 @@ def test_team_namespaces_get_the_platform_image_uris(dist) -> None:
         for team in cfg.kubernetes.teams:
             data = maps[f"{team.namespace}/platform-images"]["data"]
             assert data == {name: image_uri(cfg, name) for name in ("sft", "verl-sglang")}
-            assert all(uri.startswith(f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-{env}/")
-                       for uri in data.values())
+            assert all(
+                uri.startswith(f"{cfg.account}.dkr.ecr.{cfg.region}.amazonaws.com/llmft-{env}/")
+                for uri in data.values()
+            )
 
 
 def test_gpu_type_labels_match_hyperpod_nodes() -> None:
     from config.compute import GPU_TYPE_BY_FAMILY
     from config.kubernetes import GPU_INSTANCE_TYPES
+
     for name, info in GPU_INSTANCE_TYPES.items():
         assert GPU_TYPE_BY_FAMILY["ml." + name.rsplit(".", 1)[0]] == info.gpu_type
 
@@ -621,6 +778,7 @@ def test_gpu_type_labels_match_hyperpod_nodes() -> None:
 def test_job_builders_take_platform_image_names_or_pinned_references() -> None:
     """A platform image name resolves to the URI the environment builds; a pinned foreign reference passes as is."""
     from dataclasses import replace
+
     pod = lambda job: job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]  # noqa: E731
     assert pod(build(lambda c: pytorch_job(c, image="verl-sglang")))["image"] == image_uri(DEV, "verl-sglang")
     pinned = "123456789012.dkr.ecr.us-east-1.amazonaws.com/other/trainer@sha256:" + "a" * 64
@@ -631,13 +789,19 @@ def test_job_builders_take_platform_image_names_or_pinned_references() -> None:
 
 def test_unbundled_kubernetes_version_falls_back_to_newest_with_a_warning() -> None:
     import kubernetes_validate
+
     with pytest.warns(UserWarning, match=r"no schemas for Kubernetes 9.99; validating core kinds against"):
         assert kubernetes_schema_version("9.99") == kubernetes_validate.latest_version()
 
 
 # ---- examples ------------------------------------------------------------------------------------------------
-ENTRY_POINTS = {"llm_platform.download_model", "llm_platform.prepare_data", "llm_platform.sft",
-                "llm_platform.evaluate", "llm_platform.grpo"}
+ENTRY_POINTS = {
+    "llm_platform.download_model",
+    "llm_platform.prepare_data",
+    "llm_platform.sft",
+    "llm_platform.evaluate",
+    "llm_platform.grpo",
+}
 
 
 def _gpus(pod: dict) -> int:
@@ -651,6 +815,7 @@ def test_examples_run_the_training_package_in_platform_images_within_quota(dist,
     RayJobs run VeRL's GRPO and declare the image's Ray, and all its GPU pods together fit the team's GPU quota.
     (That every pod fits the node kinds of its tier is tests/test_node_shapes.py's check over all of dist/.)"""
     from k8s_charts.images import image_uris, locked_version
+
     cfg = load_config(env)
     built = set(image_uris(cfg).values())
     examples = {name: docs for name, docs in dist[env].items() if name.startswith("example-")}
@@ -678,6 +843,7 @@ def test_examples_run_the_training_package_in_platform_images_within_quota(dist,
 def test_ray_object_store_fits_each_pods_shared_memory(dist, env: str) -> None:
     """Every Ray pod has a memory-backed /dev/shm and its object store (`object-store-memory`) fits in it."""
     from k8s_charts.node_shapes import parse_quantity
+
     for job in objects(dist[env], "RayJob").values():
         cluster = job["spec"]["rayClusterSpec"]
         groups = [("head", cluster["headGroupSpec"])] + [("worker", g) for g in cluster["workerGroupSpecs"]]
@@ -694,7 +860,19 @@ def test_ray_object_store_fits_each_pods_shared_memory(dist, env: str) -> None:
 def test_cpu_pod_shared_memory_must_leave_room_for_the_process() -> None:
     from k8s_charts.pods import PodSettings, job_pod_template
     from k8s_charts.tiers import tier as tier_named
+
     with pytest.raises(ValueError, match=r"shm_gib 4 must be below memory_gib 4"):
-        job_pod_template(job_name="j", component="head", team=RESEARCH, tier=tier_named("research"),
-                         priority_class="medium", values=VALUES, settings=PodSettings("c", "img"), shape=None,
-                         zone=None, cpu=1, memory_gib=4, shm_gib=4)
+        job_pod_template(
+            job_name="j",
+            component="head",
+            team=RESEARCH,
+            tier=tier_named("research"),
+            priority_class="medium",
+            values=VALUES,
+            settings=PodSettings("c", "img"),
+            shape=None,
+            zone=None,
+            cpu=1,
+            memory_gib=4,
+            shm_gib=4,
+        )

@@ -11,7 +11,6 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 
 from .conftest import ENVIRONMENTS, config_with
 
-
 # the shipped teams by name (other sections, Studio, refer to them)
 SHIPPED_TEAMS = [{"name": t.name} for t in load_config("dev").kubernetes.teams]
 
@@ -29,13 +28,15 @@ def test_shipped_teams() -> None:
         for team in teams:
             assert team.data_prefix == f"teams/{team.name}/"
             assert set(team.allowed_priority_classes) == {
-                pc for tier in team.allowed_tiers for pc in TIER_PRIORITY_CLASSES[tier]}
+                pc for tier in team.allowed_tiers for pc in TIER_PRIORITY_CLASSES[tier]
+            }
             assert ("critical" in team.allowed_priority_classes) == ("production" in team.allowed_tiers)
 
 
 def test_priority_classes_follow_tiers() -> None:
-    team = config_with("dev", _teams(*SHIPPED_TEAMS,
-                                     {"name": "hyperpod-a", "allowed_tiers": ["research", "production", "experiment"]}))
+    team = config_with(
+        "dev", _teams(*SHIPPED_TEAMS, {"name": "hyperpod-a", "allowed_tiers": ["research", "production", "experiment"]})
+    )
     assert team.kubernetes.team("hyperpod-a").allowed_priority_classes == ("critical", "medium", "low", "preemptible")
 
 
@@ -97,16 +98,21 @@ def test_unknown_team_key() -> None:
 
 # ---- priority classes ----------------------------------------------------------------------------------------
 def _classes(**changes: dict) -> dict:
-    base = [{"name": p.name, "value": p.value, "description": p.description}
-            for p in load_config("dev").kubernetes.priority_classes]
+    base = [
+        {"name": p.name, "value": p.value, "description": p.description}
+        for p in load_config("dev").kubernetes.priority_classes
+    ]
     for item in base:
         item.update(changes.get(item["name"], {}))
     return {"kubernetes": {"priority_classes": base}}
 
 
 def test_priority_value_above_one_billion() -> None:
-    with pytest.raises(ConfigError, match=r"kubernetes.priority_classes\[\].value 1,000,000,001 is out of range; "
-                                          r"user-defined PriorityClasses must be between"):
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes.priority_classes\[\].value 1,000,000,001 is out of range; "
+        r"user-defined PriorityClasses must be between",
+    ):
         config_with("dev", _classes(critical={"value": 1_000_000_001}))
 
 
@@ -131,10 +137,21 @@ def test_priority_class_reserved_prefix_and_policy() -> None:
 
 # ---- GPU node pools ------------------------------------------------------------------------------------------
 def _pool(**changes) -> dict:
-    pool = {"name": "h100-on-demand", "instance_types": ["p5.48xlarge"], "capacity_type": "on-demand",
-            "gpu_limit": 16, "weight": 50, "efa": True}
-    spot = {"name": "a100-spot", "instance_types": ["p4d.24xlarge"], "capacity_type": "spot", "gpu_limit": 16,
-            "weight": 40}
+    pool = {
+        "name": "h100-on-demand",
+        "instance_types": ["p5.48xlarge"],
+        "capacity_type": "on-demand",
+        "gpu_limit": 16,
+        "weight": 50,
+        "efa": True,
+    }
+    spot = {
+        "name": "a100-spot",
+        "instance_types": ["p4d.24xlarge"],
+        "capacity_type": "spot",
+        "gpu_limit": 16,
+        "weight": 40,
+    }
     return {"kubernetes": {"gpu_node_pools": [{**pool, **changes}, spot]}}
 
 
@@ -146,16 +163,22 @@ def test_shipped_pools() -> None:
 
 
 def test_efa_on_non_efa_family() -> None:
-    with pytest.raises(ConfigError, match=r"kubernetes.gpu_node_pools\[h100-on-demand\].efa is true but "
-                                          r"\['g5.2xlarge'\] do not support EFA"):
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes.gpu_node_pools\[h100-on-demand\].efa is true but "
+        r"\['g5.2xlarge'\] do not support EFA",
+    ):
         config_with("dev", _pool(instance_types=["g5.2xlarge"], gpu_limit=4))
 
 
 @pytest.mark.parametrize("field", ["consolidate_after", "expire_after", "termination_grace_period"])
 @pytest.mark.parametrize("value", ["30 minutes", "1d", "10", "-5m", "1.5h"])
 def test_non_go_duration(field: str, value: str) -> None:
-    with pytest.raises(ConfigError, match=rf"kubernetes.gpu_node_pools\[\].{field} '{re.escape(value)}' is not a "
-                                          rf"duration; use a Go duration"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"kubernetes.gpu_node_pools\[\].{field} '{re.escape(value)}' is not a "
+        rf"duration; use a Go duration",
+    ):
         config_with("dev", _pool(**{field: value}))
 
 
@@ -165,19 +188,22 @@ def test_never_is_allowed_except_for_grace_period() -> None:
         config_with("dev", _pool(termination_grace_period="Never"))
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"weight": 40}, r"kubernetes.gpu_node_pools weights \[40, 40\] repeat"),
-    ({"weight": 0}, r"weight 0 is outside 1-100"),
-    ({"name": "a100-spot"}, r"kubernetes.gpu_node_pools names .* repeat"),
-    ({"capacity_type": "spot"}, r"kubernetes.gpu_node_pools has no on-demand pool; the development tier needs one"),
-    ({"gpu_limit": 4}, r"gpu_limit 4 is below the 8 GPUs of its smallest instance type"),
-    ({"instance_types": ["p5.48xlarge", "p4d.24xlarge"]}, r"mix GPU types \['a100', 'h100'\]"),
-    ({"instance_types": ["ml.p5.48xlarge"]}, r"name HyperPod \(ml.\) types"),
-    ({"instance_types": ["p9.96xlarge"]}, r"'p9.96xlarge' is not a known GPU instance type"),
-    ({"instance_types": []}, r"instance_types is empty"),
-    ({"name": "H100"}, r"kubernetes.gpu_node_pools\[\].name 'H100' is not a DNS-1123 label"),
-    ({"instance_types": ["p5.48xlarge", "p5en.48xlarge"], "efa": True}, r"mix GPU types"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"weight": 40}, r"kubernetes.gpu_node_pools weights \[40, 40\] repeat"),
+        ({"weight": 0}, r"weight 0 is outside 1-100"),
+        ({"name": "a100-spot"}, r"kubernetes.gpu_node_pools names .* repeat"),
+        ({"capacity_type": "spot"}, r"kubernetes.gpu_node_pools has no on-demand pool; the development tier needs one"),
+        ({"gpu_limit": 4}, r"gpu_limit 4 is below the 8 GPUs of its smallest instance type"),
+        ({"instance_types": ["p5.48xlarge", "p4d.24xlarge"]}, r"mix GPU types \['a100', 'h100'\]"),
+        ({"instance_types": ["ml.p5.48xlarge"]}, r"name HyperPod \(ml.\) types"),
+        ({"instance_types": ["p9.96xlarge"]}, r"'p9.96xlarge' is not a known GPU instance type"),
+        ({"instance_types": []}, r"instance_types is empty"),
+        ({"name": "H100"}, r"kubernetes.gpu_node_pools\[\].name 'H100' is not a DNS-1123 label"),
+        ({"instance_types": ["p5.48xlarge", "p5en.48xlarge"], "efa": True}, r"mix GPU types"),
+    ],
+)
 def test_bad_pools(changes: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_with("dev", _pool(**changes))
@@ -200,7 +226,10 @@ def test_production_team_must_live_where_hyperpod_auto_resumes() -> None:
     from .conftest import config_with
 
     teams = [{"name": "ml-research"}, {"name": "prod-team", "allowed_tiers": ["production"]}]
-    with pytest.raises(ConfigError, match=r"kubernetes\.teams\[\]\.name 'prod-team' may run the production tier.*"
-                                          r"HyperPod resumes jobs only in namespaces named 'kubeflow' or starting "
-                                          r"with 'hyperpod'; rename the team to 'hyperpod-prod-team'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes\.teams\[\]\.name 'prod-team' may run the production tier.*"
+        r"HyperPod resumes jobs only in namespaces named 'kubeflow' or starting "
+        r"with 'hyperpod'; rename the team to 'hyperpod-prod-team'",
+    ):
         config_with("dev", {"kubernetes": {"teams": teams}})

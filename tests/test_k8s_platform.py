@@ -13,8 +13,11 @@ MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
 
 
 def manifests(synth: Synth) -> dict[str, dict]:
-    return {k: v for k, v in synth.resources("compute", MANIFEST).items()
-            if any(k.startswith(f"EksCluster{n}") for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces"))}
+    return {
+        k: v
+        for k, v in synth.resources("compute", MANIFEST).items()
+        if any(k.startswith(f"EksCluster{n}") for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces"))
+    }
 
 
 def rendered(resource: dict) -> str:
@@ -23,11 +26,19 @@ def rendered(resource: dict) -> str:
 
 def test_platform_charts_are_deployed_in_order(env_synth: Synth) -> None:
     found = manifests(env_synth)
-    by_chart = {n: next(v for k, v in found.items() if k.startswith(f"EksCluster{n}"))
-                for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces")}
-    crd_releases = [k for k in env_synth.templates["compute"]["Resources"] if re.fullmatch(
-        r"(KarpenterCrds|KarpenterController|KubeRayRelease|HyperPodPrerequisitesDependencies|SecretsStoreRelease)"
-        r"[0-9A-F]{8}", k)]
+    by_chart = {
+        n: next(v for k, v in found.items() if k.startswith(f"EksCluster{n}"))
+        for n in ("PriorityClasses", "GpuCapacity", "TeamNamespaces")
+    }
+    crd_releases = [
+        k
+        for k in env_synth.templates["compute"]["Resources"]
+        if re.fullmatch(
+            r"(KarpenterCrds|KarpenterController|KubeRayRelease|HyperPodPrerequisitesDependencies|SecretsStoreRelease)"
+            r"[0-9A-F]{8}",
+            k,
+        )
+    ]
     assert len(crd_releases) == 5
     assert crd_releases and set(crd_releases) <= set(by_chart["GpuCapacity"]["DependsOn"])
     # Team namespaces hold SecretProviderClasses: applied after the release that installs that CRD.
@@ -64,11 +75,15 @@ def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
         principal = role["AssumeRolePolicyDocument"]["Statement"][0]
         assert principal["Principal"] == {"Service": "pods.eks.amazonaws.com"}
         assert set(principal["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
-        policy = next(p["Properties"]["PolicyDocument"] for p in synth.resources("compute", "AWS::IAM::Policy").values()
-                      if p["Properties"]["Roles"] == [{"Ref": role_id}])
+        policy = next(
+            p["Properties"]["PolicyDocument"]
+            for p in synth.resources("compute", "AWS::IAM::Policy").values()
+            if p["Properties"]["Roles"] == [{"Ref": role_id}]
+        )
         statements = {s.get("Sid"): s for s in policy["Statement"]}
         assert statements["ListTeamPrefix"]["Condition"] == {
-            "StringLike": {"s3:prefix": [team.data_prefix, f"{team.data_prefix}*"]}}
+            "StringLike": {"s3:prefix": [team.data_prefix, f"{team.data_prefix}*"]}
+        }
         objects = json.dumps(statements["ReadWriteTeamObjects"]["Resource"])
         assert objects.endswith(f'"/{team.data_prefix}*"]]}}')
         assert "s3:*" not in json.dumps(policy)
@@ -77,9 +92,14 @@ def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
         read = statements["ReadTeamMlflowCredentials"]
         assert read["Action"] == ["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]
         own = "Team" + "".join(p.capitalize() for p in team.name.split("-")) + "CredentialsSecret"
-        assert f"{synth.config.stack_prefix}-Mlflow" in json.dumps(read["Resource"]) and own in json.dumps(read["Resource"])
-        others = ["Team" + "".join(p.capitalize() for p in t.name.split("-")) + "CredentialsSecret"
-                  for t in synth.config.kubernetes.teams if t.name != team.name]
+        assert f"{synth.config.stack_prefix}-Mlflow" in json.dumps(read["Resource"]) and own in json.dumps(
+            read["Resource"]
+        )
+        others = [
+            "Team" + "".join(p.capitalize() for p in t.name.split("-")) + "CredentialsSecret"
+            for t in synth.config.kubernetes.teams
+            if t.name != team.name
+        ]
         assert not [o for o in others if o in json.dumps(policy)]
         key = statements["MlflowSecretKeyThroughSecretsManager"]["Condition"]["StringEquals"]
         assert key["kms:EncryptionContext:SecretARN"] == read["Resource"]

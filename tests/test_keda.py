@@ -12,7 +12,12 @@ import yaml
 
 from cdk_constructs.compute.eks_cluster import SYSTEM_NODE_LABEL
 from cdk_constructs.compute.keda import (
-    KEDA_CHART, KEDA_NAMESPACE, KEDA_REPOSITORY, OPERATOR_SERVICE_ACCOUNT, SCALER_ACTIONS, helm_values,
+    KEDA_CHART,
+    KEDA_NAMESPACE,
+    KEDA_REPOSITORY,
+    OPERATOR_SERVICE_ACCOUNT,
+    SCALER_ACTIONS,
+    helm_values,
 )
 from config.charts import KEDA_CHART_VERSION
 from k8s_charts import serving
@@ -29,8 +34,11 @@ def keda_release(synth: Synth) -> dict[str, Any]:
 
 
 def operator_association(synth: Synth) -> tuple[str, dict[str, Any]]:
-    ((lid, assoc),) = [(lid, r) for lid, r in synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()
-                       if r["Properties"]["Namespace"] == KEDA_NAMESPACE]
+    ((lid, assoc),) = [
+        (lid, r)
+        for lid, r in synth.resources(STACK, "AWS::EKS::PodIdentityAssociation").items()
+        if r["Properties"]["Namespace"] == KEDA_NAMESPACE
+    ]
     return lid, assoc["Properties"]
 
 
@@ -60,8 +68,11 @@ def test_the_chart_ships_the_keda_release_whose_crd_llmft_renders_against() -> N
 
 def test_keda_runs_on_the_system_nodes_with_pinned_requests(env_synth: Synth) -> None:
     release = keda_release(env_synth)
-    assert (release["Repository"], release["Chart"], release["Version"]) == \
-        (KEDA_REPOSITORY, KEDA_CHART, KEDA_CHART_VERSION)
+    assert (release["Repository"], release["Chart"], release["Version"]) == (
+        KEDA_REPOSITORY,
+        KEDA_CHART,
+        KEDA_CHART_VERSION,
+    )
     assert release["Namespace"] == KEDA_NAMESPACE and release["CreateNamespace"] is True
     values = release["Values"]
     assert values["nodeSelector"] == dict([SYSTEM_NODE_LABEL])
@@ -81,7 +92,7 @@ def test_every_value_set_is_a_value_of_the_chart() -> None:
     for path in _paths(helm_values({"a": "b"})):
         node: Any = upstream
         for i, key in enumerate(path):
-            assert isinstance(node, dict) and key in node, f"{'.'.join(path[:i + 1])} is not a keda chart value"
+            assert isinstance(node, dict) and key in node, f"{'.'.join(path[: i + 1])} is not a keda chart value"
             node = node[key]
             if node == {}:
                 break
@@ -98,8 +109,10 @@ def test_the_operator_may_read_metric_data_and_nothing_else(env_synth: Synth) ->
     (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     tags = trust["Condition"]["StringEquals"]
-    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == \
-        (KEDA_NAMESPACE, OPERATOR_SERVICE_ACCOUNT)
+    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == (
+        KEDA_NAMESPACE,
+        OPERATOR_SERVICE_ACCOUNT,
+    )
     assert "ManagedPolicyArns" not in role
     statements = role_statements(env_synth, role_id)
     actions = {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
@@ -114,5 +127,6 @@ def test_keda_comes_after_the_pod_identity_agent_and_before_custom_resources(env
     addons = {r["Properties"]["AddonName"]: lid for lid, r in env_synth.resources(STACK, "AWS::EKS::Addon").items()}
     assert addons["eks-pod-identity-agent"] in release["DependsOn"]
     compute = env_synth.stacks[STACK]
-    assert any(getattr(d, "node", None) is not None and d.node.path.endswith("Keda/Release")
-               for d in compute.crd_dependencies), "ScaledObjects synced by Argo CD need KEDA's CRDs first"
+    assert any(
+        getattr(d, "node", None) is not None and d.node.path.endswith("Keda/Release") for d in compute.crd_dependencies
+    ), "ScaledObjects synced by Argo CD need KEDA's CRDs first"

@@ -38,16 +38,21 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, A
 
 
 def kind(docs: list[dict], k: str) -> dict[str, dict]:
-    return {f"{d['metadata'].get('namespace', '')}/{d['metadata']['name']}".lstrip("/"): d
-            for d in docs if d["kind"] == k}
+    return {
+        f"{d['metadata'].get('namespace', '')}/{d['metadata']['name']}".lstrip("/"): d for d in docs if d["kind"] == k
+    }
 
 
 def matches(requirements: list[dict], labels: dict[str, str]) -> bool:
     """Kubernetes NodeSelectorRequirement semantics (In, NotIn, Exists, DoesNotExist) against a label set."""
     for r in requirements:
         present, value = r["key"] in labels, labels.get(r["key"])
-        ok = {"In": present and value in r.get("values", []), "NotIn": not present or value not in r.get("values", []),
-              "Exists": present, "DoesNotExist": not present}[r["operator"]]
+        ok = {
+            "In": present and value in r.get("values", []),
+            "NotIn": not present or value not in r.get("values", []),
+            "Exists": present,
+            "DoesNotExist": not present,
+        }[r["operator"]]
         if not ok:
             return False
     return True
@@ -61,8 +66,9 @@ def flavor_fits(pod_spec: dict, flavor: dict) -> bool:
     selector = {k: v for k, v in pod_spec.get("nodeSelector", {}).items() if k in keys}
     if any(labels.get(k) != v for k, v in selector.items()):
         return False
-    required = pod_spec.get("affinity", {}).get("nodeAffinity", {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution")
+    required = (
+        pod_spec.get("affinity", {}).get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
     if not required:
         return True
     terms = [[e for e in t.get("matchExpressions", []) if e["key"] in keys] for t in required["nodeSelectorTerms"]]
@@ -122,8 +128,11 @@ def test_one_flavor_per_capacity_pins_its_nodes(dist, env: str) -> None:
     node_type = {"reserved": "hyperpod", "on-demand": "eks-on-demand", "spot": "eks-spot"}
     for cap in caps:
         spec = flavors[cap.name]["spec"]
-        assert spec["nodeLabels"] == {"node-type": node_type[cap.kind], "gpu-type": cap.gpu_type,
-                                      CAPACITY_LABEL: cap.name}
+        assert spec["nodeLabels"] == {
+            "node-type": node_type[cap.kind],
+            "gpu-type": cap.gpu_type,
+            CAPACITY_LABEL: cap.name,
+        }
         tolerations = {(t["key"], t.get("value")) for t in spec["tolerations"]}
         assert (GPU, None) in tolerations
         assert (("dedicated", "hyperpod") in tolerations) is (cap.kind == "reserved")
@@ -175,8 +184,12 @@ def test_cluster_queue_per_team_and_tier_with_the_tier_flavor_order(dist, env: s
 def test_flavors_a_tier_can_never_reach(dist, env: str) -> None:
     config = load_config(env)
     caps = {c.name: c for c in capacities(config.compute, config.kubernetes)}
-    never = {"production": {"on-demand", "spot"}, "development": {"spot"}, "research": {"on-demand"},
-             "experiment": {"reserved", "on-demand"}}
+    never = {
+        "production": {"on-demand", "spot"},
+        "development": {"spot"},
+        "research": {"on-demand"},
+        "experiment": {"reserved", "on-demand"},
+    }
     for name, cq in kind(dist[env], "ClusterQueue").items():
         tier = cq["metadata"]["labels"]["platform/tier"]
         assert not {caps[f].kind for f in gpu_flavors(cq)} & never[tier], name
@@ -190,10 +203,14 @@ def test_borrowing_preemption_and_fungibility(dist, env: str) -> None:
         for group in spec["resourceGroups"]:
             for flavor in group["flavors"]:
                 assert [(r["name"], quota(r), quota(r, "borrowingLimit")) for r in flavor["resources"]] == [
-                    (group["coveredResources"][0], 0, None)]
+                    (group["coveredResources"][0], 0, None)
+                ]
         # strictly lower priorities only, in the queue, in the cohort, and while borrowing
-        assert spec["preemption"] == {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "LowerPriority",
-                                      "borrowWithinCohort": {"policy": "LowerPriority"}}
+        assert spec["preemption"] == {
+            "withinClusterQueue": "LowerPriority",
+            "reclaimWithinCohort": "LowerPriority",
+            "borrowWithinCohort": {"policy": "LowerPriority"},
+        }
         # first flavor with room wins; a flavor that would need preemption is passed over for the next one
         assert spec["flavorFungibility"] == {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
         assert spec["queueingStrategy"] == "BestEffortFIFO"
@@ -223,24 +240,41 @@ def test_cohorts_hold_shares_unassigned_capacity_and_the_team_cap(dist, env: str
             assert quota(res, "borrowingLimit") == (None if team.borrowing else 0)
         (cap,) = cap_group["flavors"]
         assert cap["name"] == TEAM_CAP_FLAVOR
-        assert [(r["name"], quota(r), quota(r, "borrowingLimit"), quota(r, "lendingLimit"))
-                for r in cap["resources"]] == [(TEAM_GPUS, team.gpu_quota, 0, 0)]
+        assert [
+            (r["name"], quota(r), quota(r, "borrowingLimit"), quota(r, "lendingLimit")) for r in cap["resources"]
+        ] == [(TEAM_GPUS, team.gpu_quota, 0, 0)]
     for cap in caps:
         assert unassigned[cap.name] + sum(t.gpu_shares.get(cap.name, 0) for t in config.kubernetes.teams) == cap.gpus
 
 
 def test_team_that_may_not_borrow_is_capped_at_its_shares() -> None:
-    from k8s_charts.queueing import QueueingChart
     import cdk8s
 
-    cfg = config_with("dev", {"kubernetes": {"teams": [
-        {"name": "ml-research", "gpu_quota": 16, "allowed_tiers": ["research"], "gpu_shares": {"a100-spot": 8},
-         "borrowing": False},
-        {"name": "hyperpod-platform", "gpu_quota": 1, "allowed_tiers": ["production"]}]}})
+    from k8s_charts.queueing import QueueingChart
+
+    cfg = config_with(
+        "dev",
+        {
+            "kubernetes": {
+                "teams": [
+                    {
+                        "name": "ml-research",
+                        "gpu_quota": 16,
+                        "allowed_tiers": ["research"],
+                        "gpu_shares": {"a100-spot": 8},
+                        "borrowing": False,
+                    },
+                    {"name": "hyperpod-platform", "gpu_quota": 1, "allowed_tiers": ["production"]},
+                ]
+            }
+        },
+    )
     docs = QueueingChart(cdk8s.App(), "q", config=cfg).to_json()
     cohort = next(d for d in docs if d["kind"] == "Cohort" and d["metadata"]["name"] == "ml-research")
-    limits = {f["name"]: (quota(f["resources"][0]), quota(f["resources"][0], "borrowingLimit"))
-              for f in cohort["spec"]["resourceGroups"][0]["flavors"]}
+    limits = {
+        f["name"]: (quota(f["resources"][0]), quota(f["resources"][0], "borrowingLimit"))
+        for f in cohort["spec"]["resourceGroups"][0]["flavors"]
+    }
     assert limits == {"gpu-workers": (0, 0), "a100-spot": (8, 0)}
 
 
@@ -250,7 +284,8 @@ def test_local_queue_per_team_namespace_and_tier(dist, env: str) -> None:
     config = load_config(env)
     lqs = kind(dist[env], "LocalQueue")
     assert {k: v["spec"]["clusterQueue"] for k, v in lqs.items()} == {
-        f"{t.name}/{tier}": f"{t.name}-{tier}" for t in config.kubernetes.teams for tier in t.allowed_tiers}
+        f"{t.name}/{tier}": f"{t.name}-{tier}" for t in config.kubernetes.teams for tier in t.allowed_tiers
+    }
     namespaces = kind(dist[env], "Namespace")
     for team in config.kubernetes.teams:
         assert namespaces[team.name]["metadata"]["labels"]["platform/kueue-managed"] == "true"
@@ -267,8 +302,11 @@ def test_every_job_names_its_tier_queue_and_its_gpu_pods_fit_one_flavor(dist, en
         tier = meta["labels"]["platform/tier"]
         lq = lqs[f"{meta['namespace']}/{meta['labels'][QUEUE_NAME_LABEL]}"]
         cq = cqs[lq["spec"]["clusterQueue"]]
-        assert cq["metadata"]["labels"] == {**cq["metadata"]["labels"], "platform/tier": tier,
-                                            "platform/team": meta["namespace"]}
+        assert cq["metadata"]["labels"] == {
+            **cq["metadata"]["labels"],
+            "platform/tier": tier,
+            "platform/team": meta["namespace"],
+        }
         templates = dict(embedded_pod_templates(job))
         gpu_sets = {p: t["spec"] for p, t in templates.items() if gpus(t["spec"])}
         # one GPU pod set per job: Kueue assigns one flavor to it, so every GPU pod gets one flavor's selector
@@ -325,7 +363,8 @@ def test_flavors_agree_with_the_node_kinds(env: str) -> None:
         cap = caps[node_kind.name.split("/")[1]]
         labels = flavor_node_labels(cap)
         assert {k: node_kind.labels[k] for k in ("node-type", "gpu-type")} == {
-            k: labels[k] for k in ("node-type", "gpu-type")}
+            k: labels[k] for k in ("node-type", "gpu-type")
+        }
         assert set(node_kind.tiers) == {t for t, kinds in TIER_CAPACITY_ORDER.items() if cap.kind in kinds}
 
 
@@ -351,10 +390,18 @@ def test_production_jobs_keep_hyperpod_auto_resume(dist) -> None:
 def test_jobs_without_a_queue_are_refused_in_team_namespaces(dist, env: str) -> None:
     policy = kind(dist[env], "ValidatingAdmissionPolicy")["require-kueue-queue-name"]["spec"]
     binding = kind(dist[env], "ValidatingAdmissionPolicyBinding")["require-kueue-queue-name"]["spec"]
-    resources = {(g, r) for rule in policy["matchConstraints"]["resourceRules"] for g in rule["apiGroups"]
-                 for r in rule["resources"]}
-    assert resources == {("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("ray.io", "rayjobs"),
-                         ("ray.io", "rayclusters")}
+    resources = {
+        (g, r)
+        for rule in policy["matchConstraints"]["resourceRules"]
+        for g in rule["apiGroups"]
+        for r in rule["resources"]
+    }
+    assert resources == {
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("ray.io", "rayjobs"),
+        ("ray.io", "rayclusters"),
+    }
     assert policy["failurePolicy"] == "Fail" and binding["validationActions"] == ["Deny"]
     assert QUEUE_NAME_LABEL in policy["validations"][0]["expression"]
     assert binding["matchResources"]["namespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
@@ -371,8 +418,11 @@ def _denied(policy: dict, obj: dict, user: str = TEAM_USER) -> list[str] | None:
     for condition in policy["spec"].get("matchConditions", []):
         if not env.program(env.compile(condition["expression"])).evaluate(activation):
             return None
-    return [v["message"] for v in policy["spec"]["validations"]
-            if not env.program(env.compile(v["expression"])).evaluate(activation)]
+    return [
+        v["message"]
+        for v in policy["spec"]["validations"]
+        if not env.program(env.compile(v["expression"])).evaluate(activation)
+    ]
 
 
 def test_queue_name_policy_evaluated(dist) -> None:
@@ -387,16 +437,26 @@ def test_queue_name_policy_evaluated(dist) -> None:
     assert _denied(policy, unlabelled)
     del unlabelled["metadata"]["labels"]
     assert _denied(policy, unlabelled)
-    owned = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc", "ownerReferences": [
-        {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}]}}
+    owned = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {
+            "name": "rc",
+            "ownerReferences": [
+                {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": True}
+            ],
+        },
+    }
     assert _denied(policy, owned, KUBERAY_OPERATOR) is None  # created by the KubeRay operator for an admitted RayJob
     # the same object written by a team member is not exempt: ownerReferences are a field anyone may write, and Kueue
     # would not queue a RayCluster whose controller is a RayJob (jobframework IsOwnerManagedByKueueForObject)
     assert _denied(policy, owned)
     # any other owner, or an ownerReference without `controller`, does not exempt (and does not make CEL fail)
-    for ref in ({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "u", "controller": True},
-                {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u"},
-                {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": False}):
+    for ref in (
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "u", "controller": True},
+        {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u"},
+        {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": "j", "uid": "u", "controller": False},
+    ):
         other = {**owned, "metadata": {"name": "rc", "ownerReferences": [ref]}}
         assert _denied(policy, other, KUBERAY_OPERATOR), ref
 
@@ -418,12 +478,23 @@ def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:
         container["resources"] = {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "2Gi"}}
     launcher["spec"].pop("affinity", None)
     launcher["spec"].pop("nodeSelector", None)
-    mpijob = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
-              "metadata": {"name": "nccl-allreduce", "namespace": job["metadata"]["namespace"],
-                           "labels": dict(job["metadata"]["labels"])},
-              "spec": {"slotsPerWorker": gpus(worker["spec"]), "runPolicy": {"cleanPodPolicy": "Running"},
-                       "mpiReplicaSpecs": {"Launcher": {"replicas": 1, "template": launcher},
-                                           "Worker": {"replicas": 2, "template": worker}}}}
+    mpijob = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {
+            "name": "nccl-allreduce",
+            "namespace": job["metadata"]["namespace"],
+            "labels": dict(job["metadata"]["labels"]),
+        },
+        "spec": {
+            "slotsPerWorker": gpus(worker["spec"]),
+            "runPolicy": {"cleanPodPolicy": "Running"},
+            "mpiReplicaSpecs": {
+                "Launcher": {"replicas": 1, "template": launcher},
+                "Worker": {"replicas": 2, "template": worker},
+            },
+        },
+    }
     assert not sorted(e.message for e in validator.iter_errors(mpijob))
     assert _denied(policy, mpijob) == []
     unlabelled = json.loads(json.dumps(mpijob))
@@ -432,7 +503,9 @@ def test_an_mpijob_from_a_team_pod_template_is_gang_admissible(dist) -> None:
     # one GPU pod set (the launcher requests no GPU, so it gets no flavor under IgnoreUndeclared)
     gpu_sets = [t["spec"] for _, t in embedded_pod_templates(mpijob) if gpus(t["spec"])]
     assert len(gpu_sets) == 1 and gpu_sets[0] is worker["spec"]
-    lq = kind(dist["dev"], "LocalQueue")[f"{job['metadata']['namespace']}/{job['metadata']['labels'][QUEUE_NAME_LABEL]}"]
+    lq = kind(dist["dev"], "LocalQueue")[
+        f"{job['metadata']['namespace']}/{job['metadata']['labels'][QUEUE_NAME_LABEL]}"
+    ]
     cq = kind(dist["dev"], "ClusterQueue")[lq["spec"]["clusterQueue"]]
     assert [f for f in gpu_flavors(cq) if flavor_fits(worker["spec"], flavors[f])]
     others = set(flavors) - set(gpu_flavors(cq)) - {TEAM_CAP_FLAVOR}
@@ -491,25 +564,45 @@ RESEARCH = {"name": "ml-research", "gpu_quota": 16, "allowed_tiers": ["developme
 PLATFORM = {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["production", "development"]}
 
 
-@pytest.mark.parametrize("overrides,message", [
-    (teams({**RESEARCH, "gpu_shares": {"h100-spot": 4}}, PLATFORM),
-     r"kubernetes\.teams\[ml-research\]\.gpu_shares names unknown capacity \['h100-spot'\]; shares are keyed by a "
-     r"GPU instance group .* gpu-workers, h100-on-demand, a100-spot"),
-    (teams({**RESEARCH, "gpu_shares": {"h100-on-demand": 12}}, {**PLATFORM, "gpu_shares": {"h100-on-demand": 8}}),
-     r"gpu_shares on 'h100-on-demand' add up to 20 GPUs \(ml-research: 12, hyperpod-platform: 8\), more than the 16 "
-     r"GPUs 'h100-on-demand' can hold \(kubernetes\.gpu_node_pools\); lower the shares or raise the gpu_limit"),
-    (teams(RESEARCH, {**PLATFORM, "gpu_shares": {"gpu-workers": 2}}),
-     r"gpu_shares on 'gpu-workers' add up to 2 GPUs .* more than the 1 GPUs 'gpu-workers' can hold "
-     r"\(compute\.hyperpod\.instance_groups\); lower the shares or raise the instance count"),
-    (teams({**RESEARCH, "gpu_shares": {"h100-on-demand": 10, "a100-spot": 10}}, PLATFORM),
-     r"gpu_shares add up to 20 GPUs, more than the team's gpu_quota 16"),
-    (teams({**RESEARCH, "allowed_tiers": ["experiment"], "gpu_shares": {"h100-on-demand": 4}}, PLATFORM),
-     r"gives GPUs on \['h100-on-demand'\], which none of the team's tiers \(experiment\) can use"),
-    (teams({**RESEARCH, "allowed_tiers": ["research"], "borrowing": False, "gpu_shares": {}}, PLATFORM),
-     r"kubernetes\.teams\[ml-research\] may not borrow \(borrowing: false\) and has no gpu_shares on any capacity "
-     r"of its 'research' tier \(gpu-workers, a100-spot\)"),
-    (teams({**RESEARCH, "gpu_shares": {"a100-spot": -1}}, PLATFORM), r"gpu_shares \{'a100-spot': -1\} are negative"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        (
+            teams({**RESEARCH, "gpu_shares": {"h100-spot": 4}}, PLATFORM),
+            r"kubernetes\.teams\[ml-research\]\.gpu_shares names unknown capacity \['h100-spot'\]; shares are keyed by a "
+            r"GPU instance group .* gpu-workers, h100-on-demand, a100-spot",
+        ),
+        (
+            teams(
+                {**RESEARCH, "gpu_shares": {"h100-on-demand": 12}}, {**PLATFORM, "gpu_shares": {"h100-on-demand": 8}}
+            ),
+            r"gpu_shares on 'h100-on-demand' add up to 20 GPUs \(ml-research: 12, hyperpod-platform: 8\), more than the 16 "
+            r"GPUs 'h100-on-demand' can hold \(kubernetes\.gpu_node_pools\); lower the shares or raise the gpu_limit",
+        ),
+        (
+            teams(RESEARCH, {**PLATFORM, "gpu_shares": {"gpu-workers": 2}}),
+            r"gpu_shares on 'gpu-workers' add up to 2 GPUs .* more than the 1 GPUs 'gpu-workers' can hold "
+            r"\(compute\.hyperpod\.instance_groups\); lower the shares or raise the instance count",
+        ),
+        (
+            teams({**RESEARCH, "gpu_shares": {"h100-on-demand": 10, "a100-spot": 10}}, PLATFORM),
+            r"gpu_shares add up to 20 GPUs, more than the team's gpu_quota 16",
+        ),
+        (
+            teams({**RESEARCH, "allowed_tiers": ["experiment"], "gpu_shares": {"h100-on-demand": 4}}, PLATFORM),
+            r"gives GPUs on \['h100-on-demand'\], which none of the team's tiers \(experiment\) can use",
+        ),
+        (
+            teams({**RESEARCH, "allowed_tiers": ["research"], "borrowing": False, "gpu_shares": {}}, PLATFORM),
+            r"kubernetes\.teams\[ml-research\] may not borrow \(borrowing: false\) and has no gpu_shares on any capacity "
+            r"of its 'research' tier \(gpu-workers, a100-spot\)",
+        ),
+        (
+            teams({**RESEARCH, "gpu_shares": {"a100-spot": -1}}, PLATFORM),
+            r"gpu_shares \{'a100-spot': -1\} are negative",
+        ),
+    ],
+)
 def test_queueing_config_errors(overrides: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_with("dev", overrides)
@@ -517,10 +610,16 @@ def test_queueing_config_errors(overrides: dict, message: str) -> None:
 
 def test_tier_with_no_flavor_is_rejected() -> None:
     # no HyperPod GPU group: production (reserved only) has nothing to run on
-    cpu_only = {"compute": {"hyperpod": {"instance_groups": [
-        {"name": "cpu-workers", "instance_type": "ml.m7i.4xlarge", "count": 1}]}}}
-    with pytest.raises(ConfigError, match=r"kubernetes\.teams\[hyperpod-platform\]\.allowed_tiers has 'production', "
-                                          r"but no reserved GPU capacity is configured for it to run on"):
+    cpu_only = {
+        "compute": {
+            "hyperpod": {"instance_groups": [{"name": "cpu-workers", "instance_type": "ml.m7i.4xlarge", "count": 1}]}
+        }
+    }
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes\.teams\[hyperpod-platform\]\.allowed_tiers has 'production', "
+        r"but no reserved GPU capacity is configured for it to run on",
+    ):
         config_with("dev", {**cpu_only, **teams(RESEARCH, PLATFORM)})
 
 
@@ -532,14 +631,14 @@ def test_capacity_names_must_be_unique_flavor_names() -> None:
 
 
 def test_hyperpod_groups_may_not_set_the_capacity_label() -> None:
-    group = {"name": "gpu-workers", "instance_type": "ml.g5.8xlarge", "count": 1,
-             "labels": {"platform/capacity": "x"}}
+    group = {"name": "gpu-workers", "instance_type": "ml.g5.8xlarge", "count": 1, "labels": {"platform/capacity": "x"}}
     with pytest.raises(ConfigError, match=r"labels must not set 'platform/capacity'"):
         config_with("dev", {"compute": {"hyperpod": {"instance_groups": [group]}}})
 
 
 def test_tier_flavor_order_matches_the_tiers_node_types() -> None:
     from k8s_charts.tiers import JOB_TIERS
+
     node_type = {"reserved": "hyperpod", "on-demand": "eks-on-demand", "spot": "eks-spot"}
     for name, tier in JOB_TIERS.items():
         assert tier.node_types == tuple(node_type[k] for k in TIER_CAPACITY_ORDER[name])
@@ -554,11 +653,18 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
 
     release = helm_releases(env_synth)["kueue"]
     assert (release["Repository"], release["Chart"], release["Version"], release["Namespace"]) == (
-        "oci://registry.k8s.io/kueue/charts/kueue", "kueue", "0.19.2", "kueue-system")
+        "oci://registry.k8s.io/kueue/charts/kueue",
+        "kueue",
+        "0.19.2",
+        "kueue-system",
+    )
     values = release["Values"]
     manager = values["controllerManager"]
-    assert manager["manager"]["image"] == {"repository": "registry.k8s.io/kueue/kueue", "tag": "v0.19.2",
-                                           "pullPolicy": "IfNotPresent"}
+    assert manager["manager"]["image"] == {
+        "repository": "registry.k8s.io/kueue/kueue",
+        "tag": "v0.19.2",
+        "pullPolicy": "IfNotPresent",
+    }
     kueue = env_synth.config.compute.kueue
     assert manager["replicas"] == kueue.replicas
     assert manager["podDisruptionBudget"]["enabled"] is (kueue.replicas > 1)
@@ -570,9 +676,14 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     for constraint in spread:
         assert constraint["topologyKey"] == "kubernetes.io/hostname" and constraint["maxSkew"] == 1
         assert constraint["whenUnsatisfiable"] == "DoNotSchedule"
-        assert constraint["labelSelector"]["matchLabels"].items() <= {
-            "app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": release["Release"],
-            "control-plane": "controller-manager"}.items()
+        assert (
+            constraint["labelSelector"]["matchLabels"].items()
+            <= {
+                "app.kubernetes.io/name": "kueue",
+                "app.kubernetes.io/instance": release["Release"],
+                "control-plane": "controller-manager",
+            }.items()
+        )
     conf = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and conf["kind"] == "Configuration"
     # false: with the pod integration on, true would gate (forever) every pod of a team namespace whose owner Kueue
@@ -580,14 +691,19 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     assert conf["manageJobsWithoutQueueName"] is False
     assert conf["managedJobsNamespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
     # serving Deployments (issue 34): `deployment`, and `pod` listed so the chart makes its pod webhook fail closed
-    assert set(conf["integrations"]["frameworks"]) == set(INTEGRATIONS) == {
-        "kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment", "pod"}
+    assert (
+        set(conf["integrations"]["frameworks"])
+        == set(INTEGRATIONS)
+        == {"kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment", "pod"}
+    )
     ready = conf["waitForPodsReady"]
     assert (ready["timeout"], ready["recoveryTimeout"]) == (kueue.pods_ready_timeout, kueue.pods_ready_recovery_timeout)
     assert ready["requeuingStrategy"]["timestamp"] == "Eviction"
     assert ("backoffLimitCount" in ready["requeuingStrategy"]) is (kueue.requeue_limit is not None)
-    assert conf["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared", "transformations": [
-        {"input": GPU, "strategy": "Retain", "outputs": {TEAM_GPUS: "1"}}]}
+    assert conf["resources"] == {
+        "quotaCheckStrategy": "IgnoreUndeclared",
+        "transformations": [{"input": GPU, "strategy": "Retain", "outputs": {TEAM_GPUS: "1"}}],
+    }
 
 
 def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
@@ -600,7 +716,8 @@ def test_kueue_is_not_bumped_past_its_pytorchjob_integration() -> None:
     if "kubeflow.org/pytorchjob" in INTEGRATIONS:
         assert (major, minor) <= (0, 19), (
             f"Kueue {KUEUE_VERSION} may have dropped the PyTorchJob integration: move the job builders to TrainJob or "
-            f"JobSet first (see cdk_constructs/compute/kueue.py INTEGRATIONS)")
+            f"JobSet first (see cdk_constructs/compute/kueue.py INTEGRATIONS)"
+        )
 
 
 def test_queueing_chart_waits_for_kueue_and_the_namespaces(env_synth: Synth) -> None:
@@ -654,16 +771,20 @@ def test_a_burst_of_inference_during_training_hours(dist, env: str) -> None:
             cq = queue["spec"]
             landing = [caps[f].kind for f in gpu_flavors(queue)]
             if tier == "production":
-                assert set(landing) == {"reserved"}, landing   # HyperPod only: no Karpenter burst flavor
-            elif tier == "development":   # reserved first, then the on-demand Karpenter pools
+                assert set(landing) == {"reserved"}, landing  # HyperPod only: no Karpenter burst flavor
+            elif tier == "development":  # reserved first, then the on-demand Karpenter pools
                 assert landing == sorted(landing, key=["reserved", "on-demand"].index), landing
             # a replica preempts only strictly lower priorities, whether reclaiming or borrowing
             assert cq["preemption"]["borrowWithinCohort"]["policy"] == "LowerPriority"
             assert cq["preemption"]["reclaimWithinCohort"] == "LowerPriority"
             mine = value[TIER_PRIORITY_CLASSES[tier][0]]
             victims = {t for t in TIER_PRIORITY_CLASSES if value[TIER_PRIORITY_CLASSES[t][0]] < mine}
-            expected = {"production": {"development", "research", "experiment"},
-                        "development": {"research", "experiment"}, "research": {"experiment"}, "experiment": set()}
+            expected = {
+                "production": {"development", "research", "experiment"},
+                "development": {"research", "experiment"},
+                "research": {"experiment"},
+                "experiment": set(),
+            }
             assert victims == expected[tier], (tier, victims)
             # the team cap (platform/team-gpus) counts every replica too: a burst never exceeds gpu_quota
             assert TEAM_GPUS in {r for g in cq["resourceGroups"] for r in g["coveredResources"]}

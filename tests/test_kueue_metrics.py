@@ -27,21 +27,39 @@ SERVICE_TEMPLATE = "templates/manager/auth_proxy_service.yaml"
 
 
 def kueue_release(synth: Synth) -> dict[str, Any]:
-    (release,) = [r["Properties"] for r in synth.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
-                  if r["Properties"].get("Chart") == "kueue"]
+    (release,) = [
+        r["Properties"]
+        for r in synth.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
+        if r["Properties"].get("Chart") == "kueue"
+    ]
     return release
 
 
-def render_metrics_service(release: dict[str, Any], tmp_path: Path, values: dict[str, Any] | None = None
-                           ) -> dict[str, Any]:
+def render_metrics_service(
+    release: dict[str, Any], tmp_path: Path, values: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The metrics Service as ``helm template`` renders the vendored chart with the release's own name, namespace
     and values (the JSON string the stack hands the Helm handler)."""
     path = tmp_path / "values.json"
     path.write_text(json.dumps(values if values is not None else json.loads(release["Values"])))
     proc = subprocess.run(
-        [str(helm_binary()), "template", release["Release"], str(KUEUE_CHART), "--namespace", release["Namespace"],
-         "--values", str(path), "--show-only", SERVICE_TEMPLATE],
-        capture_output=True, text=True, timeout=120, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        [
+            str(helm_binary()),
+            "template",
+            release["Release"],
+            str(KUEUE_CHART),
+            "--namespace",
+            release["Namespace"],
+            "--values",
+            str(path),
+            "--show-only",
+            SERVICE_TEMPLATE,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stderr
     (service,) = [d for d in yaml.safe_load_all(proc.stdout) if d]
     assert service["kind"] == "Service"
@@ -66,12 +84,18 @@ def discovered_targets(job: dict[str, Any], service: dict[str, Any]) -> list[dic
         return []
     targets = []
     for port in service["spec"]["ports"]:
-        meta = {"__meta_kubernetes_namespace": namespace,
-                "__meta_kubernetes_service_name": service["metadata"]["name"],
-                "__meta_kubernetes_endpoint_port_name": port.get("name", ""),
-                "__address__": f"10.0.0.1:{port['targetPort']}"}
-        meta.update({f"__meta_kubernetes_service_label_{re.sub(r'[^a-zA-Z0-9_]', '_', k)}": v
-                     for k, v in service["metadata"]["labels"].items()})
+        meta = {
+            "__meta_kubernetes_namespace": namespace,
+            "__meta_kubernetes_service_name": service["metadata"]["name"],
+            "__meta_kubernetes_endpoint_port_name": port.get("name", ""),
+            "__address__": f"10.0.0.1:{port['targetPort']}",
+        }
+        meta.update(
+            {
+                f"__meta_kubernetes_service_label_{re.sub(r'[^a-zA-Z0-9_]', '_', k)}": v
+                for k, v in service["metadata"]["labels"].items()
+            }
+        )
         kept = True
         for rule in job["relabel_configs"]:
             if rule.get("action") == "keep":
@@ -86,17 +110,20 @@ def receiver_selector() -> tuple[str, dict[str, str], dict[str, str]]:
     """(namespace, label selector, field selector) of the agent's built-in Kueue scraper, from its source."""
     source = RECEIVER.read_text()
     consts = dict(re.findall(r'^\s*(kueue\w+)\s*=\s*"([^"]*)"', source, re.MULTILINE))
-    assert "fmt.Sprintf(\"%s,%s\", kueueNameLabelSelector, kueueComponentLabelSelector)" in source
+    assert 'fmt.Sprintf("%s,%s", kueueNameLabelSelector, kueueComponentLabelSelector)' in source
 
     def pairs(*selectors: str) -> dict[str, str]:
         return dict(s.split("=", 1) for s in selectors)
 
-    return (consts["kueueNamespace"],
-            pairs(consts["kueueNameLabelSelector"], consts["kueueComponentLabelSelector"]),
-            pairs(consts["kueueServiceFieldSelector"]))
+    return (
+        consts["kueueNamespace"],
+        pairs(consts["kueueNameLabelSelector"], consts["kueueComponentLabelSelector"]),
+        pairs(consts["kueueServiceFieldSelector"]),
+    )
 
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
+
 
 def test_kueue_publishes_cluster_queue_resource_metrics(env_synth: Synth) -> None:
     """kueue_cluster_queue_resource_usage / _nominal_quota exist only with metrics.enableClusterQueueResources
@@ -145,18 +172,34 @@ def test_scrape_publishes_the_leaders_series_with_the_documented_dimensions(env_
     emf = prom["config"]["logs"]["metrics_collected"]["prometheus"]["emf_processor"]
     job = kueue_job(env_synth)
     keep = next(r for r in job["metric_relabel_configs"] if r["action"] == "keep")
-    renames = {r["source_labels"][0]: r["target_label"] for r in job["metric_relabel_configs"]
-               if r["action"] == "replace"}
-    raw = {"cluster_queue": "ml-research-production", "status": "active", "reason": "PodsReadyTimeout",
-           "resource": "nvidia.com/gpu", "flavor": "hyperpod-ml.p5.48xlarge", "cohort": "ml-research"}
+    renames = {
+        r["source_labels"][0]: r["target_label"] for r in job["metric_relabel_configs"] if r["action"] == "replace"
+    }
+    raw = {
+        "cluster_queue": "ml-research-production",
+        "status": "active",
+        "reason": "PodsReadyTimeout",
+        "resource": "nvidia.com/gpu",
+        "flavor": "hyperpod-ml.p5.48xlarge",
+        "cohort": "ml-research",
+    }
     for name in sorted(n for (ns, n) in DOCUMENTED_METRICS if ns == PROMETHEUS and n.startswith("kueue_")):
         assert re.fullmatch(keep["regex"], name), name
         for role, published in (("leader", True), ("standalone", True), ("follower", False)):
-            labels = {**raw, "__name__": name, "job": "kueue", "replica_role": role,
-                      "ClusterName": env_synth.config.cluster_name}
+            labels = {
+                **raw,
+                "__name__": name,
+                "job": "kueue",
+                "replica_role": role,
+                "ClusterName": env_synth.config.cluster_name,
+            }
             labels.update({renames[k]: v for k, v in raw.items() if k in renames})
-            sets = {frozenset(d) for decl in emf["metric_declaration"]
-                    if f"^{name}$" in decl["metric_selectors"] and emf_matches(decl, labels)
-                    for d in decl["dimensions"] if set(d) <= set(labels)}
+            sets = {
+                frozenset(d)
+                for decl in emf["metric_declaration"]
+                if f"^{name}$" in decl["metric_selectors"] and emf_matches(decl, labels)
+                for d in decl["dimensions"]
+                if set(d) <= set(labels)
+            }
             expected = set(DOCUMENTED_METRICS[(PROMETHEUS, name)].dimension_sets) if published else set()
             assert sets == expected, (name, role)

@@ -14,8 +14,9 @@ from .conftest import ROOT
 def test_no_top_level_package_shadows_the_constructs_library() -> None:
     # A folder `constructs/` at the top level would win over the installed `constructs` library on sys.path and
     # `import aws_cdk` would fail with "No module named 'constructs._jsii'". Ours is called cdk_constructs/.
-    assert not (ROOT / "constructs").exists() and not (ROOT / "constructs.py").exists(), \
+    assert not (ROOT / "constructs").exists() and not (ROOT / "constructs.py").exists(), (
         "rename the top-level constructs package: it shadows the constructs library (use cdk_constructs/)"
+    )
 
 
 def test_constructs_resolves_to_the_library_from_the_project_root() -> None:
@@ -33,8 +34,9 @@ def test_a_constructs_folder_really_breaks_aws_cdk(tmp_path) -> None:
     """Why the guard above exists: reproduce the clash in a scratch directory."""
     (tmp_path / "constructs").mkdir()
     (tmp_path / "constructs" / "__init__.py").write_text("")
-    proc = subprocess.run([sys.executable, "-c", "import aws_cdk"], cwd=tmp_path, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import aws_cdk"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert proc.returncode != 0 and "constructs" in proc.stderr
 
 
@@ -46,13 +48,21 @@ LAYERS: dict[str, int] = {
     "app": 5,
     "stacks": 4,
     "llmft": 3,
-    "cdk_constructs": 3,   # constructs deploy the charts (platform_charts.py), so they sit above k8s_charts
+    "cdk_constructs": 3,  # constructs deploy the charts (platform_charts.py), so they sit above k8s_charts
     "k8s_charts": 2,
     "config": 1,
     "llm_platform": 0,
 }
-_SOURCES = {"tools": "tools", "app": "app.py", "stacks": "stacks", "llmft": "llmft", "cdk_constructs": "cdk_constructs",
-            "k8s_charts": "k8s_charts", "config": "config", "llm_platform": "training/llm_platform"}
+_SOURCES = {
+    "tools": "tools",
+    "app": "app.py",
+    "stacks": "stacks",
+    "llmft": "llmft",
+    "cdk_constructs": "cdk_constructs",
+    "k8s_charts": "k8s_charts",
+    "config": "config",
+    "llm_platform": "training/llm_platform",
+}
 
 
 def _python_files(layer: str) -> list[Path]:
@@ -89,7 +99,7 @@ def imported_modules(path: Path, package: str | None = None, *, lazy: bool = Tru
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 module = ".".join(base + ([node.module] if node.module else []))
                 if not node.module:  # `from . import x`: the submodules
                     out += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
@@ -112,8 +122,10 @@ def test_imports_only_go_down_the_layers() -> None:
             for line, module in imported_modules(path):
                 target = _layer_of(module)
                 if target and target != layer and LAYERS[target] >= rank:
-                    upward.append(f"{path.relative_to(ROOT)}:{line} imports {module} ({layer} may import only "
-                                  f"{', '.join(k for k, v in LAYERS.items() if v < rank) or 'nothing of ours'})")
+                    upward.append(
+                        f"{path.relative_to(ROOT)}:{line} imports {module} ({layer} may import only "
+                        f"{', '.join(k for k, v in LAYERS.items() if v < rank) or 'nothing of ours'})"
+                    )
     assert not upward, "imports from a lower layer to a higher one:\n  " + "\n  ".join(upward)
 
 
@@ -122,8 +134,14 @@ def test_the_training_modules_the_app_imports_need_only_the_standard_library() -
     package) needs the standard library only, so the app never needs torch. (Their functions may import more: the
     app does not call those.)"""
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
-    wanted = {m for layer in LAYERS if layer != "llm_platform" for path in _python_files(layer)
-              for _, m in imported_modules(path) if _layer_of(m) == "llm_platform"}
+    wanted = {
+        m
+        for layer in LAYERS
+        if layer != "llm_platform"
+        for path in _python_files(layer)
+        for _, m in imported_modules(path)
+        if _layer_of(m) == "llm_platform"
+    }
     seen, problems = set(), []
     while wanted:
         module = wanted.pop()
@@ -140,8 +158,9 @@ def test_the_training_modules_the_app_imports_need_only_the_standard_library() -
             elif imported.split(".")[0] not in stdlib:
                 problems.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
     assert seen, "the app imports nothing of llm_platform: drop this test or the layer"
-    assert not problems, "llm_platform modules the app imports need more than the standard library:\n  " + \
-        "\n  ".join(problems)
+    assert not problems, "llm_platform modules the app imports need more than the standard library:\n  " + "\n  ".join(
+        problems
+    )
 
 
 def config_import_graph() -> dict[str, set[str]]:
@@ -151,8 +170,7 @@ def config_import_graph() -> dict[str, set[str]]:
         name = _module_name(path)
         if name == "config.__main__":  # `python -m config`: the command above the package, not a part of it
             continue
-        graph[name] = {m for _, m in imported_modules(path)
-                       if m.startswith("config.") or m == "config"} - {name}
+        graph[name] = {m for _, m in imported_modules(path) if m.startswith("config.") or m == "config"} - {name}
     # `from config.x import y` names a module; `from .x import y` too. Keep only real modules of the graph.
     return {k: {m if m in graph else m.rsplit(".", 1)[0] for m in v} & set(graph) for k, v in graph.items()}
 
@@ -197,9 +215,10 @@ def test_config_has_no_import_cycle() -> None:
     graph = config_import_graph()
     graph.pop("config", None)  # the package's __init__ imports every section; no section imports it back
     cycles = find_cycles(graph)
-    assert not cycles, "modules of config/ that import each other in a circle (move what they share into one " \
-                       "module they both import, e.g. config/instances.py):\n  " + \
-                       "\n  ".join(" <-> ".join(c) for c in cycles)
+    assert not cycles, (
+        "modules of config/ that import each other in a circle (move what they share into one "
+        "module they both import, e.g. config/instances.py):\n  " + "\n  ".join(" <-> ".join(c) for c in cycles)
+    )
     assert not [m for m, deps in graph.items() if "config" in deps], "a config section imports the config package"
 
 
@@ -211,8 +230,15 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_the_import_reader_sees_lazy_typing_and_relative_imports(tmp_path: Path) -> None:
     """The upward imports this file exists for were lazy ones, inside functions: they count like any other."""
     probe = tmp_path / "probe.py"
-    probe.write_text("from typing import TYPE_CHECKING\nfrom .pricing import Pricer\nfrom . import kueue\n"
-                     "if TYPE_CHECKING:\n    from .compute import ComputeConfig\n"
-                     "def f():\n    from tools.cost.report import Pricer\n")
+    probe.write_text(
+        "from typing import TYPE_CHECKING\nfrom .pricing import Pricer\nfrom . import kueue\n"
+        "if TYPE_CHECKING:\n    from .compute import ComputeConfig\n"
+        "def f():\n    from tools.cost.report import Pricer\n"
+    )
     assert {m for _, m in imported_modules(probe, package="config")} == {
-        "typing", "config.pricing", "config.kueue", "config.compute", "tools.cost.report"}
+        "typing",
+        "config.pricing",
+        "config.kueue",
+        "config.compute",
+        "tools.cost.report",
+    }

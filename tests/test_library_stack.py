@@ -52,8 +52,24 @@ def test_training_tests_install_the_image_versions(name: str) -> None:
 def test_training_tests_cover_the_heavy_stack() -> None:
     """The packages whose versions matter to the tests' verdicts are all shared with an image (so compared)."""
     images = set(image_versions("sft")) | set(image_versions("verl-sglang"))
-    heavy = {"torch", "transformers", "peft", "accelerate", "datasets", "mlflow-skinny", "verl", "tensordict", "ray",
-             "hydra-core", "omegaconf", "numpy", "pandas", "pyarrow", "safetensors", "tokenizers"}
+    heavy = {
+        "torch",
+        "transformers",
+        "peft",
+        "accelerate",
+        "datasets",
+        "mlflow-skinny",
+        "verl",
+        "tensordict",
+        "ray",
+        "hydra-core",
+        "omegaconf",
+        "numpy",
+        "pandas",
+        "pyarrow",
+        "safetensors",
+        "tokenizers",
+    }
     assert heavy <= set(training_versions()) & images
 
 
@@ -63,8 +79,7 @@ def test_a_difference_is_reported(tmp_path: Path) -> None:
     version = training_versions()["transformers"]
     edited = tmp_path / "requirements-test.lock"
     edited.write_text(text.replace(f"transformers=={version}", "transformers==5.9.0"))
-    assert differences(lock.pins(edited.read_text()), image_versions("sft")) == [
-        f"transformers: 5.9.0 != {version}"]
+    assert differences(lock.pins(edited.read_text()), image_versions("sft")) == [f"transformers: 5.9.0 != {version}"]
 
 
 def test_training_lock_is_resolved_from_the_image_locks() -> None:
@@ -72,6 +87,7 @@ def test_training_lock_is_resolved_from_the_image_locks() -> None:
     interpreter, and is in sync with its input (offline check)."""
     spec = lock.TEST_LOCK
     assert {(spec.folder / c).resolve() for c in spec.constraints} == {
-        (s.folder / s.lock).resolve() for s in lock.IMAGE_LOCKS if s.lock == lock.MAIN_LOCK}
+        (s.folder / s.lock).resolve() for s in lock.IMAGE_LOCKS if s.lock == lock.MAIN_LOCK
+    }
     assert spec.python_version == lock.TEST_PYTHON_VERSION and not spec.hashes
     assert lock.problems(spec) == []

@@ -16,13 +16,13 @@ SCRIPT = ROOT / "lifecycle_scripts" / "on_create.sh"
 STUBS = {
     # mountpoint -q DIR: the volume appears on the MOUNTED_AFTER-th check (default: the first); "never" never
     "mountpoint": 'n=$(( $(cat "$CHECKS" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$CHECKS"\n'
-                  '[ "${MOUNTED_AFTER:-1}" != never ] && [ "$n" -ge "${MOUNTED_AFTER:-1}" ]\n',
+    '[ "${MOUNTED_AFTER:-1}" != never ] && [ "$n" -ge "${MOUNTED_AFTER:-1}" ]\n',
     # sleep SECONDS: recorded, not slept
     "sleep": 'echo "sleep $*" >> "$CALLS"\n',
     "systemctl": 'echo "systemctl $*" >> "$CALLS"\nexit 0\n',
     # findmnt ... --target DIR ...: print DIR if our fake mount table has it
     "findmnt": 'for a; do t="$a"; done\nfor a; do [ "$prev" = "--target" ] && t="$a"; prev="$a"; done\n'
-               'grep -qx "$t" "$MOUNTS" 2>/dev/null && echo "$t"\nexit 0\n',
+    'grep -qx "$t" "$MOUNTS" 2>/dev/null && echo "$t"\nexit 0\n',
     "mount": 'echo "mount $*" >> "$CALLS"\nfor a; do last="$a"; done\necho "$last" >> "$MOUNTS"\n',
 }
 
@@ -80,10 +80,14 @@ def test_state_moves_to_the_secondary_volume_with_services_stopped(sandbox: dict
     assert (Path(f"{volume}{dirs[0]}") / "image.layer").read_text() == "layer"  # type: ignore[index]
     log = calls(sandbox)
     assert log == [
-        "systemctl is-active --quiet kubelet", "systemctl is-active --quiet containerd",
-        "systemctl stop kubelet", "systemctl stop containerd",
-        f"mount --bind {volume}{dirs[0]} {dirs[0]}", f"mount --bind {volume}{dirs[1]} {dirs[1]}",  # type: ignore[index]
-        "systemctl start containerd", "systemctl start kubelet",
+        "systemctl is-active --quiet kubelet",
+        "systemctl is-active --quiet containerd",
+        "systemctl stop kubelet",
+        "systemctl stop containerd",
+        f"mount --bind {volume}{dirs[0]} {dirs[0]}",
+        f"mount --bind {volume}{dirs[1]} {dirs[1]}",  # type: ignore[index]
+        "systemctl start containerd",
+        "systemctl start kubelet",
     ]
     assert (root / "var/log/provision/on_create.log").exists()  # type: ignore[operator]
 

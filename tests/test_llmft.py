@@ -33,8 +33,14 @@ IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc"
 def run(spec, env: str = "dev", namespace: str | None = None):
     from llmft.registry import FileRegistry  # serve examples resolve their model in the examples' snapshot
 
-    return preflight(spec, config=CONFIGS[env], values=VALUES[env], image=IMAGE, context_namespace=namespace,
-                     registry=FileRegistry.load(ROOT / "examples" / "registry.yaml"))
+    return preflight(
+        spec,
+        config=CONFIGS[env],
+        values=VALUES[env],
+        image=IMAGE,
+        context_namespace=namespace,
+        registry=FileRegistry.load(ROOT / "examples" / "registry.yaml"),
+    )
 
 
 def test_every_job_type_has_an_example() -> None:
@@ -95,8 +101,9 @@ def test_multi_node_jobs_keep_every_node_kind_that_can_hold_them() -> None:
     node_types = _gpu_node_types(plan)
     assert node_types and all(sorted(v) == tier_types for v in node_types), node_types
     for _, pod in plan.pod_specs():  # every kind a pod may land on is one of the kinds that hold the job
-        assert {k.name for k in pod_kinds(VALUES["prod"].node_kinds, pod)} <= \
-            {k.name for k in VALUES["prod"].node_kinds if k.spec.gpus == 0 or k in plan.allowed}
+        assert {k.name for k in pod_kinds(VALUES["prod"].node_kinds, pod)} <= {
+            k.name for k in VALUES["prod"].node_kinds if k.spec.gpus == 0 or k in plan.allowed
+        }
 
 
 def test_a_kind_too_small_for_the_job_is_left_out() -> None:
@@ -117,8 +124,12 @@ def test_step_runs_the_training_package_entry_point() -> None:
     assert container["args"][:4] == ["-m", "llm_platform.sft", "--config", STEP_CONFIG_FILE]
     download = run(load_spec(ROOT / "examples/jobs/01-download-model.yaml")).plan
     assert download.pod_specs()[0][1]["containers"][0]["command"] == [
-        "python", "-m", "llm_platform.download_model", "--config", STEP_CONFIG_FILE]
-
+        "python",
+        "-m",
+        "llm_platform.download_model",
+        "--config",
+        STEP_CONFIG_FILE,
+    ]
 
 
 @pytest.mark.parametrize("example", ["01-download-model.yaml", "02-prepare-medical.yaml", "06-grpo-gsm8k.yaml"])
@@ -129,13 +140,17 @@ def test_cpu_pods_may_use_the_system_nodes_or_the_cpu_pool(example: str) -> None
 
     values = PlatformValues.placeholders(load_config("dev"))
     plan = run(load_spec(ROOT / "examples/jobs" / example)).plan
-    cpu_pods = [(where, pod) for where, pod in plan.pod_specs()
-                if not any("nvidia.com/gpu" in c["resources"].get("limits", {}) for c in pod["containers"])]
+    cpu_pods = [
+        (where, pod)
+        for where, pod in plan.pod_specs()
+        if not any("nvidia.com/gpu" in c["resources"].get("limits", {}) for c in pod["containers"])
+    ]
     assert cpu_pods
     for where, pod in cpu_pods:
         kinds = pod_kinds(values.node_kinds, pod)
         assert {k.source for k in kinds} == {SYSTEM, CPU_POOL}, where
         assert all(fits(pod_request_of(pod), k) for k in kinds), where
+
 
 def test_team_defaults_to_the_kube_context_namespace() -> None:
     spec = parse_spec({**yaml.safe_load((ROOT / "examples/jobs/05-evaluate.yaml").read_text()), "team": None})
@@ -164,6 +179,7 @@ def test_submit_dry_run_needs_no_cluster(monkeypatch: pytest.MonkeyPatch) -> Non
     # No cluster needed: the platform image's URI is known at synth (k8s_charts/images.py, content-hash tag).
     from config import load_config as _load
     from k8s_charts.images import image_uri
+
     assert image_uri(_load("dev"), "sft") in out.getvalue()
     assert image_placeholder("sft") not in out.getvalue()
     assert "preflight passed" in err.getvalue() and "nothing created" in err.getvalue()
@@ -207,122 +223,273 @@ BAD_SPECS = [
     ("unknown type", {**BASE, "type": "finetune"}, r"type 'finetune' is not a job type; use one of sft, evaluate"),
     ("unknown key", {**BASE, "gpus": 8}, r"gpus: unknown key; remove it or fix its spelling"),
     ("bad name", {**BASE, "name": "Medical_Eval"}, r"name 'Medical_Eval' is not a valid job name"),
-    ("YAML 1.1 number for a string", {**BASE, "gpu_type": 100}, r'gpu_type: .*but a string is expected; quote it'),
+    ("YAML 1.1 number for a string", {**BASE, "gpu_type": 100}, r"gpu_type: .*but a string is expected; quote it"),
     ("boolean for a number", {**BASE, "nodes": True}, r"nodes: .*boolean, but a number is expected"),
     ("nodes and elastic", {**BASE, "type": "sft", "min_nodes": 1}, r"give either nodes .* or min_nodes/max_nodes"),
-    ("min above max", {**{k: v for k, v in BASE.items() if k != "nodes"}, "type": "sft", "min_nodes": 3,
-                       "max_nodes": 2}, r"min_nodes 3 is above max_nodes 2"),
-    ("custom without image", {**{k: v for k, v in BASE.items() if k != "experiment"}, "type": "custom",
-                              "custom": {"command": ["python"]}},
-     r"type custom with kind pytorch needs image"),
-    ("custom section on sft", {**BASE, "type": "sft", "custom": {"command": ["x"]}},
-     r"custom applies to type custom only"),
+    (
+        "min above max",
+        {**{k: v for k, v in BASE.items() if k != "nodes"}, "type": "sft", "min_nodes": 3, "max_nodes": 2},
+        r"min_nodes 3 is above max_nodes 2",
+    ),
+    (
+        "custom without image",
+        {**{k: v for k, v in BASE.items() if k != "experiment"}, "type": "custom", "custom": {"command": ["python"]}},
+        r"type custom with kind pytorch needs image",
+    ),
+    (
+        "custom section on sft",
+        {**BASE, "type": "sft", "custom": {"command": ["x"]}},
+        r"custom applies to type custom only",
+    ),
     ("grpo settings on evaluate", {**BASE, "grpo": {"rollout_n": 4}}, r"grpo settings apply to type grpo only"),
-    ("GPUs for a CPU job", {"name": "dl", "tier": "development", "type": "download-model", "model": "Qwen/x",
-                            "team": "ml-research", "gpus_per_node": 1}, r"type download-model is one CPU pod .*; remove gpus_per_node"),
+    (
+        "GPUs for a CPU job",
+        {
+            "name": "dl",
+            "tier": "development",
+            "type": "download-model",
+            "model": "Qwen/x",
+            "team": "ml-research",
+            "gpus_per_node": 1,
+        },
+        r"type download-model is one CPU pod .*; remove gpus_per_node",
+    ),
     ("missing dataset", {k: v for k, v in BASE.items() if k != "dataset"}, r"type evaluate needs dataset"),
     ("unknown team", {**BASE, "team": "vision"}, r"unknown team 'vision'; known teams .*ml-research"),
-    ("tier not allowed", {**BASE, "tier": "production"},
-     r"team 'ml-research' may not submit 'production' jobs; its allowed tiers .* are development, research"),
-    ("priority class of another tier", {**BASE, "priority_class": "critical"},
-     r"priority class 'critical' is not allowed in tier 'research'; use one of medium"),
-    ("over quota", {**GRPO, "team": "hyperpod-platform"},
-     r"needs 16 GPUs at once but team 'hyperpod-platform' may hold at most 8 .*use fewer nodes or GPUs"),
-    ("no node kind with that GPU", {**BASE, "gpu_type": "b200"},
-     r"no node kind of tier 'research' matches gpu_type b200.*the tier's GPU nodes in dev are: .*a10g"),
-    ("no node kind with that many GPUs", {**SFT, "tier": "research", "instance_type": "ml.g5.8xlarge",
-                                          "gpus_per_node": 4},
-     r"no node kind of tier 'research' matches instance_type ml.g5.8xlarge gpus_per_node 4"),
-    ("multi-node job no kind can hold", {**GRPO, "nodes": 4},
-     r"4 nodes of p5.48xlarge do not fit one node kind of tier 'development'.*never spans HyperPod and EC2"),
-    ("pod larger than the node", {**BASE, "cpu": 500},
-     r"a pod of 500 CPU .* does not fit hyperpod/gpu-workers \(ml.g5.8xlarge, allocatable .*\): CPU 500 >"),
-    ("path outside the team", {**BASE, "dataset": "/fsx/../other-team/datasets"},
-     r"dataset '/fsx/../other-team/datasets' is outside the team's directory; jobs see only their team's tree"),
-    ("path on another mount", {**BASE, "output": "/data/teams/hyperpod-platform/out"},
-     r"output '/data/teams/hyperpod-platform/out' is outside the team's directory"),
-    ("path in settings", {**BASE, "settings": {"base_model_path": "/mnt/shared/llama"}},
-     r"settings.base_model_path '/mnt/shared/llama' is outside the team's directory"),
-    ("hub id for a training job", {**BASE, "model": "Qwen/Qwen2.5-1.5B-Instruct"},
-     r"model 'Qwen/Qwen2.5-1.5B-Instruct' is not a path; evaluate jobs read from the team's FSx tree, so fetch it "
-     r"first with a download-model job"),
-    ("grpo batch not divisible by GPUs", {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100,
-                                                            "ppo_mini_batch_size": 50}},
-     r"train_batch_size 100 x rollout_n 5 .*divisible by the (job's )?16 GPUs"),
-    ("grpo tensor parallel vs GPUs", {**GRPO, "grpo": {**GRPO["grpo"], "tensor_parallel_size": 3}},
-     r"tensor_parallel_size 3 must divide gpus_per_node 8"),
-    ("grpo unknown setting", {**GRPO, "grpo": {**GRPO["grpo"], "rollout_engine": "vllm"}},
-     r"grpo.rollout_engine: not a setting of the grpo step; did you mean 'rollout_n'\? remove it or use one of: "
-     r".*tensor_parallel_size"),
+    (
+        "tier not allowed",
+        {**BASE, "tier": "production"},
+        r"team 'ml-research' may not submit 'production' jobs; its allowed tiers .* are development, research",
+    ),
+    (
+        "priority class of another tier",
+        {**BASE, "priority_class": "critical"},
+        r"priority class 'critical' is not allowed in tier 'research'; use one of medium",
+    ),
+    (
+        "over quota",
+        {**GRPO, "team": "hyperpod-platform"},
+        r"needs 16 GPUs at once but team 'hyperpod-platform' may hold at most 8 .*use fewer nodes or GPUs",
+    ),
+    (
+        "no node kind with that GPU",
+        {**BASE, "gpu_type": "b200"},
+        r"no node kind of tier 'research' matches gpu_type b200.*the tier's GPU nodes in dev are: .*a10g",
+    ),
+    (
+        "no node kind with that many GPUs",
+        {**SFT, "tier": "research", "instance_type": "ml.g5.8xlarge", "gpus_per_node": 4},
+        r"no node kind of tier 'research' matches instance_type ml.g5.8xlarge gpus_per_node 4",
+    ),
+    (
+        "multi-node job no kind can hold",
+        {**GRPO, "nodes": 4},
+        r"4 nodes of p5.48xlarge do not fit one node kind of tier 'development'.*never spans HyperPod and EC2",
+    ),
+    (
+        "pod larger than the node",
+        {**BASE, "cpu": 500},
+        r"a pod of 500 CPU .* does not fit hyperpod/gpu-workers \(ml.g5.8xlarge, allocatable .*\): CPU 500 >",
+    ),
+    (
+        "path outside the team",
+        {**BASE, "dataset": "/fsx/../other-team/datasets"},
+        r"dataset '/fsx/../other-team/datasets' is outside the team's directory; jobs see only their team's tree",
+    ),
+    (
+        "path on another mount",
+        {**BASE, "output": "/data/teams/hyperpod-platform/out"},
+        r"output '/data/teams/hyperpod-platform/out' is outside the team's directory",
+    ),
+    (
+        "path in settings",
+        {**BASE, "settings": {"base_model_path": "/mnt/shared/llama"}},
+        r"settings.base_model_path '/mnt/shared/llama' is outside the team's directory",
+    ),
+    (
+        "hub id for a training job",
+        {**BASE, "model": "Qwen/Qwen2.5-1.5B-Instruct"},
+        r"model 'Qwen/Qwen2.5-1.5B-Instruct' is not a path; evaluate jobs read from the team's FSx tree, so fetch it "
+        r"first with a download-model job",
+    ),
+    (
+        "grpo batch not divisible by GPUs",
+        {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100, "ppo_mini_batch_size": 50}},
+        r"train_batch_size 100 x rollout_n 5 .*divisible by the (job's )?16 GPUs",
+    ),
+    (
+        "grpo tensor parallel vs GPUs",
+        {**GRPO, "grpo": {**GRPO["grpo"], "tensor_parallel_size": 3}},
+        r"tensor_parallel_size 3 must divide gpus_per_node 8",
+    ),
+    (
+        "grpo unknown setting",
+        {**GRPO, "grpo": {**GRPO["grpo"], "rollout_engine": "vllm"}},
+        r"grpo.rollout_engine: not a setting of the grpo step; did you mean 'rollout_n'\? remove it or use one of: "
+        r".*tensor_parallel_size",
+    ),
     # what only the step could catch, refused at preflight from its own schema (llm_platform.steps)
-    ("settings typo", {**SFT, "settings": {**SFT["settings"], "lora_rr": 16}},
-     r"settings.lora_rr: not a setting of the sft step; did you mean 'lora_r'\? remove it or use one of: .*lora_r"),
-    ("settings of the wrong type", {**SFT, "settings": {**SFT["settings"], "learning_rate": "fast"}},
-     r"settings.learning_rate: 'fast' is a str; sft expects float \(e.g. 0.0002\)"),
-    ("settings overriding the spec", {**SFT, "settings": {"model_id": "/fsx/models/other"}},
-     r"settings.model_id: set by the spec's model \('/fsx/models/Qwen2.5-1.5B-Instruct'\); remove it from settings"),
-    ("evaluate without a base model", {**BASE, "settings": {}},
-     r"settings.base_model_path: required by the evaluate step and missing; add it"),
-    ("download of a branch", {**DOWNLOAD, "settings": {"revision": "main"}},
-     r"revision 'main' is not a commit sha; pin the 40-hex commit of Qwen/Qwen2.5-1.5B-Instruct"),
-    ("download without a revision", {**DOWNLOAD, "settings": {}},
-     r"settings.revision: required by the download-model step and missing; add it"),
+    (
+        "settings typo",
+        {**SFT, "settings": {**SFT["settings"], "lora_rr": 16}},
+        r"settings.lora_rr: not a setting of the sft step; did you mean 'lora_r'\? remove it or use one of: .*lora_r",
+    ),
+    (
+        "settings of the wrong type",
+        {**SFT, "settings": {**SFT["settings"], "learning_rate": "fast"}},
+        r"settings.learning_rate: 'fast' is a str; sft expects float \(e.g. 0.0002\)",
+    ),
+    (
+        "settings overriding the spec",
+        {**SFT, "settings": {"model_id": "/fsx/models/other"}},
+        r"settings.model_id: set by the spec's model \('/fsx/models/Qwen2.5-1.5B-Instruct'\); remove it from settings",
+    ),
+    (
+        "evaluate without a base model",
+        {**BASE, "settings": {}},
+        r"settings.base_model_path: required by the evaluate step and missing; add it",
+    ),
+    (
+        "download of a branch",
+        {**DOWNLOAD, "settings": {"revision": "main"}},
+        r"revision 'main' is not a commit sha; pin the 40-hex commit of Qwen/Qwen2.5-1.5B-Instruct",
+    ),
+    (
+        "download without a revision",
+        {**DOWNLOAD, "settings": {}},
+        r"settings.revision: required by the download-model step and missing; add it",
+    ),
     # issue 20's classes: ids, pins, platform variables, fields of another type, everything at once
-    ("model id not org/name", {**DOWNLOAD, "model": "qwen2.5"},
-     r"model 'qwen2.5' is not a Hugging Face model id; use org/name, e.g. Qwen/Qwen2.5-1.5B-Instruct"),
-    ("a path as the model to download", {**DOWNLOAD, "model": "/fsx/models/qwen"},
-     r"model '/fsx/models/qwen' is a path; download-model fetches a Hugging Face model id"),
-    ("image on latest", {**SFT, "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/trainer:latest"},
-     r"image '.*trainer:latest' is not pinned: latest moves.*give a version tag .* or a digest"),
-    ("image without a tag", {**SFT, "image": "nvcr.io/nvidia/pytorch"},
-     r"image 'nvcr.io/nvidia/pytorch' is not pinned: no tag means latest"),
-    ("env overriding MLflow", {**SFT, "env": {"MLFLOW_TRACKING_URI": "http://evil", "MLFLOW_TRACKING_PASSWORD": "x"}},
-     r"env: MLFLOW_TRACKING_URI, MLFLOW_TRACKING_PASSWORD are set by the platform .* cannot be overridden"),
-    ("secret_env overriding the team's identity", {**SFT, "secret_env": {"TEAM_DATA_DIR": {"secret": "s", "key": "k"}}},
-     r"secret_env: TEAM_DATA_DIR are set by the platform"),
+    (
+        "model id not org/name",
+        {**DOWNLOAD, "model": "qwen2.5"},
+        r"model 'qwen2.5' is not a Hugging Face model id; use org/name, e.g. Qwen/Qwen2.5-1.5B-Instruct",
+    ),
+    (
+        "a path as the model to download",
+        {**DOWNLOAD, "model": "/fsx/models/qwen"},
+        r"model '/fsx/models/qwen' is a path; download-model fetches a Hugging Face model id",
+    ),
+    (
+        "image on latest",
+        {**SFT, "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/trainer:latest"},
+        r"image '.*trainer:latest' is not pinned: latest moves.*give a version tag .* or a digest",
+    ),
+    (
+        "image without a tag",
+        {**SFT, "image": "nvcr.io/nvidia/pytorch"},
+        r"image 'nvcr.io/nvidia/pytorch' is not pinned: no tag means latest",
+    ),
+    (
+        "env overriding MLflow",
+        {**SFT, "env": {"MLFLOW_TRACKING_URI": "http://evil", "MLFLOW_TRACKING_PASSWORD": "x"}},
+        r"env: MLFLOW_TRACKING_URI, MLFLOW_TRACKING_PASSWORD are set by the platform .* cannot be overridden",
+    ),
+    (
+        "secret_env overriding the team's identity",
+        {**SFT, "secret_env": {"TEAM_DATA_DIR": {"secret": "s", "key": "k"}}},
+        r"secret_env: TEAM_DATA_DIR are set by the platform",
+    ),
     ("nodes on a CPU step", {**DOWNLOAD, "nodes": 2}, r"type download-model is one CPU pod .*; remove nodes"),
-    ("experiment on a step without MLflow", {**DOWNLOAD, "experiment": "medical"},
-     r"experiment applies to sft, evaluate, grpo and benchmark .*remove it \(type is download-model\)"),
+    (
+        "experiment on a step without MLflow",
+        {**DOWNLOAD, "experiment": "medical"},
+        r"experiment applies to sft, evaluate, grpo and benchmark .*remove it \(type is download-model\)",
+    ),
     ("settings on grpo", {**GRPO, "settings": {"rollout_n": 4}}, r"type grpo takes its settings under grpo:"),
-    ("prepare-data of an unknown dataset", {**PREPARE, "dataset": "openai/gsm8k"},
-     r"dataset 'openai/gsm8k' is neither a built-in dataset \(gsm8k, medical-o1\) nor a file under /fsx"),
-    ("grpo number as a string", {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": "64"}},
-     r"grpo.train_batch_size: '64' is a str; grpo expects int \(e.g. 8\)"),
-    ("custom ray image of unknown Ray", {**CUSTOM_RAY, "image": "rayproject/ray:2.49.1-gpu"},
-     r"custom.ray_version: the Ray version of image rayproject/ray:2.49.1-gpu is unknown"),
-    ("custom ray image without token auth", {**CUSTOM_RAY, "image": "rayproject/ray:2.49.1-gpu",
-                                             "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.49.1"}},
-     r"Ray 2.49.1 is older than 2.52.0, the first release with token authentication"),
-    ("every problem at once", {**DOWNLOAD, "nodes": 2, "experiment": "x", "model": "/fsx/m"},
-     r"remove nodes.*\n.*experiment applies.*\n.*model '/fsx/m' is a path"),
+    (
+        "prepare-data of an unknown dataset",
+        {**PREPARE, "dataset": "openai/gsm8k"},
+        r"dataset 'openai/gsm8k' is neither a built-in dataset \(gsm8k, medical-o1\) nor a file under /fsx",
+    ),
+    (
+        "grpo number as a string",
+        {**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": "64"}},
+        r"grpo.train_batch_size: '64' is a str; grpo expects int \(e.g. 8\)",
+    ),
+    (
+        "custom ray image of unknown Ray",
+        {**CUSTOM_RAY, "image": "rayproject/ray:2.49.1-gpu"},
+        r"custom.ray_version: the Ray version of image rayproject/ray:2.49.1-gpu is unknown",
+    ),
+    (
+        "custom ray image without token auth",
+        {
+            **CUSTOM_RAY,
+            "image": "rayproject/ray:2.49.1-gpu",
+            "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.49.1"},
+        },
+        r"Ray 2.49.1 is older than 2.52.0, the first release with token authentication",
+    ),
+    (
+        "every problem at once",
+        {**DOWNLOAD, "nodes": 2, "experiment": "x", "model": "/fsx/m"},
+        r"remove nodes.*\n.*experiment applies.*\n.*model '/fsx/m' is a path",
+    ),
     # type benchmark (issue 28): the spec's placement, then the step's own schema (llm_platform.bench.BenchConfig)
     ("benchmark on two nodes", {**BENCH, "nodes": 2}, r"type benchmark measures one node \(nodes 2\); remove nodes"),
-    ("benchmark on every GPU", {**BENCH, "gpus_per_node": 4},
-     r"gpus_per_node 4: type benchmark measures one GPU .*; remove gpus_per_node"),
-    ("benchmark of a hub dataset", {**BENCH, "dataset": "FreedomIntelligence/medical-o1-reasoning-SFT"},
-     r"dataset 'FreedomIntelligence/medical-o1-reasoning-SFT' is not a path; a benchmark reads a prepared dataset "
-     r"folder .* under /fsx, or leave dataset out"),
-    ("benchmark tokenizer without rows", {k: v for k, v in BENCH.items() if k != "dataset"},
-     r"model applies to a benchmark of real rows .*; add dataset or remove model"),
-    ("benchmark without a shape", {**BENCH, "settings": {"steps": 4}},
-     r"settings.shape: required by the benchmark step and missing; add it"),
-    ("benchmark of an unknown shape", _bench(shape="llama-3-70b"),
-     r"settings.shape: 'llama-3-70b' is not a known shape; use one of .*qwen2.5-1.5b"),
-    ("benchmark of too many steps", _bench(steps=5000),
-     r"settings.steps: 5000 is outside 1-\d+; a benchmark measures a few steps \(an sft job trains\)"),
+    (
+        "benchmark on every GPU",
+        {**BENCH, "gpus_per_node": 4},
+        r"gpus_per_node 4: type benchmark measures one GPU .*; remove gpus_per_node",
+    ),
+    (
+        "benchmark of a hub dataset",
+        {**BENCH, "dataset": "FreedomIntelligence/medical-o1-reasoning-SFT"},
+        r"dataset 'FreedomIntelligence/medical-o1-reasoning-SFT' is not a path; a benchmark reads a prepared dataset "
+        r"folder .* under /fsx, or leave dataset out",
+    ),
+    (
+        "benchmark tokenizer without rows",
+        {k: v for k, v in BENCH.items() if k != "dataset"},
+        r"model applies to a benchmark of real rows .*; add dataset or remove model",
+    ),
+    (
+        "benchmark without a shape",
+        {**BENCH, "settings": {"steps": 4}},
+        r"settings.shape: required by the benchmark step and missing; add it",
+    ),
+    (
+        "benchmark of an unknown shape",
+        _bench(shape="llama-3-70b"),
+        r"settings.shape: 'llama-3-70b' is not a known shape; use one of .*qwen2.5-1.5b",
+    ),
+    (
+        "benchmark of too many steps",
+        _bench(steps=5000),
+        r"settings.steps: 5000 is outside 1-\d+; a benchmark measures a few steps \(an sft job trains\)",
+    ),
     ("benchmark steps as a string", _bench(steps="12"), r"settings.steps: '12' is a str; benchmark expects int"),
-    ("benchmark variant without a value", _bench(variants=["a:packing"]),
-     r"settings.variants\[0\]: variant 'a:packing': 'packing' is not key=value; write 'name:key=value,key=value'"),
-    ("benchmark variant typo", _bench(variants=["ok:", "b:lora_rr=4"]),
-     r"settings.variants\[1\].lora_rr: not a setting of the sft step; did you mean 'lora_r'\?"),
-    ("benchmark variants of one name", _bench(variants=["a:lora_r=4", "a:lora_r=8"]),
-     r"settings.variants\[1\]: recipe name 'a' is used twice; give each variant its own name"),
-    ("benchmark recipe typo", _bench(recipe={"lora_alpah": 16}),
-     r"settings.recipe.lora_alpah: not a setting of the sft step; did you mean 'lora_alpha'\?"),
-    ("benchmark recipe choosing the model", _bench(recipe={"model_id": "/fsx/models/other"}),
-     r"settings.recipe.model_id: set by the benchmark \(the built model, .*\); remove it"),
-    ("benchmark settings overriding the spec", _bench(output_dir="/fsx/outputs/other"),
-     r"settings.output_dir: set by the spec's output \('/fsx/outputs/medical-bench'\); remove it from settings"),
+    (
+        "benchmark variant without a value",
+        _bench(variants=["a:packing"]),
+        r"settings.variants\[0\]: variant 'a:packing': 'packing' is not key=value; write 'name:key=value,key=value'",
+    ),
+    (
+        "benchmark variant typo",
+        _bench(variants=["ok:", "b:lora_rr=4"]),
+        r"settings.variants\[1\].lora_rr: not a setting of the sft step; did you mean 'lora_r'\?",
+    ),
+    (
+        "benchmark variants of one name",
+        _bench(variants=["a:lora_r=4", "a:lora_r=8"]),
+        r"settings.variants\[1\]: recipe name 'a' is used twice; give each variant its own name",
+    ),
+    (
+        "benchmark recipe typo",
+        _bench(recipe={"lora_alpah": 16}),
+        r"settings.recipe.lora_alpah: not a setting of the sft step; did you mean 'lora_alpha'\?",
+    ),
+    (
+        "benchmark recipe choosing the model",
+        _bench(recipe={"model_id": "/fsx/models/other"}),
+        r"settings.recipe.model_id: set by the benchmark \(the built model, .*\); remove it",
+    ),
+    (
+        "benchmark settings overriding the spec",
+        _bench(output_dir="/fsx/outputs/other"),
+        r"settings.output_dir: set by the spec's output \('/fsx/outputs/medical-bench'\); remove it from settings",
+    ),
 ]
 
 
@@ -353,16 +520,21 @@ def test_cli_refusal_exit_code_and_message(tmp_path: Path) -> None:
     with redirect_stderr(err), redirect_stdout(io.StringIO()):
         code = main(["render", str(path), "--env", "dev"])
     assert code == 1
-    assert "preflight refused medical-eval (env dev, team ml-research, tier production); nothing was created" in \
-        err.getvalue()
+    assert (
+        "preflight refused medical-eval (env dev, team ml-research, tier production); nothing was created"
+        in err.getvalue()
+    )
     assert "[FAIL] tier: team 'ml-research' may not submit 'production' jobs" in err.getvalue()
 
 
-@pytest.mark.parametrize(("data", "check"), [
-    ({**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100, "ppo_mini_batch_size": 50}}, "grpo"),
-    ({**BASE, "priority_class": "critical"}, "priority"),
-    ({**SFT, "settings": {"lora_rr": 1}}, "settings"),
-])
+@pytest.mark.parametrize(
+    ("data", "check"),
+    [
+        ({**GRPO, "grpo": {**GRPO["grpo"], "train_batch_size": 100, "ppo_mini_batch_size": 50}}, "grpo"),
+        ({**BASE, "priority_class": "critical"}, "priority"),
+        ({**SFT, "settings": {"lora_rr": 1}}, "settings"),
+    ],
+)
 def test_refusals_name_the_rule(data: dict, check: str) -> None:
     """A refusal is filed under the rule that refused it (batch divisibility is `grpo`, not `placement`)."""
     result = run(parse_spec(data))
@@ -370,8 +542,10 @@ def test_refusals_name_the_rule(data: dict, check: str) -> None:
 
 
 def test_non_utf8_and_empty_specs_fail_without_traceback(tmp_path: Path) -> None:
-    for name, content, pattern in (("latin1.yaml", "name: caf\xe9\n".encode("latin-1"), r"is not UTF-8 text"),
-                                   ("empty.yaml", b"", r"is empty; a job spec needs at least name, tier and type")):
+    for name, content, pattern in (
+        ("latin1.yaml", "name: caf\xe9\n".encode("latin-1"), r"is not UTF-8 text"),
+        ("empty.yaml", b"", r"is empty; a job spec needs at least name, tier and type"),
+    ):
         path = tmp_path / name
         path.write_bytes(content)
         err = io.StringIO()
@@ -385,8 +559,10 @@ def test_secret_env_becomes_secret_key_refs() -> None:
     plan = run(spec).plan
     for _, pod in plan.pod_specs():
         env = {e["name"]: e for e in pod["containers"][0]["env"]}
-        assert env["HF_TOKEN"] == {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token",
-                                                                                      "key": "token"}}}
+        assert env["HF_TOKEN"] == {
+            "name": "HF_TOKEN",
+            "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}},
+        }
     version = CONFIGS["dev"].compute.kubernetes_version
     assert validate(plan.manifests[-1], version) == []
 
@@ -402,8 +578,9 @@ def test_protected_variables_cover_what_the_platform_sets() -> None:
         plan = run(load_spec(path)).plan
         for _, pod in plan.pod_specs():
             for c in pod["containers"]:
-                platform |= {e["name"] for e in c.get("env", [])
-                             if not e["name"].startswith(("NCCL_", "FI_", "OMP_", "TORCH_"))}
+                platform |= {
+                    e["name"] for e in c.get("env", []) if not e["name"].startswith(("NCCL_", "FI_", "OMP_", "TORCH_"))
+                }
     spec_env = {n for p in EXAMPLES for n in load_spec(p).env}
     assert all(protected_env(name) for name in platform - spec_env), sorted(n for n in platform if not protected_env(n))
 
@@ -418,8 +595,13 @@ def test_custom_ray_job_is_a_plain_rayjob() -> None:
     assert job["kind"] == "RayJob" and job["spec"]["entrypoint"] == shlex.join(CUSTOM_RAY["custom"]["command"])
     assert job["spec"]["rayClusterSpec"]["rayVersion"] == RAY_VERSION
     assert "verl" not in json.dumps(job["spec"]["entrypoint"])
-    own = parse_spec({**CUSTOM_RAY, "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/t/ray:2.54.0",
-                      "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.54.0"}})
+    own = parse_spec(
+        {
+            **CUSTOM_RAY,
+            "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/t/ray:2.54.0",
+            "custom": {**CUSTOM_RAY["custom"], "ray_version": "2.54.0"},
+        }
+    )
     assert run(own).plan.manifests[-1]["spec"]["rayClusterSpec"]["rayVersion"] == "2.54.0"
 
 
@@ -491,23 +673,37 @@ def test_the_step_configmap_is_immutable_and_owned_by_its_job(monkeypatch: pytes
         assert main(["submit", str(ROOT / "examples/jobs/04-sft-medical.yaml"), "--env", "dev"]) == 0
     job, config_map = seen
     assert job["kind"] == "PyTorchJob" and config_map["kind"] == "ConfigMap" and config_map["immutable"] is True
-    assert config_map["metadata"]["ownerReferences"] == [{"apiVersion": job["apiVersion"], "kind": "PyTorchJob",
-                                                          "name": "medical-sft", "uid": "uid-1",
-                                                          "blockOwnerDeletion": True}]
+    assert config_map["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": job["apiVersion"],
+            "kind": "PyTorchJob",
+            "name": "medical-sft",
+            "uid": "uid-1",
+            "blockOwnerDeletion": True,
+        }
+    ]
 
 
 def test_help_and_cluster_commands_never_load_cdk8s() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom llmft.cli import main\n"
-            "for argv in (['--help'], ['status', 'x'], ['list'], ['logs', 'x'], ['cancel', 'x'], ['port-forward', 'x']):\n"
-            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cdk8s', 'cdk8s_plus_28', 'jsii', "
-            "'config', 'k8s_charts', 'pydantic'))\n"
-            "print('LOADED', loaded)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={"PATH": "/nonexistent"})
+    code = (
+        "import sys\nfrom llmft.cli import main\n"
+        "for argv in (['--help'], ['status', 'x'], ['list'], ['logs', 'x'], ['cancel', 'x'], ['port-forward', 'x']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cdk8s', 'cdk8s_plus_28', 'jsii', "
+        "'config', 'k8s_charts', 'pydantic'))\n"
+        "print('LOADED', loaded)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={"PATH": "/nonexistent"},
+    )
     assert "LOADED []" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
@@ -540,8 +736,10 @@ def test_render_to_a_checkout_writes_what_the_teams_argo_cd_project_accepts(tmp_
 def test_preflight_refuses_an_sft_recipe_whose_model_cannot_fit_the_gpus() -> None:
     """The SFT step's memory model (llm_platform.memory): a 14B LoRA on the dev A10G node kind (24 GB) does not fit
     even with activation checkpointing; preflight names the fix. QLoRA fits."""
-    data = {**yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text()),
-            "model": "/fsx/models/DeepSeek-R1-Distill-Qwen-14B"}
+    data = {
+        **yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text()),
+        "model": "/fsx/models/DeepSeek-R1-Distill-Qwen-14B",
+    }
     result = run(parse_spec(data))
     memory = [c for c in result.checks if c.name == "memory"]
     assert memory and all(c.status == "FAIL" for c in memory), result.report()
@@ -551,8 +749,14 @@ def test_preflight_refuses_an_sft_recipe_whose_model_cannot_fit_the_gpus() -> No
 
 
 # --- type benchmark (issue 28) -------------------------------------------------------------------------------------
-SYNTHETIC_BENCH = {"name": "bench-synthetic", "team": "ml-research", "tier": "development", "type": "benchmark",
-                   "experiment": "recipes", "settings": {"shape": "tiny", "steps": 2, "warmup": 1}}
+SYNTHETIC_BENCH = {
+    "name": "bench-synthetic",
+    "team": "ml-research",
+    "tier": "development",
+    "type": "benchmark",
+    "experiment": "recipes",
+    "settings": {"shape": "tiny", "steps": 2, "warmup": 1},
+}
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -612,17 +816,45 @@ def test_benchmark_runs_locally_on_cpu(tmp_path: Path) -> None:
     train_python = ROOT / ".train-venv" / "bin" / "python"
     if not train_python.exists():
         pytest.fail(f"{train_python} is missing: run `make install`")
-    spec = {**SYNTHETIC_BENCH, "settings": {**SYNTHETIC_BENCH["settings"], "rows": 24, "variants": ["small:"],
-                                            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512,
-                                                       "tokens_per_optimizer_step": 512}}}
+    spec = {
+        **SYNTHETIC_BENCH,
+        "settings": {
+            **SYNTHETIC_BENCH["settings"],
+            "rows": 24,
+            "variants": ["small:"],
+            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512, "tokens_per_optimizer_step": 512},
+        },
+    }
     path = tmp_path / "bench.yaml"
     path.write_text(yaml.safe_dump(spec))
     fsx = tmp_path / "fsx"
-    proc = subprocess.run([sys.executable, "-m", "llmft", "run", "--local", str(path), "--env", "dev", "--fsx",
-                           str(fsx), "--python", str(train_python)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, check=False,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1",
-                               "PYTHONPATH": str(ROOT / "training")})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llmft",
+            "run",
+            "--local",
+            str(path),
+            "--env",
+            "dev",
+            "--fsx",
+            str(fsx),
+            "--python",
+            str(train_python),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "HF_HUB_OFFLINE": "1",
+            "PYTHONPATH": str(ROOT / "training"),
+        },
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "tok/s" in proc.stdout and "epoch $" in proc.stdout
     saved = json.loads((fsx / "outputs" / spec["name"] / "results.json").read_text())

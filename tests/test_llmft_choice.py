@@ -26,8 +26,9 @@ def _weight_order_in_crd() -> str:
 
 
 def test_the_crd_says_higher_weight_goes_first() -> None:
-    assert "higher numerical weight indicates that this nodepool will be ordered ahead" in \
-        " ".join(_weight_order_in_crd().split())
+    assert "higher numerical weight indicates that this nodepool will be ordered ahead" in " ".join(
+        _weight_order_in_crd().split()
+    )
 
 
 def _with_twin_pool(weight_delta: int):
@@ -36,12 +37,21 @@ def _with_twin_pool(weight_delta: int):
     pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
     spot = next(p for p in pools if p["capacity_type"] == "spot")
     gpus = find_spec(spot["instance_types"][0]).gpus
-    twin_type = next(t for t in ("g6e.48xlarge", "p4de.24xlarge", "g5.48xlarge")
-                     if find_spec(t) and find_spec(t).gpus == gpus and t != spot["instance_types"][0])
-    twin = {"name": "twin-spot", "instance_types": [twin_type], "capacity_type": "spot",
-            "gpu_limit": spot["gpu_limit"], "weight": spot["weight"] + weight_delta}
-    cfg = config_with("dev", {"kubernetes": {"gpu_node_pools": [*pools, twin]},
-                              "cost": {"max_burst_usd_per_hour": None}})
+    twin_type = next(
+        t
+        for t in ("g6e.48xlarge", "p4de.24xlarge", "g5.48xlarge")
+        if find_spec(t) and find_spec(t).gpus == gpus and t != spot["instance_types"][0]
+    )
+    twin = {
+        "name": "twin-spot",
+        "instance_types": [twin_type],
+        "capacity_type": "spot",
+        "gpu_limit": spot["gpu_limit"],
+        "weight": spot["weight"] + weight_delta,
+    }
+    cfg = config_with(
+        "dev", {"kubernetes": {"gpu_node_pools": [*pools, twin]}, "cost": {"max_burst_usd_per_hour": None}}
+    )
     return cfg, spot["instance_types"][0], twin_type
 
 
@@ -49,8 +59,11 @@ def _with_twin_pool(weight_delta: int):
 def test_pool_weight_decides_between_equal_fits(delta: int) -> None:
     cfg, spot_type, twin_type = _with_twin_pool(delta)
     tier = next(t for t in ("research", "experiment") if any(t in k.tiers for k in node_kinds(cfg)))
-    kinds = tuple(k for k in kinds_for(node_kinds(cfg), tier=tier) if k.source == "karpenter"
-                  and k.ec2_type in (spot_type, twin_type))
+    kinds = tuple(
+        k
+        for k in kinds_for(node_kinds(cfg), tier=tier)
+        if k.source == "karpenter" and k.ec2_type in (spot_type, twin_type)
+    )
     assert {k.spec.gpus for k in kinds} == {find_spec(spot_type).gpus}  # an equal fit
     heaviest = max(kinds, key=lambda k: k.weight)
     assert heaviest.ec2_type == (twin_type if delta > 0 else spot_type)

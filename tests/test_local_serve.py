@@ -19,7 +19,7 @@ from llmft.local import run_serve, serve_command
 
 from .conftest import ROOT
 
-STUB = '''
+STUB = """
 import argparse, http.server, json, sys
 p = argparse.ArgumentParser()
 for flag in ("--model-path", "--served-model-name", "--host", "--port"):
@@ -32,7 +32,7 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 http.server.HTTPServer((a.host, int(a.port)), H).serve_forever()
-'''
+"""
 
 
 def _free_port() -> int:
@@ -43,8 +43,19 @@ def _free_port() -> int:
 
 def test_serve_command_binds_127_0_0_1() -> None:
     cmd = serve_command(Path("/fsx/checkpoints/medical-sft/merged"), "ml-research.medical-sft", 30001, "py")
-    assert cmd == ["py", "-m", "llm_platform.serve", "--model-path", "/fsx/checkpoints/medical-sft/merged",
-                   "--served-model-name", "ml-research.medical-sft", "--host", "127.0.0.1", "--port", "30001"]
+    assert cmd == [
+        "py",
+        "-m",
+        "llm_platform.serve",
+        "--model-path",
+        "/fsx/checkpoints/medical-sft/merged",
+        "--served-model-name",
+        "ml-research.medical-sft",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "30001",
+    ]
 
 
 def test_a_directory_without_a_model_is_refused(tmp_path: Path, capsys) -> None:
@@ -61,11 +72,18 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c(tmp_pa
     model.mkdir()
     (model / "config.json").write_text("{}")
     port = _free_port()
-    code = ("import sys; from pathlib import Path; from llmft.local import run_serve; "
-            f"sys.exit(run_serve(Path({str(model)!r}), 'ml-research.medical-sft', port={port}, "
-            f"env={{'PYTHONPATH': {str(tmp_path / 'stub')!r}, 'PATH': '/usr/bin:/bin'}}))")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys; from pathlib import Path; from llmft.local import run_serve; "
+        f"sys.exit(run_serve(Path({str(model)!r}), 'ml-research.medical-sft', port={port}, "
+        f"env={{'PYTHONPATH': {str(tmp_path / 'stub')!r}, 'PATH': '/usr/bin:/bin'}}))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         lines = []
         deadline = time.monotonic() + 30

@@ -8,7 +8,8 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk import aws_iam as iam, aws_secretsmanager as sm
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_secretsmanager as sm
 from aws_cdk.assertions import Template
 
 from config import ConfigError
@@ -84,8 +85,10 @@ def test_one_generated_mlflow_user_per_team(env_synth: Synth) -> None:
         assert "SecretString" not in props
     names = {s["Name"] for s in _container(env_synth)["Secrets"]}
     assert {n for n in names if n.startswith("MLFLOW_TEAM_")} == {
-        f"MLFLOW_TEAM_{t.name.upper().replace('-', '_')}_{k}" for t in env_synth.config.kubernetes.teams
-        for k in ("USERNAME", "PASSWORD")}
+        f"MLFLOW_TEAM_{t.name.upper().replace('-', '_')}_{k}"
+        for t in env_synth.config.kubernetes.teams
+        for k in ("USERNAME", "PASSWORD")
+    }
 
 
 def test_grant_team_credentials_reaches_one_team_and_stays_in_the_grantee_stack() -> None:
@@ -104,8 +107,11 @@ def test_grant_team_credentials_reaches_one_team_and_stays_in_the_grantee_stack(
     with pytest.raises(KeyError, match="no credentials for team 'nobody'"):
         mlflow.grant_team_credentials("nobody", role)
     template = Template.from_stack(consumer)
-    statements = [s for p in template.find_resources("AWS::IAM::Policy").values()
-                  for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    statements = [
+        s
+        for p in template.find_resources("AWS::IAM::Policy").values()
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]
     resolve = consumer.resolve
     read = next(s for s in statements if "secretsmanager:GetSecretValue" in s["Action"])
     assert json.dumps(read["Resource"]) == json.dumps(resolve(mlflow.team_credentials_secrets[team].secret_arn))
@@ -113,7 +119,8 @@ def test_grant_team_credentials_reaches_one_team_and_stays_in_the_grantee_stack(
     kms = next(s for s in statements if s["Action"] == "kms:Decrypt")
     assert kms["Condition"]["StringEquals"]["kms:ViaService"] == "secretsmanager.us-east-1.amazonaws.com"
     assert json.dumps(kms["Condition"]["StringEquals"]["kms:EncryptionContext:SecretARN"]) == json.dumps(
-        read["Resource"])
+        read["Resource"]
+    )
     assert consumer not in mlflow.dependencies
 
 
@@ -143,17 +150,24 @@ def test_task_definition_takes_credentials_from_secrets_manager(env_synth: Synth
     secrets = {s["Name"]: json.dumps(s["ValueFrom"]) for s in container["Secrets"]}
     team_secrets = _team_secrets(env_synth)
     teams = {t.name: "MLFLOW_TEAM_" + t.name.upper().replace("-", "_") for t in env_synth.config.kubernetes.teams}
-    assert set(secrets) == {"MLFLOW_DB_USERNAME", "MLFLOW_DB_PASSWORD", "MLFLOW_AUTH_ADMIN_USERNAME",
-                            "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_FLASK_SERVER_SECRET_KEY",
-                            *(f"{v}_{k}" for v in teams.values() for k in ("USERNAME", "PASSWORD"))}
+    assert set(secrets) == {
+        "MLFLOW_DB_USERNAME",
+        "MLFLOW_DB_PASSWORD",
+        "MLFLOW_AUTH_ADMIN_USERNAME",
+        "MLFLOW_AUTH_ADMIN_PASSWORD",
+        "MLFLOW_FLASK_SERVER_SECRET_KEY",
+        *(f"{v}_{k}" for v in teams.values() for k in ("USERNAME", "PASSWORD")),
+    }
     assert "DatabaseClusterSecretAttachment" in secrets["MLFLOW_DB_PASSWORD"]
     assert "AdminCredentialsSecret" in secrets["MLFLOW_AUTH_ADMIN_PASSWORD"]
     assert "FlaskSecretKeySecret" in secrets["MLFLOW_FLASK_SERVER_SECRET_KEY"]
     for team, prefix in teams.items():  # each team's pair comes from that team's own secret
-        assert json.loads(secrets[f"{prefix}_PASSWORD"]) == {"Fn::Join": ["", [{"Ref": team_secrets[team]},
-                                                                                ":password::"]]}
-        assert json.loads(secrets[f"{prefix}_USERNAME"]) == {"Fn::Join": ["", [{"Ref": team_secrets[team]},
-                                                                                ":username::"]]}
+        assert json.loads(secrets[f"{prefix}_PASSWORD"]) == {
+            "Fn::Join": ["", [{"Ref": team_secrets[team]}, ":password::"]]
+        }
+        assert json.loads(secrets[f"{prefix}_USERNAME"]) == {
+            "Fn::Join": ["", [{"Ref": team_secrets[team]}, ":username::"]]
+        }
 
 
 def test_teams_see_only_their_own_experiments_and_telemetry_is_off(env_synth: Synth) -> None:
@@ -205,8 +219,13 @@ def test_container_is_hardened_with_health_check_and_logs(env_synth: Synth) -> N
 
 
 def test_image_is_an_asset_built_at_deploy(env_synth: Synth) -> None:
-    manifest = json.loads(next(env_synth.outdir.glob("Dev-Mlflow.assets.json" if env_synth.config.name == "dev"
-                                                     else "Prod-Mlflow.assets.json")).read_text())
+    manifest = json.loads(
+        next(
+            env_synth.outdir.glob(
+                "Dev-Mlflow.assets.json" if env_synth.config.name == "dev" else "Prod-Mlflow.assets.json"
+            )
+        ).read_text()
+    )
     (image,) = manifest["dockerImages"].values()
     assert image["source"]["directory"].startswith("asset.")
     assert image["source"].get("platform") == "linux/amd64"
@@ -226,11 +245,16 @@ def test_cluster_and_service(env_synth: Synth) -> None:
     assert "PrivateSubnet" in json.dumps(net["Subnets"])
     assert props["DeploymentConfiguration"]["DeploymentCircuitBreaker"] == {"Enable": True, "Rollback": True}
     _, target = _one(env_synth, "AWS::ApplicationAutoScaling::ScalableTarget")
-    assert (target["Properties"]["MinCapacity"], target["Properties"]["MaxCapacity"]) == (svc_cfg.min_tasks,
-                                                                                         svc_cfg.max_tasks)
-    metrics = {p["Properties"]["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"]
-               ["PredefinedMetricType"]
-               for p in env_synth.resources("mlflow", "AWS::ApplicationAutoScaling::ScalingPolicy").values()}
+    assert (target["Properties"]["MinCapacity"], target["Properties"]["MaxCapacity"]) == (
+        svc_cfg.min_tasks,
+        svc_cfg.max_tasks,
+    )
+    metrics = {
+        p["Properties"]["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"][
+            "PredefinedMetricType"
+        ]
+        for p in env_synth.resources("mlflow", "AWS::ApplicationAutoScaling::ScalingPolicy").values()
+    }
     assert metrics == {"ECSServiceAverageCPUUtilization", "ALBRequestCountPerTarget"}
 
 
@@ -244,9 +268,12 @@ def test_task_role_reaches_only_its_prefix_and_the_key(env_synth: Synth) -> None
     template = env_synth.templates["mlflow"]
     _, task = _one(env_synth, "AWS::ECS::TaskDefinition")
     role_id = task["Properties"]["TaskRoleArn"]["Fn::GetAtt"][0]
-    statements = [s for p in env_synth.resources("mlflow", "AWS::IAM::Policy").values()
-                  if {"Ref": role_id} in p["Properties"].get("Roles", [])
-                  for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    statements = [
+        s
+        for p in env_synth.resources("mlflow", "AWS::IAM::Policy").values()
+        if {"Ref": role_id} in p["Properties"].get("Roles", [])
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]
     by_sid = {s["Sid"]: s for s in statements}
     assert set(by_sid) == {"ListArtifactPrefix", "ArtifactObjects", "ArtifactEncryption"}
     assert by_sid["ListArtifactPrefix"]["Condition"] == {"StringLike": {"s3:prefix": ["mlflow", "mlflow/*"]}}
@@ -259,15 +286,18 @@ def test_task_role_reaches_only_its_prefix_and_the_key(env_synth: Synth) -> None
 
 # ---- load balancer --------------------------------------------------------------------------------------------
 def test_https_only_listener_and_redirect(env_synth: Synth) -> None:
-    listeners = {r["Properties"]["Port"]: r["Properties"]
-                 for r in env_synth.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()}
+    listeners = {
+        r["Properties"]["Port"]: r["Properties"]
+        for r in env_synth.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()
+    }
     assert set(listeners) == {443, 80}
     https = listeners[443]
     assert https["Protocol"] == "HTTPS" and https["SslPolicy"] == TLS_POLICY and https["Certificates"]
     assert [a["Type"] for a in https["DefaultActions"]] == ["forward"]
     http = listeners[80]
-    assert http["DefaultActions"] == [{"Type": "redirect", "RedirectConfig": {"Port": "443", "Protocol": "HTTPS",
-                                                                               "StatusCode": "HTTP_301"}}]
+    assert http["DefaultActions"] == [
+        {"Type": "redirect", "RedirectConfig": {"Port": "443", "Protocol": "HTTPS", "StatusCode": "HTTP_301"}}
+    ]
     groups = env_synth.resources("mlflow", "AWS::ElasticLoadBalancingV2::TargetGroup")
     (group,) = groups.values()
     assert group["Properties"]["HealthCheckPath"] == "/health"
@@ -285,15 +315,19 @@ def test_load_balancer_is_internal_drops_bad_headers_and_logs(env_synth: Synth) 
 
 
 def test_certificate_from_config(dev: Synth, prod: Synth) -> None:
-    listener = next(r for r in dev.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()
-                    if r["Properties"]["Port"] == 443)
+    listener = next(
+        r
+        for r in dev.resources("mlflow", "AWS::ElasticLoadBalancingV2::Listener").values()
+        if r["Properties"]["Port"] == 443
+    )
     assert listener["Properties"]["Certificates"] == [{"CertificateArn": dev.config.mlflow.endpoint.certificate_arn}]
     assert not dev.resources("mlflow", "AWS::CertificateManager::Certificate")
     (cert,) = prod.resources("mlflow", "AWS::CertificateManager::Certificate").values()
     ep = prod.config.mlflow.endpoint
     assert cert["Properties"]["DomainName"] == ep.domain_name
-    assert cert["Properties"]["DomainValidationOptions"] == [{"DomainName": ep.domain_name,
-                                                              "HostedZoneId": ep.hosted_zone_id}]
+    assert cert["Properties"]["DomainValidationOptions"] == [
+        {"DomainName": ep.domain_name, "HostedZoneId": ep.hosted_zone_id}
+    ]
     (record,) = prod.resources("mlflow", "AWS::Route53::RecordSet").values()
     assert record["Properties"]["Name"] == ep.domain_name + "." and record["Properties"]["Type"] == "A"
     assert record["Properties"]["HostedZoneId"] == ep.hosted_zone_id
@@ -303,22 +337,32 @@ def test_security_group_rules(env_synth: Synth) -> None:
     """ALB 443 from the VPC (network stack) + 80 redirect added here; tasks from the ALB; Aurora from tasks only."""
     ingress = list(env_synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values())
     assert {(r["Properties"]["FromPort"], r["Properties"]["CidrIp"]) for r in ingress} == {
-        (80, cidr) for cidr in env_synth.stacks["network"].client_cidrs}
+        (80, cidr) for cidr in env_synth.stacks["network"].client_cidrs
+    }
     assert all("SecurityGroupsAlb" in json.dumps(r["Properties"]["GroupId"]) for r in ingress)
 
     network = env_synth.templates["network"]["Resources"]
-    aurora_rules = [r["Properties"] for r in network.values() if r["Type"] == "AWS::EC2::SecurityGroupIngress"
-                    and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsAurora9F07737D", "GroupId"]}]
+    aurora_rules = [
+        r["Properties"]
+        for r in network.values()
+        if r["Type"] == "AWS::EC2::SecurityGroupIngress"
+        and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsAurora9F07737D", "GroupId"]}
+    ]
     assert len(aurora_rules) == 1, aurora_rules
     rule = aurora_rules[0]
     assert (rule["FromPort"], rule["ToPort"]) == (5432, 5432)
     assert rule["SourceSecurityGroupId"] == {"Fn::GetAtt": ["SecurityGroupsMlflowTasksAFF141C1", "GroupId"]}
     aurora = network["SecurityGroupsAurora9F07737D"]["Properties"]
     assert "SecurityGroupIngress" not in aurora
-    task_rules = [r["Properties"] for r in network.values() if r["Type"] == "AWS::EC2::SecurityGroupIngress"
-                  and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsMlflowTasksAFF141C1", "GroupId"]}]
+    task_rules = [
+        r["Properties"]
+        for r in network.values()
+        if r["Type"] == "AWS::EC2::SecurityGroupIngress"
+        and r["Properties"]["GroupId"] == {"Fn::GetAtt": ["SecurityGroupsMlflowTasksAFF141C1", "GroupId"]}
+    ]
     assert [(r["FromPort"], r["SourceSecurityGroupId"]["Fn::GetAtt"][0]) for r in task_rules] == [
-        (5000, "SecurityGroupsAlbFB2F0AE8")]
+        (5000, "SecurityGroupsAlbFB2F0AE8")
+    ]
 
 
 # ---- database ---------------------------------------------------------------------------------------------------
@@ -355,48 +399,87 @@ def test_dev_scales_to_zero_prod_keeps_a_floor_and_a_reader(dev: Synth, prod: Sy
 # ---- configuration ------------------------------------------------------------------------------------------------
 BAD_CONFIGS = [
     ("dev", {"mlflow": {"endpoint": {"internet_facing": True}}}, r"internet_facing is true but ingress_cidrs"),
-    ("dev", {"mlflow": {"authentication": "none", "endpoint": {"internet_facing": True,
-                                                               "ingress_cidrs": ["203.0.113.0/24"]}}},
-     r"mlflow.authentication 'none' with mlflow.endpoint.internet_facing"),
+    (
+        "dev",
+        {
+            "mlflow": {
+                "authentication": "none",
+                "endpoint": {"internet_facing": True, "ingress_cidrs": ["203.0.113.0/24"]},
+            }
+        },
+        r"mlflow.authentication 'none' with mlflow.endpoint.internet_facing",
+    ),
     ("dev", {"mlflow": {"endpoint": {"certificate_arn": None}}}, r"mlflow.endpoint has no certificate"),
-    ("dev", {"mlflow": {"database": {"min_capacity_acu": 4, "max_capacity_acu": 2}}},
-     r"min_capacity_acu 4 exceeds max_capacity_acu 2"),
+    (
+        "dev",
+        {"mlflow": {"database": {"min_capacity_acu": 4, "max_capacity_acu": 2}}},
+        r"min_capacity_acu 4 exceeds max_capacity_acu 2",
+    ),
     ("dev", {"mlflow": {"database": {"max_capacity_acu": 512}}}, r"max_capacity_acu 512.0 is outside"),
     ("dev", {"mlflow": {"database": {"min_capacity_acu": 0.25}}}, r"multiple of 0.5 from 0 to 256"),
     ("dev", {"mlflow": {"database": {"max_capacity_acu": 0.5}}}, r"from 1 to 256"),
     ("dev", {"mlflow": {"database": {"backup_retention_days": 0}}}, r"backup_retention_days 0 is outside 1-35"),
     ("dev", {"mlflow": {"database": {"backup_retention_days": 36}}}, r"backup_retention_days 36 is outside 1-35"),
-    ("prod", {"mlflow": {"database": {"deletion_protection": False}}},
-     r"deletion_protection is false in an environment with protect_stateful"),
+    (
+        "prod",
+        {"mlflow": {"database": {"deletion_protection": False}}},
+        r"deletion_protection is false in an environment with protect_stateful",
+    ),
     ("prod", {"mlflow": {"database": {"min_capacity_acu": 0}}}, r"would let the production database pause"),
     ("prod", {"mlflow": {"service": {"min_tasks": 1}}}, r"min_tasks 1 is a single point of failure"),
-    ("dev", {"mlflow": {"endpoint": {"certificate_arn": "arn:aws:acm:us-east-1:123456789012:cert/abc"}}},
-     r"is not an ACM certificate ARN"),
-    ("dev", {"mlflow": {"endpoint": {"certificate_arn":
-                                     "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000"}}},
-     r"is in region eu-west-1, but the load balancer is in us-east-1"),
-    ("dev", {"mlflow": {"endpoint": {"certificate_arn":
-                                     "arn:aws:acm:us-east-1:210987654321:certificate/00000000-0000-4000-8000-000000000000"}}},
-     r"belongs to account 210987654321"),
+    (
+        "dev",
+        {"mlflow": {"endpoint": {"certificate_arn": "arn:aws:acm:us-east-1:123456789012:cert/abc"}}},
+        r"is not an ACM certificate ARN",
+    ),
+    (
+        "dev",
+        {
+            "mlflow": {
+                "endpoint": {
+                    "certificate_arn": "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000"
+                }
+            }
+        },
+        r"is in region eu-west-1, but the load balancer is in us-east-1",
+    ),
+    (
+        "dev",
+        {
+            "mlflow": {
+                "endpoint": {
+                    "certificate_arn": "arn:aws:acm:us-east-1:210987654321:certificate/00000000-0000-4000-8000-000000000000"
+                }
+            }
+        },
+        r"belongs to account 210987654321",
+    ),
     ("dev", {"mlflow": {"endpoint": {"hosted_zone_id": "Z0123456789EXAMPLE0AB"}}}, r"go together"),
     ("prod", {"mlflow": {"endpoint": {"hosted_zone_name": "other.example.com"}}}, r"is not inside hosted_zone_name"),
     ("dev", {"mlflow": {"endpoint": {"domain_name": "https://mlflow.example.com"}}}, r"is not a lower-case DNS name"),
-    ("dev", {"mlflow": {"endpoint": {"internet_facing": True, "ingress_cidrs": ["0.0.0.0/0"]}}},
-     r"opens MLflow to a /0"),
+    (
+        "dev",
+        {"mlflow": {"endpoint": {"internet_facing": True, "ingress_cidrs": ["0.0.0.0/0"]}}},
+        r"opens MLflow to a /0",
+    ),
     ("dev", {"mlflow": {"database": {"engine_version": "12.4"}}}, r"engine_version '12.4' is not offered"),
     ("dev", {"mlflow": {"database": {"auto_pause_seconds": 60}}}, r"auto_pause_seconds 60 is outside 300-86400"),
     ("dev", {"mlflow": {"service": {"cpu": 1024, "memory_mib": 1024}}}, r"memory_mib 1024 is not valid with cpu"),
     ("dev", {"mlflow": {"service": {"min_tasks": 3, "max_tasks": 2}}}, r"min_tasks 3 exceeds max_tasks 2"),
     ("prod", {"mlflow": {"authentication": "none"}}, r"'none' is not allowed when protect_stateful"),
     # dev ships two teams: each logs as its own user, so anything that lets one see the other's experiments is refused.
-    ("dev", {"mlflow": {"service": {"default_permission": "READ"}}},
-     r"default_permission 'READ' lets each of the 2 teams \(ml-research, hyperpod-platform\) use the others'"),
+    (
+        "dev",
+        {"mlflow": {"service": {"default_permission": "READ"}}},
+        r"default_permission 'READ' lets each of the 2 teams \(ml-research, hyperpod-platform\) use the others'",
+    ),
     ("dev", {"mlflow": {"authentication": "none"}}, r"'none' gives the 2 teams .* one shared identity"),
 ]
 
 
-@pytest.mark.parametrize(("env", "overrides", "message"), BAD_CONFIGS,
-                         ids=[re.sub(r"\W+", "-", m)[:40] for _, _, m in BAD_CONFIGS])
+@pytest.mark.parametrize(
+    ("env", "overrides", "message"), BAD_CONFIGS, ids=[re.sub(r"\W+", "-", m)[:40] for _, _, m in BAD_CONFIGS]
+)
 def test_bad_config_is_refused(env: str, overrides: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_with(env, overrides)
@@ -404,6 +487,7 @@ def test_bad_config_is_refused(env: str, overrides: dict, message: str) -> None:
 
 def test_missing_mlflow_section_names_the_file() -> None:
     from config import parse_config
+
     from .conftest import raw_config
 
     data = raw_config("dev")
@@ -418,8 +502,10 @@ def test_internet_facing_with_allowed_cidrs_synthesizes_in_public_subnets() -> N
     _, alb = _one(synth, "AWS::ElasticLoadBalancingV2::LoadBalancer")
     assert alb["Properties"]["Scheme"] == "internet-facing"
     assert all("PublicSubnet" in json.dumps(s) for s in alb["Properties"]["Subnets"])
-    rules = {(r["Properties"]["FromPort"], r["Properties"]["CidrIp"])
-             for r in synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values()}
+    rules = {
+        (r["Properties"]["FromPort"], r["Properties"]["CidrIp"])
+        for r in synth.resources("mlflow", "AWS::EC2::SecurityGroupIngress").values()
+    }
     assert {(443, "203.0.113.0/24"), (80, "203.0.113.0/24")} <= rules
     assert not any(cidr == "0.0.0.0/0" for _, cidr in rules)
 
@@ -429,12 +515,18 @@ def test_service_starts_only_after_the_database_writer(env_synth: Synth) -> None
     (CloudFormation completes AWS::RDS::DBCluster before any instance that accepts connections exists)."""
     resources = env_synth.templates["mlflow"]["Resources"]
     cluster_id = _cluster_id(env_synth)
-    instances = {k: v for k, v in resources.items() if v["Type"] == "AWS::RDS::DBInstance"
-                 and v["Properties"]["DBClusterIdentifier"] == {"Ref": cluster_id}}
+    instances = {
+        k: v
+        for k, v in resources.items()
+        if v["Type"] == "AWS::RDS::DBInstance" and v["Properties"]["DBClusterIdentifier"] == {"Ref": cluster_id}
+    }
     # Aurora makes the first instance created the writer: the one that waits for no other instance of the cluster
     # (CDK makes readers depend on it), with failover tier 0.
-    writers = [k for k, v in instances.items() if not set(v.get("DependsOn", [])) & set(instances)
-               and v["Properties"].get("PromotionTier") == 0]
+    writers = [
+        k
+        for k, v in instances.items()
+        if not set(v.get("DependsOn", [])) & set(instances) and v["Properties"].get("PromotionTier") == 0
+    ]
     assert len(writers) == 1, f"expected exactly one writer among {sorted(instances)}"
     service_id, service = _one(env_synth, "AWS::ECS::Service")
     depends = set(service.get("DependsOn", []))

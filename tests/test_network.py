@@ -18,8 +18,11 @@ def lid(construct: Any) -> str:
 
 def rules(synth: Synth, type_: str, group: Any) -> list[dict[str, Any]]:
     gid = lid(group)
-    return [r["Properties"] for r in synth.resources("network", type_).values()
-            if r["Properties"]["GroupId"] == {"Fn::GetAtt": [gid, "GroupId"]}]
+    return [
+        r["Properties"]
+        for r in synth.resources("network", type_).values()
+        if r["Properties"]["GroupId"] == {"Fn::GetAtt": [gid, "GroupId"]}
+    ]
 
 
 def source(rule: dict[str, Any]) -> str:
@@ -53,8 +56,11 @@ def test_hyperpod_subnet_in_secondary_cidr(env_synth: Synth) -> None:
     assert subnet["Properties"]["CidrBlock"].endswith(f"/{net.hyperpod.subnet_mask}")
     assert subnet["Properties"]["MapPublicIpOnLaunch"] is False
     assert list(block)[0] in subnet["DependsOn"]
-    routes = [r["Properties"] for r in env_synth.resources("network", "AWS::EC2::Route").values()
-              if "NatGatewayId" in r["Properties"]]
+    routes = [
+        r["Properties"]
+        for r in env_synth.resources("network", "AWS::EC2::Route").values()
+        if "NatGatewayId" in r["Properties"]
+    ]
     hp_table = lid(stack.hyperpod.subnet.node.find_child("RouteTable"))
     assert any(r["RouteTableId"] == {"Ref": hp_table} and r["DestinationCidrBlock"] == "0.0.0.0/0" for r in routes)
 
@@ -96,13 +102,19 @@ def test_alb_admits_https_from_vpc_only(env_synth: Synth) -> None:
     assert not rules(env_synth, "AWS::EC2::SecurityGroupIngress", groups.alb)
     net = env_synth.config.network
     assert {(r["FromPort"], r.get("CidrIp")) for r in inline} == {
-        (443, net.vpc_cidr), (443, net.hyperpod.secondary_cidr)}
+        (443, net.vpc_cidr),
+        (443, net.hyperpod.secondary_cidr),
+    }
 
 
 def test_no_group_is_open_to_the_internet(env_synth: Synth) -> None:
     resources = env_synth.templates["network"]["Resources"].values()
-    inline = [rule for r in resources if r["Type"] == "AWS::EC2::SecurityGroup"
-              for rule in r["Properties"].get("SecurityGroupIngress", [])]
+    inline = [
+        rule
+        for r in resources
+        if r["Type"] == "AWS::EC2::SecurityGroup"
+        for rule in r["Properties"].get("SecurityGroupIngress", [])
+    ]
     standalone = [r["Properties"] for r in resources if r["Type"] == "AWS::EC2::SecurityGroupIngress"]
     assert not [r for r in inline + standalone if r.get("CidrIp") == "0.0.0.0/0"]
 
@@ -130,12 +142,16 @@ def test_endpoints_per_profile(env: str, interfaces: int) -> None:
     from .conftest import synthesize
 
     synth = synthesize(env)
-    types = [r["Properties"].get("VpcEndpointType", "Gateway")
-             for r in synth.resources("network", "AWS::EC2::VPCEndpoint").values()]
+    types = [
+        r["Properties"].get("VpcEndpointType", "Gateway")
+        for r in synth.resources("network", "AWS::EC2::VPCEndpoint").values()
+    ]
     assert types.count("Gateway") == 1
     assert types.count("Interface") == interfaces
-    names = {r["Properties"]["ServiceName"] if isinstance(r["Properties"]["ServiceName"], str) else "s3"
-             for r in synth.resources("network", "AWS::EC2::VPCEndpoint").values()}
+    names = {
+        r["Properties"]["ServiceName"] if isinstance(r["Properties"]["ServiceName"], str) else "s3"
+        for r in synth.resources("network", "AWS::EC2::VPCEndpoint").values()
+    }
     if interfaces:
         region = synth.config.region
         assert {f"com.amazonaws.{region}.{s}" for s in synth.config.network.interface_endpoints} <= names
@@ -147,8 +163,11 @@ def test_endpoints_per_profile(env: str, interfaces: int) -> None:
 
 def test_s3_gateway_endpoint_serves_the_hyperpod_subnet(env_synth: Synth) -> None:
     stack = env_synth.stacks["network"]
-    gw = next(r for r in env_synth.resources("network", "AWS::EC2::VPCEndpoint").values()
-              if r["Properties"]["VpcEndpointType"] == "Gateway")
+    gw = next(
+        r
+        for r in env_synth.resources("network", "AWS::EC2::VPCEndpoint").values()
+        if r["Properties"]["VpcEndpointType"] == "Gateway"
+    )
     assert {"Ref": lid(stack.hyperpod.subnet.node.find_child("RouteTable"))} in gw["Properties"]["RouteTableIds"]
 
 
@@ -165,9 +184,12 @@ def test_karpenter_discovery_tags(env_synth: Synth) -> None:
     name = env_synth.config.cluster_name
     res = env_synth.templates["network"]["Resources"]
     for subnet in stack.vpc.private_subnets:
-        assert {"Key": "karpenter.sh/discovery", "Value": name} in res[lid(subnet.node.default_child)]["Properties"]["Tags"]
-    assert {"Key": "karpenter.sh/discovery", "Value": name} in \
-        res[lid(stack.security_groups.eks_nodes)]["Properties"]["Tags"]
+        assert {"Key": "karpenter.sh/discovery", "Value": name} in res[lid(subnet.node.default_child)]["Properties"][
+            "Tags"
+        ]
+    assert {"Key": "karpenter.sh/discovery", "Value": name} in res[lid(stack.security_groups.eks_nodes)]["Properties"][
+        "Tags"
+    ]
     hp_tags = res[lid(stack.hyperpod.subnet.node.default_child)]["Properties"]["Tags"]
     assert not [t for t in hp_tags if t["Key"] == "karpenter.sh/discovery"]  # HyperPod keeps its subnet
 
@@ -184,7 +206,10 @@ def test_network_log_groups_use_the_network_logs_key(env_synth: Synth) -> None:
     for lid, res in groups.items():
         assert res["Properties"]["KmsKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}, lid
         assert res["Properties"]["RetentionInDays"] > 0, lid
-    (logs_statement,) = [s for s in keys[key_id]["Properties"]["KeyPolicy"]["Statement"]
-                         if s.get("Principal", {}).get("Service") == f"logs.{env_synth.config.region}.amazonaws.com"]
+    (logs_statement,) = [
+        s
+        for s in keys[key_id]["Properties"]["KeyPolicy"]["Statement"]
+        if s.get("Principal", {}).get("Service") == f"logs.{env_synth.config.region}.amazonaws.com"
+    ]
     assert "kms:GenerateDataKey*" in logs_statement["Action"]
     assert "kms:EncryptionContext:aws:logs:arn" in logs_statement["Condition"]["ArnLike"]

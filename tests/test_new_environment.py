@@ -54,14 +54,20 @@ def _warnings(synth: Synth) -> list[str]:
     manifest = json.loads((synth.outdir / "manifest.json").read_text())
     tables = [a.get("metadata", {}) for a in manifest["artifacts"].values()]
     tables += [json.loads(f.read_text()) for f in sorted(synth.outdir.glob("*.metadata.json"))]
-    return [entry["data"] for table in tables for entries in table.values() for entry in entries
-            if entry["type"] == "aws:cdk:warning"]
+    return [
+        entry["data"]
+        for table in tables
+        for entries in table.values()
+        for entry in entries
+        if entry["type"] == "aws:cdk:warning"
+    ]
 
 
 def _gpu_types(synth: Synth) -> set[str]:
     cfg = synth.config
-    return {t for p in cfg.kubernetes.gpu_node_pools for t in p.instance_types} | \
-        {g.instance_type for g in cfg.compute.hyperpod.instance_groups if is_nvidia_gpu(g.instance_type)}
+    return {t for p in cfg.kubernetes.gpu_node_pools for t in p.instance_types} | {
+        g.instance_type for g in cfg.compute.hyperpod.instance_groups if is_nvidia_gpu(g.instance_type)
+    }
 
 
 def test_it_synthesizes_and_passes_cdk_nag(new_env) -> None:
@@ -82,8 +88,10 @@ def test_the_burst_alarm_says_what_it_cannot_count(new_env) -> None:
     """The budget alarm sums running GPUs x price; with nothing priced there is nothing to sum, so there is no
     alarm (and the warning above says why). With some types priced, its description names the others (below)."""
     synth, _ = new_env
-    alarms = {r["Properties"]["AlarmName"]: r["Properties"] for r in synth.resources(
-        "observability", "AWS::CloudWatch::Alarm").values()}
+    alarms = {
+        r["Properties"]["AlarmName"]: r["Properties"]
+        for r in synth.resources("observability", "AWS::CloudWatch::Alarm").values()
+    }
     assert not [n for n in alarms if n.endswith("BurstSpendOverBudget")]
 
 
@@ -119,20 +127,39 @@ def test_a_partly_priced_burst_alarm_names_the_unpriced_types() -> None:
     pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
     unpriced_type = "g6e.xlarge"  # in config/data/instance_specs.yaml, not in the price table
     assert Pricer.of("us-east-1").instance(unpriced_type) is None
-    extra = {**pools[-1], "name": "extra-spot", "instance_types": [unpriced_type], "gpu_limit": 1,
-             "weight": min(p.get("weight", 10) for p in pools) - 1}
+    extra = {
+        **pools[-1],
+        "name": "extra-spot",
+        "instance_types": [unpriced_type],
+        "gpu_limit": 1,
+        "weight": min(p.get("weight", 10) for p in pools) - 1,
+    }
     cfg = config_with("dev", {"kubernetes": {"gpu_node_pools": [*pools, extra]}})
     assert unpriced_gpu_types(cfg) == (unpriced_type,)
     per_gpu, reserved_gpus, _ = gpu_prices(cfg)
     stack = Stack(App(), "Probe")
     alarms = PlatformAlarms(
-        stack, "Alarms", prefix="p", thresholds=cfg.observability.thresholds, resources=AlarmedResources(
-            cluster_name="c", file_system_id="fs", file_system_capacity_gib=1200, load_balancer_full_name="lb",
-            target_group_full_name="tg", database_cluster_identifier="db",
-            hyperpod_cluster_arn="arn:aws:sagemaker:us-east-1:123456789012:cluster/x", spot_interruption_rule_name="r"),
+        stack,
+        "Alarms",
+        prefix="p",
+        thresholds=cfg.observability.thresholds,
+        resources=AlarmedResources(
+            cluster_name="c",
+            file_system_id="fs",
+            file_system_capacity_gib=1200,
+            load_balancer_full_name="lb",
+            target_group_full_name="tg",
+            database_cluster_identifier="db",
+            hyperpod_cluster_arn="arn:aws:sagemaker:us-east-1:123456789012:cluster/x",
+            spot_interruption_rule_name="r",
+        ),
         gpus=GpuAlarmProps(
-            reserved_gpus=reserved_gpus, hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(cfg),
-            burst_prices=burst_prices(cfg, per_gpu), unpriced_instance_types=unpriced_gpu_types(cfg),
-            burst_usd_per_hour=cfg.burst_alarm_usd_per_hour))
+            reserved_gpus=reserved_gpus,
+            hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(cfg),
+            burst_prices=burst_prices(cfg, per_gpu),
+            unpriced_instance_types=unpriced_gpu_types(cfg),
+            burst_usd_per_hour=cfg.burst_alarm_usd_per_hour,
+        ),
+    )
     description = stack.resolve(alarms.alarms["BurstSpendOverBudget"].node.default_child.alarm_description)
     assert f"does NOT count {unpriced_type}" in description

@@ -12,8 +12,19 @@ from config import load_config
 from config.compute import GPU_TYPE_BY_FAMILY
 from config.instances import instance_specs
 from k8s_charts.node_shapes import (
-    CPU_POOL, DAEMONSETS, SYSTEM, VM_MEMORY_OVERHEAD, Resources, fits, kinds_for, kube_reserved, node_kinds, pod_kinds,
-    pod_request, pod_request_of, why_not,
+    CPU_POOL,
+    DAEMONSETS,
+    SYSTEM,
+    VM_MEMORY_OVERHEAD,
+    Resources,
+    fits,
+    kinds_for,
+    kube_reserved,
+    node_kinds,
+    pod_kinds,
+    pod_request,
+    pod_request_of,
+    why_not,
 )
 from k8s_charts.validation import embedded_pod_templates
 
@@ -38,9 +49,23 @@ def test_hyperpod_threads_per_core_halves_vcpus() -> None:
     hyperpod, karpenter = kinds[f"hyperpod/{group.name}"], kinds[f"karpenter/{pool.name}/p5.48xlarge"]
     assert hyperpod.capacity.cpu_m == spec.vcpus * group.threads_per_core // 2 * 1000
     assert karpenter.capacity.cpu_m == spec.vcpus * 1000
-    two_threads = node_kinds(config_with("prod", {"compute": {"hyperpod": {"instance_groups": [
-        {**g, "threads_per_core": 2} for g in yaml.safe_load((ROOT / "config/prod.yaml").read_text())["compute"][
-            "hyperpod"]["instance_groups"]]}}}))
+    two_threads = node_kinds(
+        config_with(
+            "prod",
+            {
+                "compute": {
+                    "hyperpod": {
+                        "instance_groups": [
+                            {**g, "threads_per_core": 2}
+                            for g in yaml.safe_load((ROOT / "config/prod.yaml").read_text())["compute"]["hyperpod"][
+                                "instance_groups"
+                            ]
+                        ]
+                    }
+                }
+            },
+        )
+    )
     assert next(k for k in two_threads if k.name == hyperpod.name).capacity.cpu_m == spec.vcpus * 1000
 
 
@@ -51,8 +76,12 @@ def test_allocatable_is_capacity_less_reservations_and_daemonsets() -> None:
         assert kind.daemonsets == sum((d.requests for d in expected_ds), Resources())
         assert kind.reserved.memory_mib == 11 * kind.spec.max_pods + 255 + 100
         assert kind.allocatable.cpu_m == vcpus * 1000 - kind.reserved.cpu_m - kind.daemonsets.cpu_m
-        assert kind.allocatable.memory_mib == int(kind.spec.memory_gib * 1024 * (1 - VM_MEMORY_OVERHEAD)) \
-            - kind.reserved.memory_mib - kind.daemonsets.memory_mib
+        assert (
+            kind.allocatable.memory_mib
+            == int(kind.spec.memory_gib * 1024 * (1 - VM_MEMORY_OVERHEAD))
+            - kind.reserved.memory_mib
+            - kind.daemonsets.memory_mib
+        )
         assert kind.allocatable.gpus == kind.spec.gpus
 
 
@@ -117,8 +146,10 @@ def test_every_job_pod_in_dist_fits_every_node_kind_it_may_land_on(k8s_dist, env
                 assert allowed, f"{where}: no node kind of {env} matches its placement"
                 request = pod_request_of(spec)
                 for kind in allowed:
-                    assert fits(request, kind), (f"{where} requests {request.describe()} but {kind.name} has "
-                                                 f"{kind.allocatable.describe()}: {why_not(request, kind)}")
+                    assert fits(request, kind), (
+                        f"{where} requests {request.describe()} but {kind.name} has "
+                        f"{kind.allocatable.describe()}: {why_not(request, kind)}"
+                    )
                 checked += 1
     assert checked >= 5  # SFT and eval workers, the GRPO head, workers and submitter
 
@@ -127,14 +158,24 @@ def test_pod_kinds_follow_taints_and_affinity() -> None:
     kinds = node_kinds(PROD)
     cpu_pod = {"containers": [{"resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}
     assert {k.source for k in pod_kinds(kinds, cpu_pod)} == {SYSTEM}
-    cpu_job_pod = {**cpu_pod, "tolerations": [{"key": "llmft.io/cpu-jobs", "operator": "Equal", "value": "true",
-                                               "effect": "NoSchedule"}]}
+    cpu_job_pod = {
+        **cpu_pod,
+        "tolerations": [{"key": "llmft.io/cpu-jobs", "operator": "Equal", "value": "true", "effect": "NoSchedule"}],
+    }
     assert {k.source for k in pod_kinds(kinds, cpu_job_pod)} == {SYSTEM, CPU_POOL}
-    gpu_pod = {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-               "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                   {"matchExpressions": [{"key": "node-type", "operator": "In", "values": ["eks-spot"]}]}]}}}}
+    gpu_pod = {
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "node-type", "operator": "In", "values": ["eks-spot"]}]}
+                    ]
+                }
+            }
+        },
+    }
     assert {k.node_type for k in pod_kinds(kinds, gpu_pod)} == {"eks-spot"}
-
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -159,8 +200,13 @@ def test_cpu_pool_nodes_hold_two_of_the_largest_cpu_job_pod(k8s_dist, env: str) 
     """Sizes with room: every CPU pool type holds at least two of the largest CPU job pod written to dist (a head
     and its submitter, or two llmft steps, share a node)."""
     kinds = [k for k in node_kinds(load_config(env)) if k.source == CPU_POOL]
-    requests = [pod_request_of(t["spec"]) for docs in k8s_dist[env].values() for doc in docs
-                for _, t in embedded_pod_templates(doc) if CPU_POOL in {k.source for k in pod_kinds(kinds, t["spec"])}]
+    requests = [
+        pod_request_of(t["spec"])
+        for docs in k8s_dist[env].values()
+        for doc in docs
+        for _, t in embedded_pod_templates(doc)
+        if CPU_POOL in {k.source for k in pod_kinds(kinds, t["spec"])}
+    ]
     assert requests
     largest = Resources(max(r.cpu_m for r in requests), max(r.memory_mib for r in requests))
     for kind in kinds:
@@ -196,8 +242,9 @@ def _requests(resources: dict | None, default: Resources | None = None) -> Resou
     if not req:
         assert default is not None, f"no requests in {resources} and no chart default"
         return default
-    return Resources(cpu_m=parse_quantity(req.get("cpu", 0), cpu=True),
-                     memory_mib=parse_quantity(req.get("memory", 0), cpu=False))
+    return Resources(
+        cpu_m=parse_quantity(req.get("cpu", 0), cpu=True), memory_mib=parse_quantity(req.get("memory", 0), cpu=False)
+    )
 
 
 def _mentions(value, selector: dict) -> bool:
@@ -230,8 +277,9 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
     pods += [("karpenter", _requests(karpenter["controller"]["resources"]))] * karpenter["replicas"]
     kuberay = releases["kuberay-operator"]
     assert kuberay["nodeSelector"] == selector
-    pods += [("kuberay-operator", _requests(kuberay.get("resources")))] * kuberay.get("replicas",
-                                                                                    KUBERAY_CHART_REPLICAS)
+    pods += [("kuberay-operator", _requests(kuberay.get("resources")))] * kuberay.get(
+        "replicas", KUBERAY_CHART_REPLICAS
+    )
     kueue = releases["kueue"]["controllerManager"]
     assert kueue["nodeSelector"] == selector
     pods += [("kueue", _requests(kueue["manager"].get("resources"), KUEUE_CHART_REQUESTS))] * kueue["replicas"]
@@ -264,8 +312,9 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
                     continue
                 for agent in json.loads(configuration).get("agents", []):
                     if agent.get("mode") == "deployment" and agent.get("nodeSelector") == selector:
-                        pods += [(agent["name"], _requests(agent.get("resources"), CLOUDWATCH_AGENT_REQUESTS))] \
-                            * agent.get("replicas", 1)
+                        pods += [
+                            (agent["name"], _requests(agent.get("resources"), CLOUDWATCH_AGENT_REQUESTS))
+                        ] * agent.get("replicas", 1)
     return pods
 
 
@@ -302,6 +351,8 @@ def test_system_nodes_have_room_for_every_pinned_controller(env: str, tmp_path) 
     nodes = config.compute.system_nodes.min_size
     total = sum((r for _, r in pods), Resources())
     placed = pack(pods, smallest.allocatable, nodes)
-    assert placed is not None, (f"{env}: {len(pods)} controller pods requesting {total.describe()} do not fit "
-                                f"{nodes} x {smallest.name} ({smallest.allocatable.describe()} each): "
-                                f"{sorted((n, r.describe()) for n, r in pods)}")
+    assert placed is not None, (
+        f"{env}: {len(pods)} controller pods requesting {total.describe()} do not fit "
+        f"{nodes} x {smallest.name} ({smallest.allocatable.describe()} each): "
+        f"{sorted((n, r.describe()) for n, r in pods)}"
+    )

@@ -15,7 +15,10 @@ import pytest
 import yaml
 
 from cdk_constructs.observability.container_insights import (
-    ARGO_WORKFLOWS_METRICS, CI_AGENT, PROMETHEUS_AGENT, SCRAPE_INTERVAL_SECONDS,
+    ARGO_WORKFLOWS_METRICS,
+    CI_AGENT,
+    PROMETHEUS_AGENT,
+    SCRAPE_INTERVAL_SECONDS,
 )
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
 from config._base import LOG_RETENTION_DAYS
@@ -36,8 +39,7 @@ def untoken(value: Any) -> str:
 def from_stack(value: Any, stack_name: str) -> bool:
     """True if ``value`` is a reference to an output of ``stack_name`` (Fn::ImportValue or Fn::GetStackOutput)."""
     text = json.dumps(value)
-    return ("Fn::ImportValue" in text and stack_name in text) or \
-        f'"StackName": "{stack_name}"' in text
+    return ("Fn::ImportValue" in text and stack_name in text) or f'"StackName": "{stack_name}"' in text
 
 
 def one(synth: Synth, type_: str, stack: str = STACK) -> dict[str, Any]:
@@ -46,14 +48,17 @@ def one(synth: Synth, type_: str, stack: str = STACK) -> dict[str, Any]:
 
 # ---- config errors -----------------------------------------------------------------------------------------
 
+
 def _fails(overrides: dict[str, Any], *patterns: str) -> None:
     config_fails({"observability": overrides}, *patterns)
 
 
 @pytest.mark.parametrize("address", ["oncall", "oncall@", "on call@example.com", "oncall@example"])
 def test_bad_email_is_rejected(address: str) -> None:
-    _fails({"alarm_emails": ["ok@example.com", address]},
-           rf"observability\.alarm_emails \[{re.escape(repr(address))}\] are not e-mail addresses; use the form")
+    _fails(
+        {"alarm_emails": ["ok@example.com", address]},
+        rf"observability\.alarm_emails \[{re.escape(repr(address))}\] are not e-mail addresses; use the form",
+    )
 
 
 def test_duplicate_email_is_rejected() -> None:
@@ -63,47 +68,65 @@ def test_duplicate_email_is_rejected() -> None:
 @pytest.mark.parametrize("days", [0, 2, 45, 4000])
 def test_retention_cloudwatch_does_not_offer_is_rejected(days: int) -> None:
     assert days not in LOG_RETENTION_DAYS
-    _fails({"log_retention_days": days},
-           rf"observability\.log_retention_days {days} is not a CloudWatch Logs retention; use one of 1, 3, 5, 7")
+    _fails(
+        {"log_retention_days": days},
+        rf"observability\.log_retention_days {days} is not a CloudWatch Logs retention; use one of 1, 3, 5, 7",
+    )
 
 
-@pytest.mark.parametrize("version,pattern", [
-    ("6.4.0", r"'6\.4\.0' is not an EKS add-on version; use the form 'v6\.4\.0-eksbuild\.1'"),
-    ("v3.0.9-eksbuild.2", r"'v3\.0\.9-eksbuild\.2' predates EKS Pod Identity support in the add-on; use "
-                          r"v3\.1\.0-eksbuild\.1 or later"),
-])
+@pytest.mark.parametrize(
+    "version,pattern",
+    [
+        ("6.4.0", r"'6\.4\.0' is not an EKS add-on version; use the form 'v6\.4\.0-eksbuild\.1'"),
+        (
+            "v3.0.9-eksbuild.2",
+            r"'v3\.0\.9-eksbuild\.2' predates EKS Pod Identity support in the add-on; use "
+            r"v3\.1\.0-eksbuild\.1 or later",
+        ),
+    ],
+)
 def test_bad_addon_version_is_rejected(version: str, pattern: str) -> None:
     _fails({"addon_version": version}, pattern)
 
 
-@pytest.mark.parametrize("field,value,bound", [
-    ("fsx_free_capacity_percent", 0, "greater than or equal to 1"),
-    ("fsx_free_capacity_percent", 95, "less than or equal to 90"),
-    ("aurora_acu_percent", 120, "less than or equal to 100"),
-    ("reserved_idle_hours", 0, "greater than or equal to 1"),
-    ("reserved_idle_hours", 100, "less than or equal to 72"),
-    ("spot_interruptions_per_hour", 0, "greater than or equal to 1"),
-    ("burst_usd_per_hour", -5, "greater than 0"),
-])
+@pytest.mark.parametrize(
+    "field,value,bound",
+    [
+        ("fsx_free_capacity_percent", 0, "greater than or equal to 1"),
+        ("fsx_free_capacity_percent", 95, "less than or equal to 90"),
+        ("aurora_acu_percent", 120, "less than or equal to 100"),
+        ("reserved_idle_hours", 0, "greater than or equal to 1"),
+        ("reserved_idle_hours", 100, "less than or equal to 72"),
+        ("spot_interruptions_per_hour", 0, "greater than or equal to 1"),
+        ("burst_usd_per_hour", -5, "greater than 0"),
+    ],
+)
 def test_threshold_out_of_range_is_rejected(field: str, value: float, bound: str) -> None:
-    _fails({"thresholds": {field: value}},
-           rf"observability\.thresholds\.{field}: Input should be {bound} \(got {value}\); fix the value in")
+    _fails(
+        {"thresholds": {field: value}},
+        rf"observability\.thresholds\.{field}: Input should be {bound} \(got {value}\); fix the value in",
+    )
 
 
 def test_unknown_threshold_is_rejected_with_the_known_ones() -> None:
-    _fails({"thresholds": {"gpu_idle": 3}}, r"observability\.thresholds\.gpu_idle: unknown key .*known keys here: "
-                                            r"aurora_acu_percent, burst_usd_per_hour")
+    _fails(
+        {"thresholds": {"gpu_idle": 3}},
+        r"observability\.thresholds\.gpu_idle: unknown key .*known keys here: "
+        r"aurora_acu_percent, burst_usd_per_hour",
+    )
 
 
 def test_burst_threshold_defaults_to_the_gpu_budget() -> None:
     cfg = config_with("dev")
     assert cfg.observability.thresholds.burst_usd_per_hour is None
     assert cfg.burst_alarm_usd_per_hour == cfg.cost.max_burst_usd_per_hour
-    assert config_with("dev", {"observability": {"thresholds": {"burst_usd_per_hour": 50}}}).burst_alarm_usd_per_hour \
-        == 50
+    assert (
+        config_with("dev", {"observability": {"thresholds": {"burst_usd_per_hour": 50}}}).burst_alarm_usd_per_hour == 50
+    )
 
 
 # ---- the add-on ------------------------------------------------------------------------------------------------
+
 
 def addon(synth: Synth) -> tuple[dict[str, Any], dict[str, Any]]:
     res = one(synth, "AWS::EKS::Addon")
@@ -124,11 +147,14 @@ def test_addon_is_pinned_with_pod_identity(env_synth: Synth) -> None:
     (statement,) = role["AssumeRolePolicyDocument"]["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     tags = statement["Condition"]["StringEquals"]
-    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == \
-        ("amazon-cloudwatch", "cloudwatch-agent")
+    assert (tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]) == (
+        "amazon-cloudwatch",
+        "cloudwatch-agent",
+    )
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
-    assert [untoken(a) for a in role["ManagedPolicyArns"]] == \
-        ["arn:<token>:iam::aws:policy/CloudWatchAgentServerPolicy"]
+    assert [untoken(a) for a in role["ManagedPolicyArns"]] == [
+        "arn:<token>:iam::aws:policy/CloudWatchAgentServerPolicy"
+    ]
     assert "ServiceAccountRoleArn" not in props, "IRSA and Pod Identity at once"
 
 
@@ -144,13 +170,15 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     assert {"operator": "Exists"} in cfg["tolerations"]
     assert all("key" not in t and "effect" not in t for t in cfg["tolerations"] if t.get("operator") == "Exists")
     k8s = agent_entry(cfg, CI_AGENT)["config"]["logs"]["metrics_collected"]["kubernetes"]
-    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True}, \
+    assert k8s == {"enhanced_container_insights": True, "accelerated_compute_metrics": True}, (
         "Kueue is scraped by the Prometheus agent (tests/test_kueue_metrics.py), not the built-in Kueue scraper"
+    )
     assert cfg["containerLogs"]["enabled"] is True
     assert cfg["manager"]["applicationSignals"]["autoMonitor"]["monitorAllServices"] is False
     names = [a["name"] for a in cfg["agents"]]
-    assert names == [CI_AGENT, PROMETHEUS_AGENT], \
+    assert names == [CI_AGENT, PROMETHEUS_AGENT], (
         "no cloudwatch-agent-cluster-scraper entry: the chart skips it without otelContainerInsights"
+    )
     prom = agent_entry(cfg, PROMETHEUS_AGENT)
     assert prom["mode"] == "deployment" and prom["replicas"] == 1, "one scraper, or every counter is counted twice"
     collected = prom["config"]["logs"]["metrics_collected"]["prometheus"]
@@ -160,8 +188,9 @@ def test_addon_runs_on_every_node_kind_and_collects_gpu_kueue_and_logs(env_synth
     assert prom["hostNetwork"] is False, "pod-networked: the serving pods' NetworkPolicy admits its namespace"
     for job in jobs:
         assert {"target_label": "ClusterName", "replacement": env_synth.config.cluster_name} in job["relabel_configs"]
-    assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", \
+    assert prom["prometheus"]["config"]["global"]["scrape_interval"] == f"{SCRAPE_INTERVAL_SECONDS}s", (
         "the GPU-count math (Sum x interval / PERIOD) assumes this interval"
+    )
 
 
 # ---- what the chart does with the configuration (real chart templates, real helm) -------------------------------
@@ -170,35 +199,24 @@ UPSTREAM = Path(__file__).parent / "upstream"
 CHART = UPSTREAM / "amazon-cloudwatch-observability-6.4.0"
 AGENT_GOLDEN = UPSTREAM / "amazon-cloudwatch-agent-v1.300070.0"
 UPSTREAM_SHA256 = {
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.json":
-        "0e5fdc6f967a7f3d5237b9c9c85dea150ee98e39b6de39f6795f2a06c1d43d81",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.yaml":
-        "2ac5cb63d2f7b15070bf8409b3ee548dbc27d89086facb7da4e210c2df1fab96",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.json":
-        "5f75b7bc50e4bde7441d04ccac138df19b28656cb1f04ab4524b19f679a036bf",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.yaml":
-        "448c9b34ebf7f440cce935fd79b3684f26989f58fc128f308c6e1e72ecaa3e47",
-    "amazon-cloudwatch-observability-6.4.0/Chart.yaml":
-        "6cc3852512783c033672739fab6e012b57c0e633c1355f3e2f48730fd5c6b354",
-    "amazon-cloudwatch-observability-6.4.0/templates/_helpers.tpl":
-        "e644f643a30d6b21f054c2aaa248f4a8e6a2107b0077c732994a1e1d58b8efef",
-    "amazon-cloudwatch-observability-6.4.0/templates/linux/cloudwatch-agent-custom-resource.yaml":
-        "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
-    "amazon-cloudwatch-observability-6.4.0/values.yaml":
-        "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.json": "0e5fdc6f967a7f3d5237b9c9c85dea150ee98e39b6de39f6795f2a06c1d43d81",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.yaml": "2ac5cb63d2f7b15070bf8409b3ee548dbc27d89086facb7da4e210c2df1fab96",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.json": "5f75b7bc50e4bde7441d04ccac138df19b28656cb1f04ab4524b19f679a036bf",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.yaml": "448c9b34ebf7f440cce935fd79b3684f26989f58fc128f308c6e1e72ecaa3e47",
+    "amazon-cloudwatch-observability-6.4.0/Chart.yaml": "6cc3852512783c033672739fab6e012b57c0e633c1355f3e2f48730fd5c6b354",
+    "amazon-cloudwatch-observability-6.4.0/templates/_helpers.tpl": "e644f643a30d6b21f054c2aaa248f4a8e6a2107b0077c732994a1e1d58b8efef",
+    "amazon-cloudwatch-observability-6.4.0/templates/linux/cloudwatch-agent-custom-resource.yaml": "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
+    "amazon-cloudwatch-observability-6.4.0/values.yaml": "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
     "kueue-0.19.2/Chart.yaml": "8bb13af25a6d9a72490b4b09bd547bd59c648eb54c734bedce633963d851a128",
     "kueue-0.19.2/values.yaml": "b09fa9b4ab3db548fab0cddffae88f71599f4f3697b3635a044c2d531b2e97c0",
     "kueue-0.19.2/templates/_helpers.tpl": "6e5ba25476e96fec20385b618a72874b5ed8e11a0ea2546f0aa0e5d9f7d8a102",
-    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml":
-        "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
-    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go":
-        "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
+    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml": "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
+    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go": "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
     "sagemaker-hyperpod-cli-011ca927/Chart.yaml": "09af7cc28919751996160b9557b711f247dc595317b2d1d3e3629e43c9ae85f0",
     "argo-workflows-1.0.18/Chart.yaml": "895610993d02c960042cc1c2b284492b5ecb903ab9ebb7a89a3be7e35925130a",
     "argo-workflows-1.0.18/values.yaml": "767fffe7ffa99d1d92a5cf51ef61315e6df63c79420195055eac3d28ce1796ed",
     "argo-workflows-1.0.18/templates/_helpers.tpl": "da2670d7235f74cdbe71981968ca77d4b4e35943aca618cfe6da5021a5966b9a",
-    "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml":
-        "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
+    "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml": "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
     "keda-2.19.0/Chart.yaml": "7a730ac583d2326a05e51739dcd12ff0ad180e3ee9b0f8e462ddd378379beabc",
     "keda-2.19.0/values.yaml": "0675ee5518b3de9b66338f9e2c5ee16eef764fd822fb4d17f82572866a86ec63",
 }
@@ -206,8 +224,11 @@ UPSTREAM_SHA256 = {
 
 def test_upstream_copies_are_unmodified() -> None:
     """tests/upstream/SOURCES.md: tag, path and commit of each file."""
-    found = {p.relative_to(UPSTREAM).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in UPSTREAM.rglob("*") if p.is_file() and p.name != "SOURCES.md"}
+    found = {
+        p.relative_to(UPSTREAM).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in UPSTREAM.rglob("*")
+        if p.is_file() and p.name != "SOURCES.md"
+    }
     assert found == UPSTREAM_SHA256
     sources = (UPSTREAM / "SOURCES.md").read_text()
     assert all(f"| {name} |" in sources for name in UPSTREAM_SHA256)
@@ -223,20 +244,41 @@ def env_addon_chart_version() -> str:
     return re.fullmatch(r"v(\d+\.\d+\.\d+)-eksbuild\.\d+", config_with("dev").observability.addon_version)[1]
 
 
-def render_agents(configuration: dict[str, Any], cluster_name: str, region: str,
-                  tmp_path: Path) -> dict[str, dict[str, Any]]:
+def render_agents(
+    configuration: dict[str, Any], cluster_name: str, region: str, tmp_path: Path
+) -> dict[str, dict[str, Any]]:
     """AmazonCloudWatchAgent name -> its ``spec.config`` (parsed), as the chart renders ``configuration`` (the
     add-on's configurationValues; EKS supplies clusterName and region)."""
     values = tmp_path / "values.json"
     values.write_text(json.dumps(configuration))
     proc = subprocess.run(
-        [str(helm_binary()), "template", "amazon-cloudwatch-observability", str(CHART), "--namespace",
-         "amazon-cloudwatch", "--values", str(values), "--set-string", f"clusterName={cluster_name}",
-         "--set-string", f"region={region}", "--show-only", "templates/linux/cloudwatch-agent-custom-resource.yaml"],
-        capture_output=True, text=True, timeout=120, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        [
+            str(helm_binary()),
+            "template",
+            "amazon-cloudwatch-observability",
+            str(CHART),
+            "--namespace",
+            "amazon-cloudwatch",
+            "--values",
+            str(values),
+            "--set-string",
+            f"clusterName={cluster_name}",
+            "--set-string",
+            f"region={region}",
+            "--show-only",
+            "templates/linux/cloudwatch-agent-custom-resource.yaml",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stderr
-    return {d["metadata"]["name"]: json.loads(d["spec"]["config"])
-            for d in yaml.safe_load_all(proc.stdout) if d and d["kind"] == "AmazonCloudWatchAgent"}
+    return {
+        d["metadata"]["name"]: json.loads(d["spec"]["config"])
+        for d in yaml.safe_load_all(proc.stdout)
+        if d and d["kind"] == "AmazonCloudWatchAgent"
+    }
 
 
 def test_prometheus_scraper_does_not_inherit_container_insights(env_synth: Synth, tmp_path: Path) -> None:
@@ -250,8 +292,11 @@ def test_prometheus_scraper_does_not_inherit_container_insights(env_synth: Synth
     assert set(agents[PROMETHEUS_AGENT]["logs"]["metrics_collected"]) == {"prometheus"}
     ci = agents[CI_AGENT]["logs"]["metrics_collected"]
     assert set(ci) == {"kubernetes"}
-    assert ci["kubernetes"] == {"enhanced_container_insights": True, "accelerated_compute_metrics": True,
-                                "cluster_name": cluster}
+    assert ci["kubernetes"] == {
+        "enhanced_container_insights": True,
+        "accelerated_compute_metrics": True,
+        "cluster_name": cluster,
+    }
 
 
 def test_the_render_detects_a_root_agent_config_leak(env_synth: Synth, tmp_path: Path) -> None:
@@ -266,16 +311,20 @@ def test_the_render_detects_a_root_agent_config_leak(env_synth: Synth, tmp_path:
 
 # ---- which metrics exist: the agent's own translated configuration ---------------------------------------------
 
+
 def agent_declarations() -> dict[tuple[str, str], set[frozenset[str]]]:
     """(namespace, metric) -> dimension sets, from the awsemf exporters of the agent's golden translations."""
     out: dict[tuple[str, str], set[frozenset[str]]] = {}
-    for name, exporter in (("emf_and_kubernetes_with_gpu_config", "awsemf/containerinsights"),
-                           ("emf_and_kubernetes_with_kueue_config", "awsemf/kueueContainerInsights")):
+    for name, exporter in (
+        ("emf_and_kubernetes_with_gpu_config", "awsemf/containerinsights"),
+        ("emf_and_kubernetes_with_kueue_config", "awsemf/kueueContainerInsights"),
+    ):
         emf = yaml.safe_load((AGENT_GOLDEN / f"{name}.yaml").read_text())["exporters"][exporter]
         for decl in emf["metric_declarations"]:
             for metric_name in decl["metric_name_selectors"]:
                 out.setdefault((emf["namespace"], metric_name.strip("^$")), set()).update(
-                    frozenset(d) for d in decl["dimensions"])
+                    frozenset(d) for d in decl["dimensions"]
+                )
     return out
 
 
@@ -297,8 +346,7 @@ def test_documented_container_insights_and_kueue_metrics_are_declared_by_the_age
     the platform's own scrape (KUEUE_DECLARATIONS), with the agent's Kueue names and sets, so a dashboard built for
     the agent's Kueue metrics (CloudWatch User Guide) reads the same series."""
     declared = agent_declarations()
-    rows = [m for m in DOCUMENTED_METRICS.values()
-            if m.namespace == CONTAINER_INSIGHTS or m.name.startswith("kueue_")]
+    rows = [m for m in DOCUMENTED_METRICS.values() if m.namespace == CONTAINER_INSIGHTS or m.name.startswith("kueue_")]
     assert len(rows) >= 15
     problems = []
     for m in rows:
@@ -306,16 +354,26 @@ def test_documented_container_insights_and_kueue_metrics_are_declared_by_the_age
         if sets is None:
             problems.append(f"{m.namespace}/{m.name}: the agent declares no such metric in that namespace")
         else:
-            problems += [f"{m.namespace}/{m.name}: no declaration with {sorted(d)}" for d in m.dimension_sets
-                         if d not in sets]
+            problems += [
+                f"{m.namespace}/{m.name}: no declaration with {sorted(d)}" for d in m.dimension_sets if d not in sets
+            ]
     assert not problems, "\n".join(problems)
 
 
 KARPENTER_NODE_GAUGE_LABELS = {
-    "node_name", "phase", "managed",        # controller.go l.45-49, nodeLabelNames l.154-163
-    "resource_type",                        # nodeLabelNamesWithResourceType l.147-152
+    "node_name",
+    "phase",
+    "managed",  # controller.go l.45-49, nodeLabelNames l.154-163
+    "resource_type",  # nodeLabelNamesWithResourceType l.147-152
     # well-known labels (pkg/apis/v1/labels.go l.75-84), "<prefix>/<a-b>" -> "a_b" (controller.go l.291-302)
-    "nodepool", "zone", "region", "instance_type", "arch", "os", "capacity_type", "windows_build",
+    "nodepool",
+    "zone",
+    "region",
+    "instance_type",
+    "arch",
+    "os",
+    "capacity_type",
+    "windows_build",
 }
 """Labels of karpenter_nodes_allocatable / karpenter_nodes_total_pod_requests (sigs.k8s.io/karpenter 6e7eab7a0f48,
 pkg/controllers/metrics/node/controller.go), plus the provider's extra well-known labels (not used here)."""
@@ -349,39 +407,57 @@ def test_prometheus_declarations_are_the_documented_dimensions(env_synth: Synth)
                 assert set(dims) - {"ClusterName"} <= KARPENTER_NODE_GAUGE_LABELS, dims
 
 
-@pytest.mark.parametrize("node,hyperpod,burst", [
-    ({"instance_type": "ml.p5.48xlarge", "resource_type": "nvidia.com/gpu"}, True, False),
-    ({"instance_type": "p5.48xlarge", "capacity_type": "on-demand", "resource_type": "nvidia.com/gpu",
-      "nodepool": "h100-on-demand"}, False, True),
-    ({"instance_type": "p4d.24xlarge", "capacity_type": "spot", "resource_type": "nvidia.com/gpu"}, False, True),
-    ({"instance_type": "ml.p5.48xlarge", "resource_type": "cpu"}, False, False),
-    ({"instance_type": "p5.48xlarge", "capacity_type": "spot", "resource_type": "cpu"}, False, False),
-])
-def test_gpu_gauges_are_split_by_node_kind(env_synth: Synth, node: dict[str, str], hyperpod: bool,
-                                           burst: bool) -> None:
+@pytest.mark.parametrize(
+    "node,hyperpod,burst",
+    [
+        ({"instance_type": "ml.p5.48xlarge", "resource_type": "nvidia.com/gpu"}, True, False),
+        (
+            {
+                "instance_type": "p5.48xlarge",
+                "capacity_type": "on-demand",
+                "resource_type": "nvidia.com/gpu",
+                "nodepool": "h100-on-demand",
+            },
+            False,
+            True,
+        ),
+        ({"instance_type": "p4d.24xlarge", "capacity_type": "spot", "resource_type": "nvidia.com/gpu"}, False, True),
+        ({"instance_type": "ml.p5.48xlarge", "resource_type": "cpu"}, False, False),
+        ({"instance_type": "p5.48xlarge", "capacity_type": "spot", "resource_type": "cpu"}, False, False),
+    ],
+)
+def test_gpu_gauges_are_split_by_node_kind(env_synth: Synth, node: dict[str, str], hyperpod: bool, burst: bool) -> None:
     """A HyperPod node (``ml.*`` instance type, no Karpenter capacity type) lands only in the per-HyperPod-type
     series, a Karpenter node only in the burst series, anything that is not a GPU in neither."""
     _, cfg = addon(env_synth)
     emf = agent_entry(cfg, PROMETHEUS_AGENT)["config"]["logs"]["metrics_collected"]["prometheus"]["emf_processor"]
     labels = {"job": "karpenter", "ClusterName": env_synth.config.cluster_name, "node_name": "n", **node}
-    published = {frozenset(d) for decl in emf["metric_declaration"]
-                 if "^karpenter_nodes_allocatable$" in decl["metric_selectors"] and emf_matches(decl, labels)
-                 for d in decl["dimensions"] if set(d) <= set(labels)}
+    published = {
+        frozenset(d)
+        for decl in emf["metric_declaration"]
+        if "^karpenter_nodes_allocatable$" in decl["metric_selectors"] and emf_matches(decl, labels)
+        for d in decl["dimensions"]
+        if set(d) <= set(labels)
+    }
     assert (frozenset({"ClusterName", "instance_type", "resource_type"}) in published) is hyperpod
     assert (frozenset({"ClusterName", "capacity_type", "instance_type", "resource_type"}) in published) is burst
+
 
 def test_container_log_groups_exist_before_the_addon(env_synth: Synth) -> None:
     res, _ = addon(env_synth)
     groups = env_synth.resources(STACK, "AWS::Logs::LogGroup")
     cluster = env_synth.config.cluster_name
     names = {lid: g["Properties"].get("LogGroupName") for lid, g in groups.items()}
-    expected = {f"/aws/containerinsights/{cluster}/{k}"
-                for k in ("application", "dataplane", "host", "performance", "prometheus")}
+    expected = {
+        f"/aws/containerinsights/{cluster}/{k}"
+        for k in ("application", "dataplane", "host", "performance", "prometheus")
+    }
     assert expected <= set(names.values())
     assert {lid for lid, n in names.items() if n in expected} <= set(res["DependsOn"])
 
 
 # ---- logs in every template --------------------------------------------------------------------------------------
+
 
 def test_every_log_group_has_a_retention_and_a_kms_key(env_synth: Synth) -> None:
     """Every group any stack creates expires, and is encrypted with a customer key (the network stack, which
@@ -435,8 +511,11 @@ def test_eks_control_plane_log_group_precedes_the_cluster(env_synth: Synth) -> N
     resources = env_synth.templates["compute"]["Resources"]
     cluster_id, cluster = next((k, v) for k, v in resources.items() if v["Type"] == "AWS::EKS::Cluster")
     name = f"/aws/eks/{env_synth.config.cluster_name}/cluster"
-    (lid,) = [k for k, v in resources.items()
-              if v["Type"] == "AWS::Logs::LogGroup" and v["Properties"].get("LogGroupName") == name]
+    (lid,) = [
+        k
+        for k, v in resources.items()
+        if v["Type"] == "AWS::Logs::LogGroup" and v["Properties"].get("LogGroupName") == name
+    ]
     group = resources[lid]["Properties"]
     assert lid in cluster["DependsOn"], f"{cluster_id} must wait for {lid}"
     assert group["RetentionInDays"] == env_synth.config.observability.log_retention_days
@@ -456,11 +535,14 @@ def test_hyperpod_log_group_gets_retention_and_key_after_the_cluster_exists(env_
     for action, (call, _) in calls.items():
         assert call["service"] == "CloudWatchLogs" and call["parameters"]["logGroupName"] == name, action
     assert calls["createLogGroup"][0]["ignoreErrorCodesMatching"] == "ResourceAlreadyExistsException"
-    assert calls["putRetentionPolicy"][0]["parameters"]["retentionInDays"] == \
-        env_synth.config.observability.log_retention_days
+    assert (
+        calls["putRetentionPolicy"][0]["parameters"]["retentionInDays"]
+        == env_synth.config.observability.log_retention_days
+    )
     assert calls["associateKmsKey"][0]["parameters"]["kmsKeyId"] == "<token>"
-    create_id = next(lid for lid, r in env_synth.resources("compute", "Custom::AWS").items()
-                     if r is calls["createLogGroup"][1])
+    create_id = next(
+        lid for lid, r in env_synth.resources("compute", "Custom::AWS").items() if r is calls["createLogGroup"][1]
+    )
     for action in ("putRetentionPolicy", "associateKmsKey"):
         assert create_id in calls[action][1]["DependsOn"], action
         assert "Update" in calls[action][1]["Properties"], f"{action} must re-apply when the config changes"
@@ -476,8 +558,11 @@ def dashboard_widgets(synth: Synth) -> list[dict[str, Any]]:
     return json.loads(untoken(body))["widgets"]
 
 
-METRICS_INSIGHTS = re.compile(r"SELECT\s+\w+\((\w+)\)\s+FROM\s+SCHEMA\(([^)]*)\)(?:\s+WHERE\s+(.*?))?"
-                              r"(?:\s+GROUP BY.*|\s+ORDER BY.*|\s+LIMIT.*)?$", re.IGNORECASE | re.DOTALL)
+METRICS_INSIGHTS = re.compile(
+    r"SELECT\s+\w+\((\w+)\)\s+FROM\s+SCHEMA\(([^)]*)\)(?:\s+WHERE\s+(.*?))?"
+    r"(?:\s+GROUP BY.*|\s+ORDER BY.*|\s+LIMIT.*)?$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def expression_metrics(expression: str) -> list[tuple[str, str, frozenset[str], dict[str, str]]]:
@@ -531,8 +616,9 @@ def alarm_metrics(props: dict[str, Any]) -> list[tuple[str, str, frozenset[str],
     return out
 
 
-def undocumented(where: str, refs: list[tuple[str, str, frozenset[str], dict[str, str]]],
-                 cluster_name: str) -> list[str]:
+def undocumented(
+    where: str, refs: list[tuple[str, str, frozenset[str], dict[str, str]]], cluster_name: str
+) -> list[str]:
     problems = []
     for namespace, name, dims, values in refs:
         entry = DOCUMENTED_METRICS.get((namespace, name))
@@ -547,11 +633,21 @@ def undocumented(where: str, refs: list[tuple[str, str, frozenset[str], dict[str
 
 def test_metric_reference_parsing_catches_what_the_review_found() -> None:
     """The helpers the dashboard and alarm tests rely on see through SEARCH and Metrics Insights."""
-    bad = [[{"expression": "SUM(SEARCH('{ContainerInsights,ClusterName,InstanceId,InstanceType,NodeName} "
-                           "MetricName=\"node_gpu_request\" ClusterName=c', 'Maximum', 300))"}],
-           [{"expression": "SELECT SUM(pod_gpu_request) FROM SCHEMA(ContainerInsights, ClusterName, Namespace) "
-                           "WHERE ClusterName = 'c' GROUP BY Namespace"}],
-           ["ContainerInsights", "cluster_gpu_request", "ClusterName", "c", {"stat": "Maximum"}]]
+    bad = [
+        [
+            {
+                "expression": "SUM(SEARCH('{ContainerInsights,ClusterName,InstanceId,InstanceType,NodeName} "
+                "MetricName=\"node_gpu_request\" ClusterName=c', 'Maximum', 300))"
+            }
+        ],
+        [
+            {
+                "expression": "SELECT SUM(pod_gpu_request) FROM SCHEMA(ContainerInsights, ClusterName, Namespace) "
+                "WHERE ClusterName = 'c' GROUP BY Namespace"
+            }
+        ],
+        ["ContainerInsights", "cluster_gpu_request", "ClusterName", "c", {"stat": "Maximum"}],
+    ]
     problems = undocumented("w", referenced_metrics(bad), "c")
     assert len(problems) == 3, problems
     assert "pod_gpu_request is not published with ['ClusterName', 'Namespace']" in problems[1]
@@ -571,13 +667,26 @@ def test_dashboard_references_only_documented_metrics_and_dimensions(env_synth: 
 
 
 def test_dashboard_shows_what_the_issue_asks_for(env_synth: Synth) -> None:
-    titles = [w["properties"].get("title") or w["properties"]["markdown"].splitlines()[0]
-              for w in dashboard_widgets(env_synth)]
+    titles = [
+        w["properties"].get("title") or w["properties"]["markdown"].splitlines()[0]
+        for w in dashboard_widgets(env_synth)
+    ]
     text = " | ".join(titles).lower()
-    for needle in ("gpu utilization by capacity kind", "gpu memory utilization by capacity kind",
-                   "gpu utilization by team", "reserved capacity utilization", "karpenter nodes launched / terminated",
-                   "spot interruptions", "pending", "fsx throughput and iops", "fsx free capacity",
-                   "mlflow alb requests and 5xx", "aurora acus", "burst spend per hour", "ray dashboard"):
+    for needle in (
+        "gpu utilization by capacity kind",
+        "gpu memory utilization by capacity kind",
+        "gpu utilization by team",
+        "reserved capacity utilization",
+        "karpenter nodes launched / terminated",
+        "spot interruptions",
+        "pending",
+        "fsx throughput and iops",
+        "fsx free capacity",
+        "mlflow alb requests and 5xx",
+        "aurora acus",
+        "burst spend per hour",
+        "ray dashboard",
+    ):
         assert needle in text, f"no widget for {needle!r}: {titles}"
 
 
@@ -587,9 +696,11 @@ def test_dashboard_covers_every_team_and_capacity_kind(env_synth: Synth) -> None
     for team in cfg.kubernetes.teams:
         assert f'"Namespace", "{team.name}"' in body
         # allocation: one series per pod (FullPodName), the team by exact Namespace value
-        assert re.search(r"\{ContainerInsights,ClusterName,FullPodName,Namespace,PodName\} "
-                         r'MetricName=\\+"pod_gpu_request\\+" ClusterName=\S+ Namespace=\\+"' + re.escape(team.name),
-                         body), team.name
+        assert re.search(
+            r"\{ContainerInsights,ClusterName,FullPodName,Namespace,PodName\} "
+            r'MetricName=\\+"pod_gpu_request\\+" ClusterName=\S+ Namespace=\\+"' + re.escape(team.name),
+            body,
+        ), team.name
     for pool in cfg.kubernetes.gpu_node_pools:
         for itype in pool.instance_types:
             assert f'InstanceType=\\\\\\"{itype}\\\\\\"' in body or f'InstanceType=\\"{itype}\\"' in body, itype
@@ -603,8 +714,11 @@ def test_burst_spend_uses_the_price_file(env_synth: Synth) -> None:
 
     pricer = Pricer(load_prices(), env_synth.config.region)
     (spend,) = [w for w in dashboard_widgets(env_synth) if w["properties"].get("title", "").startswith("Burst spend")]
-    expressions = " ".join(row[-1]["expression"] for row in spend["properties"]["metrics"]
-                           if isinstance(row[-1], dict) and "expression" in row[-1])
+    expressions = " ".join(
+        row[-1]["expression"]
+        for row in spend["properties"]["metrics"]
+        if isinstance(row[-1], dict) and "expression" in row[-1]
+    )
     alarm = alarms(env_synth)["BurstSpendOverBudget"]
     alarm_expressions = " ".join(q["Expression"] for q in alarm["Metrics"] if "Expression" in q)
     for pool in env_synth.config.kubernetes.gpu_node_pools:
@@ -616,9 +730,12 @@ def test_burst_spend_uses_the_price_file(env_synth: Synth) -> None:
 
 # ---- alarms ----------------------------------------------------------------------------------------------------
 
+
 def alarms(synth: Synth) -> dict[str, dict[str, Any]]:
-    return {r["Properties"]["AlarmName"].removeprefix(f"{synth.config.resource_prefix}-"): r["Properties"]
-            for r in synth.resources(STACK, "AWS::CloudWatch::Alarm").values()}
+    return {
+        r["Properties"]["AlarmName"].removeprefix(f"{synth.config.resource_prefix}-"): r["Properties"]
+        for r in synth.resources(STACK, "AWS::CloudWatch::Alarm").values()
+    }
 
 
 def expected_thresholds(synth: Synth) -> dict[str, float]:
@@ -682,8 +799,11 @@ def test_alarm_windows_are_within_cloudwatch_limits(env_synth: Synth) -> None:
     on a Metrics Insights query evaluates at most the latest 3 hours (alarm-limits.html); metric math: at most 10
     MetricStat and 10 expressions."""
     for name, props in alarms(env_synth).items():
-        periods = [props["Period"]] if "Period" in props else \
-            [q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q]
+        periods = (
+            [props["Period"]]
+            if "Period" in props
+            else [q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q]
+        )
         assert len(set(periods)) == 1, f"{name}: every metric of an alarm uses the same period"
         window = periods[0] * props["EvaluationPeriods"]
         assert window <= (7 * 86400 if periods[0] >= 3600 else 86400), name
@@ -694,6 +814,7 @@ def test_alarm_windows_are_within_cloudwatch_limits(env_synth: Synth) -> None:
 
 
 # ---- alarm behaviour: the synthesized metric math evaluated on what the collectors would report -------------------
+
 
 class _Val:
     """One period's value of a query; None = no data. Arithmetic with no data has no data (CloudWatch metric
@@ -706,18 +827,34 @@ class _Val:
         o = other.v if isinstance(other, _Val) else other
         return _Val(None if self.v is None or o is None else f(self.v, o))
 
-    def __add__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a + b)
-    def __radd__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b + a)
-    def __sub__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a - b)
-    def __rsub__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b - a)
-    def __mul__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a * b)
-    def __rmul__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b * a)
-    def __truediv__(self, o: Any) -> _Val: return self._op(o, lambda a, b: a / b)
-    def __rtruediv__(self, o: Any) -> _Val: return self._op(o, lambda a, b: b / a)
+    def __add__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: a + b)
+
+    def __radd__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: b + a)
+
+    def __sub__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: a - b)
+
+    def __rsub__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: b - a)
+
+    def __mul__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: a * b)
+
+    def __rmul__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: b * a)
+
+    def __truediv__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: a / b)
+
+    def __rtruediv__(self, o: Any) -> _Val:
+        return self._op(o, lambda a, b: b / a)
 
 
-def evaluate_alarm(props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[str, str]], str], float]) -> \
-        float | None:
+def evaluate_alarm(
+    props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[str, str]], str], float]
+) -> float | None:
     """The value the alarm compares with its threshold for one period. ``data``: (metric name, dimensions,
     statistic) -> that period's statistic; a metric absent from ``data`` has no data point."""
     queries = {q["Id"]: q for q in props["Metrics"]}
@@ -728,19 +865,26 @@ def evaluate_alarm(props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[
             q = queries[qid]
             if "MetricStat" in q:
                 m = q["MetricStat"]["Metric"]
-                key = (m["MetricName"], frozenset((d["Name"], d["Value"]) for d in m["Dimensions"]),
-                       q["MetricStat"]["Stat"])
+                key = (
+                    m["MetricName"],
+                    frozenset((d["Name"], d["Value"]) for d in m["Dimensions"]),
+                    q["MetricStat"]["Stat"],
+                )
                 cache[qid] = _Val(data.get(key))
             else:
                 expr = q["Expression"]
                 assert re.fullmatch(r"[\w\s.+\-*/()\[\],]+", expr), expr
                 ids = set(re.findall(r"\b([a-z]\w*)\b", expr)) - {"SUM", "PERIOD", "FILL"}
                 scope = {i: value(i) for i in ids}
-                scope["SUM"] = lambda xs: _Val(sum(x.v for x in xs if x.v is not None)
-                                               if any(x.v is not None for x in xs) else None)
+                scope["SUM"] = lambda xs: _Val(
+                    sum(x.v for x in xs if x.v is not None) if any(x.v is not None for x in xs) else None
+                )
                 scope["FILL"] = lambda x, c: _Val(c if x.v is None else x.v)
-                scope["PERIOD"] = lambda x: next(q2["MetricStat"]["Period"] for i2, q2 in queries.items()
-                                                 if "MetricStat" in q2 and cache.get(i2) is x)
+                scope["PERIOD"] = lambda x: next(
+                    q2["MetricStat"]["Period"]
+                    for i2, q2 in queries.items()
+                    if "MetricStat" in q2 and cache.get(i2) is x
+                )
                 cache[qid] = eval(expr, {"__builtins__": {}}, scope)  # noqa: S307 - parsed above: ids, numbers, + - * /
         return cache[qid]
 
@@ -750,28 +894,36 @@ def evaluate_alarm(props: dict[str, Any], data: dict[tuple[str, frozenset[tuple[
 
 def alarm_state(props: dict[str, Any], value: float | None) -> str:
     if value is None:
-        return {"breaching": "ALARM", "notBreaching": "OK"}.get(props.get("TreatMissingData", "missing"),
-                                                                 "INSUFFICIENT_DATA")
-    op = {"GreaterThanOrEqualToThreshold": lambda v, t: v >= t, "GreaterThanThreshold": lambda v, t: v > t,
-          "LessThanThreshold": lambda v, t: v < t}[props["ComparisonOperator"]]
+        return {"breaching": "ALARM", "notBreaching": "OK"}.get(
+            props.get("TreatMissingData", "missing"), "INSUFFICIENT_DATA"
+        )
+    op = {
+        "GreaterThanOrEqualToThreshold": lambda v, t: v >= t,
+        "GreaterThanThreshold": lambda v, t: v > t,
+        "LessThanThreshold": lambda v, t: v < t,
+    }[props["ComparisonOperator"]]
     return "ALARM" if op(value, props["Threshold"]) else "OK"
 
 
 def hyperpod_gauges(synth: Synth, allocated_share: float | None) -> dict[Any, float]:
     """What the scraper publishes over one hour for the HyperPod GPU nodes: per HyperPod GPU type, the Sum of 60
     per-minute samples of each node's GPUs and of its pods' GPU requests (no requests sample without requests)."""
-    from stacks.observability_stack import hyperpod_gpu_instance_types
     from config.pricing import Pricer, load_prices
+    from stacks.observability_stack import hyperpod_gpu_instance_types
 
     cfg = synth.config
     pricer = Pricer(load_prices(), cfg.region)
     scrapes = 3600 // SCRAPE_INTERVAL_SECONDS
     data: dict[Any, float] = {}
     for itype in hyperpod_gpu_instance_types(cfg):
-        gpus = sum(pricer.instance(g.instance_type)["gpus"] * g.count
-                   for g in cfg.compute.hyperpod.instance_groups if g.instance_type == itype)
-        dims = frozenset({("ClusterName", cfg.cluster_name), ("instance_type", itype),
-                          ("resource_type", "nvidia.com/gpu")})
+        gpus = sum(
+            pricer.instance(g.instance_type)["gpus"] * g.count
+            for g in cfg.compute.hyperpod.instance_groups
+            if g.instance_type == itype
+        )
+        dims = frozenset(
+            {("ClusterName", cfg.cluster_name), ("instance_type", itype), ("resource_type", "nvidia.com/gpu")}
+        )
         data[("karpenter_nodes_allocatable", dims, "Sum")] = gpus * scrapes
         if allocated_share:
             data[("karpenter_nodes_total_pod_requests", dims, "Sum")] = gpus * allocated_share * scrapes
@@ -818,9 +970,10 @@ def test_jobs_pending_too_long_per_cluster_queue(env_synth: Synth) -> None:
 
         def data(active: float, inadmissible: float, cq: str = cq) -> dict[Any, float]:
             dims = {("ClusterName", cfg.cluster_name), ("ClusterQueue", cq)}
-            return {("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
-                    ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"):
-                        inadmissible}
+            return {
+                ("kueue_pending_workloads", frozenset(dims | {("Status", "active")}), "Minimum"): active,
+                ("kueue_pending_workloads", frozenset(dims | {("Status", "inadmissible")}), "Minimum"): inadmissible,
+            }
 
         assert alarm_state(props, evaluate_alarm(props, data(1, 0))) == "ALARM"
         assert alarm_state(props, evaluate_alarm(props, data(0, 2))) == "ALARM"
@@ -851,16 +1004,20 @@ def test_fsx_free_capacity_counts_every_storage_target(env_synth: Synth) -> None
     props = json.loads(json.dumps(props))
     (query,) = [q for q in props["Metrics"] if "MetricStat" in q]
     for d in query["MetricStat"]["Metric"]["Dimensions"]:
-        d["Value"] = untoken(d["Value"]) if isinstance(d["Value"], (str, dict)) and "Fn::Join" in str(d["Value"]) \
+        d["Value"] = (
+            untoken(d["Value"])
+            if isinstance(d["Value"], (str, dict)) and "Fn::Join" in str(d["Value"])
             else json.dumps(d["Value"])
+        )
     assert query["MetricStat"]["Stat"] == "Sum"
     minutes = query["MetricStat"]["Period"] // 60
     dims = frozenset({(d["Name"], d["Value"]) for d in query["MetricStat"]["Metric"]["Dimensions"]})
     half = cfg.storage.fsx.storage_capacity_gib * 2**30 / 2
 
     def state(*free_per_target: float) -> str:
-        return alarm_state(props, evaluate_alarm(props, {
-            ("FreeDataStorageCapacity", dims, "Sum"): sum(free_per_target) * minutes}))
+        return alarm_state(
+            props, evaluate_alarm(props, {("FreeDataStorageCapacity", dims, "Sum"): sum(free_per_target) * minutes})
+        )
 
     assert state(half * 0.01, half) == "OK"
     assert state(half * 0.01, half * 0.01) == "ALARM"
@@ -876,14 +1033,24 @@ def test_burst_spend_alarm_fires_over_budget_and_not_under(env_synth: Synth) -> 
     period = next(q["MetricStat"]["Period"] for q in props["Metrics"] if "MetricStat" in q)
     per_gpu, _, _ = gpu_prices(cfg)
     itype, capacity_type, usd = max(burst_prices(cfg, per_gpu), key=lambda p: p[2])
-    nodes_gpus = next(cfg_pool.gpu_limit for cfg_pool in cfg.kubernetes.gpu_node_pools
-                      if itype in cfg_pool.instance_types and cfg_pool.capacity_type == capacity_type)
-    dims = frozenset({("ClusterName", cfg.cluster_name), ("capacity_type", capacity_type), ("instance_type", itype),
-                      ("resource_type", "nvidia.com/gpu")})
+    nodes_gpus = next(
+        cfg_pool.gpu_limit
+        for cfg_pool in cfg.kubernetes.gpu_node_pools
+        if itype in cfg_pool.instance_types and cfg_pool.capacity_type == capacity_type
+    )
+    dims = frozenset(
+        {
+            ("ClusterName", cfg.cluster_name),
+            ("capacity_type", capacity_type),
+            ("instance_type", itype),
+            ("resource_type", "nvidia.com/gpu"),
+        }
+    )
 
     def running(gpus: int) -> float | None:
-        return evaluate_alarm(props, {("karpenter_nodes_allocatable", dims, "Sum"):
-                                      gpus * period / SCRAPE_INTERVAL_SECONDS})
+        return evaluate_alarm(
+            props, {("karpenter_nodes_allocatable", dims, "Sum"): gpus * period / SCRAPE_INTERVAL_SECONDS}
+        )
 
     assert running(nodes_gpus) == pytest.approx(nodes_gpus * usd, rel=1e-3)
     over = math.ceil(props["Threshold"] / usd + 1e-9)
@@ -923,16 +1090,21 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
 
 # ---- cost -----------------------------------------------------------------------------------------------------
 
+
 def test_make_cost_prices_what_observability_costs(env_synth: Synth) -> None:
     from .test_cost import report_for
 
     report = report_for(env_synth.config.name)
     items = {line.item for line in report.idle if line.stack.endswith("Observability")}
-    assert {"CloudWatch dashboard", "CloudWatch alarm", "Container Insights observations (estimate)",
-            "Prometheus custom metrics (estimate)", "Log ingestion (estimate)"} <= items
+    assert {
+        "CloudWatch dashboard",
+        "CloudWatch alarm",
+        "Container Insights observations (estimate)",
+        "Prometheus custom metrics (estimate)",
+        "Log ingestion (estimate)",
+    } <= items
     alarms_cost = sum(line.monthly_usd for line in report.idle if line.item == "CloudWatch alarm")
-    metrics = sum(max(1, sum("MetricStat" in m for m in a.get("Metrics", [])))
-                  for a in alarms(env_synth).values())
+    metrics = sum(max(1, sum("MetricStat" in m for m in a.get("Metrics", []))) for a in alarms(env_synth).values())
     assert alarms_cost == pytest.approx(metrics * 0.10), "one alarm metric costs $0.10 (prices.yaml)"
     assert 0 < report.observability_total < report.idle_total
 
@@ -955,11 +1127,11 @@ def test_gpu_alarm_math_stays_within_the_10_metric_alarm_limit() -> None:
         return len(leaves(expression))
 
     types = [f"ml.p5.{i}xlarge" for i in range(MAX_ALARM_METRICS)]
-    fitting = hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2], 80, Duration.hours(1))
+    fitting = hyperpod_idle_gpus("c", types[: MAX_ALARM_METRICS // 2], 80, Duration.hours(1))
     assert metrics(fitting) <= MAX_ALARM_METRICS
     with pytest.raises(ValueError, match="compute.hyperpod.instance_groups"):
-        hyperpod_idle_gpus("c", types[:MAX_ALARM_METRICS // 2 + 1], 80, Duration.hours(1))
+        hyperpod_idle_gpus("c", types[: MAX_ALARM_METRICS // 2 + 1], 80, Duration.hours(1))
     prices = [(f"p5.{i}xlarge", "spot", 1.0) for i in range(MAX_ALARM_METRICS)]
-    assert metrics(burst_usd_per_hour("c", prices[:MAX_ALARM_METRICS - 1], Duration.hours(1))) <= MAX_ALARM_METRICS
+    assert metrics(burst_usd_per_hour("c", prices[: MAX_ALARM_METRICS - 1], Duration.hours(1))) <= MAX_ALARM_METRICS
     with pytest.raises(ValueError, match="gpu_node_pools"):
         burst_usd_per_hour("c", prices, Duration.hours(1))

@@ -39,14 +39,31 @@ EXAMPLES = ROOT / "examples" / "jobs"
 TEAM = "ml-research"
 TINY = ROOT / "training" / "tests"
 
-SFT_ON_CPU = {"gradient_checkpointing": False, "max_steps": 8, "save_steps": 4,
-              "logging_steps": 1, "per_device_train_batch_size": 3, "gradient_accumulation_steps": 1,
-              "learning_rate": 1.0e-2, "lr_scheduler_type": "constant", "max_seq_length": 128, "lora_dropout": 0.0,
-              "peak_tflops": 0.5, "seed": 0, "dataloader_num_workers": 0, "disable_tqdm": True}
+SFT_ON_CPU = {
+    "gradient_checkpointing": False,
+    "max_steps": 8,
+    "save_steps": 4,
+    "logging_steps": 1,
+    "per_device_train_batch_size": 3,
+    "gradient_accumulation_steps": 1,
+    "learning_rate": 1.0e-2,
+    "lr_scheduler_type": "constant",
+    "max_seq_length": 128,
+    "lora_dropout": 0.0,
+    "peak_tflops": 0.5,
+    "seed": 0,
+    "dataloader_num_workers": 0,
+    "disable_tqdm": True,
+}
 # the evaluate step judges the registered version (issue 34): a pass tags it and points the alias `evaluated` at it
-EVALUATE_ON_CPU = {"max_new_tokens": 8, "max_samples": 4, "batch_size": 4,
-                   "registered_model_name": f"{TEAM}.medical-sft", "registered_model_version": 1,
-                   "gate": {"metric": "finetuned/rouge1", "min": 0.0}}
+EVALUATE_ON_CPU = {
+    "max_new_tokens": 8,
+    "max_samples": 4,
+    "batch_size": 4,
+    "registered_model_name": f"{TEAM}.medical-sft",
+    "registered_model_version": 1,
+    "gate": {"metric": "finetuned/rouge1", "min": 0.0},
+}
 
 
 def _spec(tmp: Path, example: str, **changes: Any) -> Path:
@@ -63,19 +80,47 @@ def _spec(tmp: Path, example: str, **changes: Any) -> Path:
 
 def _llmft(spec: Path, fsx: Path, env: dict[str, str], *extra: str, timeout: int = 600) -> subprocess.CompletedProcess:
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "llmft", "run", "--local", str(spec), "--env", "dev",
-                           "--fsx", str(fsx), "--python", str(TRAIN_PYTHON), *extra],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    print(f"--- llmft run --local {spec.name} {' '.join(extra)}: rc {proc.returncode} in "
-          f"{time.monotonic() - started:.1f}s\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llmft",
+            "run",
+            "--local",
+            str(spec),
+            "--env",
+            "dev",
+            "--fsx",
+            str(fsx),
+            "--python",
+            str(TRAIN_PYTHON),
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    print(
+        f"--- llmft run --local {spec.name} {' '.join(extra)}: rc {proc.returncode} in "
+        f"{time.monotonic() - started:.1f}s\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    )
     assert proc.returncode == 0, f"{spec.name}:\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
     return proc
 
 
 def _in_train_venv(code: str, *args: str) -> str:
-    proc = subprocess.run([str(TRAIN_PYTHON), "-c", code, *args], capture_output=True, text=True, timeout=300,
-                          check=False, cwd=TINY, env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
-                                                      "PYTHONPATH": str(TINY)})
+    proc = subprocess.run(
+        [str(TRAIN_PYTHON), "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=TINY,
+        env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(TINY)},
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     return proc.stdout
 
@@ -136,15 +181,27 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
     fsx = tmp / "fsx"
     plain, _ = stack["task"].environment()
     # The MLflow client here reaches the task directly, not through the load balancer's name: add 127.0.0.1.
-    ports = _start_tasks(stack, ["pipeline"], overrides={
-        "MLFLOW_SERVER_ALLOWED_HOSTS": plain["MLFLOW_SERVER_ALLOWED_HOSTS"] + ",127.0.0.1:*"})
+    ports = _start_tasks(
+        stack,
+        ["pipeline"],
+        overrides={"MLFLOW_SERVER_ALLOWED_HOSTS": plain["MLFLOW_SERVER_ALLOWED_HOSTS"] + ",127.0.0.1:*"},
+    )
     user, password = _team_users(stack)[TEAM]
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "HF_HUB_OFFLINE": "1",
-           "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-           "MLFLOW_TRACKING_URI": f"http://127.0.0.1:{ports['pipeline']}", "MLFLOW_TRACKING_USERNAME": user,
-           "MLFLOW_TRACKING_PASSWORD": password, "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
-           "OMP_NUM_THREADS": "1", "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1",
-           "PYTHONPATH": str(ROOT / "training")}  # this checkout's training package, whatever is installed
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "MLFLOW_TRACKING_URI": f"http://127.0.0.1:{ports['pipeline']}",
+        "MLFLOW_TRACKING_USERNAME": user,
+        "MLFLOW_TRACKING_PASSWORD": password,
+        "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
+        "OMP_NUM_THREADS": "1",
+        "JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION": "1",
+        "PYTHONPATH": str(ROOT / "training"),
+    }  # this checkout's training package, whatever is installed
     timings: dict[str, float] = {}
 
     def step(name: str, spec: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -161,16 +218,37 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
     timings["tiny model"] = time.monotonic() - started
     step("download --check", _spec(tmp, "01-download-model.yaml"), "--check")
     # 2-3. prepare-data on local samples in the sources' formats
-    step("prepare medical", _spec(tmp, "02-prepare-medical.yaml", dataset="/fsx/raw/medical-o1.jsonl",
-                                  settings={"format": "sft-r1", "test_size": 0.25}))
-    step("prepare gsm8k", _spec(tmp, "03-prepare-gsm8k.yaml", dataset="/fsx/raw/gsm8k.jsonl",
-                                settings={"format": "verl-gsm8k", "test_size": 0.2}))
+    step(
+        "prepare medical",
+        _spec(
+            tmp,
+            "02-prepare-medical.yaml",
+            dataset="/fsx/raw/medical-o1.jsonl",
+            settings={"format": "sft-r1", "test_size": 0.25},
+        ),
+    )
+    step(
+        "prepare gsm8k",
+        _spec(
+            tmp,
+            "03-prepare-gsm8k.yaml",
+            dataset="/fsx/raw/gsm8k.jsonl",
+            settings={"format": "verl-gsm8k", "test_size": 0.2},
+        ),
+    )
     # 4. SFT with 2 processes (gloo), 5. evaluation, 6. GRPO's check
     sft = step("sft", _spec(tmp, "04-sft-medical.yaml", settings=SFT_ON_CPU), "--nproc", "2")
     evaluate = step("evaluate", _spec(tmp, "05-evaluate.yaml", settings=EVALUATE_ON_CPU))
     grpo = step("grpo --check", _spec(tmp, "06-grpo-gsm8k.yaml"))
-    return {"fsx": fsx, "mlflow": Mlflow(ports["pipeline"], (user, password)), "sft": sft, "evaluate": evaluate,
-            "grpo": grpo, "timings": timings, "env": env}
+    return {
+        "fsx": fsx,
+        "mlflow": Mlflow(ports["pipeline"], (user, password)),
+        "sft": sft,
+        "evaluate": evaluate,
+        "grpo": grpo,
+        "timings": timings,
+        "env": env,
+    }
 
 
 def test_spec_to_registered_model(pipeline) -> None:
@@ -181,8 +259,9 @@ def test_spec_to_registered_model(pipeline) -> None:
         assert (fsx / "datasets/medical-o1" / f"{split}.jsonl").is_file()
         assert (fsx / "datasets/gsm8k" / f"{split}.parquet").is_file()
 
-    experiment = mlflow.get("/api/2.0/mlflow/experiments/get-by-name",
-                            experiment_name=f"{TEAM}/medical-sft")["experiment"]
+    experiment = mlflow.get("/api/2.0/mlflow/experiments/get-by-name", experiment_name=f"{TEAM}/medical-sft")[
+        "experiment"
+    ]
     runs = mlflow.post("/api/2.0/mlflow/runs/search", {"experiment_ids": [experiment["experiment_id"]]})["runs"]
     by_name = {r["info"]["run_name"]: r for r in runs}
     assert set(by_name) == {"medical-sft", "medical-eval"}, sorted(by_name)

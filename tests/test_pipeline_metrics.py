@@ -23,8 +23,18 @@ from .conftest import Synth, synthesize
 from .helm_binary import helm_binary
 from .test_kueue_metrics import discovered_targets
 from .test_observability import (
-    PROMETHEUS_AGENT, STACK, addon, agent_entry, alarm_metrics, alarm_state, alarms, dashboard_widgets, emf_matches,
-    evaluate_alarm, expected_thresholds, referenced_metrics,
+    PROMETHEUS_AGENT,
+    STACK,
+    addon,
+    agent_entry,
+    alarm_metrics,
+    alarm_state,
+    alarms,
+    dashboard_widgets,
+    emf_matches,
+    evaluate_alarm,
+    expected_thresholds,
+    referenced_metrics,
 )
 
 ARGO_CHART = Path(__file__).parent / "upstream" / f"argo-workflows-{ARGO_WORKFLOWS_CHART_VERSION}"
@@ -41,19 +51,37 @@ def piped() -> Synth:
 
 
 def argo_release(synth: Synth) -> dict[str, Any]:
-    (release,) = [r["Properties"] for r in synth.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
-                  if r["Properties"].get("Chart") == "argo-workflows"]
+    (release,) = [
+        r["Properties"]
+        for r in synth.resources("compute", "Custom::AWSCDK-EKS-HelmChart").values()
+        if r["Properties"].get("Chart") == "argo-workflows"
+    ]
     return release
 
 
-def render_controller_service(release: dict[str, Any], tmp_path: Path, values: dict[str, Any] | None = None
-                              ) -> list[dict[str, Any]]:
+def render_controller_service(
+    release: dict[str, Any], tmp_path: Path, values: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     path = tmp_path / "values.json"
     path.write_text(json.dumps(values if values is not None else json.loads(release["Values"])))
     proc = subprocess.run(
-        [str(helm_binary()), "template", release["Release"], str(ARGO_CHART), "--namespace", release["Namespace"],
-         "--values", str(path), "--show-only", SERVICE_TEMPLATE],
-        capture_output=True, text=True, timeout=120, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        [
+            str(helm_binary()),
+            "template",
+            release["Release"],
+            str(ARGO_CHART),
+            "--namespace",
+            release["Namespace"],
+            "--values",
+            str(path),
+            "--show-only",
+            SERVICE_TEMPLATE,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     if proc.returncode != 0 and "could not find template" in proc.stderr:
         return []  # the template rendered nothing
     assert proc.returncode == 0, proc.stderr
@@ -76,8 +104,13 @@ def scraped(job: dict[str, Any], sample: dict[str, str]) -> dict[str, str] | Non
     """A sample after the job's target labels and ``metric_relabel_configs`` (Prometheus relabel semantics: source
     values joined with ``;``, anchored regex; ``keep`` drops a non-match, ``replace`` writes the expanded group)."""
     labels = {**sample, "job": job["job_name"]}
-    labels.update({r["target_label"]: r["replacement"] for r in job["relabel_configs"]
-                   if "target_label" in r and "source_labels" not in r})
+    labels.update(
+        {
+            r["target_label"]: r["replacement"]
+            for r in job["relabel_configs"]
+            if "target_label" in r and "source_labels" not in r
+        }
+    )
     for rule in job["metric_relabel_configs"]:
         value = ";".join(labels.get(k, "") for k in rule["source_labels"])
         match = re.fullmatch(rule["regex"], value)
@@ -91,11 +124,14 @@ def scraped(job: dict[str, Any], sample: dict[str, str]) -> dict[str, str] | Non
 def published(synth: Synth, labels: dict[str, str]) -> set[tuple[str, str, frozenset[tuple[str, str]]]]:
     """(namespace, metric, dimensions with values) the EMF declarations publish for one scraped sample."""
     e = emf(synth)
-    return {(e["metric_namespace"], labels["__name__"], frozenset((k, labels[k]) for k in dims))
-            for decl in e["metric_declaration"]
-            if any(re.fullmatch(s.strip("^$"), labels["__name__"]) for s in decl["metric_selectors"])
-            and emf_matches(decl, labels)
-            for dims in decl["dimensions"] if set(dims) <= set(labels)}
+    return {
+        (e["metric_namespace"], labels["__name__"], frozenset((k, labels[k]) for k in dims))
+        for decl in e["metric_declaration"]
+        if any(re.fullmatch(s.strip("^$"), labels["__name__"]) for s in decl["metric_selectors"])
+        and emf_matches(decl, labels)
+        for dims in decl["dimensions"]
+        if set(dims) <= set(labels)
+    }
 
 
 def emitted(synth: Synth, namespace: str, phase: str) -> set[tuple[str, str, frozenset[tuple[str, str]]]]:
@@ -106,6 +142,7 @@ def emitted(synth: Synth, namespace: str, phase: str) -> set[tuple[str, str, fro
 
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
+
 
 def test_without_pipelines_nothing_of_it_exists(dev: Synth) -> None:
     assert not dev.config.pipelines.enabled
@@ -126,7 +163,9 @@ def test_scrape_finds_the_controller_metrics_service_as_the_chart_renders_it(pip
     job = scrape_job(piped)
     (target,) = discovered_targets(job, service)
     # Service port -> the controller's metrics port (metricsConfig.port), plain HTTP (secure: false)
-    assert target["__address__"].endswith(f":{yaml.safe_load((ARGO_CHART / 'values.yaml').read_text())['controller']['metricsConfig']['port']}")
+    assert target["__address__"].endswith(
+        f":{yaml.safe_load((ARGO_CHART / 'values.yaml').read_text())['controller']['metricsConfig']['port']}"
+    )
     assert job["scheme"] == "http" and values["controller"]["metricsConfig"]["secure"] is False
     # the chart default (metricsConfig.enabled: false) renders no Service at all: nothing to scrape
     values["controller"]["metricsConfig"]["enabled"] = False
@@ -179,11 +218,15 @@ def test_one_failed_pipelines_alarm_per_team_on_the_topic(piped: Synth) -> None:
 
 def test_dashboard_draws_each_teams_phase_counts_as_emitted(piped: Synth) -> None:
     cfg = piped.config
-    drawn = {(ns, name, frozenset(values.items())) for w in dashboard_widgets(piped)
-             for ns, name, _, values in referenced_metrics(w["properties"].get("metrics", []))
-             if name == METRIC}
-    expected = set().union(*(emitted(piped, t.namespace, phase) for t in cfg.kubernetes.teams
-                             for phase in PIPELINE_PHASES))
+    drawn = {
+        (ns, name, frozenset(values.items()))
+        for w in dashboard_widgets(piped)
+        for ns, name, _, values in referenced_metrics(w["properties"].get("metrics", []))
+        if name == METRIC
+    }
+    expected = set().union(
+        *(emitted(piped, t.namespace, phase) for t in cfg.kubernetes.teams for phase in PIPELINE_PHASES)
+    )
     assert drawn == expected
     assert {"Running", "Succeeded", "Failed", "Error"} == set(PIPELINE_PHASES)
 
@@ -201,12 +244,16 @@ def test_the_shipped_environments_alarm_and_dashboard_checks_hold_with_pipelines
     """tests/test_observability.py's generic checks (documented metrics only, CloudWatch alarm windows, every alarm
     on the topic with its config threshold) on this variant."""
     from .test_observability import (
-        test_alarm_windows_are_within_cloudwatch_limits, test_alarms_watch_documented_metrics,
+        test_alarm_windows_are_within_cloudwatch_limits,
+        test_alarms_watch_documented_metrics,
         test_dashboard_references_only_documented_metrics_and_dimensions,
         test_every_alarm_has_an_action_and_its_threshold_from_config,
     )
 
-    for check in (test_alarm_windows_are_within_cloudwatch_limits, test_alarms_watch_documented_metrics,
-                  test_dashboard_references_only_documented_metrics_and_dimensions,
-                  test_every_alarm_has_an_action_and_its_threshold_from_config):
+    for check in (
+        test_alarm_windows_are_within_cloudwatch_limits,
+        test_alarms_watch_documented_metrics,
+        test_dashboard_references_only_documented_metrics_and_dimensions,
+        test_every_alarm_has_an_action_and_its_threshold_from_config,
+    ):
         check(piped)

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 import yaml
+from llm_platform import steps
+from llm_platform.paths import TEAM_MOUNT_PATH
 
 from config import load_config
 from k8s_charts.team_namespaces import PIPELINE_SERVICE_ACCOUNT
 from k8s_charts.validation import CRD_DIR, crd_validators, validate
 from k8s_charts.values import PlatformValues
-from llm_platform import steps
-from llm_platform.paths import TEAM_MOUNT_PATH
 from llmft.pipeline import CONDITIONS, PipelineError, load_pipeline, render
 
 from .conftest import ROOT, synthesize
@@ -40,8 +40,9 @@ def test_the_example_pipeline_is_the_example_chain() -> None:
     an endpoint never finishes, docs/serving.md)."""
     from llmft.spec import load_spec
 
-    chain = sorted(p.resolve() for p in (ROOT / "examples" / "jobs").glob("[0-9][0-9]-*.yaml")
-                   if load_spec(p).type != "serve")
+    chain = sorted(
+        p.resolve() for p in (ROOT / "examples" / "jobs").glob("[0-9][0-9]-*.yaml") if load_spec(p).type != "serve"
+    )
     assert [s.path for s in medical().steps] == chain
 
 
@@ -119,8 +120,11 @@ def _status_path_exists(kind: str, path: str) -> bool:
         if part in node.get("properties", {}):
             node = node["properties"][part]
         elif "additionalProperties" in node:  # a map (replicaStatuses: {Worker: ...})
-            node = node["additionalProperties"]["properties"][part] if part not in ("Worker", "Master") else \
-                node["additionalProperties"]
+            node = (
+                node["additionalProperties"]["properties"][part]
+                if part not in ("Worker", "Master")
+                else node["additionalProperties"]
+            )
         else:
             return False
     return True
@@ -134,7 +138,7 @@ def test_gate_blocks_the_later_steps() -> None:
     for s in gated:
         gate = f"{s.plan.spec.name}-gate"
         assert tasks[gate] == [s.plan.spec.name]
-        later = p.steps[p.steps.index(s) + 1:]
+        later = p.steps[p.steps.index(s) + 1 :]
         assert later and all(gate in tasks[x.plan.spec.name] for x in later)
         job = next(d for d in p.created_objects() if d["metadata"]["name"] == gate)
         command = " ".join(job["spec"]["template"]["spec"]["containers"][0]["command"])
@@ -143,8 +147,16 @@ def test_gate_blocks_the_later_steps() -> None:
 
 def test_gate_only_on_evaluate(tmp_path: Path) -> None:
     pipeline = tmp_path / "p.yaml"
-    pipeline.write_text(yaml.safe_dump({"name": "x", "steps": [
-        {"spec": str(ROOT / "examples/jobs/01-download-model.yaml"), "gate": {"metric": "m", "min": 1}}]}))
+    pipeline.write_text(
+        yaml.safe_dump(
+            {
+                "name": "x",
+                "steps": [
+                    {"spec": str(ROOT / "examples/jobs/01-download-model.yaml"), "gate": {"metric": "m", "min": 1}}
+                ],
+            }
+        )
+    )
     config = load_config(ENV)
     with pytest.raises(PipelineError, match="only an evaluate step can gate"):
         render(load_pipeline(pipeline), config=config, values=PlatformValues.placeholders(config), image=IMAGE)
@@ -156,8 +168,9 @@ def test_gate_only_on_evaluate(tmp_path: Path) -> None:
 # ---- tenancy ---------------------------------------------------------------------------------------------------
 def test_a_serve_step_is_refused(tmp_path: Path) -> None:
     pipeline = tmp_path / "p.yaml"
-    pipeline.write_text(yaml.safe_dump({"name": "x", "steps": [
-        {"spec": str(ROOT / "examples/jobs/07-serve-medical.yaml")}]}))
+    pipeline.write_text(
+        yaml.safe_dump({"name": "x", "steps": [{"spec": str(ROOT / "examples/jobs/07-serve-medical.yaml")}]})
+    )
     config = load_config(ENV)
     with pytest.raises(PipelineError, match="type serve is an endpoint that runs until cancelled.*llmft submit"):
         render(load_pipeline(pipeline), config=config, values=PlatformValues.placeholders(config), image=IMAGE)
@@ -170,9 +183,11 @@ def test_what_the_workflow_creates_passes_the_guard_rails() -> None:
     ns = p.workflow["metadata"]["namespace"]
     m, labels = team_manifests(ENV), ns_labels(ENV, ns)
     user = f"system:serviceaccount:{ns}:{PIPELINE_SERVICE_ACCOUNT}"
-    owners = {"PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
-              "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
-              "Job": {"apiVersion": "batch/v1", "kind": "Job"}}
+    owners = {
+        "PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
+        "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
+        "Job": {"apiVersion": "batch/v1", "kind": "Job"},
+    }
     from llmft.build import pod_templates
 
     for d in p.created_objects():
@@ -181,9 +196,16 @@ def test_what_the_workflow_creates_passes_the_guard_rails() -> None:
             pod = pod_of(template, ns, owners[d["kind"]])
             assert admission_refusals(m, pod, labels, user=user) == [], (d["metadata"]["name"], where)
     # the Workflow's own pods run with the team's pod securityContext
-    executor = pod_of({"spec": {"serviceAccountName": PIPELINE_SERVICE_ACCOUNT,
-                                "securityContext": p.workflow["spec"]["securityContext"],
-                                "containers": []}}, ns)
+    executor = pod_of(
+        {
+            "spec": {
+                "serviceAccountName": PIPELINE_SERVICE_ACCOUNT,
+                "securityContext": p.workflow["spec"]["securityContext"],
+                "containers": [],
+            }
+        },
+        ns,
+    )
     assert executor["spec"]["securityContext"]["runAsNonRoot"] is True
 
 
@@ -193,8 +215,12 @@ def test_pipeline_service_account_creates_only_what_the_team_may() -> None:
     m = team_manifests(ENV)
     p = medical()
     teams = [t for t in load_config(ENV).kubernetes.teams]
-    plural = {"PyTorchJob": ("kubeflow.org", "pytorchjobs"), "RayJob": ("ray.io", "rayjobs"), "Job": ("batch", "jobs"),
-              "ConfigMap": ("", "configmaps")}
+    plural = {
+        "PyTorchJob": ("kubeflow.org", "pytorchjobs"),
+        "RayJob": ("ray.io", "rayjobs"),
+        "Job": ("batch", "jobs"),
+        "ConfigMap": ("", "configmaps"),
+    }
     for team in teams:
         sa = {("ServiceAccount", f"{team.namespace}/{PIPELINE_SERVICE_ACCOUNT}")}
         for kind, (group, resource) in plural.items():
@@ -204,8 +230,13 @@ def test_pipeline_service_account_creates_only_what_the_team_may() -> None:
             for other in teams:
                 if other.name != team.name:
                     assert not rbac_allows(m, sa, "create", group, resource, other.namespace)
-        for group, resource in (("", "secrets"), ("", "pods"), ("", "serviceaccounts"),
-                                ("rbac.authorization.k8s.io", "rolebindings"), ("argoproj.io", "workflows")):
+        for group, resource in (
+            ("", "secrets"),
+            ("", "pods"),
+            ("", "serviceaccounts"),
+            ("rbac.authorization.k8s.io", "rolebindings"),
+            ("argoproj.io", "workflows"),
+        ):
             assert not rbac_allows(m, sa, "create", group, resource, team.namespace), resource
         assert rbac_allows(m, sa, "create", "argoproj.io", "workflowtaskresults", team.namespace)
     kinds = {d["kind"] for d in p.created_objects()}
@@ -234,7 +265,10 @@ def test_argo_workflows_install() -> None:
     synth = synthesize("dev", {"pipelines": {"enabled": True}})
     release = helm_releases(synth)["argo-workflows"]
     assert (release["Repository"], release["Chart"], release["Version"]) == (
-        "https://argoproj.github.io/argo-helm", "argo-workflows", ARGO_WORKFLOWS_CHART_VERSION)
+        "https://argoproj.github.io/argo-helm",
+        "argo-workflows",
+        ARGO_WORKFLOWS_CHART_VERSION,
+    )
     assert release["Namespace"] == ARGO_WORKFLOWS_NAMESPACE
     values = release["Values"]
     selector = synth.stacks["compute"].system_node_selector

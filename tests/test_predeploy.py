@@ -26,33 +26,44 @@ def eks():
 
 def test_refuses_when_task_governance_is_installed(eks) -> None:
     client, stub = eks
-    stub.add_response("list_addons", {"addons": ["vpc-cni", "coredns"], "nextToken": "p2"},
-                      {"clusterName": CLUSTER})
+    stub.add_response("list_addons", {"addons": ["vpc-cni", "coredns"], "nextToken": "p2"}, {"clusterName": CLUSTER})
     stub.add_response("list_addons", {"addons": [TASK_GOVERNANCE_ADDON]}, {"clusterName": CLUSTER, "nextToken": "p2"})
-    with pytest.raises(Refused, match=rf"{TASK_GOVERNANCE_ADDON}.*kueue-system.*delete-addon --cluster-name "
-                                      rf"{CLUSTER}"):
+    with pytest.raises(
+        Refused,
+        match=rf"{TASK_GOVERNANCE_ADDON}.*kueue-system.*delete-addon --cluster-name "
+        rf"{CLUSTER}",
+    ):
         check(client, CLUSTER)
 
 
 def test_passes_without_task_governance(eks) -> None:
     client, stub = eks
-    stub.add_response("list_addons", {"addons": ["vpc-cni", "amazon-cloudwatch-observability"]},
-                      {"clusterName": CLUSTER})
+    stub.add_response(
+        "list_addons", {"addons": ["vpc-cni", "amazon-cloudwatch-observability"]}, {"clusterName": CLUSTER}
+    )
     assert "2 add-on(s)" in check(client, CLUSTER)
 
 
 def test_first_deploy_passes_when_the_cluster_does_not_exist(eks) -> None:
     client, stub = eks
-    stub.add_client_error("list_addons", service_error_code="ResourceNotFoundException",
-                          service_message="No cluster found for name: llmft-dev.", http_status_code=404,
-                          expected_params={"clusterName": CLUSTER})
+    stub.add_client_error(
+        "list_addons",
+        service_error_code="ResourceNotFoundException",
+        service_message="No cluster found for name: llmft-dev.",
+        http_status_code=404,
+        expected_params={"clusterName": CLUSTER},
+    )
     assert "does not exist yet" in check(client, CLUSTER)
 
 
 def test_other_api_errors_are_not_swallowed(eks) -> None:
     client, stub = eks
-    stub.add_client_error("list_addons", service_error_code="AccessDeniedException", http_status_code=403,
-                          expected_params={"clusterName": CLUSTER})
+    stub.add_client_error(
+        "list_addons",
+        service_error_code="AccessDeniedException",
+        http_status_code=403,
+        expected_params={"clusterName": CLUSTER},
+    )
     with pytest.raises(client.exceptions.ClientError):
         check(client, CLUSTER)
 

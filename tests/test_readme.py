@@ -64,8 +64,23 @@ def test_every_relative_link_and_anchor_resolves() -> None:
 def test_every_file_the_architecture_map_names_exists() -> None:
     """The map's "file" column: every backticked repository path (a file or folder of this repository) exists."""
     text = (DOCS / "architecture.md").read_text()
-    roots = ("app.py", "stacks/", "cdk_constructs/", "k8s_charts/", "config/", "llmft/", "training/", "tools/",
-             "images/", "charts/", "lifecycle_scripts/", "studio_lifecycle/", "mlflow_image/", "tests/", "examples/")
+    roots = (
+        "app.py",
+        "stacks/",
+        "cdk_constructs/",
+        "k8s_charts/",
+        "config/",
+        "llmft/",
+        "training/",
+        "tools/",
+        "images/",
+        "charts/",
+        "lifecycle_scripts/",
+        "studio_lifecycle/",
+        "mlflow_image/",
+        "tests/",
+        "examples/",
+    )
     missing = []
     named = 0
     for path in re.findall(r"`([\w./<>-]+)`", text):

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from config import load_config
-from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from config.kubernetes import TIER_PRIORITY_CLASSES
+from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
@@ -48,10 +48,14 @@ def kueue_owner_kinds() -> list[tuple[str, str]]:
     """(apiVersion, kind) of every job kind Kueue manages here: an owner Kueue would treat as the parent job."""
     from cdk_constructs.compute.kueue import INTEGRATIONS
 
-    versions = {"kubeflow.org/pytorchjob": ("kubeflow.org/v1", "PyTorchJob"),
-                "kubeflow.org/mpijob": ("kubeflow.org/v2beta1", "MPIJob"),
-                "ray.io/rayjob": ("ray.io/v1", "RayJob"), "ray.io/raycluster": ("ray.io/v1", "RayCluster"),
-                "deployment": ("apps/v1", "Deployment"), "pod": ("v1", "Pod")}
+    versions = {
+        "kubeflow.org/pytorchjob": ("kubeflow.org/v1", "PyTorchJob"),
+        "kubeflow.org/mpijob": ("kubeflow.org/v2beta1", "MPIJob"),
+        "ray.io/rayjob": ("ray.io/v1", "RayJob"),
+        "ray.io/raycluster": ("ray.io/v1", "RayCluster"),
+        "deployment": ("apps/v1", "Deployment"),
+        "pod": ("v1", "Pod"),
+    }
     return [versions[i] for i in INTEGRATIONS]
 
 
@@ -60,12 +64,22 @@ def team_jobs(env: str) -> list[dict[str, Any]]:
     built from them."""
     jobs = [copy.deepcopy(j) for j in examples(env)]
     pytorch = first(env, "PyTorchJob")
-    mpi = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": copy.deepcopy(pytorch["metadata"]),
-           "spec": {"runPolicy": {}, "mpiReplicaSpecs": {
-               "Worker": copy.deepcopy(pytorch["spec"]["pytorchReplicaSpecs"]["Worker"])}}}
+    mpi = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": copy.deepcopy(pytorch["metadata"]),
+        "spec": {
+            "runPolicy": {},
+            "mpiReplicaSpecs": {"Worker": copy.deepcopy(pytorch["spec"]["pytorchReplicaSpecs"]["Worker"])},
+        },
+    }
     ray = first(env, "RayJob")
-    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": copy.deepcopy(ray["metadata"]),
-               "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"])}
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": copy.deepcopy(ray["metadata"]),
+        "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"]),
+    }
     return jobs + [mpi, cluster]
 
 
@@ -76,12 +90,21 @@ def refusals(env: str, obj: dict[str, Any], **kw) -> list[str]:
 
 def owned_by(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
     out = copy.deepcopy(obj)
-    out["metadata"]["ownerReferences"] = [{"apiVersion": api_version, "kind": kind, "name": "tiny-admitted",
-                                          "uid": "0000", "controller": True, "blockOwnerDeletion": True}]
+    out["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": api_version,
+            "kind": kind,
+            "name": "tiny-admitted",
+            "uid": "0000",
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
     return out
 
 
 # ---- 1. ownership ----------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_platform_jobs_pass_before_the_forgeries(env: str) -> None:
@@ -113,9 +136,12 @@ def test_the_queue_name_exemption_is_the_kuberay_operators_only(env: str) -> Non
     """A RayCluster controlled by a RayJob and without a queue name: exempt from the queue policy only when the
     KubeRay operator creates it (what KubeRay does for an admitted RayJob), refused for a team member."""
     ray = first(env, "RayJob")
-    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster",
-               "metadata": {"name": "rc", "namespace": ray["metadata"]["namespace"]},
-               "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"])}
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": "rc", "namespace": ray["metadata"]["namespace"]},
+        "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"]),
+    }
     forged = owned_by(cluster, "ray.io/v1", "RayJob")
     team = refusals(env, forged)
     assert any(QUEUE_NAME_LABEL in m for m in team) and any("ownerReferences" in m for m in team)
@@ -127,9 +153,16 @@ def test_the_rayjobs_cluster_cannot_be_scaled_by_the_team(env: str) -> None:
     """Patching the replicas of the RayCluster an admitted RayJob created (UPDATE, ownerReferences kept or
     dropped) is refused; KubeRay's own updates pass."""
     ray = first(env, "RayJob")
-    stored = owned_by({"apiVersion": "ray.io/v1", "kind": "RayCluster",
-                       "metadata": {"name": "rc", "namespace": ray["metadata"]["namespace"]},
-                       "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"])}, "ray.io/v1", "RayJob")
+    stored = owned_by(
+        {
+            "apiVersion": "ray.io/v1",
+            "kind": "RayCluster",
+            "metadata": {"name": "rc", "namespace": ray["metadata"]["namespace"]},
+            "spec": copy.deepcopy(ray["spec"]["rayClusterSpec"]),
+        },
+        "ray.io/v1",
+        "RayJob",
+    )
     scaled = copy.deepcopy(stored)
     for group in scaled["spec"].get("workerGroupSpecs", []):
         group["replicas"] = group["maxReplicas"] = 64
@@ -143,15 +176,18 @@ def test_the_rayjobs_cluster_cannot_be_scaled_by_the_team(env: str) -> None:
 def test_trusted_controllers_are_the_platforms_own() -> None:
     """The identities the rules trust are the service accounts the platform installs its controllers with."""
     from cdk_constructs.compute.hyperpod_prerequisites import CHART_DIR
-    from cdk_constructs.compute.kueue import KUEUE_NAMESPACE
     from cdk_constructs.compute.kuberay_operator import KubeRayOperator
+    from cdk_constructs.compute.kueue import KUEUE_NAMESPACE
 
     assert KUBERAY_OPERATOR in PLATFORM_CONTROLLERS
     assert f"system:serviceaccount:{KUEUE_NAMESPACE}:kueue-controller-manager" in PLATFORM_CONTROLLERS
     import inspect
+
     assert inspect.signature(KubeRayOperator.__init__).parameters["namespace"].default == KUBERAY_OPERATOR.split(":")[2]
-    for template, sa in (("training-operator.yaml", "kubeflow:training-operator"),
-                         ("mpi-operator.yaml", "mpi-operator:mpi-operator")):
+    for template, sa in (
+        ("training-operator.yaml", "kubeflow:training-operator"),
+        ("mpi-operator.yaml", "mpi-operator:mpi-operator"),
+    ):
         text = (CHART_DIR / "templates" / template).read_text()
         ns, name = sa.split(":")
         assert f"serviceAccountName: {name}" in text and f"namespace: {ns}" in text
@@ -164,11 +200,11 @@ def test_trusted_controllers_are_the_platforms_own() -> None:
 
 # ---- 2. priority from runPolicy ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_run_policy_priority_class_is_bound_to_the_tier(env: str) -> None:
     config = load_config(env)
-    classes = {c.name for c in config.kubernetes.priority_classes} | {"system-cluster-critical",
-                                                                       "system-node-critical"}
+    classes = {c.name for c in config.kubernetes.priority_classes} | {"system-cluster-critical", "system-node-critical"}
     by_queue = {local_queue_name(t): set(c) for t, c in TIER_PRIORITY_CLASSES.items()}
     for job in (j for j in team_jobs(env) if j["kind"] in ("PyTorchJob", "MPIJob")):
         allowed = by_queue[job["metadata"]["labels"][QUEUE_NAME_LABEL]]
@@ -181,6 +217,7 @@ def test_run_policy_priority_class_is_bound_to_the_tier(env: str) -> None:
 
 # ---- 3. CPU pods -------------------------------------------------------------------------------------------------------
 
+
 def cpu_template(env: str) -> dict[str, Any]:
     """A CPU pod template of the platform's own (the RayJob submitter or head: CPU job pool toleration)."""
     ray = first(env, "RayJob")
@@ -191,8 +228,8 @@ BAD_TOLERATIONS = [
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
     {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
     {"key": "dedicated", "operator": "Equal", "value": "hyperpod", "effect": "NoSchedule"},
-    {"operator": "Exists"},                                       # tolerates every taint
-    {"key": "llmft.io/cpu-jobs", "operator": "Exists"},           # every effect, NoExecute included
+    {"operator": "Exists"},  # tolerates every taint
+    {"key": "llmft.io/cpu-jobs", "operator": "Exists"},  # every effect, NoExecute included
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoSchedule"},
 ]
 
@@ -202,12 +239,19 @@ def test_cpu_pods_stay_off_gpu_nodes(env: str) -> None:
     ns = first(env, "RayJob")["metadata"]["namespace"]
     base = cpu_template(env)
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns}, "spec": base["spec"]}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": ns},
-           "spec": {"template": copy.deepcopy(base)}}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j", "namespace": ns},
+        "spec": {"template": copy.deepcopy(base)},
+    }
     assert refusals(env, pod) == [] and refusals(env, job) == []
     # what the DefaultTolerationSeconds admission plugin adds before validation stays allowed
-    defaults = [{"key": k, "operator": "Exists", "effect": e, "tolerationSeconds": 300}
-                for k, e in ALLOWED_CPU_TOLERATIONS if e == "NoExecute"]
+    defaults = [
+        {"key": k, "operator": "Exists", "effect": e, "tolerationSeconds": 300}
+        for k, e in ALLOWED_CPU_TOLERATIONS
+        if e == "NoExecute"
+    ]
     key, value, effect = CPU_JOBS_TAINT
     ok = [{"key": key, "operator": "Equal", "value": value, "effect": effect}] + defaults
     for obj, spec in ((pod, pod["spec"]), (job, job["spec"]["template"]["spec"])):
@@ -222,7 +266,9 @@ def test_cpu_pods_stay_off_gpu_nodes(env: str) -> None:
         del spec["nodeName"]
     # a scheduled pod (nodeName set by the binding) can still be updated by controllers
     pod["spec"]["nodeName"] = "ip-10-1-2-3.ec2.internal"
-    assert refusals(env, pod, operation="UPDATE", old=pod, user="system:serviceaccount:kube-system:job-controller") == []
+    assert (
+        refusals(env, pod, operation="UPDATE", old=pod, user="system:serviceaccount:kube-system:job-controller") == []
+    )
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -256,10 +302,18 @@ def test_platform_controllers_outrank_every_team_priority() -> None:
 
 # ---- 4. object counts --------------------------------------------------------------------------------------------------
 
+
 def _quota_key(group: str, resource: str) -> set[str]:
     """The keys an object count quota accepts for (group, resource) (kubernetes.io "Resource Quotas")."""
-    core = {"pods", "configmaps", "secrets", "services", "persistentvolumeclaims", "replicationcontrollers",
-            "resourcequotas"}
+    core = {
+        "pods",
+        "configmaps",
+        "secrets",
+        "services",
+        "persistentvolumeclaims",
+        "replicationcontrollers",
+        "resourcequotas",
+    }
     if not group:
         return {f"count/{resource}"} | ({resource} if resource in core else set())
     return {f"count/{resource}.{group}"}
@@ -269,8 +323,13 @@ def _quota_key(group: str, resource: str) -> set[str]:
 def test_every_kind_a_team_creates_is_counted(env: str) -> None:
     manifests = team_manifests(env)
     for team in load_config(env).kubernetes.teams:
-        (quota,) = [d for d in manifests if d["kind"] == "ResourceQuota" and d["metadata"]["name"] == "objects"
-                    and d["metadata"]["namespace"] == team.namespace]
+        (quota,) = [
+            d
+            for d in manifests
+            if d["kind"] == "ResourceQuota"
+            and d["metadata"]["name"] == "objects"
+            and d["metadata"]["namespace"] == team.namespace
+        ]
         hard = quota["spec"]["hard"]
         assert {k: int(v) for k, v in hard.items()} == OBJECT_QUOTA
         subjects = {("Group", g) for g in _team_groups(manifests, team.namespace)}
@@ -282,17 +341,30 @@ def test_every_kind_a_team_creates_is_counted(env: str) -> None:
 
 
 def _team_groups(manifests: list[dict[str, Any]], namespace: str) -> set[str]:
-    return {s["name"] for d in manifests if d["kind"] == "RoleBinding" and d["metadata"].get("namespace") == namespace
-            for s in d.get("subjects", []) if s["kind"] == "Group"}
+    return {
+        s["name"]
+        for d in manifests
+        if d["kind"] == "RoleBinding" and d["metadata"].get("namespace") == namespace
+        for s in d.get("subjects", [])
+        if s["kind"] == "Group"
+    }
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_batch_job_parallelism_is_capped(env: str) -> None:
     ns = first(env, "RayJob")["metadata"]["namespace"]
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": ns},
-           "spec": {"template": cpu_template(env)}}
-    for parallelism, refused in ((1, False), (MAX_JOB_PARALLELISM, False), (MAX_JOB_PARALLELISM + 1, True),
-                                 (100_000, True)):
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j", "namespace": ns},
+        "spec": {"template": cpu_template(env)},
+    }
+    for parallelism, refused in (
+        (1, False),
+        (MAX_JOB_PARALLELISM, False),
+        (MAX_JOB_PARALLELISM + 1, True),
+        (100_000, True),
+    ):
         job["spec"]["parallelism"] = parallelism
         assert any("parallelism" in m for m in refusals(env, job)) == refused, parallelism
     assert MAX_JOB_PARALLELISM <= OBJECT_QUOTA["pods"]
@@ -300,26 +372,38 @@ def test_batch_job_parallelism_is_capped(env: str) -> None:
 
 # ---- 5. ServiceAccount tokens ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_no_long_lived_service_account_tokens(env: str) -> None:
     ns = first(env, "RayJob")["metadata"]["namespace"]
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {
-        "name": "forever", "namespace": ns, "annotations": {"kubernetes.io/service-account.name": "training"}},
-        "type": "kubernetes.io/service-account-token"}
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": "forever",
+            "namespace": ns,
+            "annotations": {"kubernetes.io/service-account.name": "training"},
+        },
+        "type": "kubernetes.io/service-account-token",
+    }
     for operation in ("CREATE", "UPDATE"):
-        assert any("service-account-token" in m for m in refusals(env, secret, operation=operation,
-                                                                     old=secret if operation == "UPDATE" else None))
+        assert any(
+            "service-account-token" in m
+            for m in refusals(env, secret, operation=operation, old=secret if operation == "UPDATE" else None)
+        )
     for kind in ("Opaque", None):
         plain = copy.deepcopy(secret)
         plain["type"] = kind
         if kind is None:
             del plain["type"]
         assert refusals(env, plain) == []
-    assert any(d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == SECRET_POLICY
-               for d in team_manifests(env))
+    assert any(
+        d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == SECRET_POLICY for d in team_manifests(env)
+    )
 
 
 # ---- MPIJob launchers ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_an_mpijob_launcher_with_gpus_is_refused_at_create(env: str) -> None:
@@ -340,6 +424,7 @@ def test_an_mpijob_launcher_with_gpus_is_refused_at_create(env: str) -> None:
 
 # ---- serving (issue 34): GPUs only through Kueue, autoscaling only of the endpoint's own demand ----------------------
 
+
 def serve_objects(env: str) -> dict[str, dict[str, Any]]:
     """An llmft serving endpoint as the cluster sees it (llmft/serve_build.py): the Deployment (the builders' GPU worker
     template, named after the SFT job's queue), the ReplicaSet the Deployment controller creates, a pod of it as
@@ -352,28 +437,59 @@ def serve_objects(env: str) -> dict[str, dict[str, Any]]:
     labels = {QUEUE_NAME_LABEL: queue, "llmft.io/component": "serve", "llmft.io/serve": "chat"}
     template = gpu_template(env)
     template["metadata"] = {"labels": dict(labels)}
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
-                  "metadata": {"name": "chat", "namespace": ns, "labels": dict(labels)},
-                  "spec": {"replicas": 1, "selector": {"matchLabels": {"llmft.io/serve": "chat"}},
-                           "template": template}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "chat", "namespace": ns, "labels": dict(labels)},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"llmft.io/serve": "chat"}}, "template": template},
+    }
     replica_set = owned_by({**copy.deepcopy(deployment), "kind": "ReplicaSet"}, "apps/v1", "Deployment")
     pod = kueue_gated(pod_of(template, ns, {"apiVersion": "apps/v1", "kind": "ReplicaSet"}))
-    trigger = {"type": "aws-cloudwatch", "name": "queued", "metadata": {
-        "namespace": "ContainerInsights/Prometheus", "metricName": "sglang:num_queue_reqs",
-        "dimensionName": "ClusterName;Namespace;serve", "dimensionValue": f"llm-platform;{ns};chat",
-        "targetMetricValue": "8", "minMetricValue": "0", "awsRegion": "us-east-1", "identityOwner": "operator"}}
-    scaled = owned_by({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-                       "metadata": {"name": "chat", "namespace": ns, "labels": {
-                           "llmft.io/component": "serve", "llmft.io/serve": "chat"}},
-                       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"},
-                                "minReplicaCount": 0, "maxReplicaCount": 4, "triggers": [trigger]}},
-                      "apps/v1", "Deployment")
+    trigger = {
+        "type": "aws-cloudwatch",
+        "name": "queued",
+        "metadata": {
+            "namespace": "ContainerInsights/Prometheus",
+            "metricName": "sglang:num_queue_reqs",
+            "dimensionName": "ClusterName;Namespace;serve",
+            "dimensionValue": f"llm-platform;{ns};chat",
+            "targetMetricValue": "8",
+            "minMetricValue": "0",
+            "awsRegion": "us-east-1",
+            "identityOwner": "operator",
+        },
+    }
+    scaled = owned_by(
+        {
+            "apiVersion": "keda.sh/v1alpha1",
+            "kind": "ScaledObject",
+            "metadata": {
+                "name": "chat",
+                "namespace": ns,
+                "labels": {"llmft.io/component": "serve", "llmft.io/serve": "chat"},
+            },
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"},
+                "minReplicaCount": 0,
+                "maxReplicaCount": 4,
+                "triggers": [trigger],
+            },
+        },
+        "apps/v1",
+        "Deployment",
+    )
     scaled["metadata"]["ownerReferences"][0]["name"] = "chat"
-    service = owned_by({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "chat", "namespace": ns},
-                        "spec": {"type": "ClusterIP", "selector": {"llmft.io/serve": "chat"}, "ports": [{"port": 80}]}},
-                       "apps/v1", "Deployment")
-    return {"Deployment": deployment, "ReplicaSet": replica_set, "Pod": pod, "ScaledObject": scaled,
-            "Service": service}
+    service = owned_by(
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "chat", "namespace": ns},
+            "spec": {"type": "ClusterIP", "selector": {"llmft.io/serve": "chat"}, "ports": [{"port": 80}]},
+        },
+        "apps/v1",
+        "Deployment",
+    )
+    return {"Deployment": deployment, "ReplicaSet": replica_set, "Pod": pod, "ScaledObject": scaled, "Service": service}
 
 
 DEPLOYMENT_CONTROLLER = "system:serviceaccount:kube-system:deployment-controller"
@@ -412,14 +528,20 @@ def test_a_gpu_deployment_must_be_a_queued_serving_one(env: str) -> None:
     foreign = _foreign_queue(env, ns)
     for where in (lambda d: d["metadata"], lambda d: d["spec"]["template"]["metadata"]):
         assert any(serve in m for m in variant(lambda d, w=where: w(d)["labels"].update({QUEUE_NAME_LABEL: foreign})))
-    assert any(serve in m for m in variant(
-        lambda d: d["spec"]["template"]["metadata"]["labels"].pop(QUEUE_NAME_LABEL)))
+    assert any(serve in m for m in variant(lambda d: d["spec"]["template"]["metadata"]["labels"].pop(QUEUE_NAME_LABEL)))
     assert any(serve in m for m in variant(lambda d: d["metadata"]["labels"].update({"llmft.io/component": "x"})))
-    both = variant(lambda d: [m["labels"].update({QUEUE_NAME_LABEL: foreign})
-                              for m in (d["metadata"], d["spec"]["template"]["metadata"])])
+    both = variant(
+        lambda d: [
+            m["labels"].update({QUEUE_NAME_LABEL: foreign}) for m in (d["metadata"], d["spec"]["template"]["metadata"])
+        ]
+    )
     assert any("workload controllers run on CPU" in m for m in both)
-    assert any("priority-class" in m for m in variant(
-        lambda d: d["spec"]["template"]["metadata"]["labels"].update({"kueue.x-k8s.io/priority-class": "x"})))
+    assert any(
+        "priority-class" in m
+        for m in variant(
+            lambda d: d["spec"]["template"]["metadata"]["labels"].update({"kueue.x-k8s.io/priority-class": "x"})
+        )
+    )
     assert any("at most" in m for m in variant(lambda d: d["spec"].update({"replicas": 1000})))
     # UPDATE dropping the queue label (Kueue would stop gating the new pods) is refused like a CREATE
     dropped = copy.deepcopy(base)
@@ -478,7 +600,8 @@ def test_a_scaled_object_scales_its_own_endpoint_on_its_own_demand(env: str) -> 
         "non-serve target": lambda so: so["spec"]["scaleTargetRef"].update({"name": "someone-elses"}),
         "statefulset target": lambda so: so["spec"]["scaleTargetRef"].update({"kind": "StatefulSet"}),
         "job target": lambda so: so["spec"]["scaleTargetRef"].update(
-            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}),
+            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}
+        ),
         "other namespace": lambda so: trig(so).update({"dimensionValue": "llm-platform;other-team;chat"}),
         "extra dimension": lambda so: trig(so).update({"dimensionValue": f"x;y;{ns};chat"}),
         "other dimensions": lambda so: trig(so).update({"dimensionName": "ClusterName;Namespace"}),
@@ -488,21 +611,26 @@ def test_a_scaled_object_scales_its_own_endpoint_on_its_own_demand(env: str) -> 
         "custom endpoint": lambda so: trig(so).update({"awsEndpoint": "https://attacker.example"}),
         "pod identity": lambda so: trig(so).update({"identityOwner": "pod"}),
         "trigger auth": lambda so: so["spec"]["triggers"][0].update(
-            {"authenticationRef": {"name": "platform", "kind": "ClusterTriggerAuthentication"}}),
+            {"authenticationRef": {"name": "platform", "kind": "ClusterTriggerAuthentication"}}
+        ),
         "other scaler": lambda so: so["spec"]["triggers"][0].update({"type": "prometheus"}),
         "keda default max": lambda so: so["spec"].pop("maxReplicaCount"),
         "above the cap": lambda so: so["spec"].update({"maxReplicaCount": 1000}),
         "pinned past max": lambda so: so["metadata"].update(
-            {"annotations": {"autoscaling.keda.sh/paused-replicas": "500"}}),
+            {"annotations": {"autoscaling.keda.sh/paused-replicas": "500"}}
+        ),
         "pin not a number": lambda so: so["metadata"].update(
-            {"annotations": {"autoscaling.keda.sh/paused-replicas": "1e3"}}),
+            {"annotations": {"autoscaling.keda.sh/paused-replicas": "1e3"}}
+        ),
         "owned by a job": lambda so: so["metadata"]["ownerReferences"][0].update(
-            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}),
+            {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}
+        ),
     }
     for name, edit in attacks.items():
         assert variant(edit), name
-    assert variant(lambda so: so["metadata"].update({"annotations": {"autoscaling.keda.sh/paused-replicas": "1"}})) \
-        == []   # llmft port-forward's wake pin
+    assert (
+        variant(lambda so: so["metadata"].update({"annotations": {"autoscaling.keda.sh/paused-replicas": "1"}})) == []
+    )  # llmft port-forward's wake pin
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -510,11 +638,18 @@ def test_scaling_a_deployment_by_hand_stays_under_the_cap(env: str) -> None:
     """`kubectl scale` (PATCH deployments/scale, an autoscaling/v1 Scale) past the cap is refused."""
     from .guardrail_eval import policy_refusals
 
-    (policy,) = [d for d in team_manifests(env) if d["kind"] == "ValidatingAdmissionPolicy"
-                 and d["metadata"]["name"] == AUTOSCALING_POLICY]
+    (policy,) = [
+        d
+        for d in team_manifests(env)
+        if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == AUTOSCALING_POLICY
+    ]
     assert any(r["resources"] == ["deployments/scale"] for r in policy["spec"]["matchConstraints"]["resourceRules"])
-    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "chat", "namespace": "x"},
-             "spec": {"replicas": MAX_SERVE_REPLICAS + 1}}
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "chat", "namespace": "x"},
+        "spec": {"replicas": MAX_SERVE_REPLICAS + 1},
+    }
     assert policy_refusals(policy, scale, old=scale)
     scale["spec"]["replicas"] = 1
     assert policy_refusals(policy, scale, old=scale) == []

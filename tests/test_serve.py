@@ -24,7 +24,7 @@ from k8s_charts.validation import validate
 from k8s_charts.values import PlatformValues
 from llmft.cli import main
 from llmft.preflight import preflight
-from llmft.registry import FileRegistry, ModelVersion, MlflowRegistry, model_dir, resolve_model
+from llmft.registry import FileRegistry, MlflowRegistry, ModelVersion, model_dir, resolve_model
 from llmft.spec import load_spec
 
 from .conftest import ENVIRONMENTS, ROOT
@@ -37,8 +37,13 @@ IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/verl-sglang:1.0-
 
 def plan_of(path: Path, env: str = "dev"):
     config = load_config(env)
-    result = preflight(load_spec(path), config=config, values=PlatformValues.placeholders(config), image=IMAGE,
-                       registry=FileRegistry.load(REGISTRY))
+    result = preflight(
+        load_spec(path),
+        config=config,
+        values=PlatformValues.placeholders(config),
+        image=IMAGE,
+        registry=FileRegistry.load(REGISTRY),
+    )
     assert result.ok, result.report()
     return result.plan
 
@@ -76,10 +81,24 @@ def test_the_deployment_is_a_queued_engine_of_the_resolved_version() -> None:
     pod = template["spec"]
     (engine,) = pod["containers"]
     assert engine["image"] == IMAGE
-    assert engine["command"] == ["python3", "-m", "sglang.launch_server", "--model-path",
-                                 "/fsx/checkpoints/medical-sft/merged", "--tp", "1", "--host", "0.0.0.0", "--port",
-                                 str(serving.ENGINE_PORT), "--enable-metrics", "--served-model-name",
-                                 "ml-research.medical-sft", "--context-length", "4096"]
+    assert engine["command"] == [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "/fsx/checkpoints/medical-sft/merged",
+        "--tp",
+        "1",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(serving.ENGINE_PORT),
+        "--enable-metrics",
+        "--served-model-name",
+        "ml-research.medical-sft",
+        "--context-length",
+        "4096",
+    ]
     assert engine["ports"] == [{"containerPort": serving.ENGINE_PORT, "name": serving.ENGINE_PORT_NAME}]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert engine[probe]["httpGet"] == {"path": serving.HEALTH_PATH, "port": serving.ENGINE_PORT_NAME}
@@ -97,8 +116,9 @@ def test_service_and_no_network_policy() -> None:
     plan = plan_of(EXAMPLES / "07-serve-medical.yaml")
     service = by_kind(plan)["Service"]
     assert service["spec"]["type"] == "ClusterIP"
-    assert service["spec"]["ports"] == [{"name": "http", "port": serving.SERVICE_PORT, "protocol": "TCP",
-                                         "targetPort": serving.ENGINE_PORT_NAME}]
+    assert service["spec"]["ports"] == [
+        {"name": "http", "port": serving.SERVICE_PORT, "protocol": "TCP", "targetPort": serving.ENGINE_PORT_NAME}
+    ]
     assert service["spec"]["selector"] == {serving.SERVE_NAME_LABEL: "medical-chat"}
     assert "NetworkPolicy" not in by_kind(plan)
 
@@ -135,8 +155,15 @@ def test_tensor_parallel_below_the_gpus_runs_data_parallel_engines() -> None:
     from llmft.serve_build import engine_command
     from llmft.spec import parse_spec
 
-    spec = parse_spec({"name": "x", "tier": "development", "type": "serve", "gpus_per_node": 8,
-                       "serve": {"model": "ml-research.m", "version": 1, "tensor_parallel": 2}})
+    spec = parse_spec(
+        {
+            "name": "x",
+            "tier": "development",
+            "type": "serve",
+            "gpus_per_node": 8,
+            "serve": {"model": "ml-research.m", "version": 1, "tensor_parallel": 2},
+        }
+    )
     command = engine_command(spec, model_dir="/fsx/m", tp=2, gpus=8)
     assert command[command.index("--tp") + 1] == "2" and command[command.index("--dp-size") + 1] == "4"
 
@@ -149,19 +176,26 @@ def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.Monke
 
     calls = []
     module = types.ModuleType("llm_platform.engine_args")
-    module.check_engine_args = lambda engine, args: calls.append((engine, args)) or [
-        "--context-length: invalid int value: 'long'"]
+    module.check_engine_args = lambda engine, args: (
+        calls.append((engine, args)) or ["--context-length: invalid int value: 'long'"]
+    )
     monkeypatch.setitem(sys.modules, "llm_platform.engine_args", module)
     from llmft.spec import parse_spec
 
     data = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
     data["serve"]["engine_args"] = ["--context-length", "long"]
     config = load_config("dev")
-    result = preflight(parse_spec(data), config=config, values=PlatformValues.placeholders(config), image=IMAGE,
-                       registry=FileRegistry.load(REGISTRY))
+    result = preflight(
+        parse_spec(data),
+        config=config,
+        values=PlatformValues.placeholders(config),
+        image=IMAGE,
+        registry=FileRegistry.load(REGISTRY),
+    )
     assert calls == [("sglang", ["--context-length", "long"])]
     assert [(c.name, c.message) for c in result.failures()] == [
-        ("engine", "serve.engine_args: --context-length: invalid int value: 'long'")]
+        ("engine", "serve.engine_args: --context-length: invalid int value: 'long'")
+    ]
 
 
 # ---- the registry -------------------------------------------------------------------------------------------------
@@ -169,23 +203,29 @@ def _team(name: str = "ml-research"):
     return load_config("dev").kubernetes.team(name)
 
 
-@pytest.mark.parametrize(("source", "tags", "expected"), [
-    ("models:/m-1", {serving.MODEL_DIR_TAG: "/fsx/checkpoints/a/merged"}, "/fsx/checkpoints/a/merged"),
-    ("/fsx/models/a", {}, "/fsx/models/a"),
-    ("file:///fsx/models/a", {}, "/fsx/models/a"),
-    ("s3://data-bucket/teams/ml-research/models/a", {}, "/fsx/models/a"),
-])
+@pytest.mark.parametrize(
+    ("source", "tags", "expected"),
+    [
+        ("models:/m-1", {serving.MODEL_DIR_TAG: "/fsx/checkpoints/a/merged"}, "/fsx/checkpoints/a/merged"),
+        ("/fsx/models/a", {}, "/fsx/models/a"),
+        ("file:///fsx/models/a", {}, "/fsx/models/a"),
+        ("s3://data-bucket/teams/ml-research/models/a", {}, "/fsx/models/a"),
+    ],
+)
 def test_weights_on_the_teams_storage_are_served_from_its_fsx(source: str, tags: dict, expected: str) -> None:
     assert model_dir(ModelVersion("ml-research.a", 1, source, tags), _team()) == (expected, None)
 
 
-@pytest.mark.parametrize(("source", "tags", "pattern"), [
-    ("models:/m-1", {}, "has no tag llmft.model_dir"),
-    ("s3://data-bucket/teams/hyperpod-platform/models/a", {}, "outside team ml-research's prefix"),
-    ("/data/models/a", {}, "not on team ml-research's storage"),
-    ("/fsx/../teams/hyperpod-platform/models/a", {}, "not on team ml-research's storage"),
-    ("runs:/abc/model", {serving.MODEL_DIR_TAG: "/teams/hyperpod-platform/models/a"}, "not on team"),
-])
+@pytest.mark.parametrize(
+    ("source", "tags", "pattern"),
+    [
+        ("models:/m-1", {}, "has no tag llmft.model_dir"),
+        ("s3://data-bucket/teams/hyperpod-platform/models/a", {}, "outside team ml-research's prefix"),
+        ("/data/models/a", {}, "not on team ml-research's storage"),
+        ("/fsx/../teams/hyperpod-platform/models/a", {}, "not on team ml-research's storage"),
+        ("runs:/abc/model", {serving.MODEL_DIR_TAG: "/teams/hyperpod-platform/models/a"}, "not on team"),
+    ],
+)
 def test_weights_elsewhere_are_refused(source: str, tags: dict, pattern: str) -> None:
     directory, why = model_dir(ModelVersion("ml-research.a", 1, source, tags), _team())
     assert directory is None and pattern in why and why.startswith("serve.model:")
@@ -207,8 +247,11 @@ class FakeMlflowClient:
         if v not in ("1", "2"):
             raise _Missing(f"Model Version (name=ml-research.medical-sft, version={v}) not found")
         tags = {serving.MODEL_DIR_TAG: f"/fsx/checkpoints/v{v}/merged", serving.EVALUATION_TAG: "passed"}
-        return type("MV", (), {"version": v, "source": f"models:/m-{v}", "tags": tags,
-                               "aliases": ["evaluated"] if v == "2" else []})()
+        return type(
+            "MV",
+            (),
+            {"version": v, "source": f"models:/m-{v}", "tags": tags, "aliases": ["evaluated"] if v == "2" else []},
+        )()
 
     def get_model_version(self, name: str, version: str):
         return self._version(version)
@@ -222,18 +265,28 @@ class FakeMlflowClient:
         return [self._version("1"), self._version("2")]
 
 
-@pytest.mark.parametrize(("serve", "expected"), [
-    ({"alias": "evaluated"}, (2, "/fsx/checkpoints/v2/merged", None)),
-    ({"version": 1}, (1, "/fsx/checkpoints/v1/merged", None)),
-    ({"version": 7}, "serve.version 7: ml-research.medical-sft has no version 7 (its versions: 1, 2)"),
-    ({"alias": "champion"}, "serve.alias 'champion': ml-research.medical-sft has no alias 'champion'"),
-    ({"model": "ml-research.other", "version": 1}, "serve.model 'ml-research.other' is not a registered model"),
-])
+@pytest.mark.parametrize(
+    ("serve", "expected"),
+    [
+        ({"alias": "evaluated"}, (2, "/fsx/checkpoints/v2/merged", None)),
+        ({"version": 1}, (1, "/fsx/checkpoints/v1/merged", None)),
+        ({"version": 7}, "serve.version 7: ml-research.medical-sft has no version 7 (its versions: 1, 2)"),
+        ({"alias": "champion"}, "serve.alias 'champion': ml-research.medical-sft has no alias 'champion'"),
+        ({"model": "ml-research.other", "version": 1}, "serve.model 'ml-research.other' is not a registered model"),
+    ],
+)
 def test_the_mlflow_registry_resolves_through_the_client(serve: dict, expected: Any) -> None:
     from llmft.spec import parse_spec
 
-    spec = parse_spec({"name": "x", "team": "ml-research", "tier": "development", "type": "serve",
-                       "serve": {"model": "ml-research.medical-sft", **serve}})
+    spec = parse_spec(
+        {
+            "name": "x",
+            "team": "ml-research",
+            "tier": "development",
+            "type": "serve",
+            "serve": {"model": "ml-research.medical-sft", **serve},
+        }
+    )
     model, problems = resolve_model(spec, _team(), MlflowRegistry(FakeMlflowClient()))
     if isinstance(expected, tuple):
         assert problems == [] and (model.version, model.model_dir, None) == expected
@@ -274,11 +327,20 @@ class FakeKubectl:
         if args[0] == "get" and "--ignore-not-found" in args:
             out = f"{args[1]}/{args[2]}" if self.exists and args[1] == "deployments.apps" else ""
         elif args[0] == "get" and args[1] == "deployment":
-            out = json.dumps({"metadata": {"annotations": {"llmft.io/model": "ml-research.medical-sft",
-                                                           "llmft.io/model-version": "1",
-                                                           "llmft.io/model-alias": "evaluated",
-                                                           "llmft.io/model-dir": "/fsx/checkpoints/x/merged"}},
-                              "spec": {"replicas": self.replicas}, "status": {"readyReplicas": self.replicas}})
+            out = json.dumps(
+                {
+                    "metadata": {
+                        "annotations": {
+                            "llmft.io/model": "ml-research.medical-sft",
+                            "llmft.io/model-version": "1",
+                            "llmft.io/model-alias": "evaluated",
+                            "llmft.io/model-dir": "/fsx/checkpoints/x/merged",
+                        }
+                    },
+                    "spec": {"replicas": self.replicas},
+                    "status": {"readyReplicas": self.replicas},
+                }
+            )
         elif args[0] == "get" and args[-2:] == ("-o", "json"):  # quotas, images, other jobs' outputs: none
             out = json.dumps({"items": [], "data": {}})
         elif args[0] == "create":
@@ -305,8 +367,13 @@ def test_submit_creates_the_deployment_then_the_objects_it_owns(monkeypatch: pyt
     code, _, err = _cli(monkeypatch, fake, ["submit", str(EXAMPLES / "07-serve-medical.yaml"), "--env", "dev"])
     assert code == 0, err
     assert [d["kind"] for d in fake.stdin] == ["Deployment", "Service", "ScaledObject"]
-    owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "medical-chat", "uid": "uid-1",
-             "blockOwnerDeletion": True}
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "medical-chat",
+        "uid": "uid-1",
+        "blockOwnerDeletion": True,
+    }
     assert all(d["metadata"]["ownerReferences"] == [owner] for d in fake.stdin[1:])
     assert not [c for c in fake.calls if c[0] in ("apply", "patch", "replace")]
 
@@ -320,8 +387,9 @@ def test_submit_refuses_a_taken_name(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_status_shows_replicas_endpoint_and_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    code, out, err = _cli(monkeypatch, FakeKubectl(exists=True, replicas=2),
-                          ["status", "medical-chat", "--team", "ml-research"])
+    code, out, err = _cli(
+        monkeypatch, FakeKubectl(exists=True, replicas=2), ["status", "medical-chat", "--team", "ml-research"]
+    )
     assert code == 0, err
     assert "serve medical-chat: 2/2 replicas ready" in out
     assert "endpoint: http://medical-chat.ml-research.svc" in out
@@ -333,7 +401,8 @@ def test_cancel_deletes_the_deployment_and_with_it_what_it_owns(monkeypatch: pyt
     code, _, err = _cli(monkeypatch, fake, ["cancel", "medical-chat", "--team", "ml-research"])
     assert code == 0, err
     assert [c for c in fake.calls if c[0] == "delete"] == [
-        ("delete", "deployments.apps/medical-chat", "-n", "ml-research", "--ignore-not-found")]
+        ("delete", "deployments.apps/medical-chat", "-n", "ml-research", "--ignore-not-found")
+    ]
 
 
 @pytest.mark.parametrize("replicas", [0, 1])
@@ -341,8 +410,9 @@ def test_port_forward_wakes_a_sleeping_endpoint(monkeypatch: pytest.MonkeyPatch,
     forwarded = []
     monkeypatch.setattr(subprocess, "call", lambda args: forwarded.append(args) or 0)
     fake = FakeKubectl(exists=True, replicas=replicas)
-    code, _, err = _cli(monkeypatch, fake, ["port-forward", "medical-chat", "--team", "ml-research",
-                                            "--local-port", "8001"])
+    code, _, err = _cli(
+        monkeypatch, fake, ["port-forward", "medical-chat", "--team", "ml-research", "--local-port", "8001"]
+    )
     assert code == 0, err
     woke = [c for c in fake.calls if c[0] in ("annotate", "scale", "rollout")]
     pin = ("annotate", "scaledobject.keda.sh/medical-chat", "-n", "ml-research")
@@ -405,12 +475,16 @@ def test_the_team_role_lets_its_people_run_a_serve_job() -> None:
 
     plan = plan_of(EXAMPLES / "07-serve-medical.yaml")
     rules = team_role_rules(plan.team, PlatformValues.placeholders(load_config("dev")))
-    wanted = [(m["apiVersion"].rsplit("/", 1)[0] if "/" in m["apiVersion"] else "", f"{m['kind'].lower()}s")
-              for m in plan.manifests]
+    wanted = [
+        (m["apiVersion"].rsplit("/", 1)[0] if "/" in m["apiVersion"] else "", f"{m['kind'].lower()}s")
+        for m in plan.manifests
+    ]
     assert not allows_create(rules, "networking.k8s.io", "networkpolicies")
     wanted = [(g, r) for g, r in wanted if r != "networkpolicys"]
     missing = [f"{g}/{r}" for g, r in [*wanted, ("", "pods/portforward")] if not allows_create(rules, g, r)]
     assert missing == []
     for group, resource in (("apps", "deployments/scale"), ("keda.sh", "scaledobjects")):  # wake: scale, pin
-        assert any(group in r.get("apiGroups", []) and resource in r.get("resources", [])
-                   and "patch" in r.get("verbs", []) for r in rules), resource
+        assert any(
+            group in r.get("apiGroups", []) and resource in r.get("resources", []) and "patch" in r.get("verbs", [])
+            for r in rules
+        ), resource

@@ -16,7 +16,10 @@ import pytest
 import yaml
 
 from cdk_constructs.observability.container_insights import (
-    PROMETHEUS_AGENT, SERVING_JOB, SERVING_METRICS, serving_scrape_job,
+    PROMETHEUS_AGENT,
+    SERVING_JOB,
+    SERVING_METRICS,
+    serving_scrape_job,
 )
 from cdk_constructs.observability.documented_metrics import SERVING_NAMESPACE_SET, SERVING_SET
 from k8s_charts import serving
@@ -30,8 +33,14 @@ from .test_pipeline_metrics import published
 from .test_serve import EXAMPLES, by_kind, plan_of
 
 EXAMPLE = EXAMPLES / "07-serve-medical.yaml"
-ENGINE_LABELS = {"model_name": "ml-research.medical-sft", "engine_type": "unified", "tp_rank": "0", "pp_rank": "0",
-                 "moe_ep_rank": "0", "dp_rank": "0"}
+ENGINE_LABELS = {
+    "model_name": "ml-research.medical-sft",
+    "engine_type": "unified",
+    "tp_rank": "0",
+    "pp_rank": "0",
+    "moe_ep_rank": "0",
+    "dp_rank": "0",
+}
 """The labels SGLang 0.5.21 puts on the scheduler's gauges (SchedulerMetricsCollector.init_new; ``dp_rank`` with
 ``--dp-size``); the request counters add ``is_streaming``."""
 
@@ -82,14 +91,21 @@ def pod_targets(job: dict[str, Any], pod: dict[str, Any], namespace: str) -> lis
     targets = []
     for container in pod["spec"]["containers"]:
         for port in container.get("ports", []):
-            meta = {"__meta_kubernetes_namespace": namespace, "__address__": f"10.0.0.7:{port['containerPort']}",
-                    "__meta_kubernetes_pod_container_port_name": port.get("name", ""),
-                    **{"__meta_kubernetes_pod_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", k): v
-                       for k, v in labels.items()}}
+            meta = {
+                "__meta_kubernetes_namespace": namespace,
+                "__address__": f"10.0.0.7:{port['containerPort']}",
+                "__meta_kubernetes_pod_container_port_name": port.get("name", ""),
+                **{"__meta_kubernetes_pod_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", k): v for k, v in labels.items()},
+            }
             kept = relabel(job["relabel_configs"], meta)
             if kept is not None:
-                targets.append({**{k: v for k, v in kept.items() if not k.startswith("__")},
-                                "job": job["job_name"], "__address__": kept["__address__"]})
+                targets.append(
+                    {
+                        **{k: v for k, v in kept.items() if not k.startswith("__")},
+                        "job": job["job_name"],
+                        "__address__": kept["__address__"],
+                    }
+                )
     return targets
 
 
@@ -116,6 +132,7 @@ def rendered_target(env: str) -> tuple[Any, dict[str, str]]:
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_the_scrape_finds_the_engine_llmft_renders(env: str) -> None:
     plan, target = rendered_target(env)
@@ -126,7 +143,8 @@ def test_the_scrape_finds_the_engine_llmft_renders(env: str) -> None:
     assert (job["scheme"], job["metrics_path"]) == ("http", serving.METRICS_PATH)
     # every team namespace is scraped; a pod without the serve component label is not
     assert job["kubernetes_sd_configs"][0]["namespaces"]["names"] == sorted(
-        t.namespace for t in synthesize(env).config.kubernetes.teams)
+        t.namespace for t in synthesize(env).config.kubernetes.teams
+    )
     template = by_kind(plan)["Deployment"]["spec"]["template"]
     other = {**template, "metadata": {"labels": {**template["metadata"]["labels"], serving.COMPONENT_LABEL: "train"}}}
     assert pod_targets(job, other, plan.team.namespace) == []
@@ -142,14 +160,19 @@ def test_each_trigger_of_the_scaled_object_reads_what_the_agent_publishes(env: s
     assert [t["metadata"]["metricName"] for t in triggers] == list(serving.DEMAND_METRICS)
     for trigger in triggers:
         meta = trigger["metadata"]
-        wanted = (meta["namespace"], meta["metricName"],
-                  frozenset(zip(meta["dimensionName"].split(";"), meta["dimensionValue"].split(";"), strict=True)))
+        wanted = (
+            meta["namespace"],
+            meta["metricName"],
+            frozenset(zip(meta["dimensionName"].split(";"), meta["dimensionValue"].split(";"), strict=True)),
+        )
         labels = sample(serving_job(synth), target, meta["metricName"], ENGINE_LABELS)
         assert labels is not None, meta["metricName"]
         emitted = published(synth, labels)
         assert wanted in emitted, (wanted, emitted)
-        assert {frozenset(k for k, _ in dims) for _, _, dims in emitted} == {frozenset(SERVING_SET),
-                                                                             frozenset(SERVING_NAMESPACE_SET)}
+        assert {frozenset(k for k, _ in dims) for _, _, dims in emitted} == {
+            frozenset(SERVING_SET),
+            frozenset(SERVING_NAMESPACE_SET),
+        }
 
 
 def test_what_is_kept_and_what_the_agent_would_drop_anyway(dev: Synth) -> None:
@@ -159,12 +182,19 @@ def test_what_is_kept_and_what_the_agent_would_drop_anyway(dev: Synth) -> None:
     job = serving_job(dev)
     for name in SERVING_METRICS:
         assert sample(job, target, name, {**ENGINE_LABELS, "is_streaming": "false"}) is not None, name
-    for name in ("sglang:e2e_request_latency_seconds_sum", "sglang:e2e_request_latency_seconds_count",
-                 "sglang:time_to_first_token_seconds_bucket", "sglang:token_usage", "python_gc_objects_collected_total"):
+    for name in (
+        "sglang:e2e_request_latency_seconds_sum",
+        "sglang:e2e_request_latency_seconds_count",
+        "sglang:time_to_first_token_seconds_bucket",
+        "sglang:token_usage",
+        "python_gc_objects_collected_total",
+    ):
         assert sample(job, target, name, ENGINE_LABELS) is None, name
     assert set(serving.DEMAND_METRICS) | {serving.THROUGHPUT_METRIC, *serving.REQUEST_METRICS} == set(SERVING_METRICS)
-    assert (tuple(SERVING_SET), tuple(SERVING_NAMESPACE_SET)) == (serving.METRIC_DIMENSIONS,
-                                                                  serving.NAMESPACE_DIMENSIONS)
+    assert (tuple(SERVING_SET), tuple(SERVING_NAMESPACE_SET)) == (
+        serving.METRIC_DIMENSIONS,
+        serving.NAMESPACE_DIMENSIONS,
+    )
 
 
 def test_without_team_namespaces_there_is_no_serving_job() -> None:
@@ -178,14 +208,33 @@ def test_the_chart_runs_the_scraper_pod_networked(dev: Synth, tmp_path: Path) ->
     values = tmp_path / "values.json"
     values.write_text(json.dumps(cfg))
     proc = subprocess.run(
-        [str(helm_binary()), "template", "amazon-cloudwatch-observability", str(CHART), "--namespace",
-         "amazon-cloudwatch", "--values", str(values), "--set-string", f"clusterName={dev.config.cluster_name}",
-         "--set-string", f"region={dev.config.region}", "--show-only",
-         "templates/linux/cloudwatch-agent-custom-resource.yaml"],
-        capture_output=True, text=True, timeout=120, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        [
+            str(helm_binary()),
+            "template",
+            "amazon-cloudwatch-observability",
+            str(CHART),
+            "--namespace",
+            "amazon-cloudwatch",
+            "--values",
+            str(values),
+            "--set-string",
+            f"clusterName={dev.config.cluster_name}",
+            "--set-string",
+            f"region={dev.config.region}",
+            "--show-only",
+            "templates/linux/cloudwatch-agent-custom-resource.yaml",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stderr
-    agents = {d["metadata"]["name"]: d["spec"] for d in yaml.safe_load_all(proc.stdout)
-              if d and d["kind"] == "AmazonCloudWatchAgent"}
+    agents = {
+        d["metadata"]["name"]: d["spec"]
+        for d in yaml.safe_load_all(proc.stdout)
+        if d and d["kind"] == "AmazonCloudWatchAgent"
+    }
     assert agents[PROMETHEUS_AGENT]["hostNetwork"] is False
     assert agents["cloudwatch-agent"]["hostNetwork"] is True
     assert yaml.safe_load((CHART / "values.yaml").read_text())["agent"]["hostNetwork"] is True
@@ -214,19 +263,24 @@ def test_the_team_namespace_admits_the_agent_on_the_engine_port_only(env: str) -
     assert "NetworkPolicy" not in by_kind(plan)
     policies = [_named_ports(p, {serving.ENGINE_PORT_NAME: serving.ENGINE_PORT}) for p in team_policies]
     without = [p for p in policies if p["metadata"]["name"] != SERVING_METRICS_POLICY]
-    ns_labels = {n: {"kubernetes.io/metadata.name": n} for n in
-                 {serving.METRICS_AGENT_NAMESPACE, *(t.namespace for t in synth.config.kubernetes.teams)}}
+    ns_labels = {
+        n: {"kubernetes.io/metadata.name": n}
+        for n in {serving.METRICS_AGENT_NAMESPACE, *(t.namespace for t in synth.config.kubernetes.teams)}
+    }
     for d in manifests:
         if d["kind"] == "Namespace":
-            ns_labels[d["metadata"]["name"]] = {**d["metadata"].get("labels", {}),
-                                                "kubernetes.io/metadata.name": d["metadata"]["name"]}
+            ns_labels[d["metadata"]["name"]] = {
+                **d["metadata"].get("labels", {}),
+                "kubernetes.io/metadata.name": d["metadata"]["name"],
+            }
     labels = by_kind(plan)["Deployment"]["spec"]["template"]["metadata"]["labels"]
     engine = Pod(plan.team.namespace, tuple(labels.items()), "10.1.0.20")
     agent = Pod(serving.METRICS_AGENT_NAMESPACE, (("app.kubernetes.io/name", "cloudwatch-agent"),), "10.1.0.30")
     assert allowed(policies, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels)
     assert not allowed(policies, "ingress", engine, agent, 22, ns_labels)
-    assert not allowed(without, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels), \
+    assert not allowed(without, "ingress", engine, agent, serving.ENGINE_PORT, ns_labels), (
         "without the platform's serving rule the default deny blocks the scrape: that rule is what admits it"
+    )
     for other in synth.config.kubernetes.teams:
         if other.namespace != plan.team.namespace:
             stranger = Pod(other.namespace, (("app", "x"),), "10.1.0.40")
@@ -235,10 +289,16 @@ def test_the_team_namespace_admits_the_agent_on_the_engine_port_only(env: str) -
 
 # ---- dashboard and alarms ------------------------------------------------------------------------------------------
 
+
 def emitted_for(synth: Synth, namespace: str, name: str, serve: str = "medical-chat") -> set[tuple[str, str, Any]]:
     """What one engine sample of ``name`` from endpoint ``serve`` in ``namespace`` becomes in CloudWatch."""
-    target = {"job": SERVING_JOB, "serve": serve, "Namespace": namespace, "ClusterName": synth.config.cluster_name,
-              "__address__": "10.0.0.7:30000"}
+    target = {
+        "job": SERVING_JOB,
+        "serve": serve,
+        "Namespace": namespace,
+        "ClusterName": synth.config.cluster_name,
+        "__address__": "10.0.0.7:30000",
+    }
     labels = sample(serving_job(synth), target, name, {**ENGINE_LABELS, "is_streaming": "true"})
     assert labels is not None, name
     return published(synth, labels)
@@ -254,8 +314,10 @@ def test_the_dashboard_row_searches_every_endpoint_of_every_team(env: str) -> No
     drawn = {(ns, name, dims) for w in widgets for ns, name, dims, _ in referenced_metrics(w["properties"]["metrics"])}
     per_serve = {(serving.METRICS_NAMESPACE, m, frozenset(serving.METRIC_DIMENSIONS)) for m in SERVING_METRICS}
     assert per_serve <= drawn
-    assert {("ContainerInsights", m, frozenset({"ClusterName", "Namespace", "PodName"}))
-            for m in ("replicas_ready", "replicas_desired")} <= drawn
+    assert {
+        ("ContainerInsights", m, frozenset({"ClusterName", "Namespace", "PodName"}))
+        for m in ("replicas_ready", "replicas_desired")
+    } <= drawn
     expressions = [row[-1]["expression"] for w in widgets for row in w["properties"]["metrics"]]
     teams = [t.namespace for t in synth.config.kubernetes.teams]
     for expression in expressions:
@@ -292,8 +354,9 @@ def test_serving_alarms_per_team_read_what_the_engines_emit(env: str) -> None:
         # each reads exactly the per-namespace metric an engine of the team emits (no SEARCH, no serve dimension)
         queued = {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(backlog)}
         assert queued <= emitted_for(synth, ns, serving.DEMAND_METRICS[1])
-        assert {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(aborted)} <= \
-            emitted_for(synth, ns, serving.ABORTED_REQUESTS_METRIC)
+        assert {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(aborted)} <= emitted_for(
+            synth, ns, serving.ABORTED_REQUESTS_METRIC
+        )
         assert all(frozenset(k for k, _ in dims) == frozenset(serving.NAMESPACE_DIMENSIONS) for _, _, dims in queued)
         assert backlog["EvaluationPeriods"] == backlog["DatapointsToAlarm"] == -(-t.serving_queue_minutes // 5)
         # behaviour: the 5-minute Sum of one sample per engine and minute, back to the average queue
@@ -304,6 +367,7 @@ def test_serving_alarms_per_team_read_what_the_engines_emit(env: str) -> None:
         assert alarm_state(backlog, evaluate_alarm(backlog, {})) == "OK"
         ((_, aname, adims),) = {(n, name, frozenset(v.items())) for n, name, _, v in alarm_metrics(aborted)}
         assert aborted["Period"] == 900 and aborted["Statistic"] == "Sum"
-        assert _single_metric_state(aborted, {(aname, adims, "Sum"): t.serving_aborted_requests_per_15_minutes}) \
-            == "ALARM"
+        assert (
+            _single_metric_state(aborted, {(aname, adims, "Sum"): t.serving_aborted_requests_per_15_minutes}) == "ALARM"
+        )
         assert _single_metric_state(aborted, {(aname, adims, "Sum"): 0}) == "OK"

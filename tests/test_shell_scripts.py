@@ -36,7 +36,11 @@ def test_there_are_scripts_to_check() -> None:
 def test_every_shell_script_is_shellcheck_clean() -> None:
     scripts = [str(p.relative_to(ROOT)) for p in shell_scripts()]
     # --external-sources lets `source` directives follow files next to the script; severity style = everything.
-    proc = subprocess.run([shellcheck(), "--external-sources", "--severity=style", "--format=gcc", *scripts],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [shellcheck(), "--external-sources", "--severity=style", "--format=gcc", *scripts],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, f"shellcheck findings:\n{proc.stdout}{proc.stderr}"
-

@@ -51,16 +51,19 @@ def test_stateful_logical_ids_match_baseline() -> None:
         before, after = baseline.get(stack, {}), now.get(stack, {})
         for lid, type_ in sorted(before.items()):
             if lid not in after:
-                problems.append(f"{stack}: {type_} {lid} is gone or renamed - CloudFormation would DELETE it "
-                                 f"(and create a new one under the new ID), losing its data")
+                problems.append(
+                    f"{stack}: {type_} {lid} is gone or renamed - CloudFormation would DELETE it "
+                    f"(and create a new one under the new ID), losing its data"
+                )
             elif after[lid] != type_:
                 problems.append(f"{stack}: {lid} changed type {type_} -> {after[lid]}: a replacement")
         for lid in sorted(set(after) - set(before)):
             problems.append(f"{stack}: new stateful resource {after[lid]} {lid} is not in the baseline")
     assert not problems, (
-        "Stateful logical IDs differ from tests/baselines/stateful_resources.json:\n  " + "\n  ".join(problems)
+        "Stateful logical IDs differ from tests/baselines/stateful_resources.json:\n  "
+        + "\n  ".join(problems)
         + "\nA changed construct ID or path replaces the resource. Restore the old ID, or if the replacement is "
-          "intended (or the resource is new), run `make snapshots` and commit the reviewed diff."
+        "intended (or the resource is new), run `make snapshots` and commit the reviewed diff."
     )
 
 

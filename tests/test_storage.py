@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk import aws_ec2 as ec2, aws_kms as kms, aws_s3 as s3
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
 
@@ -23,8 +25,11 @@ def test_key_admits_fsx_s3_link_role_only_through_s3(env_synth: Synth) -> None:
     key = next(iter(env_synth.resources("storage", "AWS::KMS::Key").values()))
     stmt = next(s for s in key["Properties"]["KeyPolicy"]["Statement"] if s.get("Sid") == "FsxDataRepositoryThroughS3")
     assert stmt["Condition"]["StringEquals"]["kms:ViaService"] == {
-        "Fn::Join": ["", ["s3.", {"Ref": "AWS::Region"}, ".amazonaws.com"]]}
-    arn = "".join(p if isinstance(p, str) else "" for p in stmt["Condition"]["ArnLike"]["aws:PrincipalArn"]["Fn::Join"][1])
+        "Fn::Join": ["", ["s3.", {"Ref": "AWS::Region"}, ".amazonaws.com"]]
+    }
+    arn = "".join(
+        p if isinstance(p, str) else "" for p in stmt["Condition"]["ArnLike"]["aws:PrincipalArn"]["Fn::Join"][1]
+    )
     assert arn.endswith("/s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*")
 
 
@@ -36,12 +41,20 @@ def test_buckets_baseline(env_synth: Synth) -> None:
         props = res[lid(bucket)]["Properties"]
         assert props["VersioningConfiguration"] == {"Status": "Enabled"}
         assert props["PublicAccessBlockConfiguration"] == {
-            "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+            "BlockPublicAcls": True,
+            "BlockPublicPolicy": True,
+            "IgnorePublicAcls": True,
+            "RestrictPublicBuckets": True,
+        }
         rule = props["LifecycleConfiguration"]["Rules"][0]
-        assert rule["NoncurrentVersionExpiration"]["NoncurrentDays"] == \
-            env_synth.config.storage.s3.noncurrent_version_expiration_days
-        assert rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] == \
-            env_synth.config.storage.s3.abort_incomplete_multipart_upload_days
+        assert (
+            rule["NoncurrentVersionExpiration"]["NoncurrentDays"]
+            == env_synth.config.storage.s3.noncurrent_version_expiration_days
+        )
+        assert (
+            rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"]
+            == env_synth.config.storage.s3.abort_incomplete_multipart_upload_days
+        )
         sse = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
         if bucket is stack.access_logs_bucket:
             assert sse == {"SSEAlgorithm": "AES256"}  # log targets support SSE-S3 only
@@ -112,8 +125,14 @@ def test_data_repository_paths_follow_fsx_rules() -> None:
     """FSx refuses nesting file system paths and a ninth association per file system (CreateDataRepositoryAssociation)."""
     stack = cdk.Stack(cdk.App(), "T")
     vpc = ec2.Vpc(stack, "Vpc", max_azs=1, nat_gateways=0)
-    fs = SharedFileSystem(stack, "Fs", subnet=vpc.public_subnets[0], security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
-                          encryption_key=kms.Key(stack, "K"), data_bucket=s3.Bucket(stack, "B"))
+    fs = SharedFileSystem(
+        stack,
+        "Fs",
+        subnet=vpc.public_subnets[0],
+        security_group=ec2.SecurityGroup(stack, "Sg", vpc=vpc),
+        encryption_key=kms.Key(stack, "K"),
+        data_bucket=s3.Bucket(stack, "B"),
+    )
     fs.add_data_repository("A", file_system_path="/teams/a", s3_prefix="teams/a/")
     for path in ("/teams", "/teams/a/sub"):
         with pytest.raises(ValueError, match="nest"):
@@ -131,8 +150,10 @@ def test_ecr_repository(env_synth: Synth) -> None:
     assert props["ImageTagMutability"] == "IMMUTABLE"
     assert props["EncryptionConfiguration"]["EncryptionType"] == "KMS"
     assert "tagStatus" in props["LifecyclePolicy"]["LifecyclePolicyText"]
-    assert f'"countNumber":{env_synth.config.storage.ecr.untagged_image_expiry_days}' in \
-        props["LifecyclePolicy"]["LifecyclePolicyText"]
+    assert (
+        f'"countNumber":{env_synth.config.storage.ecr.untagged_image_expiry_days}'
+        in props["LifecyclePolicy"]["LifecyclePolicyText"]
+    )
     assert repo["DeletionPolicy"] == "RetainExceptOnCreate"
 
 

@@ -25,11 +25,13 @@ def test_defaults() -> None:
     assert s.partition_job_image == DEFAULT_PARTITION_IMAGE
 
 
-@pytest.mark.parametrize("name", ["-leading", "trailing-", "under_score", "dot.ted", "x" * 64, "", "spa ce",
-                                  "ünï"])
+@pytest.mark.parametrize("name", ["-leading", "trailing-", "under_score", "dot.ted", "x" * 64, "", "spa ce", "ünï"])
 def test_invalid_profile_name(name: str) -> None:
-    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[\]\.name .* does not match SageMaker's user "
-                                          r"profile pattern"):
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.user_profiles\[\]\.name .* does not match SageMaker's user "
+        r"profile pattern",
+    ):
         config_with("dev", users({"name": name, "team": "ml-research"}))
 
 
@@ -49,16 +51,25 @@ def test_sign_in_names_are_session_names_without_wildcards(sign_in: str) -> None
 
 def test_sign_in_name_defaults_to_the_profile_name() -> None:
     team = config_with("dev").kubernetes.teams[0].name
-    (plain, named) = config_with("dev", users({"name": "jane", "team": team, "posix_uid": 200101},
-                                              {"name": "joe", "team": team, "sign_in_name": "joe.doe@example.com",
-                                               "posix_uid": 200102})).studio.user_profiles
+    (plain, named) = config_with(
+        "dev",
+        users(
+            {"name": "jane", "team": team, "posix_uid": 200101},
+            {"name": "joe", "team": team, "sign_in_name": "joe.doe@example.com", "posix_uid": 200102},
+        ),
+    ).studio.user_profiles
     assert (plain.session_name, named.session_name) == ("jane", "joe.doe@example.com")
 
 
 def test_duplicate_profile_name() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.user_profiles lists 'jane' twice; give each user profile a "
-                                          r"unique name"):
-        config_with("dev", users({"name": "jane", "team": "ml-research"}, {"name": "jane", "team": "hyperpod-platform"}))
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.user_profiles lists 'jane' twice; give each user profile a "
+        r"unique name",
+    ):
+        config_with(
+            "dev", users({"name": "jane", "team": "ml-research"}, {"name": "jane", "team": "hyperpod-platform"})
+        )
 
 
 def test_profile_names_differing_only_in_case_are_duplicates() -> None:
@@ -67,15 +78,21 @@ def test_profile_names_differing_only_in_case_are_duplicates() -> None:
 
 
 def test_unknown_fsx_mode() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.fsx_mode 'per_user' is not a mode; use 'shared' .* or "
-                                          r"'per-user'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.fsx_mode 'per_user' is not a mode; use 'shared' .* or "
+        r"'per-user'",
+    ):
         config_with("dev", {"studio": {"fsx_mode": "per_user"}})
 
 
-@pytest.mark.parametrize(("field", "message"), [
-    ("posix_uid", r"studio\.posix_uid 0 is root"),
-    ("posix_gid", r"studio\.posix_gid 0 is the root group"),
-])
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        ("posix_uid", r"studio\.posix_uid 0 is root"),
+        ("posix_gid", r"studio\.posix_gid 0 is the root group"),
+    ],
+)
 def test_uid_or_gid_zero(field: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_with("dev", {"studio": {field: 0}})
@@ -86,21 +103,32 @@ def test_user_uid_zero() -> None:
         config_with("dev", users({"name": "jane", "team": "ml-research", "posix_uid": 0}))
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("posix_uid", 999, r"studio\.posix_uid 999 is outside SageMaker's POSIX uid range 10000-4000000"),
-    ("posix_gid", 100, r"studio\.posix_gid 100 is outside SageMaker's POSIX gid range 1001-4000000"),
-    ("idle_timeout_minutes", 30, r"studio\.idle_timeout_minutes 30 is outside 60-525600"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("posix_uid", 999, r"studio\.posix_uid 999 is outside SageMaker's POSIX uid range 10000-4000000"),
+        ("posix_gid", 100, r"studio\.posix_gid 100 is outside SageMaker's POSIX gid range 1001-4000000"),
+        ("idle_timeout_minutes", 30, r"studio\.idle_timeout_minutes 30 is outside 60-525600"),
+    ],
+)
 def test_out_of_range(field: str, value: int, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_with("dev", {"studio": {field: value}})
 
 
 def test_duplicated_uid_between_users() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[bob\]\.posix_uid 300001 is already the uid of "
-                                          r"'alice'"):
-        config_with("prod", users({"name": "alice", "team": "ml-research", "posix_uid": 300001},
-                                  {"name": "bob", "team": "ml-research", "posix_uid": 300001}))
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.user_profiles\[bob\]\.posix_uid 300001 is already the uid of "
+        r"'alice'",
+    ):
+        config_with(
+            "prod",
+            users(
+                {"name": "alice", "team": "ml-research", "posix_uid": 300001},
+                {"name": "bob", "team": "ml-research", "posix_uid": 300001},
+            ),
+        )
 
 
 def test_user_uid_duplicating_the_default() -> None:
@@ -109,20 +137,29 @@ def test_user_uid_duplicating_the_default() -> None:
 
 
 def test_team_that_does_not_exist() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.user_profiles\[jane\]\.team 'nlp' is not a team in "
-                                          r"kubernetes\.teams \(ml-research, hyperpod-platform\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.user_profiles\[jane\]\.team 'nlp' is not a team in "
+        r"kubernetes\.teams \(ml-research, hyperpod-platform\)",
+    ):
         config_with("dev", users({"name": "jane", "team": "nlp"}))
 
 
 def test_max_idle_below_default() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.max_idle_timeout_minutes 60 is below "
-                                          r"studio\.idle_timeout_minutes 120"):
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.max_idle_timeout_minutes 60 is below "
+        r"studio\.idle_timeout_minutes 120",
+    ):
         config_with("dev", {"studio": {"idle_timeout_minutes": 120, "max_idle_timeout_minutes": 60}})
 
 
 def test_unknown_instance_type() -> None:
-    with pytest.raises(ConfigError, match=r"studio\.default_instance_type 'ml\.t3\.huge' is not a SageMaker Studio "
-                                          r"instance type.*same family: ml\.t3\."):
+    with pytest.raises(
+        ConfigError,
+        match=r"studio\.default_instance_type 'ml\.t3\.huge' is not a SageMaker Studio "
+        r"instance type.*same family: ml\.t3\.",
+    ):
         config_with("dev", {"studio": {"default_instance_type": "ml.t3.huge"}})
 
 
@@ -135,14 +172,28 @@ def test_unpinned_partition_image() -> None:
 def test_uids_are_unique_across_the_domain(mode: str) -> None:
     """Issue 21: both prod users had Studio's default uid 200001 (only checked within a team in per-user mode)."""
     message = config_fails(
-        {"studio": {"fsx_mode": mode, "user_profiles": [{"name": "alice", "team": "ml-research"},
-                                                        {"name": "bob", "team": "hyperpod-platform"}]}},
+        {
+            "studio": {
+                "fsx_mode": mode,
+                "user_profiles": [
+                    {"name": "alice", "team": "ml-research"},
+                    {"name": "bob", "team": "hyperpod-platform"},
+                ],
+            }
+        },
         r"studio\.user_profiles\[bob\] has uid 200001 \(the default studio\.posix_uid\), which is already the uid "
-        r"of 'alice'", r"unique across every profile of the Studio domain",
-        r"Give studio\.user_profiles\[bob\] a posix_uid of its own, e\.g\. posix_uid: 200002", env="prod")
+        r"of 'alice'",
+        r"unique across every profile of the Studio domain",
+        r"Give studio\.user_profiles\[bob\] a posix_uid of its own, e\.g\. posix_uid: 200002",
+        env="prod",
+    )
     assert "Traceback" not in message
-    config_with("prod", users({"name": "alice", "team": "ml-research"},
-                              {"name": "bob", "team": "hyperpod-platform", "posix_uid": 200002}))
+    config_with(
+        "prod",
+        users(
+            {"name": "alice", "team": "ml-research"}, {"name": "bob", "team": "hyperpod-platform", "posix_uid": 200002}
+        ),
+    )
 
 
 def test_shipped_configs_give_every_user_a_uid_of_their_own() -> None:
@@ -155,10 +206,15 @@ def test_shipped_configs_give_every_user_a_uid_of_their_own() -> None:
 
 
 def test_team_gid_must_not_be_the_studio_default_gid() -> None:
-    with pytest.raises(ConfigError, match=r"kubernetes\.teams\[ml-research\]\.posix_gid 1001 equals "
-                                          r"studio\.posix_gid, the default group of every Studio app"):
-        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research", "posix_gid": 1001},
-                                                     {"name": "hyperpod-platform"}]}})
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes\.teams\[ml-research\]\.posix_gid 1001 equals "
+        r"studio\.posix_gid, the default group of every Studio app",
+    ):
+        config_with(
+            "dev",
+            {"kubernetes": {"teams": [{"name": "ml-research", "posix_gid": 1001}, {"name": "hyperpod-platform"}]}},
+        )
 
 
 def test_unknown_key_is_refused() -> None:
@@ -167,7 +223,16 @@ def test_unknown_key_is_refused() -> None:
 
 
 def test_team_named_like_the_partition_namespace() -> None:
-    with pytest.raises(ConfigError, match=r"kubernetes\.teams names 'studio-partitions', the namespace of Studio's "
-                                          r"partition Job; rename the team"):
-        config_with("dev", {"kubernetes": {"teams": [{"name": "ml-research"}, {"name": "hyperpod-platform"},
-                                                     {"name": "studio-partitions"}]}})
+    with pytest.raises(
+        ConfigError,
+        match=r"kubernetes\.teams names 'studio-partitions', the namespace of Studio's "
+        r"partition Job; rename the team",
+    ):
+        config_with(
+            "dev",
+            {
+                "kubernetes": {
+                    "teams": [{"name": "ml-research"}, {"name": "hyperpod-platform"}, {"name": "studio-partitions"}]
+                }
+            },
+        )

@@ -64,18 +64,26 @@ def sandbox(tmp_path: Path) -> dict:
     home.mkdir()
     fakes.mkdir()
     calls = tmp_path / "calls.log"
-    _fake(fakes, "aws", f"""echo "aws $*" >> {calls}
+    _fake(
+        fakes,
+        "aws",
+        f"""echo "aws $*" >> {calls}
 case "$1 $2" in
   "eks update-kubeconfig") exit "${{FAKE_AWS_EKS_RC:-0}}" ;;
   "secretsmanager get-secret-value") echo '{{"username": "team-ml-research", "password": "s3cr3t w/ $pecial"}}' ;;
 esac
-""")
+""",
+    )
     _fake(fakes, "kubectl", f'echo "kubectl $*" >> {calls}\n')
-    _fake(fakes, "jq", 'exec python3 -c \'import json,sys; print(json.load(sys.stdin)[sys.argv[2][1:]])\' "$@"\n')
+    _fake(fakes, "jq", "exec python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[2][1:]])' \"$@\"\n")
     env = {
-        "HOME": str(home), "PATH": f"{fakes}:/usr/bin:/bin", "PLATFORM_REGION": "us-east-1",
-        "PLATFORM_CLUSTER_NAME": "llmft-dev-eks", "PLATFORM_NAMESPACE": "ml-research",
-        "PLATFORM_KUBERNETES_VERSION": "1.34", "MLFLOW_URI": "https://mlflow.example.com",
+        "HOME": str(home),
+        "PATH": f"{fakes}:/usr/bin:/bin",
+        "PLATFORM_REGION": "us-east-1",
+        "PLATFORM_CLUSTER_NAME": "llmft-dev-eks",
+        "PLATFORM_NAMESPACE": "ml-research",
+        "PLATFORM_KUBERNETES_VERSION": "1.34",
+        "MLFLOW_URI": "https://mlflow.example.com",
         "MLFLOW_CREDENTIALS_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:team-ml-research",
     }
     return {"home": home, "fakes": fakes, "calls": calls, "env": env}
@@ -83,8 +91,9 @@ esac
 
 def run(sandbox: dict, curl_body: str, **extra: str) -> subprocess.CompletedProcess:
     _fake(sandbox["fakes"], "curl", curl_body)
-    return subprocess.run(["bash", str(SCRIPT)], env={**sandbox["env"], **extra}, capture_output=True, text=True,
-                          check=False, timeout=60)
+    return subprocess.run(
+        ["bash", str(SCRIPT)], env={**sandbox["env"], **extra}, capture_output=True, text=True, check=False, timeout=60
+    )
 
 
 def calls(sandbox: dict) -> list[str]:
@@ -122,12 +131,22 @@ def test_offline_start_still_configures_the_kube_context_and_mlflow(sandbox: dic
     env_file = (home / ".platform_env").read_text()
     assert "export MLFLOW_TRACKING_URI=https://mlflow.example.com" in env_file
     assert "export PLATFORM_NAMESPACE=ml-research" in env_file
-    assert any(c.startswith("aws secretsmanager get-secret-value --region us-east-1 --secret-id "
-                            "arn:aws:secretsmanager:us-east-1:123456789012:secret:team-ml-research") for c in log)
+    assert any(
+        c.startswith(
+            "aws secretsmanager get-secret-value --region us-east-1 --secret-id "
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:team-ml-research"
+        )
+        for c in log
+    )
     # Terminals: the team's MLflow user as environment variables, from a file only the user can read.
     assert stat.S_IMODE((home / ".platform_env").stat().st_mode) == 0o600
-    shell = subprocess.run(["bash", "-c", f". {home / '.platform_env'} && env"], capture_output=True, text=True,
-                           check=True, env={"PATH": "/usr/bin:/bin"}).stdout.splitlines()
+    shell = subprocess.run(
+        ["bash", "-c", f". {home / '.platform_env'} && env"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin"},
+    ).stdout.splitlines()
     assert "MLFLOW_TRACKING_USERNAME=team-ml-research" in shell
     assert "MLFLOW_TRACKING_PASSWORD=s3cr3t w/ $pecial" in shell
     assert not (home / ".mlflow" / "credentials").exists(), "no credentials file of the retired shared user"
@@ -138,8 +157,11 @@ def test_offline_start_still_configures_the_kube_context_and_mlflow(sandbox: dic
     saved = {n: os.environ.pop(n, None) for n in names}
     try:
         exec(compile(startup.read_text(), str(startup), "exec"), {})  # noqa: S102 - our own generated file
-        assert [os.environ.get(n) for n in names] == ["https://mlflow.example.com", "team-ml-research",
-                                                     "s3cr3t w/ $pecial"]
+        assert [os.environ.get(n) for n in names] == [
+            "https://mlflow.example.com",
+            "team-ml-research",
+            "s3cr3t w/ $pecial",
+        ]
     finally:
         for n, v in saved.items():
             os.environ.pop(n, None)
@@ -153,11 +175,17 @@ def test_files_a_user_writes_are_group_writable(sandbox: dict, tmp_path: Path) -
     (same group through the tree's setgid; k8s_charts/team_storage.py)."""
     assert run(sandbox, CURL_OFFLINE).returncode == 0
     home: Path = sandbox["home"]
-    shell = subprocess.run(["bash", "-c", f'. {home}/.platform_env && touch {tmp_path}/from-shell'], check=True)
+    shell = subprocess.run(["bash", "-c", f". {home}/.platform_env && touch {tmp_path}/from-shell"], check=True)
     assert shell.returncode == 0
     startup = home / ".ipython" / "profile_default" / "startup" / "00-platform-umask.py"
-    subprocess.run([sys.executable, "-c", f"exec(open({str(startup)!r}).read()); open({str(tmp_path)!r} + "
-                                          f"'/from-kernel', 'w').close()"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"exec(open({str(startup)!r}).read()); open({str(tmp_path)!r} + '/from-kernel', 'w').close()",
+        ],
+        check=True,
+    )
     for name in ("from-shell", "from-kernel"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o664
 
@@ -215,21 +243,32 @@ def test_llmft_is_installed_from_the_stack_asset_once(sandbox: dict, tmp_path: P
         zf.writestr("requirements-cli.txt", "# nothing to install in the sandbox\n")
         zf.writestr("llmft/__init__.py", "")
         zf.writestr("llmft/__main__.py", "import os, sys; print('llmft', os.environ['LLMFT_ENV'], *sys.argv[1:])\n")
-    _fake(sandbox["fakes"], "aws", f"""echo "aws $*" >> {sandbox["calls"]}
+    _fake(
+        sandbox["fakes"],
+        "aws",
+        f"""echo "aws $*" >> {sandbox["calls"]}
 case "$1 $2" in
   "s3 cp") cp {bundle} "${{@: -1}}" ;;
   "secretsmanager get-secret-value") echo '{{"username": "client", "password": "s3cr3t"}}' ;;
 esac
-""")
+""",
+    )
     uri = "s3://cdk-assets-bucket/0123abcd.zip"
     _fake(sandbox["fakes"], "curl", CURL_OFFLINE)
-    proc = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, check=False, timeout=600,
-                          env={**sandbox["env"], "PLATFORM_CLI_S3_URI": uri, "PLATFORM_ENV": "prod"})  # a real venv
+    proc = subprocess.run(
+        ["bash", str(SCRIPT)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env={**sandbox["env"], "PLATFORM_CLI_S3_URI": uri, "PLATFORM_ENV": "prod"},
+    )  # a real venv
     assert proc.returncode == 0, proc.stderr
     wrapper = sandbox["home"] / ".local" / "bin" / "llmft"
     assert wrapper.exists() and "llmft: installed into" in proc.stdout
-    done = subprocess.run([str(wrapper), "submit", "job.yaml"], capture_output=True, text=True, check=False,
-                          env=sandbox["env"])
+    done = subprocess.run(
+        [str(wrapper), "submit", "job.yaml"], capture_output=True, text=True, check=False, env=sandbox["env"]
+    )
     assert done.stdout.strip() == "llmft prod submit job.yaml", done.stderr
     assert (sandbox["home"] / ".local/share/llmft/0123abcd/.installed").exists()
     again = run(sandbox, CURL_OFFLINE, PLATFORM_CLI_S3_URI=uri, PLATFORM_ENV="prod")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from cdk_constructs.studio.studio_lifecycle_configs import render_script
 from cdk_constructs.compute.fsx_directories import NAMESPACE
+from cdk_constructs.studio.studio_lifecycle_configs import render_script
 from cdk_constructs.studio.studio_user_profile import StudioUserProfile
 from config.studio import PARTITION_NAMESPACE
 
@@ -25,11 +25,22 @@ SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).with_name("s
 # The exact actions a Studio user's execution role holds (see cdk_constructs/studio/studio_user_profile.py).
 USER_ROLE_ACTIONS = {
     "eks:DescribeCluster",
-    "s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-    "kms:Decrypt", "kms:GenerateDataKey",
-    "ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage", "ecr:GetAuthorizationToken",
-    "secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret",
-    "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents",
+    "s3:ListBucket",
+    "s3:GetObject",
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "s3:AbortMultipartUpload",
+    "kms:Decrypt",
+    "kms:GenerateDataKey",
+    "ecr:BatchCheckLayerAvailability",
+    "ecr:GetDownloadUrlForLayer",
+    "ecr:BatchGetImage",
+    "ecr:GetAuthorizationToken",
+    "secretsmanager:GetSecretValue",
+    "secretsmanager:DescribeSecret",
+    "logs:CreateLogGroup",
+    "logs:CreateLogStream",
+    "logs:PutLogEvents",
 }
 
 
@@ -69,8 +80,11 @@ def flatten(value: Any) -> str:
     return "<TOKEN>"
 
 
-@pytest.fixture(scope="module", params=[("dev", None), ("prod", None), ("dev", "per-user"), ("prod", "shared")],
-                ids=["dev-shared", "prod-per-user", "dev-per-user", "prod-shared"])
+@pytest.fixture(
+    scope="module",
+    params=[("dev", None), ("prod", None), ("dev", "per-user"), ("prod", "shared")],
+    ids=["dev-shared", "prod-per-user", "dev-per-user", "prod-shared"],
+)
 def any_mode(request: pytest.FixtureRequest) -> Synth:
     env, mode = request.param
     return synthesize(env, {"studio": {"fsx_mode": mode}} if mode else None)
@@ -78,14 +92,19 @@ def any_mode(request: pytest.FixtureRequest) -> Synth:
 
 # ---- domain --------------------------------------------------------------------------------------------------------
 
+
 def test_every_mode_synthesizes_clean(any_mode: Synth) -> None:
     """cdk-nag and CloudFormation validation report nothing for the Studio stack (cfn-lint: test_compliance)."""
     name = f"{any_mode.config.stack_prefix}-Studio"
     assert any_mode.stacks["studio"].stack_name == name
     report = any_mode.validation_report or {"pluginReports": []}
-    findings = [f"{v['ruleName']} at {c['constructPath']}" for plugin in report["pluginReports"]
-                for v in plugin["violations"] for c in v["violatingConstructs"]
-                if c["constructPath"].startswith(f"{name}/")]
+    findings = [
+        f"{v['ruleName']} at {c['constructPath']}"
+        for plugin in report["pluginReports"]
+        for v in plugin["violations"]
+        for c in v["violatingConstructs"]
+        if c["constructPath"].startswith(f"{name}/")
+    ]
     assert not findings, "\n".join(findings)
 
 
@@ -103,13 +122,18 @@ def test_domain_is_vpc_only_iam_kms_with_idle_shutdown(env_synth: Synth) -> None
     assert settings["CustomPosixUserConfig"] == {"Uid": st.posix_uid, "Gid": st.posix_gid}
     for app in ("JupyterLabAppSettings", "CodeEditorAppSettings"):
         idle = settings[app]["AppLifecycleManagement"]["IdleSettings"]
-        assert idle == {"LifecycleManagement": "ENABLED", "IdleTimeoutInMinutes": st.idle_timeout_minutes,
-                        "MinIdleTimeoutInMinutes": 60, "MaxIdleTimeoutInMinutes": st.max_idle_timeout_minutes}
+        assert idle == {
+            "LifecycleManagement": "ENABLED",
+            "IdleTimeoutInMinutes": st.idle_timeout_minutes,
+            "MinIdleTimeoutInMinutes": 60,
+            "MaxIdleTimeoutInMinutes": st.max_idle_timeout_minutes,
+        }
         assert settings[app]["DefaultResourceSpec"]["InstanceType"] == st.default_instance_type
     assert domain["DeletionPolicy"] == "RetainExceptOnCreate" and domain["UpdateReplacePolicy"] == "Retain"
 
 
 # ---- FSx modes ---------------------------------------------------------------------------------------------------
+
 
 def _fsx_configs(settings: dict[str, Any]) -> list[dict[str, Any]]:
     return [c["FSxLustreFileSystemConfig"] for c in settings.get("CustomFileSystemConfigs", [])]
@@ -123,8 +147,10 @@ def test_every_profile_mounts_its_teams_tree_as_its_team(any_mode: Synth) -> Non
     teams = {t.name: t for t in any_mode.config.kubernetes.teams}
     _, domain = one(resources, "AWS::SageMaker::Domain")
     assert _fsx_configs(domain["Properties"]["DefaultUserSettings"]) == []
-    profiles = {p["Properties"]["UserProfileName"]: p["Properties"]["UserSettings"]
-                for p in of_type(resources, "AWS::SageMaker::UserProfile").values()}
+    profiles = {
+        p["Properties"]["UserProfileName"]: p["Properties"]["UserSettings"]
+        for p in of_type(resources, "AWS::SageMaker::UserProfile").values()
+    }
     assert set(profiles) == {p.name for p in st.user_profiles}
     for p in st.user_profiles:
         settings = profiles[p.name]
@@ -135,6 +161,7 @@ def test_every_profile_mounts_its_teams_tree_as_its_team(any_mode: Synth) -> Non
 
 
 # ---- lifecycle configurations ----------------------------------------------------------------------------------------
+
 
 def test_each_profile_runs_its_teams_lifecycle_configs(env_synth: Synth) -> None:
     resources = studio(env_synth)
@@ -176,6 +203,7 @@ def test_render_script_quotes_values() -> None:
 
 # ---- user roles and access entries -----------------------------------------------------------------------------------
 
+
 def test_user_roles_hold_exactly_the_documented_actions(env_synth: Synth) -> None:
     resources = studio(env_synth)
     for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
@@ -183,7 +211,8 @@ def test_user_roles_hold_exactly_the_documented_actions(env_synth: Synth) -> Non
         assert role_actions(resources, role_id) == USER_ROLE_ACTIONS
         trust = resources[role_id]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
         assert [{k: v for k, v in t.items() if k != "Condition"} for t in trust] == [
-            {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}}]
+            {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}}
+        ]
         # confused-deputy conditions: tests/test_trust_conditions.py
         assert trust[0]["Condition"]["StringEquals"] == {"aws:SourceAccount": env_synth.config.account}
 
@@ -194,9 +223,12 @@ def test_user_role_s3_access_is_the_team_prefix_only(env_synth: Synth) -> None:
     for profile in of_type(resources, "AWS::SageMaker::UserProfile").values():
         team = next(t["Value"] for t in profile["Properties"]["Tags"] if t["Key"] == "platform/team")
         role_id = profile["Properties"]["UserSettings"]["ExecutionRole"]["Fn::GetAtt"][0]
-        statements = [s for p in of_type(resources, "AWS::IAM::Policy").values()
-                      if {"Ref": role_id} in p["Properties"]["Roles"]
-                      for s in p["Properties"]["PolicyDocument"]["Statement"]]
+        statements = [
+            s
+            for p in of_type(resources, "AWS::IAM::Policy").values()
+            if {"Ref": role_id} in p["Properties"]["Roles"]
+            for s in p["Properties"]["PolicyDocument"]["Statement"]
+        ]
         # Besides the team prefix, the role reads exactly one platform object: the llmft CLI asset (by its hash).
         cli = [s for s in statements if s.get("Sid") == "ReadLlmftCli"]
         assert len(cli) == 1 and actions(cli[0]) == {"s3:GetObject"} and flatten(cli[0]["Resource"]).endswith(".zip")
@@ -237,6 +269,7 @@ def test_user_profiles_are_retained(env_synth: Synth) -> None:
 
 # ---- FSx directories ----------------------------------------------------------------------------------------------
 
+
 def test_profiles_wait_for_the_fsx_directories(env_synth: Synth) -> None:
     """The compute stack's FsxDirectories Job (tests/test_team_storage.py) runs before any profile is created."""
     studio_stack, compute = env_synth.stacks["studio"], env_synth.stacks["compute"]
@@ -259,14 +292,17 @@ def _allows(statement: dict, *, profile_arn: str, userid: str, principal_arn: st
     def like(pattern: str, value: str) -> bool:
         return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
 
-    context = {"aws:userid": userid, "aws:PrincipalArn": principal_arn,
-               **{f"aws:PrincipalTag/{k}": v for k, v in principal_tags.items()}}
+    context = {
+        "aws:userid": userid,
+        "aws:PrincipalArn": principal_arn,
+        **{f"aws:PrincipalTag/{k}": v for k, v in principal_tags.items()},
+    }
     resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
     if not any(like(r, profile_arn) for r in resources):
         return False
     for operator, conditions in statement.get("Condition", {}).items():
         if operator not in ("StringLike", "ArnLike"):
-            return False   # an operator this evaluator does not know: treat as not granting
+            return False  # an operator this evaluator does not know: treat as not granting
         if not all(key in context and like(p, context[key]) for key, p in conditions.items()):
             return False
     return True
@@ -279,8 +315,9 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
     (aws:PrincipalArn); no condition reads a principal tag. Evaluated for every configured profile against its owner,
     another person, a forged tag and a non-Identity-Center role with a chosen session name."""
     resources = studio(env_synth)
-    (policy,) = [r for r in of_type(resources, "AWS::IAM::ManagedPolicy").values()
-                 if "CreatePresignedDomainUrl" in json.dumps(r)]
+    (policy,) = [
+        r for r in of_type(resources, "AWS::IAM::ManagedPolicy").values() if "CreatePresignedDomainUrl" in json.dumps(r)
+    ]
     statements = policy["Properties"]["PolicyDocument"]["Statement"]
     assert "PrincipalTag" not in json.dumps(statements)
     profiles = {p.name: p.session_name for p in env_synth.config.studio.user_profiles}
@@ -288,7 +325,7 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
     sso_role = f"arn:aws:iam::{account}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_DataScientist_0123abcd"
     plain_role = f"arn:aws:iam::{account}:role/people"
 
-    def arn(value) -> str:   # the statements' resources, with the domain id and partition tokens filled in
+    def arn(value) -> str:  # the statements' resources, with the domain id and partition tokens filled in
         text = json.dumps(value)
         return json.loads(text.replace('{"Ref": "AWS::Partition"}', '"aws"'))
 
@@ -297,8 +334,10 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
         resource = s["Resource"]
         if isinstance(resource, dict) and "Fn::Join" in resource:
             parts = resource["Fn::Join"][1]
-            resource = "".join(p if isinstance(p, str) else {"Ref": "aws", "AWS::Partition": "aws"}.get(
-                p.get("Ref", ""), "d-domain") for p in parts)
+            resource = "".join(
+                p if isinstance(p, str) else {"Ref": "aws", "AWS::Partition": "aws"}.get(p.get("Ref", ""), "d-domain")
+                for p in parts
+            )
             resource = resource.replace("AWS::Region", env_synth.config.region)
         rendered.append({**s, "Resource": resource})
     assert len(rendered) == max(1, len(profiles))
@@ -306,9 +345,11 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
         target = f"arn:aws:sagemaker:{env_synth.config.region}:{account}:user-profile/d-domain/{name}"
 
         def allowed(userid: str, principal: str, tags: dict, target: str = target) -> bool:
-            return any(s["Effect"] == "Allow" and _allows(s, profile_arn=target, userid=userid,
-                                                           principal_arn=principal, principal_tags=tags)
-                       for s in rendered)
+            return any(
+                s["Effect"] == "Allow"
+                and _allows(s, profile_arn=target, userid=userid, principal_arn=principal, principal_tags=tags)
+                for s in rendered
+            )
 
         assert allowed(f"AROAEXAMPLE:{owner}", sso_role, {})
         assert not allowed("AROAEXAMPLE:someone-else", sso_role, {"studio-user-profile": name})  # forged tag
@@ -316,5 +357,3 @@ def test_presigned_url_policy_opens_only_ones_own_profile(env_synth: Synth) -> N
         assert not allowed(f"AROAEXAMPLE:x{owner}", sso_role, {})
     outputs = env_synth.templates["studio"]["Outputs"]
     assert any(k.startswith("OwnProfilePresignedUrlPolicyArn") for k in outputs)
-
-

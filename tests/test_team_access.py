@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from k8s_charts.team_namespaces import TEAM_MEMBER_ROLE
-
 from k8s_charts.values import team_group
 
 from .conftest import ENVIRONMENTS, Synth, manifests
@@ -20,23 +19,34 @@ from .conftest import ENVIRONMENTS, Synth, manifests
 def test_team_namespace_binds_the_team_group_to_job_submission(env: str) -> None:
     docs = [d for d in yaml.safe_load_all((manifests(env) / "team-namespaces.yaml").read_text()) if d]
     # the people's Role (the namespace also holds the pipelines' Role llmft-pipelines, tests/test_pipelines.py)
-    roles = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "Role"
-             and d["metadata"]["name"] == TEAM_MEMBER_ROLE}
-    bindings = {(d["metadata"]["namespace"]): d for d in docs if d["kind"] == "RoleBinding"
-                and d["metadata"]["name"] == TEAM_MEMBER_ROLE}
+    roles = {
+        (d["metadata"]["namespace"]): d
+        for d in docs
+        if d["kind"] == "Role" and d["metadata"]["name"] == TEAM_MEMBER_ROLE
+    }
+    bindings = {
+        (d["metadata"]["namespace"]): d
+        for d in docs
+        if d["kind"] == "RoleBinding" and d["metadata"]["name"] == TEAM_MEMBER_ROLE
+    }
     namespaces = {d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"}
     assert namespaces and set(roles) == set(bindings) == namespaces
     for ns, role in roles.items():
-        granted = {(g, r): set(rule["verbs"]) for rule in role["rules"] for g in rule["apiGroups"]
-                   for r in rule["resources"]}
+        granted = {
+            (g, r): set(rule["verbs"]) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]
+        }
         for kind in (("kubeflow.org", "pytorchjobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")):
             assert {"create", "get", "list", "watch", "delete"} <= granted[kind], (ns, kind)
         assert not any("*" in verbs for verbs in granted.values())
         binding = bindings[ns]
-        assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
-                                      "name": role["metadata"]["name"]}
-        assert binding["subjects"] == [{"kind": "Group", "name": team_group(ns),
-                                        "apiGroup": "rbac.authorization.k8s.io"}]
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": role["metadata"]["name"],
+        }
+        assert binding["subjects"] == [
+            {"kind": "Group", "name": team_group(ns), "apiGroup": "rbac.authorization.k8s.io"}
+        ]
 
 
 def test_studio_access_entries_carry_the_team_group(env_synth: Synth) -> None:

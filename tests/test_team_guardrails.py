@@ -52,8 +52,12 @@ def team_manifests(env: str) -> list[dict[str, Any]]:
 
 
 def examples(env: str) -> list[dict[str, Any]]:
-    return [d for n in ("example-sft", "example-eval", "example-grpo") for d in docs(env, n)
-            if d["kind"] in ("PyTorchJob", "RayJob", "Job")]
+    return [
+        d
+        for n in ("example-sft", "example-eval", "example-grpo")
+        for d in docs(env, n)
+        if d["kind"] in ("PyTorchJob", "RayJob", "Job")
+    ]
 
 
 def ns_labels(env: str, namespace: str) -> dict[str, str]:
@@ -62,7 +66,9 @@ def ns_labels(env: str, namespace: str) -> dict[str, str]:
 
 
 def policy(env: str, name: str) -> dict[str, Any]:
-    (p,) = [d for d in team_manifests(env) if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == name]
+    (p,) = [
+        d for d in team_manifests(env) if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == name
+    ]
     return p
 
 
@@ -79,8 +85,9 @@ def gpu_template(env: str) -> dict[str, Any]:
 def pod_of(template: dict[str, Any], namespace: str, owner: dict[str, Any] | None = None) -> dict[str, Any]:
     meta = {"name": "p", "namespace": namespace, **copy.deepcopy(template.get("metadata", {}))}
     if owner:
-        meta["ownerReferences"] = [{"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": "o",
-                                    "uid": "u", "controller": True}]
+        meta["ownerReferences"] = [
+            {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": "o", "uid": "u", "controller": True}
+        ]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(template["spec"])}
 
 
@@ -93,17 +100,23 @@ def workload(kind: str, api_version: str, template: dict[str, Any], namespace: s
 
 # ---- the platform's own jobs pass ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_builder_jobs_and_their_pods_pass_every_guard_rail(env: str) -> None:
     m = team_manifests(env)
     for job in examples(env):
         ns = job["metadata"]["namespace"]
         assert admission_refusals(m, job, ns_labels(env, ns)) == [], job["metadata"]["name"]
-        owner = {"PyTorchJob": job, "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
-                 "Job": job}[job["kind"]]
-        templates = (list(job["spec"].get("pytorchReplicaSpecs", {}).values()) if job["kind"] == "PyTorchJob" else
-                     [job["spec"]["rayClusterSpec"]["headGroupSpec"], *job["spec"]["rayClusterSpec"]["workerGroupSpecs"]]
-                     if job["kind"] == "RayJob" else [job["spec"]])
+        owner = {"PyTorchJob": job, "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"}, "Job": job}[
+            job["kind"]
+        ]
+        templates = (
+            list(job["spec"].get("pytorchReplicaSpecs", {}).values())
+            if job["kind"] == "PyTorchJob"
+            else [job["spec"]["rayClusterSpec"]["headGroupSpec"], *job["spec"]["rayClusterSpec"]["workerGroupSpecs"]]
+            if job["kind"] == "RayJob"
+            else [job["spec"]]
+        )
         for t in templates:
             pod = pod_of(t["template"], ns, owner)
             assert admission_refusals(m, pod, ns_labels(env, ns)) == [], (job["metadata"]["name"], pod["spec"])
@@ -112,6 +125,7 @@ def test_builder_jobs_and_their_pods_pass_every_guard_rail(env: str) -> None:
 
 
 # ---- attacks: GPUs outside Kueue -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_gpu_pods_only_through_kueue_managed_jobs(env: str) -> None:
@@ -123,11 +137,15 @@ def test_gpu_pods_only_through_kueue_managed_jobs(env: str) -> None:
     bare = pod_of(template, ns)
     (message,) = policy_refusals(pods, bare)
     assert "only through Kueue" in message and QUEUE_NAME_LABEL in message
-    for owner in ({"apiVersion": "apps/v1", "kind": "ReplicaSet"}, {"apiVersion": "apps/v1", "kind": "DaemonSet"},
-                  {"apiVersion": "apps/v1", "kind": "StatefulSet"}, {"apiVersion": "batch/v1", "kind": "Job"},
-                  {"apiVersion": "v1", "kind": "ReplicationController"},
-                  # a look-alike kind in another API group does not count
-                  {"apiVersion": "evil.example.com/v1", "kind": "PyTorchJob"}):
+    for owner in (
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet"},
+        {"apiVersion": "apps/v1", "kind": "DaemonSet"},
+        {"apiVersion": "apps/v1", "kind": "StatefulSet"},
+        {"apiVersion": "batch/v1", "kind": "Job"},
+        {"apiVersion": "v1", "kind": "ReplicationController"},
+        # a look-alike kind in another API group does not count
+        {"apiVersion": "evil.example.com/v1", "kind": "PyTorchJob"},
+    ):
         assert policy_refusals(pods, pod_of(template, ns, owner)), owner
     # an ownerReference that is not the controller does not count either
     not_controller = pod_of(template, ns, {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"})
@@ -137,24 +155,43 @@ def test_gpu_pods_only_through_kueue_managed_jobs(env: str) -> None:
     efa_only = pod_of(template, ns)
     efa_only["spec"]["containers"][0]["resources"] = {"limits": {EFA: "1"}}
     assert policy_refusals(pods, efa_only)
-    init = pod_of({"spec": {"containers": [{"name": "c", "image": "i"}], "initContainers": [
-        {"name": "i", "image": "i", "resources": {"limits": {GPU: "1"}}}]}}, ns)
+    init = pod_of(
+        {
+            "spec": {
+                "containers": [{"name": "c", "image": "i"}],
+                "initContainers": [{"name": "i", "image": "i", "resources": {"limits": {GPU: "1"}}}],
+            }
+        },
+        ns,
+    )
     assert policy_refusals(pods, init)
-    for owner in ({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
-                  {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob"},
-                  {"apiVersion": "ray.io/v1", "kind": "RayCluster"}):
+    for owner in (
+        {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
+        {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob"},
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
+    ):
         assert policy_refusals(pods, pod_of(template, ns, owner)) == [], owner
     # a CPU pod needs no owner (Ray submitters, batch Jobs of llmft's CPU steps)
     cpu = pod_of({"spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}, ns)
     assert policy_refusals(pods, cpu) == []
     # the binding selects every team namespace and refuses (Deny)
-    assert {r.by for r in admission_refusals(m, bare, ns_labels(env, ns))} >= {f"ValidatingAdmissionPolicy {POD_POLICY}"}
+    assert {r.by for r in admission_refusals(m, bare, ns_labels(env, ns))} >= {
+        f"ValidatingAdmissionPolicy {POD_POLICY}"
+    }
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
-@pytest.mark.parametrize(("kind", "api_version"), [("Deployment", "apps/v1"), ("DaemonSet", "apps/v1"),
-                                                    ("StatefulSet", "apps/v1"), ("ReplicaSet", "apps/v1"),
-                                                    ("Job", "batch/v1"), ("CronJob", "batch/v1")])
+@pytest.mark.parametrize(
+    ("kind", "api_version"),
+    [
+        ("Deployment", "apps/v1"),
+        ("DaemonSet", "apps/v1"),
+        ("StatefulSet", "apps/v1"),
+        ("ReplicaSet", "apps/v1"),
+        ("Job", "batch/v1"),
+        ("CronJob", "batch/v1"),
+    ],
+)
 def test_workload_controllers_with_gpus_are_refused(env: str, kind: str, api_version: str) -> None:
     """GPUs in a StatefulSet, DaemonSet, ReplicaSet, batch Job or CronJob, or in a Deployment that is not an llmft
     serving one (here: no queue label), are refused; every Deployment in a team namespace is a serving one, so a CPU
@@ -173,6 +210,7 @@ def test_workload_controllers_with_gpus_are_refused(env: str, kind: str, api_ver
 
 
 # ---- attacks: priority, WorkloadPriorityClass, Ray -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_priority_class_is_bound_to_the_queue_tier(env: str) -> None:
@@ -208,10 +246,16 @@ def test_ray_clusters_authenticate_and_expose_nothing(env: str) -> None:
     workloads = policy(env, WORKLOAD_POLICY)
     rayjob = first(env, "RayJob")
     assert rayjob["spec"]["rayClusterSpec"]["authOptions"]["mode"] == "token"
-    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster",
-               "metadata": {"name": "rc", "namespace": rayjob["metadata"]["namespace"],
-                            "labels": {QUEUE_NAME_LABEL: rayjob["metadata"]["labels"][QUEUE_NAME_LABEL]}},
-               "spec": copy.deepcopy(rayjob["spec"]["rayClusterSpec"])}
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {
+            "name": "rc",
+            "namespace": rayjob["metadata"]["namespace"],
+            "labels": {QUEUE_NAME_LABEL: rayjob["metadata"]["labels"][QUEUE_NAME_LABEL]},
+        },
+        "spec": copy.deepcopy(rayjob["spec"]["rayClusterSpec"]),
+    }
     assert policy_refusals(workloads, cluster) == []
     attacks = {
         "no token auth": lambda s: s.pop("authOptions"),
@@ -221,8 +265,9 @@ def test_ray_clusters_authenticate_and_expose_nothing(env: str) -> None:
         "head externalIPs": lambda s: s["headGroupSpec"].update(headService={"spec": {"externalIPs": ["10.0.0.5"]}}),
         "head service type": lambda s: s["headGroupSpec"].update(headService={"spec": {"type": "LoadBalancer"}}),
         "ingress": lambda s: s["headGroupSpec"].update(enableIngress=True),
-        "own network policy": lambda s: s.update(networkPolicy={"head": {"egressRules": [{"to": [
-            {"ipBlock": {"cidr": "0.0.0.0/0"}}]}]}}),
+        "own network policy": lambda s: s.update(
+            networkPolicy={"head": {"egressRules": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}]}}
+        ),
     }
     for name, attack in attacks.items():
         for obj, spec_of in ((cluster, lambda o: o["spec"]), (rayjob, lambda o: o["spec"]["rayClusterSpec"])):
@@ -232,15 +277,26 @@ def test_ray_clusters_authenticate_and_expose_nothing(env: str) -> None:
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
-@pytest.mark.parametrize("spec", [{"type": "LoadBalancer"}, {"type": "NodePort"},
-                                  {"type": "ExternalName", "externalName": "mlflow.example.com"},
-                                  {"externalIPs": ["10.0.0.5"]}, {"type": "ClusterIP", "externalIPs": ["1.2.3.4"]}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"type": "LoadBalancer"},
+        {"type": "NodePort"},
+        {"type": "ExternalName", "externalName": "mlflow.example.com"},
+        {"externalIPs": ["10.0.0.5"]},
+        {"type": "ClusterIP", "externalIPs": ["1.2.3.4"]},
+    ],
+)
 def test_services_are_cluster_ip_without_external_ips(env: str, spec: dict[str, Any]) -> None:
     services = policy(env, SERVICE_POLICY)
     svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}], **spec}}
     assert policy_refusals(services, svc)
-    ok = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-          "spec": {"ports": [{"port": 80}], "clusterIP": "None"}}
+    ok = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s"},
+        "spec": {"ports": [{"port": 80}], "clusterIP": "None"},
+    }
     assert policy_refusals(services, ok) == []
 
 
@@ -251,7 +307,7 @@ def test_supplemental_groups_merge_is_flagged(env: str) -> None:
     pod = pod_of(gpu_template(env), ns, {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"})
     pod["spec"]["securityContext"]["supplementalGroupsPolicy"] = "Merge"
     assert policy_refusals(strict, pod)
-    pod["spec"]["securityContext"].pop("supplementalGroupsPolicy")   # the default is Merge
+    pod["spec"]["securityContext"].pop("supplementalGroupsPolicy")  # the default is Merge
     assert policy_refusals(strict, pod)
     pod["spec"]["securityContext"]["supplementalGroupsPolicy"] = "Strict"
     assert policy_refusals(strict, pod) == []
@@ -259,35 +315,77 @@ def test_supplemental_groups_merge_is_flagged(env: str) -> None:
 
 # ---- RBAC: the team role ---------------------------------------------------------------------------------------------
 
-ALLOWED = [("create", "kubeflow.org", "pytorchjobs"), ("delete", "kubeflow.org", "pytorchjobs"),
-           ("create", "kubeflow.org", "mpijobs"), ("create", "ray.io", "rayjobs"), ("delete", "ray.io", "rayjobs"),
-           ("create", "ray.io", "rayclusters"), ("create", "batch", "jobs"), ("create", "", "configmaps"),
-           ("delete", "", "configmaps"), ("create", "", "secrets"), ("get", "", "pods"), ("list", "", "pods"),
-           ("get", "", "pods/log"), ("list", "", "events"), ("create", "", "pods/exec"),
-           ("get", "", "resourcequotas"), ("list", "kueue.x-k8s.io", "workloads"),
-           # serving (issue 34): llmft submit, llmft port-forward (wake = scale + pin, then forward)
-           ("create", "apps", "deployments"), ("delete", "apps", "deployments"), ("patch", "apps", "deployments/scale"),
-           ("create", "", "services"), ("delete", "", "services"), ("create", "keda.sh", "scaledobjects"),
-           ("patch", "keda.sh", "scaledobjects"), ("create", "", "pods/portforward")]
-REFUSED = [("create", "", "pods"), ("delete", "", "pods"), ("patch", "", "pods"), ("update", "", "pods"),
-           ("patch", "apps", "deployments"), ("update", "apps", "deployments"), ("update", "apps", "deployments/scale"),
-           ("create", "apps", "daemonsets"), ("create", "apps", "statefulsets"), ("create", "apps", "replicasets"),
-           ("patch", "apps", "replicasets"), ("patch", "apps", "replicasets/scale"),
-           ("create", "batch", "cronjobs"), ("patch", "", "services"), ("update", "", "services"),
-           ("create", "keda.sh", "triggerauthentications"), ("create", "keda.sh", "clustertriggerauthentications"),
-           ("create", "keda.sh", "scaledjobs"), ("create", "autoscaling", "horizontalpodautoscalers"),
-           ("delete", "networking.k8s.io", "networkpolicies"), ("patch", "networking.k8s.io", "networkpolicies"),
-           ("create", "networking.k8s.io", "networkpolicies"), ("create", "networking.k8s.io", "ingresses"),
-           ("create", "", "serviceaccounts"), ("impersonate", "", "serviceaccounts"),
-           ("create", "", "serviceaccounts/token"), ("create", "rbac.authorization.k8s.io", "roles"),
-           ("create", "rbac.authorization.k8s.io", "rolebindings"), ("bind", "rbac.authorization.k8s.io", "roles"),
-           ("escalate", "rbac.authorization.k8s.io", "roles"), ("delete", "", "resourcequotas"),
-           ("patch", "", "limitranges"), ("patch", "", "namespaces"), ("create", "", "persistentvolumeclaims"),
-           ("create", "kueue.x-k8s.io", "localqueues"), ("create", "kueue.x-k8s.io", "workloads"),
-           ("patch", "kueue.x-k8s.io", "workloads"), ("update", "kubeflow.org", "pytorchjobs/status"),
-           ("create", "", "pods/attach"),
-           ("create", "", "pods/ephemeralcontainers"),
-           ("delete", "admissionregistration.k8s.io", "validatingadmissionpolicybindings")]
+ALLOWED = [
+    ("create", "kubeflow.org", "pytorchjobs"),
+    ("delete", "kubeflow.org", "pytorchjobs"),
+    ("create", "kubeflow.org", "mpijobs"),
+    ("create", "ray.io", "rayjobs"),
+    ("delete", "ray.io", "rayjobs"),
+    ("create", "ray.io", "rayclusters"),
+    ("create", "batch", "jobs"),
+    ("create", "", "configmaps"),
+    ("delete", "", "configmaps"),
+    ("create", "", "secrets"),
+    ("get", "", "pods"),
+    ("list", "", "pods"),
+    ("get", "", "pods/log"),
+    ("list", "", "events"),
+    ("create", "", "pods/exec"),
+    ("get", "", "resourcequotas"),
+    ("list", "kueue.x-k8s.io", "workloads"),
+    # serving (issue 34): llmft submit, llmft port-forward (wake = scale + pin, then forward)
+    ("create", "apps", "deployments"),
+    ("delete", "apps", "deployments"),
+    ("patch", "apps", "deployments/scale"),
+    ("create", "", "services"),
+    ("delete", "", "services"),
+    ("create", "keda.sh", "scaledobjects"),
+    ("patch", "keda.sh", "scaledobjects"),
+    ("create", "", "pods/portforward"),
+]
+REFUSED = [
+    ("create", "", "pods"),
+    ("delete", "", "pods"),
+    ("patch", "", "pods"),
+    ("update", "", "pods"),
+    ("patch", "apps", "deployments"),
+    ("update", "apps", "deployments"),
+    ("update", "apps", "deployments/scale"),
+    ("create", "apps", "daemonsets"),
+    ("create", "apps", "statefulsets"),
+    ("create", "apps", "replicasets"),
+    ("patch", "apps", "replicasets"),
+    ("patch", "apps", "replicasets/scale"),
+    ("create", "batch", "cronjobs"),
+    ("patch", "", "services"),
+    ("update", "", "services"),
+    ("create", "keda.sh", "triggerauthentications"),
+    ("create", "keda.sh", "clustertriggerauthentications"),
+    ("create", "keda.sh", "scaledjobs"),
+    ("create", "autoscaling", "horizontalpodautoscalers"),
+    ("delete", "networking.k8s.io", "networkpolicies"),
+    ("patch", "networking.k8s.io", "networkpolicies"),
+    ("create", "networking.k8s.io", "networkpolicies"),
+    ("create", "networking.k8s.io", "ingresses"),
+    ("create", "", "serviceaccounts"),
+    ("impersonate", "", "serviceaccounts"),
+    ("create", "", "serviceaccounts/token"),
+    ("create", "rbac.authorization.k8s.io", "roles"),
+    ("create", "rbac.authorization.k8s.io", "rolebindings"),
+    ("bind", "rbac.authorization.k8s.io", "roles"),
+    ("escalate", "rbac.authorization.k8s.io", "roles"),
+    ("delete", "", "resourcequotas"),
+    ("patch", "", "limitranges"),
+    ("patch", "", "namespaces"),
+    ("create", "", "persistentvolumeclaims"),
+    ("create", "kueue.x-k8s.io", "localqueues"),
+    ("create", "kueue.x-k8s.io", "workloads"),
+    ("patch", "kueue.x-k8s.io", "workloads"),
+    ("update", "kubeflow.org", "pytorchjobs/status"),
+    ("create", "", "pods/attach"),
+    ("create", "", "pods/ephemeralcontainers"),
+    ("delete", "admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+]
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -303,12 +401,17 @@ def test_team_role_is_exactly_what_a_team_needs(env: str) -> None:
             if other.name != team.name:
                 for verb, group, resource in ALLOWED:
                     assert not rbac_allows(m, me, verb, group, resource, other.namespace), (team.name, other.name)
-        roles = [d for d in m if d["kind"] in ("Role", "ClusterRole") and d["metadata"].get("namespace") == team.namespace]
-        assert not [r for r in roles for rule in r["rules"] if "*" in rule["verbs"] + rule["resources"] + rule["apiGroups"]]
+        roles = [
+            d for d in m if d["kind"] in ("Role", "ClusterRole") and d["metadata"].get("namespace") == team.namespace
+        ]
+        assert not [
+            r for r in roles for rule in r["rules"] if "*" in rule["verbs"] + rule["resources"] + rule["apiGroups"]
+        ]
     assert not [d for d in m if d["kind"] in ("ClusterRole", "ClusterRoleBinding")]
 
 
 # ---- quotas ------------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_quotas_are_within_the_cluster_and_kueues_cap(env: str) -> None:
@@ -322,12 +425,22 @@ def test_quotas_are_within_the_cluster_and_kueues_cap(env: str) -> None:
     kinds = node_kinds(config)
     m = team_manifests(env)
     for team in config.kubernetes.teams:
-        (quota,) = [d for d in m if d["kind"] == "ResourceQuota" and d["metadata"]["namespace"] == team.namespace
-                    and "requests.cpu" in d["spec"]["hard"]]
+        (quota,) = [
+            d
+            for d in m
+            if d["kind"] == "ResourceQuota"
+            and d["metadata"]["namespace"] == team.namespace
+            and "requests.cpu" in d["spec"]["hard"]
+        ]
         hard = quota["spec"]["hard"]
         (cohort,) = [d for d in m if d["kind"] == "Cohort" and d["metadata"]["name"] == team.name]
-        cap = next(r["nominalQuota"] for g in cohort["spec"]["resourceGroups"] for f in g["flavors"]
-                   for r in f["resources"] if r["name"] == TEAM_GPUS)
+        cap = next(
+            r["nominalQuota"]
+            for g in cohort["spec"]["resourceGroups"]
+            for f in g["flavors"]
+            for r in f["resources"]
+            if r["name"] == TEAM_GPUS
+        )
         assert int(hard[f"requests.{GPU}"]) == int(cap) == team.gpu_quota
         # GPUs of a flavor = its nominal quota summed over every Cohort (the root holds what no team's share does)
         gpus_of: dict[str, int] = {}
@@ -337,16 +450,25 @@ def test_quotas_are_within_the_cluster_and_kueues_cap(env: str) -> None:
                     for r in f["resources"]:
                         if r["name"] == GPU:
                             gpus_of[f["name"]] = gpus_of.get(f["name"], 0) + int(r["nominalQuota"])
-        team_flavors = {f["name"] for d in m if d["kind"] == "ClusterQueue"
-                        and d["metadata"]["labels"].get("platform/team") == team.name
-                        for g in d["spec"]["resourceGroups"] if g["coveredResources"] == [GPU] for f in g["flavors"]}
+        team_flavors = {
+            f["name"]
+            for d in m
+            if d["kind"] == "ClusterQueue" and d["metadata"]["labels"].get("platform/team") == team.name
+            for g in d["spec"]["resourceGroups"]
+            if g["coveredResources"] == [GPU]
+            for f in g["flavors"]
+        }
         reachable_gpus = sum(gpus_of[f] for f in team_flavors)
         assert team.gpu_quota <= reachable_gpus
-        landing = [k for k in kinds if (k.spec.is_gpu and set(k.tiers) & set(team.allowed_tiers))
-                   or k.source == "karpenter-cpu"]
-        most_cpu = sum(max(k.allocatable.cpu_m * k.max_nodes for k in landing if k.name.rsplit("/", 1)[0] == p
-                           or k.name == p) for p in {k.name.rsplit("/", 1)[0] if k.source != "hyperpod" else k.name
-                                                     for k in landing})
+        landing = [
+            k
+            for k in kinds
+            if (k.spec.is_gpu and set(k.tiers) & set(team.allowed_tiers)) or k.source == "karpenter-cpu"
+        ]
+        most_cpu = sum(
+            max(k.allocatable.cpu_m * k.max_nodes for k in landing if k.name.rsplit("/", 1)[0] == p or k.name == p)
+            for p in {k.name.rsplit("/", 1)[0] if k.source != "hyperpod" else k.name for k in landing}
+        )
         assert 0 < parse_quantity(hard["requests.cpu"], cpu=True) <= most_cpu
         assert parse_quantity(hard["requests.memory"], cpu=False) > 0
         assert team_capacity(team, kinds).quota.memory_mib <= team_capacity(team, kinds).reachable.memory_mib
@@ -355,11 +477,11 @@ def test_quotas_are_within_the_cluster_and_kueues_cap(env: str) -> None:
         biggest = max(k.allocatable.cpu_m for k in kinds)
         assert parse_quantity(item["max"]["cpu"], cpu=True) <= biggest
         # one pod asking for more than a node, or a namespace asking for more than its quota, is refused
-        huge = {"containers": [{"name": "c", "image": "i", "resources": {
-            "limits": {"cpu": "1000", "memory": "100Ti"}}}]}
+        huge = {
+            "containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": "1000", "memory": "100Ti"}}}]
+        }
         assert limit_range_refusals(m, team.namespace, huge) and quota_refusals(m, team.namespace, huge)
-        greedy = {"containers": [{"name": "c", "image": "i", "resources": {
-            "limits": {GPU: str(team.gpu_quota + 1)}}}]}
+        greedy = {"containers": [{"name": "c", "image": "i", "resources": {"limits": {GPU: str(team.gpu_quota + 1)}}}]}
         assert quota_refusals(m, team.namespace, greedy)
 
 
@@ -368,9 +490,13 @@ def test_gpu_quota_above_the_cluster_is_refused() -> None:
 
     teams = raw_config("prod")["kubernetes"]["teams"]
     teams[0] = {**teams[0], "gpu_quota": 64}
-    config_fails({"kubernetes": {"teams": teams}},
-                 r"kubernetes\.teams\[ml-research\]\.gpu_quota 64 is more than the 48 GPUs",
-                 r"gpu-workers: 16, h100-on-demand: 16, a100-spot: 16", r"Lower gpu_quota to at most 48", env="prod")
+    config_fails(
+        {"kubernetes": {"teams": teams}},
+        r"kubernetes\.teams\[ml-research\]\.gpu_quota 64 is more than the 48 GPUs",
+        r"gpu-workers: 16, h100-on-demand: 16, a100-spot: 16",
+        r"Lower gpu_quota to at most 48",
+        env="prod",
+    )
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -386,9 +512,11 @@ def test_every_llmft_example_passes_the_guard_rails(env: str) -> None:
     config = load_config(env)
     values = PlatformValues.placeholders(config)
     m = team_manifests(env)
-    owners = {"PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
-              "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
-              "Job": {"apiVersion": "batch/v1", "kind": "Job"}}
+    owners = {
+        "PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
+        "RayJob": {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
+        "Job": {"apiVersion": "batch/v1", "kind": "Job"},
+    }
     examples_dir = Path(__file__).resolve().parents[1] / "examples" / "jobs"
     for path in sorted(examples_dir.glob("*.yaml")):
         if load_spec(path).type == "serve":  # tests/test_serve.py (a Deployment, admitted by the serving guard rails)

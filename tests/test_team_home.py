@@ -18,8 +18,10 @@ def test_every_team_gets_its_parts(dev: Synth) -> None:
     for team in Team.all(config.kubernetes.teams):
         role = compute.team_roles[team.name]
         assert role.node.path.endswith(f"/PlatformCharts/Team-{team.name}/Role")
-        assert storage.file_system.node.try_find_child(
-            f"DataRepository{''.join(p.title() for p in team.name.split('-'))}") is not None
+        assert (
+            storage.file_system.node.try_find_child(f"DataRepository{''.join(p.title() for p in team.name.split('-'))}")
+            is not None
+        )
         if mlflow.team_credentials:
             assert mlflow.team_credentials[team.name].username == team_username(team.name)
         assert team.cluster_queues() and len(team.cluster_queues()) == len(team.local_queues())
@@ -35,6 +37,10 @@ def test_the_namespace_is_what_the_platform_chart_renders() -> None:
     alone = cdk8s.Chart(cdk8s.App(), "one")
     team.namespace(alone, values=values)
     chart = TeamNamespacesChart(cdk8s.App(), "team-namespaces", teams=[team.config], values=values)
-    rendered = [d for d in chart.to_json() if d.get("metadata", {}).get("namespace") == team.namespace_name
-                or d.get("metadata", {}).get("name") == team.namespace_name]
+    rendered = [
+        d
+        for d in chart.to_json()
+        if d.get("metadata", {}).get("namespace") == team.namespace_name
+        or d.get("metadata", {}).get("name") == team.namespace_name
+    ]
     assert all(d in alone.to_json() for d in rendered) and rendered

@@ -21,9 +21,14 @@ def net(request: pytest.FixtureRequest) -> dict:
     subnet = ipaddress.ip_network(synth.config.network.hyperpod.secondary_cidr)
     return {
         "policies": [d for d in manifests if d["kind"] == "NetworkPolicy"],
-        "ns_labels": {d["metadata"]["name"]: {**d["metadata"].get("labels", {}),
-                                              "kubernetes.io/metadata.name": d["metadata"]["name"]}
-                      for d in manifests if d["kind"] == "Namespace"},
+        "ns_labels": {
+            d["metadata"]["name"]: {
+                **d["metadata"].get("labels", {}),
+                "kubernetes.io/metadata.name": d["metadata"]["name"],
+            }
+            for d in manifests
+            if d["kind"] == "Namespace"
+        },
         "ip": lambda n: str(subnet[n]),
         "vpc_ip": str(ipaddress.ip_network(synth.config.network.vpc_cidr)[50]),
         "teams": [t.namespace for t in synth.config.kubernetes.teams],
@@ -34,8 +39,9 @@ def reach(net: dict, src: Pod, dst: Pod, port: int) -> bool:
     labels = {**net["ns_labels"]}
     for ns in (src.namespace, dst.namespace):  # namespaces outside the chart (kube-system, kuberay) get their name
         labels.setdefault(ns, {"kubernetes.io/metadata.name": ns})
-    return allowed(net["policies"], "egress", src, dst, port, labels) and \
-        allowed(net["policies"], "ingress", dst, src, port, labels)
+    return allowed(net["policies"], "egress", src, dst, port, labels) and allowed(
+        net["policies"], "ingress", dst, src, port, labels
+    )
 
 
 def pod(namespace: str, ip: str, **labels: str) -> Pod:
@@ -44,7 +50,9 @@ def pod(namespace: str, ip: str, **labels: str) -> Pod:
 
 def test_every_team_namespace_denies_by_default(net: dict) -> None:
     for ns in net["teams"]:
-        deny = [p for p in net["policies"] if p["metadata"]["namespace"] == ns and p["metadata"]["name"] == "default-deny"]
+        deny = [
+            p for p in net["policies"] if p["metadata"]["namespace"] == ns and p["metadata"]["name"] == "default-deny"
+        ]
         assert len(deny) == 1 and deny[0]["spec"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
 
 
@@ -74,11 +82,11 @@ def test_team_pods_reach_dns_pod_identity_and_https_only(net: dict) -> None:
     dns = pod("kube-system", net["ip"](11), **{"k8s-app": "kube-dns"})
     assert reach(net, job, dns, 53)
     assert not reach(net, job, pod("kube-system", net["ip"](12), app="metrics-server"), 53)
-    assert reach(net, job, pod("node", "169.254.170.23"), 80)        # EKS Pod Identity agent
-    assert not reach(net, job, pod("node", "169.254.169.254"), 80)   # instance metadata
-    assert reach(net, job, pod("vpc", net["vpc_ip"]), 443)           # MLflow ALB, interface endpoints
-    assert reach(net, job, pod("internet", "52.216.0.10"), 443)      # S3 (gateway endpoint), Hugging Face
-    assert not reach(net, job, pod("vpc", net["vpc_ip"]), 5432)      # e.g. Aurora
+    assert reach(net, job, pod("node", "169.254.170.23"), 80)  # EKS Pod Identity agent
+    assert not reach(net, job, pod("node", "169.254.169.254"), 80)  # instance metadata
+    assert reach(net, job, pod("vpc", net["vpc_ip"]), 443)  # MLflow ALB, interface endpoints
+    assert reach(net, job, pod("internet", "52.216.0.10"), 443)  # S3 (gateway endpoint), Hugging Face
+    assert not reach(net, job, pod("vpc", net["vpc_ip"]), 5432)  # e.g. Aurora
     peer = pod(team, net["ip"](13))
     assert reach(net, job, peer, 29500) and reach(net, job, peer, 6379)  # torchrun, NCCL, Ray inside the team
 

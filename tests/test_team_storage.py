@@ -35,11 +35,14 @@ def _teams(*teams: dict) -> dict:
     return {"kubernetes": {"teams": list(teams)}}
 
 
-SHIPPED = ({"name": "ml-research", "posix_uid": 5001, "posix_gid": 5001},
-           {"name": "hyperpod-platform", "posix_uid": 5002, "posix_gid": 5002})
+SHIPPED = (
+    {"name": "ml-research", "posix_uid": 5001, "posix_gid": 5001},
+    {"name": "hyperpod-platform", "posix_uid": 5002, "posix_gid": 5002},
+)
 
 
 # ---- config ----------------------------------------------------------------------------------------------------------
+
 
 def test_shipped_teams_have_distinct_identities() -> None:
     for env in ENVIRONMENTS:
@@ -73,8 +76,11 @@ def test_team_gid_outside_range(gid: int) -> None:
 
 @pytest.mark.parametrize("attr", ["posix_uid", "posix_gid"])
 def test_team_identities_unique(attr: str) -> None:
-    with pytest.raises(ConfigError, match=rf"kubernetes\.teams\[hyperpod-platform\]\.{attr} 5001 is already the "
-                                          rf"{attr} of team 'ml-research'"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"kubernetes\.teams\[hyperpod-platform\]\.{attr} 5001 is already the "
+        rf"{attr} of team 'ml-research'",
+    ):
         config_with("dev", _teams(SHIPPED[0], {**SHIPPED[1], attr: 5001}))
 
 
@@ -85,6 +91,7 @@ def test_at_most_eight_teams() -> None:
 
 
 # ---- the directories Job ---------------------------------------------------------------------------------------------
+
 
 def _manifests(resources: dict[str, Any]) -> list[dict[str, Any]]:
     from .test_studio_stack import flatten
@@ -114,11 +121,14 @@ def test_directories_job_creates_every_team_tree(env_synth: Synth) -> None:
     docs = _manifests(env_synth.templates["compute"]["Resources"])
     job = next(d for d in docs if d["kind"] == "Job" and d["metadata"]["namespace"] == NAMESPACE)
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][-1]
-    created = {m.group(1): (int(m.group(2)), int(m.group(3)), m.group(4)) for m in re.finditer(
-        r"^reconcile (\S+) (\d+) (\d+) (\d+) ", script, re.M)}
+    created = {
+        m.group(1): (int(m.group(2)), int(m.group(3)), m.group(4))
+        for m in re.finditer(r"^reconcile (\S+) (\d+) (\d+) (\d+) ", script, re.M)
+    }
     assert created == expected_directories(env_synth)
-    assert [(d.path, d.uid, d.gid, d.mode) for d in platform_directories(env_synth.config)] == \
-        [(p, *v) for p, v in expected_directories(env_synth).items()]
+    assert [(d.path, d.uid, d.gid, d.mode) for d in platform_directories(env_synth.config)] == [
+        (p, *v) for p, v in expected_directories(env_synth).items()
+    ]
 
 
 def _run(script: str) -> subprocess.CompletedProcess:
@@ -140,9 +150,12 @@ def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -
     (root / "teams" / "a" / "datasets").mkdir(parents=True)
     (root / "teams" / "a" / "datasets" / "train.jsonl").write_text("{}")
     (root / "teams" / "removed").mkdir()
-    dirs = [Directory("/teams", 0, 0, "0755"), Directory("/teams/a", 5001, 5001, TEAM_DIR_MODE),
-            Directory("/teams/a/datasets", 5001, 5001, TEAM_DIR_MODE),
-            Directory("/teams/a/users/alice", 200001, 5001, USER_DIR_MODE)]
+    dirs = [
+        Directory("/teams", 0, 0, "0755"),
+        Directory("/teams/a", 5001, 5001, TEAM_DIR_MODE),
+        Directory("/teams/a/datasets", 5001, 5001, TEAM_DIR_MODE),
+        Directory("/teams/a/users/alice", 200001, 5001, USER_DIR_MODE),
+    ]
     script = partition_script(dirs, root=str(root))
     for _ in range(2):
         proc = _run(script)
@@ -152,7 +165,7 @@ def test_partition_script_creates_reconciles_and_never_deletes(tmp_path: Path) -
     assert _owner(root / "teams" / "a") == (5001, 5001, 0o2770)
     assert _owner(root / "teams" / "a" / "users" / "alice") == (200001, 5001, 0o700)
     assert _owner(root / "teams" / "a" / "users") == (0, 0, 0o755) or (root / "teams" / "a" / "users").is_dir()
-    assert (root / "teams" / "a" / "datasets" / "train.jsonl").stat().st_uid == 0   # never recursive
+    assert (root / "teams" / "a" / "datasets" / "train.jsonl").stat().st_uid == 0  # never recursive
     assert "4 directories reconciled" in proc.stdout and f"ok {root}/teams/a 5001:5001 2770" in proc.stdout
 
 
@@ -163,30 +176,32 @@ def test_partition_script_never_follows_a_symlink(tmp_path: Path, attack: str) -
     the next two runs of the Job must leave b's tree (and what the link points at) with its owner and mode, refuse
     the path loudly, and still reconcile every other directory."""
     root = tmp_path / "fsx"
-    root.mkdir()   # the mount point
+    root.mkdir()  # the mount point
     dirs = [Directory("/teams", 0, 0, "0755")]
     for name, uid in (("a", 5001), ("b", 5002)):
-        dirs += [Directory(f"/teams/{name}", uid, uid, TEAM_DIR_MODE),
-                 Directory(f"/teams/{name}/models", uid, uid, TEAM_DIR_MODE),
-                 Directory(f"/teams/{name}/users/u{name}", 200000 + uid, uid, USER_DIR_MODE)]
+        dirs += [
+            Directory(f"/teams/{name}", uid, uid, TEAM_DIR_MODE),
+            Directory(f"/teams/{name}/models", uid, uid, TEAM_DIR_MODE),
+            Directory(f"/teams/{name}/users/u{name}", 200000 + uid, uid, USER_DIR_MODE),
+        ]
     script = partition_script(dirs, root=str(root))
     assert _run(script).returncode == 0
     before = {p: _owner(p) for p in root.rglob("*")}
     b = root / "teams" / "b"
     victim = root / "teams" / "a" / "models"
     victim.rmdir()
-    if attack == "leaf":            # teams/a/models -> ../b (the reproduction in the issue)
+    if attack == "leaf":  # teams/a/models -> ../b (the reproduction in the issue)
         victim.symlink_to("../b")
         refused = "/teams/a/models"
-    elif attack == "team-root":     # a link in the middle of a path: teams/a/users -> ../b/users
+    elif attack == "team-root":  # a link in the middle of a path: teams/a/users -> ../b/users
         shutil.rmtree(root / "teams" / "a" / "users")
         (root / "teams" / "a" / "users").symlink_to("../b/users")
         victim.mkdir()
         refused = "/teams/a/users/ua"
-    elif attack == "dangling":      # a link to where b's tree would be created
+    elif attack == "dangling":  # a link to where b's tree would be created
         victim.symlink_to("../b/new")
         refused = "/teams/a/models"
-    else:                           # a plain file where a directory belongs
+    else:  # a plain file where a directory belongs
         victim.write_text("x")
         refused = "/teams/a/models"
     for _ in range(2):
@@ -195,17 +210,24 @@ def test_partition_script_never_follows_a_symlink(tmp_path: Path, attack: str) -
         assert f"REFUSED {root}{refused}" in proc.stderr and "directories refused" in proc.stderr
     for path, owner in before.items():
         if path.is_relative_to(b):
-            assert _owner(path) == owner, path          # b's tree: owner and mode untouched
+            assert _owner(path) == owner, path  # b's tree: owner and mode untouched
     assert _owner(b) == (5002, 5002, 0o2770) and _owner(b / "models") == (5002, 5002, 0o2770)
     assert not (b / "new").exists()
-    assert f"ok {root}/teams/b/models 5002:5002 2770" in proc.stdout    # the rest is still reconciled
+    assert f"ok {root}/teams/b/models 5002:5002 2770" in proc.stdout  # the rest is still reconciled
     if attack != "team-root":
-        assert (root / "teams" / "a" / "models").is_symlink() or attack == "file"   # refused, not repaired
+        assert (root / "teams" / "a" / "models").is_symlink() or attack == "file"  # refused, not repaired
 
 
-@pytest.mark.parametrize("bad", [Directory("/../etc", 1, 1, "0755"), Directory("/a b", 1, 1, "0755"),
-                                 Directory("relative", 1, 1, "0755"), Directory("/ok", 1, 1, "rwx"),
-                                 Directory("/a;rm", 1, 1, "0755")])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Directory("/../etc", 1, 1, "0755"),
+        Directory("/a b", 1, 1, "0755"),
+        Directory("relative", 1, 1, "0755"),
+        Directory("/ok", 1, 1, "rwx"),
+        Directory("/a;rm", 1, 1, "0755"),
+    ],
+)
 def test_partition_script_refuses_unsafe_values(bad: Directory) -> None:
     with pytest.raises(ValueError):
         partition_script([bad])
@@ -213,11 +235,18 @@ def test_partition_script_refuses_unsafe_values(bad: Directory) -> None:
 
 # ---- volumes and pods ------------------------------------------------------------------------------------------------
 
+
 def test_layout_is_the_contract() -> None:
     paths = team_paths()
     assert paths.root == TEAM_MOUNT_PATH == "/fsx"
     assert (paths.datasets, paths.models, paths.checkpoints, paths.outputs, paths.hf_cache, paths.user("x")) == (
-        "/fsx/datasets", "/fsx/models", "/fsx/checkpoints", "/fsx/outputs", "/fsx/hf-cache", "/fsx/users/x")
+        "/fsx/datasets",
+        "/fsx/models",
+        "/fsx/checkpoints",
+        "/fsx/outputs",
+        "/fsx/hf-cache",
+        "/fsx/users/x",
+    )
     assert TOP_LEVEL_DIRS == ("datasets", "models", "checkpoints", "outputs", "hf-cache", "users")
 
 
@@ -229,15 +258,25 @@ def test_security_context_is_the_teams_identity() -> None:
 
 # ---- the identity policy, evaluated (CEL) ----------------------------------------------------------------------------
 
+
 def _policy_rules(dist_docs: list[dict[str, Any]], namespace: str) -> list[dict[str, str]]:
-    binding = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicyBinding"
-                   and d["spec"]["matchResources"]["namespaceSelector"].get("matchLabels", {})
-                   .get("kubernetes.io/metadata.name") == namespace)
+    binding = next(
+        d
+        for d in dist_docs
+        if d["kind"] == "ValidatingAdmissionPolicyBinding"
+        and d["spec"]["matchResources"]["namespaceSelector"].get("matchLabels", {}).get("kubernetes.io/metadata.name")
+        == namespace
+    )
     assert binding["spec"]["validationActions"] == ["Deny"]
-    policy = next(d for d in dist_docs if d["kind"] == "ValidatingAdmissionPolicy"
-                  and d["metadata"]["name"] == binding["spec"]["policyName"])
+    policy = next(
+        d
+        for d in dist_docs
+        if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == binding["spec"]["policyName"]
+    )
     assert policy["spec"]["failurePolicy"] == "Fail"
-    assert {"pods", "pods/ephemeralcontainers"} <= set(policy["spec"]["matchConstraints"]["resourceRules"][0]["resources"])
+    assert {"pods", "pods/ephemeralcontainers"} <= set(
+        policy["spec"]["matchConstraints"]["resourceRules"][0]["resources"]
+    )
     return policy["spec"]["validations"]
 
 
@@ -257,15 +296,20 @@ def dist_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[s
     from k8s_charts.__main__ import write_dist
 
     out = tmp_path_factory.mktemp("dist")
-    return {env: [d for f in write_dist(env, out) for d in yaml.safe_load_all(f.read_text()) if d]
-            for env in ENVIRONMENTS}
+    return {
+        env: [d for f in write_dist(env, out) for d in yaml.safe_load_all(f.read_text()) if d] for env in ENVIRONMENTS
+    }
 
 
 def _job_pods(docs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     from k8s_charts.validation import embedded_pod_templates
 
-    return [(d["metadata"]["namespace"], tpl["spec"]) for d in docs if d["kind"] in ("PyTorchJob", "RayJob")
-            for _, tpl in embedded_pod_templates(d)]
+    return [
+        (d["metadata"]["namespace"], tpl["spec"])
+        for d in docs
+        if d["kind"] in ("PyTorchJob", "RayJob")
+        for _, tpl in embedded_pod_templates(d)
+    ]
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -289,12 +333,15 @@ MUTATIONS = {
     "extra supplemental group": lambda s: s["securityContext"].update(supplementalGroups=[5001, 5002]),
     "container overrides uid": lambda s: s["containers"][0]["securityContext"].update(runAsUser=200001),
     "container overrides gid": lambda s: s["containers"][0]["securityContext"].update(runAsGroup=0),
-    "init container overrides uid": lambda s: s.update(initContainers=[{"name": "i", "image": "x",
-                                                                         "securityContext": {"runAsUser": 5002}}]),
-    "ephemeral container overrides uid": lambda s: s.update(ephemeralContainers=[{"name": "d", "image": "x",
-                                                                                   "securityContext": {"runAsUser": 1}}]),
-    "inline FSx CSI volume": lambda s: s["volumes"].append({"name": "root", "csi": {
-        "driver": "fsx.csi.aws.com", "volumeAttributes": {"dnsname": "fs", "mountname": "m"}}}),
+    "init container overrides uid": lambda s: s.update(
+        initContainers=[{"name": "i", "image": "x", "securityContext": {"runAsUser": 5002}}]
+    ),
+    "ephemeral container overrides uid": lambda s: s.update(
+        ephemeralContainers=[{"name": "d", "image": "x", "securityContext": {"runAsUser": 1}}]
+    ),
+    "inline FSx CSI volume": lambda s: s["volumes"].append(
+        {"name": "root", "csi": {"driver": "fsx.csi.aws.com", "volumeAttributes": {"dnsname": "fs", "mountname": "m"}}}
+    ),
 }
 
 

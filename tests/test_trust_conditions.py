@@ -7,7 +7,11 @@ import json
 from typing import Any
 
 from cdk_constructs.governance.trust_conditions import (
-    ADDON_NAMESPACES, EXEMPTION_METADATA, POD_IDENTITY, SOURCE_ARN_PATTERNS, UNCONDITIONED,
+    ADDON_NAMESPACES,
+    EXEMPTION_METADATA,
+    POD_IDENTITY,
+    SOURCE_ARN_PATTERNS,
+    UNCONDITIONED,
 )
 
 from .conftest import Synth
@@ -22,22 +26,34 @@ def _services(statement: dict[str, Any]) -> list[str]:
 
 
 def _roles(synth: Synth) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(stack, lid, r) for stack, template in synth.templates.items()
-            for lid, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Role"]
+    return [
+        (stack, lid, r)
+        for stack, template in synth.templates.items()
+        for lid, r in template["Resources"].items()
+        if r["Type"] == "AWS::IAM::Role"
+    ]
 
 
 def _associations(template: dict[str, Any], role_id: str) -> list[dict[str, Any]]:
     """Pod Identity associations using the role: standalone ones and those of EKS add-ons (in the add-on's
     namespace, None when unknown)."""
     arn = {"Fn::GetAtt": [role_id, "Arn"]}
-    out = [r["Properties"] for r in template["Resources"].values()
-           if r["Type"] == "AWS::EKS::PodIdentityAssociation" and r["Properties"]["RoleArn"] == arn]
+    out = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::EKS::PodIdentityAssociation" and r["Properties"]["RoleArn"] == arn
+    ]
     for r in template["Resources"].values():
         if r["Type"] == "AWS::EKS::Addon":
             for a in r["Properties"].get("PodIdentityAssociations", []):
                 if a["RoleArn"] == arn:
-                    out.append({"Namespace": ADDON_NAMESPACES.get(r["Properties"]["AddonName"]),
-                                "ServiceAccount": a["ServiceAccount"], "ClusterName": r["Properties"]["ClusterName"]})
+                    out.append(
+                        {
+                            "Namespace": ADDON_NAMESPACES.get(r["Properties"]["AddonName"]),
+                            "ServiceAccount": a["ServiceAccount"],
+                            "ClusterName": r["Properties"]["ClusterName"],
+                        }
+                    )
     return out
 
 
@@ -51,7 +67,8 @@ def test_every_service_role_is_conditioned_or_explained(env_synth: Synth) -> Non
         if reason:
             exempt.append(f"{stack}/{role_id}")
             assert len(reason) >= 40 and not role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0].get(
-                "Condition"), role_id
+                "Condition"
+            ), role_id
             continue
         for statement in role["Properties"]["AssumeRolePolicyDocument"]["Statement"]:
             condition = statement.get("Condition", {})
@@ -59,8 +76,16 @@ def test_every_service_role_is_conditioned_or_explained(env_synth: Synth) -> Non
                 seen.add(service)
                 where = f"{stack}/{role_id} trusts {service}"
                 if service in SOURCE_ARN_PATTERNS:
-                    arn = {"Fn::Join": ["", ["arn:", PARTITION, ":" + SOURCE_ARN_PATTERNS[service].format(
-                        region=region, account=account)]]}
+                    arn = {
+                        "Fn::Join": [
+                            "",
+                            [
+                                "arn:",
+                                PARTITION,
+                                ":" + SOURCE_ARN_PATTERNS[service].format(region=region, account=account),
+                            ],
+                        ]
+                    }
                     if condition.get("StringEquals", {}).get("aws:SourceAccount") != account:
                         problems.append(f"{where} without aws:SourceAccount {account}")
                     source_arn = condition.get("ArnLike", {}).get("aws:SourceArn")
@@ -72,9 +97,11 @@ def test_every_service_role_is_conditioned_or_explained(env_synth: Synth) -> Non
                         problems.append(f"{where} but no Pod Identity association in its stack uses it")
                         continue
                     tags = condition.get("StringEquals", {})
-                    for key, attr in (("kubernetes-namespace", "Namespace"),
-                                      ("kubernetes-service-account", "ServiceAccount"),
-                                      ("eks-cluster-name", "ClusterName")):
+                    for key, attr in (
+                        ("kubernetes-namespace", "Namespace"),
+                        ("kubernetes-service-account", "ServiceAccount"),
+                        ("eks-cluster-name", "ClusterName"),
+                    ):
                         if any(a[attr] is None for a in assocs):  # add-on of unknown namespace: no such tag
                             continue
                         want = sorted({json.dumps(a[attr], sort_keys=True) for a in assocs})
@@ -95,22 +122,26 @@ def test_a_team_role_trusts_only_its_own_namespace(env_synth: Synth) -> None:
     """The Pod Identity role of each team is assumable only for its namespace's `training` service account."""
     compute = env_synth.templates["compute"]
     for team in env_synth.config.kubernetes.teams:
-        ids = [r["Properties"]["RoleArn"]["Fn::GetAtt"][0] for r in compute["Resources"].values()
-               if r["Type"] == "AWS::EKS::PodIdentityAssociation" and r["Properties"]["Namespace"] == team.namespace]
+        ids = [
+            r["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+            for r in compute["Resources"].values()
+            if r["Type"] == "AWS::EKS::PodIdentityAssociation" and r["Properties"]["Namespace"] == team.namespace
+        ]
         assert len(ids) == 1
         statement = compute["Resources"][ids[0]]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
         tags = statement["Condition"]["StringEquals"]
         assert tags["aws:RequestTag/kubernetes-namespace"] == team.namespace
         assert tags["aws:RequestTag/kubernetes-service-account"] == "training"
         others = {t.namespace for t in env_synth.config.kubernetes.teams} - {team.namespace}
-        assert all(f"\"{o}\"" not in json.dumps(tags) for o in others)  # no other team's namespace
+        assert all(f'"{o}"' not in json.dumps(tags) for o in others)  # no other team's namespace
 
 
 def _tiny_app(apply: str) -> dict[str, Any]:
     """A stack of a SageMaker role, a Pod Identity role with its association (aws_eks_v2's L1) and a Lambda role,
     given the conditions by ``apply`` ("walk": ServiceTrustConditions.apply_to, as app.py does; "aspect")."""
     import aws_cdk as cdk
-    from aws_cdk import aws_eks_v2 as eks, aws_iam as iam
+    from aws_cdk import aws_eks_v2 as eks
+    from aws_cdk import aws_iam as iam
     from aws_cdk.assertions import Template
 
     from cdk_constructs.governance.trust_conditions import ServiceTrustConditions
@@ -119,28 +150,41 @@ def _tiny_app(apply: str) -> dict[str, Any]:
     stack = cdk.Stack(app, "Tiny", env=cdk.Environment(account="123456789012", region="eu-west-1"))
     iam.Role(stack, "SageMaker", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
     team = iam.Role(stack, "Team", assumed_by=iam.ServicePrincipal(POD_IDENTITY).with_session_tags())
-    eks.CfnPodIdentityAssociation(stack, "Association", cluster_name="c", namespace="team-a",
-                                  service_account="runner", role_arn=team.role_arn)
+    eks.CfnPodIdentityAssociation(
+        stack, "Association", cluster_name="c", namespace="team-a", service_account="runner", role_arn=team.role_arn
+    )
     iam.Role(stack, "Function", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
     if apply == "walk":
         ServiceTrustConditions().apply_to(app)
     else:
         cdk.Aspects.of(app).add(ServiceTrustConditions())
     roles = Template.from_stack(stack).find_resources("AWS::IAM::Role")
-    return {lid.rstrip("0123456789ABCDEF"): r["Properties"]["AssumeRolePolicyDocument"]["Statement"]
-            for lid, r in roles.items()}
+    return {
+        lid.rstrip("0123456789ABCDEF"): r["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+        for lid, r in roles.items()
+    }
 
 
 def test_applied_once_or_as_an_aspect_the_conditions_are_the_same() -> None:
     walked, aspect = _tiny_app("walk"), _tiny_app("aspect")
     assert walked == aspect
-    sagemaker, = walked["SageMaker"]
+    (sagemaker,) = walked["SageMaker"]
     assert sagemaker["Condition"]["StringEquals"] == {"aws:SourceAccount": "123456789012"}
     assert sagemaker["Condition"]["ArnLike"]["aws:SourceArn"] == {
-        "Fn::Join": ["", ["arn:", PARTITION, ":" + SOURCE_ARN_PATTERNS["sagemaker.amazonaws.com"].format(
-            region="eu-west-1", account="123456789012")]]}
+        "Fn::Join": [
+            "",
+            [
+                "arn:",
+                PARTITION,
+                ":" + SOURCE_ARN_PATTERNS["sagemaker.amazonaws.com"].format(region="eu-west-1", account="123456789012"),
+            ],
+        ]
+    }
     tags = {k: v for s in walked["Team"] for k, v in s.get("Condition", {}).get("StringEquals", {}).items()}
-    assert tags == {"aws:RequestTag/kubernetes-service-account": "runner", "aws:RequestTag/eks-cluster-name": "c",
-                    "aws:RequestTag/kubernetes-namespace": "team-a"}
+    assert tags == {
+        "aws:RequestTag/kubernetes-service-account": "runner",
+        "aws:RequestTag/eks-cluster-name": "c",
+        "aws:RequestTag/kubernetes-namespace": "team-a",
+    }
     assert all("Condition" not in s for s in walked["Function"])  # lambda.amazonaws.com: UNCONDITIONED
     assert "lambda.amazonaws.com" in UNCONDITIONED

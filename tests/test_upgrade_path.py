@@ -20,6 +20,7 @@ from config.compute import (
 
 from .conftest import ENVIRONMENTS, ROOT, config_fails, config_with
 
+
 def minor(version: str) -> tuple[int, int]:
     major, minor_ = version.split(".")[:2]
     return int(major), int(minor_)
@@ -29,16 +30,25 @@ def runbook_violations(configs: dict[str, EnvironmentConfig]) -> list[str]:
     """docs/deploying.md "Upgrading Kubernetes": every environment runs a version the app pins (each place of the
     runbook's table), environments move one minor at a time, one environment at a time, so at any moment they are
     at most one minor apart."""
-    problems = [f"{name}: {c.compute.kubernetes_version} is not pinned ({', '.join(KUBECTL_LAYER_VERSIONS)})"
-                for name, c in configs.items() if c.compute.kubernetes_version not in KUBECTL_LAYER_VERSIONS]
+    problems = [
+        f"{name}: {c.compute.kubernetes_version} is not pinned ({', '.join(KUBECTL_LAYER_VERSIONS)})"
+        for name, c in configs.items()
+        if c.compute.kubernetes_version not in KUBECTL_LAYER_VERSIONS
+    ]
     minors = {name: minor(c.compute.kubernetes_version) for name, c in configs.items()}
     if minors and max(minors.values())[1] - min(minors.values())[1] > 1:
         problems.append(f"environments are more than one minor apart: {minors}")
     return problems
 
 
-PLACES = ("config/compute.py", "requirements.txt", "cdk_constructs/compute/eks_cluster.py",
-          "studio_lifecycle/kube_context.sh", "compute.addons", "compute.charts")
+PLACES = (
+    "config/compute.py",
+    "requirements.txt",
+    "cdk_constructs/compute/eks_cluster.py",
+    "studio_lifecycle/kube_context.sh",
+    "compute.addons",
+    "compute.charts",
+)
 
 
 def test_every_supported_version_is_pinned_in_every_place() -> None:
@@ -50,8 +60,9 @@ def test_every_supported_version_is_pinned_in_every_place() -> None:
         minor = version.split(".", 1)[1]
         assert version in HYPERPOD_KUBERNETES_VERSIONS, f"SageMaker HyperPod does not support Kubernetes {version}"
         # requirements.txt: the layer package, pinned
-        assert re.search(rf"^aws-cdk\.lambda-layer-kubectl-v{minor}==\S+$", requirements, re.M), \
+        assert re.search(rf"^aws-cdk\.lambda-layer-kubectl-v{minor}==\S+$", requirements, re.M), (
             f"requirements.txt pins no aws-cdk.lambda-layer-kubectl-v{minor}"
+        )
         # cdk_constructs/compute/eks_cluster.py: the version maps to that layer's construct
         layer = _kubectl_layer(cdk.Stack(stack, f"V{minor}"), version)
         assert f"kubectl_v{minor}" in type(layer).__module__, f"{version} maps to {type(layer).__module__}"
@@ -68,8 +79,11 @@ def test_an_unpinned_version_is_refused_everywhere() -> None:
     """A version without pins fails in the config (naming the supported ones) and in the EKS construct."""
     newest = max(KUBECTL_LAYER_VERSIONS, key=lambda v: tuple(map(int, v.split("."))))
     unpinned = f"1.{int(newest.split('.')[1]) + 1}"
-    config_fails({"compute": {"kubernetes_version": unpinned}}, rf"compute\.kubernetes_version '{unpinned}'",
-                 re.escape(", ".join(KUBECTL_LAYER_VERSIONS)))
+    config_fails(
+        {"compute": {"kubernetes_version": unpinned}},
+        rf"compute\.kubernetes_version '{unpinned}'",
+        re.escape(", ".join(KUBECTL_LAYER_VERSIONS)),
+    )
     with pytest.raises(ValueError, match=rf"no kubectl layer pinned for Kubernetes {unpinned}"):
         _kubectl_layer(cdk.Stack(cdk.App(), "Probe"), unpinned)
 
@@ -77,8 +91,11 @@ def test_an_unpinned_version_is_refused_everywhere() -> None:
 @pytest.mark.parametrize("version", [v for v in KUBECTL_LAYER_VERSIONS if v != DEFAULT_KUBERNETES_VERSION])
 def test_another_supported_version_needs_its_add_on_pins(version: str) -> None:
     """Moving an environment to another supported minor is refused until its add-on pins move too (step 2)."""
-    config_fails({"compute": {"kubernetes_version": version}}, r"compute\.addons\.kube_proxy",
-                 rf"compute\.kubernetes_version is '{re.escape(version)}'")
+    config_fails(
+        {"compute": {"kubernetes_version": version}},
+        r"compute\.addons\.kube_proxy",
+        rf"compute\.kubernetes_version is '{re.escape(version)}'",
+    )
 
 
 def test_the_runbook_names_every_place_and_the_order() -> None:

@@ -26,11 +26,19 @@ def test_kueue_controller_image_follows_the_chart_version() -> None:
 def test_kuberay_chart_is_the_version_of_its_vendored_crds() -> None:
     """Helm never upgrades the CRDs of a chart's crds/ folder (Helm docs, chart best practices "Custom Resource
     Definitions"), where kuberay-operator ships them: another chart version is refused with the upgrade steps."""
-    rows = [line for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
-            if line.startswith("| ray.io_") and "| ray-project/kuberay |" in line]
+    rows = [
+        line
+        for line in (CRD_DIR / "SOURCES.md").read_text().splitlines()
+        if line.startswith("| ray.io_") and "| ray-project/kuberay |" in line
+    ]
     assert rows
     for row in rows:
         assert re.search(rf"\| v{re.escape(KUBERAY_CHART_VERSION)} \(", row), row
     major, minor, patch = KUBERAY_CHART_VERSION.split(".")
-    config_fails({"compute": {"charts": {"kuberay": f"{major}.{int(minor) + 1}.0"}}},
-                 r"compute\.charts\.kuberay", r"Helm never upgrades", r"k8s_charts/crds", r"kubectl apply --server-side")
+    config_fails(
+        {"compute": {"charts": {"kuberay": f"{major}.{int(minor) + 1}.0"}}},
+        r"compute\.charts\.kuberay",
+        r"Helm never upgrades",
+        r"k8s_charts/crds",
+        r"kubectl apply --server-side",
+    )

@@ -11,9 +11,12 @@ from .conftest import ENVIRONMENTS, config_fails, config_with
 
 @pytest.mark.parametrize("version", ["v1.22.0-eksbuild.1", "v1.22.4-eksbuild.3"])
 def test_vpc_cni_in_the_hyperpod_subnet_bug_range_is_refused(version: str) -> None:
-    config_fails({"compute": {"addons": {"vpc_cni": version}}},
-                 rf"compute\.addons\.vpc_cni '{version}' is in v1\.22\.0-v1\.22\.x",
-                 r"ad95439 \"fix hyperpod cross-account subnet issue\"", r"v1\.23\.0-eksbuild\.1 or later")
+    config_fails(
+        {"compute": {"addons": {"vpc_cni": version}}},
+        rf"compute\.addons\.vpc_cni '{version}' is in v1\.22\.0-v1\.22\.x",
+        r"ad95439 \"fix hyperpod cross-account subnet issue\"",
+        r"v1\.23\.0-eksbuild\.1 or later",
+    )
 
 
 @pytest.mark.parametrize("version", ["v1.21.2-eksbuild.1", "v1.23.0-eksbuild.1", "v1.24.1-eksbuild.2"])

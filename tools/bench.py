@@ -32,8 +32,13 @@ TRAIN_PYTHON = ROOT / ".train-venv" / "bin" / "python"
 DRY_RUN_SPEC = "examples/jobs/04-sft-medical.yaml"
 
 # Goals (issue 24). Read next to the measurements; nothing fails on them.
-GOALS = {"ratio": 2.5, "llmft_help_s": 0.5, "llmft_dry_run_s": 1.5, "mlflow_32_clients_req_s": 40.0,
-         "mlflow_cpu_ms_per_req": 25.0}
+GOALS = {
+    "ratio": 2.5,
+    "llmft_help_s": 0.5,
+    "llmft_dry_run_s": 1.5,
+    "mlflow_32_clients_req_s": 40.0,
+    "mlflow_cpu_ms_per_req": 25.0,
+}
 # Before issue 24, on a quiet 2-core machine (the issue's measurement), for comparison.
 BEFORE = {"floor_s": 2.89, "dev_s": 9.33, "ratio": 3.22, "main_suite_s": 106.0, "training_suite_s": 22.0}
 
@@ -44,12 +49,13 @@ class Failed(Exception):
 
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, str]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
     if proc.returncode:
-        raise Failed(f"{' '.join(cmd)} failed ({proc.returncode}) after {elapsed:.1f} s:\n"
-                     f"{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+        raise Failed(
+            f"{' '.join(cmd)} failed ({proc.returncode}) after {elapsed:.1f} s:\n"
+            f"{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+        )
     return elapsed, proc.stdout
 
 
@@ -84,14 +90,27 @@ def goal(value: float, target: float, unit: str = "") -> str:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")),
-                        help="runs per measurement, the median is reported (default: $BENCH_RUNS or 5)")
-    parser.add_argument("--no-suites", action="store_true", default=os.environ.get("BENCH_SUITES", "1") == "0",
-                        help="skip timing the test suites (default: $BENCH_SUITES=0 does the same)")
-    parser.add_argument("--no-mlflow", action="store_true", default=os.environ.get("BENCH_MLFLOW", "1") == "0",
-                        help="skip the MLflow server load (tools/mlflow_load.py; $BENCH_MLFLOW=0 does the same)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=int(os.environ.get("BENCH_RUNS", "5")),
+        help="runs per measurement, the median is reported (default: $BENCH_RUNS or 5)",
+    )
+    parser.add_argument(
+        "--no-suites",
+        action="store_true",
+        default=os.environ.get("BENCH_SUITES", "1") == "0",
+        help="skip timing the test suites (default: $BENCH_SUITES=0 does the same)",
+    )
+    parser.add_argument(
+        "--no-mlflow",
+        action="store_true",
+        default=os.environ.get("BENCH_MLFLOW", "1") == "0",
+        help="skip the MLflow server load (tools/mlflow_load.py; $BENCH_MLFLOW=0 does the same)",
+    )
     return parser.parse_args(argv)
 
 
@@ -105,21 +124,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         floor, dev = synth_times([f"{python} tools/empty_app.py", f"{python} app.py"], runs)
         ratio = dev / floor
-        rows += [f"empty app synth (floor), median of {runs}: {floor:7.2f} s   (before: {BEFORE['floor_s']:.2f} s)",
-                 f"dev environment synth,   median of {runs}: {dev:7.2f} s   (before: {BEFORE['dev_s']:.2f} s)",
-                 f"ratio dev / floor:                    {ratio:7.2f}     (before: {BEFORE['ratio']:.2f}; "
-                 f"{goal(ratio, GOALS['ratio'])})"]
+        rows += [
+            f"empty app synth (floor), median of {runs}: {floor:7.2f} s   (before: {BEFORE['floor_s']:.2f} s)",
+            f"dev environment synth,   median of {runs}: {dev:7.2f} s   (before: {BEFORE['dev_s']:.2f} s)",
+            f"ratio dev / floor:                    {ratio:7.2f}     (before: {BEFORE['ratio']:.2f}; "
+            f"{goal(ratio, GOALS['ratio'])})",
+        ]
     except Failed as exc:
         failures.append(str(exc))
 
     llmft_runs = 2 * runs
     try:
         help_s = median_of([python, "-m", "llmft", "--help"], llmft_runs)
-        rows.append(f"llmft --help, median of {llmft_runs}:          {help_s:7.2f} s   "
-                    f"({goal(help_s, GOALS['llmft_help_s'], ' s')})")
+        rows.append(
+            f"llmft --help, median of {llmft_runs}:          {help_s:7.2f} s   "
+            f"({goal(help_s, GOALS['llmft_help_s'], ' s')})"
+        )
         dry_s = median_of([python, "-m", "llmft", "submit", DRY_RUN_SPEC, "--dry-run"], llmft_runs)
-        rows.append(f"llmft submit {Path(DRY_RUN_SPEC).name} --dry-run (PyTorchJob), median of {llmft_runs}: "
-                    f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'], ' s')})")
+        rows.append(
+            f"llmft submit {Path(DRY_RUN_SPEC).name} --dry-run (PyTorchJob), median of {llmft_runs}: "
+            f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'], ' s')})"
+        )
     except Failed as exc:
         failures.append(str(exc))
 
@@ -132,9 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             rows += ["MLflow tracking server under load (tools/mlflow_load.py, log-metric per request):", *lines[:-1]]
             if 32 in by_clients:
                 rps, cpu = by_clients[32]["req_per_s"], by_clients[32]["server_cpu_ms_per_req"] or 0.0
-                rows.append(f"  32 clients: {rps:.1f} req/s (goal >= {GOALS['mlflow_32_clients_req_s']:g}: "
-                            f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
-                            f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})")
+                rows.append(
+                    f"  32 clients: {rps:.1f} req/s (goal >= {GOALS['mlflow_32_clients_req_s']:g}: "
+                    f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
+                    f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})"
+                )
         except (Failed, ValueError, IndexError) as exc:
             failures.append(f"MLflow load: {exc}")
 
@@ -142,23 +169,29 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             prefix = Path(tmp) / "synths"
             try:
-                main_s, main_summary = suite([python, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q"],
-                                             env={"PLATFORM_SYNTH_STATS": str(prefix)})
+                main_s, main_summary = suite(
+                    [python, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q"],
+                    env={"PLATFORM_SYNTH_STATS": str(prefix)},
+                )
                 per_worker = [json.loads(f.read_text()) for f in sorted(Path(tmp).glob("synths.*.json"))]
                 synths = sum(w["synths"] for w in per_worker)
                 keys = [k for w in per_worker for k in w["keys"]]
                 repeated = sorted({k for k in keys if keys.count(k) > 1})
-                rows += [f"main suite (pytest -n 2):             {main_s:7.2f} s   (before: "
-                         f"{BEFORE['main_suite_s']:.0f} s) {main_summary}",
-                         f"  synths in that session: {synths} (configurations synthesized more than once: "
-                         f"{repeated or 'none'})"]
+                rows += [
+                    f"main suite (pytest -n 2):             {main_s:7.2f} s   (before: "
+                    f"{BEFORE['main_suite_s']:.0f} s) {main_summary}",
+                    f"  synths in that session: {synths} (configurations synthesized more than once: "
+                    f"{repeated or 'none'})",
+                ]
             except Failed as exc:
                 failures.append(str(exc))
         if TRAIN_PYTHON.exists():
             try:
                 train_s, train_summary = suite([str(TRAIN_PYTHON), "-m", "pytest", "-q"], cwd=ROOT / "training")
-                rows.append(f"training suite:                       {train_s:7.2f} s   (before: "
-                            f"{BEFORE['training_suite_s']:.0f} s) {train_summary}")
+                rows.append(
+                    f"training suite:                       {train_s:7.2f} s   (before: "
+                    f"{BEFORE['training_suite_s']:.0f} s) {train_summary}"
+                )
             except Failed as exc:
                 failures.append(str(exc))
         else:

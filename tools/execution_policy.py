@@ -20,17 +20,43 @@ from typing import Any
 
 # CloudFormation namespace (AWS::<namespace>::<type>) -> IAM service prefix (Service Authorization Reference).
 SERVICE_PREFIX = {
-    "ApplicationAutoScaling": "application-autoscaling", "CertificateManager": "acm", "CloudFormation": "cloudformation",
-    "CloudTrail": "cloudtrail", "CloudWatch": "cloudwatch", "CodeBuild": "codebuild", "EC2": "ec2", "ECR": "ecr",
-    "ECS": "ecs", "EKS": "eks", "ElasticLoadBalancingV2": "elasticloadbalancing", "Events": "events", "FSx": "fsx",
-    "IAM": "iam", "KMS": "kms", "Lambda": "lambda", "Logs": "logs", "Oam": "oam", "RDS": "rds", "Route53": "route53",
-    "S3": "s3", "SNS": "sns", "SQS": "sqs", "SSM": "ssm", "SageMaker": "sagemaker", "SecretsManager": "secretsmanager",
+    "ApplicationAutoScaling": "application-autoscaling",
+    "CertificateManager": "acm",
+    "CloudFormation": "cloudformation",
+    "CloudTrail": "cloudtrail",
+    "CloudWatch": "cloudwatch",
+    "CodeBuild": "codebuild",
+    "EC2": "ec2",
+    "ECR": "ecr",
+    "ECS": "ecs",
+    "EKS": "eks",
+    "ElasticLoadBalancingV2": "elasticloadbalancing",
+    "Events": "events",
+    "FSx": "fsx",
+    "IAM": "iam",
+    "KMS": "kms",
+    "Lambda": "lambda",
+    "Logs": "logs",
+    "Oam": "oam",
+    "RDS": "rds",
+    "Route53": "route53",
+    "S3": "s3",
+    "SNS": "sns",
+    "SQS": "sqs",
+    "SSM": "ssm",
+    "SageMaker": "sagemaker",
+    "SecretsManager": "secretsmanager",
     "StepFunctions": "states",
 }
 # Types that create nothing in a service of their own.
 NO_SERVICE = {"AWS::CDK::Metadata", "AWS::CloudFormation::WaitConditionHandle"}
-LONG_LIVED_CREDENTIALS = ("iam:CreateUser", "iam:CreateAccessKey", "iam:CreateLoginProfile",
-                          "iam:UpdateLoginProfile", "iam:CreateServiceSpecificCredential")
+LONG_LIVED_CREDENTIALS = (
+    "iam:CreateUser",
+    "iam:CreateAccessKey",
+    "iam:CreateLoginProfile",
+    "iam:UpdateLoginProfile",
+    "iam:CreateServiceSpecificCredential",
+)
 
 
 class UnmappedType(ValueError):
@@ -53,8 +79,10 @@ def services(resource_types: set[str]) -> set[str]:
             continue
         out.add(SERVICE_PREFIX[namespace])
     if unmapped:
-        raise UnmappedType(f"no IAM service prefix for {', '.join(sorted(unmapped))}: add its namespace to "
-                           f"tools/execution_policy.py SERVICE_PREFIX (Service Authorization Reference)")
+        raise UnmappedType(
+            f"no IAM service prefix for {', '.join(sorted(unmapped))}: add its namespace to "
+            f"tools/execution_policy.py SERVICE_PREFIX (Service Authorization Reference)"
+        )
     return out
 
 
@@ -62,10 +90,18 @@ def policy(resource_types: set[str]) -> dict[str, Any]:
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "PlatformServices", "Effect": "Allow",
-             "Action": [f"{s}:*" for s in sorted(services(resource_types))], "Resource": "*"},
-            {"Sid": "NoLongLivedCredentials", "Effect": "Deny", "Action": list(LONG_LIVED_CREDENTIALS),
-             "Resource": "*"},
+            {
+                "Sid": "PlatformServices",
+                "Effect": "Allow",
+                "Action": [f"{s}:*" for s in sorted(services(resource_types))],
+                "Resource": "*",
+            },
+            {
+                "Sid": "NoLongLivedCredentials",
+                "Effect": "Deny",
+                "Action": list(LONG_LIVED_CREDENTIALS),
+                "Resource": "*",
+            },
         ],
     }
 
@@ -84,14 +120,22 @@ def stack_templates(cdk_out: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def resource_types(cdk_out: Path, account: str) -> set[str]:
-    return {r["Type"] for acct, template in stack_templates(cdk_out) if acct == account
-            for r in template.get("Resources", {}).values()}
+    return {
+        r["Type"]
+        for acct, template in stack_templates(cdk_out)
+        if acct == account
+        for r in template.get("Resources", {}).values()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.execution_policy", description=__doc__.splitlines()[0])
-    parser.add_argument("--cdk-out", type=Path, default=Path("cdk.out/delivery"),
-                        help="cloud assembly (default: the delivery pipeline's, `make synth-delivery`)")
+    parser.add_argument(
+        "--cdk-out",
+        type=Path,
+        default=Path("cdk.out/delivery"),
+        help="cloud assembly (default: the delivery pipeline's, `make synth-delivery`)",
+    )
     parser.add_argument("--account", required=True, help="the workload account whose stacks the policy deploys")
     args = parser.parse_args(argv)
     if not (args.cdk_out / "manifest.json").is_file():

@@ -66,8 +66,9 @@ class Plan:
 def output_values(outputs: dict[str, dict[str, str]], stack_prefix: str) -> dict[str, str]:
     """Output key -> value of every stack ``<stack_prefix>-*`` in a `cdk deploy --outputs-file` JSON ({stack: {key:
     value}}): each GitOps output lives in the stack that owns the value (stacks/compute_stack.py)."""
-    return {k: v for stack, values in outputs.items() if stack.startswith(f"{stack_prefix}-")
-            for k, v in values.items()}
+    return {
+        k: v for stack, values in outputs.items() if stack.startswith(f"{stack_prefix}-") for k, v in values.items()
+    }
 
 
 def fill(text: str, values: dict[str, str]) -> tuple[str, set[str]]:
@@ -103,10 +104,18 @@ def plan(env: str, repo: Path, *, dist: Path, outputs: dict[str, dict[str, str]]
         files[rel.removeprefix(f"{base}/")] = text
         unresolved |= left
     target = repo / base
-    result = Plan(target=target, files=files, unresolved=sorted(unresolved), base=base,
-                  keep=[f"{team_jobs_dir(path, t.name)}/{KEEP_FILE}" for t in config.kubernetes.teams])
-    current = ({p.relative_to(target).as_posix(): p.read_text() for p in sorted(target.rglob("*.yaml"))}
-               if target.is_dir() else {})
+    result = Plan(
+        target=target,
+        files=files,
+        unresolved=sorted(unresolved),
+        base=base,
+        keep=[f"{team_jobs_dir(path, t.name)}/{KEEP_FILE}" for t in config.kubernetes.teams],
+    )
+    current = (
+        {p.relative_to(target).as_posix(): p.read_text() for p in sorted(target.rglob("*.yaml"))}
+        if target.is_dir()
+        else {}
+    )
     chunks = []
     for name in sorted(set(files) | set(current)):
         old, new = current.get(name), files.get(name)
@@ -114,10 +123,16 @@ def plan(env: str, repo: Path, *, dist: Path, outputs: dict[str, dict[str, str]]
             continue
         (result.added if old is None else result.removed if new is None else result.changed).append(name)
         rel = f"{base}/{name}"
-        chunks.append("".join(difflib.unified_diff(
-            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
-            fromfile=f"a/{rel}" if old is not None else "/dev/null",
-            tofile=f"b/{rel}" if new is not None else "/dev/null")))
+        chunks.append(
+            "".join(
+                difflib.unified_diff(
+                    (old or "").splitlines(keepends=True),
+                    (new or "").splitlines(keepends=True),
+                    fromfile=f"a/{rel}" if old is not None else "/dev/null",
+                    tofile=f"b/{rel}" if new is not None else "/dev/null",
+                )
+            )
+        )
     for t in config.kubernetes.teams:
         folder = repo / team_jobs_dir(path, t.name)
         result.team_files[t.name] = sorted(p.name for p in folder.glob("*.yaml")) if folder.is_dir() else []
@@ -134,7 +149,8 @@ def write(result: Plan) -> None:
             f"placeholders without a value: {', '.join('${' + n + '}' for n in result.unresolved)}; Argo CD would "
             f"apply them literally. Deploy the environment once in argocd mode (make deploy writes "
             f"cdk.out/outputs-<env>.json with the outputs {', '.join(gitops_output_key(n) for n in result.unresolved)})"
-            f" and pass that file as GITOPS_OUTPUTS")
+            f" and pass that file as GITOPS_OUTPUTS"
+        )
     result.target.mkdir(parents=True, exist_ok=True)
     for name in result.removed:
         (result.target / name).unlink()
@@ -146,7 +162,9 @@ def write(result: Plan) -> None:
         keep = repo / rel
         keep.parent.mkdir(parents=True, exist_ok=True)
         if not keep.exists():
-            keep.write_text("# keeps this folder in Git while it holds no job (Argo CD reads only *.yaml/*.yml/*.json)\n")
+            keep.write_text(
+                "# keeps this folder in Git while it holds no job (Argo CD reads only *.yaml/*.yml/*.json)\n"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,16 +184,23 @@ def main(argv: list[str] | None = None) -> int:
             if args.outputs.is_file():
                 outputs = json.loads(args.outputs.read_text())
             else:
-                print(f"note: {args.outputs} does not exist (no deploy in argocd mode yet): placeholders stay",
-                      file=sys.stderr)
+                print(
+                    f"note: {args.outputs} does not exist (no deploy in argocd mode yet): placeholders stay",
+                    file=sys.stderr,
+                )
         result = plan(args.env, args.repo, dist=args.dist, outputs=outputs)
         sys.stdout.write(result.diff)
-        print(f"{result.target}: {len(result.added)} added, {len(result.changed)} changed, "
-              f"{len(result.removed)} removed", file=sys.stderr)
+        print(
+            f"{result.target}: {len(result.added)} added, {len(result.changed)} changed, {len(result.removed)} removed",
+            file=sys.stderr,
+        )
         for team, names in result.team_files.items():
             pipelines = [n for n in names if n.startswith("pipeline-")]
-            print(f"teams/{team}: {len(names) - len(pipelines)} job file(s), {len(pipelines)} pipeline(s)"
-                  + (f" ({', '.join(pipelines)})" if pipelines else ""), file=sys.stderr)
+            print(
+                f"teams/{team}: {len(names) - len(pipelines)} job file(s), {len(pipelines)} pipeline(s)"
+                + (f" ({', '.join(pipelines)})" if pipelines else ""),
+                file=sys.stderr,
+            )
         if result.unresolved:
             print(f"unresolved placeholders: {', '.join(result.unresolved)}", file=sys.stderr)
         if args.write:

@@ -70,18 +70,31 @@ def prepare_runs(base: str, host: str, users: dict[str, tuple[str, str]]) -> dic
     for team, auth in users.items():
         headers = {"Host": host}
         name = f"{team}/load-{os.getpid()}-{time.monotonic_ns()}"
-        exp = requests.post(f"{base}/api/2.0/mlflow/experiments/create", json={"name": name}, auth=auth,
-                            headers=headers, timeout=60)
+        exp = requests.post(
+            f"{base}/api/2.0/mlflow/experiments/create", json={"name": name}, auth=auth, headers=headers, timeout=60
+        )
         exp.raise_for_status()
-        run = requests.post(f"{base}/api/2.0/mlflow/runs/create", auth=auth, headers=headers, timeout=60,
-                            json={"experiment_id": exp.json()["experiment_id"], "start_time": int(time.time() * 1000)})
+        run = requests.post(
+            f"{base}/api/2.0/mlflow/runs/create",
+            auth=auth,
+            headers=headers,
+            timeout=60,
+            json={"experiment_id": exp.json()["experiment_id"], "start_time": int(time.time() * 1000)},
+        )
         run.raise_for_status()
         runs[team] = run.json()["run"]["info"]["run_id"]
     return runs
 
 
-def measure(base: str, host: str, users: dict[str, tuple[str, str]], runs: dict[str, str], clients: int,
-            seconds: float, pgid: int | None = None) -> dict[str, Any]:
+def measure(
+    base: str,
+    host: str,
+    users: dict[str, tuple[str, str]],
+    runs: dict[str, str],
+    clients: int,
+    seconds: float,
+    pgid: int | None = None,
+) -> dict[str, Any]:
     """``clients`` threads logging metrics for ``seconds``; see the module docstring for what is reported."""
     teams = sorted(users)
     latencies: list[list[float]] = [[] for _ in range(clients)]
@@ -99,8 +112,13 @@ def measure(base: str, host: str, users: dict[str, tuple[str, str]], runs: dict[
         step = 0
         start_gate.wait()
         while not stop.is_set():
-            body = {"run_id": runs[team], "key": f"load_{i}", "value": step * 0.5,
-                    "timestamp": int(time.time() * 1000), "step": step}
+            body = {
+                "run_id": runs[team],
+                "key": f"load_{i}",
+                "value": step * 0.5,
+                "timestamp": int(time.time() * 1000),
+                "step": step,
+            }
             t0 = time.perf_counter()
             try:
                 r = session.post(url, json=body, timeout=30)
@@ -143,19 +161,25 @@ def measure(base: str, host: str, users: dict[str, tuple[str, str]], runs: dict[
         "p50_ms": 1000 * statistics.median(done) if done else None,
         "p99_ms": 1000 * done[min(n - 1, int(0.99 * n))] if done else None,
         "server_cpu_ms_per_req": 1000 * (cpu1 - cpu0) / n if (pgid and n) else None,
-        "server_peak_rss_mib": peak_rss[0] / 2 ** 20 if pgid else None,
+        "server_peak_rss_mib": peak_rss[0] / 2**20 if pgid else None,
     }
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = f"{'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'CPU ms/req':>10} {'peak RSS MiB':>12}"
+    head = (
+        f"{'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'CPU ms/req':>10} {'peak RSS MiB':>12}"
+    )
     lines = [head]
     for r in rows:
+
         def f(v, fmt="{:.1f}"):
             return fmt.format(v) if v is not None else "-"
-        lines.append(f"{r['clients']:>7} {f(r['req_per_s']):>8} {f(r['p50_ms'], '{:.0f}'):>8} "
-                     f"{f(r['p99_ms'], '{:.0f}'):>8} {r['errors']:>6} {f(r['server_cpu_ms_per_req']):>10} "
-                     f"{f(r['server_peak_rss_mib'], '{:.0f}'):>12}")
+
+        lines.append(
+            f"{r['clients']:>7} {f(r['req_per_s']):>8} {f(r['p50_ms'], '{:.0f}'):>8} "
+            f"{f(r['p99_ms'], '{:.0f}'):>8} {r['errors']:>6} {f(r['server_cpu_ms_per_req']):>10} "
+            f"{f(r['server_peak_rss_mib'], '{:.0f}'):>12}"
+        )
     return "\n".join(lines)
 
 
@@ -190,9 +214,11 @@ def main(argv: list[str] | None = None) -> int:
         pinned = f", server pinned to CPUs {sorted(pin(pgid, args.server_cpus))}" if args.server_cpus else ""
         measure(base, host, users, runs, 2, 1.0, pgid)  # warm-up: connections, caches
         rows = [measure(base, host, users, runs, int(c), args.seconds, pgid) for c in args.clients.split(",")]
-        print(f"MLflow server, {plain.get('MLFLOW_WORKERS', '2')} workers, entry point "
-              f"{e2e.ENTRYPOINT}, {args.seconds:g} s per row, {os.cpu_count()} cores (load generator on the same "
-              f"machine{pinned}), load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"MLflow server, {plain.get('MLFLOW_WORKERS', '2')} workers, entry point "
+            f"{e2e.ENTRYPOINT}, {args.seconds:g} s per row, {os.cpu_count()} cores (load generator on the same "
+            f"machine{pinned}), load average {os.getloadavg()[0]:.1f}"
+        )
         print(table(rows))
         for r in rows:
             for e in r["first_errors"]:

@@ -51,7 +51,8 @@ def check(eks: Any, cluster_name: str) -> str:
             f"which installs its own Kueue in kueue-system, where this platform's Kueue release lives. Deploying "
             f"would fight over the same controller. Either remove the add-on (aws eks delete-addon --cluster-name "
             f"{cluster_name} --addon-name {TASK_GOVERNANCE_ADDON}) and keep the platform's Kueue, or keep task "
-            f"governance and remove the platform's Kueue first (docs/deploying.md \"Deploying an environment\").")
+            f'governance and remove the platform\'s Kueue first (docs/deploying.md "Deploying an environment").'
+        )
     return f"EKS cluster {cluster_name}: {len(addons)} add-on(s), no {TASK_GOVERNANCE_ADDON}"
 
 
@@ -73,8 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pre-deploy: refused: {exc}", file=sys.stderr)
         return 1
     except (BotoCoreError, ClientError) as exc:
-        print(f"pre-deploy: could not list the add-ons of {config.cluster_name} in {config.region} ({exc}); the "
-              f"deploy needs eks:ListAddons and credentials for account {config.account}", file=sys.stderr)
+        print(
+            f"pre-deploy: could not list the add-ons of {config.cluster_name} in {config.region} ({exc}); the "
+            f"deploy needs eks:ListAddons and credentials for account {config.account}",
+            file=sys.stderr,
+        )
         return 2
     return 0
 

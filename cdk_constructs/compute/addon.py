@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aws_cdk import Duration, aws_eks_v2 as eks, aws_s3_assets as s3_assets
+from aws_cdk import Duration
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct, IDependable
 
 from config import EnvironmentConfig
@@ -94,10 +96,18 @@ class AddOn:
             return self.version
         return getattr(config.compute.charts, self.version_setting)
 
-    def helm_chart(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
-                   context: AddOnContext | None = None, version: str | None = None,
-                   values: Mapping[str, Any] | None = None, chart_asset: s3_assets.Asset | None = None,
-                   after: Sequence[IDependable] = ()) -> eks.HelmChart:
+    def helm_chart(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        context: AddOnContext | None = None,
+        version: str | None = None,
+        values: Mapping[str, Any] | None = None,
+        chart_asset: s3_assets.Asset | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> eks.HelmChart:
         """The release, as ``scope``/``construct_id``, after ``after``.
 
         :param context: computes the values (and the version, through ``context.config``). Default None: ``values``
@@ -112,10 +122,20 @@ class AddOn:
         if values is None:
             values = self.values(context) if context is not None else {}
         release = eks.HelmChart(
-            scope, construct_id, cluster=cluster, chart_asset=chart_asset, repository=self.repository,
-            chart=None if chart_asset is not None else self.chart, version=version, release=self.release,
-            namespace=self.namespace, skip_crds=self.skip_crds or None, wait=self.wait is not None or None,
-            timeout=Duration.minutes(self.wait) if self.wait is not None else None, values=dict(values) or None)
+            scope,
+            construct_id,
+            cluster=cluster,
+            chart_asset=chart_asset,
+            repository=self.repository,
+            chart=None if chart_asset is not None else self.chart,
+            version=version,
+            release=self.release,
+            namespace=self.namespace,
+            skip_crds=self.skip_crds or None,
+            wait=self.wait is not None or None,
+            timeout=Duration.minutes(self.wait) if self.wait is not None else None,
+            values=dict(values) or None,
+        )
         if after:
             release.node.add_dependency(*after)
         return release
@@ -145,7 +165,8 @@ def install_order(addons: Sequence[AddOn], *, provided: Iterable[str] = ()) -> l
             if need not in by_name and need not in provided:
                 raise AddOnOrderError(
                     f"add-on {addon.name!r} needs {need!r}, which is neither an add-on "
-                    f"({', '.join(by_name)}) nor provided by the cluster ({', '.join(sorted(provided))})")
+                    f"({', '.join(by_name)}) nor provided by the cluster ({', '.join(sorted(provided))})"
+                )
     ordered: list[AddOn] = []
     placed: set[str] = set()
     pending = list(addons)
@@ -174,7 +195,7 @@ def _cycle(pending: Sequence[AddOn], needs: Mapping[str, Sequence[str]]) -> str:
     while True:
         step = next(n for n in needs[path[-1]] if n in names)
         if step in path:
-            return " -> ".join([*path[path.index(step):], step])
+            return " -> ".join([*path[path.index(step) :], step])
         path.append(step)
 
 
@@ -202,8 +223,7 @@ class InstalledAddOns:
         missing = [n for n in addon.needs if n not in self._installed and n != PLATFORM_CRDS]
         if missing:
             raise AddOnOrderError(f"add-on {addon.name!r} needs {', '.join(missing)}, not installed before it")
-        return [d for n in addon.needs
-                for d in (self._crds if n == PLATFORM_CRDS else self._installed[n])]
+        return [d for n in addon.needs for d in (self._crds if n == PLATFORM_CRDS else self._installed[n])]
 
     def after_all(self, addons: Sequence[AddOn]) -> list[IDependable]:
         """What a construct installing all of ``addons`` comes after: their needs outside ``addons`` (the construct
@@ -237,8 +257,16 @@ class HelmAddOn(Construct):
     :param after: what the release comes after. Default nothing.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, addon: AddOn, cluster: eks.ICluster,
-                 context: AddOnContext, after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        addon: AddOn,
+        cluster: eks.ICluster,
+        context: AddOnContext,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         self.addon = addon
         self.release = addon.helm_chart(self, "Release", cluster=cluster, context=context, after=after)

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import cdk8s
-from aws_cdk import ArnFormat, Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from aws_cdk import ArnFormat, Stack
+from aws_cdk import aws_eks as eks_l1
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import PLATFORM_CRDS, SYSTEM_NODES, AddOn
@@ -14,7 +17,11 @@ from config import EnvironmentConfig
 from config.charts import ARGOCD_CHART_VERSION
 from config.gitops import SECRET_ARN
 from k8s_charts.gitops import (
-    ARGOCD_NAMESPACE, CREDENTIALS_SERVICE_ACCOUNT, IN_CLUSTER, CapabilityAccessChart, GitOpsChart,
+    ARGOCD_NAMESPACE,
+    CREDENTIALS_SERVICE_ACCOUNT,
+    IN_CLUSTER,
+    CapabilityAccessChart,
+    GitOpsChart,
 )
 from k8s_charts.values import PlatformValues
 
@@ -53,10 +60,17 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
 
 
 ARGO_CD = AddOn(
-    name="argo-cd", chart="argo-cd", release="argocd", namespace=ARGOCD_NAMESPACE, repository=ARGOCD_HELM_REPOSITORY,
-    version=ARGOCD_CHART_VERSION, values=lambda context: helm_values(context.node_selector),
+    name="argo-cd",
+    chart="argo-cd",
+    release="argocd",
+    namespace=ARGOCD_NAMESPACE,
+    repository=ARGOCD_HELM_REPOSITORY,
+    version=ARGOCD_CHART_VERSION,
+    values=lambda context: helm_values(context.node_selector),
     # the platform's Application syncs custom resources; the repository credentials are a SecretProviderClass
-    needs=(SYSTEM_NODES, PLATFORM_CRDS), enabled=lambda config: config.delivery.mode == "argocd")
+    needs=(SYSTEM_NODES, PLATFORM_CRDS),
+    enabled=lambda config: config.delivery.mode == "argocd",
+)
 """Argo CD (``delivery.mode: argocd``): the chart with ``delivery.install: helm``; with ``capability`` the EKS
 capability replaces the release, in the same place of the install order."""
 
@@ -88,9 +102,17 @@ class ArgoCd(Construct):
 
     addons = (ARGO_CD,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, config: EnvironmentConfig,
-                 values: PlatformValues, node_selector: Mapping[str, str] | None = None,
-                 after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.Cluster,
+        config: EnvironmentConfig,
+        values: PlatformValues,
+        node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         d = config.delivery
         self.capability: eks_l1.CfnCapability | None = None
@@ -102,59 +124,96 @@ class ArgoCd(Construct):
             idc = d.identity_center
             assert idc is not None  # config refuses capability without identity_center
             self.capability_role = iam.Role(
-                self, "CapabilityRole",
+                self,
+                "CapabilityRole",
                 assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(CAPABILITY_PRINCIPAL)),
-                description=f"{config.resource_prefix}: EKS capability for Argo CD")
+                description=f"{config.resource_prefix}: EKS capability for Argo CD",
+            )
             self.capability = eks_l1.CfnCapability(
-                self, "Capability", capability_name=f"{config.resource_prefix}-argocd",
-                cluster_name=cluster.cluster_name, type="ARGOCD", role_arn=self.capability_role.role_arn,
+                self,
+                "Capability",
+                capability_name=f"{config.resource_prefix}-argocd",
+                cluster_name=cluster.cluster_name,
+                type="ARGOCD",
+                role_arn=self.capability_role.role_arn,
                 delete_propagation_policy="RETAIN",
                 configuration=eks_l1.CfnCapability.CapabilityConfigurationProperty(
                     argo_cd=eks_l1.CfnCapability.ArgoCdProperty(
-                        aws_idc=eks_l1.CfnCapability.AwsIdcProperty(idc_instance_arn=idc.instance_arn,
-                                                                    idc_region=idc.region or config.region),
+                        aws_idc=eks_l1.CfnCapability.AwsIdcProperty(
+                            idc_instance_arn=idc.instance_arn, idc_region=idc.region or config.region
+                        ),
                         namespace=ARGOCD_NAMESPACE,
                         # private endpoint when VPC endpoints are configured (EKS User Guide "Configure private
                         # endpoint access for Argo CD"); else public, signed in through Identity Center
                         network_access=eks_l1.CfnCapability.NetworkAccessProperty(
-                            vpce_ids=list(d.capability_vpc_endpoints)) if d.capability_vpc_endpoints else None,
-                        rbac_role_mappings=[eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
-                            role=m.role,
-                            identities=[*(eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP")
-                                          for g in m.groups),
-                                        *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER")
-                                          for u in m.users)])
-                            for m in idc.role_mappings])))
+                            vpce_ids=list(d.capability_vpc_endpoints)
+                        )
+                        if d.capability_vpc_endpoints
+                        else None,
+                        rbac_role_mappings=[
+                            eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
+                                role=m.role,
+                                identities=[
+                                    *(
+                                        eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP")
+                                        for g in m.groups
+                                    ),
+                                    *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER") for u in m.users),
+                                ],
+                            )
+                            for m in idc.role_mappings
+                        ],
+                    )
+                ),
+            )
             self.capability.node.add_dependency(*after)  # the cluster: by ClusterName's Ref
             installed.append(self.capability)
             self.destination_server = cluster.cluster_arn
         else:
-            self.release = ARGO_CD.helm_chart(self, "Release", cluster=cluster,
-                                              values=helm_values(node_selector or {}), after=after)
+            self.release = ARGO_CD.helm_chart(
+                self, "Release", cluster=cluster, values=helm_values(node_selector or {}), after=after
+            )
             installed.append(self.release)
             self.destination_server = IN_CLUSTER
 
         if d.credentials_secret is not None:
             self.credentials_role = iam.Role(
-                self, "CredentialsRole",
+                self,
+                "CredentialsRole",
                 assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal("pods.eks.amazonaws.com")),
                 description=f"{config.resource_prefix}: reads the GitOps repository credentials (namespace "
-                            f"{ARGOCD_NAMESPACE}, service account {CREDENTIALS_SERVICE_ACCOUNT})")
-            self.credentials_role.add_to_policy(iam.PolicyStatement(
-                sid="ReadRepositoryCredentials", actions=["secretsmanager:GetSecretValue",
-                                                          "secretsmanager:DescribeSecret"],
-                resources=[secret_arn(d.credentials_secret, Stack.of(self))]))
+                f"{ARGOCD_NAMESPACE}, service account {CREDENTIALS_SERVICE_ACCOUNT})",
+            )
+            self.credentials_role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="ReadRepositoryCredentials",
+                    actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+                    resources=[secret_arn(d.credentials_secret, Stack.of(self))],
+                )
+            )
             eks_l1.CfnPodIdentityAssociation(
-                self, "CredentialsPodIdentity", cluster_name=cluster.cluster_name, namespace=ARGOCD_NAMESPACE,
-                service_account=CREDENTIALS_SERVICE_ACCOUNT, role_arn=self.credentials_role.role_arn)
+                self,
+                "CredentialsPodIdentity",
+                cluster_name=cluster.cluster_name,
+                namespace=ARGOCD_NAMESPACE,
+                service_account=CREDENTIALS_SERVICE_ACCOUNT,
+                role_arn=self.credentials_role.role_arn,
+            )
 
-        self.chart = GitOpsChart(cdk8s.App(), "gitops", config=config, values=values,
-                                 destination_server=self.destination_server,
-                                 register_cluster=d.install == "capability", node_selector=node_selector)
+        self.chart = GitOpsChart(
+            cdk8s.App(),
+            "gitops",
+            config=config,
+            values=values,
+            destination_server=self.destination_server,
+            register_cluster=d.install == "capability",
+            node_selector=node_selector,
+        )
         self.access_manifest: eks.KubernetesManifest | None = None
         if self.capability_role is not None:
-            self.access_chart = CapabilityAccessChart(cdk8s.App(), "gitops-access", config=config, values=values,
-                                                      principal_arn=self.capability_role.role_arn)
+            self.access_chart = CapabilityAccessChart(
+                cdk8s.App(), "gitops-access", config=config, values=values, principal_arn=self.capability_role.role_arn
+            )
             self.access_manifest = cluster.add_cdk8s_chart("GitOpsAccess", self.access_chart)
             self.access_manifest.node.add_dependency(*installed, *after)
             installed.append(self.access_manifest)
@@ -167,5 +226,9 @@ def secret_arn(secret: str, stack: Stack) -> str:
     6-character suffix Secrets Manager appends: "Resource: Secrets Manager secret ARN" in its IAM guide)."""
     if SECRET_ARN.fullmatch(secret):
         return secret
-    return stack.format_arn(service="secretsmanager", resource="secret", resource_name=f"{secret}-??????",
-                            arn_format=ArnFormat.COLON_RESOURCE_NAME)
+    return stack.format_arn(
+        service="secretsmanager",
+        resource="secret",
+        resource_name=f"{secret}-??????",
+        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+    )

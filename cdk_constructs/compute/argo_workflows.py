@@ -53,19 +53,37 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     return {
         "crds": {"install": True, "keep": True, "full": False},
         "workflow": {"serviceAccount": {"create": False}, "rbac": {"create": False}},
-        "controller": {"nodeSelector": selector, "resources": RESOURCES["controller"],
-                       "metricsConfig": {"enabled": True, "secure": False, "servicePortName": METRICS_PORT_NAME,
-                                         "servicePort": METRICS_SERVICE_PORT}},
-        "server": {"enabled": True, "nodeSelector": selector, "resources": RESOURCES["server"],
-                   "serviceType": "ClusterIP", "authModes": ["client"]},
+        "controller": {
+            "nodeSelector": selector,
+            "resources": RESOURCES["controller"],
+            "metricsConfig": {
+                "enabled": True,
+                "secure": False,
+                "servicePortName": METRICS_PORT_NAME,
+                "servicePort": METRICS_SERVICE_PORT,
+            },
+        },
+        "server": {
+            "enabled": True,
+            "nodeSelector": selector,
+            "resources": RESOURCES["server"],
+            "serviceType": "ClusterIP",
+            "authModes": ["client"],
+        },
     }
 
 
 ARGO_WORKFLOWS = AddOn(
-    name="argo-workflows", chart="argo-workflows", release=RELEASE, namespace=ARGO_WORKFLOWS_NAMESPACE,
-    repository=ARGO_HELM_REPOSITORY, version=ARGO_WORKFLOWS_CHART_VERSION,
-    values=lambda context: helm_values(context.node_selector), needs=(SYSTEM_NODES,),
-    enabled=lambda config: config.pipelines.enabled)
+    name="argo-workflows",
+    chart="argo-workflows",
+    release=RELEASE,
+    namespace=ARGO_WORKFLOWS_NAMESPACE,
+    repository=ARGO_HELM_REPOSITORY,
+    version=ARGO_WORKFLOWS_CHART_VERSION,
+    values=lambda context: helm_values(context.node_selector),
+    needs=(SYSTEM_NODES,),
+    enabled=lambda config: config.pipelines.enabled,
+)
 """The Argo Workflows controller and server (``pipelines.enabled``)."""
 
 
@@ -80,8 +98,15 @@ class ArgoWorkflows(Construct):
 
     addons = (ARGO_WORKFLOWS,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         self.values = helm_values(node_selector or {})
         self.release = ARGO_WORKFLOWS.helm_chart(self, "Release", cluster=cluster, values=self.values, after=after)

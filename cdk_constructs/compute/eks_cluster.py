@@ -6,27 +6,58 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from aws_cdk import (
-    CfnCondition, RemovalPolicy, Stack, aws_ec2 as ec2, aws_eks_v2 as eks, aws_iam as iam,
-    aws_kms as kms, aws_lambda as lambda_, aws_logs as logs,
+    CfnCondition,
+    RemovalPolicy,
+    Stack,
+)
+from aws_cdk import (
+    aws_ec2 as ec2,
+)
+from aws_cdk import (
+    aws_eks_v2 as eks,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_lambda as lambda_,
+)
+from aws_cdk import (
+    aws_logs as logs,
 )
 from constructs import Construct
 
 from cdk_constructs.governance.compliance import ignore_cfn_lint
 from cdk_constructs.governance.nag_findings import (
-    acknowledge, asset_bucket_objects, attribute, managed_policy, managed_policy_token, wildcard_actions,
+    acknowledge,
+    asset_bucket_objects,
+    attribute,
+    managed_policy,
+    managed_policy_token,
+    wildcard_actions,
     wildcard_resources,
 )
 
 ALL_LOG_TYPES = [
-    eks.ClusterLoggingTypes.API, eks.ClusterLoggingTypes.AUDIT, eks.ClusterLoggingTypes.AUTHENTICATOR,
-    eks.ClusterLoggingTypes.CONTROLLER_MANAGER, eks.ClusterLoggingTypes.SCHEDULER,
+    eks.ClusterLoggingTypes.API,
+    eks.ClusterLoggingTypes.AUDIT,
+    eks.ClusterLoggingTypes.AUTHENTICATOR,
+    eks.ClusterLoggingTypes.CONTROLLER_MANAGER,
+    eks.ClusterLoggingTypes.SCHEDULER,
 ]
 
 SYSTEM_NODE_LABEL = ("llmft.io/node-role", "system")
 """Label of the system node group; controllers select it with a nodeSelector."""
 
-NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryPullOnly",
-                 "AmazonSSMManagedInstanceCore")
+NODE_POLICIES = (
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEKS_CNI_Policy",
+    "AmazonEC2ContainerRegistryPullOnly",
+    "AmazonSSMManagedInstanceCore",
+)
 """AWS-managed policies of an EKS node role (system nodes and Karpenter nodes)."""
 
 _ADDON_NAMES = {
@@ -42,12 +73,16 @@ def _kubectl_layer(scope: Construct, version: str) -> lambda_.ILayerVersion:
     """The kubectl/helm Lambda layer matching the Kubernetes minor version (pinned packages in requirements.txt)."""
     if version == "1.34":
         from aws_cdk.lambda_layer_kubectl_v34 import KubectlV34Layer
+
         return KubectlV34Layer(scope, "KubectlLayer")
     if version == "1.33":
         from aws_cdk.lambda_layer_kubectl_v33 import KubectlV33Layer
+
         return KubectlV33Layer(scope, "KubectlLayer")
-    raise ValueError(f"no kubectl layer pinned for Kubernetes {version}; add aws-cdk.lambda-layer-kubectl-v"
-                     f"{version.replace('1.', '')} to requirements.txt and map it here")
+    raise ValueError(
+        f"no kubectl layer pinned for Kubernetes {version}; add aws-cdk.lambda-layer-kubectl-v"
+        f"{version.replace('1.', '')} to requirements.txt and map it here"
+    )
 
 
 class PlatformEksCluster(Construct):
@@ -83,38 +118,84 @@ class PlatformEksCluster(Construct):
     retention ("Send control plane logs to CloudWatch Logs", EKS User Guide).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, version: str, vpc: ec2.IVpc,
-                 subnets: Sequence[ec2.ISubnet], control_plane_security_group: ec2.ISecurityGroup,
-                 encryption_key: kms.IKey, addon_versions: Mapping[str, str],
-                 admin_role_arns: Sequence[str] = (), public_access_cidrs: Sequence[str] = (),
-                 system_instance_types: Sequence[str] = ("m7i.xlarge",), system_min_size: int = 2,
-                 system_desired_size: int = 2, system_max_size: int = 4, system_disk_size_gib: int = 50,
-                 log_encryption_key: kms.IKey | None = None,
-                 log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster_name: str,
+        version: str,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        control_plane_security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        addon_versions: Mapping[str, str],
+        admin_role_arns: Sequence[str] = (),
+        public_access_cidrs: Sequence[str] = (),
+        system_instance_types: Sequence[str] = ("m7i.xlarge",),
+        system_min_size: int = 2,
+        system_desired_size: int = 2,
+        system_max_size: int = 4,
+        system_disk_size_gib: int = 50,
+        log_encryption_key: kms.IKey | None = None,
+        log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         self._build_cluster(
-            cluster_name=cluster_name, version=version, vpc=vpc, subnets=subnets,
-            control_plane_security_group=control_plane_security_group, encryption_key=encryption_key,
-            admin_role_arns=admin_role_arns, public_access_cidrs=public_access_cidrs,
-            log_encryption_key=log_encryption_key, log_retention=log_retention, removal_policy=removal_policy)
+            cluster_name=cluster_name,
+            version=version,
+            vpc=vpc,
+            subnets=subnets,
+            control_plane_security_group=control_plane_security_group,
+            encryption_key=encryption_key,
+            admin_role_arns=admin_role_arns,
+            public_access_cidrs=public_access_cidrs,
+            log_encryption_key=log_encryption_key,
+            log_retention=log_retention,
+            removal_policy=removal_policy,
+        )
         self._build_addons(addon_versions)
         self._build_system_nodes(
-            cluster_name=cluster_name, subnets=subnets, control_plane_security_group=control_plane_security_group,
-            instance_types=system_instance_types, min_size=system_min_size, desired_size=system_desired_size,
-            max_size=system_max_size, disk_size_gib=system_disk_size_gib)
+            cluster_name=cluster_name,
+            subnets=subnets,
+            control_plane_security_group=control_plane_security_group,
+            instance_types=system_instance_types,
+            min_size=system_min_size,
+            desired_size=system_desired_size,
+            max_size=system_max_size,
+            disk_size_gib=system_disk_size_gib,
+        )
 
-    def _build_cluster(self, *, cluster_name: str, version: str, vpc: ec2.IVpc, subnets: Sequence[ec2.ISubnet],
-                       control_plane_security_group: ec2.ISecurityGroup, encryption_key: kms.IKey,
-                       admin_role_arns: Sequence[str], public_access_cidrs: Sequence[str],
-                       log_encryption_key: kms.IKey | None, log_retention: logs.RetentionDays,
-                       removal_policy: RemovalPolicy) -> None:
+    def _build_cluster(
+        self,
+        *,
+        cluster_name: str,
+        version: str,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        control_plane_security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        admin_role_arns: Sequence[str],
+        public_access_cidrs: Sequence[str],
+        log_encryption_key: kms.IKey | None,
+        log_retention: logs.RetentionDays,
+        removal_policy: RemovalPolicy,
+    ) -> None:
         """The control-plane log group, the cluster and the admins' access entries."""
         self.control_plane_log_group = logs.LogGroup(
-            self, "ControlPlaneLogs", log_group_name=f"/aws/eks/{cluster_name}/cluster", retention=log_retention,
-            encryption_key=log_encryption_key, removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
-        endpoint = (eks.EndpointAccess.PUBLIC_AND_PRIVATE.only_from(*public_access_cidrs) if public_access_cidrs
-                    else eks.EndpointAccess.PRIVATE)
+            self,
+            "ControlPlaneLogs",
+            log_group_name=f"/aws/eks/{cluster_name}/cluster",
+            retention=log_retention,
+            encryption_key=log_encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
+        endpoint = (
+            eks.EndpointAccess.PUBLIC_AND_PRIVATE.only_from(*public_access_cidrs)
+            if public_access_cidrs
+            else eks.EndpointAccess.PRIVATE
+        )
         self.cluster = eks.Cluster(
             self,
             "Cluster",
@@ -141,9 +222,15 @@ class PlatformEksCluster(Construct):
 
         for i, arn in enumerate(admin_role_arns):
             eks.AccessEntry(
-                self, f"Admin{i}", cluster=self.cluster, principal=arn,
-                access_policies=[eks.AccessPolicy.from_access_policy_name(
-                    "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER)],
+                self,
+                f"Admin{i}",
+                cluster=self.cluster,
+                principal=arn,
+                access_policies=[
+                    eks.AccessPolicy.from_access_policy_name(
+                        "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER
+                    )
+                ],
             )
 
     def _build_addons(self, addon_versions: Mapping[str, str]) -> None:
@@ -152,47 +239,76 @@ class PlatformEksCluster(Construct):
         for field, name in _ADDON_NAMES.items():
             version_ = addon_versions[name] if name in addon_versions else addon_versions[field]
             self.addons[name] = eks.Addon(
-                self, f"Addon{''.join(p.title() for p in name.split('-'))}", cluster=self.cluster, addon_name=name,
-                addon_version=version_, preserve_on_delete=False,
+                self,
+                f"Addon{''.join(p.title() for p in name.split('-'))}",
+                cluster=self.cluster,
+                addon_name=name,
+                addon_version=version_,
+                preserve_on_delete=False,
                 configuration_values={"enableNetworkPolicy": "true"} if name == "vpc-cni" else None,
             )
 
-    def _build_system_nodes(self, *, cluster_name: str, subnets: Sequence[ec2.ISubnet],
-                            control_plane_security_group: ec2.ISecurityGroup, instance_types: Sequence[str],
-                            min_size: int, desired_size: int, max_size: int, disk_size_gib: int) -> None:
+    def _build_system_nodes(
+        self,
+        *,
+        cluster_name: str,
+        subnets: Sequence[ec2.ISubnet],
+        control_plane_security_group: ec2.ISecurityGroup,
+        instance_types: Sequence[str],
+        min_size: int,
+        desired_size: int,
+        max_size: int,
+        disk_size_gib: int,
+    ) -> None:
         """The system node group (controllers) with its role and launch template, ordered against the add-ons."""
         self.node_role = iam.Role(
-            self, "SystemNodeRole", assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            self,
+            "SystemNodeRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             description=f"{cluster_name}: EKS system node group (controllers)",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_POLICIES],
         )
-        acknowledge(self.node_role, "EKS worker nodes need the AWS-managed node, CNI, ECR pull and SSM policies that "
-                                    "EKS documents for managed node groups; AWS keeps them current.",
-                    *(managed_policy(n) for n in NODE_POLICIES))
+        acknowledge(
+            self.node_role,
+            "EKS worker nodes need the AWS-managed node, CNI, ECR pull and SSM policies that "
+            "EKS documents for managed node groups; AWS keeps them current.",
+            *(managed_policy(n) for n in NODE_POLICIES),
+        )
         launch_template = ec2.LaunchTemplate(
-            self, "SystemNodeTemplate",
+            self,
+            "SystemNodeTemplate",
             require_imdsv2=True,
             http_put_response_hop_limit=1,  # pods cannot reach the node role through IMDS
-            block_devices=[ec2.BlockDevice(
-                device_name="/dev/xvda",
-                volume=ec2.BlockDeviceVolume.ebs(disk_size_gib, encrypted=True,
-                                                 volume_type=ec2.EbsDeviceVolumeType.GP3, delete_on_termination=True),
-            )],
+            block_devices=[
+                ec2.BlockDevice(
+                    device_name="/dev/xvda",
+                    volume=ec2.BlockDeviceVolume.ebs(
+                        disk_size_gib,
+                        encrypted=True,
+                        volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        delete_on_termination=True,
+                    ),
+                )
+            ],
             security_group=control_plane_security_group,
         )
         self.cluster_security_group = ec2.SecurityGroup.from_security_group_id(
-            self, "ClusterSecurityGroup", self.cluster.cluster_security_group_id)
+            self, "ClusterSecurityGroup", self.cluster.cluster_security_group_id
+        )
         launch_template.add_security_group(self.cluster_security_group)
         self.system_nodegroup = self.cluster.add_nodegroup_capacity(
             "SystemNodes",
             instance_types=[ec2.InstanceType(t) for t in instance_types],
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_STANDARD,
-            min_size=min_size, desired_size=desired_size, max_size=max_size,
+            min_size=min_size,
+            desired_size=desired_size,
+            max_size=max_size,
             subnets=ec2.SubnetSelection(subnets=list(subnets)),
             labels=dict([SYSTEM_NODE_LABEL]),
             node_role=self.node_role,
-            launch_template_spec=eks.LaunchTemplateSpec(id=launch_template.launch_template_id or "",
-                                                        version=launch_template.latest_version_number),
+            launch_template_spec=eks.LaunchTemplateSpec(
+                id=launch_template.launch_template_id or "", version=launch_template.latest_version_number
+            ),
             enable_node_auto_repair=True,
         )
         # The CNI must run before nodes can become Ready. Add-ons with Deployments (CoreDNS, the FSx CSI controller)
@@ -218,8 +334,12 @@ class PlatformEksCluster(Construct):
 
     def _acknowledge_kubectl_provider(self) -> None:
         """Findings on resources aws_eks_v2 creates for the cluster itself (role, kubectl provider)."""
-        acknowledge(self.cluster.role, "EKS requires AmazonEKSClusterPolicy on the cluster role; AWS maintains it "
-                                       "as the control plane gains features.", managed_policy("AmazonEKSClusterPolicy"))
+        acknowledge(
+            self.cluster.role,
+            "EKS requires AmazonEKSClusterPolicy on the cluster role; AWS maintains it "
+            "as the control plane gains features.",
+            managed_policy("AmazonEKSClusterPolicy"),
+        )
         provider = self.cluster.kubectl_provider
         if provider is None:  # pragma: no cover - always created by aws_eks_v2.Cluster
             return
@@ -240,9 +360,24 @@ def acknowledge_kubectl_provider(provider: Construct, has_ecr_public: CfnConditi
         managed_policy("service-role/AWSLambdaBasicExecutionRole"),
         managed_policy("service-role/AWSLambdaVPCAccessExecutionRole"),
         managed_policy("AmazonEC2ContainerRegistryReadOnly"),
-        managed_policy_token({"Fn::If": [stack.get_logical_id(has_ecr_public), {"Fn::Join": ["", [
-            "arn:", {"Ref": "AWS::Partition"}, ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},
-            {"Ref": "AWS::NoValue"}]}),
+        managed_policy_token(
+            {
+                "Fn::If": [
+                    stack.get_logical_id(has_ecr_public),
+                    {
+                        "Fn::Join": [
+                            "",
+                            [
+                                "arn:",
+                                {"Ref": "AWS::Partition"},
+                                ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly",
+                            ],
+                        ]
+                    },
+                    {"Ref": "AWS::NoValue"},
+                ]
+            }
+        ),
     )
     acknowledge(
         provider,
@@ -252,7 +387,15 @@ def acknowledge_kubectl_provider(provider: Construct, has_ecr_public: CfnConditi
         *wildcard_resources(asset_bucket_objects(stack), f"{attribute(handler)}:*"),
     )
     for function in (handler, provider.node.find_child("Provider").node.find_child("framework-onEvent")):
-        ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the function's service role next to the "
-                                           "GetAtt; harmless and not editable from here.")
-    acknowledge(provider, "The kubectl handler runtime is chosen by aws-cdk-lib to match the kubectl/helm layer "
-                          "build; it moves forward with aws-cdk-lib upgrades.", "L1")
+        ignore_cfn_lint(
+            function,
+            "W3005",
+            "aws-cdk-lib adds DependsOn on the function's service role next to the "
+            "GetAtt; harmless and not editable from here.",
+        )
+    acknowledge(
+        provider,
+        "The kubectl handler runtime is chosen by aws-cdk-lib to match the kubectl/helm layer "
+        "build; it moves forward with aws-cdk-lib upgrades.",
+        "L1",
+    )

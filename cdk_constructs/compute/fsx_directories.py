@@ -9,7 +9,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aws_cdk import Duration, aws_eks_v2 as eks
+from aws_cdk import Duration
+from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
 from k8s_charts.team_storage import Directory
@@ -75,7 +76,9 @@ def partition_script(directories: Sequence[Directory], *, root: str = MOUNT_PATH
         # (GNU coreutils; busybox alike), so it is cleared explicitly when the mode has no special bits.
         clear = "clear" if len(d.mode) == 3 or d.mode[0] == "0" else "keep"
         lines.append(f"reconcile {d.path} {d.uid} {d.gid} {d.mode} {clear}")  # validated: nothing for the shell
-    lines.append('if [ "$refused" -gt 0 ]; then echo "$refused directories refused (see REFUSED above)" >&2; exit 1; fi')
+    lines.append(
+        'if [ "$refused" -gt 0 ]; then echo "$refused directories refused (see REFUSED above)" >&2; exit 1; fi'
+    )
     lines.append(f'echo "{len(directories)} directories reconciled"')
     return "\n".join(lines) + "\n"
 
@@ -115,21 +118,40 @@ class FsxDirectories(Construct):
         group its ``node_selector`` picks and the FSx CSI driver add-on that mounts the claim. Default: none.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, directories: Sequence[Directory],
-                 volume: Callable[[str], Sequence[Mapping[str, Any]]], image: str,
-                 node_selector: Mapping[str, str] | None = None, revision: int = 1,
-                 timeout: Duration = MAX_WAIT, after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        directories: Sequence[Directory],
+        volume: Callable[[str], Sequence[Mapping[str, Any]]],
+        image: str,
+        node_selector: Mapping[str, str] | None = None,
+        revision: int = 1,
+        timeout: Duration = MAX_WAIT,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         if timeout.to_seconds() > MAX_WAIT.to_seconds():
-            raise ValueError(f"FsxDirectories timeout {timeout.to_minutes()} min exceeds {MAX_WAIT.to_minutes()} min: "
-                             f"the kubectl handler that waits is a Lambda function with a 15-minute limit")
+            raise ValueError(
+                f"FsxDirectories timeout {timeout.to_minutes()} min exceeds {MAX_WAIT.to_minutes()} min: "
+                f"the kubectl handler that waits is a Lambda function with a 15-minute limit"
+            )
         super().__init__(scope, construct_id)
         labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "fsx-directories"}
         pss = {f"pod-security.kubernetes.io/{m}": "baseline" for m in ("enforce", "audit", "warn")}
-        self.namespace = eks.KubernetesManifest(self, "Namespace", cluster=cluster, overwrite=True, manifest=[
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {**labels, **pss}}},
-        ])
-        self.claim = eks.KubernetesManifest(self, "Claim", cluster=cluster, overwrite=True,
-                                            manifest=list(volume(NAMESPACE)))
+        self.namespace = eks.KubernetesManifest(
+            self,
+            "Namespace",
+            cluster=cluster,
+            overwrite=True,
+            manifest=[
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {**labels, **pss}}},
+            ],
+        )
+        self.claim = eks.KubernetesManifest(
+            self, "Claim", cluster=cluster, overwrite=True, manifest=list(volume(NAMESPACE))
+        )
         self.claim.node.add_dependency(self.namespace)
         for manifest in (self.namespace, self.claim):
             manifest.node.add_dependency(*after)
@@ -139,41 +161,65 @@ class FsxDirectories(Construct):
         pod_spec: dict[str, Any] = {
             "restartPolicy": "Never",
             "automountServiceAccountToken": False,
-            "securityContext": {"runAsUser": 0, "runAsGroup": 0, "runAsNonRoot": False,
-                                "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [{
-                "name": "partitions",
-                "image": image,
-                "command": ["/bin/sh", "-c", self.script],
-                "securityContext": {
-                    "allowPrivilegeEscalation": False,
-                    "readOnlyRootFilesystem": True,
-                    "privileged": False,
-                    # FSETID: chmod 2770 on a directory chowned to the team's gid keeps the setgid bit
-                    "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "FOWNER", "DAC_OVERRIDE", "FSETID"]},
-                },
-                "resources": {"requests": {"cpu": "50m", "memory": "32Mi"},
-                              "limits": {"cpu": "200m", "memory": "64Mi"}},
-                "volumeMounts": [{"name": "fsx", "mountPath": MOUNT_PATH}],
-            }],
+            "securityContext": {
+                "runAsUser": 0,
+                "runAsGroup": 0,
+                "runAsNonRoot": False,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            },
+            "containers": [
+                {
+                    "name": "partitions",
+                    "image": image,
+                    "command": ["/bin/sh", "-c", self.script],
+                    "securityContext": {
+                        "allowPrivilegeEscalation": False,
+                        "readOnlyRootFilesystem": True,
+                        "privileged": False,
+                        # FSETID: chmod 2770 on a directory chowned to the team's gid keeps the setgid bit
+                        "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "FOWNER", "DAC_OVERRIDE", "FSETID"]},
+                    },
+                    "resources": {
+                        "requests": {"cpu": "50m", "memory": "32Mi"},
+                        "limits": {"cpu": "200m", "memory": "64Mi"},
+                    },
+                    "volumeMounts": [{"name": "fsx", "mountPath": MOUNT_PATH}],
+                }
+            ],
             "volumes": [{"name": "fsx", "persistentVolumeClaim": {"claimName": CLAIM_NAME}}],
         }
         if node_selector:
             pod_spec["nodeSelector"] = dict(node_selector)
-        job_spec = {"backoffLimit": 3, "activeDeadlineSeconds": int(timeout.to_seconds()),
-                    "template": {"metadata": {"labels": labels}, "spec": pod_spec}}
+        job_spec = {
+            "backoffLimit": 3,
+            "activeDeadlineSeconds": int(timeout.to_seconds()),
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+        }
         digest = hashlib.sha256(json.dumps([job_spec, revision], sort_keys=True).encode()).hexdigest()[:10]
         self.job_name = f"studio-partitions-{digest}"
-        self.job = eks.KubernetesManifest(self, "Job", cluster=cluster, manifest=[{
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "metadata": {"name": self.job_name, "namespace": NAMESPACE, "labels": labels},
-            "spec": job_spec,
-        }])
+        self.job = eks.KubernetesManifest(
+            self,
+            "Job",
+            cluster=cluster,
+            manifest=[
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "metadata": {"name": self.job_name, "namespace": NAMESPACE, "labels": labels},
+                    "spec": job_spec,
+                }
+            ],
+        )
         self.job.node.add_dependency(self.claim, *after)
         self.succeeded = eks.KubernetesObjectValue(
-            self, "Succeeded", cluster=cluster, object_type="job", object_name=self.job_name,
-            object_namespace=NAMESPACE, json_path=".status.succeeded", timeout=timeout,
+            self,
+            "Succeeded",
+            cluster=cluster,
+            object_type="job",
+            object_name=self.job_name,
+            object_namespace=NAMESPACE,
+            json_path=".status.succeeded",
+            timeout=timeout,
         )
         self.succeeded.node.add_dependency(self.job)
 

@@ -34,9 +34,18 @@ class FsxStaticVolume(Construct):
     :param after: constructs every claim waits for (the FSx CSI driver add-on).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, file_system_id: str,
-                 dns_name: str, mount_name: str, storage_capacity_gib: int = 1200,
-                 after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        file_system_id: str,
+        dns_name: str,
+        mount_name: str,
+        storage_capacity_gib: int = 1200,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         self._cluster = cluster
         self._after = list(after)
@@ -85,7 +94,9 @@ class FsxStaticVolume(Construct):
         if namespace in self.claims:
             raise ValueError(f"namespace {namespace!r} already has an {CLAIM_NAME}")
         manifest = eks.KubernetesManifest(
-            self, f"Claim{''.join(p.title() for p in namespace.split('-'))}", cluster=self._cluster,
+            self,
+            f"Claim{''.join(p.title() for p in namespace.split('-'))}",
+            cluster=self._cluster,
             manifest=[self.persistent_volume(namespace), self.persistent_volume_claim(namespace)],
             overwrite=True,
         )

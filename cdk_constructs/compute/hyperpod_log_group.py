@@ -11,7 +11,22 @@ retention and KMS key either way. Deleting them leaves the group; its retention 
 from __future__ import annotations
 
 from aws_cdk import (
-    ArnFormat, Fn, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms, aws_logs as logs, custom_resources as cr,
+    ArnFormat,
+    Fn,
+    RemovalPolicy,
+    Stack,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_logs as logs,
+)
+from aws_cdk import (
+    custom_resources as cr,
 )
 from aws_cdk.region_info import RegionInfo
 from constructs import Construct
@@ -33,54 +48,102 @@ class HyperPodLogGroup(Construct):
     :param encryption_key: KMS key whose policy admits CloudWatch Logs. Required.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster_name: str, cluster_arn: str,
-                 retention_days: int, encryption_key: kms.IKey) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster_name: str,
+        cluster_arn: str,
+        retention_days: int,
+        encryption_key: kms.IKey,
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         prefix = f"/aws/sagemaker/Clusters/{cluster_name}/"
         self.log_group_name = Fn.join("", [prefix, Fn.select(1, Fn.split("/", cluster_arn))])
-        group_arn = stack.format_arn(service="logs", resource="log-group", resource_name=f"{prefix}*",
-                                     arn_format=ArnFormat.COLON_RESOURCE_NAME)
-        policy = cr.AwsCustomResourcePolicy.from_statements([iam.PolicyStatement(
-            actions=["logs:CreateLogGroup", "logs:PutRetentionPolicy", "logs:AssociateKmsKey"],
-            resources=[group_arn])])
-        handler_logs = logs.LogGroup(self, "HandlerLogs", retention=retention(retention_days),
-                                     encryption_key=encryption_key,
-                                     removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        group_arn = stack.format_arn(
+            service="logs", resource="log-group", resource_name=f"{prefix}*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+        )
+        policy = cr.AwsCustomResourcePolicy.from_statements(
+            [
+                iam.PolicyStatement(
+                    actions=["logs:CreateLogGroup", "logs:PutRetentionPolicy", "logs:AssociateKmsKey"],
+                    resources=[group_arn],
+                )
+            ]
+        )
+        handler_logs = logs.LogGroup(
+            self,
+            "HandlerLogs",
+            retention=retention(retention_days),
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
         name, key_arn = self.log_group_name, encryption_key.key_arn
 
         def call(action: str, parameters: dict[str, object], ignore: str | None = None) -> cr.AwsSdkCall:
-            return cr.AwsSdkCall(service="CloudWatchLogs", action=action, parameters=parameters,
-                                 physical_resource_id=cr.PhysicalResourceId.of(f"{action}:{cluster_name}"),
-                                 ignore_error_codes_matching=ignore)
+            return cr.AwsSdkCall(
+                service="CloudWatchLogs",
+                action=action,
+                parameters=parameters,
+                physical_resource_id=cr.PhysicalResourceId.of(f"{action}:{cluster_name}"),
+                ignore_error_codes_matching=ignore,
+            )
 
         self.create = cr.AwsCustomResource(
-            self, "Create", on_create=call("createLogGroup", {"logGroupName": name, "kmsKeyId": key_arn},
-                                           ignore="ResourceAlreadyExistsException"),
-            policy=policy, log_group=handler_logs, install_latest_aws_sdk=False)
+            self,
+            "Create",
+            on_create=call(
+                "createLogGroup", {"logGroupName": name, "kmsKeyId": key_arn}, ignore="ResourceAlreadyExistsException"
+            ),
+            policy=policy,
+            log_group=handler_logs,
+            install_latest_aws_sdk=False,
+        )
         self.retention = cr.AwsCustomResource(
-            self, "Retention", on_create=call("putRetentionPolicy", {"logGroupName": name,
-                                                                      "retentionInDays": retention_days}),
+            self,
+            "Retention",
+            on_create=call("putRetentionPolicy", {"logGroupName": name, "retentionInDays": retention_days}),
             on_update=call("putRetentionPolicy", {"logGroupName": name, "retentionInDays": retention_days}),
-            policy=policy, log_group=handler_logs, install_latest_aws_sdk=False)
+            policy=policy,
+            log_group=handler_logs,
+            install_latest_aws_sdk=False,
+        )
         self.key = cr.AwsCustomResource(
-            self, "Key", on_create=call("associateKmsKey", {"logGroupName": name, "kmsKeyId": key_arn}),
+            self,
+            "Key",
+            on_create=call("associateKmsKey", {"logGroupName": name, "kmsKeyId": key_arn}),
             on_update=call("associateKmsKey", {"logGroupName": name, "kmsKeyId": key_arn}),
-            policy=policy, log_group=handler_logs, install_latest_aws_sdk=False)
+            policy=policy,
+            log_group=handler_logs,
+            install_latest_aws_sdk=False,
+        )
         for step in (self.retention, self.key):
             step.node.add_dependency(self.create)
 
         singleton = stack.node.find_child(SINGLETON_ID)
-        acknowledge(singleton, "aws-cdk-lib's AwsCustomResource handler logs through the AWS-managed basic execution "
-                               "policy and runs the runtime the library pins.",
-                    managed_policy("service-role/AWSLambdaBasicExecutionRole"), "L1")
+        acknowledge(
+            singleton,
+            "aws-cdk-lib's AwsCustomResource handler logs through the AWS-managed basic execution "
+            "policy and runs the runtime the library pins.",
+            managed_policy("service-role/AWSLambdaBasicExecutionRole"),
+            "L1",
+        )
         partition = RegionInfo.get(stack.region).partition or "aws"
-        acknowledge(self, "The HyperPod log group's name ends in the cluster ID, known only after the cluster "
-                          "exists; the calls are limited to this cluster's log groups.",
-                    *wildcard_resources(f"arn:{partition}:logs:{stack.region}:{stack.account}:log-group:{prefix}*"))
+        acknowledge(
+            self,
+            "The HyperPod log group's name ends in the cluster ID, known only after the cluster "
+            "exists; the calls are limited to this cluster's log groups.",
+            *wildcard_resources(f"arn:{partition}:logs:{stack.region}:{stack.account}:log-group:{prefix}*"),
+        )
         function = singleton.node.default_child
-        ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the handler's service role next to the "
-                                           "GetAtt; harmless and not editable from here.")
+        ignore_cfn_lint(
+            function,
+            "W3005",
+            "aws-cdk-lib adds DependsOn on the handler's service role next to the "
+            "GetAtt; harmless and not editable from here.",
+        )
         for check_id, reason in {
             "CKV_AWS_115": "deploy-time handler invoked by CloudFormation only; reserved concurrency adds nothing",
             "CKV_AWS_116": "invoked synchronously by CloudFormation, which reports every failure; no DLQ event",

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aws_cdk import aws_eks_v2 as eks, aws_s3_assets as s3_assets
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnContext
@@ -32,8 +33,10 @@ def health_monitoring_agent_image(region: str) -> str:
     try:
         account = HEALTH_MONITORING_AGENT_ACCOUNTS[region]
     except KeyError:
-        raise ValueError(f"the HyperPod health-monitoring agent has no image in region {region!r}; supported "
-                         f"regions: {', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))}") from None
+        raise ValueError(
+            f"the HyperPod health-monitoring agent has no image in region {region!r}; supported "
+            f"regions: {', '.join(sorted(HEALTH_MONITORING_AGENT_ACCOUNTS))}"
+        ) from None
     return f"{account}.dkr.ecr.{region}.amazonaws.com/hyperpod-health-monitoring-agent:{HEALTH_MONITORING_AGENT_TAG}"
 
 
@@ -66,8 +69,13 @@ TOLERATE_EVERYTHING = [{"operator": "Exists"}]
 """Device plugins must run on tainted GPU nodes (``dedicated=hyperpod``, ``nvidia.com/gpu``, ...)."""
 
 
-def dependencies_values(*, region: str, nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str],
-                        node_selector: Mapping[str, str]) -> dict[str, Any]:
+def dependencies_values(
+    *,
+    region: str,
+    nvidia_instance_types: Sequence[str],
+    neuron_instance_types: Sequence[str],
+    node_selector: Mapping[str, str],
+) -> dict[str, Any]:
     """Values of our chart: the health-monitoring agent of ``region`` on the accelerated HyperPod types, the
     operators on ``node_selector``."""
     return {
@@ -83,8 +91,9 @@ def dependencies_values(*, region: str, nvidia_instance_types: Sequence[str], ne
 
 def nvidia_plugin_values(*, nvidia_instance_types: Sequence[str], karpenter_ami_alias: str) -> dict[str, Any]:
     """NVIDIA's plugin on HyperPod's NVIDIA nodes and on Karpenter's when their AMI brings none."""
-    affinity = gpu_node_affinity(nvidia_instance_types,
-                                 karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(karpenter_ami_alias))
+    affinity = gpu_node_affinity(
+        nvidia_instance_types, karpenter_nodes=not karpenter_ami_ships_nvidia_plugin(karpenter_ami_alias)
+    )
     return {"affinity": affinity, "tolerations": TOLERATE_EVERYTHING, "priorityClassName": "system-node-critical"}
 
 
@@ -109,27 +118,51 @@ def _neuron_types() -> list[str]:
 
 
 def _dependencies(context: AddOnContext) -> dict[str, Any]:
-    return dependencies_values(region=context.config.region, nvidia_instance_types=_nvidia_types(),
-                               neuron_instance_types=_neuron_types(), node_selector=context.node_selector)
+    return dependencies_values(
+        region=context.config.region,
+        nvidia_instance_types=_nvidia_types(),
+        neuron_instance_types=_neuron_types(),
+        node_selector=context.node_selector,
+    )
 
 
 HYPERPOD_DEPENDENCIES = AddOn(
-    name="hyperpod-prerequisites", chart="charts/hyperpod-prerequisites", release="hyperpod-prerequisites",
-    namespace="kube-system", values=_dependencies, needs=(SYSTEM_NODES,), provides_crds=True)
+    name="hyperpod-prerequisites",
+    chart="charts/hyperpod-prerequisites",
+    release="hyperpod-prerequisites",
+    namespace="kube-system",
+    values=_dependencies,
+    needs=(SYSTEM_NODES,),
+    provides_crds=True,
+)
 """Our chart (an S3 asset of :data:`CHART_DIR`): health-monitoring agent, HyperPod RBAC, the Kubeflow training
 operator (PyTorchJob CRD) and the MPI operator (MPIJob CRD)."""
 NVIDIA_DEVICE_PLUGIN = AddOn(
-    name="nvidia-device-plugin", chart="nvidia-device-plugin", release="nvidia-device-plugin", namespace="kube-system",
-    repository="https://nvidia.github.io/k8s-device-plugin", version=NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
-    values=lambda context: nvidia_plugin_values(nvidia_instance_types=_nvidia_types(),
-                                                karpenter_ami_alias=context.config.kubernetes.karpenter.ami_alias),
-    needs=(SYSTEM_NODES,), wait=None)
+    name="nvidia-device-plugin",
+    chart="nvidia-device-plugin",
+    release="nvidia-device-plugin",
+    namespace="kube-system",
+    repository="https://nvidia.github.io/k8s-device-plugin",
+    version=NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
+    values=lambda context: nvidia_plugin_values(
+        nvidia_instance_types=_nvidia_types(), karpenter_ami_alias=context.config.kubernetes.karpenter.ami_alias
+    ),
+    needs=(SYSTEM_NODES,),
+    wait=None,
+)
 EFA_DEVICE_PLUGIN = AddOn(
-    name="efa-device-plugin", chart="aws-efa-k8s-device-plugin", release="aws-efa-k8s-device-plugin",
-    namespace="kube-system", repository="https://aws.github.io/eks-charts", version=EFA_DEVICE_PLUGIN_CHART_VERSION,
-    values=lambda _context: efa_plugin_values(nvidia_instance_types=_nvidia_types(),
-                                              neuron_instance_types=_neuron_types()),
-    needs=(SYSTEM_NODES,), wait=None)
+    name="efa-device-plugin",
+    chart="aws-efa-k8s-device-plugin",
+    release="aws-efa-k8s-device-plugin",
+    namespace="kube-system",
+    repository="https://aws.github.io/eks-charts",
+    version=EFA_DEVICE_PLUGIN_CHART_VERSION,
+    values=lambda _context: efa_plugin_values(
+        nvidia_instance_types=_nvidia_types(), neuron_instance_types=_neuron_types()
+    ),
+    needs=(SYSTEM_NODES,),
+    wait=None,
+)
 
 
 class HyperPodPrerequisites(Construct):
@@ -159,26 +192,50 @@ class HyperPodPrerequisites(Construct):
 
     addons = (HYPERPOD_DEPENDENCIES, NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, region: str,
-                 nvidia_instance_types: Sequence[str], neuron_instance_types: Sequence[str] = (),
-                 karpenter_ami_alias: str = "bottlerocket@latest",
-                 system_node_selector: Mapping[str, str] | None = None,
-                 after: Sequence[IDependable] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        region: str,
+        nvidia_instance_types: Sequence[str],
+        neuron_instance_types: Sequence[str] = (),
+        karpenter_ami_alias: str = "bottlerocket@latest",
+        system_node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         node_selector = dict(system_node_selector or {})
         self.chart_asset = s3_assets.Asset(self, "ChartAsset", path=str(CHART_DIR))
         self.dependencies = HYPERPOD_DEPENDENCIES.helm_chart(
-            self, "Dependencies", cluster=cluster, chart_asset=self.chart_asset,
-            values=dependencies_values(region=region, nvidia_instance_types=nvidia_instance_types,
-                                       neuron_instance_types=neuron_instance_types, node_selector=node_selector))
+            self,
+            "Dependencies",
+            cluster=cluster,
+            chart_asset=self.chart_asset,
+            values=dependencies_values(
+                region=region,
+                nvidia_instance_types=nvidia_instance_types,
+                neuron_instance_types=neuron_instance_types,
+                node_selector=node_selector,
+            ),
+        )
         self.nvidia_device_plugin = NVIDIA_DEVICE_PLUGIN.helm_chart(
-            self, "NvidiaDevicePlugin", cluster=cluster,
-            values=nvidia_plugin_values(nvidia_instance_types=nvidia_instance_types,
-                                        karpenter_ami_alias=karpenter_ami_alias))
+            self,
+            "NvidiaDevicePlugin",
+            cluster=cluster,
+            values=nvidia_plugin_values(
+                nvidia_instance_types=nvidia_instance_types, karpenter_ami_alias=karpenter_ami_alias
+            ),
+        )
         self.efa_device_plugin = EFA_DEVICE_PLUGIN.helm_chart(
-            self, "EfaDevicePlugin", cluster=cluster,
-            values=efa_plugin_values(nvidia_instance_types=nvidia_instance_types,
-                                     neuron_instance_types=neuron_instance_types))
+            self,
+            "EfaDevicePlugin",
+            cluster=cluster,
+            values=efa_plugin_values(
+                nvidia_instance_types=nvidia_instance_types, neuron_instance_types=neuron_instance_types
+            ),
+        )
         for release in self.releases:
             release.node.add_dependency(*after)
 

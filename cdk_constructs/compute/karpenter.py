@@ -6,18 +6,34 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 from aws_cdk import (
-    Aws, Duration, aws_eks_v2 as eks, aws_events as events,
-    aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sqs as sqs,
+    Aws,
+    Duration,
+)
+from aws_cdk import (
+    aws_eks_v2 as eks,
+)
+from aws_cdk import (
+    aws_events as events,
+)
+from aws_cdk import (
+    aws_events_targets as targets,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_sqs as sqs,
 )
 from constructs import Construct, IDependable
 
-from cdk_constructs.governance.compliance import skip_checkov
-
-from config.charts import KARPENTER_CHART_VERSION
-
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from cdk_constructs.compute.eks_cluster import NODE_POLICIES
+from cdk_constructs.governance.compliance import skip_checkov
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
+from config.charts import KARPENTER_CHART_VERSION
 
 KARPENTER_REGISTRY = "oci://public.ecr.aws/karpenter"
 """ECR Public namespace of Karpenter's charts: ``<registry>/karpenter`` and ``<registry>/karpenter-crd``
@@ -32,8 +48,13 @@ KARPENTER_NAMESPACE = "kube-system"
 KARPENTER_SERVICE_ACCOUNT = "karpenter"
 
 
-def helm_values(*, cluster_name: str, interruption_queue_name: str, replicas: int = 2,
-                node_selector: Mapping[str, str] | None = None) -> dict:
+def helm_values(
+    *,
+    cluster_name: str,
+    interruption_queue_name: str,
+    replicas: int = 2,
+    node_selector: Mapping[str, str] | None = None,
+) -> dict:
     """Controller chart values: replicas on ``node_selector`` with requests, the service account its Pod Identity
     association names, the cluster and the interruption queue."""
     return {
@@ -46,19 +67,41 @@ def helm_values(*, cluster_name: str, interruption_queue_name: str, replicas: in
 
 
 KARPENTER_CRD = AddOn(
-    name="karpenter-crd", chart="karpenter-crd", release="karpenter-crd", namespace=KARPENTER_NAMESPACE,
-    repository=f"{KARPENTER_REGISTRY}/karpenter-crd", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent"), wait=None, provides_crds=True)
+    name="karpenter-crd",
+    chart="karpenter-crd",
+    release="karpenter-crd",
+    namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter-crd",
+    version=KARPENTER_CHART_VERSION,
+    version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+    wait=None,
+    provides_crds=True,
+)
 """Karpenter's CRDs (NodePool, EC2NodeClass, NodeClaim), a chart of their own so that upgrades upgrade them."""
 KARPENTER = AddOn(
-    name="karpenter", chart="karpenter", release="karpenter", namespace=KARPENTER_NAMESPACE,
-    repository=f"{KARPENTER_REGISTRY}/karpenter", version=KARPENTER_CHART_VERSION, version_setting="karpenter",
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"), skip_crds=True, provides_crds=True)
+    name="karpenter",
+    chart="karpenter",
+    release="karpenter",
+    namespace=KARPENTER_NAMESPACE,
+    repository=f"{KARPENTER_REGISTRY}/karpenter",
+    version=KARPENTER_CHART_VERSION,
+    version_setting="karpenter",
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"),
+    skip_crds=True,
+    provides_crds=True,
+)
 """The controller; its values name the interruption queue the :class:`Karpenter` construct creates, so only that
 construct installs it."""
 
-CREATED_EC2 = ("fleet/*", "instance/*", "volume/*", "network-interface/*", "launch-template/*",
-               "spot-instances-request/*")
+CREATED_EC2 = (
+    "fleet/*",
+    "instance/*",
+    "volume/*",
+    "network-interface/*",
+    "launch-template/*",
+    "spot-instances-request/*",
+)
 """EC2 resources Karpenter creates (ARNs scoped to the account; everything else it uses may be shared)."""
 
 
@@ -66,8 +109,9 @@ def _ec2_arn(resource: str) -> str:
     """The EC2 ARN of ``resource`` in this region: the account's own for what Karpenter creates, any account's for
     images, snapshots, security groups, subnets and capacity reservations."""
     region, account, partition = Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
-    if resource.startswith(("fleet", "instance", "volume", "network-interface", "launch-template",
-                            "spot-instances-request")):
+    if resource.startswith(
+        ("fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request")
+    ):
         return f"arn:{partition}:ec2:{region}:{account}:{resource}"
     return f"arn:{partition}:ec2:{region}:*:{resource}"
 
@@ -110,9 +154,19 @@ class Karpenter(Construct):
 
     addons = (KARPENTER_CRD, KARPENTER)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.Cluster, cluster_name: str,
-                 volume_encryption_key: kms.IKey | None = None, node_selector: Mapping[str, str] | None = None,
-                 replicas: int = 2, after: Sequence[IDependable] = (), version: str = KARPENTER_VERSION) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.Cluster,
+        cluster_name: str,
+        volume_encryption_key: kms.IKey | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        replicas: int = 2,
+        after: Sequence[IDependable] = (),
+        version: str = KARPENTER_VERSION,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.cluster_name = cluster_name
         self.namespace = KARPENTER_NAMESPACE
@@ -120,60 +174,94 @@ class Karpenter(Construct):
 
         # --- nodes ------------------------------------------------------------------------------------------
         self.node_role = iam.Role(
-            self, "NodeRole", assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            self,
+            "NodeRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             description=f"{cluster_name}: nodes launched by Karpenter",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_POLICIES],
         )
-        acknowledge(self.node_role, "Karpenter nodes are EKS worker nodes: they need the AWS-managed worker, CNI, ECR "
-                                    "pull and SSM policies the Karpenter and EKS guides prescribe for node roles.",
-                    *(managed_policy(n) for n in NODE_POLICIES))
+        acknowledge(
+            self.node_role,
+            "Karpenter nodes are EKS worker nodes: they need the AWS-managed worker, CNI, ECR "
+            "pull and SSM policies the Karpenter and EKS guides prescribe for node roles.",
+            *(managed_policy(n) for n in NODE_POLICIES),
+        )
         self.node_access_entry = eks.AccessEntry(
-            self, "NodeAccessEntry", cluster=cluster, principal=self.node_role.role_arn,
-            access_entry_type=eks.AccessEntryType.EC2_LINUX, access_policies=[],
+            self,
+            "NodeAccessEntry",
+            cluster=cluster,
+            principal=self.node_role.role_arn,
+            access_entry_type=eks.AccessEntryType.EC2_LINUX,
+            access_policies=[],
         )
         # EC2_LINUX entries take no access policies: EKS puts the nodes in system:nodes itself.
         cast(eks.CfnAccessEntry, self.node_access_entry.node.default_child).add_property_deletion_override(
-            "AccessPolicies")
+            "AccessPolicies"
+        )
 
         # --- interruption queue -----------------------------------------------------------------------------
         self.interruption_queue = sqs.Queue(
-            self, "InterruptionQueue",
+            self,
+            "InterruptionQueue",
             retention_period=Duration.minutes(5),
             encryption=sqs.QueueEncryption.SQS_MANAGED,
             enforce_ssl=True,
         )
-        skip_checkov(self.interruption_queue, "CKV_AWS_27",
-                     "Encrypted with SQS-managed SSE (SqsManagedSseEnabled); this checkov version only recognizes a "
-                     "KMS key, which would need EventBridge grants for notices that carry no sensitive data")
-        acknowledge(self.interruption_queue, "Interruption notices are only useful for minutes; Karpenter deletes "
-                                             "what it handles, so a dead-letter queue would only collect stale events.",
-                    "SQS3")
+        skip_checkov(
+            self.interruption_queue,
+            "CKV_AWS_27",
+            "Encrypted with SQS-managed SSE (SqsManagedSseEnabled); this checkov version only recognizes a "
+            "KMS key, which would need EventBridge grants for notices that carry no sensitive data",
+        )
+        acknowledge(
+            self.interruption_queue,
+            "Interruption notices are only useful for minutes; Karpenter deletes "
+            "what it handles, so a dead-letter queue would only collect stale events.",
+            "SQS3",
+        )
         self.rules: dict[str, events.Rule] = {}
         for rule_id, (source, detail_type) in INTERRUPTION_EVENTS.items():
-            rule = events.Rule(self, f"{rule_id}Rule", description=f"Karpenter ({cluster_name}): {detail_type}",
-                               event_pattern=events.EventPattern(source=[source], detail_type=[detail_type]))
+            rule = events.Rule(
+                self,
+                f"{rule_id}Rule",
+                description=f"Karpenter ({cluster_name}): {detail_type}",
+                event_pattern=events.EventPattern(source=[source], detail_type=[detail_type]),
+            )
             rule.add_target(targets.SqsQueue(self.interruption_queue))
             self.rules[rule_id] = rule
 
         # --- controller IAM (EKS Pod Identity) ----------------------------------------------------------------
         self.controller_role = iam.Role(
-            self, "ControllerRole",
+            self,
+            "ControllerRole",
             assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
             description=f"{cluster_name}: Karpenter controller (EKS Pod Identity)",
         )
         self._controller_policy(cluster, volume_encryption_key)
         self.pod_identity = eks.CfnPodIdentityAssociation(
-            self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=self.namespace,
-            service_account=self.service_account, role_arn=self.controller_role.role_arn,
+            self,
+            "PodIdentity",
+            cluster_name=cluster.cluster_name,
+            namespace=self.namespace,
+            service_account=self.service_account,
+            role_arn=self.controller_role.role_arn,
         )
 
         # --- Helm releases --------------------------------------------------------------------------------
         self.crd_release = KARPENTER_CRD.helm_chart(self, "Crds", cluster=cluster, version=version)
         self.release = KARPENTER.helm_chart(
-            self, "Controller", cluster=cluster, version=version,
-            values=helm_values(cluster_name=cluster_name, interruption_queue_name=self.interruption_queue.queue_name,
-                               replicas=replicas, node_selector=node_selector),
-            after=[self.crd_release, self.pod_identity, self.node_access_entry])
+            self,
+            "Controller",
+            cluster=cluster,
+            version=version,
+            values=helm_values(
+                cluster_name=cluster_name,
+                interruption_queue_name=self.interruption_queue.queue_name,
+                replicas=replicas,
+                node_selector=node_selector,
+            ),
+            after=[self.crd_release, self.pod_identity, self.node_access_entry],
+        )
         for release in (self.crd_release, self.release):
             release.node.add_dependency(*after)
 
@@ -186,22 +274,33 @@ class Karpenter(Construct):
         """The controller's managed policy: Karpenter's reference policy (EC2, its own services, instance
         profiles), plus node volume encryption with ``key`` when given."""
         name, region = self.cluster_name, Aws.REGION
-        shared_arns = [f"arn:<AWS::Partition>:ec2:<AWS::Region>:{r}" for r in (
-            ":image/*", ":snapshot/*", "*:security-group/*", "*:subnet/*", "*:capacity-reservation/*")]
+        shared_arns = [
+            f"arn:<AWS::Partition>:ec2:<AWS::Region>:{r}"
+            for r in (":image/*", ":snapshot/*", "*:security-group/*", "*:subnet/*", "*:capacity-reservation/*")
+        ]
         created_arns = {r: f"arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:{r}" for r in CREATED_EC2}
         instance_profiles = "arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*"
         ssm_parameters = "arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/*"
         statements = [*self._ec2_statements(), *self._service_statements(), *self._instance_profile_statements(cluster)]
         if key is not None:
-            statements.append(iam.PolicyStatement(
-                sid="AllowNodeVolumeEncryption",
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey",
-                         "kms:CreateGrant"],
-                resources=[key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
-            ))
-        policy = iam.ManagedPolicy(self, "ControllerPolicy", statements=statements,
-                                   description=f"{name}: Karpenter controller")
+            statements.append(
+                iam.PolicyStatement(
+                    sid="AllowNodeVolumeEncryption",
+                    actions=[
+                        "kms:Encrypt",
+                        "kms:Decrypt",
+                        "kms:ReEncrypt*",
+                        "kms:GenerateDataKey*",
+                        "kms:DescribeKey",
+                        "kms:CreateGrant",
+                    ],
+                    resources=[key.key_arn],
+                    conditions={"StringEquals": {"kms:ViaService": f"ec2.{region}.amazonaws.com"}},
+                )
+            )
+        policy = iam.ManagedPolicy(
+            self, "ControllerPolicy", statements=statements, description=f"{name}: Karpenter controller"
+        )
         self.controller_role.add_managed_policy(policy)
         instance_scoped = [created_arns[r] for r in CREATED_EC2]
         acknowledge(
@@ -220,61 +319,106 @@ class Karpenter(Construct):
         owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
         created = list(CREATED_EC2)
         return [
-            iam.PolicyStatement(sid="AllowScopedEC2InstanceAccessActions",
-                                actions=["ec2:RunInstances", "ec2:CreateFleet"],
-                                resources=[f"arn:{partition}:ec2:{region}::image/*",
-                                           f"arn:{partition}:ec2:{region}::snapshot/*",
-                                           ec2("security-group/*"), ec2("subnet/*"),
-                                           ec2("capacity-reservation/*")]),
-            iam.PolicyStatement(sid="AllowScopedEC2LaunchTemplateAccessActions",
-                                actions=["ec2:RunInstances", "ec2:CreateFleet"],
-                                resources=[ec2("launch-template/*")],
-                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
-                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}),
-            iam.PolicyStatement(sid="AllowScopedEC2InstanceActionsWithTags",
-                                actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                                resources=[ec2(r) for r in created],
-                                conditions={"StringEquals": owned,
-                                            "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}),
-            iam.PolicyStatement(sid="AllowScopedResourceCreationTagging", actions=["ec2:CreateTags"],
-                                resources=[ec2(r) for r in created],
-                                conditions={"StringEquals": {**owned, "ec2:CreateAction": [
-                                    "RunInstances", "CreateFleet", "CreateLaunchTemplate"]},
-                                    "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}}),
-            iam.PolicyStatement(sid="AllowScopedResourceTagging", actions=["ec2:CreateTags"],
-                                resources=[ec2("instance/*")],
-                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
-                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
-                                            "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": name},
-                                            "ForAllValues:StringEquals": {"aws:TagKeys": [
-                                                "eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]}}),
-            iam.PolicyStatement(sid="AllowScopedDeletion",
-                                actions=["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-                                resources=[ec2("instance/*"), ec2("launch-template/*")],
-                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
-                                            "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"}}),
-            iam.PolicyStatement(sid="AllowRegionalReadActions",
-                                actions=["ec2:DescribeCapacityReservations", "ec2:DescribeImages",
-                                         "ec2:DescribeInstances", "ec2:DescribeInstanceTypeOfferings",
-                                         "ec2:DescribeInstanceTypes", "ec2:DescribeLaunchTemplates",
-                                         "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
-                                         "ec2:DescribeSubnets", "ec2:DescribeAvailabilityZones"],
-                                resources=["*"], conditions={"StringEquals": {"aws:RequestedRegion": region}}),
+            iam.PolicyStatement(
+                sid="AllowScopedEC2InstanceAccessActions",
+                actions=["ec2:RunInstances", "ec2:CreateFleet"],
+                resources=[
+                    f"arn:{partition}:ec2:{region}::image/*",
+                    f"arn:{partition}:ec2:{region}::snapshot/*",
+                    ec2("security-group/*"),
+                    ec2("subnet/*"),
+                    ec2("capacity-reservation/*"),
+                ],
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedEC2LaunchTemplateAccessActions",
+                actions=["ec2:RunInstances", "ec2:CreateFleet"],
+                resources=[ec2("launch-template/*")],
+                conditions={
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedEC2InstanceActionsWithTags",
+                actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+                resources=[ec2(r) for r in created],
+                conditions={"StringEquals": owned, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedResourceCreationTagging",
+                actions=["ec2:CreateTags"],
+                resources=[ec2(r) for r in created],
+                conditions={
+                    "StringEquals": {
+                        **owned,
+                        "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
+                    },
+                    "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedResourceTagging",
+                actions=["ec2:CreateTags"],
+                resources=[ec2("instance/*")],
+                conditions={
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                    "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": name},
+                    "ForAllValues:StringEquals": {
+                        "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                    },
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedDeletion",
+                actions=["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+                resources=[ec2("instance/*"), ec2("launch-template/*")],
+                conditions={
+                    "StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned"},
+                    "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowRegionalReadActions",
+                actions=[
+                    "ec2:DescribeCapacityReservations",
+                    "ec2:DescribeImages",
+                    "ec2:DescribeInstances",
+                    "ec2:DescribeInstanceTypeOfferings",
+                    "ec2:DescribeInstanceTypes",
+                    "ec2:DescribeLaunchTemplates",
+                    "ec2:DescribeSecurityGroups",
+                    "ec2:DescribeSpotPriceHistory",
+                    "ec2:DescribeSubnets",
+                    "ec2:DescribeAvailabilityZones",
+                ],
+                resources=["*"],
+                conditions={"StringEquals": {"aws:RequestedRegion": region}},
+            ),
         ]
 
     def _service_statements(self) -> list[iam.PolicyStatement]:
         """SSM (AMI parameters), pricing, the interruption queue and passing the node role."""
         region, partition = Aws.REGION, Aws.PARTITION
         return [
-            iam.PolicyStatement(sid="AllowSSMReadActions", actions=["ssm:GetParameter"],
-                                resources=[f"arn:{partition}:ssm:{region}::parameter/aws/service/*"]),
+            iam.PolicyStatement(
+                sid="AllowSSMReadActions",
+                actions=["ssm:GetParameter"],
+                resources=[f"arn:{partition}:ssm:{region}::parameter/aws/service/*"],
+            ),
             iam.PolicyStatement(sid="AllowPricingReadActions", actions=["pricing:GetProducts"], resources=["*"]),
-            iam.PolicyStatement(sid="AllowInterruptionQueueActions",
-                                actions=["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-                                resources=[self.interruption_queue.queue_arn]),
-            iam.PolicyStatement(sid="AllowPassingInstanceRole", actions=["iam:PassRole"],
-                                resources=[self.node_role.role_arn],
-                                conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}}),
+            iam.PolicyStatement(
+                sid="AllowInterruptionQueueActions",
+                actions=["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+                resources=[self.interruption_queue.queue_arn],
+            ),
+            iam.PolicyStatement(
+                sid="AllowPassingInstanceRole",
+                actions=["iam:PassRole"],
+                resources=[self.node_role.role_arn],
+                conditions={"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}},
+            ),
         ]
 
     def _instance_profile_statements(self, cluster: eks.Cluster) -> list[iam.PolicyStatement]:
@@ -282,30 +426,50 @@ class Karpenter(Construct):
         name, region, account, partition = self.cluster_name, Aws.REGION, Aws.ACCOUNT_ID, Aws.PARTITION
         owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
         return [
-            iam.PolicyStatement(sid="AllowScopedInstanceProfileCreationActions",
-                                actions=["iam:CreateInstanceProfile"],
-                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
-                                conditions={"StringEquals": {**owned, "aws:RequestTag/topology.kubernetes.io/region":
-                                                             region},
-                                            "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"}}),
-            iam.PolicyStatement(sid="AllowScopedInstanceProfileActions",
-                                actions=["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile",
-                                         "iam:DeleteInstanceProfile", "iam:TagInstanceProfile"],
-                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
-                                conditions={"StringEquals": {f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned",
-                                                             "aws:ResourceTag/topology.kubernetes.io/region": region},
-                                            "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"}}),
-            iam.PolicyStatement(sid="AllowInstanceProfileReadActions", actions=["iam:GetInstanceProfile",
-                                                                                "iam:ListInstanceProfiles"],
-                                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"]),
-            iam.PolicyStatement(sid="AllowAPIServerEndpointDiscovery", actions=["eks:DescribeCluster"],
-                                resources=[cluster.cluster_arn]),
+            iam.PolicyStatement(
+                sid="AllowScopedInstanceProfileCreationActions",
+                actions=["iam:CreateInstanceProfile"],
+                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
+                conditions={
+                    "StringEquals": {**owned, "aws:RequestTag/topology.kubernetes.io/region": region},
+                    "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowScopedInstanceProfileActions",
+                actions=[
+                    "iam:AddRoleToInstanceProfile",
+                    "iam:RemoveRoleFromInstanceProfile",
+                    "iam:DeleteInstanceProfile",
+                    "iam:TagInstanceProfile",
+                ],
+                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
+                conditions={
+                    "StringEquals": {
+                        f"aws:ResourceTag/kubernetes.io/cluster/{name}": "owned",
+                        "aws:ResourceTag/topology.kubernetes.io/region": region,
+                    },
+                    "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+                },
+            ),
+            iam.PolicyStatement(
+                sid="AllowInstanceProfileReadActions",
+                actions=["iam:GetInstanceProfile", "iam:ListInstanceProfiles"],
+                resources=[f"arn:{partition}:iam::{account}:instance-profile/*"],
+            ),
+            iam.PolicyStatement(
+                sid="AllowAPIServerEndpointDiscovery", actions=["eks:DescribeCluster"], resources=[cluster.cluster_arn]
+            ),
             # Spot launches need the account's AWSServiceRoleForEC2Spot. In an account that never used Spot, EC2
             # creates it with the caller's credentials or fails with ServiceLinkedRoleCreationNotPermitted
             # (karpenter-provider-aws v1.14.1 website/content/en/docs/troubleshooting.md "Missing Service Linked
             # Role"; its getting-started step06-add-spot-role.sh creates the role). Only that role, only for Spot.
-            iam.PolicyStatement(sid="AllowSpotServiceLinkedRoleCreation", actions=["iam:CreateServiceLinkedRole"],
-                                resources=[f"arn:{partition}:iam::{account}:role/aws-service-role/"
-                                           f"{SPOT_SERVICE}/{SPOT_SERVICE_LINKED_ROLE}"],
-                                conditions={"StringEquals": {"iam:AWSServiceName": SPOT_SERVICE}}),
+            iam.PolicyStatement(
+                sid="AllowSpotServiceLinkedRoleCreation",
+                actions=["iam:CreateServiceLinkedRole"],
+                resources=[
+                    f"arn:{partition}:iam::{account}:role/aws-service-role/{SPOT_SERVICE}/{SPOT_SERVICE_LINKED_ROLE}"
+                ],
+                conditions={"StringEquals": {"iam:AWSServiceName": SPOT_SERVICE}},
+            ),
         ]

@@ -40,7 +40,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_cdk import Duration, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam
+from aws_cdk import Duration
+from aws_cdk import aws_eks as eks_l1
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
@@ -90,9 +93,16 @@ def grant_read_metrics(grantee: iam.IGrantable) -> iam.Grant:
 
 
 KEDA = AddOn(
-    name="keda", chart=KEDA_CHART, release=KEDA_RELEASE, namespace=KEDA_NAMESPACE, repository=KEDA_REPOSITORY,
-    version=KEDA_CHART_VERSION, values=lambda context: helm_values(context.node_selector),
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent"), provides_crds=True)
+    name="keda",
+    chart=KEDA_CHART,
+    release=KEDA_RELEASE,
+    namespace=KEDA_NAMESPACE,
+    repository=KEDA_REPOSITORY,
+    version=KEDA_CHART_VERSION,
+    values=lambda context: helm_values(context.node_selector),
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+    provides_crds=True,
+)
 """KEDA with its CRDs (ScaledObject): after the system nodes and the Pod Identity agent (the operator's
 credentials). No ``version_setting``: the operator and the ScaledObject CRD llmft renders against
 (k8s_charts/serving.KEDA_VERSION) move together."""
@@ -113,23 +123,52 @@ class Keda(Construct):
 
     addons = (KEDA,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
-                 version: str = KEDA_CHART_VERSION) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+        version: str = KEDA_CHART_VERSION,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.role = iam.Role(
-            self, "OperatorRole", assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
-            description="KEDA operator: reads the CloudWatch metrics ScaledObjects scale on (EKS Pod Identity)")
+            self,
+            "OperatorRole",
+            assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
+            description="KEDA operator: reads the CloudWatch metrics ScaledObjects scale on (EKS Pod Identity)",
+        )
         grant_read_metrics(self.role)
-        acknowledge(self.role, "cloudwatch:GetMetricData supports no resource-level permissions and no condition "
-                               "keys (Service Authorization Reference for CloudWatch); it is read-only and the only "
-                               "action the aws-cloudwatch scaler calls.", *wildcard_resources("*"))
+        acknowledge(
+            self.role,
+            "cloudwatch:GetMetricData supports no resource-level permissions and no condition "
+            "keys (Service Authorization Reference for CloudWatch); it is read-only and the only "
+            "action the aws-cloudwatch scaler calls.",
+            *wildcard_resources("*"),
+        )
         self.pod_identity = eks_l1.CfnPodIdentityAssociation(
-            self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=KEDA_NAMESPACE,
-            service_account=OPERATOR_SERVICE_ACCOUNT, role_arn=self.role.role_arn)
+            self,
+            "PodIdentity",
+            cluster_name=cluster.cluster_name,
+            namespace=KEDA_NAMESPACE,
+            service_account=OPERATOR_SERVICE_ACCOUNT,
+            role_arn=self.role.role_arn,
+        )
         self.values = helm_values(node_selector or {})
         self.release = eks.HelmChart(
-            self, "Release", cluster=cluster, repository=KEDA_REPOSITORY, chart=KEDA_CHART, version=version,
-            release=KEDA_RELEASE, namespace=KEDA_NAMESPACE, create_namespace=True, wait=True,
-            timeout=Duration.minutes(10), values=self.values)
+            self,
+            "Release",
+            cluster=cluster,
+            repository=KEDA_REPOSITORY,
+            chart=KEDA_CHART,
+            version=version,
+            release=KEDA_RELEASE,
+            namespace=KEDA_NAMESPACE,
+            create_namespace=True,
+            wait=True,
+            timeout=Duration.minutes(10),
+            values=self.values,
+        )
         self.release.node.add_dependency(self.pod_identity, *after)

@@ -33,9 +33,17 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
 
 
 KUBERAY = AddOn(
-    name="kuberay", chart="kuberay-operator", release="kuberay-operator", namespace=KUBERAY_NAMESPACE,
-    repository=KUBERAY_REPOSITORY, version=KUBERAY_CHART_VERSION, version_setting="kuberay",
-    values=lambda context: helm_values(context.node_selector), needs=(SYSTEM_NODES,), provides_crds=True)
+    name="kuberay",
+    chart="kuberay-operator",
+    release="kuberay-operator",
+    namespace=KUBERAY_NAMESPACE,
+    repository=KUBERAY_REPOSITORY,
+    version=KUBERAY_CHART_VERSION,
+    version_setting="kuberay",
+    values=lambda context: helm_values(context.node_selector),
+    needs=(SYSTEM_NODES,),
+    provides_crds=True,
+)
 """The KubeRay operator with its ray.io CRDs (RayJob, RayCluster)."""
 
 
@@ -53,12 +61,20 @@ class KubeRayOperator(Construct):
 
     addons = (KUBERAY,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, namespace: str = KUBERAY_NAMESPACE,
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
-                 version: str = KUBERAY_VERSION) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        namespace: str = KUBERAY_NAMESPACE,
+        node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+        version: str = KUBERAY_VERSION,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.namespace = namespace
         addon = KUBERAY if namespace == KUBERAY.namespace else replace(KUBERAY, namespace=namespace)
-        self.release = addon.helm_chart(self, "Release", cluster=cluster, version=version,
-                                        values=helm_values(node_selector or {}), after=after)
-
+        self.release = addon.helm_chart(
+            self, "Release", cluster=cluster, version=version, values=helm_values(node_selector or {}), after=after
+        )

@@ -12,8 +12,8 @@ from constructs import Construct, IDependable
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
-from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
 from k8s_charts.tiers import GPU_RESOURCE
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
@@ -62,8 +62,14 @@ charts/kueue/values.yaml; Helm merges this into it, so its limits of 2 CPU / 512
 Only the leader reconciles, the other replica serves webhooks, so two full default requests would reserve a CPU the
 two small system nodes need for the other controllers (tests/test_node_shapes.py packs them all)."""
 
-INTEGRATIONS = ("kubeflow.org/pytorchjob", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "deployment",
-                "pod")
+INTEGRATIONS = (
+    "kubeflow.org/pytorchjob",
+    "kubeflow.org/mpijob",
+    "ray.io/rayjob",
+    "ray.io/raycluster",
+    "deployment",
+    "pod",
+)
 """Job kinds Kueue manages (gang admission of all their pods), plus llmft's serving Deployments (``type: serve``).
 
 - ``deployment`` (kubernetes-sigs/kueue@v0.19.2 pkg/controller/jobs/deployment/deployment_controller.go: framework
@@ -100,8 +106,14 @@ needs the job builders moved to TrainJob or JobSet first (tests/test_kueue.py re
 POD_SELECTOR = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
 """Labels of the controller pods (v0.19.2 charts/kueue/templates/_helpers.tpl `kueue.selectorLabels`; the chart
 name is `kueue`, no nameOverride here)."""
-SPREAD_BY_NODE = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
-                   "labelSelector": {"matchLabels": POD_SELECTOR}}]
+SPREAD_BY_NODE = [
+    {
+        "maxSkew": 1,
+        "topologyKey": "kubernetes.io/hostname",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": POD_SELECTOR},
+    }
+]
 """One replica per node while there are nodes for them: the chart sets no anti-affinity and its PodDisruptionBudget
 does not spread, so both replicas could share the node being replaced (v0.19.2 charts/kueue/templates/manager/
 manager.yaml takes only nodeSelector, tolerations and topologySpreadConstraints from values)."""
@@ -155,7 +167,9 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
     }
 
 
-def helm_values(settings: KueueConfig, node_selector: Mapping[str, str], version: str = KUEUE_VERSION) -> dict[str, Any]:
+def helm_values(
+    settings: KueueConfig, node_selector: Mapping[str, str], version: str = KUEUE_VERSION
+) -> dict[str, Any]:
     """Chart values: the controller (image of chart ``version``, requests, priority, replicas spread by node when
     more than one) on ``node_selector``, configured by :func:`manager_configuration`."""
     return {
@@ -164,23 +178,35 @@ def helm_values(settings: KueueConfig, node_selector: Mapping[str, str], version
             "nodeSelector": dict(node_selector),
             # v0.19.2 values.yaml `controllerManager.manager.priorityClassName`: above every team tier, so no
             # team pod can preempt the controller that admits every team's jobs (and serves their webhooks)
-            "manager": {"image": kueue_image(version), "resources": {"requests": dict(KUEUE_REQUESTS)},
-                        "priorityClassName": CONTROLLER_PRIORITY_CLASS},
+            "manager": {
+                "image": kueue_image(version),
+                "resources": {"requests": dict(KUEUE_REQUESTS)},
+                "priorityClassName": CONTROLLER_PRIORITY_CLASS,
+            },
             "podDisruptionBudget": {"enabled": settings.replicas > 1, "minAvailable": 1},
             **({"topologySpreadConstraints": SPREAD_BY_NODE} if settings.replicas > 1 else {}),
         },
-        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_configuration(settings),
-                                                                        sort_keys=False)},
+        "managerConfig": {
+            "controllerManagerConfigYaml": yaml.safe_dump(manager_configuration(settings), sort_keys=False)
+        },
     }
 
 
 KUEUE = AddOn(
-    name="kueue", chart="kueue", release=KUEUE_RELEASE, namespace=KUEUE_NAMESPACE, repository=KUEUE_CHART,
-    version=KUEUE_CHART_VERSION, version_setting="kueue",
-    values=lambda context: helm_values(context.config.compute.kueue, context.node_selector,
-                                       KUEUE.version_in(context.config)),
+    name="kueue",
+    chart="kueue",
+    release=KUEUE_RELEASE,
+    namespace=KUEUE_NAMESPACE,
+    repository=KUEUE_CHART,
+    version=KUEUE_CHART_VERSION,
+    version_setting="kueue",
+    values=lambda context: helm_values(
+        context.config.compute.kueue, context.node_selector, KUEUE.version_in(context.config)
+    ),
     # it integrates with the PyTorchJob and MPIJob (HyperPod's prerequisites) and RayJob/RayCluster kinds
-    needs=(SYSTEM_NODES, "kuberay", "hyperpod-prerequisites"), provides_crds=True)
+    needs=(SYSTEM_NODES, "kuberay", "hyperpod-prerequisites"),
+    provides_crds=True,
+)
 """Kueue with its CRDs and webhooks, after the operators whose kinds it manages (:data:`INTEGRATIONS`)."""
 
 
@@ -199,12 +225,21 @@ class Kueue(Construct):
 
     addons = (KUEUE,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, settings: KueueConfig,
-                 node_selector: Mapping[str, str] | None = None, after: Sequence[IDependable] = (),
-                 version: str = KUEUE_VERSION) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        settings: KueueConfig,
+        node_selector: Mapping[str, str] | None = None,
+        after: Sequence[IDependable] = (),
+        version: str = KUEUE_VERSION,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.namespace = KUEUE_NAMESPACE
         self.configuration = manager_configuration(settings)
         self.values: dict[str, Any] = helm_values(settings, node_selector or {}, version)
-        self.release = KUEUE.helm_chart(self, "Release", cluster=cluster, version=version, values=self.values,
-                                        after=after)
+        self.release = KUEUE.helm_chart(
+            self, "Release", cluster=cluster, version=version, values=self.values, after=after
+        )

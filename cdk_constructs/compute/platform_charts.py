@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import cdk8s
-from aws_cdk import RemovalPolicy, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_secretsmanager as sm
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_secretsmanager as sm
 from constructs import Construct, IDependable
 
+from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from config import EnvironmentConfig
 from k8s_charts.images import image_uris
 from k8s_charts.karpenter import CpuCapacityChart, GpuCapacityChart
@@ -17,11 +22,13 @@ from k8s_charts.queueing import QueueingChart
 from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.values import MlflowValues, PlatformValues
 
-from cdk_constructs.storage.shared_file_system import SharedFileSystem
-
-
-MANIFEST_IDS = {"priority-classes": "PriorityClasses", "gpu-capacity": "GpuCapacity", "cpu-capacity": "CpuCapacity",
-                "team-namespaces": "TeamNamespaces", "queueing": "Queueing"}
+MANIFEST_IDS = {
+    "priority-classes": "PriorityClasses",
+    "gpu-capacity": "GpuCapacity",
+    "cpu-capacity": "CpuCapacity",
+    "team-namespaces": "TeamNamespaces",
+    "queueing": "Queueing",
+}
 """Chart key -> construct id of its KubernetesManifest (the ids `add_cdk8s_chart` used: logical IDs unchanged)."""
 
 
@@ -47,16 +54,29 @@ class PlatformCharts(Construct):
         own them too (``manifests`` is then empty; ``charts`` and ``values`` stay).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, cluster: eks.Cluster,
-                 crd_dependencies: Sequence[IDependable], node_role: iam.IRole, volume_key: kms.IKey,
-                 file_system: SharedFileSystem, mlflow_tracking_uri: str | None = None,
-                 mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None, apply_manifests: bool = True) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        cluster: eks.Cluster,
+        crd_dependencies: Sequence[IDependable],
+        node_role: iam.IRole,
+        volume_key: kms.IKey,
+        file_system: SharedFileSystem,
+        mlflow_tracking_uri: str | None = None,
+        mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None,
+        apply_manifests: bool = True,
+    ) -> None:
         super().__init__(scope, construct_id)
         mlflow = None
         mlflow_team_secrets = dict(mlflow_team_secrets or {})
         if mlflow_tracking_uri:
-            mlflow = MlflowValues(tracking_uri=mlflow_tracking_uri,
-                                  team_secret_arns={t: s.secret_arn for t, s in mlflow_team_secrets.items()})
+            mlflow = MlflowValues(
+                tracking_uri=mlflow_tracking_uri,
+                team_secret_arns={t: s.secret_arn for t, s in mlflow_team_secrets.items()},
+            )
         self.values = PlatformValues(
             cluster_name=config.cluster_name,
             region=config.region,
@@ -75,10 +95,12 @@ class PlatformCharts(Construct):
         app = cdk8s.App()
         self.charts: dict[str, cdk8s.Chart] = {
             "priority-classes": PriorityClassesChart(app, "priority-classes", priority_classes=k.priority_classes),
-            "gpu-capacity": GpuCapacityChart(app, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter,
-                                             values=self.values),
-            "cpu-capacity": CpuCapacityChart(app, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter,
-                                             values=self.values),
+            "gpu-capacity": GpuCapacityChart(
+                app, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter, values=self.values
+            ),
+            "cpu-capacity": CpuCapacityChart(
+                app, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter, values=self.values
+            ),
             "team-namespaces": TeamNamespacesChart(app, "team-namespaces", teams=k.teams, values=self.values),
             "queueing": QueueingChart(app, "queueing", config=config),
         }
@@ -92,10 +114,19 @@ class PlatformCharts(Construct):
         # mode (the manifests leave the template) does not `kubectl delete` the team namespaces Argo CD takes over,
         # and overwrite (`kubectl apply` instead of `kubectl create`), so that coming back from argocd mode adopts the
         # objects Argo CD left instead of failing with AlreadyExists.
-        self.manifests.update({
-            key: eks.KubernetesManifest(cluster, construct_id, cluster=cluster, manifest=self.charts[key].to_json(),
-                                        overwrite=True, removal_policy=RemovalPolicy.RETAIN)
-            for key, construct_id in MANIFEST_IDS.items()})
+        self.manifests.update(
+            {
+                key: eks.KubernetesManifest(
+                    cluster,
+                    construct_id,
+                    cluster=cluster,
+                    manifest=self.charts[key].to_json(),
+                    overwrite=True,
+                    removal_policy=RemovalPolicy.RETAIN,
+                )
+                for key, construct_id in MANIFEST_IDS.items()
+            }
+        )
         self.manifests["gpu-capacity"].node.add_dependency(*crd_dependencies)
         self.manifests["cpu-capacity"].node.add_dependency(*crd_dependencies)
         # Kueue objects need Kueue's CRDs (in crd_dependencies) and LocalQueues need the team namespaces.

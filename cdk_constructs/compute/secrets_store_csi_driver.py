@@ -40,9 +40,17 @@ def helm_values() -> dict:
 
 
 SECRETS_STORE = AddOn(
-    name="secrets-store", chart=ASCP_CHART, release="secrets-store-csi-driver-provider-aws", namespace="kube-system",
-    repository=ASCP_REPOSITORY, version=SECRETS_STORE_CHART_VERSION, version_setting="secrets_store",
-    values=lambda _context: helm_values(), needs=(SYSTEM_NODES, "eks-pod-identity-agent"), provides_crds=True)
+    name="secrets-store",
+    chart=ASCP_CHART,
+    release="secrets-store-csi-driver-provider-aws",
+    namespace="kube-system",
+    repository=ASCP_REPOSITORY,
+    version=SECRETS_STORE_CHART_VERSION,
+    version_setting="secrets_store",
+    values=lambda _context: helm_values(),
+    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+    provides_crds=True,
+)
 """The AWS provider with the Secrets Store CSI driver and its SecretProviderClass CRD (the provider authenticates
 with EKS Pod Identity, hence the agent)."""
 
@@ -65,8 +73,16 @@ class SecretsStoreCsiDriver(Construct):
 
     addons = (SECRETS_STORE,)
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster,
-                 after: Sequence[IDependable] = (), version: str = ASCP_VERSION) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        after: Sequence[IDependable] = (),
+        version: str = ASCP_VERSION,
+    ) -> None:
         super().__init__(scope, construct_id)
-        self.release = SECRETS_STORE.helm_chart(self, "Release", cluster=cluster, version=version,
-                                                values=helm_values(), after=after)
+        self.release = SECRETS_STORE.helm_chart(
+            self, "Release", cluster=cluster, version=version, values=helm_values(), after=after
+        )

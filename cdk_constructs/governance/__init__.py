@@ -4,4 +4,4 @@ from __future__ import annotations
 
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions
 
-__all__ = ['ServiceTrustConditions']
+__all__ = ["ServiceTrustConditions"]

@@ -47,13 +47,13 @@ _CDK_SINGLETONS = ("Custom::CDKBucketDeployment", "Custom::VpcRestrictDefaultSG"
 _CDK_HANDLER_SKIPS = {
     "AWS::Lambda::Function": {
         "CKV_AWS_115": "aws-cdk-lib's deploy-time handler, invoked by CloudFormation only during deployments; a "
-                       "reserved concurrency would only add throttling risk",
+        "reserved concurrency would only add throttling risk",
         "CKV_AWS_116": "aws-cdk-lib's deploy-time handler is invoked synchronously by CloudFormation (through the "
-                       "Provider framework), which reports every failure; a DLQ would never receive an event",
+        "Provider framework), which reports every failure; a DLQ would never receive an event",
         "CKV_AWS_117": "aws-cdk-lib's deploy-time handler calls only AWS APIs; the one that must reach the private "
-                       "EKS endpoint (kubectl) is placed in the VPC",
+        "EKS endpoint (kubectl) is placed in the VPC",
         "CKV_AWS_173": "the environment holds no secrets (paths, ARNs, flags); Lambda encrypts it at rest with an "
-                       "AWS-managed key",
+        "AWS-managed key",
     },
 }
 

@@ -8,7 +8,9 @@ stack-level singletons (BucketDeployment, default-security-group restriction) an
 
 from __future__ import annotations
 
-from aws_cdk import CfnResource, RemovalPolicy, Stack, aws_kms as kms, aws_logs as logs
+from aws_cdk import CfnResource, RemovalPolicy, Stack
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_logs as logs
 from constructs import IConstruct
 
 from cdk_constructs.governance.compliance import skip_checkov
@@ -17,8 +19,13 @@ from cdk_constructs.governance.log_retention import retention
 _SINGLETONS = ("Custom::CDKBucketDeployment", "Custom::VpcRestrictDefaultSG")
 
 
-def govern_handler_logs(stack: Stack, *clusters: IConstruct, retention_days: int,
-                        encryption_key: kms.IKey | None = None, no_key_reason: str = "") -> list[CfnResource]:
+def govern_handler_logs(
+    stack: Stack,
+    *clusters: IConstruct,
+    retention_days: int,
+    encryption_key: kms.IKey | None = None,
+    no_key_reason: str = "",
+) -> list[CfnResource]:
     """Give every Lambda function of aws-cdk-lib's handlers in ``stack`` (and of each cluster's kubectl provider) a
     log group with ``retention_days`` (a CloudWatch Logs value) and ``encryption_key``. Log groups the library
     already created are overridden; functions without one get a new group, wired through ``LoggingConfig.LogGroup``. Without a key,
@@ -35,9 +42,13 @@ def govern_handler_logs(stack: Stack, *clusters: IConstruct, retention_days: int
         if existing:
             continue
         for function in (n for n in nodes if n.cfn_resource_type == "AWS::Lambda::Function"):
-            created = logs.LogGroup(root, f"{function.node.id}Logs", retention=retention(retention_days),
-                                    encryption_key=encryption_key,
-                                    removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+            created = logs.LogGroup(
+                root,
+                f"{function.node.id}Logs",
+                retention=retention(retention_days),
+                encryption_key=encryption_key,
+                removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+            )
             function.add_property_override("LoggingConfig.LogGroup", created.log_group_name)
             cfn = created.node.default_child
             assert isinstance(cfn, CfnResource)

@@ -15,4 +15,6 @@ def retention(days: int) -> logs.RetentionDays:
     try:
         return _BY_DAYS[days]
     except KeyError:
-        raise ValueError(f"{days} is not a CloudWatch Logs retention; use one of {', '.join(map(str, _DAYS))}") from None
+        raise ValueError(
+            f"{days} is not a CloudWatch Logs retention; use one of {', '.join(map(str, _DAYS))}"
+        ) from None

@@ -17,7 +17,8 @@ import json
 from typing import Any
 
 import jsii
-from aws_cdk import Acknowledgment, CfnElement, Stack, Validations, aws_iam as iam
+from aws_cdk import Acknowledgment, CfnElement, Stack, Validations
+from aws_cdk import aws_iam as iam
 from constructs import Construct, IConstruct, IValidation
 
 PREFIX = "AwsSolutions::AwsSolutions-"
@@ -74,8 +75,9 @@ class _PrefixWildcardAcknowledgement:
     def validate(self) -> list[str]:
         arn = Stack.of(self.target).resolve(self.bucket_arn)
         arn = arn if isinstance(arn, str) else json.dumps(arn, separators=(",", ":"))
-        Validations.of(self.target).acknowledge(Acknowledgment(
-            id=f"{PREFIX}IAM5[Resource::{arn}{self.suffix}]", reason=self.reason))
+        Validations.of(self.target).acknowledge(
+            Acknowledgment(id=f"{PREFIX}IAM5[Resource::{arn}{self.suffix}]", reason=self.reason)
+        )
         return []
 
 

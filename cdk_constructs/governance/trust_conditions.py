@@ -28,11 +28,13 @@ tests/test_trust_conditions.py fails on any other service principal in any role 
 from __future__ import annotations
 
 import json
-
 from typing import Any
 
 import jsii
-from aws_cdk import Aws, IAspect, Stack, aws_eks as eks_l1, aws_eks_v2 as eks_v2, aws_iam as iam
+from aws_cdk import Aws, IAspect, Stack
+from aws_cdk import aws_eks as eks_l1
+from aws_cdk import aws_eks_v2 as eks_v2
+from aws_cdk import aws_iam as iam
 from constructs import IConstruct
 
 POD_IDENTITY = "pods.eks.amazonaws.com"
@@ -42,7 +44,9 @@ POD_IDENTITY = "pods.eks.amazonaws.com"
 POD_IDENTITY_ASSOCIATIONS = (eks_l1.CfnPodIdentityAssociation, eks_v2.CfnPodIdentityAssociation)
 ADDONS = (eks_l1.CfnAddon, eks_v2.CfnAddon)
 # Namespace each EKS add-on installs into (its PodIdentityAssociations live there; the property does not say).
-ADDON_NAMESPACES = {"amazon-cloudwatch-observability": "amazon-cloudwatch"}  # cdk_constructs/observability/container_insights.py
+ADDON_NAMESPACES = {
+    "amazon-cloudwatch-observability": "amazon-cloudwatch"
+}  # cdk_constructs/observability/container_insights.py
 # service principal -> the ARN pattern (after arn:<partition>:) its aws:SourceArn matches, {region}/{account} filled
 SOURCE_ARN_PATTERNS: dict[str, str] = {
     "sagemaker.amazonaws.com": "sagemaker:{region}:{account}:*",
@@ -53,14 +57,14 @@ SOURCE_ARN_PATTERNS: dict[str, str] = {
 # Service principals trusted without confused-deputy conditions, and why.
 UNCONDITIONED: dict[str, str] = {
     "lambda.amazonaws.com": "Lambda documents no aws:SourceArn/aws:SourceAccount for assuming a function's execution "
-                            "role (lambda-intro-execution-role.html shows an unconditioned trust); a key the service "
-                            "does not send would deny every invocation. The roles are the CDK-managed custom-resource "
-                            "handlers of this app, not passable by teams.",
+    "role (lambda-intro-execution-role.html shows an unconditioned trust); a key the service "
+    "does not send would deny every invocation. The roles are the CDK-managed custom-resource "
+    "handlers of this app, not passable by teams.",
     "ec2.amazonaws.com": "EC2 documents no aws:SourceArn/aws:SourceAccount for instance-profile role assumption "
-                         "(EKS node IAM role and Karpenter node role docs show an unconditioned trust); only the "
-                         "node group and Karpenter's instance profile use these roles.",
+    "(EKS node IAM role and Karpenter node role docs show an unconditioned trust); only the "
+    "node group and Karpenter's instance profile use these roles.",
     "eks.amazonaws.com": "The EKS cluster IAM role trust documented by EKS (cluster-iam-role.html) has no condition "
-                         "keys; only the platform's own cluster uses it.",
+    "keys; only the platform's own cluster uses it.",
 }
 
 
@@ -112,9 +116,10 @@ class ServiceTrustConditions:
             arn_services = [s for s in services if s in SOURCE_ARN_PATTERNS]
             if arn_services:
                 wanted["StringEquals"] = {"aws:SourceAccount": stack.account}
-                arns = [f"arn:{Aws.PARTITION}:" + SOURCE_ARN_PATTERNS[s].format(region=stack.region,
-                                                                                account=stack.account)
-                        for s in arn_services]
+                arns = [
+                    f"arn:{Aws.PARTITION}:" + SOURCE_ARN_PATTERNS[s].format(region=stack.region, account=stack.account)
+                    for s in arn_services
+                ]
                 wanted["ArnLike"] = {"aws:SourceArn": arns[0] if len(arns) == 1 else arns}
             if POD_IDENTITY in services:
                 tags = self._pod_identity_tags(node, stack)
@@ -170,8 +175,10 @@ class ServiceTrustConditions:
             items = sorted(values, key=str)
             return items[0] if len(items) == 1 else items
 
-        tags = {"aws:RequestTag/kubernetes-service-account": one_or_many(accounts),
-                "aws:RequestTag/eks-cluster-name": one_or_many(clusters)}
+        tags = {
+            "aws:RequestTag/kubernetes-service-account": one_or_many(accounts),
+            "aws:RequestTag/eks-cluster-name": one_or_many(clusters),
+        }
         if namespaces:
             tags["aws:RequestTag/kubernetes-namespace"] = one_or_many(namespaces)
         return tags

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
-from aws_cdk import Acknowledgment, RemovalPolicy, Validations, aws_iam as iam, aws_kms as kms, aws_secretsmanager as sm
-
+from aws_cdk import Acknowledgment, RemovalPolicy, Validations
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_secretsmanager as sm
 from constructs import Construct
 
 
@@ -22,9 +24,18 @@ class GeneratedCredential(Construct):
     :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey, description: str,
-                 rotation_reason: str, username: str | None = None, length: int = 32,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        encryption_key: kms.IKey,
+        description: str,
+        rotation_reason: str,
+        username: str | None = None,
+        length: int = 32,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         generator = sm.SecretStringGenerator(
             password_length=length,
@@ -35,10 +46,17 @@ class GeneratedCredential(Construct):
             generate_string_key="password" if username else None,
         )
         self.username = username
-        self.secret = sm.Secret(self, "Secret", description=description, encryption_key=encryption_key,
-                                generate_secret_string=generator, removal_policy=removal_policy)
-        Validations.of(self.secret).acknowledge(Acknowledgment(id="AwsSolutions::AwsSolutions-SMG4",
-                                                               reason=rotation_reason))
+        self.secret = sm.Secret(
+            self,
+            "Secret",
+            description=description,
+            encryption_key=encryption_key,
+            generate_secret_string=generator,
+            removal_policy=removal_policy,
+        )
+        Validations.of(self.secret).acknowledge(
+            Acknowledgment(id="AwsSolutions::AwsSolutions-SMG4", reason=rotation_reason)
+        )
 
     @property
     def secret_arn(self) -> str:

@@ -6,11 +6,23 @@ from collections.abc import Sequence
 
 from aws_cdk import (
     Duration,
+)
+from aws_cdk import (
     aws_certificatemanager as acm,
+)
+from aws_cdk import (
     aws_ec2 as ec2,
+)
+from aws_cdk import (
     aws_elasticloadbalancingv2 as elbv2,
+)
+from aws_cdk import (
     aws_route53 as route53,
+)
+from aws_cdk import (
     aws_route53_targets as route53_targets,
+)
+from aws_cdk import (
     aws_s3 as s3,
 )
 from constructs import Construct
@@ -43,12 +55,24 @@ class HttpsLoadBalancer(Construct):
     :param deletion_protection: default False.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                 domain_name: str, access_logs_bucket: s3.IBucket, https_ingress_cidrs: Sequence[str] = (),
-                 http_ingress_cidrs: Sequence[str] = (),
-                 access_logs_prefix: str = "alb", certificate_arn: str | None = None,
-                 hosted_zone: route53.IHostedZone | None = None, internet_facing: bool = False,
-                 idle_timeout: Duration | None = None, deletion_protection: bool = False) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        domain_name: str,
+        access_logs_bucket: s3.IBucket,
+        https_ingress_cidrs: Sequence[str] = (),
+        http_ingress_cidrs: Sequence[str] = (),
+        access_logs_prefix: str = "alb",
+        certificate_arn: str | None = None,
+        hosted_zone: route53.IHostedZone | None = None,
+        internet_facing: bool = False,
+        idle_timeout: Duration | None = None,
+        deletion_protection: bool = False,
+    ) -> None:
         super().__init__(scope, construct_id)
         if certificate_arn is None and hosted_zone is None:
             raise ValueError("HttpsLoadBalancer needs certificate_arn or a hosted_zone to create a certificate")
@@ -58,8 +82,9 @@ class HttpsLoadBalancer(Construct):
             "LoadBalancer",
             vpc=vpc,
             internet_facing=internet_facing,
-            vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC if internet_facing
-                                            else ec2.SubnetType.PRIVATE_WITH_EGRESS),
+            vpc_subnets=ec2.SubnetSelection(
+                subnet_type=ec2.SubnetType.PUBLIC if internet_facing else ec2.SubnetType.PRIVATE_WITH_EGRESS
+            ),
             security_group=security_group,
             drop_invalid_header_fields=True,
             idle_timeout=idle_timeout or Duration.seconds(300),
@@ -68,11 +93,13 @@ class HttpsLoadBalancer(Construct):
         self.load_balancer.log_access_logs(access_logs_bucket, access_logs_prefix)
 
         if certificate_arn:
-            self.certificate: acm.ICertificate = acm.Certificate.from_certificate_arn(self, "Certificate",
-                                                                                      certificate_arn)
+            self.certificate: acm.ICertificate = acm.Certificate.from_certificate_arn(
+                self, "Certificate", certificate_arn
+            )
         else:
-            self.certificate = acm.Certificate(self, "Certificate", domain_name=domain_name,
-                                               validation=acm.CertificateValidation.from_dns(hosted_zone))
+            self.certificate = acm.Certificate(
+                self, "Certificate", domain_name=domain_name, validation=acm.CertificateValidation.from_dns(hosted_zone)
+            )
         self.https_listener = self.load_balancer.add_listener(
             "Https",
             port=443,
@@ -93,15 +120,23 @@ class HttpsLoadBalancer(Construct):
         rules += [(80, "Http", "HTTP (redirected to HTTPS)", c) for c in http_ingress_cidrs]
         for port, cid, what, cidr in rules:
             ec2.CfnSecurityGroupIngress(
-                self, f"{cid}From{cidr.replace('.', '-').replace('/', '-')}",
-                group_id=security_group.security_group_id, ip_protocol="tcp", from_port=port, to_port=port,
-                cidr_ip=cidr, description=f"{what} from {cidr}",
+                self,
+                f"{cid}From{cidr.replace('.', '-').replace('/', '-')}",
+                group_id=security_group.security_group_id,
+                ip_protocol="tcp",
+                from_port=port,
+                to_port=port,
+                cidr_ip=cidr,
+                description=f"{what} from {cidr}",
             )
 
         self.alias_record: route53.ARecord | None = None
         if hosted_zone is not None:
             self.alias_record = route53.ARecord(
-                self, "Alias", zone=hosted_zone, record_name=domain_name,
+                self,
+                "Alias",
+                zone=hosted_zone,
+                record_name=domain_name,
                 target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(self.load_balancer)),
             )
 

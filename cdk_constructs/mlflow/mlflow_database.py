@@ -3,7 +3,22 @@
 from __future__ import annotations
 
 from aws_cdk import (
-    Acknowledgment, CfnResource, Duration, RemovalPolicy, Validations, aws_ec2 as ec2, aws_kms as kms, aws_logs as logs,
+    Acknowledgment,
+    CfnResource,
+    Duration,
+    RemovalPolicy,
+    Validations,
+)
+from aws_cdk import (
+    aws_ec2 as ec2,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_logs as logs,
+)
+from aws_cdk import (
     aws_rds as rds,
 )
 from constructs import Construct
@@ -50,13 +65,27 @@ class MlflowDatabase(Construct):
         delete for Aurora instances).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                 encryption_key: kms.IKey, version: str, identifier: str, secret_encryption_key: kms.IKey | None = None,
-                 subnets: ec2.SubnetSelection | None = None,
-                 min_capacity_acu: float = 0.5, max_capacity_acu: float = 4, auto_pause: Duration | None = None,
-                 readers: int = 0, backup_retention_days: int = 7, deletion_protection: bool = True,
-                 log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
-                 removal_policy: RemovalPolicy = RemovalPolicy.SNAPSHOT) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        version: str,
+        identifier: str,
+        secret_encryption_key: kms.IKey | None = None,
+        subnets: ec2.SubnetSelection | None = None,
+        min_capacity_acu: float = 0.5,
+        max_capacity_acu: float = 4,
+        auto_pause: Duration | None = None,
+        readers: int = 0,
+        backup_retention_days: int = 7,
+        deletion_protection: bool = True,
+        log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
+        removal_policy: RemovalPolicy = RemovalPolicy.SNAPSHOT,
+    ) -> None:
         super().__init__(scope, construct_id)
         major = version.split(".")[0]
         self.cluster = rds.DatabaseCluster(
@@ -64,9 +93,10 @@ class MlflowDatabase(Construct):
             "Cluster",
             engine=rds.DatabaseClusterEngine.aurora_postgres(version=engine_version(version)),
             writer=rds.ClusterInstance.serverless_v2("Writer", auto_minor_version_upgrade=True),
-            readers=[rds.ClusterInstance.serverless_v2(f"Reader{i}", scale_with_writer=True,
-                                                       auto_minor_version_upgrade=True)
-                     for i in range(1, readers + 1)],
+            readers=[
+                rds.ClusterInstance.serverless_v2(f"Reader{i}", scale_with_writer=True, auto_minor_version_upgrade=True)
+                for i in range(1, readers + 1)
+            ],
             serverless_v2_min_capacity=min_capacity_acu,
             serverless_v2_max_capacity=max_capacity_acu,
             serverless_v2_auto_pause_duration=(auto_pause or Duration.minutes(10)) if min_capacity_acu == 0 else None,
@@ -74,7 +104,8 @@ class MlflowDatabase(Construct):
             vpc_subnets=subnets or ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED),
             security_groups=[security_group],
             credentials=rds.Credentials.from_generated_secret(
-                "mlflow", encryption_key=secret_encryption_key or encryption_key),
+                "mlflow", encryption_key=secret_encryption_key or encryption_key
+            ),
             default_database_name=TRACKING_DATABASE,
             port=PORT,
             storage_encrypted=True,
@@ -91,42 +122,58 @@ class MlflowDatabase(Construct):
         )
         # The exported log's group, created here with retention and encryption (instead of CDK's log-retention
         # Lambda). RDS writes to /aws/rds/cluster/<identifier>/postgresql, so the cluster waits for it.
-        self.log_group = logs.LogGroup(self, "PostgresLog", log_group_name=f"/aws/rds/cluster/{identifier}/postgresql",
-                                       retention=log_retention, encryption_key=encryption_key,
-                                       removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self.log_group = logs.LogGroup(
+            self,
+            "PostgresLog",
+            log_group_name=f"/aws/rds/cluster/{identifier}/postgresql",
+            retention=log_retention,
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
         self.cluster.node.add_dependency(self.log_group)
         self.engine_major_version = major
         # The writer instance: the cluster resource is "created" before any instance can accept connections, so
         # whatever connects at start (the MLflow tasks) must wait for this one.
         self.writer_instance: Construct = self.cluster.node.find_child("Writer")
         for instance in self.cluster.node.children:
-            if isinstance(instance.node.default_child, CfnResource) and \
-                    instance.node.default_child.cfn_resource_type == "AWS::RDS::DBInstance":
-                skip_checkov(instance, "CKV_AWS_118",
-                             "Enhanced Monitoring bills OS metrics into CloudWatch Logs per instance; Serverless v2 "
-                             "publishes ACU, CPU and connection metrics to CloudWatch without it")
+            if (
+                isinstance(instance.node.default_child, CfnResource)
+                and instance.node.default_child.cfn_resource_type == "AWS::RDS::DBInstance"
+            ):
+                skip_checkov(
+                    instance,
+                    "CKV_AWS_118",
+                    "Enhanced Monitoring bills OS metrics into CloudWatch Logs per instance; Serverless v2 "
+                    "publishes ACU, CPU and connection metrics to CloudWatch without it",
+                )
         assert self.cluster.secret is not None  # generated credentials always create one
         self.secret = self.cluster.secret  # the attachment: its ARN is the secret's, with the cluster's host/port
         # The generated secret outlives the cluster, like its final snapshot (which needs these credentials).
         self.cluster.node.find_child("Secret").apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
 
-        Validations.of(self.cluster.node.find_child("Secret")).acknowledge(Acknowledgment(
-            id="AwsSolutions::AwsSolutions-SMG4",
-            reason="The master password is injected into the MLflow tasks at start; a rotation would break their "
-                   "new connections until a redeploy, and a rotation function's connections would keep an "
-                   "auto-paused dev cluster awake. Rotate by updating the secret, then force a new deployment.",
-        ))
-        Validations.of(self.cluster).acknowledge(Acknowledgment(
-            id="AwsSolutions::AwsSolutions-RDS11",
-            reason="Port 5432 is reachable only from the MLflow tasks' security group inside isolated subnets; a "
-                   "non-standard port would add no protection there.",
-        ))
+        Validations.of(self.cluster.node.find_child("Secret")).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions::AwsSolutions-SMG4",
+                reason="The master password is injected into the MLflow tasks at start; a rotation would break their "
+                "new connections until a redeploy, and a rotation function's connections would keep an "
+                "auto-paused dev cluster awake. Rotate by updating the secret, then force a new deployment.",
+            )
+        )
+        Validations.of(self.cluster).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions::AwsSolutions-RDS11",
+                reason="Port 5432 is reachable only from the MLflow tasks' security group inside isolated subnets; a "
+                "non-standard port would add no protection there.",
+            )
+        )
         if not deletion_protection:
-            Validations.of(self.cluster).acknowledge(Acknowledgment(
-                id="AwsSolutions::AwsSolutions-RDS10",
-                reason="Deletion protection is off only where the config allows it (protect_stateful false, dev); "
-                       "the config check refuses it in production, and removal still takes a final snapshot.",
-            ))
+            Validations.of(self.cluster).acknowledge(
+                Acknowledgment(
+                    id="AwsSolutions::AwsSolutions-RDS10",
+                    reason="Deletion protection is off only where the config allows it (protect_stateful false, dev); "
+                    "the config check refuses it in production, and removal still takes a final snapshot.",
+                )
+            )
 
     @property
     def endpoint_host(self) -> str:

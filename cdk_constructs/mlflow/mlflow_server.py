@@ -7,28 +7,45 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import jsii
-
 from aws_cdk import (
     Acknowledgment,
-    Validations,
     Duration,
     RemovalPolicy,
     Stack,
+    Validations,
+)
+from aws_cdk import (
     aws_ec2 as ec2,
+)
+from aws_cdk import (
     aws_ecr_assets as ecr_assets,
+)
+from aws_cdk import (
     aws_ecs as ecs,
+)
+from aws_cdk import (
     aws_elasticloadbalancingv2 as elbv2,
+)
+from aws_cdk import (
     aws_iam as iam,
+)
+from aws_cdk import (
     aws_kms as kms,
+)
+from aws_cdk import (
     aws_logs as logs,
+)
+from aws_cdk import (
     aws_s3 as s3,
+)
+from aws_cdk import (
     aws_secretsmanager as sm,
 )
-
 from constructs import Construct, IValidation
 
 from cdk_constructs.mlflow.https_load_balancer import HttpsLoadBalancer
-from cdk_constructs.mlflow.mlflow_database import AUTH_DATABASE, PORT as DB_PORT, TRACKING_DATABASE, MlflowDatabase
+from cdk_constructs.mlflow.mlflow_database import AUTH_DATABASE, TRACKING_DATABASE, MlflowDatabase
+from cdk_constructs.mlflow.mlflow_database import PORT as DB_PORT
 
 IMAGE_DIRECTORY = Path(__file__).resolve().parents[2] / "mlflow_image"
 CONTAINER_NAME = "mlflow"
@@ -57,14 +74,25 @@ class _AcknowledgeResolvedWildcard:
     def validate(self) -> list[str]:
         resolved = Stack.of(self._target).resolve(self._arn)
         rendered = resolved if isinstance(resolved, str) else json.dumps(resolved, separators=(",", ":"))
-        Validations.of(self._target).acknowledge(Acknowledgment(
-            id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}{self._suffix}]", reason=self._reason))
+        Validations.of(self._target).acknowledge(
+            Acknowledgment(
+                id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}{self._suffix}]", reason=self._reason
+            )
+        )
         return []
 
 
-def _environment(*, database: MlflowDatabase, load_balancer: HttpsLoadBalancer, basic_auth: bool,
-                 default_permission: str, artifacts_destination: str, workers: int, pooled_connections: bool,
-                 region: str) -> dict[str, str]:
+def _environment(
+    *,
+    database: MlflowDatabase,
+    load_balancer: HttpsLoadBalancer,
+    basic_auth: bool,
+    default_permission: str,
+    artifacts_destination: str,
+    workers: int,
+    pooled_connections: bool,
+    region: str,
+) -> dict[str, str]:
     """The MLflow container's environment: only non-secret settings."""
     environment = {
         "MLFLOW_DB_HOST": database.endpoint_host,
@@ -87,8 +115,14 @@ def _environment(*, database: MlflowDatabase, load_balancer: HttpsLoadBalancer, 
     return environment
 
 
-def _secrets(database: MlflowDatabase, *, basic_auth: bool, admin_secret: sm.ISecret | None,
-             flask_secret: sm.ISecret | None, team_secrets: Mapping[str, sm.ISecret] | None) -> dict[str, ecs.Secret]:
+def _secrets(
+    database: MlflowDatabase,
+    *,
+    basic_auth: bool,
+    admin_secret: sm.ISecret | None,
+    flask_secret: sm.ISecret | None,
+    team_secrets: Mapping[str, sm.ISecret] | None,
+) -> dict[str, ecs.Secret]:
     """The MLflow container's ECS secrets: the database user and, with basic auth, the admin, the Flask key and
     one user per team."""
     secrets = {
@@ -97,11 +131,13 @@ def _secrets(database: MlflowDatabase, *, basic_auth: bool, admin_secret: sm.ISe
     }
     if basic_auth:
         assert admin_secret and flask_secret
-        secrets.update({
-            "MLFLOW_AUTH_ADMIN_USERNAME": ecs.Secret.from_secrets_manager(admin_secret, "username"),
-            "MLFLOW_AUTH_ADMIN_PASSWORD": ecs.Secret.from_secrets_manager(admin_secret, "password"),
-            "MLFLOW_FLASK_SERVER_SECRET_KEY": ecs.Secret.from_secrets_manager(flask_secret),
-        })
+        secrets.update(
+            {
+                "MLFLOW_AUTH_ADMIN_USERNAME": ecs.Secret.from_secrets_manager(admin_secret, "username"),
+                "MLFLOW_AUTH_ADMIN_PASSWORD": ecs.Secret.from_secrets_manager(admin_secret, "password"),
+                "MLFLOW_FLASK_SERVER_SECRET_KEY": ecs.Secret.from_secrets_manager(flask_secret),
+            }
+        )
         for team, secret in sorted((team_secrets or {}).items()):
             prefix = team_env_prefix(team)
             secrets[f"{prefix}USERNAME"] = ecs.Secret.from_secrets_manager(secret, "username")
@@ -141,55 +177,100 @@ class MlflowServer(Construct):
     :param log_retention: default one month.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, security_group: ec2.ISecurityGroup,
-                 database: MlflowDatabase, load_balancer: HttpsLoadBalancer, artifacts_bucket: s3.IBucket,
-                 encryption_key: kms.IKey, admin_secret: sm.ISecret | None = None,
-                 team_secrets: Mapping[str, sm.ISecret] | None = None, flask_secret: sm.ISecret | None = None,
-                 basic_auth: bool = True, artifacts_prefix: str = "mlflow", cpu: int = 1024, memory_mib: int = 2048,
-                 workers: int = 2, min_tasks: int = 1, max_tasks: int = 2, cpu_target_percent: int = 60,
-                 requests_per_task: int = 600, pooled_connections: bool = True,
-                 default_permission: str = "NO_PERMISSIONS",
-                 subnets: ec2.SubnetSelection | None = None,
-                 log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        database: MlflowDatabase,
+        load_balancer: HttpsLoadBalancer,
+        artifacts_bucket: s3.IBucket,
+        encryption_key: kms.IKey,
+        admin_secret: sm.ISecret | None = None,
+        team_secrets: Mapping[str, sm.ISecret] | None = None,
+        flask_secret: sm.ISecret | None = None,
+        basic_auth: bool = True,
+        artifacts_prefix: str = "mlflow",
+        cpu: int = 1024,
+        memory_mib: int = 2048,
+        workers: int = 2,
+        min_tasks: int = 1,
+        max_tasks: int = 2,
+        cpu_target_percent: int = 60,
+        requests_per_task: int = 600,
+        pooled_connections: bool = True,
+        default_permission: str = "NO_PERMISSIONS",
+        subnets: ec2.SubnetSelection | None = None,
+        log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
+    ) -> None:
         super().__init__(scope, construct_id)
         if basic_auth and not (admin_secret and flask_secret):
             raise ValueError("basic_auth needs admin_secret and flask_secret")
         region = Stack.of(self).region
 
         self.cluster = ecs.Cluster(self, "Cluster", vpc=vpc, container_insights_v2=ecs.ContainerInsights.ENABLED)
-        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention, encryption_key=encryption_key,
-                                       removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
-        self.image = ecr_assets.DockerImageAsset(self, "Image", directory=str(IMAGE_DIRECTORY),
-                                                 platform=ecr_assets.Platform.LINUX_AMD64)
+        self.log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=log_retention,
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
+        self.image = ecr_assets.DockerImageAsset(
+            self, "Image", directory=str(IMAGE_DIRECTORY), platform=ecr_assets.Platform.LINUX_AMD64
+        )
 
         self._add_task_definition(cpu=cpu, memory_mib=memory_mib)
         self.artifacts_destination = f"s3://{artifacts_bucket.bucket_name}/{artifacts_prefix}"
-        environment = _environment(database=database, load_balancer=load_balancer, basic_auth=basic_auth,
-                                   default_permission=default_permission,
-                                   artifacts_destination=self.artifacts_destination, workers=workers,
-                                   pooled_connections=pooled_connections, region=region)
-        secrets = _secrets(database, basic_auth=basic_auth, admin_secret=admin_secret, flask_secret=flask_secret,
-                           team_secrets=team_secrets)
+        environment = _environment(
+            database=database,
+            load_balancer=load_balancer,
+            basic_auth=basic_auth,
+            default_permission=default_permission,
+            artifacts_destination=self.artifacts_destination,
+            workers=workers,
+            pooled_connections=pooled_connections,
+            region=region,
+        )
+        secrets = _secrets(
+            database,
+            basic_auth=basic_auth,
+            admin_secret=admin_secret,
+            flask_secret=flask_secret,
+            team_secrets=team_secrets,
+        )
         self._add_container(environment=environment, secrets=secrets)
-        self._add_service(security_group, database=database, load_balancer=load_balancer, min_tasks=min_tasks,
-                          subnets=subnets)
-        self._add_scaling(min_tasks=min_tasks, max_tasks=max_tasks, cpu_target_percent=cpu_target_percent,
-                          requests_per_task=requests_per_task)
+        self._add_service(
+            security_group, database=database, load_balancer=load_balancer, min_tasks=min_tasks, subnets=subnets
+        )
+        self._add_scaling(
+            min_tasks=min_tasks,
+            max_tasks=max_tasks,
+            cpu_target_percent=cpu_target_percent,
+            requests_per_task=requests_per_task,
+        )
 
         self._grant_artifacts(artifacts_bucket, artifacts_prefix, encryption_key, region)
 
     def _add_task_definition(self, *, cpu: int, memory_mib: int) -> None:
         """Add the task role and the Fargate task definition (x86-64 Linux, a /tmp volume)."""
-        self.task_role = iam.Role(self, "TaskRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
-                                  description="MLflow server: its artifact prefix in S3 and the key, nothing else")
+        self.task_role = iam.Role(
+            self,
+            "TaskRole",
+            assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
+            description="MLflow server: its artifact prefix in S3 and the key, nothing else",
+        )
         self.task_definition = ecs.FargateTaskDefinition(
             self,
             "Task",
             cpu=cpu,
             memory_limit_mib=memory_mib,
             task_role=self.task_role,
-            runtime_platform=ecs.RuntimePlatform(cpu_architecture=ecs.CpuArchitecture.X86_64,
-                                                 operating_system_family=ecs.OperatingSystemFamily.LINUX),
+            runtime_platform=ecs.RuntimePlatform(
+                cpu_architecture=ecs.CpuArchitecture.X86_64, operating_system_family=ecs.OperatingSystemFamily.LINUX
+            ),
             volumes=[ecs.Volume(name="tmp")],
         )
 
@@ -206,9 +287,13 @@ class MlflowServer(Construct):
             readonly_root_filesystem=True,
             logging=ecs.LogDrivers.aws_logs(stream_prefix="mlflow", log_group=self.log_group),
             health_check=ecs.HealthCheck(
-                command=["CMD", "python", "-c",
-                         f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{CONTAINER_PORT}"
-                         f"{HEALTH_PATH}', timeout=4)"],
+                command=[
+                    "CMD",
+                    "python",
+                    "-c",
+                    f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{CONTAINER_PORT}"
+                    f"{HEALTH_PATH}', timeout=4)",
+                ],
                 interval=Duration.seconds(30),
                 timeout=Duration.seconds(5),
                 retries=3,
@@ -216,22 +301,32 @@ class MlflowServer(Construct):
             ),
             stop_timeout=Duration.seconds(30),
         )
-        self.container.add_mount_points(ecs.MountPoint(container_path="/tmp", source_volume="tmp",
-                                                       read_only=False))
-        Validations.of(self.task_definition.obtain_execution_role()).acknowledge(Acknowledgment(
-            id="AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-            reason="ecr:GetAuthorizationToken, which ECS needs to pull the image asset, has no resource-level "
-                   "permissions; every other statement of the execution role names its repository, log group or "
-                   "secret.",
-        ))
-        Validations.of(self.task_definition).acknowledge(Acknowledgment(
-            id="AwsSolutions::AwsSolutions-ECS2",
-            reason="The environment holds only non-secret settings (database host and names, S3 destination, "
-                   "allowed hosts, worker count); every credential is an ECS secret from Secrets Manager.",
-        ))
+        self.container.add_mount_points(ecs.MountPoint(container_path="/tmp", source_volume="tmp", read_only=False))
+        Validations.of(self.task_definition.obtain_execution_role()).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+                reason="ecr:GetAuthorizationToken, which ECS needs to pull the image asset, has no resource-level "
+                "permissions; every other statement of the execution role names its repository, log group or "
+                "secret.",
+            )
+        )
+        Validations.of(self.task_definition).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions::AwsSolutions-ECS2",
+                reason="The environment holds only non-secret settings (database host and names, S3 destination, "
+                "allowed hosts, worker count); every credential is an ECS secret from Secrets Manager.",
+            )
+        )
 
-    def _add_service(self, security_group: ec2.ISecurityGroup, *, database: MlflowDatabase,
-                     load_balancer: HttpsLoadBalancer, min_tasks: int, subnets: ec2.SubnetSelection | None) -> None:
+    def _add_service(
+        self,
+        security_group: ec2.ISecurityGroup,
+        *,
+        database: MlflowDatabase,
+        load_balancer: HttpsLoadBalancer,
+        min_tasks: int,
+        subnets: ec2.SubnetSelection | None,
+    ) -> None:
         """Add the Fargate service behind the load balancer, depending only on what orders its start."""
         self.service = ecs.FargateService(
             self,
@@ -253,11 +348,15 @@ class MlflowServer(Construct):
             "Mlflow",
             port=CONTAINER_PORT,
             protocol=elbv2.ApplicationProtocol.HTTP,
-            targets=[self.service.load_balancer_target(container_name=CONTAINER_NAME,
-                                                       container_port=CONTAINER_PORT)],
-            health_check=elbv2.HealthCheck(path=HEALTH_PATH, healthy_http_codes="200",
-                                           interval=Duration.seconds(30), timeout=Duration.seconds(5),
-                                           healthy_threshold_count=2, unhealthy_threshold_count=3),
+            targets=[self.service.load_balancer_target(container_name=CONTAINER_NAME, container_port=CONTAINER_PORT)],
+            health_check=elbv2.HealthCheck(
+                path=HEALTH_PATH,
+                healthy_http_codes="200",
+                interval=Duration.seconds(30),
+                timeout=Duration.seconds(5),
+                healthy_threshold_count=2,
+                unhealthy_threshold_count=3,
+            ),
             deregistration_delay=Duration.seconds(30),
         )
         # CDK makes the service depend on the target group it already references (cfn-lint W3005); keep only the
@@ -267,52 +366,74 @@ class MlflowServer(Construct):
         # the deployment circuit breaker.
         cfn_service = self.service.node.default_child
         stack = Stack.of(self)
-        cfn_service.add_override("DependsOn", sorted(
-            stack.get_logical_id(c.node.default_child)
-            for c in (load_balancer.https_listener, self.task_role, database.writer_instance)))
+        cfn_service.add_override(
+            "DependsOn",
+            sorted(
+                stack.get_logical_id(c.node.default_child)
+                for c in (load_balancer.https_listener, self.task_role, database.writer_instance)
+            ),
+        )
 
-    def _add_scaling(self, *, min_tasks: int, max_tasks: int, cpu_target_percent: int,
-                     requests_per_task: int) -> None:
+    def _add_scaling(self, *, min_tasks: int, max_tasks: int, cpu_target_percent: int, requests_per_task: int) -> None:
         """Scale the service on CPU utilization and on ALB requests per task."""
         self.scaling = self.service.auto_scale_task_count(min_capacity=min_tasks, max_capacity=max_tasks)
-        self.scaling.scale_on_cpu_utilization("Cpu", target_utilization_percent=cpu_target_percent,
-                                              scale_in_cooldown=Duration.minutes(5),
-                                              scale_out_cooldown=Duration.minutes(1))
-        self.scaling.scale_on_request_count("Requests", requests_per_target=requests_per_task,
-                                            target_group=self.target_group,
-                                            scale_in_cooldown=Duration.minutes(5),
-                                            scale_out_cooldown=Duration.minutes(1))
+        self.scaling.scale_on_cpu_utilization(
+            "Cpu",
+            target_utilization_percent=cpu_target_percent,
+            scale_in_cooldown=Duration.minutes(5),
+            scale_out_cooldown=Duration.minutes(1),
+        )
+        self.scaling.scale_on_request_count(
+            "Requests",
+            requests_per_target=requests_per_task,
+            target_group=self.target_group,
+            scale_in_cooldown=Duration.minutes(5),
+            scale_out_cooldown=Duration.minutes(1),
+        )
 
     def _grant_artifacts(self, bucket: s3.IBucket, prefix: str, key: kms.IKey, region: str) -> None:
         """Read/write/delete under ``prefix/`` only; list only that prefix; the key only through S3."""
-        policy = iam.Policy(self, "ArtifactsPolicy", statements=[
-            iam.PolicyStatement(
-                sid="ListArtifactPrefix",
-                actions=["s3:ListBucket"],
-                resources=[bucket.bucket_arn],
-                conditions={"StringLike": {"s3:prefix": [prefix, f"{prefix}/*"]}},
-            ),
-            iam.PolicyStatement(
-                sid="ArtifactObjects",
-                actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-                         "s3:ListMultipartUploadParts"],
-                resources=[bucket.arn_for_objects(f"{prefix}/*")],
-            ),
-            iam.PolicyStatement(
-                sid="ArtifactEncryption",
-                actions=["kms:Decrypt", "kms:GenerateDataKey"],
-                resources=[key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
-            ),
-        ])
+        policy = iam.Policy(
+            self,
+            "ArtifactsPolicy",
+            statements=[
+                iam.PolicyStatement(
+                    sid="ListArtifactPrefix",
+                    actions=["s3:ListBucket"],
+                    resources=[bucket.bucket_arn],
+                    conditions={"StringLike": {"s3:prefix": [prefix, f"{prefix}/*"]}},
+                ),
+                iam.PolicyStatement(
+                    sid="ArtifactObjects",
+                    actions=[
+                        "s3:GetObject",
+                        "s3:PutObject",
+                        "s3:DeleteObject",
+                        "s3:AbortMultipartUpload",
+                        "s3:ListMultipartUploadParts",
+                    ],
+                    resources=[bucket.arn_for_objects(f"{prefix}/*")],
+                ),
+                iam.PolicyStatement(
+                    sid="ArtifactEncryption",
+                    actions=["kms:Decrypt", "kms:GenerateDataKey"],
+                    resources=[key.key_arn],
+                    conditions={"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
+                ),
+            ],
+        )
         policy.attach_to_role(self.task_role)
         # cdk-nag names the finding after the rendered resource, which for a bucket of another stack is only known
         # once CDK has resolved cross-stack references; the acknowledgement is therefore added at validation time.
-        policy.node.add_validation(_AcknowledgeResolvedWildcard(
-            policy, bucket.bucket_arn, f"/{prefix}/*",
-            reason="MLflow writes run artifacts under keys it generates; the only wildcard is the object ARN "
-                   "<artifacts bucket>/<prefix>/*, confined to the MLflow prefix of the artifacts bucket.",
-        ))
+        policy.node.add_validation(
+            _AcknowledgeResolvedWildcard(
+                policy,
+                bucket.bucket_arn,
+                f"/{prefix}/*",
+                reason="MLflow writes run artifacts under keys it generates; the only wildcard is the object ARN "
+                "<artifacts bucket>/<prefix>/*, confined to the MLflow prefix of the artifacts bucket.",
+            )
+        )
 
     @property
     def grant_principal(self) -> iam.IPrincipal:

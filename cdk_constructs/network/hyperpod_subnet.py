@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from aws_cdk import Acknowledgment, Tags, Validations, aws_ec2 as ec2
+from aws_cdk import Acknowledgment, Tags, Validations
+from aws_cdk import aws_ec2 as ec2
 from constructs import Construct
 
 
@@ -22,8 +23,17 @@ class HyperPodSubnet(Construct):
     :param subnet_mask: prefix length of the subnet, carved from the start of the block. Default: the whole block.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, secondary_cidr: str,
-                 availability_zone: str, nat_gateway_id: str, subnet_mask: int | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        secondary_cidr: str,
+        availability_zone: str,
+        nat_gateway_id: str,
+        subnet_mask: int | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         block = ipaddress.IPv4Network(secondary_cidr)
         subnet_cidr = next(block.subnets(new_prefix=subnet_mask or block.prefixlen))
@@ -40,10 +50,12 @@ class HyperPodSubnet(Construct):
         self.subnet.add_default_nat_route(nat_gateway_id)
         Tags.of(self.subnet).add("Name", f"{vpc.node.path}/HyperPod")
         Tags.of(self.subnet).add("llmft.io/subnet-role", "hyperpod")
-        Validations.of(self.subnet).acknowledge(Acknowledgment(
-            id="CloudFormation-Validate::W3010",
-            reason="The HyperPod subnet must be in the AZ of the reserved GPU capacity, named in the config.",
-        ))
+        Validations.of(self.subnet).acknowledge(
+            Acknowledgment(
+                id="CloudFormation-Validate::W3010",
+                reason="The HyperPod subnet must be in the AZ of the reserved GPU capacity, named in the config.",
+            )
+        )
 
     @property
     def subnet_id(self) -> str:

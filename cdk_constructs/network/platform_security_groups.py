@@ -33,8 +33,15 @@ class PlatformSecurityGroups(Construct):
     :param mlflow_port: container port of the MLflow server. Default 5000.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, client_cidrs: list[str] | None = None,
-                 mlflow_port: int = 5000) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        client_cidrs: list[str] | None = None,
+        mlflow_port: int = 5000,
+    ) -> None:
         super().__init__(scope, construct_id)
         cidrs = client_cidrs or [vpc.vpc_cidr_block]
         self.mlflow_port = mlflow_port
@@ -45,8 +52,13 @@ class PlatformSecurityGroups(Construct):
         self.efa = group("Efa", "HyperPod and EFA GPU nodes: all traffic with itself (EFA), VPC, HTTPS out")
         self.eks_nodes = group("EksNodes", "EKS system and Karpenter nodes: all traffic with itself and EFA nodes")
         self.fsx = group("Fsx", "FSx for Lustre: TCP 988 and 1018-1023 from Lustre clients only")
-        self.studio = ec2.SecurityGroup(self, "Studio", vpc=vpc, allow_all_outbound=True,
-                                        description="SageMaker Studio apps: inbound NFS from itself, FSx client")
+        self.studio = ec2.SecurityGroup(
+            self,
+            "Studio",
+            vpc=vpc,
+            allow_all_outbound=True,
+            description="SageMaker Studio apps: inbound NFS from itself, FSx client",
+        )
         self.alb = group("Alb", "MLflow load balancer: HTTPS from inside the VPC, forwards to MLflow tasks")
         self.mlflow_tasks = group("MlflowTasks", "MLflow Fargate tasks: from the ALB; HTTPS and PostgreSQL out")
         self.aurora = group("Aurora", "MLflow Aurora PostgreSQL: 5432 from the MLflow tasks only, no egress")
@@ -56,8 +68,9 @@ class PlatformSecurityGroups(Construct):
             node_sg.add_ingress_rule(node_sg, ec2.Port.all_traffic(), "All traffic from itself")
             node_sg.add_egress_rule(node_sg, ec2.Port.all_traffic(), "All traffic to itself")
             for cidr in cidrs:
-                node_sg.add_egress_rule(ec2.Peer.ipv4(cidr), ec2.Port.all_traffic(),
-                                        f"Pods and services inside the VPC ({cidr})")
+                node_sg.add_egress_rule(
+                    ec2.Peer.ipv4(cidr), ec2.Port.all_traffic(), f"Pods and services inside the VPC ({cidr})"
+                )
             node_sg.add_egress_rule(ec2.Peer.any_ipv4(), HTTPS, "HTTPS to AWS APIs and registries")
         self.efa.connections.allow_from(self.eks_nodes, ec2.Port.all_traffic(), "Pods on EKS nodes")
         self.eks_nodes.connections.allow_from(self.efa, ec2.Port.all_traffic(), "Pods on HyperPod/EFA nodes")
@@ -66,8 +79,11 @@ class PlatformSecurityGroups(Construct):
         for port in LUSTRE_PORTS:
             self.fsx.add_ingress_rule(self.fsx, port, f"Lustre {port.to_string()} between file servers")
             self.fsx.add_egress_rule(self.fsx, port, f"Lustre {port.to_string()} between file servers")
-            for name, client in (("HyperPod/EFA nodes", self.efa), ("EKS nodes", self.eks_nodes),
-                                 ("Studio apps", self.studio)):
+            for name, client in (
+                ("HyperPod/EFA nodes", self.efa),
+                ("EKS nodes", self.eks_nodes),
+                ("Studio apps", self.studio),
+            ):
                 self.fsx.connections.allow_from(client, port, f"Lustre {port.to_string()} from {name}")
                 self.fsx.connections.allow_to(client, port, f"Lustre {port.to_string()} to {name}")
 

@@ -5,7 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aws_cdk import (
-    Acknowledgment, CfnResource, RemovalPolicy, Stack, Validations, aws_ec2 as ec2, aws_kms as kms, aws_logs as logs,
+    Acknowledgment,
+    CfnResource,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
+from aws_cdk import (
+    aws_ec2 as ec2,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_logs as logs,
 )
 from constructs import Construct
 
@@ -31,11 +44,20 @@ class PlatformVpc(Construct):
         (CloudWatch Logs' own encryption, recorded as a checkov skip).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, availability_zones: Sequence[str],
-                 cidr: str = "10.0.0.0/16", nat_gateways: int = 1, public_subnet_mask: int = 24,
-                 private_subnet_mask: int = 20, isolated_subnet_mask: int = 24,
-                 flow_logs_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
-                 flow_logs_key: kms.IKey | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        availability_zones: Sequence[str],
+        cidr: str = "10.0.0.0/16",
+        nat_gateways: int = 1,
+        public_subnet_mask: int = 24,
+        private_subnet_mask: int = 20,
+        isolated_subnet_mask: int = 24,
+        flow_logs_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
+        flow_logs_key: kms.IKey | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.nat_provider = ec2.NatProvider.gateway()
         self.vpc = ec2.Vpc(
@@ -47,26 +69,41 @@ class PlatformVpc(Construct):
             nat_gateway_provider=self.nat_provider,
             restrict_default_security_group=True,
             subnet_configuration=[
-                ec2.SubnetConfiguration(name="Public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=public_subnet_mask,
-                                        map_public_ip_on_launch=False),
-                ec2.SubnetConfiguration(name="Private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS,
-                                        cidr_mask=private_subnet_mask),
-                ec2.SubnetConfiguration(name="Isolated", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED,
-                                        cidr_mask=isolated_subnet_mask),
+                ec2.SubnetConfiguration(
+                    name="Public",
+                    subnet_type=ec2.SubnetType.PUBLIC,
+                    cidr_mask=public_subnet_mask,
+                    map_public_ip_on_launch=False,
+                ),
+                ec2.SubnetConfiguration(
+                    name="Private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=private_subnet_mask
+                ),
+                ec2.SubnetConfiguration(
+                    name="Isolated", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=isolated_subnet_mask
+                ),
             ],
         )
-        Validations.of(self.vpc).acknowledge(Acknowledgment(
-            id="CloudFormation-Validate::W3010",
-            reason="AZs are pinned on purpose: the HyperPod subnet must sit in the AZ of the reserved GPU capacity "
-                   "and the config check proves every AZ belongs to the region.",
-        ))
+        Validations.of(self.vpc).acknowledge(
+            Acknowledgment(
+                id="CloudFormation-Validate::W3010",
+                reason="AZs are pinned on purpose: the HyperPod subnet must sit in the AZ of the reserved GPU capacity "
+                "and the config check proves every AZ belongs to the region.",
+            )
+        )
         self._annotate_default_sg_provider()
-        self.flow_log_group = logs.LogGroup(self, "FlowLogs", retention=flow_logs_retention,
-                                            encryption_key=flow_logs_key,
-                                            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self.flow_log_group = logs.LogGroup(
+            self,
+            "FlowLogs",
+            retention=flow_logs_retention,
+            encryption_key=flow_logs_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
         if flow_logs_key is None:
-            skip_checkov(self.flow_log_group, "CKV_AWS_158",
-                         "No key was given (flow_logs_key): CloudWatch Logs' service encryption")
+            skip_checkov(
+                self.flow_log_group,
+                "CKV_AWS_158",
+                "No key was given (flow_logs_key): CloudWatch Logs' service encryption",
+            )
         self.flow_log = self.vpc.add_flow_log(
             "FlowLog",
             destination=ec2.FlowLogDestination.to_cloud_watch_logs(self.flow_log_group),
@@ -80,8 +117,12 @@ class PlatformVpc(Construct):
         handler = provider.node.try_find_child("Handler") if provider else None
         if not isinstance(handler, CfnResource):
             return
-        ignore_cfn_lint(handler, "W3005", "aws-cdk-lib's CustomResourceProvider adds DependsOn on its role next to "
-                                          "the GetAtt; redundant and harmless")
+        ignore_cfn_lint(
+            handler,
+            "W3005",
+            "aws-cdk-lib's CustomResourceProvider adds DependsOn on its role next to "
+            "the GetAtt; redundant and harmless",
+        )
         annotate_cdk_managed_handlers(Stack.of(self))
 
     def nat_gateway_in(self, availability_zone: str) -> str:

@@ -23,15 +23,24 @@ class VpcEndpoints(Construct):
     :param client_cidrs: CIDRs allowed to reach interface endpoints. Default: the VPC's primary CIDR.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, vpc: ec2.IVpc, interface_services: Sequence[str] = (),
-                 interface_subnets: ec2.SubnetSelection | None = None,
-                 gateway_subnets: Sequence[ec2.SubnetSelection] | None = None,
-                 client_cidrs: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        interface_services: Sequence[str] = (),
+        interface_subnets: ec2.SubnetSelection | None = None,
+        gateway_subnets: Sequence[ec2.SubnetSelection] | None = None,
+        client_cidrs: Sequence[str] | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.s3 = vpc.add_gateway_endpoint(
             "S3",
             service=ec2.GatewayVpcEndpointAwsService.S3,
-            subnets=list(gateway_subnets) if gateway_subnets else [
+            subnets=list(gateway_subnets)
+            if gateway_subnets
+            else [
                 ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS),
                 ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED),
             ],
@@ -39,7 +48,8 @@ class VpcEndpoints(Construct):
         self._vpc = vpc
         self._client_cidrs = list(client_cidrs or [vpc.vpc_cidr_block])
         self._interface_subnets = interface_subnets or ec2.SubnetSelection(
-            subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
+            subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS
+        )
         self.interface_endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
         self.security_group: ec2.SecurityGroup | None = None
         for service in interface_services:
@@ -48,11 +58,17 @@ class VpcEndpoints(Construct):
     def add_interface_endpoint(self, service: str) -> ec2.InterfaceVpcEndpoint:
         """Add an interface endpoint for ``service`` (e.g. ``ecr.dkr``) and return it."""
         if self.security_group is None:
-            self.security_group = ec2.SecurityGroup(self, "SecurityGroup", vpc=self._vpc, allow_all_outbound=False,
-                                                    description="Interface VPC endpoints: HTTPS from inside the VPC")
+            self.security_group = ec2.SecurityGroup(
+                self,
+                "SecurityGroup",
+                vpc=self._vpc,
+                allow_all_outbound=False,
+                description="Interface VPC endpoints: HTTPS from inside the VPC",
+            )
             for cidr in self._client_cidrs:
-                self.security_group.add_ingress_rule(ec2.Peer.ipv4(cidr), ec2.Port.tcp(443),
-                                                     f"HTTPS from inside the VPC ({cidr})")
+                self.security_group.add_ingress_rule(
+                    ec2.Peer.ipv4(cidr), ec2.Port.tcp(443), f"HTTPS from inside the VPC ({cidr})"
+                )
         construct_id = "".join(part.capitalize() for part in service.replace("-", ".").split("."))
         endpoint = ec2.InterfaceVpcEndpoint(
             self,

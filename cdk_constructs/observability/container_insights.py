@@ -58,16 +58,45 @@ from collections.abc import Mapping
 from typing import Any
 
 from aws_cdk import (
-    RemovalPolicy, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_logs as logs,
+    RemovalPolicy,
+)
+from aws_cdk import (
+    aws_eks as eks_l1,
+)
+from aws_cdk import (
+    aws_eks_v2 as eks,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_logs as logs,
 )
 from constructs import Construct, IDependable
 
-from cdk_constructs.observability.documented_metrics import PROMETHEUS
 from cdk_constructs.compute.argo_workflows import (
-    ARGO_WORKFLOWS_NAMESPACE, METRICS_PORT_NAME as ARGO_METRICS_PORT, METRICS_SERVICE as ARGO_METRICS_SERVICE,
+    ARGO_WORKFLOWS_NAMESPACE,
 )
-from cdk_constructs.compute.kueue import KUEUE_NAMESPACE, METRICS_PORT_NAME as KUEUE_METRICS_PORT, METRICS_SERVICE as KUEUE_METRICS_SERVICE
+from cdk_constructs.compute.argo_workflows import (
+    METRICS_PORT_NAME as ARGO_METRICS_PORT,
+)
+from cdk_constructs.compute.argo_workflows import (
+    METRICS_SERVICE as ARGO_METRICS_SERVICE,
+)
+from cdk_constructs.compute.kueue import (
+    KUEUE_NAMESPACE,
+)
+from cdk_constructs.compute.kueue import (
+    METRICS_PORT_NAME as KUEUE_METRICS_PORT,
+)
+from cdk_constructs.compute.kueue import (
+    METRICS_SERVICE as KUEUE_METRICS_SERVICE,
+)
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy
+from cdk_constructs.observability.documented_metrics import PROMETHEUS
 from k8s_charts import serving
 
 ADDON_NAME = "amazon-cloudwatch-observability"
@@ -105,11 +134,21 @@ Karpenter and system nodes carry EC2 names."""
 
 SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 KUEUE_JOB = "kueue"
-KUEUE_METRICS = ("kueue_pending_workloads", "kueue_evicted_workloads_total", "kueue_admitted_active_workloads",
-                 "kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota")
+KUEUE_METRICS = (
+    "kueue_pending_workloads",
+    "kueue_evicted_workloads_total",
+    "kueue_admitted_active_workloads",
+    "kueue_cluster_queue_resource_usage",
+    "kueue_cluster_queue_nominal_quota",
+)
 """What the agent's own Kueue scraper keeps (kueue_prometheus_scraper.go ``kueueMetricAllowList``)."""
-KUEUE_LABELS = {"cluster_queue": "ClusterQueue", "flavor": "Flavor", "reason": "Reason", "resource": "Resource",
-                "status": "Status"}
+KUEUE_LABELS = {
+    "cluster_queue": "ClusterQueue",
+    "flavor": "Flavor",
+    "reason": "Reason",
+    "resource": "Resource",
+    "status": "Status",
+}
 """Kueue label -> CloudWatch dimension (kueue_prometheus_scraper.go ``kueueDimensionsRelabelMap``)."""
 KUEUE_PUBLISHING_ROLES = r"leader|standalone"
 
@@ -117,18 +156,42 @@ _KUEUE_MATCH = {"source_labels": ["job", "replica_role"], "label_matcher": f"^{K
 KUEUE_DECLARATIONS: tuple[dict[str, Any], ...] = (
     # the dimension sets of the agent's Kueue pipeline (amazon-cloudwatch-agent v1.300070.0
     # translator/translate/otel/exporter/awsemf/kueue.go, vendored golden translation in tests/upstream/)
-    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_pending_workloads$"],
-     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Status"],
-                    ["ClusterName", "Status"]]},
-    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_evicted_workloads_total$"],
-     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Reason"],
-                    ["ClusterName", "Reason"]]},
-    {**_KUEUE_MATCH, "metric_selectors": ["^kueue_admitted_active_workloads$"],
-     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"]]},
-    {**_KUEUE_MATCH,
-     "metric_selectors": ["^kueue_cluster_queue_resource_usage$", "^kueue_cluster_queue_nominal_quota$"],
-     "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Resource"],
-                    ["ClusterName", "ClusterQueue", "Resource", "Flavor"], ["ClusterName", "ClusterQueue", "Flavor"]]},
+    {
+        **_KUEUE_MATCH,
+        "metric_selectors": ["^kueue_pending_workloads$"],
+        "dimensions": [
+            ["ClusterName"],
+            ["ClusterName", "ClusterQueue"],
+            ["ClusterName", "ClusterQueue", "Status"],
+            ["ClusterName", "Status"],
+        ],
+    },
+    {
+        **_KUEUE_MATCH,
+        "metric_selectors": ["^kueue_evicted_workloads_total$"],
+        "dimensions": [
+            ["ClusterName"],
+            ["ClusterName", "ClusterQueue"],
+            ["ClusterName", "ClusterQueue", "Reason"],
+            ["ClusterName", "Reason"],
+        ],
+    },
+    {
+        **_KUEUE_MATCH,
+        "metric_selectors": ["^kueue_admitted_active_workloads$"],
+        "dimensions": [["ClusterName"], ["ClusterName", "ClusterQueue"]],
+    },
+    {
+        **_KUEUE_MATCH,
+        "metric_selectors": ["^kueue_cluster_queue_resource_usage$", "^kueue_cluster_queue_nominal_quota$"],
+        "dimensions": [
+            ["ClusterName"],
+            ["ClusterName", "ClusterQueue"],
+            ["ClusterName", "ClusterQueue", "Resource"],
+            ["ClusterName", "ClusterQueue", "Resource", "Flavor"],
+            ["ClusterName", "ClusterQueue", "Flavor"],
+        ],
+    },
 )
 
 
@@ -144,14 +207,25 @@ def kueue_scrape_job(cluster_name: str, namespace: str = KUEUE_NAMESPACE) -> dic
         "tls_config": {"insecure_skip_verify": True},
         "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [namespace]}}],
         "relabel_configs": [
-            {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
-             "regex": f"{KUEUE_METRICS_SERVICE};{KUEUE_METRICS_PORT}", "action": "keep"},
+            {
+                "source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+                "regex": f"{KUEUE_METRICS_SERVICE};{KUEUE_METRICS_PORT}",
+                "action": "keep",
+            },
             {"target_label": "ClusterName", "replacement": cluster_name},
         ],
         "metric_relabel_configs": [
             {"source_labels": ["__name__"], "regex": "|".join(f"^{m}$" for m in KUEUE_METRICS), "action": "keep"},
-            *({"source_labels": [label], "regex": "(.+)", "target_label": dim, "replacement": "${1}",
-               "action": "replace"} for label, dim in KUEUE_LABELS.items()),
+            *(
+                {
+                    "source_labels": [label],
+                    "regex": "(.+)",
+                    "target_label": dim,
+                    "replacement": "${1}",
+                    "action": "replace",
+                }
+                for label, dim in KUEUE_LABELS.items()
+            ),
         ],
     }
 
@@ -170,8 +244,12 @@ ARGO_WORKFLOWS_LABELS = {"namespace": "Namespace", "phase": "Phase"}
 are named after the team, k8s_charts/team_namespaces.py)."""
 ARGO_WORKFLOWS_DIMENSIONS = ("ClusterName", "Namespace", "Phase")
 ARGO_WORKFLOWS_DECLARATIONS: tuple[dict[str, Any], ...] = (
-    {"source_labels": ["job"], "label_matcher": f"^{ARGO_WORKFLOWS_JOB}$",
-     "metric_selectors": [f"^{m}$" for m in ARGO_WORKFLOWS_METRICS], "dimensions": [list(ARGO_WORKFLOWS_DIMENSIONS)]},
+    {
+        "source_labels": ["job"],
+        "label_matcher": f"^{ARGO_WORKFLOWS_JOB}$",
+        "metric_selectors": [f"^{m}$" for m in ARGO_WORKFLOWS_METRICS],
+        "dimensions": [list(ARGO_WORKFLOWS_DIMENSIONS)],
+    },
 )
 """EMF declarations added only with ``pipelines.enabled`` (the controller exists only then)."""
 
@@ -187,15 +265,29 @@ def argo_workflows_scrape_job(cluster_name: str, namespace: str = ARGO_WORKFLOWS
         "scheme": "http",
         "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [namespace]}}],
         "relabel_configs": [
-            {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
-             "regex": f"{ARGO_METRICS_SERVICE};{ARGO_METRICS_PORT}", "action": "keep"},
+            {
+                "source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+                "regex": f"{ARGO_METRICS_SERVICE};{ARGO_METRICS_PORT}",
+                "action": "keep",
+            },
             {"target_label": "ClusterName", "replacement": cluster_name},
         ],
         "metric_relabel_configs": [
-            {"source_labels": ["__name__"], "regex": "|".join(f"^{m}$" for m in ARGO_WORKFLOWS_METRICS),
-             "action": "keep"},
-            *({"source_labels": [label], "regex": "(.+)", "target_label": dim, "replacement": "${1}",
-               "action": "replace"} for label, dim in ARGO_WORKFLOWS_LABELS.items()),
+            {
+                "source_labels": ["__name__"],
+                "regex": "|".join(f"^{m}$" for m in ARGO_WORKFLOWS_METRICS),
+                "action": "keep",
+            },
+            *(
+                {
+                    "source_labels": [label],
+                    "regex": "(.+)",
+                    "target_label": dim,
+                    "replacement": "${1}",
+                    "action": "replace",
+                }
+                for label, dim in ARGO_WORKFLOWS_LABELS.items()
+            ),
         ],
     }
 
@@ -206,11 +298,18 @@ SERVING_METRICS = (*SERVING_GAUGES, *serving.REQUEST_METRICS)
 """What the scrape keeps of an engine's ``/metrics`` (k8s_charts/serving.py names each; the latency histograms are
 dropped by the agent anyway, see its module docstring)."""
 SERVING_DECLARATIONS: tuple[dict[str, Any], ...] = (
-    {"source_labels": ["job"], "label_matcher": f"^{SERVING_JOB}$",
-     "metric_selectors": [f"^{m}$" for m in (*serving.DEMAND_METRICS, *serving.REQUEST_METRICS)],
-     "dimensions": [list(serving.METRIC_DIMENSIONS), list(serving.NAMESPACE_DIMENSIONS)]},
-    {"source_labels": ["job"], "label_matcher": f"^{SERVING_JOB}$",
-     "metric_selectors": [f"^{serving.THROUGHPUT_METRIC}$"], "dimensions": [list(serving.METRIC_DIMENSIONS)]},
+    {
+        "source_labels": ["job"],
+        "label_matcher": f"^{SERVING_JOB}$",
+        "metric_selectors": [f"^{m}$" for m in (*serving.DEMAND_METRICS, *serving.REQUEST_METRICS)],
+        "dimensions": [list(serving.METRIC_DIMENSIONS), list(serving.NAMESPACE_DIMENSIONS)],
+    },
+    {
+        "source_labels": ["job"],
+        "label_matcher": f"^{SERVING_JOB}$",
+        "metric_selectors": [f"^{serving.THROUGHPUT_METRIC}$"],
+        "dimensions": [list(serving.METRIC_DIMENSIONS)],
+    },
 )
 """Per endpoint (``METRIC_DIMENSIONS``: what KEDA's triggers and the dashboard read) and, for the demand gauges and
 request counters, per team namespace (``NAMESPACE_DIMENSIONS``: what the alarms read). Every replica's samples (and
@@ -232,16 +331,33 @@ def serving_scrape_job(cluster_name: str, namespaces: list[str]) -> dict[str, An
         "job_name": SERVING_JOB,
         "scheme": "http",
         "metrics_path": serving.METRICS_PATH,
-        "kubernetes_sd_configs": [{
-            "role": "pod", "namespaces": {"names": sorted(namespaces)},
-            "selectors": [{"role": "pod", "label": f"{serving.COMPONENT_LABEL}={serving.SERVE_COMPONENT}"}]}],
+        "kubernetes_sd_configs": [
+            {
+                "role": "pod",
+                "namespaces": {"names": sorted(namespaces)},
+                "selectors": [{"role": "pod", "label": f"{serving.COMPONENT_LABEL}={serving.SERVE_COMPONENT}"}],
+            }
+        ],
         "relabel_configs": [
-            {"source_labels": [_pod_label(serving.COMPONENT_LABEL), "__meta_kubernetes_pod_container_port_name"],
-             "regex": f"{serving.SERVE_COMPONENT};{serving.ENGINE_PORT_NAME}", "action": "keep"},
-            {"source_labels": [_pod_label(serving.SERVE_NAME_LABEL)], "regex": "(.+)", "target_label": "serve",
-             "replacement": "${1}", "action": "replace"},
-            {"source_labels": ["__meta_kubernetes_namespace"], "regex": "(.+)", "target_label": "Namespace",
-             "replacement": "${1}", "action": "replace"},
+            {
+                "source_labels": [_pod_label(serving.COMPONENT_LABEL), "__meta_kubernetes_pod_container_port_name"],
+                "regex": f"{serving.SERVE_COMPONENT};{serving.ENGINE_PORT_NAME}",
+                "action": "keep",
+            },
+            {
+                "source_labels": [_pod_label(serving.SERVE_NAME_LABEL)],
+                "regex": "(.+)",
+                "target_label": "serve",
+                "replacement": "${1}",
+                "action": "replace",
+            },
+            {
+                "source_labels": ["__meta_kubernetes_namespace"],
+                "regex": "(.+)",
+                "target_label": "Namespace",
+                "replacement": "${1}",
+                "action": "replace",
+            },
             {"target_label": "ClusterName", "replacement": cluster_name},
         ],
         "metric_relabel_configs": [
@@ -256,22 +372,38 @@ def serving_scrape_job(cluster_name: str, namespaces: list[str]) -> dict[str, An
 # ``label_matcher`` is applied (awsemfexporter label_matchers; the agent's translator passes them through:
 # amazon-cloudwatch-agent v1.300070.0 translator/translate/otel/exporter/awsemf/prometheus.go l.117-129).
 PROMETHEUS_DECLARATIONS: tuple[dict[str, Any], ...] = (
-    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName", "nodepool"]],
-     "metric_selectors": ["^karpenter_nodeclaims_created_total$", "^karpenter_nodeclaims_terminated_total$"]},
-    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName", "message_type"]],
-     "metric_selectors": ["^karpenter_interruption_received_messages_total$"]},
-    {"source_labels": ["job"], "label_matcher": "^karpenter$", "dimensions": [["ClusterName"]],
-     "metric_selectors": ["^controller_runtime_reconcile_errors_total$"]},
+    {
+        "source_labels": ["job"],
+        "label_matcher": "^karpenter$",
+        "dimensions": [["ClusterName", "nodepool"]],
+        "metric_selectors": ["^karpenter_nodeclaims_created_total$", "^karpenter_nodeclaims_terminated_total$"],
+    },
+    {
+        "source_labels": ["job"],
+        "label_matcher": "^karpenter$",
+        "dimensions": [["ClusterName", "message_type"]],
+        "metric_selectors": ["^karpenter_interruption_received_messages_total$"],
+    },
+    {
+        "source_labels": ["job"],
+        "label_matcher": "^karpenter$",
+        "dimensions": [["ClusterName"]],
+        "metric_selectors": ["^controller_runtime_reconcile_errors_total$"],
+    },
     # HyperPod GPU nodes: GPUs and GPUs requested by pods, per HyperPod instance type (ReservedGpusIdle)
-    {"source_labels": ["job", "resource_type", "instance_type"],
-     "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};{HYPERPOD_INSTANCE_TYPE}$",
-     "dimensions": [["ClusterName", "instance_type", "resource_type"]],
-     "metric_selectors": ["^karpenter_nodes_allocatable$", "^karpenter_nodes_total_pod_requests$"]},
+    {
+        "source_labels": ["job", "resource_type", "instance_type"],
+        "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};{HYPERPOD_INSTANCE_TYPE}$",
+        "dimensions": [["ClusterName", "instance_type", "resource_type"]],
+        "metric_selectors": ["^karpenter_nodes_allocatable$", "^karpenter_nodes_total_pod_requests$"],
+    },
     # Karpenter GPU nodes (only they have capacity_type): GPUs per instance type and capacity type (burst spend)
-    {"source_labels": ["job", "resource_type", "capacity_type"],
-     "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};.+$",
-     "dimensions": [["ClusterName", "capacity_type", "instance_type", "resource_type"]],
-     "metric_selectors": ["^karpenter_nodes_allocatable$"]},
+    {
+        "source_labels": ["job", "resource_type", "capacity_type"],
+        "label_matcher": f"^karpenter;{re.escape(GPU_RESOURCE)};.+$",
+        "dimensions": [["ClusterName", "capacity_type", "instance_type", "resource_type"]],
+        "metric_selectors": ["^karpenter_nodes_allocatable$"],
+    },
     *KUEUE_DECLARATIONS,
     *SERVING_DECLARATIONS,
 )
@@ -301,69 +433,129 @@ class ContainerInsights(Construct):
     :param after: constructs the add-on waits for (system nodes, the Pod Identity agent).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, cluster: eks.ICluster, cluster_name: str,
-                 addon_version: str, log_retention: logs.RetentionDays, encryption_key: kms.IKey,
-                 prometheus_node_selector: Mapping[str, str] | None = None, karpenter_namespace: str = "kube-system",
-                 argo_workflows: bool = False, serving_namespaces: tuple[str, ...] = (),
-                 after: tuple[IDependable, ...] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        cluster: eks.ICluster,
+        cluster_name: str,
+        addon_version: str,
+        log_retention: logs.RetentionDays,
+        encryption_key: kms.IKey,
+        prometheus_node_selector: Mapping[str, str] | None = None,
+        karpenter_namespace: str = "kube-system",
+        argo_workflows: bool = False,
+        serving_namespaces: tuple[str, ...] = (),
+        after: tuple[IDependable, ...] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         self.log_groups: dict[str, logs.LogGroup] = {
-            kind: logs.LogGroup(self, f"{kind.title()}Logs", log_group_name=log_group_name(cluster_name, kind),
-                                retention=log_retention, encryption_key=encryption_key,
-                                removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+            kind: logs.LogGroup(
+                self,
+                f"{kind.title()}Logs",
+                log_group_name=log_group_name(cluster_name, kind),
+                retention=log_retention,
+                encryption_key=encryption_key,
+                removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+            )
             for kind in LOG_GROUP_KINDS
         }
         self.role = iam.Role(
-            self, "AgentRole", assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
+            self,
+            "AgentRole",
+            assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
             description=f"{cluster_name}: CloudWatch agent and Fluent Bit (EKS Pod Identity)",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(AGENT_POLICY)],
         )
-        acknowledge(self.role, "The CloudWatch Observability add-on documents CloudWatchAgentServerPolicy as the "
-                               "permissions of its cloudwatch-agent service account; AWS keeps it in step with the "
-                               "agent's API calls.", managed_policy(AGENT_POLICY))
-        self.configuration = self._configuration(cluster_name, dict(prometheus_node_selector or {}),
-                                                 karpenter_namespace, argo_workflows, serving_namespaces)
+        acknowledge(
+            self.role,
+            "The CloudWatch Observability add-on documents CloudWatchAgentServerPolicy as the "
+            "permissions of its cloudwatch-agent service account; AWS keeps it in step with the "
+            "agent's API calls.",
+            managed_policy(AGENT_POLICY),
+        )
+        self.configuration = self._configuration(
+            cluster_name, dict(prometheus_node_selector or {}), karpenter_namespace, argo_workflows, serving_namespaces
+        )
         # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
         # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod Identity
         # role of the platform; it exists before the add-on's pods start.
         self.pod_identity = eks_l1.CfnPodIdentityAssociation(
-            self, "PodIdentity", cluster_name=cluster.cluster_name, namespace=NAMESPACE,
-            service_account=SERVICE_ACCOUNT, role_arn=self.role.role_arn)
+            self,
+            "PodIdentity",
+            cluster_name=cluster.cluster_name,
+            namespace=NAMESPACE,
+            service_account=SERVICE_ACCOUNT,
+            role_arn=self.role.role_arn,
+        )
         self.addon = eks_l1.CfnAddon(
-            self, "Addon", cluster_name=cluster.cluster_name, addon_name=ADDON_NAME, addon_version=addon_version,
-            resolve_conflicts="OVERWRITE", preserve_on_delete=False,
+            self,
+            "Addon",
+            cluster_name=cluster.cluster_name,
+            addon_name=ADDON_NAME,
+            addon_version=addon_version,
+            resolve_conflicts="OVERWRITE",
+            preserve_on_delete=False,
             configuration_values=json.dumps(self.configuration, sort_keys=True),
         )
         self.addon.node.add_dependency(self.pod_identity, *self.log_groups.values(), *after)
 
     @staticmethod
-    def _configuration(cluster_name: str, node_selector: dict[str, str], karpenter_namespace: str,
-                       argo_workflows: bool = False, serving_namespaces: tuple[str, ...] = ()) -> dict[str, Any]:
+    def _configuration(
+        cluster_name: str,
+        node_selector: dict[str, str],
+        karpenter_namespace: str,
+        argo_workflows: bool = False,
+        serving_namespaces: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
         # Container Insights settings go to the cloudwatch-agent entry only (see the module docstring: a root
         # agent.config would be deep-merged into every entry, the Prometheus scraper's included)
-        ci_agent_config = {"logs": {"metrics_collected": {"kubernetes": {
-            "enhanced_container_insights": True, "accelerated_compute_metrics": True}}}}
-        prometheus_agent_config = {"logs": {"metrics_collected": {"prometheus": {
-            "cluster_name": cluster_name,
-            "log_group_name": log_group_name(cluster_name, "prometheus"),
-            "prometheus_config_path": PROMETHEUS_CONFIG_PATH,
-            "emf_processor": {"metric_declaration_dedup": True, "metric_namespace": PROMETHEUS,
-                              "metric_declaration": [
-                *PROMETHEUS_DECLARATIONS, *(ARGO_WORKFLOWS_DECLARATIONS if argo_workflows else ())]},
-        }}}}
+        ci_agent_config = {
+            "logs": {
+                "metrics_collected": {
+                    "kubernetes": {"enhanced_container_insights": True, "accelerated_compute_metrics": True}
+                }
+            }
+        }
+        prometheus_agent_config = {
+            "logs": {
+                "metrics_collected": {
+                    "prometheus": {
+                        "cluster_name": cluster_name,
+                        "log_group_name": log_group_name(cluster_name, "prometheus"),
+                        "prometheus_config_path": PROMETHEUS_CONFIG_PATH,
+                        "emf_processor": {
+                            "metric_declaration_dedup": True,
+                            "metric_namespace": PROMETHEUS,
+                            "metric_declaration": [
+                                *PROMETHEUS_DECLARATIONS,
+                                *(ARGO_WORKFLOWS_DECLARATIONS if argo_workflows else ()),
+                            ],
+                        },
+                    }
+                }
+            }
+        }
         scrape = {
             "global": {"scrape_interval": f"{SCRAPE_INTERVAL_SECONDS}s", "scrape_timeout": "10s"},
-            "scrape_configs": [{
-                "job_name": "karpenter",
-                "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [karpenter_namespace]}}],
-                "relabel_configs": [
-                    {"source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
-                     "regex": "karpenter;http-metrics", "action": "keep"},
-                    {"target_label": "ClusterName", "replacement": cluster_name},
-                ],
-            }, kueue_scrape_job(cluster_name),
+            "scrape_configs": [
+                {
+                    "job_name": "karpenter",
+                    "kubernetes_sd_configs": [{"role": "endpoints", "namespaces": {"names": [karpenter_namespace]}}],
+                    "relabel_configs": [
+                        {
+                            "source_labels": ["__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+                            "regex": "karpenter;http-metrics",
+                            "action": "keep",
+                        },
+                        {"target_label": "ClusterName", "replacement": cluster_name},
+                    ],
+                },
+                kueue_scrape_job(cluster_name),
                 *([argo_workflows_scrape_job(cluster_name)] if argo_workflows else []),
-                *([serving_scrape_job(cluster_name, list(serving_namespaces))] if serving_namespaces else [])],
+                *([serving_scrape_job(cluster_name, list(serving_namespaces))] if serving_namespaces else []),
+            ],
         }
         return {
             "tolerations": [{"operator": "Exists"}],
@@ -371,9 +563,15 @@ class ContainerInsights(Construct):
             "manager": {"applicationSignals": {"autoMonitor": {"monitorAllServices": False}}},
             "agents": [
                 {"name": CI_AGENT, "config": ci_agent_config},
-                {"name": PROMETHEUS_AGENT, "mode": "deployment", "replicas": 1, "config": prometheus_agent_config,
-                 "prometheus": {"config": scrape}, "nodeSelector": node_selector,
-                 "hostNetwork": PROMETHEUS_AGENT_HOST_NETWORK,
-                 "resources": {"requests": dict(PROMETHEUS_AGENT_REQUESTS)}},
+                {
+                    "name": PROMETHEUS_AGENT,
+                    "mode": "deployment",
+                    "replicas": 1,
+                    "config": prometheus_agent_config,
+                    "prometheus": {"config": scrape},
+                    "nodeSelector": node_selector,
+                    "hostNetwork": PROMETHEUS_AGENT_HOST_NETWORK,
+                    "resources": {"requests": dict(PROMETHEUS_AGENT_REQUESTS)},
+                },
             ],
         }

@@ -66,19 +66,27 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Duration, aws_cloudwatch as cw
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cw
 
 CONTAINER_INSIGHTS = "ContainerInsights"
 PROMETHEUS = "ContainerInsights/Prometheus"
 
 _AGENT = "https://github.com/aws/amazon-cloudwatch-agent/blob/v1.300070.0/translator/translate/otel/exporter/awsemf/"
 _K8S_GO = _AGENT + "kubernetes.go"
-_KUEUE_URL = ("container_insights.py KUEUE_DECLARATIONS (the sets of " + _AGENT +
-              "kueue.go); labels: kubernetes-sigs/kueue v0.19.2 pkg/metrics/metrics.go")
-_KARPENTER_URL = ("https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/"
-                  "metrics.md; dimensions: container_insights.py PROMETHEUS_DECLARATIONS")
-_KARPENTER_NODE_URL = ("https://github.com/kubernetes-sigs/karpenter/blob/6e7eab7a0f48/pkg/controllers/metrics/node/"
-                       "controller.go l.65-163, 271-302; dimensions: container_insights.py PROMETHEUS_DECLARATIONS")
+_KUEUE_URL = (
+    "container_insights.py KUEUE_DECLARATIONS (the sets of "
+    + _AGENT
+    + "kueue.go); labels: kubernetes-sigs/kueue v0.19.2 pkg/metrics/metrics.go"
+)
+_KARPENTER_URL = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/"
+    "metrics.md; dimensions: container_insights.py PROMETHEUS_DECLARATIONS"
+)
+_KARPENTER_NODE_URL = (
+    "https://github.com/kubernetes-sigs/karpenter/blob/6e7eab7a0f48/pkg/controllers/metrics/node/"
+    "controller.go l.65-163, 271-302; dimensions: container_insights.py PROMETHEUS_DECLARATIONS"
+)
 
 
 @dataclass(frozen=True)
@@ -94,90 +102,184 @@ def _sets(*sets: Sequence[str]) -> tuple[frozenset[str], ...]:
 
 
 # kubernetes.go getGPUMetricDeclarations l.524 (node) and l.512 (pod)
-_GPU_NODE = _sets(["ClusterName"], ["ClusterName", "NodeName", "InstanceId"],
-                  ["ClusterName", "NodeName", "InstanceId", "InstanceType", "GpuDevice"])
-_GPU_POD = _sets(["ClusterName"], ["ClusterName", "Namespace"], ["ClusterName", "Namespace", "Service"],
-                 ["ClusterName", "Namespace", "PodName"], ["ClusterName", "Namespace", "PodName", "FullPodName"],
-                 ["ClusterName", "Namespace", "PodName", "FullPodName", "GpuDevice"])
+_GPU_NODE = _sets(
+    ["ClusterName"],
+    ["ClusterName", "NodeName", "InstanceId"],
+    ["ClusterName", "NodeName", "InstanceId", "InstanceType", "GpuDevice"],
+)
+_GPU_POD = _sets(
+    ["ClusterName"],
+    ["ClusterName", "Namespace"],
+    ["ClusterName", "Namespace", "Service"],
+    ["ClusterName", "Namespace", "PodName"],
+    ["ClusterName", "Namespace", "PodName", "FullPodName"],
+    ["ClusterName", "Namespace", "PodName", "FullPodName", "GpuDevice"],
+)
 # kubernetes.go getNodeMetricDeclarations l.171 (enhanced Container Insights)
 _GPU_COUNT_NODE = _sets(["ClusterName"], ["ClusterName", "InstanceId", "NodeName"])
 # kubernetes.go getPodMetricDeclarations l.91 + l.105 (enhanced Container Insights)
-_GPU_COUNT_POD = _sets(["ClusterName"], ["ClusterName", "Namespace", "PodName"],
-                       ["ClusterName", "FullPodName", "Namespace", "PodName"], ["ClusterName", "Namespace", "Service"])
+_GPU_COUNT_POD = _sets(
+    ["ClusterName"],
+    ["ClusterName", "Namespace", "PodName"],
+    ["ClusterName", "FullPodName", "Namespace", "PodName"],
+    ["ClusterName", "Namespace", "Service"],
+)
 # kueue.go getKueueMetricDeclarations
 _KUEUE_QUEUE = _sets(["ClusterName"], ["ClusterName", "ClusterQueue"])
-_KUEUE_RESOURCE = _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Resource"],
-                        ["ClusterName", "ClusterQueue", "Resource", "Flavor"], ["ClusterName", "ClusterQueue", "Flavor"])
+_KUEUE_RESOURCE = _sets(
+    ["ClusterName"],
+    ["ClusterName", "ClusterQueue"],
+    ["ClusterName", "ClusterQueue", "Resource"],
+    ["ClusterName", "ClusterQueue", "Resource", "Flavor"],
+    ["ClusterName", "ClusterQueue", "Flavor"],
+)
 # container_insights.py PROMETHEUS_DECLARATIONS: HyperPod GPU nodes by instance type, Karpenter GPU nodes by instance
 # type and capacity type
 HYPERPOD_GPU_SET = ("ClusterName", "instance_type", "resource_type")
 BURST_GPU_SET = ("ClusterName", "capacity_type", "instance_type", "resource_type")
 ARGO_WORKFLOWS_SET = ("ClusterName", "Namespace", "Phase")
 """container_insights.py ARGO_WORKFLOWS_DECLARATIONS (the tests compare the two)."""
-_ARGO_URL = ("https://github.com/argoproj/argo-workflows/blob/v4.0.6/docs/metrics.md (total_count); dimensions: "
-             "container_insights.py ARGO_WORKFLOWS_DECLARATIONS")
+_ARGO_URL = (
+    "https://github.com/argoproj/argo-workflows/blob/v4.0.6/docs/metrics.md (total_count); dimensions: "
+    "container_insights.py ARGO_WORKFLOWS_DECLARATIONS"
+)
 
-_SERVING_URL = ("sglang 0.5.21 sglang/srt/observability/metrics_collector.py; dimensions: container_insights.py "
-                "SERVING_DECLARATIONS")
+_SERVING_URL = (
+    "sglang 0.5.21 sglang/srt/observability/metrics_collector.py; dimensions: container_insights.py "
+    "SERVING_DECLARATIONS"
+)
 SERVING_SET = ("ClusterName", "Namespace", "serve")
 SERVING_NAMESPACE_SET = ("ClusterName", "Namespace")
 """k8s_charts/serving.py METRIC_DIMENSIONS and NAMESPACE_DIMENSIONS (the tests compare them)."""
 DEPLOYMENT_SET = ("ClusterName", "Namespace", "PodName")
 
 _TABLE: list[DocumentedMetric] = [
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
-      for n in ("node_gpu_utilization", "node_gpu_memory_utilization")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_POD, _K8S_GO + " l.512-521")
-      for n in ("pod_gpu_utilization", "pod_gpu_memory_utilization")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_NODE, _K8S_GO + " l.163-172")
-      for n in ("node_gpu_limit", "node_gpu_usage_total", "node_gpu_reserved_capacity")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_POD, _K8S_GO + " l.91, 105, 114-115, 121-124")
-      for n in ("pod_gpu_request", "pod_gpu_limit")),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(["ClusterName"]), _K8S_GO + " l.282-296")
-      for n in ("cluster_failed_node_count", "cluster_node_count")),
-    DocumentedMetric(PROMETHEUS, "kueue_pending_workloads",
-                     _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Status"],
-                           ["ClusterName", "Status"]), _KUEUE_URL),
-    DocumentedMetric(PROMETHEUS, "kueue_evicted_workloads_total",
-                     _sets(["ClusterName"], ["ClusterName", "ClusterQueue"], ["ClusterName", "ClusterQueue", "Reason"],
-                           ["ClusterName", "Reason"]), _KUEUE_URL),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
+        for n in ("node_gpu_utilization", "node_gpu_memory_utilization")
+    ),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_POD, _K8S_GO + " l.512-521")
+        for n in ("pod_gpu_utilization", "pod_gpu_memory_utilization")
+    ),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_NODE, _K8S_GO + " l.163-172")
+        for n in ("node_gpu_limit", "node_gpu_usage_total", "node_gpu_reserved_capacity")
+    ),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_COUNT_POD, _K8S_GO + " l.91, 105, 114-115, 121-124")
+        for n in ("pod_gpu_request", "pod_gpu_limit")
+    ),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(["ClusterName"]), _K8S_GO + " l.282-296")
+        for n in ("cluster_failed_node_count", "cluster_node_count")
+    ),
+    DocumentedMetric(
+        PROMETHEUS,
+        "kueue_pending_workloads",
+        _sets(
+            ["ClusterName"],
+            ["ClusterName", "ClusterQueue"],
+            ["ClusterName", "ClusterQueue", "Status"],
+            ["ClusterName", "Status"],
+        ),
+        _KUEUE_URL,
+    ),
+    DocumentedMetric(
+        PROMETHEUS,
+        "kueue_evicted_workloads_total",
+        _sets(
+            ["ClusterName"],
+            ["ClusterName", "ClusterQueue"],
+            ["ClusterName", "ClusterQueue", "Reason"],
+            ["ClusterName", "Reason"],
+        ),
+        _KUEUE_URL,
+    ),
     DocumentedMetric(PROMETHEUS, "kueue_admitted_active_workloads", _KUEUE_QUEUE, _KUEUE_URL),
-    *(DocumentedMetric(PROMETHEUS, n, _KUEUE_RESOURCE, _KUEUE_URL)
-      for n in ("kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota")),
-    *(DocumentedMetric(PROMETHEUS, n, _sets(["ClusterName", "nodepool"]), _KARPENTER_URL)
-      for n in ("karpenter_nodeclaims_created_total", "karpenter_nodeclaims_terminated_total")),
-    DocumentedMetric(PROMETHEUS, "karpenter_interruption_received_messages_total",
-                     _sets(["ClusterName", "message_type"]), _KARPENTER_URL),
+    *(
+        DocumentedMetric(PROMETHEUS, n, _KUEUE_RESOURCE, _KUEUE_URL)
+        for n in ("kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota")
+    ),
+    *(
+        DocumentedMetric(PROMETHEUS, n, _sets(["ClusterName", "nodepool"]), _KARPENTER_URL)
+        for n in ("karpenter_nodeclaims_created_total", "karpenter_nodeclaims_terminated_total")
+    ),
+    DocumentedMetric(
+        PROMETHEUS,
+        "karpenter_interruption_received_messages_total",
+        _sets(["ClusterName", "message_type"]),
+        _KARPENTER_URL,
+    ),
     DocumentedMetric(PROMETHEUS, "controller_runtime_reconcile_errors_total", _sets(["ClusterName"]), _KARPENTER_URL),
-    DocumentedMetric(PROMETHEUS, "karpenter_nodes_allocatable", _sets(HYPERPOD_GPU_SET, BURST_GPU_SET),
-                     _KARPENTER_NODE_URL),
+    DocumentedMetric(
+        PROMETHEUS, "karpenter_nodes_allocatable", _sets(HYPERPOD_GPU_SET, BURST_GPU_SET), _KARPENTER_NODE_URL
+    ),
     DocumentedMetric(PROMETHEUS, "karpenter_nodes_total_pod_requests", _sets(HYPERPOD_GPU_SET), _KARPENTER_NODE_URL),
     DocumentedMetric(PROMETHEUS, "argo_workflows_total_count", _sets(ARGO_WORKFLOWS_SET), _ARGO_URL),
-    *(DocumentedMetric(PROMETHEUS, n, _sets(SERVING_SET, SERVING_NAMESPACE_SET), _SERVING_URL)
-      for n in ("sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:num_requests_total",
-                "sglang:num_aborted_requests_total")),
+    *(
+        DocumentedMetric(PROMETHEUS, n, _sets(SERVING_SET, SERVING_NAMESPACE_SET), _SERVING_URL)
+        for n in (
+            "sglang:num_running_reqs",
+            "sglang:num_queue_reqs",
+            "sglang:num_requests_total",
+            "sglang:num_aborted_requests_total",
+        )
+    ),
     DocumentedMetric(PROMETHEUS, "sglang:gen_throughput", _sets(SERVING_SET), _SERVING_URL),
-    *(DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(DEPLOYMENT_SET, ["ClusterName"]), _K8S_GO + " l.234-247")
-      for n in ("replicas_desired", "replicas_ready")),
-    *(DocumentedMetric("AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/"
-                                                                "fs-metrics.html")
-      for n in ("DataReadBytes", "DataWriteBytes", "DataReadOperations", "DataWriteOperations", "MetadataOperations",
-                "FreeDataStorageCapacity")),
-    *(DocumentedMetric("AWS/ApplicationELB", n, _sets(["LoadBalancer"]),
-                       "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/"
-                       "load-balancer-cloudwatch-metrics.html")
-      for n in ("RequestCount", "HTTPCode_ELB_5XX_Count", "HTTPCode_Target_5XX_Count", "TargetResponseTime")),
-    *(DocumentedMetric("AWS/ApplicationELB", n, _sets(["LoadBalancer", "TargetGroup"]),
-                       "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/"
-                       "load-balancer-cloudwatch-metrics.html")
-      for n in ("HealthyHostCount", "UnHealthyHostCount")),
-    *(DocumentedMetric("AWS/RDS", n, _sets(["DBClusterIdentifier"]),
-                       "https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/"
-                       "aurora-serverless-v2.viewing.monitoring.html")
-      for n in ("ServerlessDatabaseCapacity", "ACUUtilization")),
-    *(DocumentedMetric("AWS/Events", n, _sets(["RuleName"]),
-                       "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-monitoring.html")
-      for n in ("MatchedEvents", "TriggeredRules")),
+    *(
+        DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(DEPLOYMENT_SET, ["ClusterName"]), _K8S_GO + " l.234-247")
+        for n in ("replicas_desired", "replicas_ready")
+    ),
+    *(
+        DocumentedMetric(
+            "AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/fs-metrics.html"
+        )
+        for n in (
+            "DataReadBytes",
+            "DataWriteBytes",
+            "DataReadOperations",
+            "DataWriteOperations",
+            "MetadataOperations",
+            "FreeDataStorageCapacity",
+        )
+    ),
+    *(
+        DocumentedMetric(
+            "AWS/ApplicationELB",
+            n,
+            _sets(["LoadBalancer"]),
+            "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-cloudwatch-metrics.html",
+        )
+        for n in ("RequestCount", "HTTPCode_ELB_5XX_Count", "HTTPCode_Target_5XX_Count", "TargetResponseTime")
+    ),
+    *(
+        DocumentedMetric(
+            "AWS/ApplicationELB",
+            n,
+            _sets(["LoadBalancer", "TargetGroup"]),
+            "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-cloudwatch-metrics.html",
+        )
+        for n in ("HealthyHostCount", "UnHealthyHostCount")
+    ),
+    *(
+        DocumentedMetric(
+            "AWS/RDS",
+            n,
+            _sets(["DBClusterIdentifier"]),
+            "https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2.viewing.monitoring.html",
+        )
+        for n in ("ServerlessDatabaseCapacity", "ACUUtilization")
+    ),
+    *(
+        DocumentedMetric(
+            "AWS/Events",
+            n,
+            _sets(["RuleName"]),
+            "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-monitoring.html",
+        )
+        for n in ("MatchedEvents", "TriggeredRules")
+    ),
 ]
 
 DOCUMENTED_METRICS: dict[tuple[str, str], DocumentedMetric] = {(m.namespace, m.name): m for m in _TABLE}
@@ -189,26 +291,47 @@ def check(namespace: str, name: str, dimensions: Sequence[str]) -> DocumentedMet
     if entry is None:
         raise ValueError(f"{namespace}/{name} is not a metric the platform's collectors emit (documented_metrics.py)")
     if frozenset(dimensions) not in entry.dimension_sets:
-        raise ValueError(f"{namespace}/{name} is not published with dimensions {sorted(dimensions)}; documented sets: "
-                         f"{[sorted(s) for s in entry.dimension_sets]} ({entry.source})")
+        raise ValueError(
+            f"{namespace}/{name} is not published with dimensions {sorted(dimensions)}; documented sets: "
+            f"{[sorted(s) for s in entry.dimension_sets]} ({entry.source})"
+        )
     return entry
 
 
-def metric(namespace: str, name: str, dimensions: Mapping[str, str], *, statistic: str = "Average",
-           period: Duration = Duration.minutes(5), label: str | None = None) -> cw.Metric:
+def metric(
+    namespace: str,
+    name: str,
+    dimensions: Mapping[str, str],
+    *,
+    statistic: str = "Average",
+    period: Duration = Duration.minutes(5),
+    label: str | None = None,
+) -> cw.Metric:
     """A ``cw.Metric`` of a documented metric (checked against the table)."""
     check(namespace, name, list(dimensions))
-    return cw.Metric(namespace=namespace, metric_name=name, dimensions_map=dict(dimensions), statistic=statistic,
-                     period=period, label=label)
+    return cw.Metric(
+        namespace=namespace,
+        metric_name=name,
+        dimensions_map=dict(dimensions),
+        statistic=statistic,
+        period=period,
+        label=label,
+    )
 
 
 def _term(key: str, value: str) -> str:
     return f"{key}={value}" if value.isalnum() else f'{key}="{value}"'
 
 
-def search_expression(namespace: str, name: str, dimensions: Sequence[str],
-                      terms: Mapping[str, str | Sequence[str]] | None = None,
-                      *, statistic: str = "Average", period_seconds: int = 300) -> str:
+def search_expression(
+    namespace: str,
+    name: str,
+    dimensions: Sequence[str],
+    terms: Mapping[str, str | Sequence[str]] | None = None,
+    *,
+    statistic: str = "Average",
+    period_seconds: int = 300,
+) -> str:
     """``SEARCH('{ns,dims} MetricName="name" Dim=value ...', 'stat', period)`` for a documented metric: the schema
     pins the exact dimension set; ``terms`` filter on dimension values. CloudWatch search syntax
     (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/search-expression-syntax.html): an unquoted
@@ -218,5 +341,6 @@ def search_expression(namespace: str, name: str, dimensions: Sequence[str],
     schema = ",".join([f'"{namespace}"' if "/" in namespace else namespace, *sorted(dimensions)])
     filters = "".join(
         f" {_term(k, v)}" if isinstance(v, str) else " (" + " OR ".join(_term(k, x) for x in v) + ")"
-        for k, v in (terms or {}).items())
+        for k, v in (terms or {}).items()
+    )
     return f"SEARCH('{{{schema}}} MetricName=\"{name}\"{filters}', '{statistic}', {period_seconds})"

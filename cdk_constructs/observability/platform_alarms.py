@@ -6,20 +6,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import (
-    ArnFormat, Duration, RemovalPolicy, Stack, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_events as events,
-    aws_events_targets as targets, aws_iam as iam, aws_kms as kms, aws_sns as sns,
+    ArnFormat,
+    Duration,
+    RemovalPolicy,
+    Stack,
+)
+from aws_cdk import (
+    aws_cloudwatch as cw,
+)
+from aws_cdk import (
+    aws_cloudwatch_actions as cw_actions,
+)
+from aws_cdk import (
+    aws_events as events,
+)
+from aws_cdk import (
+    aws_events_targets as targets,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_sns as sns,
+)
+from aws_cdk import (
     aws_sns_subscriptions as subscriptions,
 )
 from constructs import Construct
 
-from config.observability import AlarmThresholds
-
 from cdk_constructs.observability.container_insights import SCRAPE_INTERVAL_SECONDS
 from cdk_constructs.observability.documented_metrics import PROMETHEUS, metric
-from k8s_charts import serving
 from cdk_constructs.observability.gpu_capacity import (
-    burst_usd_per_hour as burst_usd_per_hour_metric, hyperpod_gpu_samples, hyperpod_idle_gpus,
+    burst_usd_per_hour as burst_usd_per_hour_metric,
 )
+from cdk_constructs.observability.gpu_capacity import (
+    hyperpod_gpu_samples,
+    hyperpod_idle_gpus,
+)
+from config.observability import AlarmThresholds
+from k8s_charts import serving
 
 HYPERPOD_EVENT_DETAIL_TYPE = "SageMaker HyperPod Cluster Event"
 """EventBridge detail-type of HyperPod cluster events (clusters with NodeProvisioningMode Continuous): SageMaker
@@ -40,9 +68,15 @@ def fsx_free_bytes(file_system_id: str, period: Duration) -> cw.MathExpression:
     """Free bytes of the whole file system: FreeDataStorageCapacity's ``Sum`` (every storage target's one-minute
     points) x 60 s / PERIOD - the per-minute total, averaged over ``period`` (shared by the alarm and the dashboard)."""
     return cw.MathExpression(
-        expression="free * 60 / PERIOD(free)", label="FSx free capacity (bytes, all storage targets)",
-        using_metrics={"free": metric("AWS/FSx", "FreeDataStorageCapacity", {"FileSystemId": file_system_id},
-                                      statistic="Sum", period=period)}, period=period)
+        expression="free * 60 / PERIOD(free)",
+        label="FSx free capacity (bytes, all storage targets)",
+        using_metrics={
+            "free": metric(
+                "AWS/FSx", "FreeDataStorageCapacity", {"FileSystemId": file_system_id}, statistic="Sum", period=period
+            )
+        },
+        period=period,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,10 +142,20 @@ class PlatformAlarms(Construct):
         ServingAbortedRequests alarm each (:meth:`_serving_alarms`). Default: none.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, resources: AlarmedResources,
-                 thresholds: AlarmThresholds, gpus: GpuAlarmProps | None = None, emails: Sequence[str] = (),
-                 cluster_queues: Sequence[str] = (), pipeline_namespaces: Sequence[str] = (),
-                 serving_namespaces: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        prefix: str,
+        resources: AlarmedResources,
+        thresholds: AlarmThresholds,
+        gpus: GpuAlarmProps | None = None,
+        emails: Sequence[str] = (),
+        cluster_queues: Sequence[str] = (),
+        pipeline_namespaces: Sequence[str] = (),
+        serving_namespaces: Sequence[str] = (),
+    ) -> None:
         super().__init__(scope, construct_id)
         r, g, t = resources, gpus or GpuAlarmProps(), thresholds
         self._prefix = prefix
@@ -137,16 +181,35 @@ class PlatformAlarms(Construct):
     def _topic_and_key(self, prefix: str, emails: Sequence[str]) -> None:
         """``key``, ``topic`` (with its policy for this environment's alarms), ``alarm_arn_pattern`` and the e-mail
         subscriptions."""
-        self.key = kms.Key(self, "TopicKey", alias=f"alias/{prefix}-alarms", enable_key_rotation=True,
-                           description=f"{prefix}: alarm topic (SNS)", removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self.key = kms.Key(
+            self,
+            "TopicKey",
+            alias=f"alias/{prefix}-alarms",
+            enable_key_rotation=True,
+            description=f"{prefix}: alarm topic (SNS)",
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
         # CloudWatch alarms and EventBridge publish to an encrypted topic only if the key lets them (SNS Developer
         # Guide, "Enable compatibility between event sources from AWS services and encrypted topics").
-        self.key.add_to_resource_policy(iam.PolicyStatement(
-            sid="AlarmAndEventPublishers",
-            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com"), iam.ServicePrincipal("events.amazonaws.com")],
-            actions=["kms:Decrypt", "kms:GenerateDataKey*"], resources=["*"]))
-        self.topic = sns.Topic(self, "Topic", topic_name=f"{prefix}-alarms", display_name=f"{prefix} platform alarms",
-                               master_key=self.key, enforce_ssl=True)
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AlarmAndEventPublishers",
+                principals=[
+                    iam.ServicePrincipal("cloudwatch.amazonaws.com"),
+                    iam.ServicePrincipal("events.amazonaws.com"),
+                ],
+                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                resources=["*"],
+            )
+        )
+        self.topic = sns.Topic(
+            self,
+            "Topic",
+            topic_name=f"{prefix}-alarms",
+            display_name=f"{prefix} platform alarms",
+            master_key=self.key,
+            enforce_ssl=True,
+        )
         # enforce_ssl (and the EventBridge target below, through grant_publish) give the topic an
         # AWS::SNS::TopicPolicy, and a topic policy *replaces* the default one that lets same-account CloudWatch
         # alarms publish (aws-cdk-lib 2.275.0 aws-sns/lib/topic-base.js createTopicPolicy/addSSLPolicy; symptom and
@@ -156,25 +219,54 @@ class PlatformAlarms(Construct):
         # StringEquals aws:SourceAccount: the confused-deputy keys of the SNS Developer Guide's access-policy
         # examples). tests/test_alarm_delivery.py evaluates the synthesized statements for every alarm.
         self.alarm_arn_pattern = Stack.of(self).format_arn(
-            service="cloudwatch", resource="alarm", resource_name=f"{prefix}-*",
-            arn_format=ArnFormat.COLON_RESOURCE_NAME)
-        self.topic.add_to_resource_policy(iam.PolicyStatement(
-            sid="CloudWatchAlarmsOfThisEnvironment",
-            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")], actions=["sns:Publish"],
-            resources=[self.topic.topic_arn],
-            conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account},
-                        "ArnLike": {"aws:SourceArn": self.alarm_arn_pattern}}))
+            service="cloudwatch",
+            resource="alarm",
+            resource_name=f"{prefix}-*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="CloudWatchAlarmsOfThisEnvironment",
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+                    "ArnLike": {"aws:SourceArn": self.alarm_arn_pattern},
+                },
+            )
+        )
         for address in emails:
             self.topic.add_subscription(subscriptions.EmailSubscription(address))
 
-    def _add(self, construct_id: str, metric_: cw.IMetric, threshold: float, comparison: cw.ComparisonOperator,
-             description: str, field: str, metric_name: str, *, periods: int = 1,
-             missing: cw.TreatMissingData = cw.TreatMissingData.NOT_BREACHING, spec_id: str | None = None) -> None:
+    def _add(
+        self,
+        construct_id: str,
+        metric_: cw.IMetric,
+        threshold: float,
+        comparison: cw.ComparisonOperator,
+        description: str,
+        field: str,
+        metric_name: str,
+        *,
+        periods: int = 1,
+        missing: cw.TreatMissingData = cw.TreatMissingData.NOT_BREACHING,
+        spec_id: str | None = None,
+    ) -> None:
         """One alarm ``<prefix>-<construct_id>`` notifying the topic, recorded in ``alarms`` and ``specs``
         (``spec_id``: the spec's id where ``construct_id`` carries a per-queue or per-namespace suffix)."""
-        alarm = cw.Alarm(self, construct_id, metric=metric_, threshold=threshold, comparison_operator=comparison,
-                         evaluation_periods=periods, datapoints_to_alarm=periods, treat_missing_data=missing,
-                         alarm_name=f"{self._prefix}-{construct_id}", alarm_description=description)
+        alarm = cw.Alarm(
+            self,
+            construct_id,
+            metric=metric_,
+            threshold=threshold,
+            comparison_operator=comparison,
+            evaluation_periods=periods,
+            datapoints_to_alarm=periods,
+            treat_missing_data=missing,
+            alarm_name=f"{self._prefix}-{construct_id}",
+            alarm_description=description,
+        )
         alarm.add_alarm_action(self._action)
         self.alarms[construct_id] = alarm
         self.specs[construct_id] = AlarmSpec(spec_id or construct_id, metric_name, field)
@@ -185,79 +277,129 @@ class PlatformAlarms(Construct):
         target), Sum adds every target's points (FSx for Lustre User Guide, "Amazon FSx for Lustre metrics and
         dimensions", fs-metrics.html), so Sum x 60 s / PERIOD is the total per minute, averaged over the period."""
         free_bytes = t.fsx_free_capacity_percent / 100 * file_system_capacity_gib * 2**30
-        self._add("FsxFreeCapacityLow", fsx_free_bytes(file_system_id, Duration.minutes(5)),
-                  round(free_bytes), cw.ComparisonOperator.LESS_THAN_THRESHOLD,
-                  f"FSx for Lustre free capacity under {t.fsx_free_capacity_percent:g} % of "
-                  f"{file_system_capacity_gib} GiB",
-                  "fsx_free_capacity_percent", "AWS/FSx FreeDataStorageCapacity")
+        self._add(
+            "FsxFreeCapacityLow",
+            fsx_free_bytes(file_system_id, Duration.minutes(5)),
+            round(free_bytes),
+            cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+            f"FSx for Lustre free capacity under {t.fsx_free_capacity_percent:g} % of {file_system_capacity_gib} GiB",
+            "fsx_free_capacity_percent",
+            "AWS/FSx FreeDataStorageCapacity",
+        )
 
     def _mlflow_alarms(self, load_balancer_full_name: str, target_group_full_name: str, t: AlarmThresholds) -> None:
         """MLflow: unhealthy targets, 5xx (load balancer + tasks)."""
-        self._add("MlflowUnhealthyTargets",
-                  metric("AWS/ApplicationELB", "UnHealthyHostCount",
-                         {"LoadBalancer": load_balancer_full_name, "TargetGroup": target_group_full_name},
-                         statistic="Maximum", period=Duration.minutes(1)),
-                  t.mlflow_unhealthy_targets, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "MLflow tasks failing the load balancer health check for 5 minutes", "mlflow_unhealthy_targets",
-                  "AWS/ApplicationELB UnHealthyHostCount", periods=5)
+        self._add(
+            "MlflowUnhealthyTargets",
+            metric(
+                "AWS/ApplicationELB",
+                "UnHealthyHostCount",
+                {"LoadBalancer": load_balancer_full_name, "TargetGroup": target_group_full_name},
+                statistic="Maximum",
+                period=Duration.minutes(1),
+            ),
+            t.mlflow_unhealthy_targets,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow tasks failing the load balancer health check for 5 minutes",
+            "mlflow_unhealthy_targets",
+            "AWS/ApplicationELB UnHealthyHostCount",
+            periods=5,
+        )
         lb = {"LoadBalancer": load_balancer_full_name}
-        self._add("Mlflow5xx",
-                  cw.MathExpression(expression="FILL(elb, 0) + FILL(target, 0)", label="MLflow 5xx",
-                                    period=Duration.minutes(5), using_metrics={
-                                        "elb": metric("AWS/ApplicationELB", "HTTPCode_ELB_5XX_Count", lb,
-                                                      statistic="Sum"),
-                                        "target": metric("AWS/ApplicationELB", "HTTPCode_Target_5XX_Count", lb,
-                                                         statistic="Sum")}),
-                  t.mlflow_5xx_per_5_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "MLflow answered HTTP 5xx (load balancer + tasks) in 5 minutes", "mlflow_5xx_per_5_minutes",
-                  "AWS/ApplicationELB HTTPCode_ELB_5XX_Count + HTTPCode_Target_5XX_Count")
+        self._add(
+            "Mlflow5xx",
+            cw.MathExpression(
+                expression="FILL(elb, 0) + FILL(target, 0)",
+                label="MLflow 5xx",
+                period=Duration.minutes(5),
+                using_metrics={
+                    "elb": metric("AWS/ApplicationELB", "HTTPCode_ELB_5XX_Count", lb, statistic="Sum"),
+                    "target": metric("AWS/ApplicationELB", "HTTPCode_Target_5XX_Count", lb, statistic="Sum"),
+                },
+            ),
+            t.mlflow_5xx_per_5_minutes,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow answered HTTP 5xx (load balancer + tasks) in 5 minutes",
+            "mlflow_5xx_per_5_minutes",
+            "AWS/ApplicationELB HTTPCode_ELB_5XX_Count + HTTPCode_Target_5XX_Count",
+        )
 
     def _aurora_alarm(self, database_cluster_identifier: str, t: AlarmThresholds) -> None:
         """MLflow's Aurora at max ACU."""
-        self._add("AuroraAtMaxAcu",
-                  metric("AWS/RDS", "ACUUtilization", {"DBClusterIdentifier": database_cluster_identifier}),
-                  t.aurora_acu_percent, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "MLflow's Aurora Serverless v2 runs at its ACU ceiling (mlflow.database.max_capacity_acu)",
-                  "aurora_acu_percent", "AWS/RDS ACUUtilization", periods=3)
+        self._add(
+            "AuroraAtMaxAcu",
+            metric("AWS/RDS", "ACUUtilization", {"DBClusterIdentifier": database_cluster_identifier}),
+            t.aurora_acu_percent,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "MLflow's Aurora Serverless v2 runs at its ACU ceiling (mlflow.database.max_capacity_acu)",
+            "aurora_acu_percent",
+            "AWS/RDS ACUUtilization",
+            periods=3,
+        )
 
     def _hyperpod_event_alarm(self, prefix: str, hyperpod_cluster_arn: str, t: AlarmThresholds) -> None:
         """HyperPod node replaced or unhealthy: ``hyperpod_events_rule`` sends the cluster's instance Warning/Error
         events to the topic as they come, and the alarm counts them (the rule's MatchedEvents)."""
         self.hyperpod_events_rule = events.Rule(
-            self, "HyperPodNodeEventsRule", description=f"{prefix}: HyperPod instance Warning/Error events",
+            self,
+            "HyperPodNodeEventsRule",
+            description=f"{prefix}: HyperPod instance Warning/Error events",
             event_pattern=events.EventPattern(
-                source=["aws.sagemaker"], detail_type=[HYPERPOD_EVENT_DETAIL_TYPE], resources=[hyperpod_cluster_arn],
-                detail={"EventDetails": {"ResourceType": ["Instance"], "EventLevel": ["Warning", "Error"]}}))
+                source=["aws.sagemaker"],
+                detail_type=[HYPERPOD_EVENT_DETAIL_TYPE],
+                resources=[hyperpod_cluster_arn],
+                detail={"EventDetails": {"ResourceType": ["Instance"], "EventLevel": ["Warning", "Error"]}},
+            ),
+        )
         self.hyperpod_events_rule.add_target(targets.SnsTopic(self.topic))
-        self._add("HyperPodNodeEvents",
-                  metric("AWS/Events", "MatchedEvents", {"RuleName": self.hyperpod_events_rule.rule_name},
-                         statistic="Sum", period=Duration.hours(1)),
-                  t.hyperpod_node_events_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "HyperPod replaced, rebooted or failed a node (instance Warning/Error cluster events)",
-                  "hyperpod_node_events_per_hour", "AWS/Events MatchedEvents (HyperPod instance events rule)")
+        self._add(
+            "HyperPodNodeEvents",
+            metric(
+                "AWS/Events",
+                "MatchedEvents",
+                {"RuleName": self.hyperpod_events_rule.rule_name},
+                statistic="Sum",
+                period=Duration.hours(1),
+            ),
+            t.hyperpod_node_events_per_hour,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "HyperPod replaced, rebooted or failed a node (instance Warning/Error cluster events)",
+            "hyperpod_node_events_per_hour",
+            "AWS/Events MatchedEvents (HyperPod instance events rule)",
+        )
 
-    def _reserved_gpu_alarms(self, cluster_name: str, hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int,
-                             t: AlarmThresholds) -> None:
+    def _reserved_gpu_alarms(
+        self, cluster_name: str, hyperpod_gpu_instance_types: Sequence[str], reserved_gpus: int, t: AlarmThresholds
+    ) -> None:
         """GPUs idle on reserved capacity: HyperPod GPUs no pod requests, every hour for N hours. An hour without
         any GPU request has no requests series; the expression counts it as 0 requested as long as the allocatable
         series exists (cdk_constructs/observability/gpu_capacity.py), so missing data means no GPU metrics at all -
         not breaching here (a scraper outage or HyperPod nodes still joining is not an idle reservation) and watched
         by HyperPodGpuMetricsMissing instead."""
-        self._add("ReservedGpusIdle",
-                  hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus, Duration.hours(1)),
-                  t.reserved_idle_gpus, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  f"At least {t.reserved_idle_gpus} of the {reserved_gpus} HyperPod GPUs requested by no pod for "
-                  f"{t.reserved_idle_hours} h: the reservation is paid for nothing", "reserved_idle_gpus",
-                  "ContainerInsights/Prometheus karpenter_nodes_total_pod_requests / karpenter_nodes_allocatable "
-                  "(HyperPod instance types)", periods=t.reserved_idle_hours)
-        self._add("HyperPodGpuMetricsMissing",
-                  hyperpod_gpu_samples(cluster_name, hyperpod_gpu_instance_types, Duration.hours(1)),
-                  1, cw.ComparisonOperator.LESS_THAN_THRESHOLD,
-                  f"No HyperPod GPU metrics for {t.gpu_metrics_missing_hours} h: the Prometheus scraper or Karpenter "
-                  f"is down, or no HyperPod GPU node has joined (ReservedGpusIdle is blind meanwhile)",
-                  "gpu_metrics_missing_hours",
-                  "ContainerInsights/Prometheus karpenter_nodes_allocatable (HyperPod instance types), samples",
-                  periods=t.gpu_metrics_missing_hours, missing=cw.TreatMissingData.BREACHING)
+        self._add(
+            "ReservedGpusIdle",
+            hyperpod_idle_gpus(cluster_name, hyperpod_gpu_instance_types, reserved_gpus, Duration.hours(1)),
+            t.reserved_idle_gpus,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"At least {t.reserved_idle_gpus} of the {reserved_gpus} HyperPod GPUs requested by no pod for "
+            f"{t.reserved_idle_hours} h: the reservation is paid for nothing",
+            "reserved_idle_gpus",
+            "ContainerInsights/Prometheus karpenter_nodes_total_pod_requests / karpenter_nodes_allocatable "
+            "(HyperPod instance types)",
+            periods=t.reserved_idle_hours,
+        )
+        self._add(
+            "HyperPodGpuMetricsMissing",
+            hyperpod_gpu_samples(cluster_name, hyperpod_gpu_instance_types, Duration.hours(1)),
+            1,
+            cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+            f"No HyperPod GPU metrics for {t.gpu_metrics_missing_hours} h: the Prometheus scraper or Karpenter "
+            f"is down, or no HyperPod GPU node has joined (ReservedGpusIdle is blind meanwhile)",
+            "gpu_metrics_missing_hours",
+            "ContainerInsights/Prometheus karpenter_nodes_allocatable (HyperPod instance types), samples",
+            periods=t.gpu_metrics_missing_hours,
+            missing=cw.TreatMissingData.BREACHING,
+        )
 
     def _kueue_alarms(self, cluster_name: str, cluster_queues: Sequence[str], t: AlarmThresholds) -> None:
         """Kueue, per ClusterQueue: workloads pending for the whole window (no capacity, quota exhausted), and
@@ -266,25 +408,48 @@ class PlatformAlarms(Construct):
         pending_periods = max(1, -(-t.pending_minutes // 5))
         for cq in cluster_queues:
             queue = {"ClusterName": cluster_name, "ClusterQueue": cq}
-            self._add(f"JobsPendingTooLong-{cq}",
-                      cw.MathExpression(
-                          expression="active + inadmissible", label=f"{cq}: fewest workloads pending",
-                          period=Duration.minutes(5), using_metrics={
-                              s: metric(PROMETHEUS, "kueue_pending_workloads", {**queue, "Status": s},
-                                        statistic="Minimum", period=Duration.minutes(5))
-                              for s in ("active", "inadmissible")}),
-                      1, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                      f"ClusterQueue {cq} has had a workload pending for {pending_periods * 5} minutes",
-                      "pending_minutes", "ContainerInsights/Prometheus kueue_pending_workloads (active + "
-                      "inadmissible, minimum per 5 minutes)", periods=pending_periods, spec_id="JobsPendingTooLong")
-            self._add(f"PodsReadyTimeoutEvictions-{cq}",
-                      metric(PROMETHEUS, "kueue_evicted_workloads_total", {**queue, "Reason": "PodsReadyTimeout"},
-                             statistic="Sum", period=Duration.hours(1)),
-                      t.pods_ready_timeout_evictions_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                      f"Kueue evicted workloads of ClusterQueue {cq} whose pods were not all ready in time "
-                      f"(waitForPodsReady)", "pods_ready_timeout_evictions_per_hour",
-                      "ContainerInsights/Prometheus kueue_evicted_workloads_total{Reason=PodsReadyTimeout} (sum, 1 h)",
-                      spec_id="PodsReadyTimeoutEvictions")
+            self._add(
+                f"JobsPendingTooLong-{cq}",
+                cw.MathExpression(
+                    expression="active + inadmissible",
+                    label=f"{cq}: fewest workloads pending",
+                    period=Duration.minutes(5),
+                    using_metrics={
+                        s: metric(
+                            PROMETHEUS,
+                            "kueue_pending_workloads",
+                            {**queue, "Status": s},
+                            statistic="Minimum",
+                            period=Duration.minutes(5),
+                        )
+                        for s in ("active", "inadmissible")
+                    },
+                ),
+                1,
+                cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"ClusterQueue {cq} has had a workload pending for {pending_periods * 5} minutes",
+                "pending_minutes",
+                "ContainerInsights/Prometheus kueue_pending_workloads (active + inadmissible, minimum per 5 minutes)",
+                periods=pending_periods,
+                spec_id="JobsPendingTooLong",
+            )
+            self._add(
+                f"PodsReadyTimeoutEvictions-{cq}",
+                metric(
+                    PROMETHEUS,
+                    "kueue_evicted_workloads_total",
+                    {**queue, "Reason": "PodsReadyTimeout"},
+                    statistic="Sum",
+                    period=Duration.hours(1),
+                ),
+                t.pods_ready_timeout_evictions_per_hour,
+                cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"Kueue evicted workloads of ClusterQueue {cq} whose pods were not all ready in time "
+                f"(waitForPodsReady)",
+                "pods_ready_timeout_evictions_per_hour",
+                "ContainerInsights/Prometheus kueue_evicted_workloads_total{Reason=PodsReadyTimeout} (sum, 1 h)",
+                spec_id="PodsReadyTimeoutEvictions",
+            )
 
     def _pipeline_alarms(self, cluster_name: str, pipeline_namespaces: Sequence[str], t: AlarmThresholds) -> None:
         """Pipelines, per team namespace: Argo Workflows that ended Failed or Error in an hour.
@@ -292,47 +457,90 @@ class PlatformAlarms(Construct):
         the Sum over the hour is the number that entered the phase then. No failure: no data point (the series of a
         phase exists only once a workflow entered it), not breaching."""
         for ns in pipeline_namespaces:
-            self._add(f"FailedPipelines-{ns}",
-                      cw.MathExpression(
-                          expression="FILL(failed, 0) + FILL(error, 0)", label=f"{ns}: workflows Failed or Error",
-                          period=Duration.hours(1), using_metrics={
-                              phase.lower(): metric(PROMETHEUS, "argo_workflows_total_count",
-                                                    {"ClusterName": cluster_name, "Namespace": ns, "Phase": phase},
-                                                    statistic="Sum", period=Duration.hours(1))
-                              for phase in ("Failed", "Error")}),
-                      t.failed_pipelines_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                      f"Argo Workflows of team namespace {ns} ended Failed or Error", "failed_pipelines_per_hour",
-                      "ContainerInsights/Prometheus argo_workflows_total_count{Phase=Failed|Error} (sum, 1 h)",
-                      spec_id="FailedPipelines")
+            self._add(
+                f"FailedPipelines-{ns}",
+                cw.MathExpression(
+                    expression="FILL(failed, 0) + FILL(error, 0)",
+                    label=f"{ns}: workflows Failed or Error",
+                    period=Duration.hours(1),
+                    using_metrics={
+                        phase.lower(): metric(
+                            PROMETHEUS,
+                            "argo_workflows_total_count",
+                            {"ClusterName": cluster_name, "Namespace": ns, "Phase": phase},
+                            statistic="Sum",
+                            period=Duration.hours(1),
+                        )
+                        for phase in ("Failed", "Error")
+                    },
+                ),
+                t.failed_pipelines_per_hour,
+                cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                f"Argo Workflows of team namespace {ns} ended Failed or Error",
+                "failed_pipelines_per_hour",
+                "ContainerInsights/Prometheus argo_workflows_total_count{Phase=Failed|Error} (sum, 1 h)",
+                spec_id="FailedPipelines",
+            )
 
-    def _burst_alarm(self, cluster_name: str, burst_prices: Sequence[tuple[str, str, float]],
-                     unpriced_instance_types: Sequence[str], burst_usd_per_hour: float) -> None:
+    def _burst_alarm(
+        self,
+        cluster_name: str,
+        burst_prices: Sequence[tuple[str, str, float]],
+        unpriced_instance_types: Sequence[str],
+        burst_usd_per_hour: float,
+    ) -> None:
         """Burst spend: running Karpenter GPUs per instance type and capacity type x that type's on-demand price per
         GPU. No Karpenter GPU node: no data, not breaching. Instance types without a price are not in the sum: the
         description says so (never a silent under-count)."""
-        blind = (f"; does NOT count {', '.join(unpriced_instance_types)} (no price in config/data/prices.yaml)"
-                 if unpriced_instance_types else "")
-        self._add("BurstSpendOverBudget", burst_usd_per_hour_metric(cluster_name, burst_prices, Duration.minutes(15)),
-                  burst_usd_per_hour, cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                  f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour{blind}", "burst_usd_per_hour",
-                  "ContainerInsights/Prometheus karpenter_nodes_allocatable per instance and capacity type x price "
-                  "per GPU (config/data/prices.yaml)", periods=2)
+        blind = (
+            f"; does NOT count {', '.join(unpriced_instance_types)} (no price in config/data/prices.yaml)"
+            if unpriced_instance_types
+            else ""
+        )
+        self._add(
+            "BurstSpendOverBudget",
+            burst_usd_per_hour_metric(cluster_name, burst_prices, Duration.minutes(15)),
+            burst_usd_per_hour,
+            cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            f"Karpenter GPU nodes cost more than ${burst_usd_per_hour:g}/hour{blind}",
+            "burst_usd_per_hour",
+            "ContainerInsights/Prometheus karpenter_nodes_allocatable per instance and capacity type x price "
+            "per GPU (config/data/prices.yaml)",
+            periods=2,
+        )
 
     def _karpenter_alarms(self, cluster_name: str, spot_interruption_rule_name: str, t: AlarmThresholds) -> None:
         """Karpenter controller errors, spot interruption rate (Karpenter's interruption rule's MatchedEvents)."""
-        self._add("KarpenterErrors",
-                  metric(PROMETHEUS, "controller_runtime_reconcile_errors_total", {"ClusterName": cluster_name},
-                         statistic="Sum", period=Duration.minutes(15)),
-                  t.karpenter_errors_per_15_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "Karpenter controllers failed reconciles (controller_runtime_reconcile_errors_total)",
-                  "karpenter_errors_per_15_minutes",
-                  "ContainerInsights/Prometheus controller_runtime_reconcile_errors_total")
-        self._add("SpotInterruptions",
-                  metric("AWS/Events", "MatchedEvents", {"RuleName": spot_interruption_rule_name}, statistic="Sum",
-                         period=Duration.hours(1)),
-                  t.spot_interruptions_per_hour, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  "EC2 Spot interruption warnings in an hour (Karpenter's interruption rule)",
-                  "spot_interruptions_per_hour", "AWS/Events MatchedEvents (Karpenter SpotInterruption rule)")
+        self._add(
+            "KarpenterErrors",
+            metric(
+                PROMETHEUS,
+                "controller_runtime_reconcile_errors_total",
+                {"ClusterName": cluster_name},
+                statistic="Sum",
+                period=Duration.minutes(15),
+            ),
+            t.karpenter_errors_per_15_minutes,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "Karpenter controllers failed reconciles (controller_runtime_reconcile_errors_total)",
+            "karpenter_errors_per_15_minutes",
+            "ContainerInsights/Prometheus controller_runtime_reconcile_errors_total",
+        )
+        self._add(
+            "SpotInterruptions",
+            metric(
+                "AWS/Events",
+                "MatchedEvents",
+                {"RuleName": spot_interruption_rule_name},
+                statistic="Sum",
+                period=Duration.hours(1),
+            ),
+            t.spot_interruptions_per_hour,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            "EC2 Spot interruption warnings in an hour (Karpenter's interruption rule)",
+            "spot_interruptions_per_hour",
+            "AWS/Events MatchedEvents (Karpenter SpotInterruption rule)",
+        )
 
     def _serving_alarms(self, cluster_name: str, ns: str, t: AlarmThresholds) -> None:
         """Served models of team namespace ``ns`` (k8s_charts/serving.py), on the per-namespace dimension set
@@ -348,21 +556,30 @@ class PlatformAlarms(Construct):
         dims = dict(zip(serving.NAMESPACE_DIMENSIONS, (cluster_name, ns), strict=True))
         periods = max(1, -(-t.serving_queue_minutes // 5))
         queued = metric(PROMETHEUS, serving.DEMAND_METRICS[1], dims, statistic="Sum", period=Duration.minutes(5))
-        self._add(f"ServingQueueBacklog-{ns}",
-                  cw.MathExpression(expression=f"queued * {SCRAPE_INTERVAL_SECONDS} / PERIOD(queued)",
-                                    label=f"{ns}: requests queued in served models (average)",
-                                    period=Duration.minutes(5),
-                                    using_metrics={"queued": queued}),
-                  t.serving_queued_requests, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  f"Served models of team namespace {ns} have kept requests waiting for {periods * 5} minutes: at "
-                  f"max_replicas, or the team's quota admits no more replicas", "serving_queued_requests",
-                  f"ContainerInsights/Prometheus {serving.DEMAND_METRICS[1]} (team namespace, average per 5 minutes)",
-                  periods=periods, spec_id="ServingQueueBacklog")
-        self._add(f"ServingAbortedRequests-{ns}",
-                  metric(PROMETHEUS, serving.ABORTED_REQUESTS_METRIC, dims, statistic="Sum",
-                         period=Duration.minutes(15)),
-                  t.serving_aborted_requests_per_15_minutes, cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                  f"Served models of team namespace {ns} aborted requests (clients gave up or cancelled, timeouts)",
-                  "serving_aborted_requests_per_15_minutes",
-                  f"ContainerInsights/Prometheus {serving.ABORTED_REQUESTS_METRIC} (team namespace, sum, 15 min)",
-                  spec_id="ServingAbortedRequests")
+        self._add(
+            f"ServingQueueBacklog-{ns}",
+            cw.MathExpression(
+                expression=f"queued * {SCRAPE_INTERVAL_SECONDS} / PERIOD(queued)",
+                label=f"{ns}: requests queued in served models (average)",
+                period=Duration.minutes(5),
+                using_metrics={"queued": queued},
+            ),
+            t.serving_queued_requests,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"Served models of team namespace {ns} have kept requests waiting for {periods * 5} minutes: at "
+            f"max_replicas, or the team's quota admits no more replicas",
+            "serving_queued_requests",
+            f"ContainerInsights/Prometheus {serving.DEMAND_METRICS[1]} (team namespace, average per 5 minutes)",
+            periods=periods,
+            spec_id="ServingQueueBacklog",
+        )
+        self._add(
+            f"ServingAbortedRequests-{ns}",
+            metric(PROMETHEUS, serving.ABORTED_REQUESTS_METRIC, dims, statistic="Sum", period=Duration.minutes(15)),
+            t.serving_aborted_requests_per_15_minutes,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"Served models of team namespace {ns} aborted requests (clients gave up or cancelled, timeouts)",
+            "serving_aborted_requests_per_15_minutes",
+            f"ContainerInsights/Prometheus {serving.ABORTED_REQUESTS_METRIC} (team namespace, sum, 15 min)",
+            spec_id="ServingAbortedRequests",
+        )

@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack, Tags, aws_codebuild as codebuild, aws_ecr as ecr, aws_kms as kms, aws_logs as logs
-from aws_cdk import aws_iam as iam, aws_s3_assets as s3_assets
+from aws_cdk import (
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Tags,
+)
+from aws_cdk import (
+    aws_codebuild as codebuild,
+)
+from aws_cdk import (
+    aws_ecr as ecr,
+)
+from aws_cdk import aws_iam as iam
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_logs as logs,
+)
+from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
 from cdk_constructs.governance.nag_findings import acknowledge
@@ -34,21 +52,27 @@ def buildspec() -> dict:
         "version": "0.2",
         "env": {"shell": "bash", "variables": {"DOCKER_BUILDKIT": "1"}},
         "phases": {
-            "pre_build": {"commands": [
-                'aws ecr get-login-password --region "$AWS_REGION" '
-                '| docker login --username AWS --password-stdin "$REGISTRY"',
-                'if aws ecr describe-images --repository-name "$REPOSITORY_NAME" --image-ids "imageTag=$IMAGE_TAG" '
-                '>/dev/null 2>&1; then echo "$IMAGE_URI exists (tags are immutable): nothing to build"; '
-                'export ALREADY_PUSHED=1; fi',
-            ]},
-            "build": {"commands": [
-                'if [ -z "${ALREADY_PUSHED:-}" ]; then docker build --file "$DOCKERFILE" --tag "$IMAGE_URI" '
-                '--label "org.opencontainers.image.version=$IMAGE_TAG" .; fi',
-            ]},
-            "post_build": {"commands": [
-                'if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ] && [ -z "${ALREADY_PUSHED:-}" ]; then '
-                'docker push "$IMAGE_URI"; fi',
-            ]},
+            "pre_build": {
+                "commands": [
+                    'aws ecr get-login-password --region "$AWS_REGION" '
+                    '| docker login --username AWS --password-stdin "$REGISTRY"',
+                    'if aws ecr describe-images --repository-name "$REPOSITORY_NAME" --image-ids "imageTag=$IMAGE_TAG" '
+                    '>/dev/null 2>&1; then echo "$IMAGE_URI exists (tags are immutable): nothing to build"; '
+                    "export ALREADY_PUSHED=1; fi",
+                ]
+            },
+            "build": {
+                "commands": [
+                    'if [ -z "${ALREADY_PUSHED:-}" ]; then docker build --file "$DOCKERFILE" --tag "$IMAGE_URI" '
+                    '--label "org.opencontainers.image.version=$IMAGE_TAG" .; fi',
+                ]
+            },
+            "post_build": {
+                "commands": [
+                    'if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ] && [ -z "${ALREADY_PUSHED:-}" ]; then '
+                    'docker push "$IMAGE_URI"; fi',
+                ]
+            },
         },
     }
 
@@ -72,55 +96,104 @@ class ImageBuildProject(Construct):
     Attributes: ``project`` (codebuild.Project), ``role``, ``log_group``, ``image_uri``.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, image_name: str, dockerfile: str, image_tag: str,
-                 repository: ecr.IRepository, source: s3_assets.Asset, encryption_key: kms.IKey,
-                 log_retention: logs.RetentionDays, project_name: str | None = None,
-                 compute_type: codebuild.ComputeType = DEFAULT_COMPUTE_TYPE, timeout: Duration = Duration.hours(4),
-                 expected_build_minutes: int | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        image_name: str,
+        dockerfile: str,
+        image_tag: str,
+        repository: ecr.IRepository,
+        source: s3_assets.Asset,
+        encryption_key: kms.IKey,
+        log_retention: logs.RetentionDays,
+        project_name: str | None = None,
+        compute_type: codebuild.ComputeType = DEFAULT_COMPUTE_TYPE,
+        timeout: Duration = Duration.hours(4),
+        expected_build_minutes: int | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         self.image_uri = repository.repository_uri_for_tag(image_tag)
         # Kept on delete/replacement (build history for audits), removed if the create that made it rolls back.
-        self.log_group = logs.LogGroup(self, "Logs", retention=log_retention, encryption_key=encryption_key,
-                                       removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self.log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=log_retention,
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
         # The role gets exactly the statements below: the project's defaults (logs in /aws/codebuild/*, report
         # groups, wildcard KMS and S3 actions) are not needed, so the project sees it without policy updates.
-        self.role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("codebuild.amazonaws.com"),
-                             description=f"CodeBuild: build platform image {image_name} and push it to its repository")
-        self.role.add_to_policy(iam.PolicyStatement(  # S3 source (CodeBuild user guide, service role for S3 input)
-            actions=["s3:GetObject", "s3:GetObjectVersion"], resources=[source.bucket.arn_for_objects(
-                source.s3_object_key)]))
-        self.role.add_to_policy(iam.PolicyStatement(
-            actions=["s3:GetBucketAcl", "s3:GetBucketLocation"], resources=[source.bucket.bucket_arn]))
-        self.role.add_to_policy(iam.PolicyStatement(
-            actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[self.log_group.log_group_arn]))
-        self.role.add_to_policy(iam.PolicyStatement(  # build output encryption with the platform key
-            actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
-            resources=[encryption_key.key_arn]))
-        self.role.add_to_policy(iam.PolicyStatement(actions=[
-            "ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:DescribeImages",
-            "ecr:InitiateLayerUpload", "ecr:UploadLayerPart", "ecr:CompleteLayerUpload", "ecr:PutImage"],
-            resources=[repository.repository_arn]))
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("codebuild.amazonaws.com"),
+            description=f"CodeBuild: build platform image {image_name} and push it to its repository",
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(  # S3 source (CodeBuild user guide, service role for S3 input)
+                actions=["s3:GetObject", "s3:GetObjectVersion"],
+                resources=[source.bucket.arn_for_objects(source.s3_object_key)],
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetBucketAcl", "s3:GetBucketLocation"], resources=[source.bucket.bucket_arn]
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[self.log_group.log_group_arn]
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(  # build output encryption with the platform key
+                actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
+                resources=[encryption_key.key_arn],
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=[
+                    "ecr:BatchCheckLayerAvailability",
+                    "ecr:BatchGetImage",
+                    "ecr:GetDownloadUrlForLayer",
+                    "ecr:DescribeImages",
+                    "ecr:InitiateLayerUpload",
+                    "ecr:UploadLayerPart",
+                    "ecr:CompleteLayerUpload",
+                    "ecr:PutImage",
+                ],
+                resources=[repository.repository_arn],
+            )
+        )
         # ECR's authorization token has no resource-level permission (service authorization reference for ECR).
         self.role.add_to_policy(iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"]))
         self.project = codebuild.Project(
-            self, "Project",
+            self,
+            "Project",
             project_name=project_name,
             role=self.role.without_policy_updates(),
             description=f"Builds the platform image {image_name} ({dockerfile}) and pushes {image_tag}",
             source=codebuild.Source.s3(bucket=source.bucket, path=source.s3_object_key),
             build_spec=codebuild.BuildSpec.from_object(buildspec()),
             environment=codebuild.BuildEnvironment(
-                build_image=BUILD_IMAGE, compute_type=compute_type,
+                build_image=BUILD_IMAGE,
+                compute_type=compute_type,
                 privileged=True,  # the Docker daemon runs inside the build container
-                environment_variables={k: codebuild.BuildEnvironmentVariable(value=v) for k, v in {
-                    "IMAGE_NAME": image_name,
-                    "DOCKERFILE": dockerfile,
-                    "IMAGE_TAG": image_tag,
-                    "IMAGE_URI": self.image_uri,
-                    "REPOSITORY_NAME": repository.repository_name,
-                    "REGISTRY": f"{stack.account}.dkr.ecr.{stack.region}.{stack.url_suffix}",
-                }.items()},
+                environment_variables={
+                    k: codebuild.BuildEnvironmentVariable(value=v)
+                    for k, v in {
+                        "IMAGE_NAME": image_name,
+                        "DOCKERFILE": dockerfile,
+                        "IMAGE_TAG": image_tag,
+                        "IMAGE_URI": self.image_uri,
+                        "REPOSITORY_NAME": repository.repository_name,
+                        "REGISTRY": f"{stack.account}.dkr.ecr.{stack.region}.{stack.url_suffix}",
+                    }.items()
+                },
             ),
             encryption_key=encryption_key,
             timeout=timeout,
@@ -130,8 +203,15 @@ class ImageBuildProject(Construct):
         )
         if expected_build_minutes:
             Tags.of(self.project).add(EXPECTED_MINUTES_TAG, str(expected_build_minutes))
-        acknowledge(self.project, "Docker builds need privileged mode for the Docker daemon inside the build "
-                                  "container; the project only builds the repository's own Dockerfiles", "CB3")
-        acknowledge(self.role, "ecr:GetAuthorizationToken has no resource-level permissions (ECR's service "
-                               "authorization reference); every other statement names its resource",
-                    "IAM5[Resource::*]")
+        acknowledge(
+            self.project,
+            "Docker builds need privileged mode for the Docker daemon inside the build "
+            "container; the project only builds the repository's own Dockerfiles",
+            "CB3",
+        )
+        acknowledge(
+            self.role,
+            "ecr:GetAuthorizationToken has no resource-level permissions (ECR's service "
+            "authorization reference); every other statement names its resource",
+            "IAM5[Resource::*]",
+        )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import Aws, RemovalPolicy, Stack, aws_iam as iam, aws_kms as kms
+from aws_cdk import Aws, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from cdk_constructs.governance.compliance import skip_checkov
@@ -27,8 +29,14 @@ class PlatformKey(Construct):
     IAM5 findings of the ``kms:GenerateDataKey*``/``kms:ReEncrypt*`` action groups on the grantee.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, alias: str,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        alias: str,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.key = kms.Key(
             self,
@@ -39,29 +47,41 @@ class PlatformKey(Construct):
             removal_policy=removal_policy,
         )
         account, region = Aws.ACCOUNT_ID, Aws.REGION
-        self.key.add_to_resource_policy(iam.PolicyStatement(
-            sid="FsxDataRepositoryThroughS3",
-            principals=[iam.AnyPrincipal()],
-            actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey"],
-            resources=["*"],
-            conditions={
-                "StringEquals": {"kms:CallerAccount": account, "kms:ViaService": f"s3.{region}.amazonaws.com"},
-                "ArnLike": {"aws:PrincipalArn": f"arn:{Aws.PARTITION}:iam::{account}:role/aws-service-role/"
-                                                f"s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*"},
-            },
-        ))
-        skip_checkov(self.key, "CKV_AWS_33",
-                     "The only wildcard principal is bound by aws:PrincipalArn to FSx's per-file-system S3 link role, "
-                     "kms:CallerAccount to this account and kms:ViaService to S3; the role name is unknown until the "
-                     "file system exists")
-        self.key.add_to_resource_policy(iam.PolicyStatement(
-            sid="CloudWatchLogs",
-            principals=[iam.ServicePrincipal(f"logs.{Stack.of(self).region}.amazonaws.com")],
-            actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
-            resources=["*"],
-            conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn":
-                                    f"arn:{Aws.PARTITION}:logs:{region}:{account}:log-group:*"}},
-        ))
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="FsxDataRepositoryThroughS3",
+                principals=[iam.AnyPrincipal()],
+                actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey"],
+                resources=["*"],
+                conditions={
+                    "StringEquals": {"kms:CallerAccount": account, "kms:ViaService": f"s3.{region}.amazonaws.com"},
+                    "ArnLike": {
+                        "aws:PrincipalArn": f"arn:{Aws.PARTITION}:iam::{account}:role/aws-service-role/"
+                        f"s3.data-source.lustre.fsx.amazonaws.com/AWSServiceRoleForFSxS3Access_fs-*"
+                    },
+                },
+            )
+        )
+        skip_checkov(
+            self.key,
+            "CKV_AWS_33",
+            "The only wildcard principal is bound by aws:PrincipalArn to FSx's per-file-system S3 link role, "
+            "kms:CallerAccount to this account and kms:ViaService to S3; the role name is unknown until the "
+            "file system exists",
+        )
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="CloudWatchLogs",
+                principals=[iam.ServicePrincipal(f"logs.{Stack.of(self).region}.amazonaws.com")],
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                conditions={
+                    "ArnLike": {
+                        "kms:EncryptionContext:aws:logs:arn": f"arn:{Aws.PARTITION}:logs:{region}:{account}:log-group:*"
+                    }
+                },
+            )
+        )
 
     @property
     def key_arn(self) -> str:
@@ -75,6 +95,11 @@ class PlatformKey(Construct):
         """Encrypt, decrypt, re-encrypt and data keys with this key (write data encrypted with it). ``reason``: the
         cdk-nag acknowledgement's reason for the action groups (default names the key)."""
         grant = self.key.grant_encrypt_decrypt(grantee)
-        acknowledge_grant(grantee, grant, reason or f"Encrypt and decrypt with {self.node.path} only (this key's "
-                                                    f"ARN): the action groups are KMS's data-key operations")
+        acknowledge_grant(
+            grantee,
+            grant,
+            reason
+            or f"Encrypt and decrypt with {self.node.path} only (this key's "
+            f"ARN): the action groups are KMS's data-key operations",
+        )
         return grant

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from cdk_constructs.governance.nag_findings import acknowledge, acknowledge_grant, acknowledge_prefix_wildcard, wildcard_actions
+from cdk_constructs.governance.nag_findings import (
+    acknowledge,
+    acknowledge_grant,
+    acknowledge_prefix_wildcard,
+    wildcard_actions,
+)
 
 # What aws-cdk-lib's bucket grants add on the bucket's key besides the bucket's own statement (Key.grantDecrypt /
 # grantEncryptDecrypt): the action groups among them are IAM5 findings on the grantee.
@@ -34,10 +42,19 @@ class SecureBucket(Construct):
     principal's stack passes cdk-nag.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None,
-                 server_access_logs_bucket: s3.IBucket | None = None, server_access_logs_prefix: str | None = None,
-                 noncurrent_version_expiration_days: int = 30, abort_incomplete_multipart_upload_days: int = 7,
-                 expiration_days: int | None = None, removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        encryption_key: kms.IKey | None = None,
+        server_access_logs_bucket: s3.IBucket | None = None,
+        server_access_logs_prefix: str | None = None,
+        noncurrent_version_expiration_days: int = 30,
+        abort_incomplete_multipart_upload_days: int = 7,
+        expiration_days: int | None = None,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.bucket = s3.Bucket(
             self,
@@ -52,7 +69,8 @@ class SecureBucket(Construct):
             minimum_tls_version=1.2,
             server_access_logs_bucket=server_access_logs_bucket,
             server_access_logs_prefix=(server_access_logs_prefix or f"{construct_id}/")
-            if server_access_logs_bucket else None,
+            if server_access_logs_bucket
+            else None,
             removal_policy=removal_policy,
             lifecycle_rules=[
                 s3.LifecycleRule(
@@ -75,18 +93,28 @@ class SecureBucket(Construct):
 
     def _grant(self, kind: str, grantee: iam.IGrantable, prefix: str, reason: str | None) -> iam.Grant:
         if prefix and not prefix.endswith("/"):
-            raise ValueError(f"{self.node.path}: grant_{kind} prefix {prefix!r} must end with '/' (a folder), e.g. "
-                             f"'evals/'; '' grants the whole bucket")
+            raise ValueError(
+                f"{self.node.path}: grant_{kind} prefix {prefix!r} must end with '/' (a folder), e.g. "
+                f"'evals/'; '' grants the whole bucket"
+            )
         pattern = f"{prefix}*"
-        grant = (self.bucket.grant_read(grantee, pattern) if kind == "read" else
-                 self.bucket.grant_read_write(grantee, pattern))
-        reason = reason or (f"{kind.replace('_', '/')} of every object under {prefix or 'the root of'} "
-                            f"{self.node.path}: the prefix, not object names, is the access boundary")
+        grant = (
+            self.bucket.grant_read(grantee, pattern)
+            if kind == "read"
+            else self.bucket.grant_read_write(grantee, pattern)
+        )
+        reason = reason or (
+            f"{kind.replace('_', '/')} of every object under {prefix or 'the root of'} "
+            f"{self.node.path}: the prefix, not object names, is the access boundary"
+        )
         acknowledge_grant(grantee, grant, reason)
         if isinstance(grantee, Construct):
             if self.bucket.encryption_key is not None and _KEY_ACTION_GROUPS[kind]:
-                acknowledge(grantee, f"{reason} (the bucket's key, its data-key operations)",
-                            *wildcard_actions(*_KEY_ACTION_GROUPS[kind]))
+                acknowledge(
+                    grantee,
+                    f"{reason} (the bucket's key, its data-key operations)",
+                    *wildcard_actions(*_KEY_ACTION_GROUPS[kind]),
+                )
             acknowledge_prefix_wildcard(grantee, bucket_arn=self.bucket_arn, suffix=f"/{pattern}", reason=reason)
         return grant
 
@@ -96,8 +124,7 @@ class SecureBucket(Construct):
         and prefix)."""
         return self._grant("read", grantee, prefix, reason)
 
-    def grant_read_write(self, grantee: iam.IGrantable, *, prefix: str = "",
-                         reason: str | None = None) -> iam.Grant:
+    def grant_read_write(self, grantee: iam.IGrantable, *, prefix: str = "", reason: str | None = None) -> iam.Grant:
         """Read, write and delete of the objects under ``prefix``, and encrypt/decrypt with the bucket's key; as
         :meth:`grant_read`."""
         return self._grant("read_write", grantee, prefix, reason)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_fsx as fsx, aws_kms as kms, aws_s3 as s3
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_fsx as fsx
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
+
 
 class SharedFileSystem(Construct):
     """The cluster's shared file system: FSx for Lustre PERSISTENT_2, each team's tree linked to its own S3 prefix.
@@ -31,11 +36,23 @@ class SharedFileSystem(Construct):
 
     MAX_DATA_REPOSITORIES = 8
 
-    def __init__(self, scope: Construct, construct_id: str, *, subnet: ec2.ISubnet,
-                 security_group: ec2.ISecurityGroup, encryption_key: kms.IKey, data_bucket: s3.IBucket,
-                 storage_capacity_gib: int = 1200, throughput_mib_per_tib: int = 125, compression: str = "LZ4",
-                 backup_retention_days: int = 7, auto_import: bool = True, auto_export: bool = True,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        subnet: ec2.ISubnet,
+        security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        data_bucket: s3.IBucket,
+        storage_capacity_gib: int = 1200,
+        throughput_mib_per_tib: int = 125,
+        compression: str = "LZ4",
+        backup_retention_days: int = 7,
+        auto_import: bool = True,
+        auto_export: bool = True,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         # L1 on purpose: the L2 LustreFileSystem opens TCP 988-1023 on its group to itself, wider than Lustre
         # needs; the network stack's FSx group already holds exactly 988 and 1018-1023.
@@ -65,18 +82,23 @@ class SharedFileSystem(Construct):
         self._auto_import, self._auto_export = auto_import, auto_export
         self.data_repository_associations: dict[str, fsx.CfnDataRepositoryAssociation] = {}
 
-    def add_data_repository(self, construct_id: str, *, file_system_path: str,
-                            s3_prefix: str) -> fsx.CfnDataRepositoryAssociation:
+    def add_data_repository(
+        self, construct_id: str, *, file_system_path: str, s3_prefix: str
+    ) -> fsx.CfnDataRepositoryAssociation:
         """Link ``file_system_path`` (e.g. ``/teams/ml-research``) to ``s3://<data bucket>/<s3_prefix>``
         (``s3_prefix`` ends with ``/``). Refuses nesting paths, a repeated prefix and a ninth association."""
         if len(self.data_repository_associations) >= self.MAX_DATA_REPOSITORIES:
-            raise ValueError(f"FSx for Lustre allows at most {self.MAX_DATA_REPOSITORIES} data repository "
-                             f"associations per file system; {file_system_path} would be one more")
+            raise ValueError(
+                f"FSx for Lustre allows at most {self.MAX_DATA_REPOSITORIES} data repository "
+                f"associations per file system; {file_system_path} would be one more"
+            )
         for other in self.data_repository_associations:
             a, b = other.rstrip("/") + "/", file_system_path.rstrip("/") + "/"
             if a.startswith(b) or b.startswith(a):
-                raise ValueError(f"data repository paths {other} and {file_system_path} nest; FSx refuses "
-                                 f"overlapping file system paths")
+                raise ValueError(
+                    f"data repository paths {other} and {file_system_path} nest; FSx refuses "
+                    f"overlapping file system paths"
+                )
         events = ["NEW", "CHANGED", "DELETED"]
         dra = fsx.CfnDataRepositoryAssociation(
             self,
@@ -87,9 +109,11 @@ class SharedFileSystem(Construct):
             batch_import_meta_data_on_create=True,
             s3=fsx.CfnDataRepositoryAssociation.S3Property(
                 auto_import_policy=fsx.CfnDataRepositoryAssociation.AutoImportPolicyProperty(events=events)
-                if self._auto_import else None,
+                if self._auto_import
+                else None,
                 auto_export_policy=fsx.CfnDataRepositoryAssociation.AutoExportPolicyProperty(events=events)
-                if self._auto_export else None,
+                if self._auto_export
+                else None,
             ),
         )
         dra.apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, aws_ecr as ecr, aws_iam as iam, aws_kms as kms
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_ecr as ecr
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 
@@ -15,9 +18,16 @@ class TrainingImageRepository(Construct):
     :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey,
-                 repository_name: str | None = None, untagged_image_expiry_days: int = 14,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        encryption_key: kms.IKey,
+        repository_name: str | None = None,
+        untagged_image_expiry_days: int = 14,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.repository = ecr.Repository(
             self,
@@ -28,11 +38,13 @@ class TrainingImageRepository(Construct):
             encryption=ecr.RepositoryEncryption.KMS,
             encryption_key=encryption_key,
             removal_policy=removal_policy,
-            lifecycle_rules=[ecr.LifecycleRule(
-                description="Expire untagged images",
-                tag_status=ecr.TagStatus.UNTAGGED,
-                max_image_age=Duration.days(untagged_image_expiry_days),
-            )],
+            lifecycle_rules=[
+                ecr.LifecycleRule(
+                    description="Expire untagged images",
+                    tag_status=ecr.TagStatus.UNTAGGED,
+                    max_image_age=Duration.days(untagged_image_expiry_days),
+                )
+            ],
         )
 
     @property
@@ -55,12 +67,27 @@ class PlatformImageRepositories(Construct):
     Attribute ``repositories``: image name -> :class:`TrainingImageRepository`.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, image_names: tuple[str, ...], name_prefix: str,
-                 encryption_key: kms.IKey, untagged_image_expiry_days: int = 14) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        image_names: tuple[str, ...],
+        name_prefix: str,
+        encryption_key: kms.IKey,
+        untagged_image_expiry_days: int = 14,
+    ) -> None:
         super().__init__(scope, construct_id)
-        self.repositories = {name: TrainingImageRepository(
-            self, name, encryption_key=encryption_key, repository_name=f"{name_prefix}/{name}",
-            untagged_image_expiry_days=untagged_image_expiry_days) for name in image_names}
+        self.repositories = {
+            name: TrainingImageRepository(
+                self,
+                name,
+                encryption_key=encryption_key,
+                repository_name=f"{name_prefix}/{name}",
+                untagged_image_expiry_days=untagged_image_expiry_days,
+            )
+            for name in image_names
+        }
 
     def grant_pull(self, grantee: iam.IGrantable) -> None:
         """Let ``grantee`` pull every platform image."""

@@ -12,8 +12,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from aws_cdk import (
-    CustomResource, Duration, RemovalPolicy, Stack, Token, aws_ec2 as ec2, aws_iam as iam, aws_kms as kms,
-    aws_lambda as lambda_, aws_logs as logs, custom_resources as cr,
+    CustomResource,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Token,
+)
+from aws_cdk import (
+    aws_ec2 as ec2,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_lambda as lambda_,
+)
+from aws_cdk import (
+    aws_logs as logs,
+)
+from aws_cdk import (
+    custom_resources as cr,
 )
 from constructs import Construct
 
@@ -46,60 +67,120 @@ class ExistingFileSystemAccess(Construct):
     :param revision: bump to run the reconciliation again without other changes. Default 1.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, file_system_id: str, security_group: ec2.ISecurityGroup,
-                 vpc: ec2.IVpc, encryption_key: kms.IKey | None = None, log_retention_days: int = 365,
-                 revision: int = 1) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        file_system_id: str,
+        security_group: ec2.ISecurityGroup,
+        vpc: ec2.IVpc,
+        encryption_key: kms.IKey | None = None,
+        log_retention_days: int = 365,
+        revision: int = 1,
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
-        log_group = logs.LogGroup(self, "Logs", retention=retention(log_retention_days), encryption_key=encryption_key,
-                                  removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=retention(log_retention_days),
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
 
         def role(name: str, what: str) -> iam.Role:
             """A function role that may write to ``log_group`` only (no AWS-managed policy)."""
             out = iam.Role(self, name, assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"), description=what)
-            out.add_to_policy(iam.PolicyStatement(sid="WriteItsLogs", actions=["logs:CreateLogStream",
-                                                                                "logs:PutLogEvents"],
-                                                  resources=[log_group.log_group_arn]))
+            out.add_to_policy(
+                iam.PolicyStatement(
+                    sid="WriteItsLogs",
+                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                    resources=[log_group.log_group_arn],
+                )
+            )
             return out
 
         handler_role = role("HandlerRole", f"Adds a Studio security group to the interfaces of {file_system_id}")
         framework_role = role("ProviderRole", "Custom resource provider framework of the FSx interface handler")
         self.function = lambda_.Function(
-            self, "Handler", runtime=RUNTIME, handler="index.on_event", code=lambda_.Code.from_asset(str(HANDLER_DIR)),
-            timeout=Duration.minutes(5), memory_size=256, log_group=log_group, role=handler_role,
-            description=f"Adds a Studio security group to the network interfaces of {file_system_id}")
-        self.function.add_to_role_policy(iam.PolicyStatement(
-            sid="DescribeTheFileSystem", actions=["fsx:DescribeFileSystems"],
-            resources=[stack.format_arn(service="fsx", resource="file-system", resource_name=file_system_id)]))
-        self.function.add_to_role_policy(iam.PolicyStatement(
-            sid="DescribeInterfaces", actions=["ec2:DescribeNetworkInterfaces"], resources=["*"]))
-        self.function.add_to_role_policy(iam.PolicyStatement(
-            sid="ModifyInterfacesOfTheVpc", actions=["ec2:ModifyNetworkInterfaceAttribute"],
-            resources=[stack.format_arn(service="ec2", resource="network-interface", resource_name="*")],
-            conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}}))
-        self.function.add_to_role_policy(iam.PolicyStatement(
-            sid="WithGroupsOfTheVpc", actions=["ec2:ModifyNetworkInterfaceAttribute"],
-            resources=[stack.format_arn(service="ec2", resource="security-group", resource_name="*")],
-            conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}}))
+            self,
+            "Handler",
+            runtime=RUNTIME,
+            handler="index.on_event",
+            code=lambda_.Code.from_asset(str(HANDLER_DIR)),
+            timeout=Duration.minutes(5),
+            memory_size=256,
+            log_group=log_group,
+            role=handler_role,
+            description=f"Adds a Studio security group to the network interfaces of {file_system_id}",
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="DescribeTheFileSystem",
+                actions=["fsx:DescribeFileSystems"],
+                resources=[stack.format_arn(service="fsx", resource="file-system", resource_name=file_system_id)],
+            )
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(sid="DescribeInterfaces", actions=["ec2:DescribeNetworkInterfaces"], resources=["*"])
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="ModifyInterfacesOfTheVpc",
+                actions=["ec2:ModifyNetworkInterfaceAttribute"],
+                resources=[stack.format_arn(service="ec2", resource="network-interface", resource_name="*")],
+                conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}},
+            )
+        )
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="WithGroupsOfTheVpc",
+                actions=["ec2:ModifyNetworkInterfaceAttribute"],
+                resources=[stack.format_arn(service="ec2", resource="security-group", resource_name="*")],
+                conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}},
+            )
+        )
         region = "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
         account = "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
         partition = "<AWS::Partition>" if Token.is_unresolved(stack.partition) else stack.partition
         ec2_arn = f"arn:{partition}:ec2:{region}:{account}"
-        acknowledge(handler_role, "EC2 Describe calls support no resource scope; ModifyNetworkInterfaceAttribute is "
-                                  "limited to interfaces and groups of the file system's VPC by ec2:Vpc",
-                    *wildcard_resources("*", f"{ec2_arn}:network-interface/*", f"{ec2_arn}:security-group/*"))
-        provider = cr.Provider(self, "Provider", on_event_handler=self.function, log_group=log_group,
-                               framework_on_event_role=framework_role)
-        acknowledge(framework_role, "The provider framework invokes the handler and its versions (<function ARN>:*), "
-                                    "as aws-cdk-lib's Provider grants",
-                    *wildcard_resources(f"<{stack.get_logical_id(self.function.node.default_child)}.Arn>:*"))
-        acknowledge(provider, "The provider framework's function runs the runtime aws-cdk-lib pins for it",
-                    "L1")
+        acknowledge(
+            handler_role,
+            "EC2 Describe calls support no resource scope; ModifyNetworkInterfaceAttribute is "
+            "limited to interfaces and groups of the file system's VPC by ec2:Vpc",
+            *wildcard_resources("*", f"{ec2_arn}:network-interface/*", f"{ec2_arn}:security-group/*"),
+        )
+        provider = cr.Provider(
+            self,
+            "Provider",
+            on_event_handler=self.function,
+            log_group=log_group,
+            framework_on_event_role=framework_role,
+        )
+        acknowledge(
+            framework_role,
+            "The provider framework invokes the handler and its versions (<function ARN>:*), "
+            "as aws-cdk-lib's Provider grants",
+            *wildcard_resources(f"<{stack.get_logical_id(self.function.node.default_child)}.Arn>:*"),
+        )
+        acknowledge(provider, "The provider framework's function runs the runtime aws-cdk-lib pins for it", "L1")
         self.provider = provider
         for function in (self.function, provider.node.find_child("framework-onEvent")):
-            ignore_cfn_lint(function, "W3005", "aws-cdk-lib adds DependsOn on the function's role next to the GetAtt; "
-                                               "harmless and not editable from here.")
+            ignore_cfn_lint(
+                function,
+                "W3005",
+                "aws-cdk-lib adds DependsOn on the function's role next to the GetAtt; "
+                "harmless and not editable from here.",
+            )
         self.resource = CustomResource(
-            self, "Resource", service_token=provider.service_token, resource_type="Custom::FsxNetworkInterfaces",
-            properties={"FileSystemId": file_system_id, "SecurityGroupId": security_group.security_group_id,
-                        "Revision": str(revision)})
+            self,
+            "Resource",
+            service_token=provider.service_token,
+            resource_type="Custom::FsxNetworkInterfaces",
+            properties={
+                "FileSystemId": file_system_id,
+                "SecurityGroupId": security_group.security_group_id,
+                "Revision": str(revision),
+            },
+        )

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aws_cdk import RemovalPolicy, aws_ec2 as ec2, aws_iam as iam, aws_kms as kms, aws_sagemaker as sagemaker
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
 SM = sagemaker.CfnDomain
@@ -12,15 +16,22 @@ SM = sagemaker.CfnDomain
 
 def idle_shutdown(idle_minutes: int, max_idle_minutes: int) -> SM.AppLifecycleManagementProperty:
     """Idle apps stop after ``idle_minutes``; users may choose between 60 minutes and ``max_idle_minutes``."""
-    return SM.AppLifecycleManagementProperty(idle_settings=SM.IdleSettingsProperty(
-        lifecycle_management="ENABLED", idle_timeout_in_minutes=idle_minutes,
-        min_idle_timeout_in_minutes=60, max_idle_timeout_in_minutes=max_idle_minutes,
-    ))
+    return SM.AppLifecycleManagementProperty(
+        idle_settings=SM.IdleSettingsProperty(
+            lifecycle_management="ENABLED",
+            idle_timeout_in_minutes=idle_minutes,
+            min_idle_timeout_in_minutes=60,
+            max_idle_timeout_in_minutes=max_idle_minutes,
+        )
+    )
 
 
 def fsx_config(file_system_id: str, path: str) -> SM.CustomFileSystemConfigProperty:
-    return SM.CustomFileSystemConfigProperty(f_sx_lustre_file_system_config=SM.FSxLustreFileSystemConfigProperty(
-        file_system_id=file_system_id, file_system_path=path))
+    return SM.CustomFileSystemConfigProperty(
+        f_sx_lustre_file_system_config=SM.FSxLustreFileSystemConfigProperty(
+            file_system_id=file_system_id, file_system_path=path
+        )
+    )
 
 
 class StudioDomain(Construct):
@@ -46,18 +57,33 @@ class StudioDomain(Construct):
     :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (user data lives in the domain's home volumes).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, domain_name: str, vpc: ec2.IVpc,
-                 subnets: Sequence[ec2.ISubnet], security_group: ec2.ISecurityGroup, encryption_key: kms.IKey,
-                 file_system_id: str, shared_path: str | None = None, posix_uid: int = 200001,
-                 posix_gid: int = 1001, idle_timeout_minutes: int = 120, max_idle_timeout_minutes: int = 480,
-                 default_instance_type: str = "ml.t3.medium",
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        domain_name: str,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        file_system_id: str,
+        shared_path: str | None = None,
+        posix_uid: int = 200001,
+        posix_gid: int = 1001,
+        idle_timeout_minutes: int = 120,
+        max_idle_timeout_minutes: int = 480,
+        default_instance_type: str = "ml.t3.medium",
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.file_system_id = file_system_id
         self.lifecycle = idle_shutdown(idle_timeout_minutes, max_idle_timeout_minutes)
         self.default_instance_type = default_instance_type
         self.default_role = iam.Role(
-            self, "DefaultExecutionRole", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            self,
+            "DefaultExecutionRole",
+            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
             description=f"{domain_name}: default execution role (no permissions; user profiles bring their own)",
         )
         self.domain = sagemaker.CfnDomain(

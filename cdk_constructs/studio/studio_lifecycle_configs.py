@@ -8,7 +8,8 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from aws_cdk import Fn, Stack, aws_sagemaker as sagemaker
+from aws_cdk import Fn, Stack
+from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct
 
 SCRIPT = Path(__file__).resolve().parents[2] / "studio_lifecycle" / "kube_context.sh"
@@ -23,8 +24,9 @@ def render_script(settings: Mapping[str, str], *, script: Path = SCRIPT) -> str:
     if not shebang.startswith("#!"):
         raise ValueError(f"{script} must start with a #! line")
     lines = [f"{key}={shlex.quote(value)}" for key, value in settings.items()]
-    header = "# --- set by the <Env>-Studio stack ---\n" + "\n".join(lines) + "\n" + \
-             "export " + " ".join(settings) + "\n"
+    header = (
+        "# --- set by the <Env>-Studio stack ---\n" + "\n".join(lines) + "\n" + "export " + " ".join(settings) + "\n"
+    )
     return f"{shebang}\n{header}{body}"
 
 

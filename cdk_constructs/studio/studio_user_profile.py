@@ -7,10 +7,28 @@ from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
 import jsii
-
 from aws_cdk import (
-    Acknowledgment, ArnFormat, CfnTag, RemovalPolicy, Stack, Validations, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms,
-    aws_s3 as s3, aws_sagemaker as sagemaker,
+    Acknowledgment,
+    ArnFormat,
+    CfnTag,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
+from aws_cdk import (
+    aws_eks_v2 as eks,
+)
+from aws_cdk import (
+    aws_iam as iam,
+)
+from aws_cdk import (
+    aws_kms as kms,
+)
+from aws_cdk import (
+    aws_s3 as s3,
+)
+from aws_cdk import (
+    aws_sagemaker as sagemaker,
 )
 from constructs import Construct, IValidation
 
@@ -31,8 +49,9 @@ Only Identity Center starts sessions of these roles (their trust policy admits i
 each session after the signed-in user, so neither the role nor the session name is the caller's choice."""
 
 
-def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioDomain,
-                         sign_ins: Mapping[str, str]) -> iam.ManagedPolicy:
+def presigned_url_policy(
+    scope: Construct, construct_id: str, *, domain: StudioDomain, sign_ins: Mapping[str, str]
+) -> iam.ManagedPolicy:
     """Customer-managed policy for people's Identity Center permission sets: ``sagemaker:CreatePresignedDomainUrl``
     on exactly one user profile per statement, for exactly one person: ``sign_ins`` maps profile name -> the
     Identity Center user name, matched as the end of ``aws:userid`` (``<role id>:<session name>``) of a session of an
@@ -40,21 +59,42 @@ def presigned_url_policy(scope: Construct, construct_id: str, *, domain: StudioD
     rule compared the profile's tag with a principal tag, which anyone allowed ``sts:TagSession`` on their role can
     set to another person's profile name when assuming it (IAM User Guide "Pass session tags in AWS STS")."""
     stack = Stack.of(scope)
-    sso_roles = stack.format_arn(service="iam", region="", resource=IDENTITY_CENTER_ROLES.split("/", 1)[0],
-                                 resource_name=IDENTITY_CENTER_ROLES.split("/", 1)[1])
+    sso_roles = stack.format_arn(
+        service="iam",
+        region="",
+        resource=IDENTITY_CENTER_ROLES.split("/", 1)[0],
+        resource_name=IDENTITY_CENTER_ROLES.split("/", 1)[1],
+    )
     statements = []
     for index, (profile, user) in enumerate(sorted(sign_ins.items())):
-        statements.append(iam.PolicyStatement(
-            sid=f"OwnStudioProfile{index}", actions=["sagemaker:CreatePresignedDomainUrl"],
-            resources=[stack.format_arn(service="sagemaker", resource="user-profile",
-                                        resource_name=f"{domain.domain_id}/{profile}")],
-            conditions={"StringLike": {"aws:userid": f"*:{user}"}, "ArnLike": {"aws:PrincipalArn": sso_roles}}))
+        statements.append(
+            iam.PolicyStatement(
+                sid=f"OwnStudioProfile{index}",
+                actions=["sagemaker:CreatePresignedDomainUrl"],
+                resources=[
+                    stack.format_arn(
+                        service="sagemaker", resource="user-profile", resource_name=f"{domain.domain_id}/{profile}"
+                    )
+                ],
+                conditions={"StringLike": {"aws:userid": f"*:{user}"}, "ArnLike": {"aws:PrincipalArn": sso_roles}},
+            )
+        )
     if not statements:  # a managed policy needs a statement: deny the action when there is no profile
-        statements.append(iam.PolicyStatement(sid="NoProfiles", effect=iam.Effect.DENY,
-                                              actions=["sagemaker:CreatePresignedDomainUrl"], resources=["*"]))
-    return iam.ManagedPolicy(scope, construct_id, statements=statements,
-                             description="Open only one's own SageMaker Studio profile (Identity Center user name "
-                                         "= the profile's sign-in name)")
+        statements.append(
+            iam.PolicyStatement(
+                sid="NoProfiles",
+                effect=iam.Effect.DENY,
+                actions=["sagemaker:CreatePresignedDomainUrl"],
+                resources=["*"],
+            )
+        )
+    return iam.ManagedPolicy(
+        scope,
+        construct_id,
+        statements=statements,
+        description="Open only one's own SageMaker Studio profile (Identity Center user name "
+        "= the profile's sign-in name)",
+    )
 
 
 class _Pullable(Protocol):
@@ -111,55 +151,86 @@ class StudioUserProfile(Construct):
         their FSx partition or S3 data).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, domain: StudioDomain, user_profile_name: str,
-                 namespace: str, data_bucket: s3.IBucket | None, data_key: kms.IKey | None, data_prefix: str,
-                 cluster_name: str,
-                 lifecycle_config_arns: Mapping[str, str], file_system_path: str | None = None,
-                 posix_uid: int | None = None, posix_gid: int | None = None, cluster: eks.ICluster | None = None,
-                 training_images: _Pullable | None = None, mlflow: _MlflowClient | None = None,
-                 team: str | None = None,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        domain: StudioDomain,
+        user_profile_name: str,
+        namespace: str,
+        data_bucket: s3.IBucket | None,
+        data_key: kms.IKey | None,
+        data_prefix: str,
+        cluster_name: str,
+        lifecycle_config_arns: Mapping[str, str],
+        file_system_path: str | None = None,
+        posix_uid: int | None = None,
+        posix_gid: int | None = None,
+        cluster: eks.ICluster | None = None,
+        training_images: _Pullable | None = None,
+        mlflow: _MlflowClient | None = None,
+        team: str | None = None,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         self.role = iam.Role(
-            self, "ExecutionRole", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            self,
+            "ExecutionRole",
+            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
             description=f"Studio user {user_profile_name} (team {namespace}): EKS describe, team S3 prefix, ECR pull, "
-                        f"MLflow client",
+            f"MLflow client",
         )
         cluster_arn = stack.format_arn(service="eks", resource="cluster", resource_name=cluster_name)
-        self.role.add_to_policy(iam.PolicyStatement(sid="DescribePlatformCluster", actions=["eks:DescribeCluster"],
-                                                    resources=[cluster_arn]))
+        self.role.add_to_policy(
+            iam.PolicyStatement(sid="DescribePlatformCluster", actions=["eks:DescribeCluster"], resources=[cluster_arn])
+        )
         if data_bucket is not None:
             self._grant_team_prefix(data_bucket, data_key, data_prefix)
-        log_group_arn = stack.format_arn(service="logs", resource="log-group", resource_name=f"{STUDIO_LOG_GROUP}:*",
-                                         arn_format=ArnFormat.COLON_RESOURCE_NAME)
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="StudioLogs", actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
-            resources=[log_group_arn]))
+        log_group_arn = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=f"{STUDIO_LOG_GROUP}:*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid="StudioLogs",
+                actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group_arn],
+            )
+        )
         if training_images is not None:
             training_images.grant_pull(self.role)
         if mlflow is not None:
             mlflow.grant_team_credentials(team or namespace, self.role)
-        Validations.of(self.role).acknowledge(Acknowledgment(
-            id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{log_group_arn}]",
-            reason="SageMaker names the Studio log streams per app at run time, inside the one Studio log group.",
-        ))
-        Validations.of(self.role).acknowledge(Acknowledgment(
-            id="AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-            reason="ecr:GetAuthorizationToken (part of ECR pull) has no resource-level permission.",
-        ))
+        Validations.of(self.role).acknowledge(
+            Acknowledgment(
+                id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{log_group_arn}]",
+                reason="SageMaker names the Studio log streams per app at run time, inside the one Studio log group.",
+            )
+        )
+        Validations.of(self.role).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+                reason="ecr:GetAuthorizationToken (part of ECR pull) has no resource-level permission.",
+            )
+        )
 
         def app_settings(cls: type, app_type: str) -> object:
             arn = lifecycle_config_arns[app_type]
             # Idle shutdown is a domain setting (CloudFormation has no AppLifecycleManagement on user profiles).
             return cls(
-                default_resource_spec=UP.ResourceSpecProperty(instance_type=domain.default_instance_type,
-                                                              lifecycle_config_arn=arn),
+                default_resource_spec=UP.ResourceSpecProperty(
+                    instance_type=domain.default_instance_type, lifecycle_config_arn=arn
+                ),
                 lifecycle_config_arns=[arn],
             )
 
-        posix = (UP.CustomPosixUserConfigProperty(uid=posix_uid, gid=posix_gid or 1001)
-                 if posix_uid is not None else None)
+        posix = (
+            UP.CustomPosixUserConfigProperty(uid=posix_uid, gid=posix_gid or 1001) if posix_uid is not None else None
+        )
         self.profile = sagemaker.CfnUserProfile(
             self,
             "Resource",
@@ -167,10 +238,15 @@ class StudioUserProfile(Construct):
             user_profile_name=user_profile_name,
             user_settings=UP.UserSettingsProperty(
                 execution_role=self.role.role_arn,
-                custom_file_system_configs=[UP.CustomFileSystemConfigProperty(
-                    f_sx_lustre_file_system_config=UP.FSxLustreFileSystemConfigProperty(
-                        file_system_id=domain.file_system_id, file_system_path=file_system_path))]
-                if file_system_path else None,
+                custom_file_system_configs=[
+                    UP.CustomFileSystemConfigProperty(
+                        f_sx_lustre_file_system_config=UP.FSxLustreFileSystemConfigProperty(
+                            file_system_id=domain.file_system_id, file_system_path=file_system_path
+                        )
+                    )
+                ]
+                if file_system_path
+                else None,
                 custom_posix_user_config=posix,
                 jupyter_lab_app_settings=app_settings(UP.JupyterLabAppSettingsProperty, "JupyterLab"),
                 code_editor_app_settings=app_settings(UP.CodeEditorAppSettingsProperty, "CodeEditor"),
@@ -181,30 +257,50 @@ class StudioUserProfile(Construct):
 
         self.access_entry: eks.AccessEntry | None = None
         if cluster is not None:
-            self.access_entry = eks.AccessEntry(self, "AccessEntry", cluster=cluster, principal=self.role.role_arn,
-                                                access_policies=[])
+            self.access_entry = eks.AccessEntry(
+                self, "AccessEntry", cluster=cluster, principal=self.role.role_arn, access_policies=[]
+            )
             # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
             cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
-                team_group(team or namespace)]
+                team_group(team or namespace)
+            ]
 
     def _grant_team_prefix(self, data_bucket: s3.IBucket, data_key: kms.IKey | None, data_prefix: str) -> None:
         """The team's prefix of the data bucket: list, read, write and delete its objects (and the bucket key through
         S3)."""
         stack = Stack.of(self)
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="ListTeamPrefix", actions=["s3:ListBucket"], resources=[data_bucket.bucket_arn],
-            conditions={"StringLike": {"s3:prefix": [data_prefix, f"{data_prefix}*"]}}))
-        self.role.add_to_policy(iam.PolicyStatement(
-            sid="ReadWriteTeamPrefix",
-            actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
-            resources=[data_bucket.arn_for_objects(f"{data_prefix}*")]))
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ListTeamPrefix",
+                actions=["s3:ListBucket"],
+                resources=[data_bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [data_prefix, f"{data_prefix}*"]}},
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ReadWriteTeamPrefix",
+                actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+                resources=[data_bucket.arn_for_objects(f"{data_prefix}*")],
+            )
+        )
         if data_key is not None:
-            self.role.add_to_policy(iam.PolicyStatement(
-                sid="DataKeyThroughS3", actions=["kms:Decrypt", "kms:GenerateDataKey"], resources=[data_key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"s3.{stack.region}.amazonaws.com"}}))
-        self.node.add_validation(_AcknowledgeTeamPrefix(
-            self.role, f"/{data_prefix}*", "The user reads and writes objects under the team's data prefix only; "
-                                           "object keys are the user's choice."))
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="DataKeyThroughS3",
+                    actions=["kms:Decrypt", "kms:GenerateDataKey"],
+                    resources=[data_key.key_arn],
+                    conditions={"StringEquals": {"kms:ViaService": f"s3.{stack.region}.amazonaws.com"}},
+                )
+            )
+        self.node.add_validation(
+            _AcknowledgeTeamPrefix(
+                self.role,
+                f"/{data_prefix}*",
+                "The user reads and writes objects under the team's data prefix only; "
+                "object keys are the user's choice.",
+            )
+        )
 
 
 @jsii.implements(IValidation)
@@ -225,8 +321,9 @@ class _AcknowledgeTeamPrefix:
             for resource in resources if isinstance(resources, list) else [resources]:
                 rendered = _render(resource)
                 if rendered.endswith(self._suffix):
-                    Validations.of(self._role).acknowledge(Acknowledgment(
-                        id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]", reason=self._reason))
+                    Validations.of(self._role).acknowledge(
+                        Acknowledgment(id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{rendered}]", reason=self._reason)
+                    )
         return []
 
 

@@ -5,4 +5,4 @@ from __future__ import annotations
 
 from cdk_constructs.teams.team import Team
 
-__all__ = ['Team']
+__all__ = ["Team"]

@@ -30,7 +30,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_cdk import Stack, aws_eks as eks_l1, aws_eks_v2 as eks, aws_iam as iam, aws_kms as kms, aws_s3 as s3
+from aws_cdk import Stack
+from aws_cdk import aws_eks as eks_l1
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_secretsmanager as sm
 from constructs import Construct
 
@@ -98,7 +103,9 @@ class Team:
         """Link the team's tree to its S3 prefix of the data bucket (``DataRepository<Team>`` on ``file_system``)."""
         return file_system.add_data_repository(
             f"DataRepository{''.join(p.title() for p in self.name.split('-'))}",
-            file_system_path=self.file_system_path, s3_prefix=self.data_prefix)
+            file_system_path=self.file_system_path,
+            s3_prefix=self.data_prefix,
+        )
 
     def storage_tree(self, *, users: Mapping[str, int] | None = None) -> list[Directory]:
         """The team's directories (owner, mode) the compute stack's FsxDirectories Job creates; ``users``: Studio
@@ -110,18 +117,29 @@ class Team:
     def mlflow_username(self) -> str:
         return team_username(self.name)
 
-    def mlflow_user(self, scope: Construct, *, encryption_key: kms.IKey, environment: str,
-                    rotation_reason: str) -> GeneratedCredential:
+    def mlflow_user(
+        self, scope: Construct, *, encryption_key: kms.IKey, environment: str, rotation_reason: str
+    ) -> GeneratedCredential:
         """The team's MLflow user (``Team<Team>Credentials`` in ``scope``): a generated credential the MLflow entry
         point reconciles into its user store."""
         return GeneratedCredential(
-            scope, f"Team{pascal(self.name)}Credentials", encryption_key=encryption_key, username=self.mlflow_username,
+            scope,
+            f"Team{pascal(self.name)}Credentials",
+            encryption_key=encryption_key,
+            username=self.mlflow_username,
             description=f"MLflow {environment}: MLflow user of team {self.name} (its jobs and Studio users)",
-            rotation_reason=rotation_reason)
+            rotation_reason=rotation_reason,
+        )
 
     # --- Compute stack ----------------------------------------------------------------------------------------------
-    def pod_identity_role(self, scope: Construct, *, cluster: eks.ICluster, data_bucket: s3.IBucket,
-                          mlflow_secret: sm.ISecret | None = None) -> iam.Role:
+    def pod_identity_role(
+        self,
+        scope: Construct,
+        *,
+        cluster: eks.ICluster,
+        data_bucket: s3.IBucket,
+        mlflow_secret: sm.ISecret | None = None,
+    ) -> iam.Role:
         """The role the team's pods get through EKS Pod Identity (namespace ``<team>``, service account
         ``training``), as ``<scope>/Team-<team>/Role`` with the association ``PodIdentity`` beside it.
 
@@ -134,53 +152,91 @@ class Team:
         region = Stack.of(scope).region
         prefix = self.data_prefix
         role = iam.Role(
-            container, "Role",
+            container,
+            "Role",
             assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal("pods.eks.amazonaws.com")),
             description=f"EKS Pod Identity of team {self.name} (namespace {self.namespace_name}, service account "
-                        f"{TEAM_SERVICE_ACCOUNT}): s3://<data bucket>/{prefix}",
+            f"{TEAM_SERVICE_ACCOUNT}): s3://<data bucket>/{prefix}",
         )
         self._grant_data(role, data_bucket, region)
         if mlflow_secret is not None:
             self._grant_mlflow_secret(role, mlflow_secret, region)
         acknowledge_prefix_wildcard(
-            role, bucket_arn=data_bucket.bucket_arn, suffix=f"/{prefix}*",
+            role,
+            bucket_arn=data_bucket.bucket_arn,
+            suffix=f"/{prefix}*",
             reason=f"Team {self.name} reads and writes every object under its own prefix {prefix} of the data bucket "
-                   f"(datasets, checkpoints); the prefix, not object names, is the access boundary.")
+            f"(datasets, checkpoints); the prefix, not object names, is the access boundary.",
+        )
         eks_l1.CfnPodIdentityAssociation(
-            container, "PodIdentity", cluster_name=cluster.cluster_name, namespace=self.namespace_name,
-            service_account=TEAM_SERVICE_ACCOUNT, role_arn=role.role_arn)
+            container,
+            "PodIdentity",
+            cluster_name=cluster.cluster_name,
+            namespace=self.namespace_name,
+            service_account=TEAM_SERVICE_ACCOUNT,
+            role_arn=role.role_arn,
+        )
         return role
 
     def _grant_data(self, role: iam.Role, bucket: s3.IBucket, region: str) -> None:
         prefix = self.data_prefix
-        role.add_to_policy(iam.PolicyStatement(
-            sid="ListTeamPrefix", actions=["s3:ListBucket"], resources=[bucket.bucket_arn],
-            conditions={"StringLike": {"s3:prefix": [prefix, f"{prefix}*"]}}))
-        role.add_to_policy(iam.PolicyStatement(
-            sid="ReadWriteTeamObjects", resources=[bucket.arn_for_objects(f"{prefix}*")],
-            actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-                     "s3:ListMultipartUploadParts"]))
+        role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ListTeamPrefix",
+                actions=["s3:ListBucket"],
+                resources=[bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [prefix, f"{prefix}*"]}},
+            )
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ReadWriteTeamObjects",
+                resources=[bucket.arn_for_objects(f"{prefix}*")],
+                actions=[
+                    "s3:GetObject",
+                    "s3:PutObject",
+                    "s3:DeleteObject",
+                    "s3:AbortMultipartUpload",
+                    "s3:ListMultipartUploadParts",
+                ],
+            )
+        )
         if bucket.encryption_key is not None:
-            role.add_to_policy(iam.PolicyStatement(
-                sid="DataKeyThroughS3", actions=["kms:Decrypt", "kms:GenerateDataKey"],
-                resources=[bucket.encryption_key.key_arn],
-                conditions={"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}}))
+            role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="DataKeyThroughS3",
+                    actions=["kms:Decrypt", "kms:GenerateDataKey"],
+                    resources=[bucket.encryption_key.key_arn],
+                    conditions={"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
+                )
+            )
 
     @staticmethod
     def _grant_mlflow_secret(role: iam.Role, secret: sm.ISecret, region: str) -> None:
         # Written on the role only: `grant_read` would also edit the key policy in the MLflow stack, which would
         # then depend on the compute stack while the compute stack depends on the secret (a cycle).
-        role.add_to_policy(iam.PolicyStatement(
-            sid="ReadTeamMlflowCredentials", resources=[secret.secret_arn],
-            actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]))
+        role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ReadTeamMlflowCredentials",
+                resources=[secret.secret_arn],
+                actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+            )
+        )
         if secret.encryption_key is not None:
             # Secrets Manager decrypts with the encryption context {"SecretARN": <arn>}: this secret only.
-            role.add_to_policy(iam.PolicyStatement(
-                sid="MlflowSecretKeyThroughSecretsManager", actions=["kms:Decrypt"],
-                resources=[secret.encryption_key.key_arn],
-                conditions={"StringEquals": {
-                    "kms:ViaService": f"secretsmanager.{region}.amazonaws.com",
-                    "kms:EncryptionContext:SecretARN": secret.secret_arn}}))
+            role.add_to_policy(
+                iam.PolicyStatement(
+                    sid="MlflowSecretKeyThroughSecretsManager",
+                    actions=["kms:Decrypt"],
+                    resources=[secret.encryption_key.key_arn],
+                    conditions={
+                        "StringEquals": {
+                            "kms:ViaService": f"secretsmanager.{region}.amazonaws.com",
+                            "kms:EncryptionContext:SecretARN": secret.secret_arn,
+                        }
+                    },
+                )
+            )
 
     def namespace(self, scope: Construct, *, values: PlatformValues) -> TeamNamespace:
         """The team's namespace objects in cdk8s ``scope``: namespace, ResourceQuota and LimitRange, RBAC, service
@@ -201,9 +257,17 @@ class Team:
         return team_project_name(self.name)
 
     # --- Studio stacks ----------------------------------------------------------------------------------------------
-    def studio_settings(self, *, environment: str, region: str, cluster_name: str, kubernetes_version: str,
-                        cli_s3_uri: str, mlflow_uri: str | None = None,
-                        mlflow_secret_arn: str | None = None) -> dict[str, str]:
+    def studio_settings(
+        self,
+        *,
+        environment: str,
+        region: str,
+        cluster_name: str,
+        kubernetes_version: str,
+        cli_s3_uri: str,
+        mlflow_uri: str | None = None,
+        mlflow_secret_arn: str | None = None,
+    ) -> dict[str, str]:
         """What the team's Studio lifecycle configuration exports (``PLATFORM_*``; with MLflow its URI and, with
         ``mlflow_secret_arn``, the team's own MLflow user). Default: no MLflow."""
         settings = {
@@ -220,26 +284,44 @@ class Team:
                 settings["MLFLOW_CREDENTIALS_SECRET_ARN"] = mlflow_secret_arn
         return settings
 
-    def studio_lifecycle(self, scope: Construct, *, resource_prefix: str,
-                         settings: Mapping[str, str]) -> StudioLifecycleConfigs:
+    def studio_lifecycle(
+        self, scope: Construct, *, resource_prefix: str, settings: Mapping[str, str]
+    ) -> StudioLifecycleConfigs:
         """The team's Studio lifecycle configurations (``Lifecycle<Team>`` in ``scope``) with ``settings``
         (:meth:`studio_settings`)."""
-        return StudioLifecycleConfigs(scope, f"Lifecycle{pascal(self.name)}",
-                                      name_prefix=f"{resource_prefix}-{self.name}"[:51], settings=dict(settings))
+        return StudioLifecycleConfigs(
+            scope,
+            f"Lifecycle{pascal(self.name)}",
+            name_prefix=f"{resource_prefix}-{self.name}"[:51],
+            settings=dict(settings),
+        )
 
     def studio_profile(self, scope: Construct, *, user: str, posix_uid: int, **props: Any) -> StudioUserProfile:
         """A Studio user profile of the team (``User<Name>`` in ``scope``): the team decides its namespace, data
         prefix, file system tree and gid; ``props`` are the domain-wide ones (domain, cluster, keys, images, MLflow,
         lifecycle configurations) of :class:`StudioUserProfile`."""
         return StudioUserProfile(
-            scope, f"User{pascal(user)}", user_profile_name=user, namespace=self.namespace_name,
-            data_prefix=self.data_prefix, file_system_path=self.file_system_path, posix_uid=posix_uid,
-            posix_gid=self.config.posix_gid, team=self.name, **props)
+            scope,
+            f"User{pascal(user)}",
+            user_profile_name=user,
+            namespace=self.namespace_name,
+            data_prefix=self.data_prefix,
+            file_system_path=self.file_system_path,
+            posix_uid=posix_uid,
+            posix_gid=self.config.posix_gid,
+            team=self.name,
+            **props,
+        )
 
     def access_manifest(self, scope: Construct, *, cluster: eks.ICluster) -> eks.KubernetesManifest:
         """The team's Role and RoleBinding for the group its users' access entries carry (``TeamAccess<Team>`` in
         ``scope``; existing-cluster mode with ``kubernetes.team_access``)."""
         return eks.KubernetesManifest(
-            scope, f"TeamAccess{pascal(self.name)}", cluster=cluster, overwrite=True,
-            manifest=team_access_manifests(self.namespace_name, labels={
-                "app.kubernetes.io/part-of": "llm-platform", "platform/team": self.name}))
+            scope,
+            f"TeamAccess{pascal(self.name)}",
+            cluster=cluster,
+            overwrite=True,
+            manifest=team_access_manifests(
+                self.namespace_name, labels={"app.kubernetes.io/part-of": "llm-platform", "platform/team": self.name}
+            ),
+        )

@@ -28,8 +28,14 @@ from typing import Any
 import boto3
 from botocore.exceptions import ClientError
 
-THROTTLING = {"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
-              "ServiceUnavailable", "InternalError"}
+THROTTLING = {
+    "RequestLimitExceeded",
+    "Throttling",
+    "ThrottlingException",
+    "TooManyRequestsException",
+    "ServiceUnavailable",
+    "InternalError",
+}
 ATTEMPTS = 6
 """Tries per call: backoff 1, 2, 4, 8, 16 s between them (31 s at most per call, well inside the function's
 timeout)."""
@@ -48,7 +54,7 @@ def call(fn: Callable[..., Any], *, sleep: Callable[[float], None] = time.sleep,
             code = exc.response.get("Error", {}).get("Code", "")
             if code not in THROTTLING or attempt == ATTEMPTS - 1:
                 raise
-            sleep(2 ** attempt)
+            sleep(2**attempt)
     raise AssertionError("unreachable")
 
 
@@ -67,8 +73,10 @@ class Reconciler:
                 if missing_ok:
                     self.log(f"{file_system_id}: file system not found; nothing to change")
                     return []
-                raise RuntimeError(f"FSx file system {file_system_id} does not exist in this account and region "
-                                   f"(config: studio.existing_cluster.file_system_id)") from None
+                raise RuntimeError(
+                    f"FSx file system {file_system_id} does not exist in this account and region "
+                    f"(config: studio.existing_cluster.file_system_id)"
+                ) from None
             raise
         systems = found.get("FileSystems", [])
         if not systems:
@@ -89,12 +97,18 @@ class Reconciler:
     def _set_groups(self, interface: dict[str, Any], groups: Iterable[str], action: str) -> None:
         eni = interface["NetworkInterfaceId"]
         try:
-            call(self.ec2.modify_network_interface_attribute, sleep=self.sleep, NetworkInterfaceId=eni,
-                 Groups=sorted(groups))
+            call(
+                self.ec2.modify_network_interface_attribute,
+                sleep=self.sleep,
+                NetworkInterfaceId=eni,
+                Groups=sorted(groups),
+            )
         except ClientError as exc:
             error = exc.response.get("Error", {})
-            raise RuntimeError(f"ec2:ModifyNetworkInterfaceAttribute on {eni} ({action}) failed: "
-                               f"{error.get('Code')}: {error.get('Message')}") from None
+            raise RuntimeError(
+                f"ec2:ModifyNetworkInterfaceAttribute on {eni} ({action}) failed: "
+                f"{error.get('Code')}: {error.get('Message')}"
+            ) from None
 
     def add(self, file_system_id: str, group: str) -> dict[str, Any]:
         changed = []
@@ -106,8 +120,7 @@ class Reconciler:
             self._set_groups(interface, current | {group}, f"add {group}")
             changed.append(interface["NetworkInterfaceId"])
             self.log(f"{interface['NetworkInterfaceId']}: added {group} to {sorted(current)}")
-        return {"NetworkInterfaceIds": ",".join(i["NetworkInterfaceId"] for i in found),
-                "Changed": ",".join(changed)}
+        return {"NetworkInterfaceIds": ",".join(i["NetworkInterfaceId"] for i in found), "Changed": ",".join(changed)}
 
     def remove(self, file_system_id: str, group: str) -> dict[str, Any]:
         changed = []
@@ -116,8 +129,10 @@ class Reconciler:
             if group not in current:
                 continue
             if current == {group}:
-                self.log(f"{interface['NetworkInterfaceId']}: {group} is its only group; left in place (EC2 needs "
-                         f"at least one)")
+                self.log(
+                    f"{interface['NetworkInterfaceId']}: {group} is its only group; left in place (EC2 needs "
+                    f"at least one)"
+                )
                 continue
             self._set_groups(interface, current - {group}, f"remove {group}")
             changed.append(interface["NetworkInterfaceId"])

@@ -21,9 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cdk-out", type=Path, default=Path("cdk.out"))
     parser.add_argument("--dist", type=Path, default=None, help="manifests folder (default dist/<env>)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    parser.add_argument("--delivery", action="store_true",
-                        help="per account: what the delivery pipeline, the logging account and each environment's "
-                             "<Env>-Delivery stack add (reads cdk.out/delivery unless --cdk-out is given)")
+    parser.add_argument(
+        "--delivery",
+        action="store_true",
+        help="per account: what the delivery pipeline, the logging account and each environment's "
+        "<Env>-Delivery stack add (reads cdk.out/delivery unless --cdk-out is given)",
+    )
     args = parser.parse_args(argv)
     if args.delivery:
         return _delivery(args.cdk_out if args.cdk_out != Path("cdk.out") else Path("cdk.out/delivery"), args.json)
@@ -43,8 +46,10 @@ def _delivery(cdk_out: Path, as_json: bool) -> int:
     if not (cdk_out / "manifest.json").is_file():
         print(f"{cdk_out} holds no cloud assembly: run `make synth-delivery` first", file=sys.stderr)
         return 2
-    reports = [build_report(label, region, templates, None)
-               for label, region, templates in delivery_templates_by_account(cdk_out)]
+    reports = [
+        build_report(label, region, templates, None)
+        for label, region, templates in delivery_templates_by_account(cdk_out)
+    ]
     for report in reports:
         report.notes = [n for n in report.notes if not n.startswith("no manifests")]
     if as_json:

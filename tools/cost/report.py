@@ -22,8 +22,16 @@ import yaml
 from config.instances import find_spec, gpu_families
 from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 
-__all__ = ["PRICES_FILE", "Pricer", "Report", "build_report", "delivery_templates_by_account", "load_prices", "render",
-           "templates_from_assembly"]
+__all__ = [
+    "PRICES_FILE",
+    "Pricer",
+    "Report",
+    "build_report",
+    "delivery_templates_by_account",
+    "load_prices",
+    "render",
+    "templates_from_assembly",
+]
 GPU_RESOURCE = "nvidia.com/gpu"
 CLOUDWATCH_ADDON = "amazon-cloudwatch-observability"
 # Values of Karpenter's `karpenter.k8s.aws/instance-gpu-name` label (the GPU model, lower case) that a NodePool may
@@ -60,9 +68,9 @@ class CpuPoolLine:
 
     name: str
     cpu_limit: int
-    instance_type: str            # the allowed type with the highest hourly price
+    instance_type: str  # the allowed type with the highest hourly price
     usd_per_node_hour: float
-    max_nodes: int                # the most nodes the vCPU limit allows (of the smallest allowed type)
+    max_nodes: int  # the most nodes the vCPU limit allows (of the smallest allowed type)
     usd_per_hour_at_limit: float  # the worst case over the allowed types
     detail: str = ""
 
@@ -93,14 +101,14 @@ class Report:
     region: str
     price_version: str
     idle: list[Line] = field(default_factory=list)
-    reserved_gpu: list[BurstLine] = field(default_factory=list)   # HyperPod instance groups (run while deployed)
-    burst: list[BurstLine] = field(default_factory=list)          # Karpenter GPU pools at their limits
-    cpu_pools: list[CpuPoolLine] = field(default_factory=list)    # Karpenter CPU pools (no idle cost)
+    reserved_gpu: list[BurstLine] = field(default_factory=list)  # HyperPod instance groups (run while deployed)
+    burst: list[BurstLine] = field(default_factory=list)  # Karpenter GPU pools at their limits
+    cpu_pools: list[CpuPoolLine] = field(default_factory=list)  # Karpenter CPU pools (no idle cost)
     unpriced: list[Line] = field(default_factory=list)
     usage_based: list[Line] = field(default_factory=list)
-    builds: list[BuildLine] = field(default_factory=list)         # CodeBuild projects (image builds)
+    builds: list[BuildLine] = field(default_factory=list)  # CodeBuild projects (image builds)
     notes: list[str] = field(default_factory=list)
-    gpu_unpriced: list[str] = field(default_factory=list)          # GPU capacities the maximum spend leaves out
+    gpu_unpriced: list[str] = field(default_factory=list)  # GPU capacities the maximum spend leaves out
     templates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -116,8 +124,14 @@ class Report:
     @property
     def observability_total(self) -> float:
         """What watching the platform costs per month: the observability stack plus every log group."""
-        return round(sum(line.monthly_usd for line in self.idle
-                         if line.stack.endswith("Observability") or line.type == "AWS::Logs::LogGroup"), 2)
+        return round(
+            sum(
+                line.monthly_usd
+                for line in self.idle
+                if line.stack.endswith("Observability") or line.type == "AWS::Logs::LogGroup"
+            ),
+            2,
+        )
 
     @property
     def reserved_gpu_per_hour(self) -> float:
@@ -144,17 +158,24 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "env": self.env, "region": self.region, "price_version": self.price_version,
-            "idle_monthly_usd": self.idle_total, "idle_monthly_usd_by_stack": self.idle_by_stack(),
+            "env": self.env,
+            "region": self.region,
+            "price_version": self.price_version,
+            "idle_monthly_usd": self.idle_total,
+            "idle_monthly_usd_by_stack": self.idle_by_stack(),
             "reserved_gpu_usd_per_hour": self.reserved_gpu_per_hour,
             "karpenter_burst_usd_per_hour": self.karpenter_burst_per_hour,
             "max_burst_usd_per_hour": self.max_burst_per_hour,
-            "max_burst_complete": self.max_burst_complete, "gpu_unpriced": list(self.gpu_unpriced),
+            "max_burst_complete": self.max_burst_complete,
+            "gpu_unpriced": list(self.gpu_unpriced),
             "cpu_pools_usd_per_hour_at_limit": self.cpu_pools_per_hour,
             "cpu_pools": [asdict(x) for x in self.cpu_pools],
-            "idle": [asdict(x) for x in self.idle], "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
-            "burst": [asdict(x) for x in self.burst], "unpriced": [asdict(x) for x in self.unpriced],
-            "usage_based": [asdict(x) for x in self.usage_based], "notes": self.notes,
+            "idle": [asdict(x) for x in self.idle],
+            "reserved_gpu": [asdict(x) for x in self.reserved_gpu],
+            "burst": [asdict(x) for x in self.burst],
+            "unpriced": [asdict(x) for x in self.unpriced],
+            "usage_based": [asdict(x) for x in self.usage_based],
+            "notes": self.notes,
             "builds": [{**asdict(b), "expected_usd": b.expected_usd, "max_usd": b.max_usd} for b in self.builds],
             "observability_monthly_usd": self.observability_total,
         }
@@ -247,8 +268,11 @@ def _price_vpc_endpoint(r: _Priced) -> None:
 def _price_load_balancer(r: _Priced) -> None:
     """Price an application or network load balancer by the hour (LCUs excluded)."""
     kind = r.props.get("Type", "application")
-    r.add("Application Load Balancer" if kind == "application" else "Network Load Balancer",
-          r.p.hourly("alb" if kind == "application" else "nlb") * r.p.hours, detail="LCUs excluded")
+    r.add(
+        "Application Load Balancer" if kind == "application" else "Network Load Balancer",
+        r.p.hourly("alb" if kind == "application" else "nlb") * r.p.hours,
+        detail="LCUs excluded",
+    )
 
 
 def _price_ecs_service(r: _Priced) -> None:
@@ -258,9 +282,12 @@ def _price_ecs_service(r: _Priced) -> None:
     gb = float(task.get("Memory", 512)) / 1024
     count = r.props.get("DesiredCount")
     if count is None:
-        targets = [res["Properties"] for res in r.resources.values()
-                   if res["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
-                   and _mentions(res["Properties"].get("ResourceId"), r.lid)]
+        targets = [
+            res["Properties"]
+            for res in r.resources.values()
+            if res["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
+            and _mentions(res["Properties"].get("ResourceId"), r.lid)
+        ]
         count = targets[0]["MinCapacity"] if targets else 1
     per_task = (vcpu * r.p.hourly("fargate_vcpu") + gb * r.p.hourly("fargate_gb")) * r.p.hours
     r.add("Fargate tasks", per_task * int(count), detail=f"{count} x {vcpu:g} vCPU / {gb:g} GB")
@@ -270,12 +297,19 @@ def _price_aurora_cluster(r: _Priced) -> None:
     """Price an Aurora Serverless v2 cluster: the ACU floor of its instances plus assumed storage."""
     scaling = r.props.get("ServerlessV2ScalingConfiguration", {})
     floor = float(scaling.get("MinCapacity", 0))
-    instances = [res for res in r.resources.values() if res["Type"] == "AWS::RDS::DBInstance"
-                 and _ref(res["Properties"].get("DBClusterIdentifier")) == r.lid
-                 and res["Properties"].get("DBInstanceClass") == "db.serverless"]
+    instances = [
+        res
+        for res in r.resources.values()
+        if res["Type"] == "AWS::RDS::DBInstance"
+        and _ref(res["Properties"].get("DBClusterIdentifier")) == r.lid
+        and res["Properties"].get("DBInstanceClass") == "db.serverless"
+    ]
     n = len(instances) or 1
-    r.add("Aurora Serverless v2 ACU floor", floor * n * r.p.hourly("aurora_serverless_acu") * r.p.hours,
-          detail=f"{n} instance(s) x {floor:g} ACU")
+    r.add(
+        "Aurora Serverless v2 ACU floor",
+        floor * n * r.p.hourly("aurora_serverless_acu") * r.p.hours,
+        detail=f"{n} instance(s) x {floor:g} ACU",
+    )
     gb = r.p.assume["aurora_storage_gb"]
     r.add("Aurora storage (assumed)", gb * r.p.monthly("aurora_storage_gb"), detail=f"{gb} GB")
 
@@ -312,8 +346,11 @@ def _price_addon(r: _Priced) -> None:
         return
     nodes = _idle_nodes(r.report.templates)
     obs = nodes * r.p.assume["container_insights_observations_per_node_month"]
-    r.add("Container Insights observations (estimate)",
-          obs / 1e6 * r.p.per_million("container_insights_observation"), detail=f"{nodes} idle nodes, {obs / 1e6:g}M obs")
+    r.add(
+        "Container Insights observations (estimate)",
+        obs / 1e6 * r.p.per_million("container_insights_observation"),
+        detail=f"{nodes} idle nodes, {obs / 1e6:g}M obs",
+    )
     n = r.p.assume["prometheus_custom_metrics"]
     r.add("Prometheus custom metrics (estimate)", n * r.p.monthly("custom_metric"), detail=f"{n} metrics")
 
@@ -333,8 +370,9 @@ def _price_nodegroup(r: _Priced) -> None:
     if entry is None:
         r.report.unpriced.append(r.zero(f"node group {types[0]}", f"{count} nodes"))
         return
-    disk = int(r.props.get("DiskSize") or _launch_template_disk(r.resources, r.props) or
-               r.p.assume["node_root_volume_gb"])
+    disk = int(
+        r.props.get("DiskSize") or _launch_template_disk(r.resources, r.props) or r.p.assume["node_root_volume_gb"]
+    )
     r.add("EKS system nodes", count * entry["usd"] * r.p.hours, detail=f"{count} x {types[0]}")
     r.add("EKS node volumes", count * disk * r.p.monthly("ebs_gp3_gb"), detail=f"{count} x {disk} GB gp3")
 
@@ -349,8 +387,16 @@ def _price_codebuild(r: _Priced) -> None:
     tags = {tag["Key"]: tag["Value"] for tag in r.props.get("Tags", [])}
     expected = tags.get(EXPECTED_BUILD_MINUTES_TAG)
     name = r.props.get("Name") if isinstance(r.props.get("Name"), str) else r.lid
-    r.report.builds.append(BuildLine(r.stack, name, compute, rate["usd"], int(expected) if expected else None,
-                                     int(r.props.get("TimeoutInMinutes", 60))))
+    r.report.builds.append(
+        BuildLine(
+            r.stack,
+            name,
+            compute,
+            rate["usd"],
+            int(expected) if expected else None,
+            int(r.props.get("TimeoutInMinutes", 60)),
+        )
+    )
 
 
 def _price_hyperpod(r: _Priced) -> None:
@@ -365,10 +411,16 @@ def _price_hyperpod(r: _Priced) -> None:
                 r.report.gpu_unpriced.append(f"HyperPod group {group['InstanceGroupName']} ({itype})")
             continue
         gpus = entry["gpus"] * count
-        r.report.reserved_gpu.append(BurstLine(
-            "HyperPod", f"{group['InstanceGroupName']} ({itype})", gpus,
-            round(entry["usd"] / entry["gpus"], 3) if entry["gpus"] else 0.0,
-            round(entry["usd"] * count, 2), f"{count} x {itype}"))
+        r.report.reserved_gpu.append(
+            BurstLine(
+                "HyperPod",
+                f"{group['InstanceGroupName']} ({itype})",
+                gpus,
+                round(entry["usd"] / entry["gpus"], 3) if entry["gpus"] else 0.0,
+                round(entry["usd"] * count, 2),
+                f"{count} x {itype}",
+            )
+        )
 
 
 def _classify(r: _Priced) -> None:
@@ -445,48 +497,83 @@ def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
                 continue
             types, unresolved = _gpu_instance_types(reqs, p)
             if limit is None:
-                report.unpriced.append(Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded",
-                                            0.0))
+                report.unpriced.append(
+                    Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded", 0.0)
+                )
                 report.gpu_unpriced.append(f"Karpenter pool {name} (no GPU limit)")
                 continue
             if unresolved or not types:
                 what = ", ".join(unresolved) or "any GPU instance type"
-                report.unpriced.append(Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}",
-                                            0.0, p.missing_note(what)))
+                report.unpriced.append(
+                    Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}", 0.0, p.missing_note(what))
+                )
                 report.gpu_unpriced.append(f"Karpenter pool {name} ({what})")
                 continue
-            per_gpu = {t: p.table("ec2_instance_hour")[t]["usd"] / p.table("ec2_instance_hour")[t]["gpus"]
-                       for t in types}
+            per_gpu = {
+                t: p.table("ec2_instance_hour")[t]["usd"] / p.table("ec2_instance_hour")[t]["gpus"] for t in types
+            }
             worst = max(per_gpu, key=per_gpu.__getitem__)
             gpus = int(limit)
-            report.burst.append(BurstLine(
-                "Karpenter", name, gpus, round(per_gpu[worst], 3), round(gpus * per_gpu[worst], 2),
-                f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)"))
+            report.burst.append(
+                BurstLine(
+                    "Karpenter",
+                    name,
+                    gpus,
+                    round(per_gpu[worst], 3),
+                    round(gpus * per_gpu[worst], 2),
+                    f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)",
+                )
+            )
 
 
-def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]], p: Pricer,
-                    report: Report) -> None:
+def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]], p: Pricer, report: Report) -> None:
     """A NodePool with a `cpu` limit: priced per node from its `node.kubernetes.io/instance-type` list (CPU types
     only; vCPUs from config/data/instance_specs.yaml)."""
-    types = next((r.get("values", []) for r in requirements
-                  if r.get("key") == "node.kubernetes.io/instance-type" and r.get("operator") == "In"), [])
+    types = next(
+        (
+            r.get("values", [])
+            for r in requirements
+            if r.get("key") == "node.kubernetes.io/instance-type" and r.get("operator") == "In"
+        ),
+        [],
+    )
     table = p.table("ec2_instance_hour")
     unresolved = [t for t in types if t not in table or table[t]["gpus"] or find_spec(t) is None]
     if not types or unresolved:
-        report.unpriced.append(Line("k8s", name, "NodePool", f"no CPU price or specs for {unresolved or 'any type'} "
-                                                              f"(list instance types In a CPU pool)", 0.0))
+        report.unpriced.append(
+            Line(
+                "k8s",
+                name,
+                "NodePool",
+                f"no CPU price or specs for {unresolved or 'any type'} (list instance types In a CPU pool)",
+                0.0,
+            )
+        )
         return
     at_limit = {t: (cpu_limit // find_spec(t).vcpus) * table[t]["usd"] for t in types}
     priciest = max(types, key=lambda t: table[t]["usd"])
     worst = max(types, key=at_limit.__getitem__)
     nodes = max(cpu_limit // find_spec(t).vcpus for t in types)
-    report.cpu_pools.append(CpuPoolLine(
-        name, cpu_limit, priciest, table[priciest]["usd"], nodes, round(at_limit[worst], 2),
-        f"{', '.join(types)}; at the limit: {cpu_limit // find_spec(worst).vcpus} x {worst}"))
+    report.cpu_pools.append(
+        CpuPoolLine(
+            name,
+            cpu_limit,
+            priciest,
+            table[priciest]["usd"],
+            nodes,
+            round(at_limit[worst], 2),
+            f"{', '.join(types)}; at the limit: {cpu_limit // find_spec(worst).vcpus} x {worst}",
+        )
+    )
 
 
-def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], manifest_dir: Path | None,
-                 prices: dict[str, Any] | None = None) -> Report:
+def build_report(
+    env: str,
+    region: str,
+    templates: dict[str, dict[str, Any]],
+    manifest_dir: Path | None,
+    prices: dict[str, Any] | None = None,
+) -> Report:
     prices = prices or load_prices()
     p = Pricer(prices, region)
     report = Report(env=env, region=region, price_version=str(prices["version"]), templates=templates)
@@ -498,8 +585,10 @@ def build_report(env: str, region: str, templates: dict[str, dict[str, Any]], ma
         price_manifests(manifest_dir, p, report)
     else:
         report.notes.append(f"no manifests at {manifest_dir}: Karpenter burst not computed (run make synth)")
-    report.notes.append("Excluded from idle: GPU instances (below), Studio apps (billed per running app-hour), data "
-                        "transfer, S3/ECR storage and requests (usage-based).")
+    report.notes.append(
+        "Excluded from idle: GPU instances (below), Studio apps (billed per running app-hour), data "
+        "transfer, S3/ECR storage and requests (usage-based)."
+    )
     return report
 
 
@@ -532,14 +621,24 @@ def delivery_templates_by_account(cdk_out: Path) -> list[tuple[str, str, dict[st
                     continue
                 account, region = artifact["environment"].removeprefix("aws://").split("/")
                 groups.setdefault((account, region), {})[name] = json.loads(
-                    (folder / artifact["properties"]["templateFile"]).read_text())
-                roles.setdefault(account, "automation" if name == "Delivery-Pipeline" else
-                                 "logging" if name == "Delivery-Logging" else "workload")
+                    (folder / artifact["properties"]["templateFile"]).read_text()
+                )
+                roles.setdefault(
+                    account,
+                    "automation"
+                    if name == "Delivery-Pipeline"
+                    else "logging"
+                    if name == "Delivery-Logging"
+                    else "workload",
+                )
 
     visit(cdk_out)
-    return [(f"{roles[account]} account {account}", region, templates)
-            for (account, region), templates in sorted(groups.items(), key=lambda kv: (
-                ["automation", "logging", "workload"].index(roles[kv[0][0]]), kv[0]))]
+    return [
+        (f"{roles[account]} account {account}", region, templates)
+        for (account, region), templates in sorted(
+            groups.items(), key=lambda kv: (["automation", "logging", "workload"].index(roles[kv[0][0]]), kv[0])
+        )
+    ]
 
 
 def render(report: Report) -> str:
@@ -549,9 +648,13 @@ def render(report: Report) -> str:
         rows.append(f"{stack}  ${total:,.2f}/month")
         for line in (x for x in report.idle if x.stack == stack):
             rows.append(f"    {line.item:<{width}}  {line.monthly_usd:>10,.2f}  {line.detail}")
-    rows += ["", f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month",
-             f"  of which observability (dashboard, alarms, Container Insights, every log group): "
-             f"${report.observability_total:,.2f}/month", ""]
+    rows += [
+        "",
+        f"TOTAL idle (excluding GPUs and Studio apps): ${report.idle_total:,.2f}/month",
+        f"  of which observability (dashboard, alarms, Container Insights, every log group): "
+        f"${report.observability_total:,.2f}/month",
+        "",
+    ]
     rows.append("HyperPod instance groups (reserved capacity, billed while deployed; excluded from idle)")
     for b in report.reserved_gpu:
         rows.append(f"    {b.name:<{width}}  {b.usd_per_hour:>10,.2f}/h  {b.detail}")
@@ -564,18 +667,28 @@ def render(report: Report) -> str:
     if report.gpu_unpriced:
         rows.append(f"    INCOMPLETE: not counted, no price: {'; '.join(report.gpu_unpriced)} (see UNPRICED below)")
     if report.cpu_pools:
-        rows += ["", "Karpenter CPU job pools (no idle cost: nodes run only while CPU job pods find no room on the "
-                     "system nodes; empty nodes are consolidated)"]
+        rows += [
+            "",
+            "Karpenter CPU job pools (no idle cost: nodes run only while CPU job pods find no room on the "
+            "system nodes; empty nodes are consolidated)",
+        ]
         for c in report.cpu_pools:
-            rows.append(f"    {c.name:<{width}}  {c.usd_per_node_hour:>10,.4f}/h per node ({c.instance_type}), "
-                        f"${c.usd_per_hour_at_limit:,.2f}/h at the {c.cpu_limit}-vCPU limit ({c.detail})")
+            rows.append(
+                f"    {c.name:<{width}}  {c.usd_per_node_hour:>10,.4f}/h per node ({c.instance_type}), "
+                f"${c.usd_per_hour_at_limit:,.2f}/h at the {c.cpu_limit}-vCPU limit ({c.detail})"
+            )
     if report.builds:
         rows += ["", "Image builds (CodeBuild, billed per build minute while `make images` runs; not idle)"]
         for b in report.builds:
-            typical = (f"~${b.expected_usd:,.2f} per build ({b.expected_minutes} min)" if b.expected_usd is not None
-                       else "typical duration unknown")
-            rows.append(f"    {b.project:<{width}}  {typical}; at most ${b.max_usd:,.2f} ({b.timeout_minutes} min "
-                        f"timeout) on {b.compute_type} at ${b.usd_per_minute}/min")
+            typical = (
+                f"~${b.expected_usd:,.2f} per build ({b.expected_minutes} min)"
+                if b.expected_usd is not None
+                else "typical duration unknown"
+            )
+            rows.append(
+                f"    {b.project:<{width}}  {typical}; at most ${b.max_usd:,.2f} ({b.timeout_minutes} min "
+                f"timeout) on {b.compute_type} at ${b.usd_per_minute}/min"
+            )
         total = sum(b.expected_usd or 0 for b in report.builds)
         rows.append(f"    all images once: ~${total:,.2f}")
     if report.unpriced:

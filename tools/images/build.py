@@ -25,7 +25,7 @@ FINAL = {"SUCCEEDED", "FAILED", "FAULT", "TIMED_OUT", "STOPPED"}
 @dataclass
 class Outcome:
     image: str
-    status: str          # UP_TO_DATE, STALE_PROJECT, SUCCEEDED, FAILED, ...
+    status: str  # UP_TO_DATE, STALE_PROJECT, SUCCEEDED, FAILED, ...
     detail: str = ""
     build_id: str | None = None
 
@@ -46,31 +46,50 @@ def _tag_exists(ecr, repository: str, tag: str) -> bool:
         return False
 
 
-def start(config: EnvironmentConfig, images: Sequence[str], *, codebuild, ecr,
-          log: Callable[[str], None] = print) -> list[Outcome]:
+def start(
+    config: EnvironmentConfig, images: Sequence[str], *, codebuild, ecr, log: Callable[[str], None] = print
+) -> list[Outcome]:
     """Start the builds that are needed; returns one outcome per image (build_id set for started builds)."""
     outcomes = []
     for name in images:
         project, tag = build_project_name(config, name), image_tag(name)
         deployed = _project_tag(codebuild, project)
         if deployed is None:
-            outcomes.append(Outcome(name, "NO_PROJECT", f"CodeBuild project {project} does not exist: run "
-                                                        f"`make deploy ENV={config.name}` first"))
+            outcomes.append(
+                Outcome(
+                    name,
+                    "NO_PROJECT",
+                    f"CodeBuild project {project} does not exist: run `make deploy ENV={config.name}` first",
+                )
+            )
         elif deployed != tag:
-            outcomes.append(Outcome(name, "STALE_PROJECT", f"{project} builds {deployed} but this checkout is {tag}: "
-                                                           f"run `make deploy ENV={config.name}` to upload it"))
+            outcomes.append(
+                Outcome(
+                    name,
+                    "STALE_PROJECT",
+                    f"{project} builds {deployed} but this checkout is {tag}: "
+                    f"run `make deploy ENV={config.name}` to upload it",
+                )
+            )
         elif _tag_exists(ecr, repository_name(config, name), tag):
             outcomes.append(Outcome(name, "UP_TO_DATE", image_uri(config, name)))
         else:
             build = codebuild.start_build(projectName=project)["build"]
-            outcomes.append(Outcome(name, build.get("buildStatus", "IN_PROGRESS"), image_uri(config, name),
-                                    build["id"]))
+            outcomes.append(
+                Outcome(name, build.get("buildStatus", "IN_PROGRESS"), image_uri(config, name), build["id"])
+            )
             log(f"{name}: started {build['id']}")
     return outcomes
 
 
-def wait(outcomes: list[Outcome], *, codebuild, poll_seconds: float = 30.0,
-         sleep: Callable[[float], None] = time.sleep, log: Callable[[str], None] = print) -> list[Outcome]:
+def wait(
+    outcomes: list[Outcome],
+    *,
+    codebuild,
+    poll_seconds: float = 30.0,
+    sleep: Callable[[float], None] = time.sleep,
+    log: Callable[[str], None] = print,
+) -> list[Outcome]:
     """Poll the started builds until each is final, logging phase changes."""
     phases: dict[str, str] = {}
     running = [o for o in outcomes if o.build_id and o.status not in FINAL]
@@ -87,7 +106,9 @@ def wait(outcomes: list[Outcome], *, codebuild, poll_seconds: float = 30.0,
             if outcome.status in FINAL and outcome.status != "SUCCEEDED":
                 failed = [p for p in build.get("phases", []) if p.get("phaseStatus") not in (None, "SUCCEEDED")]
                 logs_link = build.get("logs", {}).get("deepLink", "")
-                outcome.detail = (f"{failed[0]['phaseType']} {failed[0]['phaseStatus']}: " if failed else "") + logs_link
+                outcome.detail = (
+                    f"{failed[0]['phaseType']} {failed[0]['phaseStatus']}: " if failed else ""
+                ) + logs_link
         running = [o for o in running if o.status not in FINAL]
         if running:
             sleep(poll_seconds)
@@ -111,8 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     session = boto3.Session(region_name=config.region)
     account = session.client("sts").get_caller_identity()["Account"]
     if account != config.account:
-        print(f"credentials are for account {account}, config/{args.env}.yaml deploys to {config.account}",
-              file=sys.stderr)
+        print(
+            f"credentials are for account {account}, config/{args.env}.yaml deploys to {config.account}",
+            file=sys.stderr,
+        )
         return 2
     codebuild, ecr = session.client("codebuild"), session.client("ecr")
     outcomes = start(config, args.image or IMAGE_NAMES, codebuild=codebuild, ecr=ecr)

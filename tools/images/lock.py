@@ -44,14 +44,14 @@ class LockSpec:
     """One lock file of one image (or of the training tests) and what it is compiled from."""
 
     image: str
-    input: str                      # file name in images/<image>/ (or in ``directory``)
+    input: str  # file name in images/<image>/ (or in ``directory``)
     lock: str
-    overrides: str | None = None    # uv --overrides file (replaces a dependency's declared requirement)
-    config: str | None = None       # uv.toml (dependency metadata for sdists that need torch to build metadata)
-    no_deps: bool = False           # lock only the listed packages (their dependencies are in another lock)
-    constraints: tuple[str, ...] = ()   # uv --constraints files, relative to the folder (other locks included)
-    excludes: str | None = None     # uv --excludes file: packages left out of the resolution (installed --no-deps)
-    directory: str | None = None    # folder relative to the repository root, when not images/<image>
+    overrides: str | None = None  # uv --overrides file (replaces a dependency's declared requirement)
+    config: str | None = None  # uv.toml (dependency metadata for sdists that need torch to build metadata)
+    no_deps: bool = False  # lock only the listed packages (their dependencies are in another lock)
+    constraints: tuple[str, ...] = ()  # uv --constraints files, relative to the folder (other locks included)
+    excludes: str | None = None  # uv --excludes file: packages left out of the resolution (installed --no-deps)
+    directory: str | None = None  # folder relative to the repository root, when not images/<image>
     python_version: str = PYTHON_VERSION
     python_platform: str = PYTHON_PLATFORM
     hashes: bool = True
@@ -65,12 +65,23 @@ class LockSpec:
         return f"{self.directory or 'images/' + self.image}/{self.lock}"
 
     def files(self) -> list[Path]:
-        return [self.folder / name for name in (self.input, self.overrides, self.config, *self.constraints,
-                                                self.excludes) if name]
+        return [
+            self.folder / name
+            for name in (self.input, self.overrides, self.config, *self.constraints, self.excludes)
+            if name
+        ]
 
     def uv_args(self) -> list[str]:
-        args = [self.input, "--python-version", self.python_version, "--python-platform", self.python_platform,
-                *(["--generate-hashes"] if self.hashes else []), "--no-header", "--no-annotate"]
+        args = [
+            self.input,
+            "--python-version",
+            self.python_version,
+            "--python-platform",
+            self.python_platform,
+            *(["--generate-hashes"] if self.hashes else []),
+            "--no-header",
+            "--no-annotate",
+        ]
         if self.overrides:
             args += ["--overrides", self.overrides]
         if self.config:
@@ -94,19 +105,32 @@ TEST_PYTHON_PLATFORM = "x86_64-manylinux_2_34"
 # Compiled in this order (a lock is compiled after the locks it is constrained by); the Dockerfiles install build
 # backends, the environment, then what builds against it.
 LOCKS: tuple[LockSpec, ...] = (
-    LockSpec("verl-sglang", "requirements.in", "requirements.lock", overrides="overrides.txt", config="uv.toml",
-             constraints=("constraints.txt",)),
+    LockSpec(
+        "verl-sglang",
+        "requirements.in",
+        "requirements.lock",
+        overrides="overrides.txt",
+        config="uv.toml",
+        constraints=("constraints.txt",),
+    ),
     LockSpec("verl-sglang", "build.in", "build.lock", no_deps=True),
     LockSpec("verl-sglang", "flash-attn.in", "flash-attn.lock", config="uv.toml", no_deps=True),
     LockSpec("sft", "requirements.in", "requirements.lock", constraints=("../verl-sglang/requirements.lock",)),
     LockSpec("sft", "build.in", "build.lock", no_deps=True),
     # The training tests' virtualenv: the images' versions of everything it shares with them, without hashes (the
     # CPU torch wheel is not PyPI's) and without what the tests never import (requirements-test.exclude).
-    LockSpec("training-tests", "requirements-test.in", "requirements-test.lock", directory="training",
-             overrides="../images/verl-sglang/overrides.txt",  # sglang's transformers pin, as in the image
-             constraints=("../images/verl-sglang/requirements.lock", "../images/sft/requirements.lock"),
-             excludes="requirements-test.exclude", python_version=TEST_PYTHON_VERSION,
-             python_platform=TEST_PYTHON_PLATFORM, hashes=False),
+    LockSpec(
+        "training-tests",
+        "requirements-test.in",
+        "requirements-test.lock",
+        directory="training",
+        overrides="../images/verl-sglang/overrides.txt",  # sglang's transformers pin, as in the image
+        constraints=("../images/verl-sglang/requirements.lock", "../images/sft/requirements.lock"),
+        excludes="requirements-test.exclude",
+        python_version=TEST_PYTHON_VERSION,
+        python_platform=TEST_PYTHON_PLATFORM,
+        hashes=False,
+    ),
 )
 IMAGE_LOCKS: tuple[LockSpec, ...] = tuple(spec for spec in LOCKS if spec.directory is None)
 TEST_LOCK: LockSpec = next(spec for spec in LOCKS if spec.directory == "training")
@@ -132,8 +156,10 @@ def problems(spec: LockSpec) -> list[str]:
     first = text.splitlines()[0] if text else ""
     out = []
     if first != HEADER + input_digest(spec):
-        out.append(f"{where} was not compiled from the current {where.rsplit('/', 1)[0]}/{spec.input} (or its "
-                   f"overrides/constraints/uv config): run `make images-lock`")
+        out.append(
+            f"{where} was not compiled from the current {where.rsplit('/', 1)[0]}/{spec.input} (or its "
+            f"overrides/constraints/uv config): run `make images-lock`"
+        )
     locked = locked_entries(text)
     for name, version in pins(spec.folder.joinpath(spec.input).read_text()).items():
         if locked.get(name, (None,))[0] != version:
@@ -145,9 +171,11 @@ def problems(spec: LockSpec) -> list[str]:
     main = spec.folder / MAIN_LOCK
     if spec.no_deps and spec.lock != MAIN_LOCK and main.exists():
         environment = locked_entries(main.read_text())
-        out += [f"{where}: {name}=={version} differs from images/{spec.image}/{MAIN_LOCK} "
-                f"({environment[name][0]})" for name, (version, _) in locked.items()
-                if name in environment and environment[name][0] != version]
+        out += [
+            f"{where}: {name}=={version} differs from images/{spec.image}/{MAIN_LOCK} ({environment[name][0]})"
+            for name, (version, _) in locked.items()
+            if name in environment and environment[name][0] != version
+        ]
     if spec.hashes:
         out += [f"{where}: {name}=={version} has no --hash" for name, (version, n) in locked.items() if n == 0]
     if not locked:
@@ -165,13 +193,21 @@ def _uv() -> str:
 def compile_lock(spec: LockSpec) -> Path:
     """Run uv for ``spec`` (network to PyPI) and write the lock with its input digest as first line."""
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CACHE": "0"}
-    proc = subprocess.run([_uv(), "pip", "compile", *spec.uv_args()], cwd=spec.folder, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [_uv(), "pip", "compile", *spec.uv_args()],
+        cwd=spec.folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode:
         raise SystemExit(f"uv pip compile failed for {spec.where.rsplit('/', 1)[0]}/{spec.input}:\n{proc.stderr}")
     path = spec.folder / spec.lock
-    path.write_text(f"{HEADER}{input_digest(spec)}\n# generated by `make images-lock` (tools/images/lock.py) for "
-                    f"CPython {spec.python_version} on {spec.python_platform}; do not edit\n{proc.stdout}")
+    path.write_text(
+        f"{HEADER}{input_digest(spec)}\n# generated by `make images-lock` (tools/images/lock.py) for "
+        f"CPython {spec.python_version} on {spec.python_platform}; do not edit\n{proc.stdout}"
+    )
     return path
 
 

@@ -47,7 +47,7 @@ from llm_platform.memory import SHAPES
 # (sigma^2 = 2 ln(mean/median)), clipped to [MIN_TOKENS, MAX_TOKENS]; the prompt is about a fifth of a row.
 MEDIAN_TOKENS, MEAN_TOKENS, MAX_TOKENS, MIN_TOKENS = 893, 973, 2010, 160
 PROMPT_FRACTION = 0.2
-MEDICAL_TRAIN_ROWS = 17_734   # medical-o1 "en" has 19,704 rows; prepare-data keeps 90% for training
+MEDICAL_TRAIN_ROWS = 17_734  # medical-o1 "en" has 19,704 rows; prepare-data keeps 90% for training
 WORDS = 30_000
 
 
@@ -55,8 +55,7 @@ def medical_lengths(n: int, seed: int = 0) -> list[int]:
     """``n`` row lengths (tokens) distributed like the medical-o1 measurement."""
     rng = random.Random(seed)
     sigma = math.sqrt(2 * math.log(MEAN_TOKENS / MEDIAN_TOKENS))
-    return [min(MAX_TOKENS, max(MIN_TOKENS, int(rng.lognormvariate(math.log(MEDIAN_TOKENS), sigma))))
-            for _ in range(n)]
+    return [min(MAX_TOKENS, max(MIN_TOKENS, int(rng.lognormvariate(math.log(MEDIAN_TOKENS), sigma)))) for _ in range(n)]
 
 
 def synthetic_rows(n: int, seed: int = 0, words: int = WORDS) -> list[dict[str, Any]]:
@@ -85,8 +84,9 @@ def build_tokenizer(out_dir: Path, words: int = WORDS):
     vocab.update({f"w{i}": len(specials) + i for i in range(words)})
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
-                                   eos_token="</s>")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>", eos_token="</s>"
+    )
     fast.save_pretrained(out_dir)
     return fast
 
@@ -181,18 +181,42 @@ def hourly_price(instance_type: str, prices_file: Path | None = None) -> tuple[f
     return None
 
 
-def run_recipe(name: str, base: dict[str, Any], overrides: dict[str, Any], *, model_dir: Path, data: Path,
-               work: Path, steps: int, warmup: int, cuda: bool) -> Result:
+def run_recipe(
+    name: str,
+    base: dict[str, Any],
+    overrides: dict[str, Any],
+    *,
+    model_dir: Path,
+    data: Path,
+    work: Path,
+    steps: int,
+    warmup: int,
+    cuda: bool,
+) -> Result:
     """Run the SFT step on ``base`` + ``overrides`` for ``steps`` optimizer steps and summarise it."""
     import torch
 
     from llm_platform import sft
 
-    config = {**base, **overrides, "model_id": str(model_dir), "train_dataset_path": str(data),
-              "test_dataset_path": None, "output_dir": str(work / name), "merged_output_dir": None,
-              "merge_weights": False, "registered_model_name": None, "mlflow_tracking": False,
-              "max_steps": steps, "logging_steps": 1, "save_strategy": "no", "eval_strategy": "no",
-              "report_to": "none", "disable_tqdm": True, "dataloader_num_workers": 0}
+    config = {
+        **base,
+        **overrides,
+        "model_id": str(model_dir),
+        "train_dataset_path": str(data),
+        "test_dataset_path": None,
+        "output_dir": str(work / name),
+        "merged_output_dir": None,
+        "merge_weights": False,
+        "registered_model_name": None,
+        "mlflow_tracking": False,
+        "max_steps": steps,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "eval_strategy": "no",
+        "report_to": "none",
+        "disable_tqdm": True,
+        "dataloader_num_workers": 0,
+    }
     if not cuda:
         config.update(use_cpu=True, bf16=False, fsdp=False, fsdp_config=None, load_in_4bit=False)
         config = {k: v for k, v in config.items() if v is not None or k in ("test_dataset_path",)}
@@ -210,15 +234,20 @@ def run_recipe(name: str, base: dict[str, Any], overrides: dict[str, Any], *, mo
         values = [h[key] for h in kept if key in h]
         return statistics.median(values) if values else None
 
-    return Result(name=name, steps=out["global_step"], mfu=median("mfu"),
-                  tokens_per_second=median("tokens_per_second") or 0.0,
-                  peak_memory_gib=torch.cuda.max_memory_reserved() / 1024 ** 3 if cuda else None,
-                  padding_efficiency=median("padding_efficiency") or 0.0,
-                  seconds_per_step=statistics.median(durations),
-                  tokens_per_micro_step=int(plan.get("tokens_per_micro_step", 0)),
-                  gradient_checkpointing=bool(plan.get("gradient_checkpointing", parsed[1].gradient_checkpointing)),
-                  liger=bool(plan.get("use_liger_kernel", False)), attention=str(plan.get("attn_implementation", "")),
-                  loss=float(kept[-1].get("loss", float("nan"))) if kept else float("nan"))
+    return Result(
+        name=name,
+        steps=out["global_step"],
+        mfu=median("mfu"),
+        tokens_per_second=median("tokens_per_second") or 0.0,
+        peak_memory_gib=torch.cuda.max_memory_reserved() / 1024**3 if cuda else None,
+        padding_efficiency=median("padding_efficiency") or 0.0,
+        seconds_per_step=statistics.median(durations),
+        tokens_per_micro_step=int(plan.get("tokens_per_micro_step", 0)),
+        gradient_checkpointing=bool(plan.get("gradient_checkpointing", parsed[1].gradient_checkpointing)),
+        liger=bool(plan.get("use_liger_kernel", False)),
+        attention=str(plan.get("attn_implementation", "")),
+        loss=float(kept[-1].get("loss", float("nan"))) if kept else float("nan"),
+    )
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
@@ -236,8 +265,10 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def table(results: list[Result], *, instance_type: str | None, dataset_tokens: int) -> str:
-    head = (f"{'recipe':<14} {'MFU':>6} {'tok/s':>8} {'peak GiB':>8} {'pad eff':>7} {'s/step':>7} {'tok/step':>8} "
-            f"{'ckpt':>4} {'liger':>5} {'attention':<17} {'loss':>7}")
+    head = (
+        f"{'recipe':<14} {'MFU':>6} {'tok/s':>8} {'peak GiB':>8} {'pad eff':>7} {'s/step':>7} {'tok/step':>8} "
+        f"{'ckpt':>4} {'liger':>5} {'attention':<17} {'loss':>7}"
+    )
     cost = f" {'epoch h':>8} {'epoch $':>8}" if instance_type else ""
     lines = [head + cost]
     for r in results:
@@ -246,21 +277,38 @@ def table(results: list[Result], *, instance_type: str | None, dataset_tokens: i
             continue
         mfu = f"{r.mfu:.3f}" if r.mfu is not None else "n/a"
         peak = f"{r.peak_memory_gib:.1f}" if r.peak_memory_gib is not None else "n/a"
-        line = (f"{r.name:<14} {mfu:>6} {r.tokens_per_second:>8.0f} {peak:>8} {r.padding_efficiency:>7.3f} "
-                f"{r.seconds_per_step:>7.2f} {r.tokens_per_micro_step:>8} {'on' if r.gradient_checkpointing else 'off':>4} "
-                f"{'on' if r.liger else 'off':>5} {r.attention:<17} {r.loss:>7.3f}")
+        line = (
+            f"{r.name:<14} {mfu:>6} {r.tokens_per_second:>8.0f} {peak:>8} {r.padding_efficiency:>7.3f} "
+            f"{r.seconds_per_step:>7.2f} {r.tokens_per_micro_step:>8} {'on' if r.gradient_checkpointing else 'off':>4} "
+            f"{'on' if r.liger else 'off':>5} {r.attention:<17} {r.loss:>7.3f}"
+        )
         if instance_type:
-            line += (f" {r.epoch_hours:>8.2f} {r.epoch_usd:>8.2f}" if r.epoch_hours is not None
-                     else f" {'n/a':>8} {'n/a':>8}")
+            line += (
+                f" {r.epoch_hours:>8.2f} {r.epoch_usd:>8.2f}"
+                if r.epoch_hours is not None
+                else f" {'n/a':>8} {'n/a':>8}"
+            )
         lines.append(line)
     if instance_type:
-        lines.append(f"epoch: {dataset_tokens:,} tokens on one {instance_type} (all its GPUs data-parallel at the "
-                     f"measured per-GPU rate; on-demand price, config/data/prices.yaml)")
+        lines.append(
+            f"epoch: {dataset_tokens:,} tokens on one {instance_type} (all its GPUs data-parallel at the "
+            f"measured per-GPU rate; on-demand price, config/data/prices.yaml)"
+        )
     return "\n".join(lines)
 
 
-def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: str, steps: int, variants: list[str],
-                  instance_type: str, dataset_tokens: int, run_prefix: str = "bench") -> list[str]:
+def log_to_mlflow(
+    experiment: str,
+    results: list[Result],
+    *,
+    shape: str,
+    gpu: str,
+    steps: int,
+    variants: list[str],
+    instance_type: str,
+    dataset_tokens: int,
+    run_prefix: str = "bench",
+) -> list[str]:
     """One MLflow run per recipe (``<run_prefix>/<name>``): the settings it overrode and what was measured."""
     import mlflow
 
@@ -269,13 +317,33 @@ def log_to_mlflow(experiment: str, results: list[Result], *, shape: str, gpu: st
     for variant, r in zip(variants, results, strict=True):
         name, overrides = parse_variant(variant)
         with mlflow.start_run(run_name=f"{run_prefix}/{name}") as run:
-            mlflow.log_params({"shape": shape, "gpu": gpu, "steps": steps, "instance_type": instance_type,
-                               "dataset_tokens": dataset_tokens, "attention": r.attention, "liger": r.liger,
-                               "gradient_checkpointing": r.gradient_checkpointing,
-                               "tokens_per_micro_step": r.tokens_per_micro_step,
-                               **{f"recipe.{k}": str(v) for k, v in overrides.items()}})
-            metrics = {k: getattr(r, k) for k in ("mfu", "tokens_per_second", "peak_memory_gib", "padding_efficiency",
-                                                  "seconds_per_step", "epoch_hours", "epoch_usd", "loss")}
+            mlflow.log_params(
+                {
+                    "shape": shape,
+                    "gpu": gpu,
+                    "steps": steps,
+                    "instance_type": instance_type,
+                    "dataset_tokens": dataset_tokens,
+                    "attention": r.attention,
+                    "liger": r.liger,
+                    "gradient_checkpointing": r.gradient_checkpointing,
+                    "tokens_per_micro_step": r.tokens_per_micro_step,
+                    **{f"recipe.{k}": str(v) for k, v in overrides.items()},
+                }
+            )
+            metrics = {
+                k: getattr(r, k)
+                for k in (
+                    "mfu",
+                    "tokens_per_second",
+                    "peak_memory_gib",
+                    "padding_efficiency",
+                    "seconds_per_step",
+                    "epoch_hours",
+                    "epoch_usd",
+                    "loss",
+                )
+            }
             mlflow.log_metrics({k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)})
             if r.error:
                 mlflow.set_tag("error", r.error[:500])
@@ -291,23 +359,71 @@ def measure(args, variant: str, *, model_dir: Path, data: Path, work: Path, cuda
 
     name, overrides = parse_variant(variant)
     try:
-        return run_recipe(name, load_yaml(args.config), overrides, model_dir=model_dir, data=data, work=work,
-                          steps=args.steps, warmup=args.warmup, cuda=cuda)
+        return run_recipe(
+            name,
+            load_yaml(args.config),
+            overrides,
+            model_dir=model_dir,
+            data=data,
+            work=work,
+            steps=args.steps,
+            warmup=args.warmup,
+            cuda=cuda,
+        )
     except Exception as exc:  # noqa: BLE001 - one failed recipe (out of memory, missing package) is a row
         first = str(exc).splitlines()[0][:200] if str(exc) else ""
-        return Result(name, 0, None, 0.0, torch.cuda.max_memory_reserved() / 1024 ** 3 if cuda else None, 0.0,
-                      0.0, 0, False, False, "", float("nan"), error=f"{type(exc).__name__}: {first}")
-
+        return Result(
+            name,
+            0,
+            None,
+            0.0,
+            torch.cuda.max_memory_reserved() / 1024**3 if cuda else None,
+            0.0,
+            0.0,
+            0,
+            False,
+            False,
+            "",
+            float("nan"),
+            error=f"{type(exc).__name__}: {first}",
+        )
 
 
 # --- the step of a `type: benchmark` job ---------------------------------------------------------------------------
-MAX_STEPS = 100          # a benchmark runs minutes; a longer run is an sft job
-TORCHRUN_ENV = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
-                          "ROLE_RANK", "ROLE_NAME", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+MAX_STEPS = 100  # a benchmark runs minutes; a longer run is an sft job
+TORCHRUN_ENV = frozenset(
+    {
+        "RANK",
+        "LOCAL_RANK",
+        "WORLD_SIZE",
+        "LOCAL_WORLD_SIZE",
+        "GROUP_RANK",
+        "GROUP_WORLD_SIZE",
+        "ROLE_RANK",
+        "ROLE_NAME",
+        "ROLE_WORLD_SIZE",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+    }
+)
 # SFT settings the benchmark sets itself (run_recipe): a recipe or variant giving them is refused
-BENCH_SETS = ("model_id", "train_dataset_path", "test_dataset_path", "output_dir", "merged_output_dir",
-              "merge_weights", "registered_model_name", "mlflow_tracking", "mlflow_experiment_name",
-              "mlflow_run_name", "max_steps", "num_train_epochs", "save_strategy", "eval_strategy", "report_to")
+BENCH_SETS = (
+    "model_id",
+    "train_dataset_path",
+    "test_dataset_path",
+    "output_dir",
+    "merged_output_dir",
+    "merge_weights",
+    "registered_model_name",
+    "mlflow_tracking",
+    "mlflow_experiment_name",
+    "mlflow_run_name",
+    "max_steps",
+    "num_train_epochs",
+    "save_strategy",
+    "eval_strategy",
+    "report_to",
+)
 _VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
@@ -320,10 +436,16 @@ class BenchConfig:
     output_dir: str = field(metadata={"help": "scratch (model, rows, recipe outputs) and results.json"})
     steps: int = field(default=12, metadata={"help": f"optimizer steps per recipe (1-{MAX_STEPS})"})
     warmup: int = field(default=2, metadata={"help": "steps left out of the medians (below steps)"})
-    variants: list = field(default_factory=list, metadata={
-        "help": "recipes to compare, 'name:key=value,key=value' over recipe (default: the recipe as is)"})
-    recipe: dict = field(default_factory=dict, metadata={
-        "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + TrainingArguments)"})
+    variants: list = field(
+        default_factory=list,
+        metadata={"help": "recipes to compare, 'name:key=value,key=value' over recipe (default: the recipe as is)"},
+    )
+    recipe: dict = field(
+        default_factory=dict,
+        metadata={
+            "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + TrainingArguments)"
+        },
+    )
     data: str | None = field(default=None, metadata={"help": "prepared train.jsonl (sft-r1) instead of synthetic rows"})
     tokenizer: str | None = field(default=None, metadata={"help": "with data: the model's tokenizer folder"})
     rows: int = field(default=512, metadata={"help": "synthetic rows to write"})
@@ -349,8 +471,10 @@ class BenchConfig:
             out.append(f"shape: {shape!r} is not a known shape; use one of {', '.join(SHAPES)}")
         steps = data.get("steps", 12)
         if isinstance(steps, int) and not 1 <= steps <= MAX_STEPS:
-            out.append(f"steps: {steps} is outside 1-{MAX_STEPS}; a benchmark measures a few steps (an sft job "
-                       f"trains), e.g. 12")
+            out.append(
+                f"steps: {steps} is outside 1-{MAX_STEPS}; a benchmark measures a few steps (an sft job "
+                f"trains), e.g. 12"
+            )
         warmup = data.get("warmup", 2)
         if isinstance(warmup, int) and isinstance(steps, int) and not 0 <= warmup < steps:
             out.append(f"warmup: {warmup} leaves no measured step of {steps}; use 0 to {max(0, steps - 1)}")
@@ -381,8 +505,10 @@ class BenchConfig:
                 out.append(f"{where}: {exc}")
                 continue
             if not _VARIANT_NAME.fullmatch(name):
-                out.append(f"{where}: recipe name {name!r} must be 1-40 letters, digits, '-', '_' or '.' (it names "
-                           f"the MLflow run and a folder), e.g. 'packed:packing=true'")
+                out.append(
+                    f"{where}: recipe name {name!r} must be 1-40 letters, digits, '-', '_' or '.' (it names "
+                    f"the MLflow run and a folder), e.g. 'packed:packing=true'"
+                )
             elif name in names:
                 out.append(f"{where}: recipe name {name!r} is used twice; give each variant its own name")
             names.add(name)
@@ -404,8 +530,11 @@ def _recipe_problems(settings: dict[str, Any], prefix: str, given: set[str]) -> 
     the step file sets (the only ones that may not be what the benchmark sets)."""
     from llm_platform import steps as step_contract
 
-    out = [f"{prefix}{k}: set by the benchmark (the built model, the rows, the step count, no checkpoints); remove "
-           f"it" for k in sorted(given) if k in BENCH_SETS]
+    out = [
+        f"{prefix}{k}: set by the benchmark (the built model, the rows, the step count, no checkpoints); remove it"
+        for k in sorted(given)
+        if k in BENCH_SETS
+    ]
     placeholders = {"model_id": "/model", "train_dataset_path": "/data/train.jsonl", "output_dir": "/out"}
     rest = {k: v for k, v in settings.items() if k not in BENCH_SETS}
     return out + step_contract.problems("sft", {**rest, **placeholders}, prefix=prefix)
@@ -415,11 +544,30 @@ def step_argv(cfg: BenchConfig, recipe_file: Path) -> list[str]:
     """The CLI arguments that run ``cfg`` (the recipe written as the SFT step file ``recipe_file``)."""
     import torch
 
-    argv = ["--shape", cfg.shape, "--config", str(recipe_file), "--steps", str(cfg.steps), "--warmup",
-            str(cfg.warmup), "--rows", str(cfg.rows), "--dataset-examples", str(cfg.dataset_examples),
-            "--work", str(Path(cfg.output_dir) / "work"), "--json", str(Path(cfg.output_dir) / "results.json"),
-            "--variant-timeout", str(cfg.variant_timeout), "--budget", str(cfg.budget),
-            "--run-prefix", cfg.mlflow_run_name or "bench"]
+    argv = [
+        "--shape",
+        cfg.shape,
+        "--config",
+        str(recipe_file),
+        "--steps",
+        str(cfg.steps),
+        "--warmup",
+        str(cfg.warmup),
+        "--rows",
+        str(cfg.rows),
+        "--dataset-examples",
+        str(cfg.dataset_examples),
+        "--work",
+        str(Path(cfg.output_dir) / "work"),
+        "--json",
+        str(Path(cfg.output_dir) / "results.json"),
+        "--variant-timeout",
+        str(cfg.variant_timeout),
+        "--budget",
+        str(cfg.budget),
+        "--run-prefix",
+        cfg.mlflow_run_name or "bench",
+    ]
     for variant in cfg.variants:
         argv += ["--variant", variant]
     if cfg.data:
@@ -450,8 +598,11 @@ def step_main(argv: list[str] | None = None) -> int:
             print(f"llmp-benchmark: local rank {rank} idle; the benchmark runs one process per node", file=sys.stderr)
             return 0
         if not torch.cuda.is_available() and cfg.shape != "tiny":
-            print(f"llmp-benchmark: shape {cfg.shape} needs a GPU and this machine has none; on a CPU (llmft run "
-                  f"--local) use shape: tiny, a check of the harness", file=sys.stderr)
+            print(
+                f"llmp-benchmark: shape {cfg.shape} needs a GPU and this machine has none; on a CPU (llmft run "
+                f"--local) use shape: tiny, a check of the harness",
+                file=sys.stderr,
+            )
             return 1
         out = Path(cfg.output_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -463,9 +614,11 @@ def step_main(argv: list[str] | None = None) -> int:
         names = [split_variant(v)[0] for v in cfg.variants] or ["the recipe as is"]
         rows = f"the rows of {cfg.data}" if cfg.data else f"{cfg.rows} synthetic rows"
         cost = f", an epoch costed on {cfg.instance_type}" if cfg.instance_type else ""
-        return (f"would benchmark a random-initialised {cfg.shape} for {cfg.steps} optimizer steps per recipe "
-                f"({', '.join(names)}) on {rows}{cost}; results in {cfg.output_dir}/results.json"
-                + (f", MLflow experiment {cfg.mlflow_experiment_name!r}" if cfg.mlflow_tracking else ""))
+        return (
+            f"would benchmark a random-initialised {cfg.shape} for {cfg.steps} optimizer steps per recipe "
+            f"({', '.join(names)}) on {rows}{cost}; results in {cfg.output_dir}/results.json"
+            + (f", MLflow experiment {cfg.mlflow_experiment_name!r}" if cfg.mlflow_tracking else "")
+        )
 
     return entry_point("benchmark", argv, build=lambda data: BenchConfig(**data), run=run, describe=describe)
 
@@ -475,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
     (``--config`` is a benchmark step file, :func:`step_main`)."""
     given = sys.argv[1:] if argv is None else argv
     if not any(a == "--shape" or a.startswith("--shape=") for a in given) and not any(
-            a in ("-h", "--help") for a in given):
+        a in ("-h", "--help") for a in given
+    ):
         return step_main(given)
     return cli_main(given)
 
@@ -487,30 +641,55 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, help="the SFT step file (e.g. training/configs/sft.yaml)")
     parser.add_argument("--steps", type=int, default=12, help="optimizer steps per recipe")
     parser.add_argument("--warmup", type=int, default=2, help="steps left out of the medians")
-    parser.add_argument("--variant", action="append", default=[],
-                        help="name:key=value,... settings over the step file; repeat to compare (default: as is)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="name:key=value,... settings over the step file; repeat to compare (default: as is)",
+    )
     parser.add_argument("--data", help="prepared train.jsonl (sft-r1 rows) instead of synthetic rows")
-    parser.add_argument("--tokenizer", help="with --data: the model's tokenizer folder (e.g. /fsx/models/<name>), so "
-                                            "rows have their real token counts (default: one token per word)")
+    parser.add_argument(
+        "--tokenizer",
+        help="with --data: the model's tokenizer folder (e.g. /fsx/models/<name>), so "
+        "rows have their real token counts (default: one token per word)",
+    )
     parser.add_argument("--rows", type=int, default=512, help="synthetic rows to write")
     parser.add_argument("--instance-type", default="p5.48xlarge", help="for the epoch cost (config/data/prices.yaml)")
-    parser.add_argument("--dataset-examples", type=int, default=MEDICAL_TRAIN_ROWS,
-                        help="examples in the epoch to cost (default: medical-o1's training split)")
+    parser.add_argument(
+        "--dataset-examples",
+        type=int,
+        default=MEDICAL_TRAIN_ROWS,
+        help="examples in the epoch to cost (default: medical-o1's training split)",
+    )
     parser.add_argument("--work", help="scratch folder (model, data, outputs); default: a temporary folder")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--cpu", action="store_true", help="run on the CPU (fp32, no FSDP/QLoRA): a harness check")
-    parser.add_argument("--mlflow-experiment", help="also log each recipe as a run of this MLflow experiment "
-                                                    "(MLFLOW_TRACKING_URI; in a pod the team's server)")
-    parser.add_argument("--in-process", action="store_true",
-                        help="run every recipe in this process (default: one child process per recipe, so one "
-                             "recipe's patched modules (Liger) and GPU memory never reach the next)")
-    parser.add_argument("--variant-timeout", type=int, default=0,
-                        help="seconds one recipe may take (its process is stopped and the row says so); 0: no limit")
-    parser.add_argument("--budget", type=int, default=0,
-                        help="seconds the whole run may take: a recipe that could not finish within it (by "
-                             "--variant-timeout) is skipped and its row says so; 0: no limit")
+    parser.add_argument(
+        "--mlflow-experiment",
+        help="also log each recipe as a run of this MLflow experiment "
+        "(MLFLOW_TRACKING_URI; in a pod the team's server)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run every recipe in this process (default: one child process per recipe, so one "
+        "recipe's patched modules (Liger) and GPU memory never reach the next)",
+    )
+    parser.add_argument(
+        "--variant-timeout",
+        type=int,
+        default=0,
+        help="seconds one recipe may take (its process is stopped and the row says so); 0: no limit",
+    )
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=0,
+        help="seconds the whole run may take: a recipe that could not finish within it (by "
+        "--variant-timeout) is skipped and its row says so; 0: no limit",
+    )
     parser.add_argument("--run-prefix", default="bench", help=argparse.SUPPRESS)  # MLflow run names <prefix>/<recipe>
-    parser.add_argument("--child", help=argparse.SUPPRESS)   # internal: measure this one variant, write JSON
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # internal: measure this one variant, write JSON
     return parser
 
 
@@ -540,15 +719,39 @@ def _measure_in_child(args, variant: str, *, name: str, work: Path, cuda: bool) 
     out = work / f"{name}.json"
     out.unlink(missing_ok=True)
     # on a GPU as the job runs it: torchrun, one process (FSDP, the process group, rank 0's MLflow code path)
-    launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
-                if cuda else [sys.executable])
-    cmd = launcher + ["-m", "llm_platform.bench", "--shape", args.shape, "--config", args.config,
-                      "--steps", str(args.steps), "--warmup", str(args.warmup), "--work", str(work),
-                      "--json", str(out), "--child", variant] \
-        + (["--cpu"] if args.cpu else []) + (["--data", args.data] if args.data else [])
+    launcher = (
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1"]
+        if cuda
+        else [sys.executable]
+    )
+    cmd = (
+        launcher
+        + [
+            "-m",
+            "llm_platform.bench",
+            "--shape",
+            args.shape,
+            "--config",
+            args.config,
+            "--steps",
+            str(args.steps),
+            "--warmup",
+            str(args.warmup),
+            "--work",
+            str(work),
+            "--json",
+            str(out),
+            "--child",
+            variant,
+        ]
+        + (["--cpu"] if args.cpu else [])
+        + (["--data", args.data] if args.data else [])
+    )
     # in a job the step itself runs under torchrun: its child starts a torchrun of its own, not a member
     child_env = {k: v for k, v in os.environ.items() if k not in TORCHRUN_ENV and not k.startswith("TORCHELASTIC_")}
-    proc = subprocess.Popen(cmd, start_new_session=True, env=child_env)   # its own group: a timeout stops its workers too
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, env=child_env
+    )  # its own group: a timeout stops its workers too
     try:
         rc: Any = proc.wait(timeout=args.variant_timeout or None)
     except subprocess.TimeoutExpired:
@@ -562,8 +765,17 @@ def _measure_in_child(args, variant: str, *, name: str, work: Path, cuda: bool) 
     return _failed(name, f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
 
 
-def _measure_variants(args, *, t0: float, model_dir: Path, data: Path, work: Path, cuda: bool,
-                      price: tuple[float, int] | None, dataset_tokens: int) -> list[Result]:
+def _measure_variants(
+    args,
+    *,
+    t0: float,
+    model_dir: Path,
+    data: Path,
+    work: Path,
+    cuda: bool,
+    price: tuple[float, int] | None,
+    dataset_tokens: int,
+) -> list[Result]:
     """Measure every recipe (skipping those the --budget leaves no time for) and cost its epoch."""
     results = []
     for variant in args.variant or ["recipe:"]:
@@ -594,15 +806,33 @@ def _report(args, results: list[Result], *, gpu: str, price: tuple[float, int] |
 
         try:  # bounded: a tracking outage costs seconds and leaves the table and the JSON (issue 32)
             with mlflow_utils.bounded_http(retries=2):
-                log_to_mlflow(args.mlflow_experiment, results, shape=args.shape, gpu=gpu, steps=args.steps,
-                              variants=args.variant or ["recipe:"], instance_type=args.instance_type,
-                              dataset_tokens=dataset_tokens, run_prefix=args.run_prefix)
+                log_to_mlflow(
+                    args.mlflow_experiment,
+                    results,
+                    shape=args.shape,
+                    gpu=gpu,
+                    steps=args.steps,
+                    variants=args.variant or ["recipe:"],
+                    instance_type=args.instance_type,
+                    dataset_tokens=dataset_tokens,
+                    run_prefix=args.run_prefix,
+                )
         except Exception as exc:  # noqa: BLE001 - the measurement is done; say that it was not logged
             mlflow_utils.warn(f"the results were not logged to MLflow ({type(exc).__name__}: {str(exc)[:200]})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"shape": args.shape, "gpu": gpu, "steps": args.steps,
-                                               "instance_type": args.instance_type, "dataset_tokens": dataset_tokens,
-                                               "results": [vars(r) for r in results]}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "shape": args.shape,
+                    "gpu": gpu,
+                    "steps": args.steps,
+                    "instance_type": args.instance_type,
+                    "dataset_tokens": dataset_tokens,
+                    "results": [vars(r) for r in results],
+                },
+                indent=1,
+            )
+        )
 
 
 def cli_main(argv: list[str] | None = None) -> int:
@@ -631,8 +861,9 @@ def cli_main(argv: list[str] | None = None) -> int:
     print(f"bench: built {args.shape} in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     dataset_tokens = _dataset_tokens(args, model_dir=model_dir, data=data)
     price = hourly_price(args.instance_type)
-    results = _measure_variants(args, t0=t0, model_dir=model_dir, data=data, work=work, cuda=cuda, price=price,
-                                dataset_tokens=dataset_tokens)
+    results = _measure_variants(
+        args, t0=t0, model_dir=model_dir, data=data, work=work, cuda=cuda, price=price, dataset_tokens=dataset_tokens
+    )
     gpu = torch.cuda.get_device_name(0) if cuda else "CPU"
     _report(args, results, gpu=gpu, price=price, dataset_tokens=dataset_tokens)
     return 0 if all(r.error is None for r in results) else 1

@@ -66,14 +66,17 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
                     raise DataError(f"{path}:{number}: a row must be a JSON object, got {type(row).__name__}")
                 missing = [c for c in REQUIRED_COLUMNS if c not in row]
                 if missing:
-                    raise DataError(f"{path}:{number}: missing column{'s' if len(missing) > 1 else ''} "
-                                    f"{', '.join(repr(c) for c in missing)} (rows need {', '.join(REQUIRED_COLUMNS)}"
-                                    f"; llmp-prepare-data's sft-r1 format writes them); the row has: "
-                                    f"{', '.join(sorted(map(str, row))) or 'nothing'}")
+                    raise DataError(
+                        f"{path}:{number}: missing column{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(repr(c) for c in missing)} (rows need {', '.join(REQUIRED_COLUMNS)}"
+                        f"; llmp-prepare-data's sft-r1 format writes them); the row has: "
+                        f"{', '.join(sorted(map(str, row))) or 'nothing'}"
+                    )
                 wrong = [c for c in REQUIRED_COLUMNS if not isinstance(row[c], str)]
                 if wrong:
-                    raise DataError(f"{path}:{number}: column {wrong[0]!r} must be a string, got "
-                                    f"{type(row[wrong[0]]).__name__}")
+                    raise DataError(
+                        f"{path}:{number}: column {wrong[0]!r} must be a string, got {type(row[wrong[0]]).__name__}"
+                    )
                 if not row["text"].strip():
                     raise DataError(f"{path}:{number}: column 'text' is empty")
                 rows.append((number, row))
@@ -91,7 +94,7 @@ def usable_rows(rows: list[dict[str, Any]], tokenizer, max_seq_length: int) -> i
     usable = 0
     batch = 512
     for start in range(0, len(rows), batch):
-        chunk = [r for r in rows[start:start + batch] if len(r["text"].rstrip()) > len(r["prompt"].rstrip())]
+        chunk = [r for r in rows[start : start + batch] if len(r["text"].rstrip()) > len(r["prompt"].rstrip())]
         if chunk:
             prompts = tokenizer([r["prompt"] for r in chunk], add_special_tokens=False)["input_ids"]
             usable += sum(1 for p in prompts if len(p) < max_seq_length)
@@ -105,9 +108,11 @@ def check_file(path: str | Path, name: str, *, tokenizer=None, max_seq_length: i
     if tokenizer is not None and max_seq_length:
         usable = usable_rows([row for _, row in numbered], tokenizer, max_seq_length)
         if usable == 0:
-            raise DataError(f"{p}: none of its {len(numbered)} rows keeps an answer token within max_seq_length="
-                            f"{max_seq_length} (every prompt is at least that long): nothing to train on; raise "
-                            f"max_seq_length or shorten the prompts")
+            raise DataError(
+                f"{p}: none of its {len(numbered)} rows keeps an answer token within max_seq_length="
+                f"{max_seq_length} (every prompt is at least that long): nothing to train on; raise "
+                f"max_seq_length or shorten the prompts"
+            )
     return DataSummary(p, len(numbered), usable)
 
 
@@ -135,8 +140,10 @@ def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> li
     if not need_tokenizer:
         absent = [str(dataset_file(path, name)) for path, name in files if not dataset_file(path, name).exists()]
         for path in absent:
-            print(f"llmp-sft: {path} is not reachable from here; its rows are checked when the job starts",
-                  file=sys.stderr)
+            print(
+                f"llmp-sft: {path} is not reachable from here; its rows are checked when the job starts",
+                file=sys.stderr,
+            )
         files = [(path, name) for path, name in files if str(dataset_file(path, name)) not in absent]
         if not files:
             return []
@@ -146,8 +153,7 @@ def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> li
         tokenizer = load_tokenizer(script.model_id)
         if tokenizer is None and need_tokenizer:
             raise DataError(f"cannot load the tokenizer of {script.model_id!r} to check the data's lengths")
-    return [check_file(path, name, tokenizer=tokenizer, max_seq_length=script.max_seq_length)
-            for path, name in files]
+    return [check_file(path, name, tokenizer=tokenizer, max_seq_length=script.max_seq_length) for path, name in files]
 
 
 # ---- disk --------------------------------------------------------------------------------------------------------
@@ -174,8 +180,9 @@ def merged_model_bytes(model, bf16: bool) -> int:
     return n * (2 if bf16 else 4)
 
 
-def check_checkpoint_space(output_dir: str | Path, model, *, merged_dir: str | Path | None = None,
-                           bf16: bool = False) -> dict[str, int]:
+def check_checkpoint_space(
+    output_dir: str | Path, model, *, merged_dir: str | Path | None = None, bf16: bool = False
+) -> dict[str, int]:
     """Refuse (:class:`DataError`, an OSError's cousin the job reports cleanly) to start training when the file
     system of ``output_dir`` lacks room for one checkpoint, or (same file system or not) the merged model's."""
     need: dict[Path, int] = {}
@@ -191,7 +198,9 @@ def check_checkpoint_space(output_dir: str | Path, model, *, merged_dir: str | P
     for where, bytes_needed in need.items():
         free = shutil.disk_usage(where).free
         if free < bytes_needed:
-            raise DataError(f"{where}: {free / 2**20:.0f} MiB free, a checkpoint needs {ckpt / 2**20:.0f} MiB"
-                            + (f" and the merged model {merged / 2**20:.0f} MiB" if merged else "")
-                            + f" ({bytes_needed / 2**20:.0f} MiB here): free space or point output_dir elsewhere")
+            raise DataError(
+                f"{where}: {free / 2**20:.0f} MiB free, a checkpoint needs {ckpt / 2**20:.0f} MiB"
+                + (f" and the merged model {merged / 2**20:.0f} MiB" if merged else "")
+                + f" ({bytes_needed / 2**20:.0f} MiB here): free space or point output_dir elsewhere"
+            )
     return {"checkpoint_bytes": ckpt, "merged_bytes": merged}

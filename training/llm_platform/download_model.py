@@ -31,16 +31,19 @@ COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 class DownloadConfig:
     repo_id: str
     revision: str
-    local_dir: str                                  # e.g. /fsx/models/qwen2.5-7b-instruct
-    allow_patterns: list[str] = field(default_factory=lambda: ["*.json", "*.safetensors", "*.model", "*.txt",
-                                                               "*.jinja", "*.tiktoken"])
+    local_dir: str  # e.g. /fsx/models/qwen2.5-7b-instruct
+    allow_patterns: list[str] = field(
+        default_factory=lambda: ["*.json", "*.safetensors", "*.model", "*.txt", "*.jinja", "*.tiktoken"]
+    )
     allow_unpinned: bool = False
     max_workers: int = 8
 
     def __post_init__(self) -> None:
         if not self.allow_unpinned and not COMMIT_SHA.match(self.revision):
-            raise ValueError(f"revision {self.revision!r} is not a commit sha; pin the 40-hex commit of "
-                             f"{self.repo_id} (Hub: Files and versions -> History), or set allow_unpinned: true")
+            raise ValueError(
+                f"revision {self.revision!r} is not a commit sha; pin the 40-hex commit of "
+                f"{self.repo_id} (Hub: Files and versions -> History), or set allow_unpinned: true"
+            )
 
 
 def present(cfg: DownloadConfig) -> bool:
@@ -52,7 +55,8 @@ def present(cfg: DownloadConfig) -> bool:
     except ValueError:
         return False
     return (data.get("repo_id"), data.get("revision")) == (cfg.repo_id, cfg.revision) and all(
-        (Path(cfg.local_dir) / f).is_file() for f in data.get("files", []))
+        (Path(cfg.local_dir) / f).is_file() for f in data.get("files", [])
+    )
 
 
 def download(cfg: DownloadConfig) -> Path:
@@ -65,10 +69,18 @@ def download(cfg: DownloadConfig) -> Path:
     from huggingface_hub import snapshot_download
 
     target.mkdir(parents=True, exist_ok=True)
-    snapshot_download(repo_id=cfg.repo_id, revision=cfg.revision, local_dir=str(target),
-                      allow_patterns=cfg.allow_patterns, max_workers=cfg.max_workers)
-    files = sorted(str(p.relative_to(target)) for p in target.rglob("*")
-                   if p.is_file() and ".cache" not in p.relative_to(target).parts and p.name != MARKER)
+    snapshot_download(
+        repo_id=cfg.repo_id,
+        revision=cfg.revision,
+        local_dir=str(target),
+        allow_patterns=cfg.allow_patterns,
+        max_workers=cfg.max_workers,
+    )
+    files = sorted(
+        str(p.relative_to(target))
+        for p in target.rglob("*")
+        if p.is_file() and ".cache" not in p.relative_to(target).parts and p.name != MARKER
+    )
     if not files:
         raise RuntimeError(f"{cfg.repo_id}@{cfg.revision}: no file matched {cfg.allow_patterns}")
     tmp = target / (MARKER + ".tmp")
@@ -79,9 +91,13 @@ def download(cfg: DownloadConfig) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
-    return entry_point("download-model", argv, build=lambda data: DownloadConfig(**data),
-                       run=lambda cfg: print(download(cfg)) or 0,
-                       describe=lambda cfg: f"would download {cfg.repo_id}@{cfg.revision} into {cfg.local_dir}")
+    return entry_point(
+        "download-model",
+        argv,
+        build=lambda data: DownloadConfig(**data),
+        run=lambda cfg: print(download(cfg)) or 0,
+        describe=lambda cfg: f"would download {cfg.repo_id}@{cfg.revision} into {cfg.local_dir}",
+    )
 
 
 if __name__ == "__main__":

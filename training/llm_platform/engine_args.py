@@ -86,9 +86,11 @@ def check_engine_args(engine: str, args: list[str]) -> list[str]:
         given = vars(parser.parse_args(args))
     except ParseRefused as exc:
         return platform_problems(parser, [a.split("=", 1)[0] for a in args]) + [
-            f"engine_args: sglang refuses them: {str(exc).strip()}"]
-    return platform_problems(parser, [a.dest for a in parser._actions
-                                      if a.dest in PLATFORM_FLAGS and given.get(a.dest) is not _UNSET])
+            f"engine_args: sglang refuses them: {str(exc).strip()}"
+        ]
+    return platform_problems(
+        parser, [a.dest for a in parser._actions if a.dest in PLATFORM_FLAGS and given.get(a.dest) is not _UNSET]
+    )
 
 
 def platform_problems(parser: argparse.ArgumentParser, given: list[str]) -> list[str]:
@@ -96,8 +98,10 @@ def platform_problems(parser: argparse.ArgumentParser, given: list[str]) -> list
     out = []
     for action in parser._actions:
         if action.dest in PLATFORM_FLAGS and (action.dest in given or set(action.option_strings) & set(given)):
-            out.append(f"engine_args: {'/'.join(action.option_strings)} is set by the platform "
-                       f"({PLATFORM_FLAGS[action.dest]}); remove it")
+            out.append(
+                f"engine_args: {'/'.join(action.option_strings)} is set by the platform "
+                f"({PLATFORM_FLAGS[action.dest]}); remove it"
+            )
     return out
 
 
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
-    head, args = argv[:split], argv[split + 1:]
+    head, args = argv[:split], argv[split + 1 :]
     engine = head[head.index("--engine") + 1] if "--engine" in head else "sglang"
     try:
         problems = check_engine_args(engine, args)

@@ -40,8 +40,8 @@ EVALUATED_ALIAS = "evaluated"
 class EvaluateConfig:
     base_model_path: str
     finetuned_model_path: str
-    test_dataset_path: str               # test.jsonl (or its directory)
-    output_dir: str                      # predictions and scores, e.g. /fsx/outputs/<run>/eval
+    test_dataset_path: str  # test.jsonl (or its directory)
+    output_dir: str  # predictions and scores, e.g. /fsx/outputs/<run>/eval
     max_samples: int | None = 200
     max_new_tokens: int = 512
     batch_size: int = 8
@@ -49,9 +49,9 @@ class EvaluateConfig:
     use_stemmer: bool = True
     mlflow_experiment_name: str = "sft-eval"
     mlflow_run_name: str | None = None
-    registered_model_name: str | None = None     # <team>.<name>: the model version this evaluation judges
+    registered_model_name: str | None = None  # <team>.<name>: the model version this evaluation judges
     registered_model_version: str | int | None = None
-    gate: dict[str, Any] | None = None           # {metric: delta/rougeL, min: 0.0}: the verdict tagged on the version
+    gate: dict[str, Any] | None = None  # {metric: delta/rougeL, min: 0.0}: the verdict tagged on the version
 
     def __post_init__(self) -> None:
         problems = gate_problems(self.gate, self.registered_model_name, self.registered_model_version)
@@ -66,16 +66,21 @@ def gate_problems(gate: Any, name: str | None, version: Any) -> list[str]:
         return []
     out = []
     if gate is None or name is None or version is None:
-        out.append("gate, registered_model_name and registered_model_version go together (the verdict is a tag on "
-                   "that model version): give all three or none")
+        out.append(
+            "gate, registered_model_name and registered_model_version go together (the verdict is a tag on "
+            "that model version): give all three or none"
+        )
     if gate is not None:
         if not isinstance(gate, dict) or set(gate) != {"metric", "min"}:
-            out.append(f"gate: {gate!r} must be {{metric: <a logged key>, min: <number>}}, e.g. "
-                       f"{{metric: delta/rougeL, min: 0.0}}")
+            out.append(
+                f"gate: {gate!r} must be {{metric: <a logged key>, min: <number>}}, e.g. "
+                f"{{metric: delta/rougeL, min: 0.0}}"
+            )
         else:
             if gate["metric"] not in METRICS:
-                out.append(f"gate.metric: {gate['metric']!r} is not a score of this step; use one of "
-                           f"{', '.join(METRICS)}")
+                out.append(
+                    f"gate.metric: {gate['metric']!r} is not a score of this step; use one of {', '.join(METRICS)}"
+                )
             if isinstance(gate["min"], bool) or not isinstance(gate["min"], (int, float)):
                 out.append(f"gate.min: {gate['min']!r} is not a number")
     return out
@@ -109,12 +114,14 @@ def generate(model_path: str, prompts: list[str], cfg: EvaluateConfig) -> list[s
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(device).eval()
     outputs: list[str] = []
     for start in range(0, len(prompts), cfg.batch_size):
-        batch = tokenizer(prompts[start:start + cfg.batch_size], return_tensors="pt", padding=True,
-                          add_special_tokens=False).to(device)
+        batch = tokenizer(
+            prompts[start : start + cfg.batch_size], return_tensors="pt", padding=True, add_special_tokens=False
+        ).to(device)
         with torch.no_grad():
-            generated = model.generate(**batch, max_new_tokens=cfg.max_new_tokens, do_sample=False,
-                                       pad_token_id=tokenizer.pad_token_id)
-        new_tokens = generated[:, batch["input_ids"].shape[1]:]
+            generated = model.generate(
+                **batch, max_new_tokens=cfg.max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id
+            )
+        new_tokens = generated[:, batch["input_ids"].shape[1] :]
         outputs += tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
     del model
     return outputs
@@ -140,22 +147,28 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
         results[f"delta/{name}"] = results[f"finetuned/{name}"] - results[f"base/{name}"]
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    records = [{"prompt": p, "reference": r, "base": b, "finetuned": f}
-               for p, r, b, f in zip(prompts, references, predictions["base"], predictions["finetuned"])]
+    records = [
+        {"prompt": p, "reference": r, "base": b, "finetuned": f}
+        for p, r, b, f in zip(prompts, references, predictions["base"], predictions["finetuned"])
+    ]
     (out / "predictions.json").write_text(json.dumps(records, ensure_ascii=False, indent=1))
     (out / "rouge.json").write_text(json.dumps(results, indent=2))
     import mlflow
 
-    mlflow_utils.start_run(experiment=cfg.mlflow_experiment_name,
-                           run_name=cfg.mlflow_run_name or f"eval-{Path(cfg.finetuned_model_path).name}")
+    mlflow_utils.start_run(
+        experiment=cfg.mlflow_experiment_name,
+        run_name=cfg.mlflow_run_name or f"eval-{Path(cfg.finetuned_model_path).name}",
+    )
     mlflow_utils.log_params_flat({"eval": asdict(cfg) | {"examples": len(rows)}})
     mlflow_utils.log_metrics(results)
     mlflow.log_artifact(str(out / "predictions.json"))
     if cfg.gate is not None:
         run = mlflow.active_run()
         verdict = record_verdict(cfg, results, run_id=run.info.run_id if run else "")
-        print(f"llmp-evaluate: {cfg.registered_model_name} version {cfg.registered_model_version}: {verdict}",
-              file=sys.stderr)
+        print(
+            f"llmp-evaluate: {cfg.registered_model_name} version {cfg.registered_model_version}: {verdict}",
+            file=sys.stderr,
+        )
     mlflow_utils.end_run()
     return results
 
@@ -176,8 +189,12 @@ def record_verdict(cfg: EvaluateConfig, results: dict[str, float], *, run_id: st
     verdict = EVALUATION_PASSED if value >= minimum else EVALUATION_FAILED
     name, version = cfg.registered_model_name, str(cfg.registered_model_version)
     client = MlflowClient()
-    tags = {EVALUATION_TAG: verdict, f"{EVALUATION_TAG}.metric": metric, f"{EVALUATION_TAG}.value": repr(value),
-            f"{EVALUATION_TAG}.min": repr(minimum)} | ({f"{EVALUATION_TAG}.run_id": run_id} if run_id else {})
+    tags = {
+        EVALUATION_TAG: verdict,
+        f"{EVALUATION_TAG}.metric": metric,
+        f"{EVALUATION_TAG}.value": repr(value),
+        f"{EVALUATION_TAG}.min": repr(minimum),
+    } | ({f"{EVALUATION_TAG}.run_id": run_id} if run_id else {})
     for key, text in tags.items():
         client.set_model_version_tag(name, version, key, text)
     if verdict == EVALUATION_PASSED:
@@ -189,13 +206,23 @@ def record_verdict(cfg: EvaluateConfig, results: dict[str, float], *, run_id: st
 
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
-    return entry_point("evaluate", argv, build=lambda data: EvaluateConfig(**data),
-                       run=lambda cfg: print(json.dumps(evaluate(cfg), indent=2)) or 0,
-                       describe=lambda cfg: f"would score {cfg.finetuned_model_path} against {cfg.base_model_path} "
-                                            f"on {cfg.test_dataset_path} (ROUGE), writing {cfg.output_dir}"
-                                            + (f", and tag {cfg.registered_model_name} version "
-                                               f"{cfg.registered_model_version} {EVALUATION_TAG}=passed if "
-                                               f"{cfg.gate['metric']} >= {cfg.gate['min']}" if cfg.gate else ""))
+    return entry_point(
+        "evaluate",
+        argv,
+        build=lambda data: EvaluateConfig(**data),
+        run=lambda cfg: print(json.dumps(evaluate(cfg), indent=2)) or 0,
+        describe=lambda cfg: (
+            f"would score {cfg.finetuned_model_path} against {cfg.base_model_path} "
+            f"on {cfg.test_dataset_path} (ROUGE), writing {cfg.output_dir}"
+            + (
+                f", and tag {cfg.registered_model_name} version "
+                f"{cfg.registered_model_version} {EVALUATION_TAG}=passed if "
+                f"{cfg.gate['metric']} >= {cfg.gate['min']}"
+                if cfg.gate
+                else ""
+            )
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -59,8 +59,10 @@ def validate(cfg: Any) -> None:
     if cfg.algorithm.adv_estimator != "grpo":
         raise ValueError(f"algorithm.adv_estimator is {cfg.algorithm.adv_estimator!r}; llmp-grpo runs GRPO only")
     if cfg.actor_rollout_ref.rollout.name != "sglang":
-        raise ValueError(f"actor_rollout_ref.rollout.name is {cfg.actor_rollout_ref.rollout.name!r}; the "
-                         f"verl-sglang image ships SGLang as the rollout engine")
+        raise ValueError(
+            f"actor_rollout_ref.rollout.name is {cfg.actor_rollout_ref.rollout.name!r}; the "
+            f"verl-sglang image ships SGLang as the rollout engine"
+        )
 
 
 def build_overrides(config_path: str | None, extra: Sequence[str]) -> list[str]:
@@ -76,9 +78,11 @@ def _mlflow_run(cfg: Any) -> str | None:
         return None
     from llm_platform import mlflow_utils, team_names
 
-    run_id = mlflow_utils.start_run(experiment=team_names.experiment_name(cfg.trainer.project_name),
-                                    run_name=cfg.trainer.experiment_name,
-                                    resume_file=Path(cfg.trainer.default_local_dir) / "mlflow_run_id")
+    run_id = mlflow_utils.start_run(
+        experiment=team_names.experiment_name(cfg.trainer.project_name),
+        run_name=cfg.trainer.experiment_name,
+        resume_file=Path(cfg.trainer.default_local_dir) / "mlflow_run_id",
+    )
     mlflow_utils.log_params_flat({"grpo": _plain(cfg)})
     return run_id
 
@@ -194,14 +198,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     share_with_team()  # the driver's writes; Ray workers get the umask from their container (k8s_charts/ray_job.py)
     parser = argparse.ArgumentParser(prog="llmp-grpo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", help="YAML file with GrpoParameters fields (see training/configs/grpo.yaml)")
-    parser.add_argument("--check", action="store_true",
-                        help="parse and validate the step file with VeRL's own checks, say what would run, exit 0/1")
-    parser.add_argument("--validate-only", action="store_true",
-                        help="compose and validate the configuration, print it, and exit")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="parse and validate the step file with VeRL's own checks, say what would run, exit 0/1",
+    )
+    parser.add_argument(
+        "--validate-only", action="store_true", help="compose and validate the configuration, print it, and exit"
+    )
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of VeRL's ppo_trainer config")
     args = parser.parse_args(argv)
     if args.config:
-        from llm_platform.steps import StepConfigError, check, load_yaml as load_step
+        from llm_platform.steps import StepConfigError, check
+        from llm_platform.steps import load_yaml as load_step
 
         try:
             check("grpo", load_step(args.config), where=args.config)
@@ -225,14 +234,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"llmp-grpo: {error}", file=sys.stderr)
             return 1
     if args.check:
-        from llm_platform.steps import load_yaml as load_step, paths
+        from llm_platform.steps import load_yaml as load_step
+        from llm_platform.steps import paths
 
         inputs, outputs = paths("grpo", load_step(args.config)) if args.config else ([], [])
         print(f"llmp-grpo: {args.config or 'the overrides'} is valid (VeRL's validate_config passed)")
         print(f"  reads:  {', '.join(inputs) or '-'}")
         print(f"  writes: {', '.join(outputs) or '-'}")
-        print(f"  would run GRPO on {cfg.trainer.nnodes} x {cfg.trainer.n_gpus_per_node} GPUs, experiment "
-              f"{cfg.trainer.project_name!r}, run {cfg.trainer.experiment_name!r}")
+        print(
+            f"  would run GRPO on {cfg.trainer.nnodes} x {cfg.trainer.n_gpus_per_node} GPUs, experiment "
+            f"{cfg.trainer.project_name!r}, run {cfg.trainer.experiment_name!r}"
+        )
         return 0
     if args.validate_only:
         from omegaconf import OmegaConf

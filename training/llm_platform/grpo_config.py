@@ -79,9 +79,11 @@ class GrpoParameters:
             value = getattr(self, attr)
             odd = HYDRA_SYNTAX.search(value)
             if odd:
-                raise ValueError(f"{attr} {value!r} contains {odd.group(0)!r}, which VeRL's Hydra overrides would "
-                                 f"read as syntax ({HYDRA_MEANING.get(odd.group(0)[:2], 'a list or quoting')}), not "
-                                 f"as part of the name; rename it with letters, digits, '-', '_', '.' and '/'")
+                raise ValueError(
+                    f"{attr} {value!r} contains {odd.group(0)!r}, which VeRL's Hydra overrides would "
+                    f"read as syntax ({HYDRA_MEANING.get(odd.group(0)[:2], 'a list or quoting')}), not "
+                    f"as part of the name; rename it with letters, digits, '-', '_', '.' and '/'"
+                )
         for attr in ("model_path", "train_files", "val_files", "checkpoint_dir"):
             path = getattr(self, attr)
             if not on_team_mount(path):
@@ -89,20 +91,26 @@ class GrpoParameters:
         if self.nodes < 1 or self.gpus_per_node < 1:
             raise ValueError(f"nodes {self.nodes} and gpus_per_node {self.gpus_per_node} must be at least 1")
         if self.rollout_n < 2:
-            raise ValueError(f"rollout_n {self.rollout_n} must be at least 2: GRPO compares a group of responses "
-                             f"per prompt")
+            raise ValueError(
+                f"rollout_n {self.rollout_n} must be at least 2: GRPO compares a group of responses per prompt"
+            )
         if self.gpus_per_node % self.tensor_parallel_size:
-            raise ValueError(f"tensor_parallel_size {self.tensor_parallel_size} must divide gpus_per_node "
-                             f"{self.gpus_per_node}: a rollout engine's shards stay on one node")
+            raise ValueError(
+                f"tensor_parallel_size {self.tensor_parallel_size} must divide gpus_per_node "
+                f"{self.gpus_per_node}: a rollout engine's shards stay on one node"
+            )
         if self.save_freq < 1:
             raise ValueError(f"save_freq {self.save_freq} must be at least 1 (steps between checkpoints)")
         if self.train_batch_size % self.ppo_mini_batch_size:
-            raise ValueError(f"ppo_mini_batch_size {self.ppo_mini_batch_size} must divide train_batch_size "
-                             f"{self.train_batch_size}")
+            raise ValueError(
+                f"ppo_mini_batch_size {self.ppo_mini_batch_size} must divide train_batch_size {self.train_batch_size}"
+            )
         gpus = self.nodes * self.gpus_per_node
         if (self.train_batch_size * self.rollout_n) % gpus:
-            raise ValueError(f"train_batch_size {self.train_batch_size} x rollout_n {self.rollout_n} must be "
-                             f"divisible by the {gpus} GPUs (VeRL splits every batch evenly over them)")
+            raise ValueError(
+                f"train_batch_size {self.train_batch_size} x rollout_n {self.rollout_n} must be "
+                f"divisible by the {gpus} GPUs (VeRL splits every batch evenly over them)"
+            )
         for attr in ("ppo_micro_batch_size_per_gpu", "log_prob_micro_batch_size_per_gpu", "max_checkpoints_to_keep"):
             if getattr(self, attr) < 1:
                 raise ValueError(f"{attr} {getattr(self, attr)} must be at least 1")

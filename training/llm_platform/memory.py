@@ -50,18 +50,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-GIB = 1024 ** 3
-A_D, A_KV, A_F = 8, 4, 5               # saved activations per layer per token, in units of d / kv / f (bf16)
-A_D_LIGER, A_F_LIGER = 6, 3             # fused RMSNorm keeps input + rstd; fused SwiGLU keeps gate and up only
-A_DROPOUT = 5                           # dropout copies: q/k/v share the norm output but each adapter drops its own
-LOSS_HEAD_BYTES = 2 + 4 + 4 + 4         # bf16 logits, fp32 copy, log-softmax, gradient; x vocab per token
+GIB = 1024**3
+A_D, A_KV, A_F = 8, 4, 5  # saved activations per layer per token, in units of d / kv / f (bf16)
+A_D_LIGER, A_F_LIGER = 6, 3  # fused RMSNorm keeps input + rstd; fused SwiGLU keeps gate and up only
+A_DROPOUT = 5  # dropout copies: q/k/v share the norm output but each adapter drops its own
+LOSS_HEAD_BYTES = 2 + 4 + 4 + 4  # bf16 logits, fp32 copy, log-softmax, gradient; x vocab per token
 FRAGMENTATION = 1.2
 USABLE_FRACTION = 0.92
-RESERVE_GIB = 1.0                       # CUDA context, cuBLAS / NCCL workspaces
-WORKSPACE_GIB = 1.0                     # transient: fused-CE chunks, 4-bit dequantisation, attention workspace
-MIN_FAST_TOKENS = 4096                  # below this many tokens per micro-step, checkpointing with more tokens wins
+RESERVE_GIB = 1.0  # CUDA context, cuBLAS / NCCL workspaces
+WORKSPACE_GIB = 1.0  # transient: fused-CE chunks, 4-bit dequantisation, attention workspace
+MIN_FAST_TOKENS = 4096  # below this many tokens per micro-step, checkpointing with more tokens wins
 MAX_TOKENS = 16384
-DESIGN_MFU = 0.40                       # the fast path's target without checkpointing (docs/training.md)
+DESIGN_MFU = 0.40  # the fast path's target without checkpointing (docs/training.md)
 
 
 @dataclass(frozen=True)
@@ -83,16 +83,22 @@ class ModelDims:
     def from_config(cls, config: dict[str, Any], name: str = "model") -> "ModelDims":
         text = config.get("text_config") or config
         try:
-            return cls(name=name, hidden_size=int(text["hidden_size"]), intermediate_size=int(text["intermediate_size"]),
-                       num_hidden_layers=int(text["num_hidden_layers"]),
-                       num_attention_heads=int(text["num_attention_heads"]),
-                       num_key_value_heads=int(text.get("num_key_value_heads") or text["num_attention_heads"]),
-                       vocab_size=int(text["vocab_size"]),
-                       tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
-                       head_dim=text.get("head_dim"), attention_bias=bool(text.get("attention_bias", False)))
+            return cls(
+                name=name,
+                hidden_size=int(text["hidden_size"]),
+                intermediate_size=int(text["intermediate_size"]),
+                num_hidden_layers=int(text["num_hidden_layers"]),
+                num_attention_heads=int(text["num_attention_heads"]),
+                num_key_value_heads=int(text.get("num_key_value_heads") or text["num_attention_heads"]),
+                vocab_size=int(text["vocab_size"]),
+                tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
+                head_dim=text.get("head_dim"),
+                attention_bias=bool(text.get("attention_bias", False)),
+            )
         except KeyError as exc:
-            raise ValueError(f"{name}: config.json has no {exc.args[0]}; not a decoder-only transformer the memory "
-                             f"model knows") from None
+            raise ValueError(
+                f"{name}: config.json has no {exc.args[0]}; not a decoder-only transformer the memory model knows"
+            ) from None
 
     @property
     def d_head(self) -> int:
@@ -140,32 +146,94 @@ class ModelDims:
 # Published config.json values of the shapes the bench builds and the planner recognises by name.
 SHAPES: dict[str, dict[str, Any]] = {
     # meta-llama/Llama-3.1-8B (= deepseek-ai/DeepSeek-R1-Distill-Llama-8B) config.json
-    "llama-3.1-8b": dict(model_type="llama", hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                         num_attention_heads=32, num_key_value_heads=8, vocab_size=128256, rope_theta=500000.0,
-                         max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=False,
-                         rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                                       "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+    "llama-3.1-8b": dict(
+        model_type="llama",
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        vocab_size=128256,
+        rope_theta=500000.0,
+        max_position_embeddings=131072,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=False,
+        rope_scaling={
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    ),
     # Qwen/Qwen2.5-7B(-Instruct) config.json
-    "qwen2.5-7b": dict(model_type="qwen2", hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
-                       num_attention_heads=28, num_key_value_heads=4, vocab_size=152064, rope_theta=1000000.0,
-                       max_position_embeddings=32768, rms_norm_eps=1e-6, tie_word_embeddings=False),
+    "qwen2.5-7b": dict(
+        model_type="qwen2",
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        vocab_size=152064,
+        rope_theta=1000000.0,
+        max_position_embeddings=32768,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=False,
+    ),
     # Qwen/Qwen2.5-14B(-Instruct) (= deepseek-ai/DeepSeek-R1-Distill-Qwen-14B) config.json
-    "qwen2.5-14b": dict(model_type="qwen2", hidden_size=5120, intermediate_size=13824, num_hidden_layers=48,
-                        num_attention_heads=40, num_key_value_heads=8, vocab_size=152064, rope_theta=1000000.0,
-                        max_position_embeddings=131072, rms_norm_eps=1e-5, tie_word_embeddings=False),
+    "qwen2.5-14b": dict(
+        model_type="qwen2",
+        hidden_size=5120,
+        intermediate_size=13824,
+        num_hidden_layers=48,
+        num_attention_heads=40,
+        num_key_value_heads=8,
+        vocab_size=152064,
+        rope_theta=1000000.0,
+        max_position_embeddings=131072,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=False,
+    ),
     # Qwen/Qwen2.5-1.5B-Instruct config.json (the example pipeline's model)
-    "qwen2.5-1.5b": dict(model_type="qwen2", hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
-                         num_attention_heads=12, num_key_value_heads=2, vocab_size=151936, rope_theta=1000000.0,
-                         max_position_embeddings=32768, rms_norm_eps=1e-6, tie_word_embeddings=True),
+    "qwen2.5-1.5b": dict(
+        model_type="qwen2",
+        hidden_size=1536,
+        intermediate_size=8960,
+        num_hidden_layers=28,
+        num_attention_heads=12,
+        num_key_value_heads=2,
+        vocab_size=151936,
+        rope_theta=1000000.0,
+        max_position_embeddings=32768,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=True,
+    ),
     # for CPU runs of the benchmark and tests
-    "tiny": dict(model_type="llama", hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                 num_key_value_heads=2, vocab_size=2048, max_position_embeddings=4096, rope_theta=10000.0,
-                 rms_norm_eps=1e-5, tie_word_embeddings=False),
+    "tiny": dict(
+        model_type="llama",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=2048,
+        max_position_embeddings=4096,
+        rope_theta=10000.0,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=False,
+    ),
 }
 # Model directory / hub names -> shape (lower case, matched as a substring of the model path's last part)
-SHAPE_ALIASES = (("distill-llama-8b", "llama-3.1-8b"), ("llama-3.1-8b", "llama-3.1-8b"), ("llama-3-8b", "llama-3.1-8b"),
-                 ("distill-qwen-14b", "qwen2.5-14b"), ("qwen2.5-14b", "qwen2.5-14b"), ("qwen2.5-7b", "qwen2.5-7b"),
-                 ("distill-qwen-7b", "qwen2.5-7b"), ("qwen2.5-1.5b", "qwen2.5-1.5b"))
+SHAPE_ALIASES = (
+    ("distill-llama-8b", "llama-3.1-8b"),
+    ("llama-3.1-8b", "llama-3.1-8b"),
+    ("llama-3-8b", "llama-3.1-8b"),
+    ("distill-qwen-14b", "qwen2.5-14b"),
+    ("qwen2.5-14b", "qwen2.5-14b"),
+    ("qwen2.5-7b", "qwen2.5-7b"),
+    ("distill-qwen-7b", "qwen2.5-7b"),
+    ("qwen2.5-1.5b", "qwen2.5-1.5b"),
+)
 
 
 def shape_named(name: str) -> ModelDims:
@@ -200,7 +268,7 @@ class Setup:
     lora_dropout: float = 0.0
     load_in_4bit: bool = False
     liger: bool = True
-    world_size: int = 1                 # GPUs sharing the weights (FSDP)
+    world_size: int = 1  # GPUs sharing the weights (FSDP)
     fsdp: bool = False
 
 
@@ -220,8 +288,9 @@ class Plan:
 
     def refused(self, hint: str = "") -> "Plan":
         self.fits = False
-        self.reason = self.reason or (f"needs {self.estimate_gib} GiB of the {self.usable_gib} GiB planned on this "
-                                      f"GPU; {hint}")
+        self.reason = self.reason or (
+            f"needs {self.estimate_gib} GiB of the {self.usable_gib} GiB planned on this GPU; {hint}"
+        )
         return self
 
 
@@ -230,13 +299,16 @@ def static_gib(s: Setup) -> dict[str, float]:
     linear = d.num_hidden_layers * d.layer_linear_params
     other = d.params - linear
     if s.load_in_4bit:
-        weights = linear * (0.5 + 1 / 64) + other * 4   # peft's prepare_model_for_kbit_training upcasts the rest
+        weights = linear * (0.5 + 1 / 64) + other * 4  # peft's prepare_model_for_kbit_training upcasts the rest
     else:
         weights = d.params * 2
     shards = s.world_size if s.fsdp and s.world_size > 1 else 1
     gathered = 2 * d.layer_linear_params * (0.5 + 1 / 64 if s.load_in_4bit else 2) if shards > 1 else 0
-    return {"weights": (weights / shards + gathered) / GIB, "lora_states": 16 * d.lora_params(s.lora_r) / shards / GIB,
-            "workspace": WORKSPACE_GIB}
+    return {
+        "weights": (weights / shards + gathered) / GIB,
+        "lora_states": 16 * d.lora_params(s.lora_r) / shards / GIB,
+        "workspace": WORKSPACE_GIB,
+    }
 
 
 def per_token_bytes(s: Setup, checkpointing: bool) -> float:
@@ -247,7 +319,7 @@ def per_token_bytes(s: Setup, checkpointing: bool) -> float:
         layer += 2 * (A_DROPOUT * d.hidden_size + d.intermediate_size)
     head = 0 if s.liger else LOSS_HEAD_BYTES * d.vocab_size
     if checkpointing:
-        kept = d.num_hidden_layers * 2 * d.hidden_size + layer   # layer inputs + the layer being recomputed
+        kept = d.num_hidden_layers * 2 * d.hidden_size + layer  # layer inputs + the layer being recomputed
     else:
         kept = d.num_hidden_layers * layer
     return (kept + head) * FRAGMENTATION
@@ -278,28 +350,42 @@ def plan(s: Setup, *, tokens: int | None = None, checkpointing: bool | None = No
 
     def make(n: int, ckpt: bool, reason: str) -> Plan:
         total, parts = estimate_gib(s, n, ckpt)
-        return Plan(n, ckpt, total <= usable, round(total, 2), round(usable, 2),
-                    {k: round(v, 2) for k, v in parts.items()}, reason)
+        return Plan(
+            n,
+            ckpt,
+            total <= usable,
+            round(total, 2),
+            round(usable, 2),
+            {k: round(v, 2) for k, v in parts.items()},
+            reason,
+        )
 
     if tokens is not None and tokens < s.max_seq_length:
-        return make(tokens, bool(checkpointing), f"max_tokens_per_step {tokens} is less than max_seq_length "
-                                                 f"{s.max_seq_length}: the longest example would not fit; set "
-                                                 f"max_tokens_per_step: {s.max_seq_length} or more").refused()
+        return make(
+            tokens,
+            bool(checkpointing),
+            f"max_tokens_per_step {tokens} is less than max_seq_length "
+            f"{s.max_seq_length}: the longest example would not fit; set "
+            f"max_tokens_per_step: {s.max_seq_length} or more",
+        ).refused()
     fast, slow = max_tokens(s, False), max_tokens(s, True)
     if tokens is None:
         if checkpointing is None:
             if fast >= max(MIN_FAST_TOKENS, s.max_seq_length):
                 return make(fast, False, f"{fast} tokens fit without activation checkpointing")
             if slow > 0:
-                without = (f"only {fast} tokens fit without activation checkpointing" if fast else
-                           f"not one {s.max_seq_length}-token row fits without activation checkpointing")
+                without = (
+                    f"only {fast} tokens fit without activation checkpointing"
+                    if fast
+                    else f"not one {s.max_seq_length}-token row fits without activation checkpointing"
+                )
                 return make(slow, True, f"{without}; with it {slow}")
         elif checkpointing is False and fast > 0:
             return make(fast, False, "gradient_checkpointing: false (set by the recipe)")
         elif checkpointing is True and slow > 0:
             return make(slow, True, "gradient_checkpointing: true (set by the recipe)")
         return make(s.max_seq_length, checkpointing is not False, "").refused(hint=_fix(s, checkpointing))
-    for ckpt in ((checkpointing,) if checkpointing is not None else (False, True)):
+    for ckpt in (checkpointing,) if checkpointing is not None else (False, True):
         p = make(tokens, ckpt, f"max_tokens_per_step {tokens} (set by the recipe)")
         if p.fits:
             return p
@@ -327,8 +413,10 @@ def describe(s: Setup, p: Plan) -> str:
     where = f"{s.gpu_memory_gib:g} GiB GPU" + (f" x{s.world_size} FSDP" if s.fsdp and s.world_size > 1 else "")
     if not p.fits:
         return f"{what} on {where}: does not fit: {p.reason}"
-    return (f"{what} on {where}: {p.tokens_per_micro_step} tokens per micro-step, activation checkpointing "
-            f"{'on' if p.gradient_checkpointing else 'off'} (~{p.estimate_gib} of {p.usable_gib} GiB; {p.reason})")
+    return (
+        f"{what} on {where}: {p.tokens_per_micro_step} tokens per micro-step, activation checkpointing "
+        f"{'on' if p.gradient_checkpointing else 'off'} (~{p.estimate_gib} of {p.usable_gib} GiB; {p.reason})"
+    )
 
 
 # --- GPU memory per instance type: config/data/instance_specs.yaml (gpu section + gpu_memory_gib) ------------------
@@ -361,8 +449,9 @@ def gpu_memory_gib(instance_type: str, specs_file: Path | None = None) -> tuple[
     return float(memory), int(spec["gpus"])
 
 
-def preflight_check(step: dict[str, Any], *, instance_type: str, gpus: int,
-                    specs_file: Path | None = None) -> tuple[str, str]:
+def preflight_check(
+    step: dict[str, Any], *, instance_type: str, gpus: int, specs_file: Path | None = None
+) -> tuple[str, str]:
     """("ok" | "FAIL" | "skip", message) for an SFT step file on ``instance_type`` with ``gpus`` GPUs in all (FSDP
     shards over them when the file sets ``fsdp``): what ``llmft preflight`` reports. Unset settings take the step's
     own defaults (:class:`llm_platform.sft.ScriptArguments`); Liger is assumed where the file does not turn it off
@@ -379,16 +468,26 @@ def preflight_check(step: dict[str, Any], *, instance_type: str, gpus: int,
     model = str(step.get("model_id", ""))
     dims = dims_of_model(model)
     if dims is None:
-        return "skip", (f"{model}: no readable config.json here and no known shape in its name "
-                        f"({', '.join(SHAPES)}); GPU memory not checked")
+        return "skip", (
+            f"{model}: no readable config.json here and no known shape in its name "
+            f"({', '.join(SHAPES)}); GPU memory not checked"
+        )
     try:
         memory, _ = gpu_memory_gib(instance_type, specs_file)
     except ValueError as exc:
         return "skip", str(exc)
     liger = str(get("liger_kernel")).lower() != "false" and step.get("use_liger_kernel", True) is not False
-    s = Setup(dims, memory, max_seq_length=int(get("max_seq_length")), lora_r=int(get("lora_r")),
-              lora_dropout=float(get("lora_dropout")), load_in_4bit=bool(get("load_in_4bit")), liger=liger,
-              world_size=max(1, gpus), fsdp=bool(step.get("fsdp")))
+    s = Setup(
+        dims,
+        memory,
+        max_seq_length=int(get("max_seq_length")),
+        lora_r=int(get("lora_r")),
+        lora_dropout=float(get("lora_dropout")),
+        load_in_4bit=bool(get("load_in_4bit")),
+        liger=liger,
+        world_size=max(1, gpus),
+        fsdp=bool(step.get("fsdp")),
+    )
     checkpointing = bool(step["gradient_checkpointing"]) if "gradient_checkpointing" in step else None
     tokens = get("max_tokens_per_step")
     if not get("packing"):
@@ -403,8 +502,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m llm_platform.memory", description=main.__doc__)
     parser.add_argument("--shape", default="llama-3.1-8b", help=f"one of {', '.join(SHAPES)}, or a model directory")
-    parser.add_argument("--instance-type", nargs="+", default=["g5.2xlarge", "g6e.xlarge", "p4d.24xlarge",
-                                                                "p5.48xlarge"])
+    parser.add_argument(
+        "--instance-type", nargs="+", default=["g5.2xlarge", "g6e.xlarge", "p4d.24xlarge", "p5.48xlarge"]
+    )
     parser.add_argument("--max-seq-length", type=int, default=2048)
     parser.add_argument("--lora-r", type=int, default=8)
     parser.add_argument("--qlora", action="store_true")
@@ -416,8 +516,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no shape for {args.shape}")
     for instance_type in args.instance_type:
         memory, _ = gpu_memory_gib(instance_type)
-        s = Setup(dims, memory, max_seq_length=args.max_seq_length, lora_r=args.lora_r, load_in_4bit=args.qlora,
-                  liger=not args.no_liger, world_size=args.fsdp_gpus, fsdp=args.fsdp_gpus > 1)
+        s = Setup(
+            dims,
+            memory,
+            max_seq_length=args.max_seq_length,
+            lora_r=args.lora_r,
+            load_in_4bit=args.qlora,
+            liger=not args.no_liger,
+            world_size=args.fsdp_gpus,
+            fsdp=args.fsdp_gpus > 1,
+        )
         print(f"{instance_type:>14}: {describe(s, plan(s))}")
     return 0
 

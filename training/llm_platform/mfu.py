@@ -21,26 +21,62 @@ from dataclasses import dataclass
 # GPU name fragment (as reported by CUDA / NVML, matched case-insensitively, first match wins) -> dense BF16
 # TFLOPS per GPU, with the datasheet it comes from.
 PEAK_BF16_TFLOPS: tuple[tuple[str, float, str], ...] = (
-    ("H200", 989.0, "NVIDIA H200 datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity (989 dense), "
-                    "https://www.nvidia.com/en-us/data-center/h200/"),
+    (
+        "H200",
+        989.0,
+        "NVIDIA H200 datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity (989 dense), "
+        "https://www.nvidia.com/en-us/data-center/h200/",
+    ),
     # NVML names: "NVIDIA H100 80GB HBM3" (SXM), "NVIDIA H100 PCIe", "NVIDIA H100 NVL": the variants first.
-    ("H100 PCIE", 756.0, "NVIDIA H100 datasheet, PCIe: BF16 Tensor Core 1,513 TFLOPS with sparsity (756 dense), "
-                         "https://www.nvidia.com/en-us/data-center/h100/"),
-    ("H100 NVL", 835.0, "NVIDIA H100 datasheet, NVL: BF16 Tensor Core 1,671 TFLOPS with sparsity (835 dense), "
-                        "https://www.nvidia.com/en-us/data-center/h100/"),
-    ("H100", 989.0, "NVIDIA H100 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity (989 dense), "
-                    "https://www.nvidia.com/en-us/data-center/h100/"),
-    ("B200", 2250.0, "NVIDIA HGX B200: 36 PFLOPS FP16/BF16 with sparsity for 8 GPUs (2.25 PFLOPS dense per GPU), "
-                     "https://www.nvidia.com/en-us/data-center/hgx/"),
-    ("A100", 312.0, "NVIDIA A100 datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity), "
-                    "https://www.nvidia.com/en-us/data-center/a100/"),
-    ("A10G", 70.0, "AWS's A10G (g5, dev's GPU; NVIDIA publishes no datasheet for it): BF16 Tensor Core 70 TFLOPS "
-                   "dense, vs 125 for the A10 (Baseten, 'NVIDIA A10 vs A10G for ML model inference', spec table), "
-                   "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/"),
-    ("L40S", 362.05, "NVIDIA L40S datasheet: BF16 Tensor Core 362.05 TFLOPS (733 with sparsity), "
-                     "https://www.nvidia.com/en-us/data-center/l40s/"),
-    ("L4", 121.0, "NVIDIA L4 datasheet: BF16 Tensor Core 242 TFLOPS with sparsity (121 dense), "
-                  "https://www.nvidia.com/en-us/data-center/l4/"),
+    (
+        "H100 PCIE",
+        756.0,
+        "NVIDIA H100 datasheet, PCIe: BF16 Tensor Core 1,513 TFLOPS with sparsity (756 dense), "
+        "https://www.nvidia.com/en-us/data-center/h100/",
+    ),
+    (
+        "H100 NVL",
+        835.0,
+        "NVIDIA H100 datasheet, NVL: BF16 Tensor Core 1,671 TFLOPS with sparsity (835 dense), "
+        "https://www.nvidia.com/en-us/data-center/h100/",
+    ),
+    (
+        "H100",
+        989.0,
+        "NVIDIA H100 SXM datasheet: BF16 Tensor Core 1,979 TFLOPS with sparsity (989 dense), "
+        "https://www.nvidia.com/en-us/data-center/h100/",
+    ),
+    (
+        "B200",
+        2250.0,
+        "NVIDIA HGX B200: 36 PFLOPS FP16/BF16 with sparsity for 8 GPUs (2.25 PFLOPS dense per GPU), "
+        "https://www.nvidia.com/en-us/data-center/hgx/",
+    ),
+    (
+        "A100",
+        312.0,
+        "NVIDIA A100 datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity), "
+        "https://www.nvidia.com/en-us/data-center/a100/",
+    ),
+    (
+        "A10G",
+        70.0,
+        "AWS's A10G (g5, dev's GPU; NVIDIA publishes no datasheet for it): BF16 Tensor Core 70 TFLOPS "
+        "dense, vs 125 for the A10 (Baseten, 'NVIDIA A10 vs A10G for ML model inference', spec table), "
+        "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/",
+    ),
+    (
+        "L40S",
+        362.05,
+        "NVIDIA L40S datasheet: BF16 Tensor Core 362.05 TFLOPS (733 with sparsity), "
+        "https://www.nvidia.com/en-us/data-center/l40s/",
+    ),
+    (
+        "L4",
+        121.0,
+        "NVIDIA L4 datasheet: BF16 Tensor Core 242 TFLOPS with sparsity (121 dense), "
+        "https://www.nvidia.com/en-us/data-center/l4/",
+    ),
 )
 
 
@@ -86,11 +122,16 @@ class ModelShape:
     d_model: int
 
     def training_flops_per_token(self, seq_len: int) -> float:
-        return (6 * self.trainable_matmul_params + 4 * self.frozen_matmul_params
-                + 12 * self.n_layers * self.d_model * seq_len)
+        return (
+            6 * self.trainable_matmul_params
+            + 4 * self.frozen_matmul_params
+            + 12 * self.n_layers * self.d_model * seq_len
+        )
 
     def inference_flops_per_token(self, seq_len: int) -> float:
-        return 2 * (self.trainable_matmul_params + self.frozen_matmul_params) + 4 * self.n_layers * self.d_model * seq_len
+        return (
+            2 * (self.trainable_matmul_params + self.frozen_matmul_params) + 4 * self.n_layers * self.d_model * seq_len
+        )
 
 
 def model_shape(model) -> ModelShape:
@@ -114,9 +155,12 @@ def model_shape(model) -> ModelShape:
                 frozen += n
     cfg = getattr(model, "config", None)
     text_cfg = getattr(cfg, "text_config", None) or cfg
-    return ModelShape(trainable_matmul_params=trainable, frozen_matmul_params=frozen,
-                      n_layers=int(getattr(text_cfg, "num_hidden_layers", 0) or 0),
-                      d_model=int(getattr(text_cfg, "hidden_size", 0) or 0))
+    return ModelShape(
+        trainable_matmul_params=trainable,
+        frozen_matmul_params=frozen,
+        n_layers=int(getattr(text_cfg, "num_hidden_layers", 0) or 0),
+        d_model=int(getattr(text_cfg, "hidden_size", 0) or 0),
+    )
 
 
 def mfu(*, flops_per_token: float, tokens_per_second: float, n_gpus: int, peak_flops_per_gpu: float) -> float:

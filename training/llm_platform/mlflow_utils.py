@@ -40,7 +40,7 @@ EXIT_FLUSH_S = float(os.environ.get("LLMP_MLFLOW_EXIT_FLUSH_S", "30"))
 START_ATTEMPTS = 3
 REPORT_EVERY_S = 60.0
 METRICS_PER_BATCH = 1000  # mlflow/utils/validation.py MAX_METRICS_PER_BATCH
-PARAMS_PER_BATCH = 100    # MAX_PARAMS_TAGS_PER_BATCH
+PARAMS_PER_BATCH = 100  # MAX_PARAMS_TAGS_PER_BATCH
 
 
 def warn(message: str) -> None:
@@ -88,8 +88,16 @@ class RestTransport:
         from mlflow.utils.rest_utils import http_request
 
         try:
-            response = http_request(self.creds, endpoint, method, max_retries=0, backoff_factor=0,
-                                    timeout=self.timeout, raise_on_status=False, **kwargs)
+            response = http_request(
+                self.creds,
+                endpoint,
+                method,
+                max_retries=0,
+                backoff_factor=0,
+                timeout=self.timeout,
+                raise_on_status=False,
+                **kwargs,
+            )
         except Exception as exc:  # noqa: BLE001 - MLflow wraps connection errors and timeouts in MlflowException
             raise TransientError(_short(exc)) from None
         if response.status_code == 200:
@@ -100,8 +108,11 @@ class RestTransport:
         raise PermanentError(f"HTTP {response.status_code}: {text}")
 
     def send(self, run_id: str, metrics: list[dict], params: list[dict]) -> None:
-        self._call("/api/2.0/mlflow/runs/log-batch", "POST",
-                   json={"run_id": run_id, "metrics": metrics, "params": params, "tags": []})
+        self._call(
+            "/api/2.0/mlflow/runs/log-batch",
+            "POST",
+            json={"run_id": run_id, "metrics": metrics, "params": params, "tags": []},
+        )
 
     def logged(self, run_id: str) -> tuple[dict[str, int], set[str]]:
         run = self._call("/api/2.0/mlflow/runs/get", "GET", params={"run_id": run_id}).get("run", {})
@@ -122,9 +133,12 @@ class ClientTransport:
         from mlflow.exceptions import MlflowException
 
         try:
-            MlflowClient().log_batch(run_id, metrics=[Metric(m["key"], m["value"], m["timestamp"], m["step"])
-                                                      for m in metrics],
-                                     params=[Param(p["key"], p["value"]) for p in params], synchronous=True)
+            MlflowClient().log_batch(
+                run_id,
+                metrics=[Metric(m["key"], m["value"], m["timestamp"], m["step"]) for m in metrics],
+                params=[Param(p["key"], p["value"]) for p in params],
+                synchronous=True,
+            )
         except MlflowException as exc:
             raise PermanentError(_short(exc)) from None
         except OSError as exc:
@@ -150,9 +164,17 @@ def _short(exc: BaseException) -> str:
 class TrackingQueue:
     """Metrics and params of one run, sent by a background thread (see the module docstring)."""
 
-    def __init__(self, run_id: str, transport, *, resumed: bool = False, max_buffered: int = MAX_BUFFERED,
-                 max_backoff: float = MAX_BACKOFF_S, report_every: float = REPORT_EVERY_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        transport,
+        *,
+        resumed: bool = False,
+        max_buffered: int = MAX_BUFFERED,
+        max_backoff: float = MAX_BACKOFF_S,
+        report_every: float = REPORT_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.run_id, self.transport = run_id, transport
         self.max_buffered, self.max_backoff, self.report_every = max_buffered, max_backoff, report_every
         self.clock = clock
@@ -180,8 +202,10 @@ class TrackingQueue:
                 for _ in range(overflow):
                     self.metrics.popleft()
                 if self.dropped == 0:
-                    warn(f"more than {self.max_buffered} metric points waiting for {self.transport.where}: dropping "
-                         f"the oldest (the count is reported when the server is back and at the end)")
+                    warn(
+                        f"more than {self.max_buffered} metric points waiting for {self.transport.where}: dropping "
+                        f"the oldest (the count is reported when the server is back and at the end)"
+                    )
                 self.dropped += overflow
             self.cond.notify()
 
@@ -216,8 +240,10 @@ class TrackingQueue:
             left = self.pending
             self.cond.notify_all()
         if not flushed:
-            warn(f"{left} metric points and params could not be sent to {self.transport.where} within "
-                 f"{timeout:.0f} s and are lost ({self.summary()})")
+            warn(
+                f"{left} metric points and params could not be sent to {self.transport.where} within "
+                f"{timeout:.0f} s and are lost ({self.summary()})"
+            )
         elif self.dropped or self.refused:
             warn(f"done: {self.summary()}")
         return flushed
@@ -276,8 +302,10 @@ class TrackingQueue:
                 with self.cond:
                     self.refused += len(metrics) + len(params)
                     self._remove(metrics, params)
-                warn(f"{self.transport.where} refused {len(metrics)} metric points and {len(params)} params, which "
-                     f"are dropped: {exc}")
+                warn(
+                    f"{self.transport.where} refused {len(metrics)} metric points and {len(params)} params, which "
+                    f"are dropped: {exc}"
+                )
                 self._up()
             except Exception as exc:  # noqa: BLE001 - TransientError and anything unexpected: keep, retry later
                 self._down(exc)
@@ -310,17 +338,23 @@ class TrackingQueue:
         now = self.clock()
         if self.down_since is None:
             self.down_since = self.last_report = now
-            warn(f"cannot reach {self.transport.where} ({_short(exc)}); training continues, metrics are kept (up "
-                 f"to {self.max_buffered} points) and sent when it is back")
+            warn(
+                f"cannot reach {self.transport.where} ({_short(exc)}); training continues, metrics are kept (up "
+                f"to {self.max_buffered} points) and sent when it is back"
+            )
         elif now - self.last_report >= self.report_every:
             self.last_report = now
-            warn(f"{self.transport.where} unreachable for {now - self.down_since:.0f} s ({_short(exc)}); "
-                 f"{len(self.metrics)} metric points waiting, {self.dropped} dropped")
+            warn(
+                f"{self.transport.where} unreachable for {now - self.down_since:.0f} s ({_short(exc)}); "
+                f"{len(self.metrics)} metric points waiting, {self.dropped} dropped"
+            )
 
     def _up(self) -> None:
         if self.down_since is not None:
-            warn(f"{self.transport.where} is back after {self.clock() - self.down_since:.0f} s; sending what was "
-                 f"kept ({len(self.metrics)} metric points left, {self.dropped} dropped)")
+            warn(
+                f"{self.transport.where} is back after {self.clock() - self.down_since:.0f} s; sending what was "
+                f"kept ({len(self.metrics)} metric points left, {self.dropped} dropped)"
+            )
             self.down_since = None
 
 
@@ -355,15 +389,20 @@ def start_run(*, experiment: str, run_name: str, resume_file: str | Path | None 
         try:
             with bounded_http():
                 mlflow.set_experiment(experiment)
-                run = (mlflow.start_run(run_id=run_id, log_system_metrics=_system_metrics()) if run_id else
-                       mlflow.start_run(run_name=run_name, log_system_metrics=_system_metrics()))
+                run = (
+                    mlflow.start_run(run_id=run_id, log_system_metrics=_system_metrics())
+                    if run_id
+                    else mlflow.start_run(run_name=run_name, log_system_metrics=_system_metrics())
+                )
             break
         except Exception as exc:  # noqa: BLE001 - an unreachable server must not stop the job
             if attempt == START_ATTEMPTS:
-                warn(f"cannot start the MLflow run ({_short(exc)}) after {attempt} attempts; TRAINING CONTINUES "
-                     f"WITHOUT TRACKING (no metrics, no params, no registration for this attempt)")
+                warn(
+                    f"cannot start the MLflow run ({_short(exc)}) after {attempt} attempts; TRAINING CONTINUES "
+                    f"WITHOUT TRACKING (no metrics, no params, no registration for this attempt)"
+                )
                 return None
-            time.sleep(min(10, 2 ** attempt))
+            time.sleep(min(10, 2**attempt))
     if not run_id and resume_file:
         Path(resume_file).parent.mkdir(parents=True, exist_ok=True)
         Path(resume_file).write_text(run.info.run_id)
@@ -473,24 +512,34 @@ def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str =
         warn(f"no MLflow run (the server was unreachable at the start): {model_dir} is NOT registered as {name!r}")
         return None
     if _QUEUE is not None and not _QUEUE.flush(EXIT_FLUSH_S) and _QUEUE.down_since is not None:
-        warn(f"{_QUEUE.transport.where} is unreachable: {model_dir} is NOT registered as {name!r}. Run the job "
-             f"again (it resumes at its last step and registers once) or register the directory by hand")
+        warn(
+            f"{_QUEUE.transport.where} is unreachable: {model_dir} is NOT registered as {name!r}. Run the job "
+            f"again (it resumes at its last step and registers once) or register the directory by hand"
+        )
         return None
     try:
         with bounded_http(timeout=60, retries=3):
             existing = MlflowClient().search_model_versions(f"name='{name}' and run_id='{run.info.run_id}'")
     except Exception as exc:  # noqa: BLE001 - as above: training is done, the model is on disk
-        warn(f"cannot reach MLflow to register ({_short(exc)}): {model_dir} is NOT registered as {name!r}. Run the "
-             f"job again (it resumes at its last step and registers once) or register the directory by hand")
+        warn(
+            f"cannot reach MLflow to register ({_short(exc)}): {model_dir} is NOT registered as {name!r}. Run the "
+            f"job again (it resumes at its last step and registers once) or register the directory by hand"
+        )
         return None
     if existing:
         version = existing[0]
-        warn(f"{name!r} version {version.version} is already registered from this run "
-             f"({run.info.run_id}); not registering again")
+        warn(
+            f"{name!r} version {version.version} is already registered from this run "
+            f"({run.info.run_id}); not registering again"
+        )
         return version
-    info = mlflow.transformers.log_model(transformers_model=str(model_dir), name=artifact_path,
-                                         task="text-generation", registered_model_name=name,
-                                         pip_requirements=serving_requirements())
+    info = mlflow.transformers.log_model(
+        transformers_model=str(model_dir),
+        name=artifact_path,
+        task="text-generation",
+        registered_model_name=name,
+        pip_requirements=serving_requirements(),
+    )
     tag_model_dir(name, getattr(info, "registered_model_version", None), model_dir)
     return info
 
@@ -514,8 +563,10 @@ def tag_model_dir(name: str, version: int | str | None, model_dir: str | Path) -
         with bounded_http(timeout=60, retries=3):
             MlflowClient().set_model_version_tag(name, str(version), MODEL_DIR_TAG, as_pods_see_it(model_dir))
     except Exception as exc:  # noqa: BLE001 - training is done and registered; serving names the missing tag
-        warn(f"{name!r} version {version} is registered but not tagged {MODEL_DIR_TAG}={model_dir} "
-             f"({_short(exc)}): tag it by hand to serve it")
+        warn(
+            f"{name!r} version {version} is registered but not tagged {MODEL_DIR_TAG}={model_dir} "
+            f"({_short(exc)}): tag it by hand to serve it"
+        )
 
 
 def serving_requirements() -> list[str]:

@@ -49,7 +49,7 @@ def best_fit_decreasing(lengths: Sequence[int], capacity: int) -> list[list[int]
         raise ValueError(f"row capacity {capacity} must be positive")
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
     bins: list[list[int]] = []
-    rooms: list[tuple[int, int]] = []          # (room left, bin index), sorted
+    rooms: list[tuple[int, int]] = []  # (room left, bin index), sorted
     for i in order:
         n = lengths[i]
         if n > capacity:
@@ -74,7 +74,7 @@ def pack(examples: Sequence[dict[str, list[int]]], row_tokens: int) -> list[dict
         ids: list[int] = []
         labels: list[int] = []
         positions: list[int] = []
-        for i in sorted(members):      # dataset order inside a row (the row set is what the bin packing decides)
+        for i in sorted(members):  # dataset order inside a row (the row set is what the bin packing decides)
             e = examples[i]
             ids += e["input_ids"]
             labels += [IGNORE_INDEX] + list(e["labels"][1:])
@@ -84,15 +84,20 @@ def pack(examples: Sequence[dict[str, list[int]]], row_tokens: int) -> list[dict
 
 
 def stats(examples: Sequence[dict[str, list[int]]], rows: Sequence[dict[str, list[int]]], row_tokens: int) -> PackStats:
-    return PackStats(examples=len(examples), rows=len(rows), real_tokens=sum(len(e["input_ids"]) for e in examples),
-                     row_tokens=row_tokens)
+    return PackStats(
+        examples=len(examples),
+        rows=len(rows),
+        real_tokens=sum(len(e["input_ids"]) for e in examples),
+        row_tokens=row_tokens,
+    )
 
 
 def padded_batch_efficiency(lengths: Sequence[int], batch_size: int) -> float:
     """Real tokens / slots when examples go in dataset order, ``batch_size`` at a time, each batch padded to its
     longest: what the right-padding collator spends (the unpacked path)."""
-    slots = sum(max(lengths[i:i + batch_size]) * len(lengths[i:i + batch_size])
-                for i in range(0, len(lengths), batch_size))
+    slots = sum(
+        max(lengths[i : i + batch_size]) * len(lengths[i : i + batch_size]) for i in range(0, len(lengths), batch_size)
+    )
     return sum(lengths) / slots if slots else 1.0
 
 
@@ -118,8 +123,13 @@ class PackedCollator:
             ids[i, :n] = torch.tensor(r["input_ids"])
             labels[i, :n] = torch.tensor(r["labels"])
             positions[i, :n] = torch.tensor(r["position_ids"])
-            positions[i, n:] = torch.arange(width - n)   # padding: its own pseudo-example
+            positions[i, n:] = torch.arange(width - n)  # padding: its own pseudo-example
             real += n
             sequences += sum(1 for p in r["position_ids"] if p == 0)
-        return {"input_ids": ids, "labels": labels, "position_ids": positions,
-                "num_tokens": torch.tensor(real), "num_sequences": torch.tensor(sequences)}
+        return {
+            "input_ids": ids,
+            "labels": labels,
+            "position_ids": positions,
+            "num_tokens": torch.tensor(real),
+            "num_sequences": torch.tensor(sequences),
+        }

@@ -54,5 +54,5 @@ def as_pods_see_it(path: str | Path) -> str:
         root = str(Path(local).resolve())
         resolved = str(Path(text).resolve())
         if resolved == root or resolved.startswith(root + "/"):
-            return TEAM_MOUNT_PATH + resolved[len(root):]
+            return TEAM_MOUNT_PATH + resolved[len(root) :]
     return text

@@ -47,20 +47,28 @@ COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 
 # Built-ins: Hugging Face dataset id, config, split names, format; the step file pins the commit (``revision``).
 BUILTINS: dict[str, dict[str, Any]] = {
-    "medical-o1": {"path": "FreedomIntelligence/medical-o1-reasoning-SFT", "name": "en", "format": "sft-r1",
-                   "splits": ("train",)},
+    "medical-o1": {
+        "path": "FreedomIntelligence/medical-o1-reasoning-SFT",
+        "name": "en",
+        "format": "sft-r1",
+        "splits": ("train",),
+    },
     "gsm8k": {"path": "openai/gsm8k", "name": "main", "format": "verl-gsm8k", "splits": ("train", "test")},
 }
 
 
 # What each format writes into output_dir (the readers: llm_platform.sft reads *.jsonl, VeRL reads *.parquet).
-FORMAT_FILES: dict[str, tuple[str, ...]] = {"sft-r1": ("train.jsonl", "test.jsonl"),
-                                            "verl-gsm8k": ("train.parquet", "test.parquet")}
+FORMAT_FILES: dict[str, tuple[str, ...]] = {
+    "sft-r1": ("train.jsonl", "test.jsonl"),
+    "verl-gsm8k": ("train.parquet", "test.parquet"),
+}
 
 
 # The columns each format reads from its source (a local file must have them; checked where the file is readable).
-FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {"sft-r1": ("Question", "Complex_CoT", "Response"),
-                                              "verl-gsm8k": ("question", "answer")}
+FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "sft-r1": ("Question", "Complex_CoT", "Response"),
+    "verl-gsm8k": ("question", "answer"),
+}
 SOURCE_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
 
@@ -84,8 +92,9 @@ def columns_problem(source: str, fmt: str) -> str | None:
     if not missing:
         return None
     guess = next((f for f, cols in FORMAT_COLUMNS.items() if set(cols) <= have), None)
-    return (f"format {fmt!r} reads the columns {', '.join(wanted)}, but {path.name} has {', '.join(sorted(have))}"
-            + (f"; it looks like format {guess!r}" if guess else "; convert the file or pick its format"))
+    return f"format {fmt!r} reads the columns {', '.join(wanted)}, but {path.name} has {', '.join(sorted(have))}" + (
+        f"; it looks like format {guess!r}" if guess else "; convert the file or pick its format"
+    )
 
 
 def output_format(source: str, fmt: str | None) -> str | None:
@@ -96,12 +105,12 @@ def output_format(source: str, fmt: str | None) -> str | None:
 @dataclass
 class PrepareConfig:
     output_dir: str
-    source: str                       # a built-in name or a local file path
-    format: str | None = None         # sft-r1 | verl-gsm8k (built-ins know theirs)
+    source: str  # a built-in name or a local file path
+    format: str | None = None  # sft-r1 | verl-gsm8k (built-ins know theirs)
     tokenizer_path: str | None = None  # the model's tokenizer for its chat template (sft-r1)
-    revision: str | None = None       # the Hub commit (40 hex) of a built-in
-    allow_unpinned: bool = False      # read a built-in at a branch (revision main, or none: the default branch)
-    test_size: float = 0.1            # used when the source has no test split
+    revision: str | None = None  # the Hub commit (40 hex) of a built-in
+    allow_unpinned: bool = False  # read a built-in at a branch (revision main, or none: the default branch)
+    test_size: float = 0.1  # used when the source has no test split
     max_samples: int | None = None
     seed: int = 42
     extra: dict[str, Any] = field(default_factory=dict)
@@ -112,19 +121,25 @@ class PrepareConfig:
         if not 0 < self.test_size < 1:
             raise ValueError(f"test_size {self.test_size} must be between 0 and 1")
         if self.source in BUILTINS and not self.allow_unpinned and not COMMIT_SHA.match(self.revision or ""):
-            raise ValueError(f"revision {self.revision!r} is not a commit sha; a built-in dataset is read at a pinned "
-                             f"commit so every run prepares the same data: set revision to the 40-hex commit of "
-                             f"{BUILTINS[self.source]['path']} (Hub: Files and versions -> History), or set "
-                             f"allow_unpinned: true")
+            raise ValueError(
+                f"revision {self.revision!r} is not a commit sha; a built-in dataset is read at a pinned "
+                f"commit so every run prepares the same data: set revision to the 40-hex commit of "
+                f"{BUILTINS[self.source]['path']} (Hub: Files and versions -> History), or set "
+                f"allow_unpinned: true"
+            )
         if self.source not in BUILTINS:
             suffix = Path(self.source).suffix
             if suffix not in SOURCE_BUILDERS:
-                raise ValueError(f"source {self.source!r} is neither a built-in dataset ({', '.join(BUILTINS)}) nor "
-                                 f"a .jsonl, .json, .parquet or .csv file")
+                raise ValueError(
+                    f"source {self.source!r} is neither a built-in dataset ({', '.join(BUILTINS)}) nor "
+                    f"a .jsonl, .json, .parquet or .csv file"
+                )
             if self.format is None:
-                raise ValueError(f"format: a local file source ({self.source}) needs its format, the columns it "
-                                 f"has: sft-r1 ({', '.join(FORMAT_COLUMNS['sft-r1'])}) or verl-gsm8k "
-                                 f"({', '.join(FORMAT_COLUMNS['verl-gsm8k'])})")
+                raise ValueError(
+                    f"format: a local file source ({self.source}) needs its format, the columns it "
+                    f"has: sft-r1 ({', '.join(FORMAT_COLUMNS['sft-r1'])}) or verl-gsm8k "
+                    f"({', '.join(FORMAT_COLUMNS['verl-gsm8k'])})"
+                )
 
 
 def gsm8k_ground_truth(answer: str) -> str:
@@ -146,9 +161,13 @@ def gsm8k_row(row: dict[str, Any], index: int, split: str) -> dict[str, Any]:
 
 
 def r1_messages(row: dict[str, Any]) -> list[dict[str, str]]:
-    return [{"role": "user", "content": R1_PROMPT.format(question=row["Question"].strip())},
-            {"role": "assistant", "content": R1_RESPONSE.format(reasoning=row["Complex_CoT"].strip(),
-                                                                answer=row["Response"].strip())}]
+    return [
+        {"role": "user", "content": R1_PROMPT.format(question=row["Question"].strip())},
+        {
+            "role": "assistant",
+            "content": R1_RESPONSE.format(reasoning=row["Complex_CoT"].strip(), answer=row["Response"].strip()),
+        },
+    ]
 
 
 def render(tokenizer, messages: list[dict[str, str]], *, generation_prompt: bool) -> str:
@@ -161,9 +180,12 @@ def render(tokenizer, messages: list[dict[str, str]], *, generation_prompt: bool
 
 def sft_row(row: dict[str, Any], tokenizer) -> dict[str, Any]:
     messages = r1_messages(row)
-    return {"messages": messages, "text": render(tokenizer, messages, generation_prompt=False),
-            "prompt": render(tokenizer, messages[:1], generation_prompt=True),
-            "reference": messages[1]["content"]}
+    return {
+        "messages": messages,
+        "text": render(tokenizer, messages, generation_prompt=False),
+        "prompt": render(tokenizer, messages[:1], generation_prompt=True),
+        "reference": messages[1]["content"],
+    }
 
 
 def load_source(cfg: PrepareConfig) -> tuple[dict[str, Any], str]:
@@ -230,8 +252,9 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
                     f.write(json.dumps(sft_row(r, tokenizer), ensure_ascii=False) + "\n")
             tmp.replace(path)  # a reader never sees a half-written split
             written[name] = path
-    (out / "prepare-data.json").write_text(json.dumps({**asdict(cfg), "format": fmt,
-                                                        "rows": {"train": len(train), "test": len(test)}}, indent=2))
+    (out / "prepare-data.json").write_text(
+        json.dumps({**asdict(cfg), "format": fmt, "rows": {"train": len(train), "test": len(test)}}, indent=2)
+    )
     return written
 
 
@@ -253,9 +276,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {path}")
         return 0
 
-    return entry_point("prepare-data", argv, build=configure, run=run,
-                       describe=lambda cfg: f"would write {cfg.format or BUILTINS.get(cfg.source, {}).get('format')} "
-                                            f"splits of {cfg.source} to {cfg.output_dir}")
+    return entry_point(
+        "prepare-data",
+        argv,
+        build=configure,
+        run=run,
+        describe=lambda cfg: (
+            f"would write {cfg.format or BUILTINS.get(cfg.source, {}).get('format')} "
+            f"splits of {cfg.source} to {cfg.output_dir}"
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -80,17 +80,32 @@ class Engine:
         text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         ids = self.tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
         if ids.shape[1] >= self.context:
-            raise ServingError(400, f"the prompt is {ids.shape[1]} tokens; the model's context is {self.context}",
-                               code="context_length_exceeded", param="messages")
+            raise ServingError(
+                400,
+                f"the prompt is {ids.shape[1]} tokens; the model's context is {self.context}",
+                code="context_length_exceeded",
+                param="messages",
+            )
         return ids
 
-    def complete(self, messages: list[dict[str, str]], *, max_tokens: int | None, temperature: float,
-                 top_p: float, seed: int | None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int | None,
+        temperature: float,
+        top_p: float,
+        seed: int | None,
+    ) -> Completion:
         ids = self.prompt_ids(messages)
         budget = self.context - ids.shape[1]
         if max_tokens is not None and max_tokens > budget:
-            raise ServingError(400, f"max_tokens {max_tokens} + the prompt's {ids.shape[1]} tokens exceed the "
-                                    f"model's context of {self.context}", param="max_tokens")
+            raise ServingError(
+                400,
+                f"max_tokens {max_tokens} + the prompt's {ids.shape[1]} tokens exceed the "
+                f"model's context of {self.context}",
+                param="max_tokens",
+            )
         self._count(QUEUE_GAUGE, 1)
         with self.lock:
             self._count(QUEUE_GAUGE, -1)
@@ -101,31 +116,46 @@ class Engine:
                 self._count(RUNNING_GAUGE, -1)
         eos = self.tokenizer.eos_token_id
         stopped = bool(len(new)) and int(new[-1]) == eos
-        return Completion(text=self.tokenizer.decode(new, skip_special_tokens=True).strip(),
-                          prompt_tokens=int(ids.shape[1]), completion_tokens=len(new),
-                          finish_reason="stop" if stopped or len(new) < (max_tokens or budget) else "length")
+        return Completion(
+            text=self.tokenizer.decode(new, skip_special_tokens=True).strip(),
+            prompt_tokens=int(ids.shape[1]),
+            completion_tokens=len(new),
+            finish_reason="stop" if stopped or len(new) < (max_tokens or budget) else "length",
+        )
 
     def _generate(self, ids, max_new_tokens: int, temperature: float, top_p: float, seed: int | None):
-        sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p} if temperature > 0 else \
-            {"do_sample": False}
+        sampling = (
+            {"do_sample": True, "temperature": temperature, "top_p": top_p} if temperature > 0 else {"do_sample": False}
+        )
         if seed is not None:
             self.torch.manual_seed(seed)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         with self.torch.no_grad():
-            out = self.model.generate(ids, attention_mask=self.torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                                      pad_token_id=pad, eos_token_id=self.tokenizer.eos_token_id, **sampling)
-        return out[0, ids.shape[1]:].tolist()
+            out = self.model.generate(
+                ids,
+                attention_mask=self.torch.ones_like(ids),
+                max_new_tokens=max_new_tokens,
+                pad_token_id=pad,
+                eos_token_id=self.tokenizer.eos_token_id,
+                **sampling,
+            )
+        return out[0, ids.shape[1] :].tolist()
 
     def metrics(self, served_name: str) -> str:
         """Prometheus text exposition of the two demand gauges."""
-        helps = {RUNNING_GAUGE: "The number of running requests.",
-                 QUEUE_GAUGE: "The number of requests in the waiting queue."}
+        helps = {
+            RUNNING_GAUGE: "The number of running requests.",
+            QUEUE_GAUGE: "The number of requests in the waiting queue.",
+        }
         with self.counts_lock:
             counts = dict(self.counts)
         lines = []
         for gauge, text in helps.items():
-            lines += [f"# HELP {gauge} {text}", f"# TYPE {gauge} gauge",
-                      f'{gauge}{{model_name="{served_name}"}} {float(counts[gauge])}']
+            lines += [
+                f"# HELP {gauge} {text}",
+                f"# TYPE {gauge} gauge",
+                f'{gauge}{{model_name="{served_name}"}} {float(counts[gauge])}',
+            ]
         return "\n".join(lines) + "\n"
 
 
@@ -134,29 +164,46 @@ def chat_request(body: Any, served_name: str) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ServingError(400, "the request body must be a JSON object")
     if body.get("model") != served_name:
-        raise ServingError(404, f"The model `{body.get('model')}` does not exist (this server serves "
-                                f"`{served_name}`).", code="model_not_found", param="model")
+        raise ServingError(
+            404,
+            f"The model `{body.get('model')}` does not exist (this server serves `{served_name}`).",
+            code="model_not_found",
+            param="model",
+        )
     messages = body.get("messages")
-    if not isinstance(messages, list) or not messages or not all(
+    if (
+        not isinstance(messages, list)
+        or not messages
+        or not all(
             isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
-            for m in messages):
-        raise ServingError(400, "messages must be a non-empty list of {role, content} objects with string content",
-                           param="messages")
+            for m in messages
+        )
+    ):
+        raise ServingError(
+            400, "messages must be a non-empty list of {role, content} objects with string content", param="messages"
+        )
     if body.get("stream"):
         raise ServingError(400, "stream: true is not supported by the local server", param="stream")
     if body.get("n", 1) != 1:
         raise ServingError(400, "n must be 1", param="n")
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     temperature, top_p, seed = body.get("temperature", 1.0), body.get("top_p", 1.0), body.get("seed")
-    checks = [("max_tokens", max_tokens is None or (type(max_tokens) is int and max_tokens >= 1), "an integer >= 1"),
-              ("temperature", _number(temperature) and 0 <= temperature <= 2, "a number from 0 to 2"),
-              ("top_p", _number(top_p) and 0 < top_p <= 1, "a number in (0, 1]"),
-              ("seed", seed is None or type(seed) is int, "an integer")]
+    checks = [
+        ("max_tokens", max_tokens is None or (type(max_tokens) is int and max_tokens >= 1), "an integer >= 1"),
+        ("temperature", _number(temperature) and 0 <= temperature <= 2, "a number from 0 to 2"),
+        ("top_p", _number(top_p) and 0 < top_p <= 1, "a number in (0, 1]"),
+        ("seed", seed is None or type(seed) is int, "an integer"),
+    ]
     for name, ok, wanted in checks:
         if not ok:
             raise ServingError(400, f"{name} must be {wanted}", param=name)
-    return {"messages": [{"role": m["role"], "content": m["content"]} for m in messages], "max_tokens": max_tokens,
-            "temperature": float(temperature), "top_p": float(top_p), "seed": seed}
+    return {
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "max_tokens": max_tokens,
+        "temperature": float(temperature),
+        "top_p": float(top_p),
+        "seed": seed,
+    }
 
 
 def _number(value: Any) -> bool:
@@ -164,12 +211,25 @@ def _number(value: Any) -> bool:
 
 
 def chat_response(result: Completion, served_name: str) -> dict[str, Any]:
-    return {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion", "created": int(time.time()),
-            "model": served_name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": result.text},
-                         "finish_reason": result.finish_reason, "logprobs": None}],
-            "usage": {"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-                      "total_tokens": result.prompt_tokens + result.completion_tokens}}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": served_name,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": result.text},
+                "finish_reason": result.finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "total_tokens": result.prompt_tokens + result.completion_tokens,
+        },
+    }
 
 
 def create_app(engine: Engine, served_name: str):
@@ -202,8 +262,10 @@ def create_app(engine: Engine, served_name: str):
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": served_name, "object": "model", "created": started,
-                                            "owned_by": "llmft"}]}
+        return {
+            "object": "list",
+            "data": [{"id": served_name, "object": "model", "created": started, "owned_by": "llmft"}],
+        }
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> JSONResponse:

@@ -63,37 +63,71 @@ class ScriptArguments:
     max_seq_length: int = 2048
     lora_r: int = 8
     lora_alpha: int = 16
-    lora_dropout: float = field(default=0.0, metadata={
-        "help": "0 (default) lets PEFT skip the dropout copy of every adapted layer's input (memory, kernels)"})
+    lora_dropout: float = field(
+        default=0.0,
+        metadata={
+            "help": "0 (default) lets PEFT skip the dropout copy of every adapted layer's input (memory, kernels)"
+        },
+    )
     lora_target_modules: str = "all-linear"
     load_in_4bit: bool = field(default=False, metadata={"help": "QLoRA: 4-bit NF4 base weights (bitsandbytes)"})
     merge_weights: bool = True
     merged_output_dir: Optional[str] = field(default=None, metadata={"help": "default: <output_dir>/merged"})
-    attn_implementation: str = field(default="auto", metadata={
-        "help": "auto: on CUDA flash_attention_2 where flash-attn is installed, else flex_attention; sdpa on "
-                "CPU; or any transformers attn_implementation"})
-    packing: bool = field(default=True, metadata={
-        "help": "padding-free packing of whole examples into max_tokens_per_step per micro-step (llm_platform.packing)"})
-    max_tokens_per_step: Optional[int] = field(default=None, metadata={
-        "help": "packed tokens per GPU per micro-step; default: the memory model's choice (llm_platform.memory)"})
-    tokens_per_optimizer_step: Optional[int] = field(default=None, metadata={
-        "help": "with packing and no gradient_accumulation_steps in the file: accumulate micro-steps until about "
-                "this many tokens (all GPUs) make one optimizer step"})
-    liger_kernel: str = field(default="auto", metadata={
-        "help": "auto: Liger's fused kernels (TrainingArguments.use_liger_kernel) where liger-kernel is installed "
-                "and on CUDA; true; false"})
-    mlflow_tracking: bool = field(default=True, metadata={
-        "help": "false: no MLflow run (the benchmark, a machine without a tracking server); metrics still land in "
-                "the trainer's log history (trainer_state.json)"})
+    attn_implementation: str = field(
+        default="auto",
+        metadata={
+            "help": "auto: on CUDA flash_attention_2 where flash-attn is installed, else flex_attention; sdpa on "
+            "CPU; or any transformers attn_implementation"
+        },
+    )
+    packing: bool = field(
+        default=True,
+        metadata={
+            "help": "padding-free packing of whole examples into max_tokens_per_step per micro-step (llm_platform.packing)"
+        },
+    )
+    max_tokens_per_step: Optional[int] = field(
+        default=None,
+        metadata={
+            "help": "packed tokens per GPU per micro-step; default: the memory model's choice (llm_platform.memory)"
+        },
+    )
+    tokens_per_optimizer_step: Optional[int] = field(
+        default=None,
+        metadata={
+            "help": "with packing and no gradient_accumulation_steps in the file: accumulate micro-steps until about "
+            "this many tokens (all GPUs) make one optimizer step"
+        },
+    )
+    liger_kernel: str = field(
+        default="auto",
+        metadata={
+            "help": "auto: Liger's fused kernels (TrainingArguments.use_liger_kernel) where liger-kernel is installed "
+            "and on CUDA; true; false"
+        },
+    )
+    mlflow_tracking: bool = field(
+        default=True,
+        metadata={
+            "help": "false: no MLflow run (the benchmark, a machine without a tracking server); metrics still land in "
+            "the trainer's log history (trainer_state.json)"
+        },
+    )
     mlflow_experiment_name: str = "sft"
     mlflow_run_name: Optional[str] = None
     registered_model_name: Optional[str] = None
-    peak_tflops: Optional[float] = field(default=None, metadata={
-        "help": "peak dense TFLOPS of one device, when the GPU is not in llm_platform.mfu's table"})
-    sharding: str = field(default="auto", metadata={
-        "help": "auto: the file's fsdp/fsdp_config only where they are needed (more than one process and the "
-                "unsharded step does not fit one GPU; see sharding_decision), else data parallel; fsdp: always; "
-                "none: never"})
+    peak_tflops: Optional[float] = field(
+        default=None,
+        metadata={"help": "peak dense TFLOPS of one device, when the GPU is not in llm_platform.mfu's table"},
+    )
+    sharding: str = field(
+        default="auto",
+        metadata={
+            "help": "auto: the file's fsdp/fsdp_config only where they are needed (more than one process and the "
+            "unsharded step does not fit one GPU; see sharding_decision), else data parallel; fsdp: always; "
+            "none: never"
+        },
+    )
 
     def __post_init__(self) -> None:
         if str(self.liger_kernel).lower() not in ("auto", "true", "false"):
@@ -107,9 +141,11 @@ class ScriptArguments:
             if value is not None and value < 1:
                 raise ValueError(f"{name}: {value}; a positive number of tokens, or leave it out")
         if self.packing and self.max_tokens_per_step is not None and self.max_tokens_per_step < self.max_seq_length:
-            raise ValueError(f"max_tokens_per_step: {self.max_tokens_per_step} is less than max_seq_length "
-                             f"{self.max_seq_length} (the longest example must fit one micro-step); set "
-                             f"max_tokens_per_step: {self.max_seq_length} or more")
+            raise ValueError(
+                f"max_tokens_per_step: {self.max_tokens_per_step} is less than max_seq_length "
+                f"{self.max_seq_length} (the longest example must fit one micro-step); set "
+                f"max_tokens_per_step: {self.max_seq_length} or more"
+            )
 
 
 def parse_config(path_or_data: str | Path | dict[str, Any]):
@@ -118,8 +154,7 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     data = dict(path_or_data) if isinstance(path_or_data, dict) else load_yaml(path_or_data)
     data.setdefault("report_to", "none")  # MLflow is logged by this module's callback, once
     (script_only,) = HfArgumentParser((ScriptArguments,)).parse_dict(data, allow_extra_keys=True)
-    shard, why = sharding_decision(script_only, recipe_shards=bool(data.get("fsdp")),
-                                   use_cpu=bool(data.get("use_cpu")))
+    shard, why = sharding_decision(script_only, recipe_shards=bool(data.get("fsdp")), use_cpu=bool(data.get("use_cpu")))
     if not shard:
         data = {k: v for k, v in data.items() if k not in FSDP_KEYS}
     elif "liger_kernel_config" not in data:
@@ -169,9 +204,17 @@ def _fits_unsharded(script: ScriptArguments, world: int) -> bool | None:
     if dims is None or not torch.cuda.is_available():
         return None
     gib = torch.cuda.get_device_properties(0).total_memory / memory.GIB
-    setup = memory.Setup(dims, gib, max_seq_length=script.max_seq_length, lora_r=script.lora_r,
-                         lora_dropout=script.lora_dropout, load_in_4bit=script.load_in_4bit, liger=True,
-                         world_size=world, fsdp=False)
+    setup = memory.Setup(
+        dims,
+        gib,
+        max_seq_length=script.max_seq_length,
+        lora_r=script.lora_r,
+        lora_dropout=script.lora_dropout,
+        load_in_4bit=script.load_in_4bit,
+        liger=True,
+        world_size=world,
+        fsdp=False,
+    )
     return memory.plan(setup, tokens=script.max_tokens_per_step, checkpointing=None).fits
 
 
@@ -200,8 +243,13 @@ def quantization_config(script: ScriptArguments, compute_dtype):
         return None
     from transformers import BitsAndBytesConfig
 
-    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
-                              bnb_4bit_compute_dtype=compute_dtype, bnb_4bit_quant_storage=compute_dtype)
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_use_double_quant=True,
+        bnb_4bit_compute_dtype=compute_dtype,
+        bnb_4bit_quant_storage=compute_dtype,
+    )
 
 
 def fsdp_loading_environment(args) -> dict[str, str]:
@@ -277,8 +325,9 @@ class StepPlan:
         return {k: v for k, v in vars(self).items() if k != "reasons"}
 
 
-def plan_step(script: ScriptArguments, args, *, gpu_memory_gib: float | None = None,
-              world_size: int | None = None) -> StepPlan:
+def plan_step(
+    script: ScriptArguments, args, *, gpu_memory_gib: float | None = None, world_size: int | None = None
+) -> StepPlan:
     """Token budget, rows, checkpointing and accumulation of this run, from :mod:`llm_platform.memory` on a GPU
     (``gpu_memory_gib``: the device's, unless given) or from the recipe's own settings without one. Raises
     ValueError naming the setting to change when the recipe cannot fit."""
@@ -301,9 +350,17 @@ def plan_step(script: ScriptArguments, args, *, gpu_memory_gib: float | None = N
         ckpt = bool(args.gradient_checkpointing)
         reasons.append("packing: false: right-padded batches of per_device_train_batch_size")
     elif gpu_memory_gib is not None and dims is not None:
-        setup = memory.Setup(dims, gpu_memory_gib, max_seq_length=script.max_seq_length, lora_r=script.lora_r,
-                             lora_dropout=script.lora_dropout, load_in_4bit=script.load_in_4bit, liger=liger,
-                             world_size=world, fsdp=fsdp_enabled(args))
+        setup = memory.Setup(
+            dims,
+            gpu_memory_gib,
+            max_seq_length=script.max_seq_length,
+            lora_r=script.lora_r,
+            lora_dropout=script.lora_dropout,
+            load_in_4bit=script.load_in_4bit,
+            liger=liger,
+            world_size=world,
+            fsdp=fsdp_enabled(args),
+        )
         chosen = memory.plan(setup, tokens=script.max_tokens_per_step, checkpointing=ckpt_given)
         if not chosen.fits:
             raise ValueError(memory.describe(setup, chosen))
@@ -312,8 +369,10 @@ def plan_step(script: ScriptArguments, args, *, gpu_memory_gib: float | None = N
     else:
         tokens = script.max_tokens_per_step or args.per_device_train_batch_size * script.max_seq_length
         ckpt = bool(args.gradient_checkpointing)
-        reasons.append("no GPU memory to plan for (CPU) or no config.json: "
-                       f"{tokens} tokens per micro-step from the recipe, checkpointing {'on' if ckpt else 'off'}")
+        reasons.append(
+            "no GPU memory to plan for (CPU) or no config.json: "
+            f"{tokens} tokens per micro-step from the recipe, checkpointing {'on' if ckpt else 'off'}"
+        )
     # flash-attention's varlen kernel takes one long row; the masked kernels (sdpa/eager) rows of max_seq_length,
     # so attention is never computed over more than one row's tokens
     row = tokens if attn.startswith("flash") else min(tokens, script.max_seq_length)
@@ -334,17 +393,29 @@ def load_model(script: ScriptArguments, args):
         os.environ.update(loading)
         _ = args.device  # initialises the process group (TrainingArguments._setup_devices) before loading
     dtype = torch.bfloat16 if args.bf16 else torch.float32
-    model = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=dtype,
-                                                 quantization_config=quantization_config(script, dtype),
-                                                 attn_implementation=attention_implementation(script))
+    model = AutoModelForCausalLM.from_pretrained(
+        script.model_id,
+        dtype=dtype,
+        quantization_config=quantization_config(script, dtype),
+        attn_implementation=attention_implementation(script),
+    )
     if script.load_in_4bit:
-        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing,
-                                                gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs)
+        model = prepare_model_for_kbit_training(
+            model,
+            use_gradient_checkpointing=args.gradient_checkpointing,
+            gradient_checkpointing_kwargs=args.gradient_checkpointing_kwargs,
+        )
     # incompatible with gradient checkpointing, useless in training, and with a KV cache transformers does not read
     # packed sequences from position_ids (masking_utils._preprocess_mask_arguments wants past_key_values None)
     model.config.use_cache = False
-    lora = LoraConfig(r=script.lora_r, lora_alpha=script.lora_alpha, lora_dropout=script.lora_dropout,
-                      target_modules=script.lora_target_modules, bias="none", task_type="CAUSAL_LM")
+    lora = LoraConfig(
+        r=script.lora_r,
+        lora_alpha=script.lora_alpha,
+        lora_dropout=script.lora_dropout,
+        target_modules=script.lora_target_modules,
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
     return get_peft_model(model, lora)
 
 
@@ -452,8 +523,11 @@ def _training_data(script: ScriptArguments, tokenizer, *, step: StepPlan):
     from llm_platform import packing
 
     train = tokenize(read_jsonl(script.train_dataset_path, "train"), tokenizer, script.max_seq_length)
-    test = (tokenize(read_jsonl(script.test_dataset_path, "test"), tokenizer, script.max_seq_length)
-            if script.test_dataset_path else None)
+    test = (
+        tokenize(read_jsonl(script.test_dataset_path, "test"), tokenizer, script.max_seq_length)
+        if script.test_dataset_path
+        else None
+    )
     examples = len(train)
     if script.packing:
         packed = packing.pack(train, step.row_tokens)
@@ -461,8 +535,10 @@ def _training_data(script: ScriptArguments, tokenizer, *, step: StepPlan):
         train = packed
         test = packing.pack(test, step.row_tokens) if test else test
         collator: Any = packing.PackedCollator(tokenizer.pad_token_id)
-        step.reasons.append(f"{examples} examples packed into {len(train)} rows of {step.row_tokens} tokens "
-                            f"(padding efficiency {pack_stats.padding_efficiency:.3f})")
+        step.reasons.append(
+            f"{examples} examples packed into {len(train)} rows of {step.row_tokens} tokens "
+            f"(padding efficiency {pack_stats.padding_efficiency:.3f})"
+        )
     else:
         collator = Collator(tokenizer.pad_token_id)
     return train, test, collator, examples
@@ -484,8 +560,9 @@ def _counting_trainer(meter: ThroughputMeter):
         def training_step(self, model, inputs, num_items_in_batch=None):
             if "num_tokens" in inputs:  # packed: counted by the collator, not model inputs
                 inputs = dict(inputs)
-                meter.add_counts(int(inputs.pop("num_tokens")), int(inputs.pop("num_sequences")),
-                                 int(inputs["input_ids"].numel()))
+                meter.add_counts(
+                    int(inputs.pop("num_tokens")), int(inputs.pop("num_sequences")), int(inputs["input_ids"].numel())
+                )
             else:
                 meter.add(inputs["attention_mask"])
             return super().training_step(model, inputs, num_items_in_batch)
@@ -497,8 +574,16 @@ def _counting_trainer(meter: ThroughputMeter):
     return CountingTrainer
 
 
-def _mlflow_callback(script: ScriptArguments, *, meter: ThroughputMeter, shape, gpu: str | None,
-                     peak: float | None, step: StepPlan, data: dict[str, int]):
+def _mlflow_callback(
+    script: ScriptArguments,
+    *,
+    meter: ThroughputMeter,
+    shape,
+    gpu: str | None,
+    peak: float | None,
+    step: StepPlan,
+    data: dict[str, int],
+):
     """The callback that logs the run's parameters and its throughput and MFU metrics (MLflow on rank 0)."""
     from transformers import TrainerCallback
 
@@ -512,19 +597,30 @@ def _mlflow_callback(script: ScriptArguments, *, meter: ThroughputMeter, shape, 
             meter.since = time.perf_counter()
             if not state.is_world_process_zero or not script.mlflow_tracking:
                 return
-            mlflow_utils.start_run(experiment=script.mlflow_experiment_name,
-                                   run_name=script.mlflow_run_name or Path(a.output_dir).name,
-                                   resume_file=Path(a.output_dir) / "mlflow_run_id")
-            mlflow_utils.log_params_flat({
-                "script": vars(script),
-                "training": {k: v for k, v in a.to_dict().items() if not k.startswith("_") and "token" not in k},
-                "model": {"trainable_matmul_params": shape.trainable_matmul_params,
-                          "frozen_matmul_params": shape.frozen_matmul_params, "n_layers": shape.n_layers,
-                          "d_model": shape.d_model},
-                "hardware": {"gpu": gpu or "none", "world_size": a.world_size,
-                             "peak_flops_per_device": peak or "unknown"},
-                "plan": step.params(),
-                "data": data})
+            mlflow_utils.start_run(
+                experiment=script.mlflow_experiment_name,
+                run_name=script.mlflow_run_name or Path(a.output_dir).name,
+                resume_file=Path(a.output_dir) / "mlflow_run_id",
+            )
+            mlflow_utils.log_params_flat(
+                {
+                    "script": vars(script),
+                    "training": {k: v for k, v in a.to_dict().items() if not k.startswith("_") and "token" not in k},
+                    "model": {
+                        "trainable_matmul_params": shape.trainable_matmul_params,
+                        "frozen_matmul_params": shape.frozen_matmul_params,
+                        "n_layers": shape.n_layers,
+                        "d_model": shape.d_model,
+                    },
+                    "hardware": {
+                        "gpu": gpu or "none",
+                        "world_size": a.world_size,
+                        "peak_flops_per_device": peak or "unknown",
+                    },
+                    "plan": step.params(),
+                    "data": data,
+                }
+            )
 
         def on_log(self, a, state, control, logs=None, **kw):
             metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
@@ -534,11 +630,19 @@ def _mlflow_callback(script: ScriptArguments, *, meter: ThroughputMeter, shape, 
                     tps = tokens / elapsed
                     seq_len = tokens / sequences
                     flops_per_token = shape.training_flops_per_token(int(round(seq_len)))
-                    metrics.update(tokens_per_second=tps, mean_sequence_length=seq_len,
-                                   model_flops_per_token=flops_per_token, padding_efficiency=tokens / slots)
+                    metrics.update(
+                        tokens_per_second=tps,
+                        mean_sequence_length=seq_len,
+                        model_flops_per_token=flops_per_token,
+                        padding_efficiency=tokens / slots,
+                    )
                     if peak:
-                        metrics["mfu"] = mfu_mod.mfu(flops_per_token=flops_per_token, tokens_per_second=tps,
-                                                     n_gpus=a.world_size, peak_flops_per_gpu=peak)
+                        metrics["mfu"] = mfu_mod.mfu(
+                            flops_per_token=flops_per_token,
+                            tokens_per_second=tps,
+                            n_gpus=a.world_size,
+                            peak_flops_per_gpu=peak,
+                        )
             if state.log_history and metrics:  # throughput/MFU also in the trainer's history (trainer_state.json)
                 state.log_history[-1].update({k: v for k, v in metrics.items() if k not in state.log_history[-1]})
             if state.is_world_process_zero and metrics and script.mlflow_tracking:
@@ -570,10 +674,18 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
     meter = ThroughputMeter()
     data = {"train_examples": examples, "train_rows": len(train), "test_examples": len(test) if test else 0}
-    trainer = _counting_trainer(meter)(model=model, args=args, train_dataset=train, eval_dataset=test,
-                                       data_collator=collator, processing_class=tokenizer,
-                                       callbacks=[_mlflow_callback(script, meter=meter, shape=shape, gpu=gpu,
-                                                                   peak=peak, step=step, data=data), *callbacks])
+    trainer = _counting_trainer(meter)(
+        model=model,
+        args=args,
+        train_dataset=train,
+        eval_dataset=test,
+        data_collator=collator,
+        processing_class=tokenizer,
+        callbacks=[
+            _mlflow_callback(script, meter=meter, shape=shape, gpu=gpu, peak=peak, step=step, data=data),
+            *callbacks,
+        ],
+    )
     return trainer, tokenizer
 
 
@@ -604,8 +716,10 @@ def last_checkpoint(output_dir: str | Path) -> str | None:
             continue
         if state.get("global_step") == step:
             return str(path)
-        print(f"llmp-sft: skipping checkpoint {path}: its {TRAINER_STATE} is for step {state.get('global_step')}",
-              file=sys.stderr)
+        print(
+            f"llmp-sft: skipping checkpoint {path}: its {TRAINER_STATE} is for step {state.get('global_step')}",
+            file=sys.stderr,
+        )
     return None
 
 
@@ -631,19 +745,28 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
     data_check.check_sft_data(script)  # issue 32: refuse bad data before the model loads
     trainer, tokenizer = build_trainer(script, args, callbacks=callbacks)
     # issue 32: room for a checkpoint and the merged model before the first step; a resumed run's true train_loss
-    data_check.check_checkpoint_space(args.output_dir, trainer.model, bf16=args.bf16, merged_dir=(
-        script.merged_output_dir or Path(args.output_dir) / "merged") if script.merge_weights else None)
+    data_check.check_checkpoint_space(
+        args.output_dir,
+        trainer.model,
+        bf16=args.bf16,
+        merged_dir=(script.merged_output_dir or Path(args.output_dir) / "merged") if script.merge_weights else None,
+    )
     from llm_platform.mlflow_utils import ResumedLossCallback
+
     trainer.callback_handler.callbacks.insert(0, loss_fix := ResumedLossCallback())  # before MLflow's logging
     result = trainer.train(resume_from_checkpoint=resume)
     adapter_dir = Path(args.output_dir) / "adapter"
     if trainer.is_fsdp_enabled:
         trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
     trainer.save_model(str(adapter_dir))
-    out: dict[str, Any] = {"resumed_from": resume, "global_step": trainer.state.global_step,
-                           "train_loss": loss_fix.train_loss or result.training_loss,  # issue 32
-                           "adapter_dir": adapter_dir, "merged_dir": None,
-                           "log_history": list(trainer.state.log_history)}
+    out: dict[str, Any] = {
+        "resumed_from": resume,
+        "global_step": trainer.state.global_step,
+        "train_loss": loss_fix.train_loss or result.training_loss,  # issue 32
+        "adapter_dir": adapter_dir,
+        "merged_dir": None,
+        "log_history": list(trainer.state.log_history),
+    }
     del trainer  # frees the sharded model before rank 0 loads the base model unquantised to merge
 
     def finish() -> None:
@@ -678,12 +801,17 @@ def main(argv: list[str] | None = None) -> int:
     def describe(parsed) -> str:
         script, args = parsed
         merged = script.merged_output_dir or f"{args.output_dir}/merged"
-        return (f"would fine-tune {script.model_id} (LoRA r={script.lora_r}{', 4-bit' if script.load_in_4bit else ''}"
-                f"{', FSDP' if fsdp_enabled(args) else ''}) on {script.train_dataset_path}, checkpoints in "
-                f"{args.output_dir}, merged model in {merged}"
-                + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else "")
-                + (f"; packed micro-steps of {script.max_tokens_per_step or 'memory-model-chosen'} tokens"
-                   if script.packing else "; right-padded batches (packing: false)"))
+        return (
+            f"would fine-tune {script.model_id} (LoRA r={script.lora_r}{', 4-bit' if script.load_in_4bit else ''}"
+            f"{', FSDP' if fsdp_enabled(args) else ''}) on {script.train_dataset_path}, checkpoints in "
+            f"{args.output_dir}, merged model in {merged}"
+            + (f", registered as {script.registered_model_name!r}" if script.registered_model_name else "")
+            + (
+                f"; packed micro-steps of {script.max_tokens_per_step or 'memory-model-chosen'} tokens"
+                if script.packing
+                else "; right-padded batches (packing: false)"
+            )
+        )
 
     def check_build(data):  # issue 32: --check reads the dataset too (lengths where the tokenizer is reachable)
         parsed = parse_as_on_gpus(data)

@@ -44,10 +44,10 @@ class Step:
     """One job type's step: where its schema lives and how it runs."""
 
     type: str
-    module: str                   # `python -m <module> --config <step file>`
-    schema: str                   # class name in ``schema_module`` (default: ``module``)
+    module: str  # `python -m <module> --config <step file>`
+    schema: str  # class name in ``schema_module`` (default: ``module``)
     schema_module: str = ""
-    distributed: bool = False     # runs under torchrun (a PyTorchJob), one process per device
+    distributed: bool = False  # runs under torchrun (a PyTorchJob), one process per device
     inputs: tuple[str, ...] = ()  # fields that name what an earlier step wrote
     outputs: tuple[str, ...] = ()  # fields that name what this step writes
 
@@ -59,22 +59,54 @@ class Step:
         return "llmp-" + self.type
 
 
-STEPS: dict[str, Step] = {s.type: s for s in (
-    Step("download-model", "llm_platform.download_model", "DownloadConfig", outputs=("local_dir",)),
-    Step("prepare-data", "llm_platform.prepare_data", "PrepareConfig", inputs=("source", "tokenizer_path"),
-         outputs=("output_dir",)),
-    Step("sft", "llm_platform.sft", "ScriptArguments", distributed=True,
-         inputs=("model_id", "train_dataset_path", "test_dataset_path"), outputs=("output_dir", "merged_output_dir")),
-    # evaluate generates on one device (generate() in one process): torchrun would run the whole evaluation once per
-    # GPU, each with its own MLflow run
-    Step("evaluate", "llm_platform.evaluate", "EvaluateConfig", distributed=False,
-         inputs=("base_model_path", "finetuned_model_path", "test_dataset_path"), outputs=("output_dir",)),
-    Step("grpo", "llm_platform.grpo", "GrpoParameters", schema_module="llm_platform.grpo_config",
-         inputs=("model_path", "train_files", "val_files"), outputs=("checkpoint_dir",)),
-    # one torchrun process (the PyTorchJob's procs_per_node 1); it starts one torchrun of its own per recipe
-    Step("benchmark", "llm_platform.bench", "BenchConfig", distributed=True, inputs=("data", "tokenizer"),
-         outputs=("output_dir",)),
-)}
+STEPS: dict[str, Step] = {
+    s.type: s
+    for s in (
+        Step("download-model", "llm_platform.download_model", "DownloadConfig", outputs=("local_dir",)),
+        Step(
+            "prepare-data",
+            "llm_platform.prepare_data",
+            "PrepareConfig",
+            inputs=("source", "tokenizer_path"),
+            outputs=("output_dir",),
+        ),
+        Step(
+            "sft",
+            "llm_platform.sft",
+            "ScriptArguments",
+            distributed=True,
+            inputs=("model_id", "train_dataset_path", "test_dataset_path"),
+            outputs=("output_dir", "merged_output_dir"),
+        ),
+        # evaluate generates on one device (generate() in one process): torchrun would run the whole evaluation once per
+        # GPU, each with its own MLflow run
+        Step(
+            "evaluate",
+            "llm_platform.evaluate",
+            "EvaluateConfig",
+            distributed=False,
+            inputs=("base_model_path", "finetuned_model_path", "test_dataset_path"),
+            outputs=("output_dir",),
+        ),
+        Step(
+            "grpo",
+            "llm_platform.grpo",
+            "GrpoParameters",
+            schema_module="llm_platform.grpo_config",
+            inputs=("model_path", "train_files", "val_files"),
+            outputs=("checkpoint_dir",),
+        ),
+        # one torchrun process (the PyTorchJob's procs_per_node 1); it starts one torchrun of its own per recipe
+        Step(
+            "benchmark",
+            "llm_platform.bench",
+            "BenchConfig",
+            distributed=True,
+            inputs=("data", "tokenizer"),
+            outputs=("output_dir",),
+        ),
+    )
+}
 
 
 class StepConfigError(ValueError):
@@ -126,8 +158,16 @@ def _kinds_of_text(text: str) -> set[str]:
     if len(parts) > 1:
         return set().union(*(_kinds_of_text(p) for p in parts))
     head = text.split("[", 1)[0]
-    return {"None": {"null"}, "str": {"str"}, "int": {"int"}, "float": {"float"}, "bool": {"bool"},
-            "list": {"list"}, "tuple": {"list"}, "dict": {"dict"}}.get(head, {"any"})
+    return {
+        "None": {"null"},
+        "str": {"str"},
+        "int": {"int"},
+        "float": {"float"},
+        "bool": {"bool"},
+        "list": {"list"},
+        "tuple": {"list"},
+        "dict": {"dict"},
+    }.get(head, {"any"})
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -144,8 +184,14 @@ def _split_top(text: str, sep: str) -> list[str]:
 def kind_of_value(value: Any) -> str:
     if value is None:
         return "null"
-    for kind, types in (("bool", bool), ("int", int), ("float", float), ("str", str), ("list", (list, tuple)),
-                        ("dict", Mapping)):
+    for kind, types in (
+        ("bool", bool),
+        ("int", int),
+        ("float", float),
+        ("str", str),
+        ("list", (list, tuple)),
+        ("dict", Mapping),
+    ):
         if isinstance(value, types):
             return kind
     return type(value).__name__
@@ -205,9 +251,16 @@ def schema_fields(step_type: str) -> dict[str, Field]:
         hints = typing.get_type_hints(cls)
     except Exception:  # noqa: BLE001 - an annotation that needs a package not installed here: read its text
         hints = {f.name: f.type for f in fields(cls)}
-    out = {f.name: Field(f.name, frozenset(_kinds_of_annotation(hints.get(f.name, f.type))),
-                         f.default is MISSING and f.default_factory is MISSING, f.metadata.get("help", ""))
-           for f in fields(cls) if f.init}
+    out = {
+        f.name: Field(
+            f.name,
+            frozenset(_kinds_of_annotation(hints.get(f.name, f.type))),
+            f.default is MISSING and f.default_factory is MISSING,
+            f.metadata.get("help", ""),
+        )
+        for f in fields(cls)
+        if f.init
+    }
     if step_type == "sft":
         for name, kinds in _training_arguments().items():
             out.setdefault(name, Field(name, frozenset(kinds), False))
@@ -229,14 +282,18 @@ def problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "") -> li
             near = difflib.get_close_matches(str(key), list(known), n=1)
             hint = f"did you mean {near[0]!r}? " if near else ""
             shown = ", ".join(sorted(k for k in known if not known[k].required))
-            out.append(f"{prefix}{key}: not a setting of the {step_type} step{odd_characters(key)}; {hint}remove it "
-                       f"or use one of: {shown}")
+            out.append(
+                f"{prefix}{key}: not a setting of the {step_type} step{odd_characters(key)}; {hint}remove it "
+                f"or use one of: {shown}"
+            )
             continue
         if not accepts(set(known[key].kinds), data[key]):
             wanted = " or ".join(sorted(known[key].kinds - {"null"})) or "null"
             example = EXAMPLES.get(key) or f"e.g. {_example(sorted(known[key].kinds))}"
-            out.append(f"{prefix}{key}: {data[key]!r} is a {kind_of_value(data[key])}; {step_type} expects "
-                       f"{wanted} ({example})")
+            out.append(
+                f"{prefix}{key}: {data[key]!r} is a {kind_of_value(data[key])}; {step_type} expects "
+                f"{wanted} ({example})"
+            )
     for name, f in known.items():
         if f.required and name not in data:
             out.append(f"{prefix}{name}: required by the {step_type} step and missing; add it")
@@ -255,12 +312,12 @@ def problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "") -> li
 
 @dataclass(frozen=True)
 class Limit:
-    low: float | None = None       # inclusive unless low_open
-    high: float | None = None      # inclusive unless high_open
+    low: float | None = None  # inclusive unless low_open
+    high: float | None = None  # inclusive unless high_open
     reason: str = ""
     low_open: bool = False
     high_open: bool = False
-    also: tuple[Any, ...] = ()     # values allowed outside the range (e.g. max_steps -1: "no limit")
+    also: tuple[Any, ...] = ()  # values allowed outside the range (e.g. max_steps -1: "no limit")
 
     def problem(self, value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value in self.also:
@@ -285,8 +342,12 @@ _POSITIVE_STEPS = "a number of steps; 0 or less never happens"
 _BATCH = "a batch of 0 examples trains on nothing"
 LIMITS: dict[str, dict[str, Limit]] = {
     "sft": {
-        "learning_rate": Limit(0, 1, "a learning rate of 0 or less does not learn or climbs the loss; typical LoRA "
-                                     "rates are 1e-5 to 5e-4", low_open=True),
+        "learning_rate": Limit(
+            0,
+            1,
+            "a learning rate of 0 or less does not learn or climbs the loss; typical LoRA rates are 1e-5 to 5e-4",
+            low_open=True,
+        ),
         "lora_r": Limit(1, 1024, "rank 0 adapts nothing"),
         "lora_alpha": Limit(0, None, "alpha scales the adapter; 0 switches it off", low_open=True),
         "lora_dropout": Limit(0, 1, "a probability", high_open=True),
@@ -294,8 +355,9 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "per_device_train_batch_size": Limit(1, None, _BATCH),
         "per_device_eval_batch_size": Limit(1, None, _BATCH),
         "gradient_accumulation_steps": Limit(1, None, "micro-steps per optimizer step; 0 never steps"),
-        "num_train_epochs": Limit(0, None, "0 epochs trains nothing, exits 0 and registers the untrained base model",
-                                  low_open=True),
+        "num_train_epochs": Limit(
+            0, None, "0 epochs trains nothing, exits 0 and registers the untrained base model", low_open=True
+        ),
         "max_steps": Limit(1, None, "optimizer steps in total; -1 means: num_train_epochs decides", also=(-1,)),
         "save_steps": Limit(0, None, "steps between checkpoints (below 1: a fraction of the run)", low_open=True),
         "logging_steps": Limit(0, None, "steps between logs (below 1: a fraction of the run)", low_open=True),
@@ -340,8 +402,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "log_prob_micro_batch_size_per_gpu": Limit(1, None, _BATCH),
         "max_prompt_length": Limit(1, None, "tokens of a prompt"),
         "max_response_length": Limit(1, None, "tokens of a response"),
-        "learning_rate": Limit(0, 1, "a learning rate of 0 or less does not learn or climbs the loss",
-                               low_open=True),
+        "learning_rate": Limit(0, 1, "a learning rate of 0 or less does not learn or climbs the loss", low_open=True),
         "kl_loss_coef": Limit(0, None, "a weight of the KL loss"),
         "entropy_coeff": Limit(0, None, "a weight of the entropy bonus"),
         "rollout_gpu_memory_utilization": Limit(0, 1, "the fraction of GPU memory SGLang may take", low_open=True),
@@ -351,10 +412,18 @@ LIMITS: dict[str, dict[str, Limit]] = {
 # Reporting to services outside the platform: the platform logs to its own MLflow; these would send the team's
 # metrics (and, push_to_hub, its weights) elsewhere.
 LOCAL_REPORTERS = ("none", "mlflow", "tensorboard")
-FSDP_OPTIONS = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard", "offload",
-                "auto_wrap")
-FSDP_CONFIG_BOOLS = ("reshard_after_forward", "cpu_offload", "cpu_ram_efficient_loading", "activation_checkpointing",
-                     "use_orig_params", "sync_module_states", "limit_all_gathers", "forward_prefetch", "xla")
+FSDP_OPTIONS = ("full_shard", "shard_grad_op", "hybrid_shard", "hybrid_shard_zero2", "no_shard", "offload", "auto_wrap")
+FSDP_CONFIG_BOOLS = (
+    "reshard_after_forward",
+    "cpu_offload",
+    "cpu_ram_efficient_loading",
+    "activation_checkpointing",
+    "use_orig_params",
+    "sync_module_states",
+    "limit_all_gathers",
+    "forward_prefetch",
+    "xla",
+)
 FSDP_WRAP = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
 
 
@@ -380,25 +449,34 @@ def value_problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "")
 def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
     out = []
     if data.get("bf16") is True and data.get("fp16") is True:
-        out.append(f"{p}bf16, {p}fp16: both true; mixed precision is one of them, bf16 on the platform's GPUs: "
-                   f"remove fp16")
+        out.append(
+            f"{p}bf16, {p}fp16: both true; mixed precision is one of them, bf16 on the platform's GPUs: remove fp16"
+        )
     if data.get("deepspeed") not in (None, "", {}):
-        out.append(f"{p}deepspeed: the platform's sft image has no DeepSpeed; shard with fsdp: true and fsdp_config "
-                   f"(docs/training.md), remove deepspeed")
+        out.append(
+            f"{p}deepspeed: the platform's sft image has no DeepSpeed; shard with fsdp: true and fsdp_config "
+            f"(docs/training.md), remove deepspeed"
+        )
     fsdp = data.get("fsdp")
     if isinstance(fsdp, str) and fsdp.strip():
         bad = [o for o in fsdp.split() if o not in FSDP_OPTIONS]
         if bad:
-            out.append(f"{p}fsdp: {fsdp!r} has unknown option(s) {', '.join(bad)}; use fsdp: true with fsdp_config "
-                       f"{{reshard_after_forward: true}} (full shard), or options of {', '.join(FSDP_OPTIONS)}")
+            out.append(
+                f"{p}fsdp: {fsdp!r} has unknown option(s) {', '.join(bad)}; use fsdp: true with fsdp_config "
+                f"{{reshard_after_forward: true}} (full shard), or options of {', '.join(FSDP_OPTIONS)}"
+            )
         else:
-            out.append(f"{p}fsdp: {fsdp!r} as a string; write fsdp: true and put the sharding in fsdp_config "
-                       f"(full_shard = fsdp_config: {{reshard_after_forward: true, auto_wrap_policy: "
-                       f"TRANSFORMER_BASED_WRAP}}), the form the step and the memory model read")
+            out.append(
+                f"{p}fsdp: {fsdp!r} as a string; write fsdp: true and put the sharding in fsdp_config "
+                f"(full_shard = fsdp_config: {{reshard_after_forward: true, auto_wrap_policy: "
+                f"TRANSFORMER_BASED_WRAP}}), the form the step and the memory model read"
+            )
     config = data.get("fsdp_config")
     if isinstance(config, str):
-        out.append(f"{p}fsdp_config: {config!r} is a file name; the pod has only the step file, so give fsdp_config "
-                   f"as a mapping, e.g. {{reshard_after_forward: true, auto_wrap_policy: TRANSFORMER_BASED_WRAP}}")
+        out.append(
+            f"{p}fsdp_config: {config!r} is a file name; the pod has only the step file, so give fsdp_config "
+            f"as a mapping, e.g. {{reshard_after_forward: true, auto_wrap_policy: TRANSFORMER_BASED_WRAP}}"
+        )
     elif isinstance(config, Mapping):
         for key in FSDP_CONFIG_BOOLS:
             if key in config and not isinstance(config[key], bool):
@@ -410,30 +488,43 @@ def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
         if version is not None and version not in (1, 2):
             out.append(f"{p}fsdp_config.version: {version!r}; use 1 or 2")
         if config and not fsdp:
-            out.append(f"{p}fsdp_config: given without fsdp: true, so nothing is sharded; add fsdp: true or remove "
-                       f"fsdp_config")
+            out.append(
+                f"{p}fsdp_config: given without fsdp: true, so nothing is sharded; add fsdp: true or remove fsdp_config"
+            )
     reporters = data.get("report_to")
     given = [reporters] if isinstance(reporters, str) else list(reporters or [])
     outside = [r for r in given if r not in LOCAL_REPORTERS]
     if outside:
-        out.append(f"{p}report_to: {', '.join(map(str, outside))} would send the team's metrics outside the platform; "
-                   f"the step logs to the platform's MLflow itself: use none (or mlflow, tensorboard)")
+        out.append(
+            f"{p}report_to: {', '.join(map(str, outside))} would send the team's metrics outside the platform; "
+            f"the step logs to the platform's MLflow itself: use none (or mlflow, tensorboard)"
+        )
     if data.get("push_to_hub") is True:
-        out.append(f"{p}push_to_hub: true would upload the team's weights to the Hugging Face Hub; the step registers "
-                   f"the merged model in the platform's MLflow: remove it")
+        out.append(
+            f"{p}push_to_hub: true would upload the team's weights to the Hugging Face Hub; the step registers "
+            f"the merged model in the platform's MLflow: remove it"
+        )
     max_steps, save_steps = data.get("max_steps"), data.get("save_steps")
-    if (isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps > 0
-            and isinstance(save_steps, (int, float)) and save_steps >= 1 and save_steps > max_steps
-            and data.get("save_strategy", "steps") == "steps"):
-        out.append(f"{p}save_steps: {save_steps} is more than max_steps {max_steps}, so the run writes no checkpoint "
-                   f"and a restarted pod starts from zero; use save_steps <= {max_steps}")
+    if (
+        isinstance(max_steps, int)
+        and not isinstance(max_steps, bool)
+        and max_steps > 0
+        and isinstance(save_steps, (int, float))
+        and save_steps >= 1
+        and save_steps > max_steps
+        and data.get("save_strategy", "steps") == "steps"
+    ):
+        out.append(
+            f"{p}save_steps: {save_steps} is more than max_steps {max_steps}, so the run writes no checkpoint "
+            f"and a restarted pod starts from zero; use save_steps <= {max_steps}"
+        )
     return out
 
 
 # Settings whose type alone gives a misleading example.
 EXAMPLES = {
     "lora_target_modules": "one string: all-linear (every linear layer), or a regular expression of module names such "
-                           "as '.*(q_proj|k_proj|v_proj|o_proj)$' for a list of modules",
+    "as '.*(q_proj|k_proj|v_proj|o_proj)$' for a list of modules",
 }
 
 
@@ -450,8 +541,14 @@ def odd_characters(text: Any) -> str:
 
 
 def _example(kinds: list[str]) -> str:
-    return {"int": "8", "float": "0.0002", "bool": "true", "str": "'text'", "list": "[a, b]",
-            "dict": "{key: value}"}.get(next((k for k in kinds if k != "null"), "str"), "a value")
+    return {
+        "int": "8",
+        "float": "0.0002",
+        "bool": "true",
+        "str": "'text'",
+        "list": "[a, b]",
+        "dict": "{key: value}",
+    }.get(next((k for k in kinds if k != "null"), "str"), "a value")
 
 
 def _schema_rules(step_type: str, data: Mapping[str, Any], prefix: str) -> list[str]:
@@ -472,8 +569,10 @@ def _schema_rules(step_type: str, data: Mapping[str, Any], prefix: str) -> list[
     except (ValueError, TypeError, ArithmeticError) as exc:
         return [f"{prefix.rstrip('.') or step_type}: {exc}"]
     except Exception as exc:  # noqa: BLE001 - a schema rule that crashes is still a refusal, never a traceback
-        return [f"{prefix.rstrip('.') or step_type}: the {step_type} step cannot use these settings "
-                f"({type(exc).__name__}: {exc})"]
+        return [
+            f"{prefix.rstrip('.') or step_type}: the {step_type} step cannot use these settings "
+            f"({type(exc).__name__}: {exc})"
+        ]
     return []
 
 
@@ -528,17 +627,20 @@ def owner_of(directory: str | Path) -> tuple[str | None, Path | None]:
     return None, None
 
 
-def owner_problems(step_type: str, data: Mapping[str, Any], job: str, *, shown: Callable[[str], str] = str
-                   ) -> list[str]:
+def owner_problems(
+    step_type: str, data: Mapping[str, Any], job: str, *, shown: Callable[[str], str] = str
+) -> list[str]:
     """One line per output directory of ``data`` that another job than ``job`` owns. ``shown`` maps a directory to
     the name the user wrote (llmft run --local shows /fsx paths)."""
     out = []
     for directory in output_dirs(step_type, data):
         owner, marker = owner_of(directory)
         if owner and owner != job:
-            out.append(f"output {shown(directory)!r} belongs to job {owner!r} ({marker}): this job would resume its "
-                       f"checkpoints, log into its MLflow run and overwrite its results; give this job its own output "
-                       f"(or leave output out), or run {owner!r} itself to resume it")
+            out.append(
+                f"output {shown(directory)!r} belongs to job {owner!r} ({marker}): this job would resume its "
+                f"checkpoints, log into its MLflow run and overwrite its results; give this job its own output "
+                f"(or leave output out), or run {owner!r} itself to resume it"
+            )
     return out
 
 
@@ -593,19 +695,29 @@ def load_yaml(path: str | Path) -> Any:
     return data
 
 
-def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict[str, Any]], Any],
-                run: Callable[[Any], int], describe: Callable[[Any], str] | None = None,
-                check_build: Callable[[dict[str, Any]], Any] | None = None) -> int:
+def entry_point(
+    step_type: str,
+    argv: list[str] | None,
+    *,
+    build: Callable[[dict[str, Any]], Any],
+    run: Callable[[Any], int],
+    describe: Callable[[Any], str] | None = None,
+    check_build: Callable[[dict[str, Any]], Any] | None = None,
+) -> int:
     """What every ``llmp-*`` entry point does: read ``--config``, :func:`check` it, build the typed
     configuration (``build``, which may raise ValueError), then ``run`` it -- or, with ``--check``, build it with
     ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem named, never a traceback."""
     step = STEPS[step_type]
     module = sys.modules.get(step.module) or sys.modules.get("__main__")  # `python -m` runs it as __main__
-    parser = argparse.ArgumentParser(prog=step.prog, description=(getattr(module, "__doc__", None) or "")
-                                     .split("\n\n")[0].strip("`"))
+    parser = argparse.ArgumentParser(
+        prog=step.prog, description=(getattr(module, "__doc__", None) or "").split("\n\n")[0].strip("`")
+    )
     parser.add_argument("--config", required=True, help=f"the step file (in a pod: {STEP_FILE})")
-    parser.add_argument("--check", action="store_true",
-                        help="parse and validate the step file, print what the step would do, and exit (0 ok, 1 not)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="parse and validate the step file, print what the step would do, and exit (0 ok, 1 not)",
+    )
     args = parser.parse_args(argv)
     try:
         data = load_yaml(args.config)
@@ -617,8 +729,9 @@ def entry_point(step_type: str, argv: list[str] | None, *, build: Callable[[dict
         except (ValueError, TypeError, ArithmeticError) as exc:
             raise StepConfigError(args.config, [str(exc)]) from None
         except Exception as exc:  # noqa: BLE001 - e.g. transformers asks for a package the image lacks: a refusal
-            raise StepConfigError(args.config, [f"the {step_type} step cannot run these settings here "
-                                                f"({type(exc).__name__}: {exc})"]) from None
+            raise StepConfigError(
+                args.config, [f"the {step_type} step cannot run these settings here ({type(exc).__name__}: {exc})"]
+            ) from None
     except StepConfigError as exc:
         print(f"{step.prog}: {exc}", file=sys.stderr)
         return 1

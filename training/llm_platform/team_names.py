@@ -21,13 +21,13 @@ MODEL_SEPARATOR = "."
 
 def team() -> str | None:
     user = os.environ.get("MLFLOW_TRACKING_USERNAME", "")
-    return user[len(TEAM_USER_PREFIX):] if user.startswith(TEAM_USER_PREFIX) else None
+    return user[len(TEAM_USER_PREFIX) :] if user.startswith(TEAM_USER_PREFIX) else None
 
 
 def _bare(name: str, owner: str) -> str:
     for sep in (EXPERIMENT_SEPARATOR, MODEL_SEPARATOR):
         if name.startswith(owner + sep):
-            return name[len(owner) + 1:]
+            return name[len(owner) + 1 :]
     return name
 
 

@@ -28,17 +28,25 @@ def medical_rows(n: int) -> list[dict[str, str]]:
     rows = []
     for i in range(n):
         organ, sign = organs[i % 4], signs[(i // 4) % 4]
-        rows.append({"Question": f"Case {i}: a patient has {sign} linked to the {organ}. What is the next step?",
-                     "Complex_CoT": f"The {sign} points to the {organ}. Imaging of the {organ} comes first.",
-                     "Response": f"Order imaging of the {organ}."})
+        rows.append(
+            {
+                "Question": f"Case {i}: a patient has {sign} linked to the {organ}. What is the next step?",
+                "Complex_CoT": f"The {sign} points to the {organ}. Imaging of the {organ} comes first.",
+                "Response": f"Order imaging of the {organ}.",
+            }
+        )
     return rows
 
 
 def gsm8k_rows() -> list[dict[str, str]]:
     """Rows with GSM8K's columns (question, answer ending in '#### <number>')."""
-    return [{"question": f"Tom has {a} apples and buys {b} more. How many apples does he have?",
-             "answer": f"Tom has {a} + {b} = <<{a}+{b}={a + b}>>{a + b} apples.\n#### {a + b:,}"}
-            for a, b in [(3, 4), (10, 5), (1200, 34), (7, 8), (20, 22), (9, 9), (11, 2), (5, 6), (40, 2), (1, 1)]]
+    return [
+        {
+            "question": f"Tom has {a} apples and buys {b} more. How many apples does he have?",
+            "answer": f"Tom has {a} + {b} = <<{a}+{b}={a + b}>>{a + b} apples.\n#### {a + b:,}",
+        }
+        for a, b in [(3, 4), (10, 5), (1200, 34), (7, 8), (20, 22), (9, 9), (11, 2), (5, 6), (40, 2), (1, 1)]
+    ]
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -56,8 +64,9 @@ def build_tokenizer(corpus: list[str], out_dir: Path):
     from tokenizers import decoders
 
     tok.decoder = decoders.WordPiece(prefix="##")  # joins word-level tokens with spaces
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>",
-                                   eos_token="<|end|>")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>", eos_token="<|end|>"
+    )
     fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(out_dir)
     return fast
@@ -70,10 +79,19 @@ def build_model(out_dir: Path, corpus: list[str], seed: int = 0) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     tokenizer = build_tokenizer(corpus, out_dir)
     torch.manual_seed(seed)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        tie_word_embeddings=False,
+    )
     LlamaForCausalLM(config).save_pretrained(out_dir, safe_serialization=True)
     return out_dir
 
@@ -82,15 +100,22 @@ def corpus_of(rows: list[dict[str, str]]) -> list[str]:
     """The text the tokenizer learns: the medical rows as the prepare step renders them."""
     from llm_platform import prepare_data
 
-    return [prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + prepare_data.R1_RESPONSE.format(
-        reasoning=r["Complex_CoT"], answer=r["Response"]) for r in rows]
+    return [
+        prepare_data.R1_PROMPT.format(question=r["Question"])
+        + " "
+        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
+        for r in rows
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="llmp-tiny-model", description=__doc__.split("\n\n")[0])
     parser.add_argument("--fsx", required=True, help="the local directory standing for /fsx (llmft run --local --fsx)")
-    parser.add_argument("--model-name", default="Qwen2.5-1.5B-Instruct",
-                        help="directory name under models/ (default: the example pipeline's base model)")
+    parser.add_argument(
+        "--model-name",
+        default="Qwen2.5-1.5B-Instruct",
+        help="directory name under models/ (default: the example pipeline's base model)",
+    )
     parser.add_argument("--rows", type=int, default=24, help="medical sample rows (default 24)")
     args = parser.parse_args(argv)
     fsx = Path(args.fsx)
@@ -99,8 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     (fsx / "raw").mkdir(parents=True, exist_ok=True)
     write_jsonl(fsx / "raw" / "medical-o1.jsonl", rows)
     write_jsonl(fsx / "raw" / "gsm8k.jsonl", gsm8k_rows())
-    print(f"tiny model: {model}\nsources:    {fsx / 'raw' / 'medical-o1.jsonl'} (format sft-r1), "
-          f"{fsx / 'raw' / 'gsm8k.jsonl'} (format verl-gsm8k)")
+    print(
+        f"tiny model: {model}\nsources:    {fsx / 'raw' / 'medical-o1.jsonl'} (format sft-r1), "
+        f"{fsx / 'raw' / 'gsm8k.jsonl'} (format verl-gsm8k)"
+    )
     return 0
 
 

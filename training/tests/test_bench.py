@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from llm_platform import bench, memory
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -37,12 +36,34 @@ def test_cpu_run_prints_the_table_writes_json_and_logs_to_mlflow(tmp_path, capsy
     monkeypatch.setenv("MLFLOW_TRACKING_URI", store)
     mlflow.set_tracking_uri(store)
     out = tmp_path / "bench.json"
-    rc = bench.main(["--shape", "tiny", "--config", str(CONFIGS / "sft.yaml"), "--steps", "2", "--warmup", "1",
-                     "--cpu", "--in-process", "--rows", "24", "--work", str(tmp_path), "--json", str(out),
-                     "--instance-type", "g5.2xlarge", "--mlflow-experiment", "bench-test",
-                     "--variant", "fast:max_seq_length=256,max_tokens_per_step=512,tokens_per_optimizer_step=512",
-                     "--variant", "padded:packing=false,max_seq_length=256,per_device_train_batch_size=2,"
-                                  "gradient_accumulation_steps=1"])
+    rc = bench.main(
+        [
+            "--shape",
+            "tiny",
+            "--config",
+            str(CONFIGS / "sft.yaml"),
+            "--steps",
+            "2",
+            "--warmup",
+            "1",
+            "--cpu",
+            "--in-process",
+            "--rows",
+            "24",
+            "--work",
+            str(tmp_path),
+            "--json",
+            str(out),
+            "--instance-type",
+            "g5.2xlarge",
+            "--mlflow-experiment",
+            "bench-test",
+            "--variant",
+            "fast:max_seq_length=256,max_tokens_per_step=512,tokens_per_optimizer_step=512",
+            "--variant",
+            "padded:packing=false,max_seq_length=256,per_device_train_batch_size=2,gradient_accumulation_steps=1",
+        ]
+    )
     printed = capsys.readouterr().out
     assert rc == 0, printed
     assert "MFU" in printed and "tok/s" in printed and "pad eff" in printed and "epoch $" in printed
@@ -72,11 +93,19 @@ def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
 def _step_file(tmp_path: Path, **changes) -> Path:
     import yaml
 
-    data = {"shape": "tiny", "output_dir": str(tmp_path / "out"), "steps": 2, "warmup": 1, "rows": 24,
-            "instance_type": "g5.2xlarge", "mlflow_experiment_name": "ml-research/bench-test",
-            "mlflow_run_name": "medical-bench",
-            "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512, "tokens_per_optimizer_step": 512},
-            "variants": ["fast:lora_r=4"], **changes}
+    data = {
+        "shape": "tiny",
+        "output_dir": str(tmp_path / "out"),
+        "steps": 2,
+        "warmup": 1,
+        "rows": 24,
+        "instance_type": "g5.2xlarge",
+        "mlflow_experiment_name": "ml-research/bench-test",
+        "mlflow_run_name": "medical-bench",
+        "recipe": {"max_seq_length": 256, "max_tokens_per_step": 512, "tokens_per_optimizer_step": 512},
+        "variants": ["fast:lora_r=4"],
+        **changes,
+    }
     path = tmp_path / "step.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -86,20 +115,28 @@ def test_step_check_names_every_refused_field(tmp_path, capsys) -> None:
     assert bench.main(["--config", str(_step_file(tmp_path)), "--check"]) == 0
     out = capsys.readouterr().out
     assert "is valid" in out and "writes: " + str(tmp_path / "out") in out and "tiny for 2 optimizer steps" in out
-    bad = _step_file(tmp_path, shape="huge", steps=0, variants=["a:lora_rr=1", "b c:"],
-                     recipe={"train_dataset_path": "/x", "lora_r": "eight"})
+    bad = _step_file(
+        tmp_path,
+        shape="huge",
+        steps=0,
+        variants=["a:lora_rr=1", "b c:"],
+        recipe={"train_dataset_path": "/x", "lora_r": "eight"},
+    )
     assert bench.main(["--config", str(bad), "--check"]) == 1
     err = capsys.readouterr().err
-    for line in ("shape: 'huge' is not a known shape; use one of", "steps: 0 is outside 1-",
-                 "recipe.train_dataset_path: set by the benchmark", "recipe.lora_r: 'eight' is a str; sft expects int",
-                 "variants[1]: recipe name 'b c' must be"):
+    for line in (
+        "shape: 'huge' is not a known shape; use one of",
+        "steps: 0 is outside 1-",
+        "recipe.train_dataset_path: set by the benchmark",
+        "recipe.lora_r: 'eight' is a str; sft expects int",
+        "variants[1]: recipe name 'b c' must be",
+    ):
         assert line in err, err
     assert "Traceback" not in err
 
 
 def test_step_runs_on_cpu_from_its_step_file_and_logs_to_the_teams_experiment(tmp_path, capsys, monkeypatch) -> None:
     import mlflow
-
     from llm_platform import team_names
 
     store = (tmp_path / "mlruns").as_uri()
@@ -127,6 +164,7 @@ def test_step_without_mlflow_logs_nothing(tmp_path, capsys, monkeypatch) -> None
     argv = bench.step_argv(bench.BenchConfig(shape="tiny", output_dir=str(tmp_path)), tmp_path / "recipe.yaml")
     assert "--mlflow-experiment" not in argv
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://mlflow")
-    argv = bench.step_argv(bench.BenchConfig(shape="tiny", output_dir=str(tmp_path), mlflow_tracking=False),
-                           tmp_path / "recipe.yaml")
+    argv = bench.step_argv(
+        bench.BenchConfig(shape="tiny", output_dir=str(tmp_path), mlflow_tracking=False), tmp_path / "recipe.yaml"
+    )
     assert "--mlflow-experiment" not in argv

@@ -8,13 +8,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from llm_platform import data_check, sft
 from llm_platform.data_check import DataError
 from tiny import build_tokenizer
 
-ROW = {"messages": [], "text": "<|user|> q <|end|> <|assistant|> a b c <|end|>", "prompt": "<|user|> q <|end|> "
-       "<|assistant|>", "reference": "a"}
+ROW = {
+    "messages": [],
+    "text": "<|user|> q <|end|> <|assistant|> a b c <|end|>",
+    "prompt": "<|user|> q <|end|> <|assistant|>",
+    "reference": "a",
+}
 
 
 def _jsonl(path: Path, *lines: str) -> Path:
@@ -27,16 +30,19 @@ def test_good_file_is_counted(tmp_path) -> None:
     assert data_check.check_file(tmp_path, "train").rows == 2  # a directory means <dir>/train.jsonl
 
 
-@pytest.mark.parametrize(("lines", "message"), [
-    ([json.dumps(ROW), '{"text": "x", "prompt": '], r"train.jsonl:2: not valid JSON \(Expecting value at column"),
-    ([json.dumps({"text": "x"})], r"train.jsonl:1: missing column 'prompt' .* the row has: text"),
-    ([json.dumps({"messages": []})], r"train.jsonl:1: missing columns 'text', 'prompt'"),
-    (["[1, 2]"], r"train.jsonl:1: a row must be a JSON object, got list"),
-    ([json.dumps({"text": "x", "prompt": 3})], r"train.jsonl:1: column 'prompt' must be a string"),
-    ([json.dumps({"text": " ", "prompt": "p"})], r"train.jsonl:1: column 'text' is empty"),
-    ([], r"train.jsonl: no rows \(the file is empty\)"),
-    (["", "  "], r"train.jsonl: no rows"),
-])
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([json.dumps(ROW), '{"text": "x", "prompt": '], r"train.jsonl:2: not valid JSON \(Expecting value at column"),
+        ([json.dumps({"text": "x"})], r"train.jsonl:1: missing column 'prompt' .* the row has: text"),
+        ([json.dumps({"messages": []})], r"train.jsonl:1: missing columns 'text', 'prompt'"),
+        (["[1, 2]"], r"train.jsonl:1: a row must be a JSON object, got list"),
+        ([json.dumps({"text": "x", "prompt": 3})], r"train.jsonl:1: column 'prompt' must be a string"),
+        ([json.dumps({"text": " ", "prompt": "p"})], r"train.jsonl:1: column 'text' is empty"),
+        ([], r"train.jsonl: no rows \(the file is empty\)"),
+        (["", "  "], r"train.jsonl: no rows"),
+    ],
+)
 def test_bad_rows_name_file_and_line(tmp_path, lines, message) -> None:
     path = _jsonl(tmp_path / "train.jsonl", *lines)
     with pytest.raises(DataError, match=message):
@@ -65,8 +71,10 @@ def test_sft_check_reads_the_data(tmp_path, capsys) -> None:
     """``llmp-sft --check``: a corrupt line fails the check (exit 1, file and line named), without a model."""
     data = _jsonl(tmp_path / "train.jsonl", json.dumps(ROW), "{oops")
     config = tmp_path / "sft.yaml"
-    config.write_text(f"model_id: {tmp_path / 'no-model-here'}\ntrain_dataset_path: {data}\n"
-                      f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\nreport_to: none\n")
+    config.write_text(
+        f"model_id: {tmp_path / 'no-model-here'}\ntrain_dataset_path: {data}\n"
+        f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\nreport_to: none\n"
+    )
     assert sft.main(["--config", str(config), "--check"]) == 1
     assert f"{data}:2: not valid JSON" in capsys.readouterr().err
     _jsonl(data, json.dumps(ROW))
@@ -88,7 +96,9 @@ def test_checkpoint_space_is_checked_with_the_size_needed(tmp_path, monkeypatch)
 
 def test_sft_check_on_a_machine_without_the_data_says_so(tmp_path, capsys) -> None:
     config = tmp_path / "sft.yaml"
-    config.write_text(f"model_id: /fsx/models/m\ntrain_dataset_path: /fsx/datasets/none/train.jsonl\n"
-                      f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\n")
+    config.write_text(
+        f"model_id: /fsx/models/m\ntrain_dataset_path: /fsx/datasets/none/train.jsonl\n"
+        f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\n"
+    )
     assert sft.main(["--config", str(config), "--check"]) == 0
     assert "/fsx/datasets/none/train.jsonl is not reachable from here" in capsys.readouterr().err

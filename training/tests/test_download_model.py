@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from llm_platform import download_model
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -21,8 +20,7 @@ def config(tmp_path, **kw):
 def test_unpinned_revision_is_refused(tmp_path) -> None:
     with pytest.raises(ValueError, match="'main' is not a commit sha"):
         download_model.DownloadConfig(repo_id="org/model", revision="main", local_dir=str(tmp_path))
-    download_model.DownloadConfig(repo_id="org/model", revision="main", local_dir=str(tmp_path),
-                                  allow_unpinned=True)
+    download_model.DownloadConfig(repo_id="org/model", revision="main", local_dir=str(tmp_path), allow_unpinned=True)
 
 
 def test_download_then_noop(tmp_path, monkeypatch) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import pytest
-
 from llm_platform.engine_args import check_engine_args
 
 
@@ -13,11 +12,14 @@ def test_the_pinned_sglang_parses() -> None:
     assert version("sglang") == "0.5.21"  # images/verl-sglang/requirements.lock's engine
 
 
-@pytest.mark.parametrize("args", [
-    [],
-    ["--mem-fraction-static", "0.85", "--context-length", "4096"],
-    ["--mem-fraction-static=0.9", "--chunked-prefill-size", "8192", "--enable-torch-compile"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--mem-fraction-static", "0.85", "--context-length", "4096"],
+        ["--mem-fraction-static=0.9", "--chunked-prefill-size", "8192", "--enable-torch-compile"],
+    ],
+)
 def test_good_flags_pass(args) -> None:
     assert check_engine_args("sglang", args) == []
 
@@ -29,20 +31,22 @@ def test_an_unknown_flag_gets_sglangs_own_message() -> None:
 
 def test_a_value_of_the_wrong_type_is_refused() -> None:
     problems = check_engine_args("sglang", ["--mem-fraction-static", "abc"])
-    assert problems == ["engine_args: sglang refuses them: argument --mem-fraction-static: invalid float value: "
-                        "'abc'"]
+    assert problems == ["engine_args: sglang refuses them: argument --mem-fraction-static: invalid float value: 'abc'"]
 
 
-@pytest.mark.parametrize(("args", "shown"), [
-    (["--model-path", "/fsx/other"], "--model-path/--model"),
-    (["--model=/fsx/other"], "--model-path/--model"),
-    (["--port", "8000"], "--port"),
-    (["--host", "0.0.0.0"], "--host"),
-    (["--tp-size", "2"], "--tp-size/--tensor-parallel-size"),
-    (["--tp", "2"], "--tp-size/--tensor-parallel-size"),  # argparse's prefix matching, as SGLang parses it
-    (["--served-model-name", "x"], "--served-model-name"),
-    (["--enable-metrics"], "--enable-metrics"),
-])
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["--model-path", "/fsx/other"], "--model-path/--model"),
+        (["--model=/fsx/other"], "--model-path/--model"),
+        (["--port", "8000"], "--port"),
+        (["--host", "0.0.0.0"], "--host"),
+        (["--tp-size", "2"], "--tp-size/--tensor-parallel-size"),
+        (["--tp", "2"], "--tp-size/--tensor-parallel-size"),  # argparse's prefix matching, as SGLang parses it
+        (["--served-model-name", "x"], "--served-model-name"),
+        (["--enable-metrics"], "--enable-metrics"),
+    ],
+)
 def test_flags_the_platform_sets_are_refused_by_name(args, shown) -> None:
     problems = check_engine_args("sglang", ["--context-length", "4096", *args])
     assert len(problems) == 1 and problems[0].startswith(f"engine_args: {shown} is set by the platform"), problems

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from llm_platform import evaluate, prepare_data
 from tiny import build_model, medical_rows, write_jsonl
 
@@ -38,16 +37,30 @@ def test_evaluate_step_logs_base_finetuned_and_delta(tmp_path, monkeypatch) -> N
     monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
     mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
     rows = medical_rows(8)
-    corpus = [prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + r["Complex_CoT"] + " " + r["Response"]
-              for r in rows]
+    corpus = [
+        prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + r["Complex_CoT"] + " " + r["Response"]
+        for r in rows
+    ]
     base = build_model(tmp_path / "base", corpus, seed=0)
     tuned = build_model(tmp_path / "tuned", corpus, seed=1)
-    prepare_data.prepare(prepare_data.PrepareConfig(source=str(write_jsonl(tmp_path / "m.jsonl", rows)),
-                                                    format="sft-r1", tokenizer_path=str(base),
-                                                    output_dir=str(tmp_path / "data"), test_size=0.5))
-    cfg = evaluate.EvaluateConfig(base_model_path=str(base), finetuned_model_path=str(tuned),
-                                  test_dataset_path=str(tmp_path / "data"), output_dir=str(tmp_path / "eval"),
-                                  max_new_tokens=6, batch_size=2, mlflow_experiment_name="eval-test")
+    prepare_data.prepare(
+        prepare_data.PrepareConfig(
+            source=str(write_jsonl(tmp_path / "m.jsonl", rows)),
+            format="sft-r1",
+            tokenizer_path=str(base),
+            output_dir=str(tmp_path / "data"),
+            test_size=0.5,
+        )
+    )
+    cfg = evaluate.EvaluateConfig(
+        base_model_path=str(base),
+        finetuned_model_path=str(tuned),
+        test_dataset_path=str(tmp_path / "data"),
+        output_dir=str(tmp_path / "eval"),
+        max_new_tokens=6,
+        batch_size=2,
+        mlflow_experiment_name="eval-test",
+    )
     results = evaluate.evaluate(cfg)
     records = json.loads((tmp_path / "eval/predictions.json").read_text())
     assert len(records) == 4 and all(r["base"] != r["finetuned"] for r in records)  # two different models
@@ -58,5 +71,6 @@ def test_evaluate_step_logs_base_finetuned_and_delta(tmp_path, monkeypatch) -> N
     run = MlflowClient().search_runs([MlflowClient().get_experiment_by_name("eval-test").experiment_id])[0]
     for name in evaluate.ROUGE_TYPES:
         assert run.data.metrics[f"delta/{name}"] == pytest.approx(
-            run.data.metrics[f"finetuned/{name}"] - run.data.metrics[f"base/{name}"])
+            run.data.metrics[f"finetuned/{name}"] - run.data.metrics[f"base/{name}"]
+        )
     assert run.data.params["eval.examples"] == "4"

@@ -5,13 +5,16 @@ in MLflow's own registry (the tests' local store, as the other MLflow tests here
 from __future__ import annotations
 
 import pytest
-
 from llm_platform import evaluate, prepare_data, steps
 from tiny import build_model, medical_rows, write_jsonl
 
 NAME = "ml-research.medical-sft"
-STEP = {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f", "test_dataset_path": "/fsx/d",
-        "output_dir": "/fsx/o"}
+STEP = {
+    "base_model_path": "/fsx/m",
+    "finetuned_model_path": "/fsx/f",
+    "test_dataset_path": "/fsx/d",
+    "output_dir": "/fsx/o",
+}
 
 
 @pytest.fixture
@@ -32,27 +35,40 @@ def registry(tmp_path, monkeypatch):
 
 
 def _cfg(tmp_path, version, gate) -> evaluate.EvaluateConfig:
-    return evaluate.EvaluateConfig(**{**STEP, "output_dir": str(tmp_path / "eval")}, registered_model_name=NAME,
-                                   registered_model_version=version, gate=gate)
+    return evaluate.EvaluateConfig(
+        **{**STEP, "output_dir": str(tmp_path / "eval")},
+        registered_model_name=NAME,
+        registered_model_version=version,
+        gate=gate,
+    )
 
 
 def test_the_step_schema_takes_the_gate() -> None:
-    gate = {**STEP, "registered_model_name": NAME, "registered_model_version": 1,
-            "gate": {"metric": "delta/rougeL", "min": 0.0}}
+    gate = {
+        **STEP,
+        "registered_model_name": NAME,
+        "registered_model_version": 1,
+        "gate": {"metric": "delta/rougeL", "min": 0.0},
+    }
     assert steps.problems("evaluate", gate) == []
-    assert "go together" in " ".join(steps.problems("evaluate", {**STEP, "gate": {"metric": "delta/rougeL",
-                                                                                   "min": 0}}))
+    assert "go together" in " ".join(steps.problems("evaluate", {**STEP, "gate": {"metric": "delta/rougeL", "min": 0}}))
     bad = steps.problems("evaluate", {**gate, "gate": {"metric": "bleu", "min": "high"}})
     assert "gate.metric: 'bleu'" in bad[0] and "gate.min: 'high' is not a number" in bad[0]
 
 
 def test_pass_tags_the_version_and_points_the_alias(registry, tmp_path) -> None:
-    verdict = evaluate.record_verdict(_cfg(tmp_path, 2, {"metric": "delta/rougeL", "min": 0.0}),
-                                      {"delta/rougeL": 0.25}, run_id="r1")
+    verdict = evaluate.record_verdict(
+        _cfg(tmp_path, 2, {"metric": "delta/rougeL", "min": 0.0}), {"delta/rougeL": 0.25}, run_id="r1"
+    )
     assert verdict == "passed"
     tags = registry.get_model_version(NAME, "2").tags
-    assert tags == {"llmft.evaluation": "passed", "llmft.evaluation.metric": "delta/rougeL",
-                    "llmft.evaluation.value": "0.25", "llmft.evaluation.min": "0.0", "llmft.evaluation.run_id": "r1"}
+    assert tags == {
+        "llmft.evaluation": "passed",
+        "llmft.evaluation.metric": "delta/rougeL",
+        "llmft.evaluation.value": "0.25",
+        "llmft.evaluation.min": "0.0",
+        "llmft.evaluation.run_id": "r1",
+    }
     assert str(registry.get_model_version_by_alias(NAME, "evaluated").version) == "2"
 
 
@@ -70,13 +86,26 @@ def test_the_step_judges_the_version_it_is_given(registry, tmp_path) -> None:
     rows = medical_rows(4)
     corpus = [prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + r["Response"] for r in rows]
     model = build_model(tmp_path / "model", corpus)
-    prepare_data.prepare(prepare_data.PrepareConfig(source=str(write_jsonl(tmp_path / "m.jsonl", rows)),
-                                                    format="sft-r1", tokenizer_path=str(model),
-                                                    output_dir=str(tmp_path / "data"), test_size=0.5))
-    cfg = evaluate.EvaluateConfig(base_model_path=str(model), finetuned_model_path=str(model),
-                                  test_dataset_path=str(tmp_path / "data"), output_dir=str(tmp_path / "eval"),
-                                  max_new_tokens=2, max_samples=1, registered_model_name=NAME,
-                                  registered_model_version=1, gate={"metric": "delta/rouge1", "min": 0.0})
+    prepare_data.prepare(
+        prepare_data.PrepareConfig(
+            source=str(write_jsonl(tmp_path / "m.jsonl", rows)),
+            format="sft-r1",
+            tokenizer_path=str(model),
+            output_dir=str(tmp_path / "data"),
+            test_size=0.5,
+        )
+    )
+    cfg = evaluate.EvaluateConfig(
+        base_model_path=str(model),
+        finetuned_model_path=str(model),
+        test_dataset_path=str(tmp_path / "data"),
+        output_dir=str(tmp_path / "eval"),
+        max_new_tokens=2,
+        max_samples=1,
+        registered_model_name=NAME,
+        registered_model_version=1,
+        gate={"metric": "delta/rouge1", "min": 0.0},
+    )
     results = evaluate.evaluate(cfg)
     assert results["delta/rouge1"] == 0.0  # the same model twice
     version = registry.get_model_version(NAME, "1")

@@ -10,14 +10,17 @@ from pathlib import Path
 import pytest
 import yaml
 from hydra.errors import ConfigCompositionException
-from omegaconf.errors import MissingMandatoryValue
-
 from llm_platform import grpo
 from llm_platform.grpo_config import ENTRYPOINT, GrpoParameters
+from omegaconf.errors import MissingMandatoryValue
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-BASE = dict(model_path="/fsx/models/m", train_files="/fsx/datasets/gsm8k/train.parquet",
-            val_files="/fsx/datasets/gsm8k/test.parquet", checkpoint_dir="/fsx/checkpoints/run")
+BASE = dict(
+    model_path="/fsx/models/m",
+    train_files="/fsx/datasets/gsm8k/train.parquet",
+    val_files="/fsx/datasets/gsm8k/test.parquet",
+    checkpoint_dir="/fsx/checkpoints/run",
+)
 
 
 def validated(overrides: list[str]):
@@ -32,27 +35,40 @@ def test_shipped_config_is_valid_and_keeps_checkpoints_on_fsx() -> None:
     assert cfg.algorithm.adv_estimator == "grpo"
     assert cfg.actor_rollout_ref.rollout.name == "sglang"
     assert cfg.trainer.default_local_dir == params.checkpoint_dir and cfg.trainer.default_local_dir.startswith(
-        "/fsx/checkpoints/")
+        "/fsx/checkpoints/"
+    )
     assert cfg.trainer.resume_mode == "auto"  # a restarted RayJob resumes from the newest checkpoint
     assert (cfg.trainer.nnodes, cfg.trainer.n_gpus_per_node) == (params.nodes, params.gpus_per_node)
     assert list(cfg.trainer.logger) == ["console", "mlflow"]
     assert cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu == params.ppo_micro_batch_size_per_gpu
 
 
-@pytest.mark.parametrize("nodes,gpus,tp,batch,rollout_n", [
-    (1, 8, 2, 256, 5), (2, 8, 2, 256, 5), (1, 4, 2, 64, 8), (4, 8, 4, 512, 4), (1, 1, 1, 16, 4)])
+@pytest.mark.parametrize(
+    "nodes,gpus,tp,batch,rollout_n",
+    [(1, 8, 2, 256, 5), (2, 8, 2, 256, 5), (1, 4, 2, 64, 8), (4, 8, 4, 512, 4), (1, 1, 1, 16, 4)],
+)
 def test_shapes_are_valid(nodes: int, gpus: int, tp: int, batch: int, rollout_n: int) -> None:
-    params = GrpoParameters(**BASE, nodes=nodes, gpus_per_node=gpus, tensor_parallel_size=tp,
-                            train_batch_size=batch, ppo_mini_batch_size=batch // 4, rollout_n=rollout_n)
+    params = GrpoParameters(
+        **BASE,
+        nodes=nodes,
+        gpus_per_node=gpus,
+        tensor_parallel_size=tp,
+        train_batch_size=batch,
+        ppo_mini_batch_size=batch // 4,
+        rollout_n=rollout_n,
+    )
     cfg = validated(params.overrides())
     assert cfg.data.train_batch_size * cfg.actor_rollout_ref.rollout.n % (nodes * gpus) == 0
 
 
-@pytest.mark.parametrize("dropped,error", [
-    ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=", "ppo_micro_batch_size_per_gpu"),
-    ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=", "actor_rollout_ref.rollout"),
-    ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=", "actor_rollout_ref.ref"),
-])
+@pytest.mark.parametrize(
+    "dropped,error",
+    [
+        ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=", "ppo_micro_batch_size_per_gpu"),
+        ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=", "actor_rollout_ref.rollout"),
+        ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=", "actor_rollout_ref.ref"),
+    ],
+)
 def test_a_missing_required_field_fails_verl_validation(dropped: str, error: str) -> None:
     overrides = [o for o in GrpoParameters(**BASE, nodes=1, gpus_per_node=8).overrides() if not o.startswith(dropped)]
     with pytest.raises(Exception, match=error):
@@ -60,8 +76,11 @@ def test_a_missing_required_field_fails_verl_validation(dropped: str, error: str
 
 
 def test_rollout_engine_is_required() -> None:
-    overrides = [o for o in GrpoParameters(**BASE, nodes=1, gpus_per_node=8).overrides()
-                 if not o.startswith("actor_rollout_ref.rollout.name=")]
+    overrides = [
+        o
+        for o in GrpoParameters(**BASE, nodes=1, gpus_per_node=8).overrides()
+        if not o.startswith("actor_rollout_ref.rollout.name=")
+    ]
     with pytest.raises(MissingMandatoryValue):
         validated(overrides)
 
@@ -86,8 +105,15 @@ def test_every_parameter_reaches_the_config() -> None:
     """Each GrpoParameters field that is a VeRL setting changes the composed config when changed."""
     params = GrpoParameters(**BASE, nodes=1, gpus_per_node=8)
     cfg = validated(params.overrides())
-    changed = dataclasses.replace(params, learning_rate=3e-6, kl_loss_coef=0.01, rollout_gpu_memory_utilization=0.5,
-                                  max_response_length=2048, save_freq=7, total_epochs=2)
+    changed = dataclasses.replace(
+        params,
+        learning_rate=3e-6,
+        kl_loss_coef=0.01,
+        rollout_gpu_memory_utilization=0.5,
+        max_response_length=2048,
+        save_freq=7,
+        total_epochs=2,
+    )
     cfg2 = validated(changed.overrides())
     assert cfg2.actor_rollout_ref.actor.optim.lr == 3e-6 != cfg.actor_rollout_ref.actor.optim.lr
     assert cfg2.actor_rollout_ref.actor.kl_loss_coef == 0.01

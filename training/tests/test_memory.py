@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from llm_platform import memory
 
 SPECS = Path(__file__).resolve().parents[2] / "config" / "data" / "instance_specs.yaml"
@@ -87,7 +86,9 @@ def test_model_names_map_to_shapes_when_config_json_is_not_readable(tmp_path) ->
     assert memory.dims_of_model("/fsx/models/deepseek-r1-distill-llama-8b").name == "llama-3.1-8b"
     assert memory.dims_of_model("/fsx/models/DeepSeek-R1-Distill-Qwen-14B").name == "qwen2.5-14b"
     assert memory.dims_of_model("/fsx/models/something-else") is None
-    (tmp_path / "config.json").write_text('{"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
-                                          '"num_attention_heads": 4, "vocab_size": 100}')
+    (tmp_path / "config.json").write_text(
+        '{"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
+        '"num_attention_heads": 4, "vocab_size": 100}'
+    )
     dims = memory.dims_of_model(str(tmp_path))
     assert (dims.hidden_size, dims.num_key_value_heads) == (64, 4)

@@ -6,14 +6,13 @@ makes) is started, stopped and restarted on the same port; nothing here needs a 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
-
 from llm_platform import mlflow_utils
 from llm_platform.mlflow_utils import PermanentError, RestTransport, TrackingQueue, TransientError
 
@@ -62,9 +61,17 @@ class FakeServer:
                 for m in fake.metrics:
                     if m["key"] not in latest or m["step"] >= latest[m["key"]]["step"]:
                         latest[m["key"]] = m
-                self._reply(200, {"run": {"data": {"metrics": list(latest.values()),
-                                                   "params": [{"key": k, "value": v}
-                                                              for k, v in fake.params.items()]}}})
+                self._reply(
+                    200,
+                    {
+                        "run": {
+                            "data": {
+                                "metrics": list(latest.values()),
+                                "params": [{"key": k, "value": v} for k, v in fake.params.items()],
+                            }
+                        }
+                    },
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.httpd.allow_reuse_address = True
@@ -204,8 +211,12 @@ def test_start_run_without_a_server_is_bounded_and_training_goes_on(monkeypatch,
 
 
 def test_loss_sum_until_weights_each_logging_window() -> None:
-    history = [{"loss": 4.0, "step": 2}, {"loss": 3.0, "step": 4}, {"eval_loss": 9.0, "step": 4},
-               {"loss": 2.0, "step": 6}]
+    history = [
+        {"loss": 4.0, "step": 2},
+        {"loss": 3.0, "step": 4},
+        {"eval_loss": 9.0, "step": 4},
+        {"loss": 2.0, "step": 6},
+    ]
     assert mlflow_utils.loss_sum_until(history, 4) == 4.0 * 2 + 3.0 * 2
     assert mlflow_utils.loss_sum_until(history, 5) == 4.0 * 2 + 3.0 * 2 + 3.0  # an unlogged step at the last mean
     assert mlflow_utils.loss_sum_until(history, 0) == 0.0
@@ -214,8 +225,12 @@ def test_loss_sum_until_weights_each_logging_window() -> None:
 def test_resumed_loss_callback_corrects_train_loss() -> None:
     class State:
         global_step = 4
-        log_history = [{"loss": 4.0, "step": 1}, {"loss": 4.0, "step": 2}, {"loss": 4.0, "step": 3},
-                       {"loss": 4.0, "step": 4}]
+        log_history = [
+            {"loss": 4.0, "step": 1},
+            {"loss": 4.0, "step": 2},
+            {"loss": 4.0, "step": 3},
+            {"loss": 4.0, "step": 4},
+        ]
 
     fix = mlflow_utils.ResumedLossCallback()
     state = State()
@@ -247,11 +262,20 @@ def test_a_crashed_job_ends_its_run_failed(tmp_path) -> None:
     from mlflow import MlflowClient
 
     store = (tmp_path / "mlruns").as_uri()
-    env = {**os.environ, "MLFLOW_TRACKING_URI": store, "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
-           "PYTHONPATH": os.pathsep.join([str(Path(mlflow_utils.__file__).parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", CRASHING_JOB, str(tmp_path / "run_id")], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    env = {
+        **os.environ,
+        "MLFLOW_TRACKING_URI": store,
+        "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "false",
+        "PYTHONPATH": os.pathsep.join([str(Path(mlflow_utils.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASHING_JOB, str(tmp_path / "run_id")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 1 and "simulated CUDA error" in proc.stderr
     run = MlflowClient(store).get_run((tmp_path / "run_id").read_text())
     assert run.info.status == "FAILED"

@@ -8,7 +8,6 @@ absolute + 1e-4 relative, logits of untouched examples to 1e-5 absolute.
 from __future__ import annotations
 
 import pytest
-
 from llm_platform import bench, packing
 from llm_platform.sft import IGNORE_INDEX, Collator
 
@@ -32,10 +31,17 @@ def tiny_model(attn: str):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-                         use_cache=False)  # as llm_platform.sft.load_model sets it: with a KV cache transformers
-    config._attn_implementation = attn     # does not look for packed sequences (masking_utils)
+    config = LlamaConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        use_cache=False,
+    )  # as llm_platform.sft.load_model sets it: with a KV cache transformers
+    config._attn_implementation = attn  # does not look for packed sequences (masking_utils)
     return LlamaForCausalLM(config).eval()  # eval: no dropout anywhere; gradients still flow
 
 
@@ -75,7 +81,7 @@ def test_no_attention_across_examples(attn: str) -> None:
 
     exs = examples()
     batch = one_row(packing.pack(exs, 64))
-    row_order = sorted(range(3))        # examples sit in dataset order inside a row
+    row_order = sorted(range(3))  # examples sit in dataset order inside a row
     spans, start = [], 0
     for i in row_order:
         spans.append((start, start + len(exs[i]["input_ids"])))
@@ -85,7 +91,7 @@ def test_no_attention_across_examples(attn: str) -> None:
         before = model(input_ids=batch["input_ids"], position_ids=batch["position_ids"]).logits
         changed = batch["input_ids"].clone()
         a, b = spans[1]
-        changed[0, a:b] = (changed[0, a:b] + 1) % VOCAB          # perturb the middle example only
+        changed[0, a:b] = (changed[0, a:b] + 1) % VOCAB  # perturb the middle example only
         after = model(input_ids=changed, position_ids=batch["position_ids"]).logits
     for k, (a, b) in enumerate(spans):
         if k == 1:
@@ -109,11 +115,12 @@ def test_prompt_tokens_stay_masked_and_no_label_crosses_examples() -> None:
     assert row["labels"] == expected
     # every prompt token masked, every answer token trained
     assert sum(label != IGNORE_INDEX for label in row["labels"]) == sum(
-        sum(label != IGNORE_INDEX for label in e["labels"]) for e in exs)
+        sum(label != IGNORE_INDEX for label in e["labels"]) for e in exs
+    )
 
 
 def test_padding_rows_form_their_own_sequence_and_carry_no_loss() -> None:
-    rows = packing.pack(examples(), 20)          # 15 | 11+7: two rows, the first padded to 18
+    rows = packing.pack(examples(), 20)  # 15 | 11+7: two rows, the first padded to 18
     batch = packing.PackedCollator(0)(rows)
     assert batch["input_ids"].shape == (2, 18)
     short = min(range(2), key=lambda i: len(rows[i]["input_ids"]))
@@ -137,7 +144,7 @@ def test_padding_efficiency_on_the_medical_length_distribution() -> None:
     >= 0.97 full. The right-padded batches of two the old recipe used waste ~17% (measured 0.814 on the H100)."""
     lengths = bench.medical_lengths(bench.MEDICAL_TRAIN_ROWS)
     assert 940 <= sum(lengths) / len(lengths) <= 1010 and max(lengths) <= 2010
-    rows = packing.best_fit_decreasing(lengths, 2048)       # what packing.pack lays out, without the token lists
+    rows = packing.best_fit_decreasing(lengths, 2048)  # what packing.pack lays out, without the token lists
     efficiency = packing.PackStats(len(lengths), len(rows), sum(lengths), 2048).padding_efficiency
     print(f"padding efficiency, rows of 2048: {efficiency:.4f} ({len(lengths)} examples in {len(rows)} rows)")
     assert efficiency >= 0.97, efficiency

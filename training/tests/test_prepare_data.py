@@ -7,7 +7,6 @@ import json
 import pandas as pd
 import pytest
 import yaml
-
 from llm_platform import prepare_data
 from tiny import build_model, gsm8k_rows, medical_rows, write_jsonl
 
@@ -15,8 +14,12 @@ from tiny import build_model, gsm8k_rows, medical_rows, write_jsonl
 def corpus_of(rows):
     from llm_platform.prepare_data import R1_PROMPT, R1_RESPONSE
 
-    return [R1_PROMPT.format(question=r["Question"]) + " " + R1_RESPONSE.format(reasoning=r["Complex_CoT"],
-                                                                                answer=r["Response"]) for r in rows]
+    return [
+        R1_PROMPT.format(question=r["Question"])
+        + " "
+        + R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
+        for r in rows
+    ]
 
 
 def test_sft_r1_split_in_the_models_chat_template(tmp_path) -> None:
@@ -24,8 +27,17 @@ def test_sft_r1_split_in_the_models_chat_template(tmp_path) -> None:
     model = build_model(tmp_path / "model", corpus_of(rows))
     source = write_jsonl(tmp_path / "medical.jsonl", rows)
     config = tmp_path / "prep.yaml"
-    config.write_text(yaml.safe_dump({"source": str(source), "format": "sft-r1", "tokenizer_path": str(model),
-                                      "output_dir": str(tmp_path / "out"), "test_size": 0.25}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "source": str(source),
+                "format": "sft-r1",
+                "tokenizer_path": str(model),
+                "output_dir": str(tmp_path / "out"),
+                "test_size": 0.25,
+            }
+        )
+    )
     assert prepare_data.main(["--config", str(config)]) == 0
     train = [json.loads(x) for x in (tmp_path / "out/train.jsonl").read_text().splitlines()]
     test = [json.loads(x) for x in (tmp_path / "out/test.jsonl").read_text().splitlines()]
@@ -51,8 +63,9 @@ def test_gsm8k_in_verl_parquet_format_scores_with_verls_reward(tmp_path) -> None
     from verl.utils.reward_score import default_compute_score
 
     source = write_jsonl(tmp_path / "gsm8k.jsonl", gsm8k_rows())
-    cfg = prepare_data.PrepareConfig(source=str(source), format="verl-gsm8k", output_dir=str(tmp_path / "out"),
-                                     test_size=0.2)
+    cfg = prepare_data.PrepareConfig(
+        source=str(source), format="verl-gsm8k", output_dir=str(tmp_path / "out"), test_size=0.2
+    )
     written = prepare_data.prepare(cfg)
     train, test = pd.read_parquet(written["train"]), pd.read_parquet(written["test"])
     assert (len(train), len(test)) == (8, 2)
@@ -67,14 +80,17 @@ def test_gsm8k_in_verl_parquet_format_scores_with_verls_reward(tmp_path) -> None
     assert default_compute_score(row["data_source"], "#### 1233", truth) == 0.0
 
 
-@pytest.mark.parametrize("data,message", [
-    ({"format": "csv"}, "format 'csv' is not one of"),
-    ({"test_size": 1.5}, "test_size 1.5 must be between 0 and 1"),
-    ({"source": "nope.jsonl", "format": "sft-r1"}, "neither a built-in"),
-    ({"source": "nope.jsonl"}, "a local file source .* needs its format"),
-    ({"source": "nope.txt", "format": "sft-r1"}, "neither a built-in dataset .* nor a .jsonl"),
-    ({"tokeniser": "x"}, "unknown setting"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"format": "csv"}, "format 'csv' is not one of"),
+        ({"test_size": 1.5}, "test_size 1.5 must be between 0 and 1"),
+        ({"source": "nope.jsonl", "format": "sft-r1"}, "neither a built-in"),
+        ({"source": "nope.jsonl"}, "a local file source .* needs its format"),
+        ({"source": "nope.txt", "format": "sft-r1"}, "neither a built-in dataset .* nor a .jsonl"),
+        ({"tokeniser": "x"}, "unknown setting"),
+    ],
+)
 def test_bad_config(tmp_path, data, message) -> None:
     from llm_platform.config import from_mapping
 

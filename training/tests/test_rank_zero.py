@@ -14,7 +14,6 @@ WORK_SECONDS = 1.5
 
 def _rank(rank: int, world: int, store: str, out: str, fail: bool) -> None:
     import torch.distributed as dist
-
     from llm_platform.rank_zero import run_on_rank_zero
 
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
@@ -38,8 +37,9 @@ def _rank(rank: int, world: int, store: str, out: str, fail: bool) -> None:
 
 def _run(tmp_path: Path, *, fail: bool, world: int = 2) -> dict[int, dict]:
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_rank, args=(r, world, str(tmp_path / "store"), str(tmp_path), fail))
-             for r in range(world)]
+    procs = [
+        ctx.Process(target=_rank, args=(r, world, str(tmp_path / "store"), str(tmp_path), fail)) for r in range(world)
+    ]
     for p in procs:
         p.start()
     for p in procs:

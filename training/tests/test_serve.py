@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llm_platform import serve
 from tiny import build_model, corpus_of, medical_rows
 
@@ -35,8 +34,13 @@ def client(model_dir):
 
 
 def chat(client, **body):
-    body = {"model": NAME, "messages": [{"role": "user", "content": "a patient has pain linked to the heart"}],
-            "max_tokens": 5, "temperature": 0, **body}
+    body = {
+        "model": NAME,
+        "messages": [{"role": "user", "content": "a patient has pain linked to the heart"}],
+        "max_tokens": 5,
+        "temperature": 0,
+        **body,
+    }
     return client.post("/v1/chat/completions", json=body)
 
 
@@ -65,21 +69,25 @@ def test_chat_completion_shape_and_usage(client) -> None:
 def test_temperature_zero_is_greedy_and_repeatable(client) -> None:
     first, second = chat(client).json(), chat(client).json()
     assert first["choices"][0]["message"] == second["choices"][0]["message"]
-    sampled = [chat(client, temperature=1.5, seed=s, max_tokens=8).json()["choices"][0]["message"]["content"]
-               for s in (1, 1)]
+    sampled = [
+        chat(client, temperature=1.5, seed=s, max_tokens=8).json()["choices"][0]["message"]["content"] for s in (1, 1)
+    ]
     assert sampled[0] == sampled[1]  # the same seed samples the same tokens
 
 
-@pytest.mark.parametrize(("body", "param"), [
-    ({"messages": []}, "messages"),
-    ({"messages": [{"role": "user"}]}, "messages"),
-    ({"max_tokens": 0}, "max_tokens"),
-    ({"max_tokens": 10_000}, "max_tokens"),
-    ({"temperature": "hot"}, "temperature"),
-    ({"temperature": 3}, "temperature"),
-    ({"stream": True}, "stream"),
-    ({"n": 2}, "n"),
-])
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"messages": []}, "messages"),
+        ({"messages": [{"role": "user"}]}, "messages"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": 10_000}, "max_tokens"),
+        ({"temperature": "hot"}, "temperature"),
+        ({"temperature": 3}, "temperature"),
+        ({"stream": True}, "stream"),
+        ({"n": 2}, "n"),
+    ],
+)
 def test_bad_requests_get_400_in_openai_shape(client, body, param) -> None:
     r = chat(client, **body)
     assert r.status_code == 400, r.text
@@ -133,9 +141,23 @@ def test_command_line_serves_on_127_0_0_1(model_dir) -> None:
 
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(Path(serve.__file__).resolve().parents[1]), "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "llm_platform.serve", "--model-path", str(model_dir),
-                             "--served-model-name", NAME, "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llm_platform.serve",
+            "--model-path",
+            str(model_dir),
+            "--served-model-name",
+            NAME,
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
@@ -147,8 +169,11 @@ def test_command_line_serves_on_127_0_0_1(model_dir) -> None:
         assert proc.poll() is None, proc.stderr.read()
         listening = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True).stdout
         assert [line.split()[3] for line in listening.splitlines()] == [f"127.0.0.1:{port}"], listening
-        r = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=30,
-                       json={"model": NAME, "messages": [{"role": "user", "content": "heart"}], "max_tokens": 3})
+        r = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            timeout=30,
+            json={"model": NAME, "messages": [{"role": "user", "content": "heart"}], "max_tokens": 3},
+        )
         assert r.status_code == 200 and r.json()["usage"]["completion_tokens"] >= 1
     finally:
         os.kill(proc.pid, signal.SIGTERM)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from llm_platform import prepare_data, sft
 from tiny import build_model, medical_rows, write_jsonl
 
@@ -33,24 +32,54 @@ def workspace(tmp_path_factory):
     """/fsx stand-in: models/, datasets/, checkpoints/ under a temp dir; a tiny model and prepared data."""
     root = tmp_path_factory.mktemp("fsx")
     rows = medical_rows(24)
-    corpus = [prepare_data.R1_PROMPT.format(question=r["Question"]) + " " + prepare_data.R1_RESPONSE.format(
-        reasoning=r["Complex_CoT"], answer=r["Response"]) for r in rows]
+    corpus = [
+        prepare_data.R1_PROMPT.format(question=r["Question"])
+        + " "
+        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
+        for r in rows
+    ]
     model = build_model(root / "models/tiny", corpus)
-    prepare_data.prepare(prepare_data.PrepareConfig(
-        source=str(write_jsonl(root / "medical.jsonl", rows)), format="sft-r1", tokenizer_path=str(model),
-        output_dir=str(root / "datasets/medical"), test_size=0.25))
+    prepare_data.prepare(
+        prepare_data.PrepareConfig(
+            source=str(write_jsonl(root / "medical.jsonl", rows)),
+            format="sft-r1",
+            tokenizer_path=str(model),
+            output_dir=str(root / "datasets/medical"),
+            test_size=0.25,
+        )
+    )
     return root
 
 
 def sft_config(root: Path, **overrides) -> dict:
-    return {"model_id": str(root / "models/tiny"), "train_dataset_path": str(root / "datasets/medical/train.jsonl"),
-            "output_dir": str(root / "checkpoints/tiny-sft"), "merged_output_dir": str(root / "outputs/merged"),
-            "max_seq_length": 512, "max_tokens_per_step": 1024, "lora_r": 8, "lora_alpha": 16, "lora_dropout": 0.0,
-            "mlflow_experiment_name": "sft-test", "registered_model_name": "tiny-sft", "peak_tflops": PEAK_TFLOPS,
-            "max_steps": 8, "save_steps": 4, "logging_steps": 1, "per_device_train_batch_size": 6,
-            "learning_rate": 1e-2, "lr_scheduler_type": "constant", "use_cpu": True, "bf16": False, "seed": 0,
-            "gradient_checkpointing": True, "gradient_checkpointing_kwargs": {"use_reentrant": False},
-            "dataloader_num_workers": 0, "disable_tqdm": True, **overrides}
+    return {
+        "model_id": str(root / "models/tiny"),
+        "train_dataset_path": str(root / "datasets/medical/train.jsonl"),
+        "output_dir": str(root / "checkpoints/tiny-sft"),
+        "merged_output_dir": str(root / "outputs/merged"),
+        "max_seq_length": 512,
+        "max_tokens_per_step": 1024,
+        "lora_r": 8,
+        "lora_alpha": 16,
+        "lora_dropout": 0.0,
+        "mlflow_experiment_name": "sft-test",
+        "registered_model_name": "tiny-sft",
+        "peak_tflops": PEAK_TFLOPS,
+        "max_steps": 8,
+        "save_steps": 4,
+        "logging_steps": 1,
+        "per_device_train_batch_size": 6,
+        "learning_rate": 1e-2,
+        "lr_scheduler_type": "constant",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": 0,
+        "gradient_checkpointing": True,
+        "gradient_checkpointing_kwargs": {"use_reentrant": False},
+        "dataloader_num_workers": 0,
+        "disable_tqdm": True,
+        **overrides,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -177,8 +206,9 @@ def test_shipped_config_parses_with_fsdp_full_shard_auto_wrap() -> None:
     # the fast path: packing, dropout 0, checkpointing left to the memory model (not in the file)
     assert script.packing and script.lora_dropout == 0.0 and script.max_tokens_per_step is None
     assert "gradient_checkpointing" not in _yaml(CONFIGS / "sft.yaml")
-    _, offload = sft.parse_config(shipped(sharding="fsdp", fsdp_config={
-        **_yaml(CONFIGS / "sft.yaml")["fsdp_config"], "cpu_offload": True}))
+    _, offload = sft.parse_config(
+        shipped(sharding="fsdp", fsdp_config={**_yaml(CONFIGS / "sft.yaml")["fsdp_config"], "cpu_offload": True})
+    )
     assert offload.fsdp_plugin_args["cpu_offload"] is True
 
 

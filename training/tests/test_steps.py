@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from llm_platform import grpo, sft, steps
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -18,8 +17,9 @@ def test_training_arguments_file_matches_the_installed_transformers() -> None:
     from importlib.metadata import version
 
     data = json.loads(steps.TRAINING_ARGUMENTS_FILE.read_text())
-    assert data["transformers"] == version("transformers"), "regenerate: python -c 'from llm_platform import " \
-                                                           "steps; steps.write_training_arguments()'"
+    assert data["transformers"] == version("transformers"), (
+        "regenerate: python -c 'from llm_platform import steps; steps.write_training_arguments()'"
+    )
     assert data["fields"] == steps.training_argument_kinds()
 
 
@@ -28,25 +28,48 @@ def test_every_step_schema_is_importable_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
-            "from llm_platform import steps\n"
-            "for t in steps.STEPS: print(t, len(steps.schema_fields(t)))")
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+        "from llm_platform import steps\n"
+        "for t in steps.STEPS: print(t, len(steps.schema_fields(t)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert len(out.stdout.splitlines()) == len(steps.STEPS)
 
 
-@pytest.mark.parametrize("step_type,data,expected", [
-    ("sft", {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "lora_rr": 8},
-     r"lora_rr: not a setting of the sft step; did you mean 'lora_r'"),
-    ("sft", {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "learning_rate": "2e-4"},
-     r"learning_rate: '2e-4' is a str; sft expects float"),
-    ("sft", {"train_dataset_path": "/fsx/d", "output_dir": "/fsx/c"}, r"model_id: required by the sft step"),
-    ("download-model", {"repo_id": "Qwen/Qwen2.5-1.5B", "revision": "main", "local_dir": "/fsx/models/q"},
-     r"revision 'main' is not a commit sha"),
-    ("prepare-data", {"source": "gsm8k", "output_dir": "/fsx/datasets/g", "test_size": 2}, r"test_size 2"),
-    ("evaluate", {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f", "test_dataset_path": "/fsx/d",
-                  "output_dir": "/fsx/o", "batch_size": True}, r"batch_size: True is a bool; evaluate expects int"),
-])
+@pytest.mark.parametrize(
+    "step_type,data,expected",
+    [
+        (
+            "sft",
+            {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "lora_rr": 8},
+            r"lora_rr: not a setting of the sft step; did you mean 'lora_r'",
+        ),
+        (
+            "sft",
+            {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": "/fsx/c", "learning_rate": "2e-4"},
+            r"learning_rate: '2e-4' is a str; sft expects float",
+        ),
+        ("sft", {"train_dataset_path": "/fsx/d", "output_dir": "/fsx/c"}, r"model_id: required by the sft step"),
+        (
+            "download-model",
+            {"repo_id": "Qwen/Qwen2.5-1.5B", "revision": "main", "local_dir": "/fsx/models/q"},
+            r"revision 'main' is not a commit sha",
+        ),
+        ("prepare-data", {"source": "gsm8k", "output_dir": "/fsx/datasets/g", "test_size": 2}, r"test_size 2"),
+        (
+            "evaluate",
+            {
+                "base_model_path": "/fsx/m",
+                "finetuned_model_path": "/fsx/f",
+                "test_dataset_path": "/fsx/d",
+                "output_dir": "/fsx/o",
+                "batch_size": True,
+            },
+            r"batch_size: True is a bool; evaluate expects int",
+        ),
+    ],
+)
 def test_problems_name_the_field_value_and_fix(step_type, data, expected) -> None:
     import re
 
@@ -59,21 +82,39 @@ def test_every_problem_is_reported_at_once() -> None:
     assert len(found) == 4, found  # unknown key, wrong type, two missing fields
 
 
-@pytest.mark.parametrize("module,step_type", [("download_model", "download-model"), ("prepare_data", "prepare-data"),
-                                              ("evaluate", "evaluate"), ("sft", "sft"), ("bench", "benchmark")])
+@pytest.mark.parametrize(
+    "module,step_type",
+    [
+        ("download_model", "download-model"),
+        ("prepare_data", "prepare-data"),
+        ("evaluate", "evaluate"),
+        ("sft", "sft"),
+        ("bench", "benchmark"),
+    ],
+)
 def test_check_flag_parses_and_exits(tmp_path, capsys, module, step_type) -> None:
     import importlib
 
     import yaml
 
     entry = importlib.import_module(f"llm_platform.{module}")
-    good = {"download-model": {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(tmp_path / "m")},
-            "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d"), "revision": "a" * 40},
-            "evaluate": {"base_model_path": "/fsx/m", "finetuned_model_path": "/fsx/f",
-                         "test_dataset_path": "/fsx/d", "output_dir": "/fsx/o"},
-            "sft": {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d", "output_dir": str(tmp_path / "c"),
-                    "use_cpu": True},
-            "benchmark": {"shape": "tiny", "output_dir": str(tmp_path / "b"), "recipe": {"lora_r": 4}}}[step_type]
+    good = {
+        "download-model": {"repo_id": "org/m", "revision": "a" * 40, "local_dir": str(tmp_path / "m")},
+        "prepare-data": {"source": "gsm8k", "output_dir": str(tmp_path / "d"), "revision": "a" * 40},
+        "evaluate": {
+            "base_model_path": "/fsx/m",
+            "finetuned_model_path": "/fsx/f",
+            "test_dataset_path": "/fsx/d",
+            "output_dir": "/fsx/o",
+        },
+        "sft": {
+            "model_id": "/fsx/m",
+            "train_dataset_path": "/fsx/d",
+            "output_dir": str(tmp_path / "c"),
+            "use_cpu": True,
+        },
+        "benchmark": {"shape": "tiny", "output_dir": str(tmp_path / "b"), "recipe": {"lora_r": 4}},
+    }[step_type]
     path = tmp_path / "step.yaml"
     path.write_text(yaml.safe_dump(good))
     assert entry.main(["--config", str(path), "--check"]) == 0
@@ -107,7 +148,7 @@ def _checkpoint(root: Path, step: int, state_step: int | None) -> None:
 
 def test_resume_skips_a_checkpoint_cut_short_by_a_lost_node(tmp_path) -> None:
     _checkpoint(tmp_path, 100, 100)
-    _checkpoint(tmp_path, 200, None)      # node lost during the save: no trainer_state.json yet
+    _checkpoint(tmp_path, 200, None)  # node lost during the save: no trainer_state.json yet
     assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
     (tmp_path / "checkpoint-200" / sft.TRAINER_STATE).write_text("{trunc")
     assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
@@ -121,8 +162,10 @@ def test_fsdp_loading_environment_comes_from_the_shipped_config() -> None:
 
     data = {**yaml.safe_load((CONFIGS / "sft.yaml").read_text()), "use_cpu": True, "sharding": "fsdp"}
     _, args = sft.parse_config(data)
-    assert sft.fsdp_loading_environment(args) == {"ACCELERATE_USE_FSDP": "true",
-                                                  "FSDP_CPU_RAM_EFFICIENT_LOADING": "true"}
+    assert sft.fsdp_loading_environment(args) == {
+        "ACCELERATE_USE_FSDP": "true",
+        "FSDP_CPU_RAM_EFFICIENT_LOADING": "true",
+    }
     data.pop("fsdp")
     data.pop("fsdp_config")
     assert sft.fsdp_loading_environment(sft.parse_config(data)[1]) == {}
@@ -137,8 +180,10 @@ def test_fsdp_loading_environment_is_what_transformers_reads() -> None:
     env = {"ACCELERATE_USE_FSDP": "true", "FSDP_CPU_RAM_EFFICIENT_LOADING": "true"}
     with mock.patch.dict(os.environ, env), mock.patch("torch.distributed.is_initialized", return_value=True):
         assert fsdp.is_fsdp_enabled()
-    with mock.patch.dict(os.environ, {"ACCELERATE_USE_FSDP": "true"}), \
-            mock.patch("torch.distributed.is_initialized", return_value=True):
+    with (
+        mock.patch.dict(os.environ, {"ACCELERATE_USE_FSDP": "true"}),
+        mock.patch("torch.distributed.is_initialized", return_value=True),
+    ):
         os.environ.pop("FSDP_CPU_RAM_EFFICIENT_LOADING", None)
         assert not fsdp.is_fsdp_enabled()
 
@@ -171,7 +216,9 @@ def test_grpo_merge_runs_as_a_one_gpu_ray_task(tmp_path) -> None:
                     def remote(*args):
                         calls["args"] = args
                         return fn.__name__, args
+
                 return Task
+
             return wrap
 
         @staticmethod
@@ -189,7 +236,6 @@ def test_a_step_refuses_another_jobs_outputs_and_claims_its_own(tmp_path, monkey
     """Issue 31, in the pod: the step marks its output directories with its job (PLATFORM_JOB_NAME, set by llmft)
     and refuses one that another job's marker claims -- in it or above it -- before anything runs."""
     import yaml
-
     from llm_platform import download_model
 
     out = tmp_path / "models" / "m"
@@ -216,9 +262,14 @@ def test_grpo_refuses_another_jobs_checkpoints(tmp_path, monkeypatch, capsys) ->
     ckpt = tmp_path / "ckpt"
     ckpt.mkdir()
     (ckpt / steps.OWNER_MARKER).write_text(json.dumps({"job": "first"}))
-    params = GrpoParameters(model_path="/fsx/models/m", train_files="/fsx/datasets/g/train.parquet",
-                            val_files="/fsx/datasets/g/test.parquet", checkpoint_dir="/fsx/checkpoints/x", nodes=1,
-                            gpus_per_node=8)
+    params = GrpoParameters(
+        model_path="/fsx/models/m",
+        train_files="/fsx/datasets/g/train.parquet",
+        val_files="/fsx/datasets/g/test.parquet",
+        checkpoint_dir="/fsx/checkpoints/x",
+        nodes=1,
+        gpus_per_node=8,
+    )
     overrides = [o for o in params.overrides() if not o.startswith("trainer.default_local_dir=")]
     monkeypatch.setenv(steps.JOB_ENV, "second")
     monkeypatch.setattr(grpo, "run", lambda cfg: pytest.fail("training started"))

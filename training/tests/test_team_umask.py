@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from llm_platform.paths import TEAM_UMASK
 from tiny import medical_rows, write_jsonl
 
@@ -38,8 +37,17 @@ def test_prepared_data_is_group_writable_and_closed_to_others(tmp_path: Path) ->
     model = build_model(tmp_path / "model", [r["Question"] for r in rows])
     config = tmp_path / "prep.yaml"
     out = tmp_path / "team" / "datasets" / "medical"
-    config.write_text(yaml.safe_dump({"source": str(write_jsonl(tmp_path / "m.jsonl", rows)), "format": "sft-r1",
-                                      "tokenizer_path": str(model), "output_dir": str(out), "test_size": 0.25}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "source": str(write_jsonl(tmp_path / "m.jsonl", rows)),
+                "format": "sft-r1",
+                "tokenizer_path": str(model),
+                "output_dir": str(out),
+                "test_size": 0.25,
+            }
+        )
+    )
     os.umask(0o022)
     assert prepare_data.main(["--config", str(config)]) == 0
     created = [out, *out.rglob("*")]
