@@ -254,8 +254,8 @@ class QueueingChart(cdk8s.Chart):
                     "matchConstraints": {"resourceRules": rules},
                     "matchConditions": [
                         {
-                            # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and reading
-                            # an absent field is a CEL error, which failurePolicy Fail turns into a refusal
+                            # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and
+                            # reading an absent field is a CEL error, which failurePolicy Fail turns into a refusal
                             "name": "exclude-owned-by-a-job",
                             "expression": f"!(request.userInfo.username == '{KUBERAY_OPERATOR}' && "
                             "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("

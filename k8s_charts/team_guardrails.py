@@ -93,9 +93,10 @@ KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob")
 KUEUE_JOB_KINDS = ("PyTorchJob", "MPIJob", "RayJob", "RayCluster")
 OWNED_KINDS = KUEUE_JOB_KINDS + ("Job", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 """Every kind the workload policy matches. Kueue treats an object whose *controller* ownerReference names a kind it
-manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
-``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of a managed kind); ownerReferences are a plain
-metadata field anyone who may create the object may write, so only the platform's controllers may set them."""
+manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2
+pkg/controller/jobframework/integrationmanager.go ``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of
+a managed kind); ownerReferences are a plain metadata field anyone who may create the object may write, so only the
+platform's controllers may set them."""
 
 KUBERAY_NAMESPACE = "kuberay"
 KUBERAY_SERVICE_ACCOUNT = "kuberay-operator"

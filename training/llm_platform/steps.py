@@ -706,7 +706,8 @@ def entry_point(
 ) -> int:
     """What every ``llmp-*`` entry point does: read ``--config``, :func:`check` it, build the typed
     configuration (``build``, which may raise ValueError), then ``run`` it -- or, with ``--check``, build it with
-    ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem named, never a traceback."""
+    ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem
+    named, never a traceback."""
     step = STEPS[step_type]
     module = sys.modules.get(step.module) or sys.modules.get("__main__")  # `python -m` runs it as __main__
     parser = argparse.ArgumentParser(
