@@ -265,10 +265,10 @@ class QueueingChart(cdk8s.Chart):
                     ],
                     "validations": [
                         {
-                            "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels && "
-                            f"object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
-                            "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} to the "
-                            f"LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
+                            "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in "
+                            f"object.metadata.labels && object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
+                            "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} "
+                            f"to the LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
                         }
                     ],
                 },

@@ -179,8 +179,9 @@ class TeamIdentityPolicy(Construct):
 def strict_groups_rules() -> list[dict[str, str]]:
     return [
         {
-            "expression": "has(object.spec.securityContext) && has(object.spec.securityContext.supplementalGroupsPolicy) "
-            "&& object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
+            "expression": "has(object.spec.securityContext) && "
+            "has(object.spec.securityContext.supplementalGroupsPolicy) && "
+            "object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
             "message": "pods in team namespaces must set spec.securityContext.supplementalGroupsPolicy: Strict (the "
             "image's /etc/group may not add groups)",
         }

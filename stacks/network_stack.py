@@ -54,7 +54,9 @@ class NetworkStack(PlatformStack):
                 # context names the log group, so the key serves only this account's groups in this region
                 conditions={
                     "ArnLike": {
-                        "kms:EncryptionContext:aws:logs:arn": f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"
+                        "kms:EncryptionContext:aws:logs:arn": (
+                            f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"
+                        )
                     }
                 },
             )

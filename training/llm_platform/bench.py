@@ -444,7 +444,8 @@ class BenchConfig:
     recipe: dict = field(
         default_factory=dict,
         metadata={
-            "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + TrainingArguments)"
+            "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + "
+            "TrainingArguments)"
         },
     )
     data: str | None = field(default=None, metadata={"help": "prepared train.jsonl (sft-r1) instead of synthetic rows"})
