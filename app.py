@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CDK entry point: load one environment's config (`-c env=NAME`, default `dev`) and wire its stacks; or, with
-`-c delivery=pipeline` (`make synth-delivery`), the multi-account delivery pipeline of config/organization/accounts.yaml,
-whose stages wire each environment's stacks with the same ``build()``."""
+`-c delivery=pipeline` (`make synth-delivery`), the multi-account delivery pipeline of
+config/organization/accounts.yaml, whose stages wire each environment's stacks with the same ``build()``."""
 
 from __future__ import annotations
 

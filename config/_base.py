@@ -124,7 +124,8 @@ class ConfigModel(BaseModel):
         return value
 
 
-# CloudWatch Logs accepts only these retention values (days); cdk_constructs.governance.log_retention maps them to the enum.
+# CloudWatch Logs accepts only these retention values (days); cdk_constructs.governance.log_retention maps them to the
+# enum.
 LOG_RETENTION_DAYS = (
     1,
     3,

@@ -314,5 +314,6 @@ def check_organization(
 
 
 def approval_before(wave: WaveConfig, environments: Mapping[str, Any]) -> bool:
-    """Whether the pipeline waits for a manual approval before ``wave``: asked for, or a production environment in it."""
+    """Whether the pipeline waits for a manual approval before ``wave``: asked for, or a production environment in
+    it."""
     return wave.approval or any(environments[e].protect_stateful for e in wave.environments)

@@ -147,7 +147,8 @@ class AlarmThresholds(ConfigModel):
 
 
 class ObservabilityConfig(ConfigModel):
-    """`<Env>-Observability`: CloudWatch Observability add-on, log groups, dashboard, alarms (see docs/observability.md)."""
+    """`<Env>-Observability`: CloudWatch Observability add-on, log groups, dashboard, alarms (see
+    docs/observability.md)."""
 
     log_retention_days: int = Field(
         30,

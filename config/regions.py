@@ -3,7 +3,8 @@
 The SageMaker HyperPod health-monitoring agent runs on every HyperPod EKS node; its image lives in a
 HyperPod-owned ECR repository in each region where HyperPod EKS clusters are offered. A region missing here has
 no agent image, so an environment there is refused by the config check rather than failing at deploy time.
-The table moved here unchanged from cdk_constructs/compute/hyperpod_prerequisites.py, which builds the image URI from it.
+The table moved here unchanged from cdk_constructs/compute/hyperpod_prerequisites.py, which builds the image URI from
+it.
 """
 
 from __future__ import annotations

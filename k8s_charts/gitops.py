@@ -7,9 +7,9 @@
   :func:`split_platform`), so no Application exceeds the capability's 150 resources.
 - Per team: AppProject ``team-<team>`` + Application ``team-<team>``: ``team_jobs_dir(path, team)`` of the team's
   repository (``delivery.team_repositories``, else ``delivery.repository``) into the team's namespace only, with
-  ``allowEmpty`` (the last job can be removed). The project allows one destination (that namespace on this cluster), no cluster-scoped kind and,
-  namespaced, only :func:`team_delivery_kinds`: the job kinds of :data:`GITOPS_JOB_KINDS` the team's own Role lets its
-  people create (so Argo CD never creates for a team what the team could not create itself).
+  ``allowEmpty`` (the last job can be removed). The project allows one destination (that namespace on this cluster), no
+  cluster-scoped kind and, namespaced, only :func:`team_delivery_kinds`: the job kinds of :data:`GITOPS_JOB_KINDS` the
+  team's own Role lets its people create (so Argo CD never creates for a team what the team could not create itself).
 - The repository: a Secret labelled ``argocd.argoproj.io/secret-type: repository`` (argo-cd v3.4.4
   docs/operator-manual/declarative-setup.md "Repositories"). Public repository: url and type only. With
   ``delivery.credentials_secret``, the Secrets Store CSI driver syncs the Secrets Manager secret into that Secret

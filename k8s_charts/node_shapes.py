@@ -1,7 +1,8 @@
 """Node shapes: every kind of node a pod can land on, and what a pod may request there.
 
 A *node kind* is one HyperPod instance group, one (Karpenter GPU pool, instance type) pair, one (Karpenter CPU
-job pool, instance type) pair, or the system node group. For each, :func:`node_kinds` derives from the config and config/data/instance_specs.yaml:
+job pool, instance type) pair, or the system node group. For each, :func:`node_kinds` derives from the config and
+config/data/instance_specs.yaml:
 
 * **capacity** as the node reports it: vCPUs (HyperPod groups: EC2 vCPUs x threads_per_core / 2, so a p5 with
   threads_per_core 1 reports 96, not 192), memory less the VM/kernel overhead, GPUs, EFA interfaces;

@@ -14,8 +14,8 @@ from k8s_charts.values import PlatformValues
 
 
 def platform_charts(scope: Construct, config: EnvironmentConfig, values: PlatformValues) -> dict[str, cdk8s.Chart]:
-    """PriorityClasses, Karpenter GPU and CPU-job capacity, team namespaces and Kueue queues, keyed by chart name (the dist file
-    name)."""
+    """PriorityClasses, Karpenter GPU and CPU-job capacity, team namespaces and Kueue queues, keyed by chart name (the
+    dist file name)."""
     k = config.kubernetes
     return {
         "priority-classes": PriorityClassesChart(scope, "priority-classes", priority_classes=k.priority_classes),

@@ -254,8 +254,8 @@ class QueueingChart(cdk8s.Chart):
                     "matchConstraints": {"resourceRules": rules},
                     "matchConditions": [
                         {
-                            # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and reading
-                            # an absent field is a CEL error, which failurePolicy Fail turns into a refusal
+                            # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and
+                            # reading an absent field is a CEL error, which failurePolicy Fail turns into a refusal
                             "name": "exclude-owned-by-a-job",
                             "expression": f"!(request.userInfo.username == '{KUBERAY_OPERATOR}' && "
                             "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
@@ -265,10 +265,10 @@ class QueueingChart(cdk8s.Chart):
                     ],
                     "validations": [
                         {
-                            "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels && "
-                            f"object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
-                            "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} to the "
-                            f"LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
+                            "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in "
+                            f"object.metadata.labels && object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
+                            "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} "
+                            f"to the LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
                         }
                     ],
                 },

@@ -49,7 +49,8 @@ def local_queue_name(tier: str) -> str:
 
 
 def queue_namespace_label(tier: str) -> str:
-    """The namespace label (:data:`LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX`) saying the namespace has ``tier``'s LocalQueue."""
+    """The namespace label (:data:`LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX`) saying the namespace has ``tier``'s
+    LocalQueue."""
     return LOCAL_QUEUE_NAMESPACE_LABEL_PREFIX + local_queue_name(tier)
 
 

@@ -95,10 +95,10 @@ class PlatformRayJob(Construct):
     program: :class:`VerlGrpoRayJob` is this with VeRL's GRPO entrypoint; `llmft` custom Ray jobs run the user's.
 
     The head and the submitter are small CPU pods without GPU tolerations: they run on a system node with room or
-    on the Karpenter CPU pool, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods without one),
-    the restricted security context and `karpenter.sh/do-not-disrupt`. The RayJob names the tier's LocalQueue;
-    Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is owned by
-    the RayJob and needs no queue of its own).
+    on the Karpenter CPU pool, never on a GPU node. Every pod carries the tier's PriorityClass (team quotas refuse pods
+    without one), the restricted security context and `karpenter.sh/do-not-disrupt`. The RayJob names the tier's
+    LocalQueue; Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is
+    owned by the RayJob and needs no queue of its own).
 
     ``ttl_seconds_after_finished`` (default 0) is how long the Ray cluster outlives the job. Kueue releases the
     job's quota as soon as KubeRay marks it Complete or Failed (Kueue v0.19.2 rayjob_controller.go `Finished`), while

@@ -108,11 +108,11 @@ of this namespace and a NetworkPolicy peer ``namespaceSelector`` on ``kubernetes
 
 
 KEDA_PAUSED_REPLICAS = "autoscaling.keda.sh/paused-replicas"
-"""ScaledObject annotation that holds its target at that many replicas and stops autoscaling until removed (kedacore/keda
-v2.19.0 apis/keda/v1alpha1/scaledobject_types.go ``PausedReplicasAnnotation``). ``llmft port-forward`` sets it to 1
-while it holds a woken endpoint: without it KEDA scales a replica that no trigger made active back to zero at its next
-poll (pkg/scaling/executor/scale_scaledobjects.go ``scaleToZeroOrIdle``: the cooldown counts from the last active
-time)."""
+"""ScaledObject annotation that holds its target at that many replicas and stops autoscaling until removed
+(kedacore/keda v2.19.0 apis/keda/v1alpha1/scaledobject_types.go ``PausedReplicasAnnotation``). ``llmft port-forward``
+sets it to 1 while it holds a woken endpoint: without it KEDA scales a replica that no trigger made active back to zero
+at its next poll (pkg/scaling/executor/scale_scaledobjects.go ``scaleToZeroOrIdle``: the cooldown counts from the last
+active time)."""
 
 
 def endpoint_url(name: str, namespace: str) -> str:

@@ -93,9 +93,10 @@ KUEUE_POD_OWNERS = (("kubeflow.org/", "PyTorchJob"), ("kubeflow.org/", "MPIJob")
 KUEUE_JOB_KINDS = ("PyTorchJob", "MPIJob", "RayJob", "RayCluster")
 OWNED_KINDS = KUEUE_JOB_KINDS + ("Job", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")
 """Every kind the workload policy matches. Kueue treats an object whose *controller* ownerReference names a kind it
-manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2 pkg/controller/jobframework/integrationmanager.go
-``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of a managed kind); ownerReferences are a plain
-metadata field anyone who may create the object may write, so only the platform's controllers may set them."""
+manages (Deployment and Pod included, now that serving is integrated) as part of that job and never queues it (v0.19.2
+pkg/controller/jobframework/integrationmanager.go ``IsOwnerManagedByKueueForObject``: ``metav1.GetControllerOf(obj)`` of
+a managed kind); ownerReferences are a plain metadata field anyone who may create the object may write, so only the
+platform's controllers may set them."""
 
 KUBERAY_NAMESPACE = "kuberay"
 KUBERAY_SERVICE_ACCOUNT = "kuberay-operator"
@@ -236,8 +237,8 @@ def _pod_rules() -> list[dict[str, str]]:
             # stops: a serving pod that skipped Kueue's pod webhook (Kueue down with failurePolicy Ignore, a webhook
             # namespaceSelector that missed): without the gate it would be scheduled at once, unqueued
             "expression": f"request.operation != 'CREATE' || !variables.serve || {_gated('object')}",
-            "message": f"a serving pod is created with Kueue's scheduling gate {KUEUE_GATE} (Kueue's pod webhook adds it "
-            f"and lifts it when the pod is admitted); this one has none: is Kueue running?",
+            "message": f"a serving pod is created with Kueue's scheduling gate {KUEUE_GATE} (Kueue's pod webhook adds "
+            f"it and lifts it when the pod is admitted); this one has none: is Kueue running?",
         },
         {
             # stops: anyone but Kueue lifting Kueue's gate (the pod would run before its quota is admitted)
@@ -247,13 +248,13 @@ def _pod_rules() -> list[dict[str, str]]:
         },
         {
             "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
-            "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips taints, "
-            "quotas of the node and Kueue's placement)",
+            "message": "pods in team namespaces are placed by the scheduler: spec.nodeName is not allowed (it skips "
+            "taints, quotas of the node and Kueue's placement)",
         },
         {
             "expression": _cpu_placement("object.spec"),
-            "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not run "
-            "on GPU or HyperPod nodes, or make Karpenter launch them",
+            "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not "
+            "run on GPU or HyperPod nodes, or make Karpenter launch them",
         },
     ]
 
@@ -266,8 +267,8 @@ _TEMPLATES = " : ".join(
         "object.spec.pytorchReplicaSpecs.map(k, object.spec.pytorchReplicaSpecs[k].template) : [])",
         "object.kind == 'MPIJob' ? (has(object.spec.mpiReplicaSpecs) ? "
         "object.spec.mpiReplicaSpecs.map(k, object.spec.mpiReplicaSpecs[k].template) : [])",
-        "object.kind == 'RayJob' ? ((has(object.spec.rayClusterSpec) ? [object.spec.rayClusterSpec.headGroupSpec.template] "
-        "+ (has(object.spec.rayClusterSpec.workerGroupSpecs) ? "
+        "object.kind == 'RayJob' ? ((has(object.spec.rayClusterSpec) ? "
+        "[object.spec.rayClusterSpec.headGroupSpec.template] + (has(object.spec.rayClusterSpec.workerGroupSpecs) ? "
         "object.spec.rayClusterSpec.workerGroupSpecs.map(w, w.template) : []) : []) + "
         "(has(object.spec.submitterPodTemplate) ? [object.spec.submitterPodTemplate] : []))",
         "object.kind == 'RayCluster' ? ([object.spec.headGroupSpec.template] + (has(object.spec.workerGroupSpecs) ? "
@@ -330,8 +331,8 @@ def _serve_rules() -> list[dict[str, str]]:
         {
             "expression": f"variables.templates.all(t, !has(t.metadata) || !has(t.metadata.labels) || "
             f"!('{WORKLOAD_PRIORITY_LABEL}' in t.metadata.labels))",
-            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed on pod templates in team namespaces: a job's "
-            f"priority is its tier's PriorityClass",
+            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed on pod templates in team namespaces: a "
+            f"job's priority is its tier's PriorityClass",
         },
     ]
 
@@ -349,14 +350,14 @@ def _workload_rules() -> list[dict[str, str]]:
         {
             "expression": f"{kueue_kind} || variables.serve || variables.serve_replicas || "
             f"!variables.templates.exists(t, has(t.spec) && {_accelerators('t.spec')})",
-            "message": f"only PyTorchJobs, MPIJobs, RayJobs, RayClusters and llmft serving Deployments (queued by Kueue) "
-            f"may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
+            "message": f"only PyTorchJobs, MPIJobs, RayJobs, RayClusters and llmft serving Deployments (queued by "
+            f"Kueue) may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
             f"other workload controllers run on CPU",
         },
         *_serve_rules(),
         {
-            "expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && variables.templates.all(t, "
-            f"has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
+            "expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && "
+            f"variables.templates.all(t, has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
             f"{tiers}[{queue}]))",
             "message": f"every pod template of a job must set priorityClassName to a class of its queue's tier "
             f"({allowed}); the job builders and llmft do",
@@ -367,8 +368,8 @@ def _workload_rules() -> list[dict[str, str]]:
             f"!has(object.spec.runPolicy.schedulingPolicy.priorityClass) || "
             f"object.spec.runPolicy.schedulingPolicy.priorityClass == '' || ({queued} && {queue} in {tiers} "
             f"&& object.spec.runPolicy.schedulingPolicy.priorityClass in {tiers}[{queue}])",
-            "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or MPIJob "
-            f"at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset",
+            "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or "
+            f"MPIJob at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset",
         },
         {
             "expression": f"!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0 || "
@@ -380,8 +381,8 @@ def _workload_rules() -> list[dict[str, str]]:
         {
             "expression": f"oldObject == null || !has(oldObject.metadata.ownerReferences) || "
             f"size(oldObject.metadata.ownerReferences) == 0 || {_controllers()}",
-            "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): only "
-            "its controller changes it; change the owning job instead",
+            "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): "
+            "only its controller changes it; change the owning job instead",
         },
         {
             "expression": "variables.templates.all(t, !has(t.spec) || !has(t.spec.nodeName) || t.spec.nodeName == '')",
@@ -389,8 +390,8 @@ def _workload_rules() -> list[dict[str, str]]:
         },
         {
             "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
-            "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): CPU "
-            "pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
+            "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): "
+            "CPU pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
         },
         {
             "expression": "object.kind != 'MPIJob' || ((!has(object.spec.runLauncherAsWorker) || "
@@ -398,20 +399,20 @@ def _workload_rules() -> list[dict[str, str]]:
             "!('Launcher' in object.spec.mpiReplicaSpecs) || "
             "!has(object.spec.mpiReplicaSpecs.Launcher.template.spec) || "
             f"!{_accelerators('object.spec.mpiReplicaSpecs.Launcher.template.spec')}))",
-            "message": f"an MPIJob's launcher runs on CPU in team namespaces: MPI Operator v0.8 creates the launcher as a "
-            f"batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
-            f"with GPUs would never start; give GPUs to the Worker replicas only and leave "
-            f"runLauncherAsWorker false",
+            "message": f"an MPIJob's launcher runs on CPU in team namespaces: MPI Operator v0.8 creates the launcher "
+            f"as a batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
+            f"with GPUs would never start; give GPUs to the Worker replicas only and leave runLauncherAsWorker false",
         },
         {
             "expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
             f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
-            "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once (spec.parallelism)",
+            "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once "
+            f"(spec.parallelism)",
         },
         {
             "expression": f"!has(object.metadata.labels) || !('{WORKLOAD_PRIORITY_LABEL}' in object.metadata.labels)",
-            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is its "
-            f"tier's PriorityClass",
+            "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is "
+            f"its tier's PriorityClass",
         },
         {
             "expression": f"{ray} == null || (has({ray}.authOptions) && has({ray}.authOptions.mode) && "
@@ -480,9 +481,9 @@ def _scaled_object_rules() -> list[dict[str, str]]:
             f"(!has({_TARGET}.apiVersion) || {_TARGET}.apiVersion == 'apps/v1') && "
             f"{_label('object.metadata', serving.COMPONENT_LABEL)} == '{serving.SERVE_COMPONENT}' && "
             f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == object.metadata.name)",
-            "message": f"a ScaledObject in a team namespace scales the serving Deployment of its own name (scaleTargetRef "
-            f"apps/v1 Deployment <name>) and is labelled {serving.COMPONENT_LABEL}: {serving.SERVE_COMPONENT}, "
-            f"{serving.SERVE_NAME_LABEL}: <name>; `llmft submit` renders it so",
+            "message": f"a ScaledObject in a team namespace scales the serving Deployment of its own name "
+            f"(scaleTargetRef apps/v1 Deployment <name>) and is labelled {serving.COMPONENT_LABEL}: "
+            f"{serving.SERVE_COMPONENT}, {serving.SERVE_NAME_LABEL}: <name>; `llmft submit` renders it so",
         },
         # stops: KEDA's default of 100 replicas, a fallback or a pin above the cap
         {
@@ -500,8 +501,8 @@ def _scaled_object_rules() -> list[dict[str, str]]:
             "expression": so + f"{_SO}.triggers.all(t, t.type == 'aws-cloudwatch' && !has(t.authenticationRef) && "
             f"has(t.metadata) && t.metadata.all(k, k in {_cel_list(CLOUDWATCH_TRIGGER_KEYS)}) && "
             f"'identityOwner' in t.metadata && t.metadata['identityOwner'] == 'operator')",
-            "message": f"ScaledObject triggers in team namespaces are aws-cloudwatch triggers with identityOwner: operator, "
-            f"no authenticationRef, and only the metadata keys {', '.join(CLOUDWATCH_TRIGGER_KEYS)}",
+            "message": f"ScaledObject triggers in team namespaces are aws-cloudwatch triggers with identityOwner: "
+            f"operator, no authenticationRef, and only the metadata keys {', '.join(CLOUDWATCH_TRIGGER_KEYS)}",
         },
         # stops: reading another namespace's (another team's) metrics with KEDA's role
         {

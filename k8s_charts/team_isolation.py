@@ -7,9 +7,10 @@
   namespace label) keeps pods non-root, unprivileged and off hostPath; this policy pins the identity.
 - NetworkPolicies (enforced by the VPC CNI's network policy agent, turned on in cdk_constructs/compute/eks_cluster.py):
   default deny in both directions, then allow: within the namespace (NCCL, torchrun rendezvous, Ray GCS/workers),
-  the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), DNS to CoreDNS, the EKS Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS
-  endpoints, S3 through the gateway endpoint, the MLflow load balancer, Hugging Face). FSx for Lustre traffic is the
-  node's kernel client, not pod traffic. The training operator and Kueue only talk to the API server.
+  the KubeRay operator to Ray head pods on the dashboard port (RayJob submission and status), DNS to CoreDNS, the EKS
+  Pod Identity agent (169.254.170.23:80), and HTTPS anywhere (AWS endpoints, S3 through the gateway endpoint, the MLflow
+  load balancer, Hugging Face). FSx for Lustre traffic is the node's kernel client, not pod traffic. The training
+  operator and Kueue only talk to the API server.
 
 - ValidatingAdmissionPolicy + binding ``llmft-team-supplemental-groups`` (one for all team namespaces): pods set
   ``securityContext.supplementalGroupsPolicy: Strict``, so a process gets only the groups of the pod spec, not the
@@ -178,8 +179,9 @@ class TeamIdentityPolicy(Construct):
 def strict_groups_rules() -> list[dict[str, str]]:
     return [
         {
-            "expression": "has(object.spec.securityContext) && has(object.spec.securityContext.supplementalGroupsPolicy) "
-            "&& object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
+            "expression": "has(object.spec.securityContext) && "
+            "has(object.spec.securityContext.supplementalGroupsPolicy) && "
+            "object.spec.securityContext.supplementalGroupsPolicy == 'Strict'",
             "message": "pods in team namespaces must set spec.securityContext.supplementalGroupsPolicy: Strict (the "
             "image's /etc/group may not add groups)",
         }

@@ -165,7 +165,9 @@ class ExistingClusterStudioStack(StudioStack):
                 resources=["*"],
                 conditions={
                     "ArnLike": {
-                        "kms:EncryptionContext:aws:logs:arn": f"arn:{Aws.PARTITION}:logs:{config.region}:{config.account}:log-group:*"
+                        "kms:EncryptionContext:aws:logs:arn": (
+                            f"arn:{Aws.PARTITION}:logs:{config.region}:{config.account}:log-group:*"
+                        )
                     }
                 },
             )

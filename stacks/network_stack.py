@@ -50,11 +50,13 @@ class NetworkStack(PlatformStack):
                 principals=[iam.ServicePrincipal(f"logs.{config.region}.amazonaws.com")],
                 actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
                 resources=["*"],
-                # CloudWatch Logs User Guide, "Encrypt log data in CloudWatch Logs using AWS KMS": the encryption context
-                # names the log group, so the key serves only this account's groups in this region
+                # CloudWatch Logs User Guide, "Encrypt log data in CloudWatch Logs using AWS KMS": the encryption
+                # context names the log group, so the key serves only this account's groups in this region
                 conditions={
                     "ArnLike": {
-                        "kms:EncryptionContext:aws:logs:arn": f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"
+                        "kms:EncryptionContext:aws:logs:arn": (
+                            f"arn:{Aws.PARTITION}:logs:{config.region}:{Aws.ACCOUNT_ID}:log-group:*"
+                        )
                     }
                 },
             )

@@ -93,12 +93,13 @@ def test_shared_address_space_is_a_valid_secondary() -> None:
     [
         (
             {"network": {"hyperpod": {"subnet_mask": 12}}},
-            r"network\.hyperpod\.subnet_mask /12 does not fit network\.hyperpod\.secondary_cidr 10\.1\.0\.0/16; use a mask "
-            r"between /16 and /28",
+            r"network\.hyperpod\.subnet_mask /12 does not fit network\.hyperpod\.secondary_cidr 10\.1\.0\.0/16; use a "
+            r"mask between /16 and /28",
         ),
         (
             {"network": {"private_subnet_mask": 16}},
-            r"network\.private_subnet_mask /16 does not fit network\.vpc_cidr 10\.0\.0\.0/16; use a mask between /17 and /28",
+            r"network\.private_subnet_mask /16 does not fit network\.vpc_cidr 10\.0\.0\.0/16; use a mask between /17 "
+            r"and /28",
         ),
         (
             {"network": {"private_subnet_mask": 17}},

@@ -305,8 +305,8 @@ _GPU_POOL = load_config("dev").kubernetes.gpu_node_pools[-1].name  # a shipped G
     [
         (
             {"instance_types": ["t3.xlarge"]},
-            r"kubernetes\.cpu_node_pool\.instance_types 't3\.xlarge' is not a current-generation general-purpose type; use "
-            r"an m6 or later family such as 'm7i\.xlarge'",
+            r"kubernetes\.cpu_node_pool\.instance_types 't3\.xlarge' is not a current-generation general-purpose type; "
+            r"use an m6 or later family such as 'm7i\.xlarge'",
         ),
         ({"instance_types": ["m5.xlarge"]}, r"'m5\.xlarge' is not a current-generation general-purpose type"),
         ({"instance_types": ["g5.xlarge"]}, r"'g5\.xlarge' is not a current-generation general-purpose type"),
@@ -316,7 +316,8 @@ _GPU_POOL = load_config("dev").kubernetes.gpu_node_pools[-1].name  # a shipped G
         ),
         (
             {"instance_types": ["m7i.48xlarge"]},
-            r"kubernetes\.cpu_node_pool\.instance_types 'm7i\.48xlarge' has no specs in config/data/instance_specs\.yaml",
+            r"kubernetes\.cpu_node_pool\.instance_types 'm7i\.48xlarge' has no specs in "
+            r"config/data/instance_specs\.yaml",
         ),
         ({"instance_types": ["ml.m7i.xlarge"]}, r"'ml\.m7i\.xlarge' is a SageMaker \(ml\.\) type.*without 'ml\.'"),
         ({"instance_types": []}, r"kubernetes\.cpu_node_pool\.instance_types is empty; list at least one"),

@@ -485,7 +485,7 @@ def test_isolation(env: str, a: str, b: str, channel: str, request: pytest.Fixtu
         assert not reach, f"{a} reaches {b} through {channel}: {evidence}"
 
 
-# ---- capacity and guard-rail rows (issue 21) ---------------------------------------------------------------------------
+# ---- capacity and guard-rail rows (issue 21) -------------------------------------------------------------------------
 # Per team: what a member of the team may try with the permissions the platform grants (its access entries' groups
 # and access policies, read from the studio template) against the objects the compute stack applies (RBAC, the
 # admission policies' CEL run with cel-python, the ResourceQuota and LimitRange). A row holds when every layer it

@@ -569,15 +569,16 @@ PLATFORM = {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["prod
     [
         (
             teams({**RESEARCH, "gpu_shares": {"h100-spot": 4}}, PLATFORM),
-            r"kubernetes\.teams\[ml-research\]\.gpu_shares names unknown capacity \['h100-spot'\]; shares are keyed by a "
-            r"GPU instance group .* gpu-workers, h100-on-demand, a100-spot",
+            r"kubernetes\.teams\[ml-research\]\.gpu_shares names unknown capacity \['h100-spot'\]; shares are keyed by "
+            r"a GPU instance group .* gpu-workers, h100-on-demand, a100-spot",
         ),
         (
             teams(
                 {**RESEARCH, "gpu_shares": {"h100-on-demand": 12}}, {**PLATFORM, "gpu_shares": {"h100-on-demand": 8}}
             ),
-            r"gpu_shares on 'h100-on-demand' add up to 20 GPUs \(ml-research: 12, hyperpod-platform: 8\), more than the 16 "
-            r"GPUs 'h100-on-demand' can hold \(kubernetes\.gpu_node_pools\); lower the shares or raise the gpu_limit",
+            r"gpu_shares on 'h100-on-demand' add up to 20 GPUs \(ml-research: 12, hyperpod-platform: 8\), more than "
+            r"the 16 GPUs 'h100-on-demand' can hold \(kubernetes\.gpu_node_pools\); lower the shares or raise the "
+            r"gpu_limit",
         ),
         (
             teams(RESEARCH, {**PLATFORM, "gpu_shares": {"gpu-workers": 2}}),
@@ -594,8 +595,8 @@ PLATFORM = {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["prod
         ),
         (
             teams({**RESEARCH, "allowed_tiers": ["research"], "borrowing": False, "gpu_shares": {}}, PLATFORM),
-            r"kubernetes\.teams\[ml-research\] may not borrow \(borrowing: false\) and has no gpu_shares on any capacity "
-            r"of its 'research' tier \(gpu-workers, a100-spot\)",
+            r"kubernetes\.teams\[ml-research\] may not borrow \(borrowing: false\) and has no gpu_shares on any "
+            r"capacity of its 'research' tier \(gpu-workers, a100-spot\)",
         ),
         (
             teams({**RESEARCH, "gpu_shares": {"a100-spot": -1}}, PLATFORM),

@@ -437,7 +437,9 @@ BAD_CONFIGS = [
         {
             "mlflow": {
                 "endpoint": {
-                    "certificate_arn": "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000"
+                    "certificate_arn": (
+                        "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000"
+                    )
                 }
             }
         },
@@ -448,7 +450,9 @@ BAD_CONFIGS = [
         {
             "mlflow": {
                 "endpoint": {
-                    "certificate_arn": "arn:aws:acm:us-east-1:210987654321:certificate/00000000-0000-4000-8000-000000000000"
+                    "certificate_arn": (
+                        "arn:aws:acm:us-east-1:210987654321:certificate/00000000-0000-4000-8000-000000000000"
+                    )
                 }
             }
         },

@@ -321,10 +321,9 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
 def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) -> list[list[str]] | None:
     """Largest pods first (CPU, then memory), each onto the fitting node with the most free CPU - the spreading the
     default scheduler's NodeResourcesFit `LeastAllocated` scoring does - into ``nodes`` nodes of ``allocatable``, or
-    None. Replicas
-    of one Deployment go to different nodes: Karpenter's chart requires it (v1.14.1 charts/karpenter/values.yaml:100-102,
-    podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2 replicas (cdk_constructs/compute/kueue.py
-    SPREAD_BY_NODE, maxSkew 1), the other controllers run one replica."""
+    None. Replicas of one Deployment go to different nodes: Karpenter's chart requires it (v1.14.1
+    charts/karpenter/values.yaml:100-102, podAntiAffinity on kubernetes.io/hostname), Kueue's spread does with 2
+    replicas (cdk_constructs/compute/kueue.py SPREAD_BY_NODE, maxSkew 1), the other controllers run one replica."""
     free = [allocatable] * nodes
     placed: list[list[str]] = [[] for _ in range(nodes)]
     for name, request in sorted(pods, key=lambda p: (p[1].cpu_m, p[1].memory_mib), reverse=True):

@@ -199,24 +199,46 @@ UPSTREAM = Path(__file__).parent / "upstream"
 CHART = UPSTREAM / "amazon-cloudwatch-observability-6.4.0"
 AGENT_GOLDEN = UPSTREAM / "amazon-cloudwatch-agent-v1.300070.0"
 UPSTREAM_SHA256 = {
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.json": "0e5fdc6f967a7f3d5237b9c9c85dea150ee98e39b6de39f6795f2a06c1d43d81",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.yaml": "2ac5cb63d2f7b15070bf8409b3ee548dbc27d89086facb7da4e210c2df1fab96",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.json": "5f75b7bc50e4bde7441d04ccac138df19b28656cb1f04ab4524b19f679a036bf",
-    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.yaml": "448c9b34ebf7f440cce935fd79b3684f26989f58fc128f308c6e1e72ecaa3e47",
-    "amazon-cloudwatch-observability-6.4.0/Chart.yaml": "6cc3852512783c033672739fab6e012b57c0e633c1355f3e2f48730fd5c6b354",
-    "amazon-cloudwatch-observability-6.4.0/templates/_helpers.tpl": "e644f643a30d6b21f054c2aaa248f4a8e6a2107b0077c732994a1e1d58b8efef",
-    "amazon-cloudwatch-observability-6.4.0/templates/linux/cloudwatch-agent-custom-resource.yaml": "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27",
-    "amazon-cloudwatch-observability-6.4.0/values.yaml": "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6",
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.json": (
+        "0e5fdc6f967a7f3d5237b9c9c85dea150ee98e39b6de39f6795f2a06c1d43d81"
+    ),
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_gpu_config.yaml": (
+        "2ac5cb63d2f7b15070bf8409b3ee548dbc27d89086facb7da4e210c2df1fab96"
+    ),
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.json": (
+        "5f75b7bc50e4bde7441d04ccac138df19b28656cb1f04ab4524b19f679a036bf"
+    ),
+    "amazon-cloudwatch-agent-v1.300070.0/emf_and_kubernetes_with_kueue_config.yaml": (
+        "448c9b34ebf7f440cce935fd79b3684f26989f58fc128f308c6e1e72ecaa3e47"
+    ),
+    "amazon-cloudwatch-observability-6.4.0/Chart.yaml": (
+        "6cc3852512783c033672739fab6e012b57c0e633c1355f3e2f48730fd5c6b354"
+    ),
+    "amazon-cloudwatch-observability-6.4.0/templates/_helpers.tpl": (
+        "e644f643a30d6b21f054c2aaa248f4a8e6a2107b0077c732994a1e1d58b8efef"
+    ),
+    "amazon-cloudwatch-observability-6.4.0/templates/linux/cloudwatch-agent-custom-resource.yaml": (
+        "39a99a44ea626099dd99ff4ea99e8fb3e06c28fa5b3bf64f673bd07d64f3fd27"
+    ),
+    "amazon-cloudwatch-observability-6.4.0/values.yaml": (
+        "451a7eaee8dc3be6d6b3cab5366ea99c24362044cf59568c9aab11f6623256c6"
+    ),
     "kueue-0.19.2/Chart.yaml": "8bb13af25a6d9a72490b4b09bd547bd59c648eb54c734bedce633963d851a128",
     "kueue-0.19.2/values.yaml": "b09fa9b4ab3db548fab0cddffae88f71599f4f3697b3635a044c2d531b2e97c0",
     "kueue-0.19.2/templates/_helpers.tpl": "6e5ba25476e96fec20385b618a72874b5ed8e11a0ea2546f0aa0e5d9f7d8a102",
-    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml": "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906",
-    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go": "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7",
+    "kueue-0.19.2/templates/manager/auth_proxy_service.yaml": (
+        "fff56c7d6b53c69177f4577869453d004d280275502ae7759fc93a5f835dc906"
+    ),
+    "awscontainerinsightskueuereceiver/kueue_prometheus_scraper.go": (
+        "32ef6d03411193be03e98be1a3a2384c1e4c584a6e3bbf48d8a950432b3678b7"
+    ),
     "sagemaker-hyperpod-cli-011ca927/Chart.yaml": "09af7cc28919751996160b9557b711f247dc595317b2d1d3e3629e43c9ae85f0",
     "argo-workflows-1.0.18/Chart.yaml": "895610993d02c960042cc1c2b284492b5ecb903ab9ebb7a89a3be7e35925130a",
     "argo-workflows-1.0.18/values.yaml": "767fffe7ffa99d1d92a5cf51ef61315e6df63c79420195055eac3d28ce1796ed",
     "argo-workflows-1.0.18/templates/_helpers.tpl": "da2670d7235f74cdbe71981968ca77d4b4e35943aca618cfe6da5021a5966b9a",
-    "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml": "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850",
+    "argo-workflows-1.0.18/templates/controller/workflow-controller-service.yaml": (
+        "9e2fb4fc174d1d6b354d1c269d3ccba445c23fffb99c103a0d0af8cebae46850"
+    ),
     "keda-2.19.0/Chart.yaml": "7a730ac583d2326a05e51739dcd12ff0ad180e3ee9b0f8e462ddd378379beabc",
     "keda-2.19.0/values.yaml": "0675ee5518b3de9b66338f9e2c5ee16eef764fd822fb4d17f82572866a86ec63",
 }

@@ -198,7 +198,7 @@ def test_trusted_controllers_are_the_platforms_own() -> None:
             assert not any(f":{team.namespace}:" in user for user in PLATFORM_CONTROLLERS)
 
 
-# ---- 2. priority from runPolicy ----------------------------------------------------------------------------------------
+# ---- 2. priority from runPolicy --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -215,7 +215,7 @@ def test_run_policy_priority_class_is_bound_to_the_tier(env: str) -> None:
             assert bool(found) == (name not in allowed), (job["kind"], allowed, name)
 
 
-# ---- 3. CPU pods -------------------------------------------------------------------------------------------------------
+# ---- 3. CPU pods -----------------------------------------------------------------------------------------------------
 
 
 def cpu_template(env: str) -> dict[str, Any]:
@@ -300,7 +300,7 @@ def test_platform_controllers_outrank_every_team_priority() -> None:
         assert f"priorityClassName: {CONTROLLER_PRIORITY_CLASS}" in (CHART_DIR / "templates" / template).read_text()
 
 
-# ---- 4. object counts --------------------------------------------------------------------------------------------------
+# ---- 4. object counts ------------------------------------------------------------------------------------------------
 
 
 def _quota_key(group: str, resource: str) -> set[str]:
@@ -370,7 +370,7 @@ def test_batch_job_parallelism_is_capped(env: str) -> None:
     assert MAX_JOB_PARALLELISM <= OBJECT_QUOTA["pods"]
 
 
-# ---- 5. ServiceAccount tokens ------------------------------------------------------------------------------------------
+# ---- 5. ServiceAccount tokens ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)

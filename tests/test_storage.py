@@ -122,7 +122,8 @@ def test_one_data_repository_association_per_team(env_synth: Synth) -> None:
 
 
 def test_data_repository_paths_follow_fsx_rules() -> None:
-    """FSx refuses nesting file system paths and a ninth association per file system (CreateDataRepositoryAssociation)."""
+    """FSx refuses nesting file system paths and a ninth association per file system
+    (CreateDataRepositoryAssociation)."""
     stack = cdk.Stack(cdk.App(), "T")
     vpc = ec2.Vpc(stack, "Vpc", max_azs=1, nat_gateways=0)
     fs = SharedFileSystem(

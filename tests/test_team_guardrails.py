@@ -410,7 +410,7 @@ def test_team_role_is_exactly_what_a_team_needs(env: str) -> None:
     assert not [d for d in m if d["kind"] in ("ClusterRole", "ClusterRoleBinding")]
 
 
-# ---- quotas ------------------------------------------------------------------------------------------------------------
+# ---- quotas ----------------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)

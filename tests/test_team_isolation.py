@@ -1,5 +1,5 @@
-"""NetworkPolicies of the team namespaces (k8s_charts/team_isolation.py), evaluated with NetworkPolicy semantics over the
-manifests the compute stack applies: what a team's pods may reach, and who may reach them."""
+"""NetworkPolicies of the team namespaces (k8s_charts/team_isolation.py), evaluated with NetworkPolicy semantics over
+the manifests the compute stack applies: what a team's pods may reach, and who may reach them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Every role an AWS service assumes, in every template of every environment, carries the confused-deputy conditions
-its service documents (cdk_constructs/governance/trust_conditions.py), or its service is listed as unconditioned with a reason."""
+its service documents (cdk_constructs/governance/trust_conditions.py), or its service is listed as unconditioned with a
+reason."""
 
 from __future__ import annotations
 

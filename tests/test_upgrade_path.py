@@ -1,6 +1,7 @@
-"""The places a Kubernetes minor-version change touches (docs/deploying.md "Upgrading Kubernetes") agree with each other: every
-supported version has a kubectl Lambda layer pinned in requirements.txt and mapped in the EKS construct, a Studio
-kubectl pin, and the default add-on pins match the default version; docs/deploying.md's runbook names every place."""
+"""The places a Kubernetes minor-version change touches (docs/deploying.md "Upgrading Kubernetes") agree with each
+other: every supported version has a kubectl Lambda layer pinned in requirements.txt and mapped in the EKS construct, a
+Studio kubectl pin, and the default add-on pins match the default version; docs/deploying.md's runbook names every
+place."""
 
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ class Plan:
     keep: list[str] = field(default_factory=list)
     team_files: dict[str, list[str]] = field(default_factory=dict)
     """What each team's Application syncs from the checkout: team -> its job and pipeline (Workflow) files."""
-    """Placeholder files (repository-relative) that keep every team's job folder in Git (k8s_charts.gitops.KEEP_FILE)."""
+    """Placeholder files (repository-relative) that keep every team's job folder in Git
+    (k8s_charts.gitops.KEEP_FILE)."""
 
     @property
     def differs(self) -> bool:

@@ -3,8 +3,9 @@ installed on the environment's EKS cluster.
 
 Why: the add-on ``amazon-sagemaker-hyperpod-taskgovernance`` packages its own Kueue (v1.6.0-eksbuild.1: Kueue v0.19.2;
 SageMaker Developer Guide, "Upgrade the task governance add-on") in ``kueue-system`` - the namespace, CRDs and
-webhooks this platform's Kueue release owns (cdk_constructs/compute/kueue.py). Two owners of one controller overwrite each
-other's configuration on every deploy or add-on update. docs/deploying.md "Deploying an environment" says how to choose.
+webhooks this platform's Kueue release owns (cdk_constructs/compute/kueue.py). Two owners of one controller overwrite
+each other's configuration on every deploy or add-on update. docs/deploying.md "Deploying an environment" says how to
+choose.
 
 Only read calls (``eks:ListAddons``); a cluster that does not exist yet (first deploy) passes. Usage:
 ``python -m tools.predeploy --env dev``; exit 0 = go, 1 = refused (message names the add-on and the fix),

@@ -1,4 +1,5 @@
-"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store CSI, KEDA, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD)."""
+"""Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store
+CSI, KEDA, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD)."""
 
 from __future__ import annotations
 

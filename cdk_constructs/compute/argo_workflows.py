@@ -88,8 +88,8 @@ ARGO_WORKFLOWS = AddOn(
 
 
 class ArgoWorkflows(Construct):
-    """Installs :data:`ARGO_WORKFLOWS`: chart ``argo-workflows`` :data:`~config.charts.ARGO_WORKFLOWS_CHART_VERSION` in namespace
-    :data:`ARGO_WORKFLOWS_NAMESPACE` (attribute ``release``).
+    """Installs :data:`ARGO_WORKFLOWS`: chart ``argo-workflows`` :data:`~config.charts.ARGO_WORKFLOWS_CHART_VERSION` in
+    namespace :data:`ARGO_WORKFLOWS_NAMESPACE` (attribute ``release``).
 
     :param cluster: the EKS cluster. Required.
     :param node_selector: the system nodes. Default: any node.

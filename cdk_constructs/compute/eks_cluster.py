@@ -111,7 +111,8 @@ class PlatformEksCluster(Construct):
     :param log_encryption_key: KMS key of the control-plane log group (its policy must admit CloudWatch Logs).
         Default: CloudWatch Logs' own encryption.
     :param log_retention: retention of the control-plane log group, default one month.
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (the cluster holds every workload's state).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan) (the cluster holds every workload's state).
 
     The control-plane log group ``/aws/eks/<cluster_name>/cluster`` (``control_plane_log_group``) is created before
     the cluster: EKS writes into an existing group of that name and would otherwise create one without encryption or

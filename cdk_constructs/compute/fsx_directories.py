@@ -22,7 +22,7 @@ _PATH = re.compile(r"(/[A-Za-z0-9][A-Za-z0-9._-]{0,62})+")
 _MODE = re.compile(r"[0-7]{3,4}")
 
 
-_RECONCILE = r"""set -u
+_RECONCILE = """set -u
 ROOT=%(root)s
 refused=0
 refuse() { echo "REFUSED $ROOT$1: $2" >&2; refused=$((refused + 1)); }
@@ -37,12 +37,14 @@ reconcile() {
     set -f; old_ifs=$IFS; IFS=/
     for name in ${1#/}; do
         IFS=$old_ifs
-        if [ -L "$name" ]; then refuse "$1" "$here/$name is a symbolic link (never followed; remove it)"; set +f; return 0; fi
+        if [ -L "$name" ]; then refuse "$1" "$here/$name is a symbolic link (never followed; remove it)"; \
+set +f; return 0; fi
         [ -e "$name" ] || mkdir "$name" 2>/dev/null || true
         if [ -L "$name" ] || [ ! -d "$name" ]; then refuse "$1" "$here/$name is not a directory"; set +f; return 0; fi
         cd -P -- "$name" || { refuse "$1" "cannot enter $here/$name"; set +f; return 0; }
         here="$here/$name"
-        if [ "$(pwd -P)" != "$here" ]; then refuse "$1" "$here resolved to $(pwd -P) while entered"; set +f; return 0; fi
+        if [ "$(pwd -P)" != "$here" ]; then refuse "$1" "$here resolved to $(pwd -P) while entered"; \
+set +f; return 0; fi
         IFS=/
     done
     IFS=$old_ifs; set +f

@@ -96,7 +96,9 @@ class HyperPodCluster(Construct):
     :param node_recovery: ``Automatic`` (default) or ``None``.
     :param prerequisites: what must exist on the EKS cluster before HyperPod is created (a CloudFormation
         dependency is added on each).
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (nodes hold running jobs; deleting the stack must not kill them).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan) (nodes hold running jobs; deleting the stack must
+        not kill them).
     """
 
     def __init__(

@@ -168,17 +168,17 @@ EFA_DEVICE_PLUGIN = AddOn(
 class HyperPodPrerequisites(Construct):
     """Installs, from pinned sources, what HyperPod requires on the cluster:
 
-    - ``dependencies``: :data:`HYPERPOD_DEPENDENCIES`, our chart ``charts/hyperpod-prerequisites`` (S3 asset): the health-monitoring agent
-      (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and hyperpod-patching RBAC, the Kubeflow
-      training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.8.2 (MPIJob CRD). These are published only inside a git repository, so the chart
-      is ours (see its README);
+    - ``dependencies``: :data:`HYPERPOD_DEPENDENCIES`, our chart ``charts/hyperpod-prerequisites`` (S3 asset): the
+      health-monitoring agent (namespace ``aws-hyperpod``), the deep-health-check, job-auto-restart and
+      hyperpod-patching RBAC, the Kubeflow training operator v1.7.0 (PyTorchJob CRD) and the MPI operator v0.8.2 (MPIJob
+      CRD). These are published only inside a git repository, so the chart is ours (see its README);
     - ``nvidia_device_plugin``: :data:`NVIDIA_DEVICE_PLUGIN`, NVIDIA's chart from its Helm repository;
     - ``efa_device_plugin``: :data:`EFA_DEVICE_PLUGIN`, the EFA device plugin chart from the EKS charts repository.
 
     The EFA plugin is scheduled on HyperPod ml.* GPU nodes and on Karpenter's NVIDIA nodes; the NVIDIA plugin on
-    HyperPod's, and on Karpenter's only when their AMI does not bring its own (:func:`karpenter_ami_ships_nvidia_plugin`):
-    every GPU node runs exactly one NVIDIA device plugin. Both tolerate any taint. Make the HyperPod cluster depend on
-    ``self`` (see :attr:`releases`).
+    HyperPod's, and on Karpenter's only when their AMI does not bring its own
+    (:func:`karpenter_ami_ships_nvidia_plugin`): every GPU node runs exactly one NVIDIA device plugin. Both tolerate any
+    taint. Make the HyperPod cluster depend on ``self`` (see :attr:`releases`).
 
     :param cluster: the EKS cluster.
     :param region: the cluster's region (selects the health-monitoring agent image).

@@ -46,16 +46,16 @@ METRICS_PORT_NAME = "https"
 the controller serves it with TLS and authn/authz, cmd/kueue/main.go ``SecureServing: true``,
 ``filters.WithAuthenticationAndAuthorization``).
 
-How the metrics reach CloudWatch: the platform's own Prometheus scraper (cdk_constructs/observability/container_insights.py, job
-``kueue``) discovers this Service's endpoints by name and port and scrapes them over HTTPS with its service-account
-token (the add-on's ``cloudwatch-agent`` ClusterRole grants ``get`` on the ``/metrics`` non-resource URL, chart
-amazon-cloudwatch-observability-6.4.0 templates/cloudwatch-agent-clusterrole.yaml). The agent's built-in Kueue
-scraper is not used: it selects Services labelled ``app.kubernetes.io/component=controller``
-(amazon-contributing/opentelemetry-collector-contrib receiver/awscontainerinsightskueuereceiver
-kueue_prometheus_scraper.go ``kueueComponentLabelSelector``) while the chart labels this Service
-``app.kubernetes.io/component: metrics-service`` (_helpers.tpl ``kueue.metricsService.labels``) and ignores the
-``metricsService.labels`` value (the template never reads it). tests/test_kueue_metrics.py renders the chart with helm
-and checks both."""
+How the metrics reach CloudWatch: the platform's own Prometheus scraper
+(cdk_constructs/observability/container_insights.py, job ``kueue``) discovers this Service's endpoints by name and port
+and scrapes them over HTTPS with its service-account token (the add-on's ``cloudwatch-agent`` ClusterRole grants ``get``
+on the ``/metrics`` non-resource URL, chart amazon-cloudwatch-observability-6.4.0
+templates/cloudwatch-agent-clusterrole.yaml). The agent's built-in Kueue scraper is not used: it selects Services
+labelled ``app.kubernetes.io/component=controller`` (amazon-contributing/opentelemetry-collector-contrib
+receiver/awscontainerinsightskueuereceiver kueue_prometheus_scraper.go ``kueueComponentLabelSelector``) while the chart
+labels this Service ``app.kubernetes.io/component: metrics-service`` (_helpers.tpl ``kueue.metricsService.labels``) and
+ignores the ``metricsService.labels`` value (the template never reads it). tests/test_kueue_metrics.py renders the chart
+with helm and checks both."""
 KUEUE_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
 """What the scheduler reserves per replica on the system nodes (the chart's default is 500m / 512Mi, v0.19.2
 charts/kueue/values.yaml; Helm merges this into it, so its limits of 2 CPU / 512Mi stay and the leader can burst).

@@ -56,8 +56,8 @@ with EKS Pod Identity, hence the agent)."""
 
 
 class SecretsStoreCsiDriver(Construct):
-    """Installs :data:`SECRETS_STORE`, chart :data:`ASCP_CHART` ``version`` (default :data:`ASCP_VERSION`; the AWS provider, with the Secrets Store CSI driver
-    and its CRDs as a dependency) into ``kube-system``.
+    """Installs :data:`SECRETS_STORE`, chart :data:`ASCP_CHART` ``version`` (default :data:`ASCP_VERSION`; the AWS
+    provider, with the Secrets Store CSI driver and its CRDs as a dependency) into ``kube-system``.
 
     Why Helm and not the EKS add-on ``aws-secrets-store-csi-driver-provider``: the add-on accepts
     ``secrets-store-csi-driver.syncSecret.enabled`` but does not pass it to the bundled driver, so no Secret is ever

@@ -1,4 +1,5 @@
-"""Cross-cutting rules every layer uses: compliance suppressions, cdk-nag acknowledgements, IAM trust conditions, Lambda log groups, log retention."""
+"""Cross-cutting rules every layer uses: compliance suppressions, cdk-nag acknowledgements, IAM trust conditions, Lambda
+log groups, log retention."""
 
 from __future__ import annotations
 

@@ -61,8 +61,8 @@ _CDK_HANDLER_SKIPS = {
 def annotate_cdk_managed_handlers(stack: Stack, *clusters: IConstruct) -> None:
     """Record why checkov's Lambda checks do not apply to aws-cdk-lib's own deploy-time handlers, whose
     properties this project does not control: the BucketDeployment and default-security-group singletons of
-    ``stack`` and the kubectl provider of each of ``clusters``. Our own functions are annotated where they are defined. Only those subtrees are walked:
-    every visited construct costs a call into the jsii kernel."""
+    ``stack`` and the kubectl provider of each of ``clusters``. Our own functions are annotated where they are defined.
+    Only those subtrees are walked: every visited construct costs a call into the jsii kernel."""
     roots = [c for c in stack.node.children if c.node.id.startswith(_CDK_SINGLETONS)]
     roots += [p for p in (c.node.try_find_child("KubectlProvider") for c in clusters) if p is not None]
     for root in roots:

@@ -28,8 +28,9 @@ def govern_handler_logs(
 ) -> list[CfnResource]:
     """Give every Lambda function of aws-cdk-lib's handlers in ``stack`` (and of each cluster's kubectl provider) a
     log group with ``retention_days`` (a CloudWatch Logs value) and ``encryption_key``. Log groups the library
-    already created are overridden; functions without one get a new group, wired through ``LoggingConfig.LogGroup``. Without a key,
-    ``no_key_reason`` is recorded beside each group (checkov CKV_AWS_158). Returns the log groups (L1)."""
+    already created are overridden; functions without one get a new group, wired through ``LoggingConfig.LogGroup``.
+    Without a key, ``no_key_reason`` is recorded beside each group (checkov CKV_AWS_158). Returns the log groups
+    (L1)."""
     roots = [c for c in stack.node.children if c.node.id.startswith(_SINGLETONS)]
     roots += [p for p in (c.node.try_find_child("KubectlProvider") for c in clusters) if p is not None]
     groups: list[CfnResource] = []

@@ -4,9 +4,9 @@ cdk-nag v3 matches an acknowledgement only by the full finding ID, e.g.
 ``AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonEKSWorkerNodePolicy]``;
 these helpers build those IDs so the call sites stay readable.
 
-For your own constructs (docs/extending.md "Extending a construct"): :func:`acknowledge` takes finding IDs as cdk-nag prints
-them without the ``AwsSolutions::AwsSolutions-`` prefix; :func:`acknowledge_prefix_wildcard` acknowledges the IAM5
-finding of ``<bucket ARN>/<prefix>*`` also when the bucket is in another stack (its ARN is then a cross-stack
+For your own constructs (docs/extending.md "Extending a construct"): :func:`acknowledge` takes finding IDs as cdk-nag
+prints them without the ``AwsSolutions::AwsSolutions-`` prefix; :func:`acknowledge_prefix_wildcard` acknowledges the
+IAM5 finding of ``<bucket ARN>/<prefix>*`` also when the bucket is in another stack (its ARN is then a cross-stack
 expression known only at synth); :func:`acknowledge_grant` acknowledges the wildcard actions of an ``iam.Grant``
 (``s3:GetObject*``, ``kms:GenerateDataKey*``, ...) on the grantee, with your reason.
 """

@@ -14,11 +14,11 @@ Each service principal gets the conditions its own documentation says it sets wh
 - ``codebuild.amazonaws.com`` (the image build projects' roles): ``aws:SourceAccount`` and ``aws:SourceArn`` like
   ``arn:<partition>:codebuild:<region>:<account>:project/*``
   (https://docs.aws.amazon.com/codebuild/latest/userguide/cross-service-confused-deputy-prevention.html).
-- ``pods.eks.amazonaws.com`` (EKS Pod Identity): the session tags Pod Identity adds, ``aws:RequestTag/eks-cluster-name``,
-  ``aws:RequestTag/kubernetes-namespace`` and ``aws:RequestTag/kubernetes-service-account``, pinned to the
-  associations that use the role in the same stack (``AWS::EKS::PodIdentityAssociation`` or an add-on's
-  ``PodIdentityAssociations``, whose namespace is the add-on's: :data:`ADDON_NAMESPACES`), so another association
-  (another namespace, another team) cannot assume it
+- ``pods.eks.amazonaws.com`` (EKS Pod Identity): the session tags Pod Identity adds,
+  ``aws:RequestTag/eks-cluster-name``, ``aws:RequestTag/kubernetes-namespace`` and
+  ``aws:RequestTag/kubernetes-service-account``, pinned to the associations that use the role in the same stack
+  (``AWS::EKS::PodIdentityAssociation`` or an add-on's ``PodIdentityAssociations``, whose namespace is the add-on's:
+  :data:`ADDON_NAMESPACES`), so another association (another namespace, another team) cannot assume it
   (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, pod-id-abac.html).
 
 :data:`UNCONDITIONED` lists the service principals the platform trusts without such conditions, each with the reason;

@@ -1,4 +1,5 @@
-"""MLflow layer (<Env>-Mlflow): Aurora PostgreSQL, the tracking server on Fargate behind an HTTPS load balancer, generated credentials."""
+"""MLflow layer (<Env>-Mlflow): Aurora PostgreSQL, the tracking server on Fargate behind an HTTPS load balancer,
+generated credentials."""
 
 from __future__ import annotations
 

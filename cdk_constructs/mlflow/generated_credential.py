@@ -21,7 +21,8 @@ class GeneratedCredential(Construct):
     :param username: default: none (the secret is one generated string, e.g. a signing key).
     :param length: generated length. Default 32.
     :param rotation_reason: why the secret is not rotated by a function (cdk-nag SMG4). Required.
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan).
     """
 
     def __init__(

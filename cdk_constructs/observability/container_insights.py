@@ -27,8 +27,8 @@ Facts this construct relies on (checked 2026-11-22):
   ``logs.metrics_collected.kubernetes``: ``enhanced_container_insights`` and ``accelerated_compute_metrics`` (NVIDIA
   DCGM, Neuron, EFA); the chart's ``cloudwatch-agent.modify-config`` adds ``cluster_name`` (_helpers.tpl l.233-242).
   Not ``kueue_container_insights``: its scraper selects Services labelled ``app.kubernetes.io/component=controller``,
-  which Kueue's chart does not give its metrics Service (cdk_constructs/compute/kueue.py ``METRICS_PORT_NAME``); Kueue is
-  scraped by the Prometheus agent below instead (job ``kueue``), with the metric names, namespace and dimension sets
+  which Kueue's chart does not give its metrics Service (cdk_constructs/compute/kueue.py ``METRICS_PORT_NAME``); Kueue
+  is scraped by the Prometheus agent below instead (job ``kueue``), with the metric names, namespace and dimension sets
   the built-in scraper would publish (``KUEUE_DECLARATIONS``), from the elected leader only. Leaving
   ``application_signals`` out of it and turning ``manager.applicationSignals.autoMonitor.monitorAllServices`` off
   keeps the operator from instrumenting training pods (Application Signals is billed per request and not needed).
@@ -479,8 +479,8 @@ class ContainerInsights(Construct):
             cluster_name, dict(prometheus_node_selector or {}), karpenter_namespace, argo_workflows, serving_namespaces
         )
         # A Pod Identity association of its own (rather than the add-on's PodIdentityAssociations property), so the
-        # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod Identity
-        # role of the platform; it exists before the add-on's pods start.
+        # role's trust gets the session-tag conditions of cdk_constructs/governance/trust_conditions.py like every Pod
+        # Identity role of the platform; it exists before the add-on's pods start.
         self.pod_identity = eks_l1.CfnPodIdentityAssociation(
             self,
             "PodIdentity",

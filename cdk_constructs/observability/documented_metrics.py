@@ -28,13 +28,14 @@ declaration of the agent names; anything else stays in the performance log event
     ``nvidia.com/gpu`` capacity, ``node_gpu_reserved_capacity`` = GPUs requested by the node's non-terminated pods /
     capacity x 100 (percent), both only on nodes with GPUs; ``pod_gpu_request`` = the pod's GPU request.
 - ContainerInsights/Prometheus, Kueue: scraped by the add-on's extra agent (job ``kueue``) with the EMF declarations
-  in cdk_constructs/observability/container_insights.py (KUEUE_DECLARATIONS): the namespace and dimension sets of the agent's own
-  Kueue pipeline at the same tag (awsemf_default_kubernetes_kueue.yaml l.1 ``namespace: ContainerInsights/Prometheus``,
-  kueue.go ``getKueueMetricDeclarations``), which the tests compare with the vendored golden translation.
+  in cdk_constructs/observability/container_insights.py (KUEUE_DECLARATIONS): the namespace and dimension sets of the
+  agent's own Kueue pipeline at the same tag (awsemf_default_kubernetes_kueue.yaml l.1
+  ``namespace: ContainerInsights/Prometheus``, kueue.go ``getKueueMetricDeclarations``), which the tests compare with
+  the vendored golden translation.
 - ContainerInsights/Prometheus, Karpenter: scraped by the add-on's extra agent with the EMF declarations in
-  cdk_constructs/observability/container_insights.py (PROMETHEUS_DECLARATIONS) - those declarations are the dimensions. Metric names
-  from aws/karpenter-provider-aws v1.14.1 website/content/en/docs/reference/metrics.md; the labels of the node gauges
-  from the core it builds (sigs.k8s.io/karpenter 6e7eab7a0f48, pinned in its go.mod):
+  cdk_constructs/observability/container_insights.py (PROMETHEUS_DECLARATIONS) - those declarations are the dimensions.
+  Metric names from aws/karpenter-provider-aws v1.14.1 website/content/en/docs/reference/metrics.md; the labels of the
+  node gauges from the core it builds (sigs.k8s.io/karpenter 6e7eab7a0f48, pinned in its go.mod):
   pkg/controllers/metrics/node/controller.go l.65-74 and l.147-163 (``karpenter_nodes_allocatable`` and
   ``karpenter_nodes_total_pod_requests`` carry ``node_name``, ``resource_type`` and the well-known node labels),
   l.277-302 (well-known ``a/b-c`` becomes ``b_c``: ``instance_type``, ``capacity_type``, ``nodepool``, ...; a node

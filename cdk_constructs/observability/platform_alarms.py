@@ -1,4 +1,5 @@
-"""The platform's alarms and the SNS topic they notify (docs/observability.md "Alarms and runbooks" has one runbook line each)."""
+"""The platform's alarms and the SNS topic they notify (docs/observability.md "Alarms and runbooks" has one runbook line
+each)."""
 
 from __future__ import annotations
 

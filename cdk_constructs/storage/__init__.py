@@ -1,4 +1,5 @@
-"""Storage layer (<Env>-Storage): the platform KMS key, S3 buckets, FSx for Lustre and the training images (ECR + CodeBuild)."""
+"""Storage layer (<Env>-Storage): the platform KMS key, S3 buckets, FSx for Lustre and the training images (ECR +
+CodeBuild)."""
 
 from __future__ import annotations
 

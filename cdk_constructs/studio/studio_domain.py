@@ -54,7 +54,8 @@ class StudioDomain(Construct):
     :param posix_uid / posix_gid: default 200001 / 1001.
     :param idle_timeout_minutes / max_idle_timeout_minutes: default 120 / 480.
     :param default_instance_type: default ``ml.t3.medium``.
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan) (user data lives in the domain's home volumes).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan) (user data lives in the domain's home volumes).
     """
 
     def __init__(

@@ -147,8 +147,9 @@ class StudioUserProfile(Construct):
     :param mlflow: MLflow stack (``grant_team_credentials``). Default: none.
     :param team: the team whose MLflow credentials the user gets. Default: ``namespace`` (a team's namespace is its
         name).
-    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the create that made it rolls back, so a retry finds no orphan): removing a user from the config keeps the profile (and never touches
-        their FSx partition or S3 data).
+    :param removal_policy: default ``RETAIN_ON_UPDATE_OR_DELETE`` (kept on delete and replacement; removed when the
+        create that made it rolls back, so a retry finds no orphan): removing a user from the config keeps the profile
+        (and never touches their FSx partition or S3 data).
     """
 
     def __init__(

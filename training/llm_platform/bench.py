@@ -6,10 +6,11 @@
 Builds a random-initialised model of a named shape (:data:`llm_platform.memory.SHAPES`: the published config.json
 values; nothing is downloaded) with a word-level tokenizer (one word = one token), writes synthetic rows in
 prepare-data's ``sft-r1`` layout whose lengths follow the medical-o1 measurement (:func:`medical_lengths`) -- or
-takes real prepared rows (``--data train.jsonl``, with ``--tokenizer`` the model's own tokenizer) -- and runs the real SFT step (:func:`llm_platform.sft.train`, the
-code a job runs, memory model included) for ``--steps`` optimizer steps from the step file, with the paths, step
-count and MLflow replaced (``mlflow_tracking: false``: the benchmark needs no tracking server). Several recipes can
-be compared in one process (``--variant name:key=value,key=value``; the model is built once).
+takes real prepared rows (``--data train.jsonl``, with ``--tokenizer`` the model's own tokenizer) -- and runs the real
+SFT step (:func:`llm_platform.sft.train`, the code a job runs, memory model included) for ``--steps`` optimizer steps
+from the step file, with the paths, step count and MLflow replaced (``mlflow_tracking: false``: the benchmark needs no
+tracking server). Several recipes can be compared in one process (``--variant name:key=value,key=value``; the model is
+built once).
 
 Figures are medians over the steps after ``--warmup``; tokens/s and MFU come from the step's own meter
 (:mod:`llm_platform.mfu`, non-padding tokens only), peak memory from ``torch.cuda.max_memory_reserved`` (what the
@@ -443,7 +444,8 @@ class BenchConfig:
     recipe: dict = field(
         default_factory=dict,
         metadata={
-            "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + TrainingArguments)"
+            "help": "SFT settings every variant starts from (an sft job's settings: ScriptArguments + "
+            "TrainingArguments)"
         },
     )
     data: str | None = field(default=None, metadata={"help": "prepared train.jsonl (sft-r1) instead of synthetic rows"})

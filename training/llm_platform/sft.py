@@ -83,7 +83,8 @@ class ScriptArguments:
     packing: bool = field(
         default=True,
         metadata={
-            "help": "padding-free packing of whole examples into max_tokens_per_step per micro-step (llm_platform.packing)"
+            "help": "padding-free packing of whole examples into max_tokens_per_step per micro-step "
+            "(llm_platform.packing)"
         },
     )
     max_tokens_per_step: Optional[int] = field(

@@ -3,14 +3,17 @@
 Every job type that runs the training package reads one YAML file, the *step file* (``--config``; in a pod
 ``/etc/llmft/step.yaml``, the job's ConfigMap). Its keys are exactly the fields of one schema:
 
-| job type        | entry point                           | schema                                                    |
-|-----------------|---------------------------------------|-----------------------------------------------------------|
-| download-model  | ``python -m llm_platform.download_model`` | :class:`llm_platform.download_model.DownloadConfig`   |
-| prepare-data    | ``python -m llm_platform.prepare_data``   | :class:`llm_platform.prepare_data.PrepareConfig`      |
-| sft             | ``torchrun -m llm_platform.sft``          | :class:`llm_platform.sft.ScriptArguments` + the fields of ``transformers.TrainingArguments`` |
-| evaluate        | ``torchrun -m llm_platform.evaluate``     | :class:`llm_platform.evaluate.EvaluateConfig`         |
-| grpo            | ``python3 -m llm_platform.grpo``          | :class:`llm_platform.grpo_config.GrpoParameters`      |
-| benchmark       | ``torchrun -m llm_platform.bench``        | :class:`llm_platform.bench.BenchConfig` (``recipe``: the sft settings) |
+| job type       | entry point                               | schema                                                |
+|----------------|-------------------------------------------|-------------------------------------------------------|
+| download-model | ``python -m llm_platform.download_model`` | :class:`llm_platform.download_model.DownloadConfig`   |
+| prepare-data   | ``python -m llm_platform.prepare_data``   | :class:`llm_platform.prepare_data.PrepareConfig`      |
+| sft            | ``torchrun -m llm_platform.sft``          | :class:`llm_platform.sft.ScriptArguments` (see below) |
+| evaluate       | ``torchrun -m llm_platform.evaluate``     | :class:`llm_platform.evaluate.EvaluateConfig`         |
+| grpo           | ``python3 -m llm_platform.grpo``          | :class:`llm_platform.grpo_config.GrpoParameters`      |
+| benchmark      | ``torchrun -m llm_platform.bench``        | :class:`llm_platform.bench.BenchConfig` (see below)   |
+
+The sft schema is :class:`llm_platform.sft.ScriptArguments` plus the fields of
+``transformers.TrainingArguments``; the benchmark's ``recipe`` field holds the sft settings.
 
 ``llmft`` builds each step file from a job spec with :func:`check` before anything renders (a renamed field fails at
 build time with a message, never in the pod); every entry point runs the same :func:`check` first, and ``--check``
@@ -706,7 +709,8 @@ def entry_point(
 ) -> int:
     """What every ``llmp-*`` entry point does: read ``--config``, :func:`check` it, build the typed
     configuration (``build``, which may raise ValueError), then ``run`` it -- or, with ``--check``, build it with
-    ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem named, never a traceback."""
+    ``check_build`` (default ``build``), print what it would do and exit 0; an invalid file exits 1 with every problem
+    named, never a traceback."""
     step = STEPS[step_type]
     module = sys.modules.get(step.module) or sys.modules.get("__main__")  # `python -m` runs it as __main__
     parser = argparse.ArgumentParser(
