@@ -52,6 +52,7 @@ from cdk_constructs.delivery import (
     archive_bucket_name,
     archive_key_alias_arn,
 )
+from config import EnvironmentConfig
 from config.accounts import OrganizationConfig
 from k8s_charts.images import IMAGE_NAMES, build_project_name, repository_name
 from stacks._base import PlatformStack
@@ -73,6 +74,13 @@ class WorkloadDeliveryStack(PlatformStack):
             f"forwarding, image-build role for the delivery pipeline",
             **kwargs,
         )
+        self._add_link(organization)
+        self._add_archive_logs(organization, vpc_id)
+        self._add_alarm_forwarding(config, organization)
+        self._add_images_role(config, organization)
+
+    def _add_link(self, organization: OrganizationConfig) -> None:
+        """The OAM link to the logging account's sink, once its ARN is configured."""
         self.link = None
         if organization.logging.sink_arn:
             self.link = oam.CfnLink(
@@ -82,6 +90,9 @@ class WorkloadDeliveryStack(PlatformStack):
                 sink_identifier=organization.logging.sink_arn,
                 label_template="$AccountName",
             )
+
+    def _add_archive_logs(self, organization: OrganizationConfig, vpc_id: str) -> None:
+        """CloudTrail and the VPC flow log into the logging account's archive bucket."""
         self.trail = cloudtrail.CfnTrail(
             self,
             "Trail",
@@ -104,6 +115,9 @@ class WorkloadDeliveryStack(PlatformStack):
             log_destination=f"{archive_bucket_arn(organization)}/{ARCHIVE_FLOW_LOGS_PREFIX}/",
             max_aggregation_interval=600,
         )
+
+    def _add_alarm_forwarding(self, config: EnvironmentConfig, organization: OrganizationConfig) -> None:
+        """An EventBridge rule that forwards this environment's alarm state changes to the central bus."""
         bus = events.EventBus.from_event_bus_arn(self, "CentralAlarmBus", alarm_bus_arn(organization))
         forward_role = iam.Role(
             self,
@@ -124,6 +138,9 @@ class WorkloadDeliveryStack(PlatformStack):
             ),
             targets=[targets.EventBus(bus, role=forward_role)],
         )
+
+    def _add_images_role(self, config: EnvironmentConfig, organization: OrganizationConfig) -> None:
+        """The role the pipeline's image step assumes to start this environment's image builds."""
         automation = organization.automation.account
         self.images_role = iam.Role(
             self,

@@ -186,6 +186,13 @@ class ExistingClusterStudioStack(StudioStack):
 
     def _connect_kubectl(self, config: ExistingClusterConfig) -> iam.Policy:
         """Reach the existing EKS cluster through this stack's kubectl provider; returns its handler's log policy."""
+        kubectl, provider = self._add_kubectl_provider(config)
+        self._add_imported_cluster(config, provider)
+        self._add_kubectl_acknowledgements(kubectl, provider)
+        return self._add_kubectl_log_policy(kubectl)
+
+    def _add_kubectl_provider(self, config: ExistingClusterConfig) -> tuple[Construct, eks.KubectlProvider]:
+        """Create the kubectl handler's role and provider; returns their scope and the provider."""
         eks_config = config.eks_cluster
         cluster_group = ec2.SecurityGroup.from_security_group_id(
             self, "ClusterSecurityGroup", eks_config.security_group_id, mutable=False
@@ -209,6 +216,11 @@ class ExistingClusterStudioStack(StudioStack):
             private_subnets=self.subnets,
             security_groups=[cluster_group],
         )
+        return kubectl, provider
+
+    def _add_imported_cluster(self, config: ExistingClusterConfig, provider: eks.KubectlProvider) -> None:
+        """Import the cluster with the kubectl provider and give the handler's role cluster-admin access."""
+        eks_config = config.eks_cluster
         self.cluster = eks.Cluster.from_cluster_attributes(
             self,
             "Cluster",
@@ -228,6 +240,9 @@ class ExistingClusterStudioStack(StudioStack):
                 )
             ],
         )
+
+    def _add_kubectl_acknowledgements(self, kubectl: Construct, provider: eks.KubectlProvider) -> None:
+        """Acknowledge the AWS-managed policies that the kubectl provider attaches to its handler's role."""
         has_ecr_public = next(c for c in kubectl.node.children if isinstance(c, CfnCondition))
         acknowledge_kubectl_provider(provider, has_ecr_public)
         acknowledge(
@@ -255,6 +270,9 @@ class ExistingClusterStudioStack(StudioStack):
                 }
             ),
         )
+
+    def _add_kubectl_log_policy(self, kubectl: Construct) -> iam.Policy:
+        """Govern the kubectl handlers' log groups; returns the policy that lets the handler write to them."""
         groups = govern_handler_logs(self, kubectl, retention_days=LOG_RETENTION_DAYS, encryption_key=self.key)
         annotate_cdk_managed_handlers(self, kubectl)
         # The role was passed in, so Lambda's basic execution policy is not attached: it writes to its own groups

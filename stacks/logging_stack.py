@@ -193,6 +193,13 @@ class LoggingStack(cdk.Stack):
 
     def _add_log_archive(self, organization: OrganizationConfig, *, accounts: list[str]) -> None:
         """Add the log archive: its key, its access-log bucket and the archive bucket for CloudTrail and flow logs."""
+        trail_arns = self._add_archive_key(organization, accounts=accounts)
+        self._add_archive_buckets(organization)
+        self._allow_log_delivery(trail_arns, accounts=accounts)
+        cdk.CfnOutput(self, "ArchiveBucket", value=self.archive.bucket_name)
+
+    def _add_archive_key(self, organization: OrganizationConfig, *, accounts: list[str]) -> list[str]:
+        """Add the archive's KMS key for CloudTrail and flow logs of the accounts; returns their trails' ARNs."""
         archive = organization.logging.archive
         self.key = kms.Key(
             self,
@@ -233,6 +240,11 @@ class LoggingStack(cdk.Stack):
                 conditions={"StringEquals": {"aws:SourceAccount": accounts}},
             )
         )
+        return trail_arns
+
+    def _add_archive_buckets(self, organization: OrganizationConfig) -> None:
+        """Add the archive's access-log bucket and the (optionally object-locked) archive bucket."""
+        archive = organization.logging.archive
         access_logs = s3.Bucket(
             self,
             "ArchiveAccessLogs",
@@ -271,8 +283,6 @@ class LoggingStack(cdk.Stack):
             ],
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
-        self._allow_log_delivery(trail_arns, accounts=accounts)
-        cdk.CfnOutput(self, "ArchiveBucket", value=self.archive.bucket_name)
 
     def _allow_log_delivery(self, trail_arns: list[str], *, accounts: list[str]) -> None:
         """Let CloudTrail and VPC flow logs of the workload accounts write to the archive bucket."""

@@ -33,7 +33,14 @@ class NetworkStack(PlatformStack):
             description=f"LLM fine-tuning platform ({config.name}): VPC, HyperPod subnet, security "
             f"groups, VPC endpoints",
         )
-        net = config.network
+        self._add_logs_key(config)
+        platform_vpc = self._add_vpc(config)
+        self._add_hyperpod_subnet(config, platform_vpc)
+        self._add_security_groups_and_endpoints(config)
+        self._add_karpenter_discovery_tags(config)
+
+    def _add_logs_key(self, config: EnvironmentConfig) -> None:
+        """The KMS key of the network stack's own log groups."""
         # The network stack comes first, before the platform key (storage stack), so its log groups (flow logs, the
         # default-SG handler) get a key of their own: rotation, CloudWatch Logs of this account and region only.
         self.logs_key = kms.Key(
@@ -61,6 +68,10 @@ class NetworkStack(PlatformStack):
                 },
             )
         )
+
+    def _add_vpc(self, config: EnvironmentConfig) -> PlatformVpc:
+        """The platform VPC with its flow logs, and the governed logs of the stack's handlers."""
+        net = config.network
         platform_vpc = PlatformVpc(
             self,
             "Network",
@@ -76,7 +87,11 @@ class NetworkStack(PlatformStack):
         self.vpc: ec2.IVpc = platform_vpc.vpc
         self.flow_log_group = platform_vpc.flow_log_group
         govern_handler_logs(self, retention_days=config.observability.log_retention_days, encryption_key=self.logs_key)
+        return platform_vpc
 
+    def _add_hyperpod_subnet(self, config: EnvironmentConfig, platform_vpc: PlatformVpc) -> None:
+        """The HyperPod subnet in its secondary CIDR, routed through the NAT gateway of its AZ."""
+        net = config.network
         self.hyperpod = HyperPodSubnet(
             self,
             "HyperPod",
@@ -89,6 +104,9 @@ class NetworkStack(PlatformStack):
         self.hyperpod_subnet: ec2.ISubnet = self.hyperpod.subnet
         self.client_cidrs = [net.vpc_cidr, net.hyperpod.secondary_cidr]
 
+    def _add_security_groups_and_endpoints(self, config: EnvironmentConfig) -> None:
+        """The platform security groups and the VPC endpoints, reachable from the VPC and the HyperPod CIDR."""
+        net = config.network
         self.security_groups = PlatformSecurityGroups(
             self, "SecurityGroups", vpc=self.vpc, client_cidrs=self.client_cidrs
         )
@@ -106,6 +124,8 @@ class NetworkStack(PlatformStack):
         )
         self.endpoints.node.add_dependency(self.hyperpod.cidr_block)
 
+    def _add_karpenter_discovery_tags(self, config: EnvironmentConfig) -> None:
+        """Tag the private subnets and the node security group for Karpenter's discovery."""
         # Karpenter discovers where to launch GPU nodes by these tags (the HyperPod subnet stays HyperPod's).
         for subnet in self.vpc.private_subnets:
             Tags.of(subnet).add("karpenter.sh/discovery", config.cluster_name)

@@ -126,6 +126,45 @@ class ObservabilityStack(PlatformStack):
             **kwargs,
             description=f"LLM fine-tuning platform ({config.name}): Container Insights, dashboard, alarms",
         )
+        self._add_container_insights(
+            config,
+            cluster=cluster,
+            encryption_key=encryption_key,
+            system_node_selector=system_node_selector,
+            addon_after=addon_after,
+        )
+        per_gpu, reserved_gpus, reserved_usd = gpu_prices(config)
+        unpriced = unpriced_gpu_types(config)
+        self._add_unpriced_warning(config, unpriced)
+        common = dict(
+            file_system_id=file_system_id,
+            load_balancer_full_name=load_balancer.load_balancer_full_name,
+            target_group_full_name=target_group.target_group_full_name,
+            database_cluster_identifier=database_cluster.cluster_identifier,
+            spot_interruption_rule_name=spot_interruption_rule_name,
+        )
+        self._add_dashboard(
+            config, per_gpu=per_gpu, reserved_gpus=reserved_gpus, reserved_usd=reserved_usd, common=common
+        )
+        self._add_alarms(
+            config,
+            per_gpu=per_gpu,
+            reserved_gpus=reserved_gpus,
+            unpriced=unpriced,
+            hyperpod_cluster_arn=hyperpod_cluster_arn,
+            common=common,
+        )
+
+    def _add_container_insights(
+        self,
+        config: EnvironmentConfig,
+        *,
+        cluster: eks.ICluster,
+        encryption_key: kms.IKey,
+        system_node_selector: Mapping[str, str],
+        addon_after: Sequence[IDependable],
+    ) -> None:
+        """The Container Insights add-on with its role and log groups."""
         ob = config.observability
         self.container_insights = ContainerInsights(
             self,
@@ -140,11 +179,9 @@ class ObservabilityStack(PlatformStack):
             serving_namespaces=serving_namespaces(config),
             after=tuple(addon_after),
         )
-        # Argo Workflows run in the team namespaces (named after the teams); counted only where the controller runs
-        pipeline_namespaces = [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
 
-        per_gpu, reserved_gpus, reserved_usd = gpu_prices(config)
-        unpriced = unpriced_gpu_types(config)
+    def _add_unpriced_warning(self, config: EnvironmentConfig, unpriced: Sequence[str]) -> None:
+        """Warn at synthesis about GPU instance types without a price (prices are advisory)."""
         if unpriced:
             # Prices are advisory: an unpriced region or instance type synthesizes, and says what it leaves out.
             Annotations.of(self).add_warning_v2(
@@ -153,18 +190,27 @@ class ObservabilityStack(PlatformStack):
                 + "; the burst-spend alarm and the dashboard's spend "
                 "lines do not count them, and `make cost` marks its maximum GPU spend incomplete",
             )
+
+    @staticmethod
+    def _pipeline_namespaces(config: EnvironmentConfig) -> list[str]:
+        """Where Argo Workflows run: the team namespaces, counted only where the controller runs."""
+        return [t.namespace for t in config.kubernetes.teams] if config.pipelines.enabled else []
+
+    def _add_dashboard(
+        self,
+        config: EnvironmentConfig,
+        *,
+        per_gpu: dict[str, float],
+        reserved_gpus: int,
+        reserved_usd: float,
+        common: Mapping[str, str],
+    ) -> None:
+        """The platform dashboard."""
         pools = config.kubernetes.gpu_node_pools
         capacity = CapacityKinds(
             on_demand=tuple(sorted({t for p in pools if p.capacity_type == "on-demand" for t in p.instance_types})),
             spot=tuple(sorted({t for p in pools if p.capacity_type == "spot" for t in p.instance_types})),
             burst_prices=burst_prices(config, per_gpu),
-        )
-        common = dict(
-            file_system_id=file_system_id,
-            load_balancer_full_name=load_balancer.load_balancer_full_name,
-            target_group_full_name=target_group.target_group_full_name,
-            database_cluster_identifier=database_cluster.cluster_identifier,
-            spot_interruption_rule_name=spot_interruption_rule_name,
         )
         self.dashboard = PlatformDashboard(
             self,
@@ -177,10 +223,23 @@ class ObservabilityStack(PlatformStack):
             hyperpod_gpu_instance_types=hyperpod_gpu_instance_types(config),
             reserved_gpus=reserved_gpus,
             burst_budget_usd_per_hour=config.burst_alarm_usd_per_hour,
-            pipeline_namespaces=pipeline_namespaces,
+            pipeline_namespaces=self._pipeline_namespaces(config),
             serving_namespaces=serving_namespaces(config),
             **common,
         )
+
+    def _add_alarms(
+        self,
+        config: EnvironmentConfig,
+        *,
+        per_gpu: dict[str, float],
+        reserved_gpus: int,
+        unpriced: Sequence[str],
+        hyperpod_cluster_arn: str,
+        common: Mapping[str, str],
+    ) -> None:
+        """The platform alarms and their SNS topic."""
+        ob = config.observability
         self.alarms = PlatformAlarms(
             self,
             "Alarms",
@@ -201,6 +260,6 @@ class ObservabilityStack(PlatformStack):
                 burst_usd_per_hour=config.burst_alarm_usd_per_hour,
             ),
             cluster_queues=cluster_queues(config),
-            pipeline_namespaces=pipeline_namespaces,
+            pipeline_namespaces=self._pipeline_namespaces(config),
             serving_namespaces=serving_namespaces(config),
         )

@@ -51,9 +51,16 @@ class StorageStack(PlatformStack):
             **kwargs,
             description=f"LLM fine-tuning platform ({config.name}): KMS, S3, FSx for Lustre, ECR, image builds",
         )
-        st = config.storage
         self.key: kms.IKey = PlatformKey(self, "Encryption", alias=config.resource_prefix).key
+        self._add_buckets(config)
+        self._add_file_system(
+            config, file_system_subnet=file_system_subnet, file_system_security_group=file_system_security_group
+        )
+        self._add_images(config)
 
+    def _add_buckets(self, config: EnvironmentConfig) -> None:
+        """The access-log bucket, then the KMS-encrypted data and artifacts buckets that log into it."""
+        st = config.storage
         logs_bucket = SecureBucket(
             self,
             "AccessLogs",
@@ -81,6 +88,15 @@ class StorageStack(PlatformStack):
         self.data_bucket = bucket("Data")
         self.artifacts_bucket = bucket("Artifacts")
 
+    def _add_file_system(
+        self,
+        config: EnvironmentConfig,
+        *,
+        file_system_subnet: ec2.ISubnet,
+        file_system_security_group: ec2.ISecurityGroup,
+    ) -> None:
+        """FSx for Lustre linked to the data bucket, one data repository association per team."""
+        st = config.storage
         self.file_system = SharedFileSystem(
             self,
             "Lustre",
@@ -98,6 +114,10 @@ class StorageStack(PlatformStack):
         # One association per team: /teams/<team> <-> s3://<data bucket>/<team prefix> (k8s_charts/team_storage.py).
         for team in Team.all(config.kubernetes.teams):
             team.data_repository(self.file_system)
+
+    def _add_images(self, config: EnvironmentConfig) -> None:
+        """The ECR repositories, the image source asset and one build project (with its URI output) per image."""
+        st = config.storage
         self.training_images = PlatformImageRepositories(
             self,
             "Images",

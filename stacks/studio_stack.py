@@ -153,9 +153,42 @@ class StudioStack(PlatformStack):
     ) -> None:
         """Everything but the stack itself (a subclass that imports its inputs inside the stack calls this after
         creating them: stacks/existing_studio_stack.py)."""
-        st = config.studio
         teams = {t.name: t for t in Team.all(config.kubernetes.teams)}
+        self._add_domain(
+            config=config,
+            vpc=vpc,
+            subnets=subnets,
+            studio_security_group=studio_security_group,
+            encryption_key=encryption_key,
+            file_system=file_system,
+        )
+        # --- FSx: every user works in the team's tree, created by the compute stack's FsxDirectories Job ---------
+        self.directories_ready = directories_ready
+        self._add_lifecycle_configs(config, teams, mlflow=mlflow)
+        self._add_user_profiles(
+            config,
+            teams,
+            data_bucket=data_bucket,
+            encryption_key=encryption_key,
+            training_images=training_images,
+            cluster=cluster,
+            directories_ready=directories_ready,
+            mlflow=mlflow,
+        )
+        self._add_studio_outputs(config)
 
+    def _add_domain(
+        self,
+        *,
+        config: StudioEnvironment,
+        vpc: ec2.IVpc,
+        subnets: Sequence[ec2.ISubnet],
+        studio_security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        file_system: _FileSystem,
+    ) -> None:
+        """The Studio domain on the cluster's file system."""
+        st = config.studio
         self.domain = StudioDomain(
             self,
             "Domain",
@@ -173,16 +206,16 @@ class StudioStack(PlatformStack):
             default_instance_type=st.default_instance_type,
         )
 
-        # --- FSx: every user works in the team's tree, created by the compute stack's FsxDirectories Job ---------
-        self.directories_ready = directories_ready
-
-        # --- lifecycle configurations, one pair per team with users --------------------------------------------
+    def _add_lifecycle_configs(
+        self, config: StudioEnvironment, teams: Mapping[str, Team], *, mlflow: _Mlflow | None
+    ) -> None:
+        """The `llmft` CLI asset and one pair of lifecycle configurations per team with users."""
         self.lifecycle_configs: dict[str, StudioLifecycleConfigs] = {}
         # The `llmft` CLI's code, installed by the lifecycle configuration (studio_lifecycle/kube_context.sh).
         self.cli_asset = s3_assets.Asset(
             self, "LlmftCli", path=str(REPO_ROOT), exclude=list(CLI_ASSET_EXCLUDE), ignore_mode=IgnoreMode.GLOB
         )
-        for team_name in sorted({p.team for p in st.user_profiles}):
+        for team_name in sorted({p.team for p in config.studio.user_profiles}):
             team = teams[team_name]
             secret = mlflow.team_credentials_secrets.get(team_name) if mlflow is not None else None
             settings = team.studio_settings(
@@ -198,7 +231,20 @@ class StudioStack(PlatformStack):
                 self, resource_prefix=config.resource_prefix, settings=settings
             )
 
-        # --- user profiles -----------------------------------------------------------------------------------
+    def _add_user_profiles(
+        self,
+        config: StudioEnvironment,
+        teams: Mapping[str, Team],
+        *,
+        data_bucket: s3.IBucket | None,
+        encryption_key: kms.IKey,
+        training_images: _Pullable | None,
+        cluster: eks.ICluster | None,
+        directories_ready: Construct | None,
+        mlflow: _Mlflow | None,
+    ) -> None:
+        """One profile per configured user, with its team's role, lifecycle configurations and CLI access."""
+        st = config.studio
         self.user_profiles: dict[str, StudioUserProfile] = {}
         for p in st.user_profiles:
             user = teams[p.team].studio_profile(
@@ -226,6 +272,9 @@ class StudioStack(PlatformStack):
                 )
             )
 
+    def _add_studio_outputs(self, config: StudioEnvironment) -> None:
+        """The domain ID, the own-profile presigned-URL policy and the FSx mode."""
+        st = config.studio
         CfnOutput(self, "DomainId", value=self.domain.domain_id, description="SageMaker Studio domain ID")
         # Who may open which profile (docs/studio.md "SageMaker Studio"): attach to people's Identity Center permission
         # sets; a profile opens only for the Identity Center user named by its sign-in name.
