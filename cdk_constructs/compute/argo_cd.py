@@ -15,7 +15,7 @@ from constructs import Construct, IDependable
 from cdk_constructs.compute.addon import PLATFORM_CRDS, SYSTEM_NODES, AddOn
 from config import EnvironmentConfig
 from config.charts import ARGOCD_CHART_VERSION
-from config.gitops import SECRET_ARN
+from config.gitops import SECRET_ARN, ArgoCdRoleMappingConfig
 from k8s_charts.gitops import (
     ARGOCD_NAMESPACE,
     CREDENTIALS_SERVICE_ACCOUNT,
@@ -121,52 +121,7 @@ class ArgoCd(Construct):
         self.credentials_role: iam.Role | None = None
         installed: list[IDependable] = []
         if d.install == "capability":
-            idc = d.identity_center
-            assert idc is not None  # config refuses capability without identity_center
-            self.capability_role = iam.Role(
-                self,
-                "CapabilityRole",
-                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(CAPABILITY_PRINCIPAL)),
-                description=f"{config.resource_prefix}: EKS capability for Argo CD",
-            )
-            self.capability = eks_l1.CfnCapability(
-                self,
-                "Capability",
-                capability_name=f"{config.resource_prefix}-argocd",
-                cluster_name=cluster.cluster_name,
-                type="ARGOCD",
-                role_arn=self.capability_role.role_arn,
-                delete_propagation_policy="RETAIN",
-                configuration=eks_l1.CfnCapability.CapabilityConfigurationProperty(
-                    argo_cd=eks_l1.CfnCapability.ArgoCdProperty(
-                        aws_idc=eks_l1.CfnCapability.AwsIdcProperty(
-                            idc_instance_arn=idc.instance_arn, idc_region=idc.region or config.region
-                        ),
-                        namespace=ARGOCD_NAMESPACE,
-                        # private endpoint when VPC endpoints are configured (EKS User Guide "Configure private
-                        # endpoint access for Argo CD"); else public, signed in through Identity Center
-                        network_access=eks_l1.CfnCapability.NetworkAccessProperty(
-                            vpce_ids=list(d.capability_vpc_endpoints)
-                        )
-                        if d.capability_vpc_endpoints
-                        else None,
-                        rbac_role_mappings=[
-                            eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
-                                role=m.role,
-                                identities=[
-                                    *(
-                                        eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP")
-                                        for g in m.groups
-                                    ),
-                                    *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER") for u in m.users),
-                                ],
-                            )
-                            for m in idc.role_mappings
-                        ],
-                    )
-                ),
-            )
-            self.capability.node.add_dependency(*after)  # the cluster: by ClusterName's Ref
+            self.capability = self._build_capability(cluster=cluster, config=config, after=after)
             installed.append(self.capability)
             self.destination_server = cluster.cluster_arn
         else:
@@ -177,36 +132,94 @@ class ArgoCd(Construct):
             self.destination_server = IN_CLUSTER
 
         if d.credentials_secret is not None:
-            self.credentials_role = iam.Role(
-                self,
-                "CredentialsRole",
-                assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal("pods.eks.amazonaws.com")),
-                description=f"{config.resource_prefix}: reads the GitOps repository credentials (namespace "
-                f"{ARGOCD_NAMESPACE}, service account {CREDENTIALS_SERVICE_ACCOUNT})",
-            )
-            self.credentials_role.add_to_policy(
-                iam.PolicyStatement(
-                    sid="ReadRepositoryCredentials",
-                    actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
-                    resources=[secret_arn(d.credentials_secret, Stack.of(self))],
-                )
-            )
-            eks_l1.CfnPodIdentityAssociation(
-                self,
-                "CredentialsPodIdentity",
-                cluster_name=cluster.cluster_name,
-                namespace=ARGOCD_NAMESPACE,
-                service_account=CREDENTIALS_SERVICE_ACCOUNT,
-                role_arn=self.credentials_role.role_arn,
-            )
+            self.credentials_role = self._build_credentials_access(cluster=cluster, config=config)
+        self._add_manifests(
+            cluster=cluster, config=config, values=values, node_selector=node_selector, installed=installed, after=after
+        )
 
+    def _build_capability(
+        self, *, cluster: eks.Cluster, config: EnvironmentConfig, after: Sequence[IDependable]
+    ) -> eks_l1.CfnCapability:
+        """Create the EKS Argo CD capability and its role (signed in through Identity Center)."""
+        d = config.delivery
+        idc = d.identity_center
+        assert idc is not None  # config refuses capability without identity_center
+        self.capability_role = iam.Role(
+            self,
+            "CapabilityRole",
+            assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal(CAPABILITY_PRINCIPAL)),
+            description=f"{config.resource_prefix}: EKS capability for Argo CD",
+        )
+        capability = eks_l1.CfnCapability(
+            self,
+            "Capability",
+            capability_name=f"{config.resource_prefix}-argocd",
+            cluster_name=cluster.cluster_name,
+            type="ARGOCD",
+            role_arn=self.capability_role.role_arn,
+            delete_propagation_policy="RETAIN",
+            configuration=eks_l1.CfnCapability.CapabilityConfigurationProperty(
+                argo_cd=eks_l1.CfnCapability.ArgoCdProperty(
+                    aws_idc=eks_l1.CfnCapability.AwsIdcProperty(
+                        idc_instance_arn=idc.instance_arn, idc_region=idc.region or config.region
+                    ),
+                    namespace=ARGOCD_NAMESPACE,
+                    # private endpoint when VPC endpoints are configured (EKS User Guide "Configure private
+                    # endpoint access for Argo CD"); else public, signed in through Identity Center
+                    network_access=eks_l1.CfnCapability.NetworkAccessProperty(vpce_ids=list(d.capability_vpc_endpoints))
+                    if d.capability_vpc_endpoints
+                    else None,
+                    rbac_role_mappings=[_role_mapping(m) for m in idc.role_mappings],
+                )
+            ),
+        )
+        capability.node.add_dependency(*after)  # the cluster: by ClusterName's Ref
+        return capability
+
+    def _build_credentials_access(self, *, cluster: eks.Cluster, config: EnvironmentConfig) -> iam.Role:
+        """Create the role that reads the GitOps repository credentials, bound to Argo CD's service account."""
+        role = iam.Role(
+            self,
+            "CredentialsRole",
+            assumed_by=iam.SessionTagsPrincipal(iam.ServicePrincipal("pods.eks.amazonaws.com")),
+            description=f"{config.resource_prefix}: reads the GitOps repository credentials (namespace "
+            f"{ARGOCD_NAMESPACE}, service account {CREDENTIALS_SERVICE_ACCOUNT})",
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                sid="ReadRepositoryCredentials",
+                actions=["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+                resources=[secret_arn(config.delivery.credentials_secret, Stack.of(self))],
+            )
+        )
+        eks_l1.CfnPodIdentityAssociation(
+            self,
+            "CredentialsPodIdentity",
+            cluster_name=cluster.cluster_name,
+            namespace=ARGOCD_NAMESPACE,
+            service_account=CREDENTIALS_SERVICE_ACCOUNT,
+            role_arn=role.role_arn,
+        )
+        return role
+
+    def _add_manifests(
+        self,
+        *,
+        cluster: eks.Cluster,
+        config: EnvironmentConfig,
+        values: PlatformValues,
+        node_selector: Mapping[str, str] | None,
+        installed: list[IDependable],
+        after: Sequence[IDependable],
+    ) -> None:
+        """Apply the capability's access chart (if any) and the GitOps chart once Argo CD is installed."""
         self.chart = GitOpsChart(
             cdk8s.App(),
             "gitops",
             config=config,
             values=values,
             destination_server=self.destination_server,
-            register_cluster=d.install == "capability",
+            register_cluster=config.delivery.install == "capability",
             node_selector=node_selector,
         )
         self.access_manifest: eks.KubernetesManifest | None = None
@@ -219,6 +232,17 @@ class ArgoCd(Construct):
             installed.append(self.access_manifest)
         self.manifest = cluster.add_cdk8s_chart("GitOps", self.chart)
         self.manifest.node.add_dependency(*installed, *after)
+
+
+def _role_mapping(mapping: ArgoCdRoleMappingConfig) -> eks_l1.CfnCapability.ArgoCdRoleMappingProperty:
+    """One Argo CD RBAC role mapped to Identity Center groups and users."""
+    return eks_l1.CfnCapability.ArgoCdRoleMappingProperty(
+        role=mapping.role,
+        identities=[
+            *(eks_l1.CfnCapability.SsoIdentityProperty(id=g, type="SSO_GROUP") for g in mapping.groups),
+            *(eks_l1.CfnCapability.SsoIdentityProperty(id=u, type="SSO_USER") for u in mapping.users),
+        ],
+    )
 
 
 def secret_arn(secret: str, stack: Stack) -> str:

@@ -141,6 +141,28 @@ class FsxDirectories(Construct):
             )
         super().__init__(scope, construct_id)
         labels = {"app.kubernetes.io/part-of": "llm-platform", "app.kubernetes.io/component": "fsx-directories"}
+        self._add_namespace_and_claim(cluster=cluster, volume=volume, labels=labels, after=after)
+
+        self.directories = tuple(directories)
+        self.script = partition_script(self.directories)
+        job_spec = {
+            "backoffLimit": 3,
+            "activeDeadlineSeconds": int(timeout.to_seconds()),
+            "template": {"metadata": {"labels": labels}, "spec": self._pod_spec(image, node_selector)},
+        }
+        self._add_job(
+            cluster=cluster, job_spec=job_spec, labels=labels, revision=revision, timeout=timeout, after=after
+        )
+
+    def _add_namespace_and_claim(
+        self,
+        *,
+        cluster: eks.ICluster,
+        volume: Callable[[str], Sequence[Mapping[str, Any]]],
+        labels: Mapping[str, str],
+        after: Sequence[IDependable],
+    ) -> None:
+        """Apply the job's namespace (Pod Security baseline) and its claim on the file system."""
         pss = {f"pod-security.kubernetes.io/{m}": "baseline" for m in ("enforce", "audit", "warn")}
         self.namespace = eks.KubernetesManifest(
             self,
@@ -158,8 +180,8 @@ class FsxDirectories(Construct):
         for manifest in (self.namespace, self.claim):
             manifest.node.add_dependency(*after)
 
-        self.directories = tuple(directories)
-        self.script = partition_script(self.directories)
+    def _pod_spec(self, image: str, node_selector: Mapping[str, str] | None) -> dict[str, Any]:
+        """The pod that runs :attr:`script` as root with only the capabilities it needs, the file system mounted."""
         pod_spec: dict[str, Any] = {
             "restartPolicy": "Never",
             "automountServiceAccountToken": False,
@@ -192,11 +214,19 @@ class FsxDirectories(Construct):
         }
         if node_selector:
             pod_spec["nodeSelector"] = dict(node_selector)
-        job_spec = {
-            "backoffLimit": 3,
-            "activeDeadlineSeconds": int(timeout.to_seconds()),
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-        }
+        return pod_spec
+
+    def _add_job(
+        self,
+        *,
+        cluster: eks.ICluster,
+        job_spec: Mapping[str, Any],
+        labels: Mapping[str, str],
+        revision: int,
+        timeout: Duration,
+        after: Sequence[IDependable],
+    ) -> None:
+        """Apply the Job (named by a digest of its spec) and wait for it to succeed."""
         digest = hashlib.sha256(json.dumps([job_spec, revision], sort_keys=True).encode()).hexdigest()[:10]
         self.job_name = f"studio-partitions-{digest}"
         self.job = eks.KubernetesManifest(

@@ -199,6 +199,12 @@ class HyperPodCluster(Construct):
             "aws:SourceAccount for jobs, endpoints and Studio, not for cluster instances, and a key the service does "
             "not send would keep every node from getting credentials.",
         )
+        self._grant_node_access(eks_cluster)
+        network_interfaces = self._grant_network_interfaces()
+        self._acknowledge_execution_role(network_interfaces)
+
+    def _grant_node_access(self, eks_cluster: eks.ICluster) -> None:
+        """Let the nodes read the lifecycle scripts, discover FSx and take Pod Identity roles."""
         self.execution_role.add_to_principal_policy(
             iam.PolicyStatement(
                 sid="ReadLifecycleScripts",
@@ -228,6 +234,9 @@ class HyperPodCluster(Construct):
                 resources=[eks_cluster.cluster_arn],
             )
         )
+
+    def _grant_network_interfaces(self) -> str:
+        """Let HyperPod attach network interfaces in our subnet; returns their ARN pattern."""
         # With a VpcConfig, HyperPod attaches network interfaces in our subnet to its instances through this role.
         # AWS's reference execution role (aws-samples/awsome-distributed-training, 1.architectures/
         # 7.sagemaker-hyperpod-eks/cfn-templates/nested-stacks/sagemaker-iam-role-stack.yaml, commit 7217859) grants
@@ -253,6 +262,10 @@ class HyperPodCluster(Construct):
                 conditions=region_only,
             )
         )
+        return network_interfaces
+
+    def _acknowledge_execution_role(self, network_interfaces: str) -> None:
+        """Record the reviewed wildcard and managed-policy findings of the execution role."""
         acknowledge(
             self.execution_role,
             "HyperPod creates the network interfaces of its instances in our subnet at "

@@ -59,20 +59,8 @@ class HyperPodLogGroup(Construct):
         encryption_key: kms.IKey,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
         prefix = f"/aws/sagemaker/Clusters/{cluster_name}/"
         self.log_group_name = Fn.join("", [prefix, Fn.select(1, Fn.split("/", cluster_arn))])
-        group_arn = stack.format_arn(
-            service="logs", resource="log-group", resource_name=f"{prefix}*", arn_format=ArnFormat.COLON_RESOURCE_NAME
-        )
-        policy = cr.AwsCustomResourcePolicy.from_statements(
-            [
-                iam.PolicyStatement(
-                    actions=["logs:CreateLogGroup", "logs:PutRetentionPolicy", "logs:AssociateKmsKey"],
-                    resources=[group_arn],
-                )
-            ]
-        )
         handler_logs = logs.LogGroup(
             self,
             "HandlerLogs",
@@ -80,9 +68,43 @@ class HyperPodLogGroup(Construct):
             encryption_key=encryption_key,
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
-        name, key_arn = self.log_group_name, encryption_key.key_arn
+        self._add_calls(
+            cluster_name=cluster_name,
+            policy=self._policy(prefix),
+            handler_logs=handler_logs,
+            retention_days=retention_days,
+            key_arn=encryption_key.key_arn,
+        )
+        self._acknowledge_handler(prefix)
+
+    def _policy(self, prefix: str) -> cr.AwsCustomResourcePolicy:
+        """The calls' policy: create, set retention and key on the cluster's log groups only."""
+        group_arn = Stack.of(self).format_arn(
+            service="logs", resource="log-group", resource_name=f"{prefix}*", arn_format=ArnFormat.COLON_RESOURCE_NAME
+        )
+        return cr.AwsCustomResourcePolicy.from_statements(
+            [
+                iam.PolicyStatement(
+                    actions=["logs:CreateLogGroup", "logs:PutRetentionPolicy", "logs:AssociateKmsKey"],
+                    resources=[group_arn],
+                )
+            ]
+        )
+
+    def _add_calls(
+        self,
+        *,
+        cluster_name: str,
+        policy: cr.AwsCustomResourcePolicy,
+        handler_logs: logs.ILogGroup,
+        retention_days: int,
+        key_arn: str,
+    ) -> None:
+        """Create the log group, then set its retention and its key, as CloudWatch Logs SDK calls."""
+        name = self.log_group_name
 
         def call(action: str, parameters: dict[str, object], ignore: str | None = None) -> cr.AwsSdkCall:
+            """One CloudWatch Logs call, its physical ID fixed per action and cluster."""
             return cr.AwsSdkCall(
                 service="CloudWatchLogs",
                 action=action,
@@ -122,6 +144,9 @@ class HyperPodLogGroup(Construct):
         for step in (self.retention, self.key):
             step.node.add_dependency(self.create)
 
+    def _acknowledge_handler(self, prefix: str) -> None:
+        """Record the reviewed cdk-nag, cfn-lint and checkov findings of the shared SDK-call handler."""
+        stack = Stack.of(self)
         singleton = stack.node.find_child(SINGLETON_ID)
         acknowledge(
             singleton,

@@ -172,12 +172,18 @@ class Karpenter(Construct):
         self.namespace = KARPENTER_NAMESPACE
         self.service_account = KARPENTER_SERVICE_ACCOUNT
 
-        # --- nodes ------------------------------------------------------------------------------------------
+        self._build_nodes(cluster)
+        self._build_interruption_queue()
+        self._build_controller_iam(cluster, volume_encryption_key)
+        self._install(cluster=cluster, version=version, replicas=replicas, node_selector=node_selector, after=after)
+
+    def _build_nodes(self, cluster: eks.Cluster) -> None:
+        """Create the role of the nodes Karpenter launches and its EC2_LINUX access entry."""
         self.node_role = iam.Role(
             self,
             "NodeRole",
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
-            description=f"{cluster_name}: nodes launched by Karpenter",
+            description=f"{self.cluster_name}: nodes launched by Karpenter",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(n) for n in NODE_POLICIES],
         )
         acknowledge(
@@ -199,7 +205,8 @@ class Karpenter(Construct):
             "AccessPolicies"
         )
 
-        # --- interruption queue -----------------------------------------------------------------------------
+    def _build_interruption_queue(self) -> None:
+        """Create the interruption queue and the EventBridge rules that feed it."""
         self.interruption_queue = sqs.Queue(
             self,
             "InterruptionQueue",
@@ -224,18 +231,19 @@ class Karpenter(Construct):
             rule = events.Rule(
                 self,
                 f"{rule_id}Rule",
-                description=f"Karpenter ({cluster_name}): {detail_type}",
+                description=f"Karpenter ({self.cluster_name}): {detail_type}",
                 event_pattern=events.EventPattern(source=[source], detail_type=[detail_type]),
             )
             rule.add_target(targets.SqsQueue(self.interruption_queue))
             self.rules[rule_id] = rule
 
-        # --- controller IAM (EKS Pod Identity) ----------------------------------------------------------------
+    def _build_controller_iam(self, cluster: eks.Cluster, volume_encryption_key: kms.IKey | None) -> None:
+        """Create the controller's role and policy and bind them to its service account (EKS Pod Identity)."""
         self.controller_role = iam.Role(
             self,
             "ControllerRole",
             assumed_by=iam.ServicePrincipal("pods.eks.amazonaws.com").with_session_tags(),
-            description=f"{cluster_name}: Karpenter controller (EKS Pod Identity)",
+            description=f"{self.cluster_name}: Karpenter controller (EKS Pod Identity)",
         )
         self._controller_policy(cluster, volume_encryption_key)
         self.pod_identity = eks.CfnPodIdentityAssociation(
@@ -247,7 +255,16 @@ class Karpenter(Construct):
             role_arn=self.controller_role.role_arn,
         )
 
-        # --- Helm releases --------------------------------------------------------------------------------
+    def _install(
+        self,
+        *,
+        cluster: eks.Cluster,
+        version: str,
+        replicas: int,
+        node_selector: Mapping[str, str] | None,
+        after: Sequence[IDependable],
+    ) -> None:
+        """Install the CRD and controller Helm releases after ``after``."""
         self.crd_release = KARPENTER_CRD.helm_chart(self, "Crds", cluster=cluster, version=version)
         self.release = KARPENTER.helm_chart(
             self,
@@ -255,7 +272,7 @@ class Karpenter(Construct):
             cluster=cluster,
             version=version,
             values=helm_values(
-                cluster_name=cluster_name,
+                cluster_name=self.cluster_name,
                 interruption_queue_name=self.interruption_queue.queue_name,
                 replicas=replicas,
                 node_selector=node_selector,
@@ -314,10 +331,13 @@ class Karpenter(Construct):
 
     def _ec2_statements(self) -> list[iam.PolicyStatement]:
         """Launching, tagging and deleting the cluster's instances and launch templates; regional reads."""
+        return [*self._ec2_launch_statements(), *self._ec2_tag_and_delete_statements(), self._ec2_read_statement()]
+
+    def _ec2_launch_statements(self) -> list[iam.PolicyStatement]:
+        """Launching instances and fleets from shared resources and the cluster's launch templates."""
         name, region, partition = self.cluster_name, Aws.REGION, Aws.PARTITION
         ec2 = _ec2_arn
         owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
-        created = list(CREATED_EC2)
         return [
             iam.PolicyStatement(
                 sid="AllowScopedEC2InstanceAccessActions",
@@ -342,13 +362,21 @@ class Karpenter(Construct):
             iam.PolicyStatement(
                 sid="AllowScopedEC2InstanceActionsWithTags",
                 actions=["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                resources=[ec2(r) for r in created],
+                resources=[ec2(r) for r in CREATED_EC2],
                 conditions={"StringEquals": owned, "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"}},
             ),
+        ]
+
+    def _ec2_tag_and_delete_statements(self) -> list[iam.PolicyStatement]:
+        """Tagging what Karpenter creates and deleting the cluster's instances and launch templates."""
+        name = self.cluster_name
+        ec2 = _ec2_arn
+        owned = {f"aws:RequestTag/kubernetes.io/cluster/{name}": "owned", "aws:RequestTag/eks:eks-cluster-name": name}
+        return [
             iam.PolicyStatement(
                 sid="AllowScopedResourceCreationTagging",
                 actions=["ec2:CreateTags"],
-                resources=[ec2(r) for r in created],
+                resources=[ec2(r) for r in CREATED_EC2],
                 conditions={
                     "StringEquals": {
                         **owned,
@@ -379,24 +407,28 @@ class Karpenter(Construct):
                     "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
                 },
             ),
-            iam.PolicyStatement(
-                sid="AllowRegionalReadActions",
-                actions=[
-                    "ec2:DescribeCapacityReservations",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstances",
-                    "ec2:DescribeInstanceTypeOfferings",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplates",
-                    "ec2:DescribeSecurityGroups",
-                    "ec2:DescribeSpotPriceHistory",
-                    "ec2:DescribeSubnets",
-                    "ec2:DescribeAvailabilityZones",
-                ],
-                resources=["*"],
-                conditions={"StringEquals": {"aws:RequestedRegion": region}},
-            ),
         ]
+
+    @staticmethod
+    def _ec2_read_statement() -> iam.PolicyStatement:
+        """EC2 Describe calls, limited to the stack's region."""
+        return iam.PolicyStatement(
+            sid="AllowRegionalReadActions",
+            actions=[
+                "ec2:DescribeCapacityReservations",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstances",
+                "ec2:DescribeInstanceTypeOfferings",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplates",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSpotPriceHistory",
+                "ec2:DescribeSubnets",
+                "ec2:DescribeAvailabilityZones",
+            ],
+            resources=["*"],
+            conditions={"StringEquals": {"aws:RequestedRegion": Aws.REGION}},
+        )
 
     def _service_statements(self) -> list[iam.PolicyStatement]:
         """SSM (AMI parameters), pricing, the interruption queue and passing the node role."""

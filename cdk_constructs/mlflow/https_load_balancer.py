@@ -77,7 +77,39 @@ class HttpsLoadBalancer(Construct):
         if certificate_arn is None and hosted_zone is None:
             raise ValueError("HttpsLoadBalancer needs certificate_arn or a hosted_zone to create a certificate")
         self.domain_name = domain_name
-        self.load_balancer = elbv2.ApplicationLoadBalancer(
+        self.load_balancer = self._build_load_balancer(
+            vpc=vpc,
+            security_group=security_group,
+            internet_facing=internet_facing,
+            idle_timeout=idle_timeout,
+            deletion_protection=deletion_protection,
+        )
+        self.load_balancer.log_access_logs(access_logs_bucket, access_logs_prefix)
+        self.certificate = self._certificate(domain_name, certificate_arn, hosted_zone)
+        self._add_listeners()
+        self._add_ingress_rules(security_group, https_ingress_cidrs, http_ingress_cidrs)
+
+        self.alias_record: route53.ARecord | None = None
+        if hosted_zone is not None:
+            self.alias_record = route53.ARecord(
+                self,
+                "Alias",
+                zone=hosted_zone,
+                record_name=domain_name,
+                target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(self.load_balancer)),
+            )
+
+    def _build_load_balancer(
+        self,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        internet_facing: bool,
+        idle_timeout: Duration | None,
+        deletion_protection: bool,
+    ) -> elbv2.ApplicationLoadBalancer:
+        """Create the ALB in public or private subnets, dropping invalid header fields."""
+        return elbv2.ApplicationLoadBalancer(
             self,
             "LoadBalancer",
             vpc=vpc,
@@ -90,16 +122,19 @@ class HttpsLoadBalancer(Construct):
             idle_timeout=idle_timeout or Duration.seconds(300),
             deletion_protection=deletion_protection,
         )
-        self.load_balancer.log_access_logs(access_logs_bucket, access_logs_prefix)
 
+    def _certificate(
+        self, domain_name: str, certificate_arn: str | None, hosted_zone: route53.IHostedZone | None
+    ) -> acm.ICertificate:
+        """Import the certificate by ARN, or create one validated by DNS in ``hosted_zone``."""
         if certificate_arn:
-            self.certificate: acm.ICertificate = acm.Certificate.from_certificate_arn(
-                self, "Certificate", certificate_arn
-            )
-        else:
-            self.certificate = acm.Certificate(
-                self, "Certificate", domain_name=domain_name, validation=acm.CertificateValidation.from_dns(hosted_zone)
-            )
+            return acm.Certificate.from_certificate_arn(self, "Certificate", certificate_arn)
+        return acm.Certificate(
+            self, "Certificate", domain_name=domain_name, validation=acm.CertificateValidation.from_dns(hosted_zone)
+        )
+
+    def _add_listeners(self) -> None:
+        """Add the HTTPS listener and the HTTP listener that redirects to it."""
         self.https_listener = self.load_balancer.add_listener(
             "Https",
             port=443,
@@ -115,9 +150,14 @@ class HttpsLoadBalancer(Construct):
             open=False,
             default_action=elbv2.ListenerAction.redirect(protocol="HTTPS", port="443", permanent=True),
         )
+
+    def _add_ingress_rules(
+        self, security_group: ec2.ISecurityGroup, https_cidrs: Sequence[str], http_cidrs: Sequence[str]
+    ) -> None:
+        """Allow HTTPS and HTTP from the given CIDRs, as separate ingress resources in this stack."""
         # Ingress rules live in this stack as separate resources, so the group's own stack stays untouched.
-        rules = [(443, "Https", "HTTPS", c) for c in https_ingress_cidrs]
-        rules += [(80, "Http", "HTTP (redirected to HTTPS)", c) for c in http_ingress_cidrs]
+        rules = [(443, "Https", "HTTPS", c) for c in https_cidrs]
+        rules += [(80, "Http", "HTTP (redirected to HTTPS)", c) for c in http_cidrs]
         for port, cid, what, cidr in rules:
             ec2.CfnSecurityGroupIngress(
                 self,
@@ -128,16 +168,6 @@ class HttpsLoadBalancer(Construct):
                 to_port=port,
                 cidr_ip=cidr,
                 description=f"{what} from {cidr}",
-            )
-
-        self.alias_record: route53.ARecord | None = None
-        if hosted_zone is not None:
-            self.alias_record = route53.ARecord(
-                self,
-                "Alias",
-                zone=hosted_zone,
-                record_name=domain_name,
-                target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(self.load_balancer)),
             )
 
     @property

@@ -88,7 +88,64 @@ class MlflowDatabase(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         major = version.split(".")[0]
-        self.cluster = rds.DatabaseCluster(
+        self.cluster = self._build_cluster(
+            vpc=vpc,
+            security_group=security_group,
+            encryption_key=encryption_key,
+            version=version,
+            identifier=identifier,
+            secret_encryption_key=secret_encryption_key,
+            subnets=subnets,
+            min_capacity_acu=min_capacity_acu,
+            max_capacity_acu=max_capacity_acu,
+            auto_pause=auto_pause,
+            readers=readers,
+            backup_retention_days=backup_retention_days,
+            deletion_protection=deletion_protection,
+            removal_policy=removal_policy,
+        )
+        # The exported log's group, created here with retention and encryption (instead of CDK's log-retention
+        # Lambda). RDS writes to /aws/rds/cluster/<identifier>/postgresql, so the cluster waits for it.
+        self.log_group = logs.LogGroup(
+            self,
+            "PostgresLog",
+            log_group_name=f"/aws/rds/cluster/{identifier}/postgresql",
+            retention=log_retention,
+            encryption_key=encryption_key,
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+        )
+        self.cluster.node.add_dependency(self.log_group)
+        self.engine_major_version = major
+        # The writer instance: the cluster resource is "created" before any instance can accept connections, so
+        # whatever connects at start (the MLflow tasks) must wait for this one.
+        self.writer_instance: Construct = self.cluster.node.find_child("Writer")
+        self._skip_enhanced_monitoring()
+        assert self.cluster.secret is not None  # generated credentials always create one
+        self.secret = self.cluster.secret  # the attachment: its ARN is the secret's, with the cluster's host/port
+        # The generated secret outlives the cluster, like its final snapshot (which needs these credentials).
+        self.cluster.node.find_child("Secret").apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+        self._acknowledge_findings(deletion_protection=deletion_protection)
+
+    def _build_cluster(
+        self,
+        *,
+        vpc: ec2.IVpc,
+        security_group: ec2.ISecurityGroup,
+        encryption_key: kms.IKey,
+        version: str,
+        identifier: str,
+        secret_encryption_key: kms.IKey | None,
+        subnets: ec2.SubnetSelection | None,
+        min_capacity_acu: float,
+        max_capacity_acu: float,
+        auto_pause: Duration | None,
+        readers: int,
+        backup_retention_days: int,
+        deletion_protection: bool,
+        removal_policy: RemovalPolicy,
+    ) -> rds.DatabaseCluster:
+        """Create the encrypted Aurora PostgreSQL Serverless v2 cluster with generated credentials."""
+        return rds.DatabaseCluster(
             self,
             "Cluster",
             engine=rds.DatabaseClusterEngine.aurora_postgres(version=engine_version(version)),
@@ -120,21 +177,9 @@ class MlflowDatabase(Construct):
             cluster_identifier=identifier,
             cloudwatch_logs_exports=["postgresql"],
         )
-        # The exported log's group, created here with retention and encryption (instead of CDK's log-retention
-        # Lambda). RDS writes to /aws/rds/cluster/<identifier>/postgresql, so the cluster waits for it.
-        self.log_group = logs.LogGroup(
-            self,
-            "PostgresLog",
-            log_group_name=f"/aws/rds/cluster/{identifier}/postgresql",
-            retention=log_retention,
-            encryption_key=encryption_key,
-            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
-        )
-        self.cluster.node.add_dependency(self.log_group)
-        self.engine_major_version = major
-        # The writer instance: the cluster resource is "created" before any instance can accept connections, so
-        # whatever connects at start (the MLflow tasks) must wait for this one.
-        self.writer_instance: Construct = self.cluster.node.find_child("Writer")
+
+    def _skip_enhanced_monitoring(self) -> None:
+        """Skip checkov's Enhanced Monitoring check on every DB instance of the cluster."""
         for instance in self.cluster.node.children:
             if (
                 isinstance(instance.node.default_child, CfnResource)
@@ -146,11 +191,9 @@ class MlflowDatabase(Construct):
                     "Enhanced Monitoring bills OS metrics into CloudWatch Logs per instance; Serverless v2 "
                     "publishes ACU, CPU and connection metrics to CloudWatch without it",
                 )
-        assert self.cluster.secret is not None  # generated credentials always create one
-        self.secret = self.cluster.secret  # the attachment: its ARN is the secret's, with the cluster's host/port
-        # The generated secret outlives the cluster, like its final snapshot (which needs these credentials).
-        self.cluster.node.find_child("Secret").apply_removal_policy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
 
+    def _acknowledge_findings(self, *, deletion_protection: bool) -> None:
+        """Record the reviewed cdk-nag findings on the secret and the cluster."""
         Validations.of(self.cluster.node.find_child("Secret")).acknowledge(
             Acknowledgment(
                 id="AwsSolutions::AwsSolutions-SMG4",

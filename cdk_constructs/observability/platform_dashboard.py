@@ -251,31 +251,28 @@ class PlatformDashboard(Construct):
     def _karpenter_row(self, cluster_name: str, spot_interruption_rule_name: str) -> list[cw.GraphWidget]:
         """Karpenter nodes launched/terminated, Spot interruptions, Kueue workloads, pending jobs per queue."""
         c = {"ClusterName": cluster_name}
-        period = _PERIOD
-        created = cw.MathExpression(
-            expression=search_expression(
-                PROMETHEUS,
-                "karpenter_nodeclaims_created_total",
-                ["ClusterName", "nodepool"],
-                c,
-                statistic="Sum",
-                period_seconds=period,
+        return [
+            self._karpenter_nodes_widget(c),
+            self._spot_widget(c, spot_interruption_rule_name),
+            self._kueue_jobs_widget(c),
+            self._graph(
+                "Pending jobs per queue (time pending = how long a line stays up)",
+                [_search("kueue_pending_workloads", ["ClusterName", "ClusterQueue"], c, statistic="Maximum", label="")],
+                left_label="workloads",
             ),
-            label="launched",
-            period=Duration.seconds(period),
+        ]
+
+    def _karpenter_nodes_widget(self, c: dict[str, str]) -> cw.GraphWidget:
+        """Karpenter nodes launched and terminated, per nodepool."""
+        dims = ["ClusterName", "nodepool"]
+        created = _search("karpenter_nodeclaims_created_total", dims, c, statistic="Sum", label="launched")
+        terminated = _search("karpenter_nodeclaims_terminated_total", dims, c, statistic="Sum", label="terminated")
+        return self._graph(
+            "Karpenter nodes launched / terminated (per nodepool)", [created, terminated], left_label="nodes"
         )
-        terminated = cw.MathExpression(
-            expression=search_expression(
-                PROMETHEUS,
-                "karpenter_nodeclaims_terminated_total",
-                ["ClusterName", "nodepool"],
-                c,
-                statistic="Sum",
-                period_seconds=period,
-            ),
-            label="terminated",
-            period=Duration.seconds(period),
-        )
+
+    def _spot_widget(self, c: dict[str, str], spot_interruption_rule_name: str) -> cw.GraphWidget:
+        """Spot interruption warnings (EventBridge) and the interruption messages Karpenter received."""
         spot = metric(
             "AWS/Events",
             "MatchedEvents",
@@ -283,18 +280,17 @@ class PlatformDashboard(Construct):
             statistic="Sum",
             label="spot interruption warnings",
         )
-        messages = cw.MathExpression(
-            expression=search_expression(
-                PROMETHEUS,
-                "karpenter_interruption_received_messages_total",
-                ["ClusterName", "message_type"],
-                c,
-                statistic="Sum",
-                period_seconds=period,
-            ),
+        messages = _search(
+            "karpenter_interruption_received_messages_total",
+            ["ClusterName", "message_type"],
+            c,
+            statistic="Sum",
             label="",
-            period=Duration.seconds(period),
         )
+        return self._graph("Spot interruptions", [spot, messages], left_label="events")
+
+    def _kueue_jobs_widget(self, c: dict[str, str]) -> cw.GraphWidget:
+        """Kueue workloads pending, admitted and preempted."""
         pending = [
             metric(
                 PROMETHEUS, "kueue_pending_workloads", {**c, "Status": s}, statistic="Maximum", label=f"pending ({s})"
@@ -311,30 +307,9 @@ class PlatformDashboard(Construct):
             statistic="Sum",
             label="preempted",
         )
-        per_queue = cw.MathExpression(
-            expression=search_expression(
-                PROMETHEUS,
-                "kueue_pending_workloads",
-                ["ClusterName", "ClusterQueue"],
-                c,
-                statistic="Maximum",
-                period_seconds=period,
-            ),
-            label="",
-            period=Duration.seconds(period),
+        return self._graph(
+            "Jobs: pending, running, preempted (Kueue)", [*pending, running, preempted], left_label="workloads"
         )
-        return [
-            self._graph(
-                "Karpenter nodes launched / terminated (per nodepool)", [created, terminated], left_label="nodes"
-            ),
-            self._graph("Spot interruptions", [spot, messages], left_label="events"),
-            self._graph(
-                "Jobs: pending, running, preempted (Kueue)", [*pending, running, preempted], left_label="workloads"
-            ),
-            self._graph(
-                "Pending jobs per queue (time pending = how long a line stays up)", [per_queue], left_label="workloads"
-            ),
-        ]
 
     # --- FSx, MLflow, Aurora -----------------------------------------------------------------------------------------
     def _fsx_widgets(self, file_system_id: str) -> list[cw.GraphWidget]:
@@ -561,3 +536,16 @@ _RAY_AND_WAIT_NOTE = (
     "drops; the widget *Pending jobs per queue* shows how long workloads stay pending, and "
     "`kubectl -n <team> get workloads` lists each one with its age."
 )
+
+
+def _search(
+    metric_name: str, dimensions: list[str], match: dict[str, str], *, statistic: str, label: str
+) -> cw.MathExpression:
+    """A SEARCH over the Prometheus namespace for ``metric_name`` at the dashboard's period."""
+    return cw.MathExpression(
+        expression=search_expression(
+            PROMETHEUS, metric_name, dimensions, match, statistic=statistic, period_seconds=_PERIOD
+        ),
+        label=label,
+        period=Duration.seconds(_PERIOD),
+    )

@@ -114,7 +114,6 @@ class ImageBuildProject(Construct):
         expected_build_minutes: int | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
         self.image_uri = repository.repository_uri_for_tag(image_tag)
         # Kept on delete/replacement (build history for audits), removed if the create that made it rolls back.
         self.log_group = logs.LogGroup(
@@ -124,37 +123,64 @@ class ImageBuildProject(Construct):
             encryption_key=encryption_key,
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
+        self.role = self._build_role(
+            image_name=image_name, repository=repository, source=source, encryption_key=encryption_key
+        )
+        self.project = self._build_project(
+            image_name=image_name,
+            dockerfile=dockerfile,
+            image_tag=image_tag,
+            repository=repository,
+            source=source,
+            encryption_key=encryption_key,
+            project_name=project_name,
+            compute_type=compute_type,
+            timeout=timeout,
+        )
+        if expected_build_minutes:
+            Tags.of(self.project).add(EXPECTED_MINUTES_TAG, str(expected_build_minutes))
+        self._acknowledge_findings()
+
+    def _build_role(
+        self,
+        *,
+        image_name: str,
+        repository: ecr.IRepository,
+        source: s3_assets.Asset,
+        encryption_key: kms.IKey,
+    ) -> iam.Role:
+        """Create the CodeBuild role with exactly the statements the build needs."""
         # The role gets exactly the statements below: the project's defaults (logs in /aws/codebuild/*, report
         # groups, wildcard KMS and S3 actions) are not needed, so the project sees it without policy updates.
-        self.role = iam.Role(
+        role = iam.Role(
             self,
             "Role",
             assumed_by=iam.ServicePrincipal("codebuild.amazonaws.com"),
             description=f"CodeBuild: build platform image {image_name} and push it to its repository",
         )
-        self.role.add_to_policy(
+        role.add_to_policy(
             iam.PolicyStatement(  # S3 source (CodeBuild user guide, service role for S3 input)
                 actions=["s3:GetObject", "s3:GetObjectVersion"],
                 resources=[source.bucket.arn_for_objects(source.s3_object_key)],
             )
         )
-        self.role.add_to_policy(
+        role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:GetBucketAcl", "s3:GetBucketLocation"], resources=[source.bucket.bucket_arn]
             )
         )
-        self.role.add_to_policy(
+        role.add_to_policy(
             iam.PolicyStatement(
                 actions=["logs:CreateLogStream", "logs:PutLogEvents"], resources=[self.log_group.log_group_arn]
             )
         )
-        self.role.add_to_policy(
+        role.add_to_policy(
             iam.PolicyStatement(  # build output encryption with the platform key
                 actions=["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"],
                 resources=[encryption_key.key_arn],
             )
         )
-        self.role.add_to_policy(
+        role.add_to_policy(
             iam.PolicyStatement(
                 actions=[
                     "ecr:BatchCheckLayerAvailability",
@@ -170,8 +196,52 @@ class ImageBuildProject(Construct):
             )
         )
         # ECR's authorization token has no resource-level permission (service authorization reference for ECR).
-        self.role.add_to_policy(iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"]))
-        self.project = codebuild.Project(
+        role.add_to_policy(iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"]))
+        return role
+
+    def _environment(
+        self,
+        *,
+        image_name: str,
+        dockerfile: str,
+        image_tag: str,
+        repository: ecr.IRepository,
+        compute_type: codebuild.ComputeType,
+    ) -> codebuild.BuildEnvironment:
+        """The privileged Docker build environment and the buildspec's inputs as variables."""
+        stack = Stack.of(self)
+        return codebuild.BuildEnvironment(
+            build_image=BUILD_IMAGE,
+            compute_type=compute_type,
+            privileged=True,  # the Docker daemon runs inside the build container
+            environment_variables={
+                k: codebuild.BuildEnvironmentVariable(value=v)
+                for k, v in {
+                    "IMAGE_NAME": image_name,
+                    "DOCKERFILE": dockerfile,
+                    "IMAGE_TAG": image_tag,
+                    "IMAGE_URI": self.image_uri,
+                    "REPOSITORY_NAME": repository.repository_name,
+                    "REGISTRY": f"{stack.account}.dkr.ecr.{stack.region}.{stack.url_suffix}",
+                }.items()
+            },
+        )
+
+    def _build_project(
+        self,
+        *,
+        image_name: str,
+        dockerfile: str,
+        image_tag: str,
+        repository: ecr.IRepository,
+        source: s3_assets.Asset,
+        encryption_key: kms.IKey,
+        project_name: str | None,
+        compute_type: codebuild.ComputeType,
+        timeout: Duration,
+    ) -> codebuild.Project:
+        """Create the CodeBuild project that builds and pushes the image."""
+        return codebuild.Project(
             self,
             "Project",
             project_name=project_name,
@@ -179,21 +249,12 @@ class ImageBuildProject(Construct):
             description=f"Builds the platform image {image_name} ({dockerfile}) and pushes {image_tag}",
             source=codebuild.Source.s3(bucket=source.bucket, path=source.s3_object_key),
             build_spec=codebuild.BuildSpec.from_object(buildspec()),
-            environment=codebuild.BuildEnvironment(
-                build_image=BUILD_IMAGE,
+            environment=self._environment(
+                image_name=image_name,
+                dockerfile=dockerfile,
+                image_tag=image_tag,
+                repository=repository,
                 compute_type=compute_type,
-                privileged=True,  # the Docker daemon runs inside the build container
-                environment_variables={
-                    k: codebuild.BuildEnvironmentVariable(value=v)
-                    for k, v in {
-                        "IMAGE_NAME": image_name,
-                        "DOCKERFILE": dockerfile,
-                        "IMAGE_TAG": image_tag,
-                        "IMAGE_URI": self.image_uri,
-                        "REPOSITORY_NAME": repository.repository_name,
-                        "REGISTRY": f"{stack.account}.dkr.ecr.{stack.region}.{stack.url_suffix}",
-                    }.items()
-                },
             ),
             encryption_key=encryption_key,
             timeout=timeout,
@@ -201,8 +262,9 @@ class ImageBuildProject(Construct):
             concurrent_build_limit=1,
             logging=codebuild.LoggingOptions(cloud_watch=codebuild.CloudWatchLoggingOptions(log_group=self.log_group)),
         )
-        if expected_build_minutes:
-            Tags.of(self.project).add(EXPECTED_MINUTES_TAG, str(expected_build_minutes))
+
+    def _acknowledge_findings(self) -> None:
+        """Record the reviewed cdk-nag findings on the project and its role."""
         acknowledge(
             self.project,
             "Docker builds need privileged mode for the Docker daemon inside the build "

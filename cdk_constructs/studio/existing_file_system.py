@@ -80,7 +80,6 @@ class ExistingFileSystemAccess(Construct):
         revision: int = 1,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
         log_group = logs.LogGroup(
             self,
             "Logs",
@@ -88,22 +87,45 @@ class ExistingFileSystemAccess(Construct):
             encryption_key=encryption_key,
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
+        handler_role = self._log_writer_role(
+            "HandlerRole", f"Adds a Studio security group to the interfaces of {file_system_id}", log_group
+        )
+        framework_role = self._log_writer_role(
+            "ProviderRole", "Custom resource provider framework of the FSx interface handler", log_group
+        )
+        self.function = self._build_handler(
+            file_system_id=file_system_id, vpc=vpc, log_group=log_group, handler_role=handler_role
+        )
+        self.provider = self._build_provider(log_group=log_group, framework_role=framework_role)
+        self.resource = CustomResource(
+            self,
+            "Resource",
+            service_token=self.provider.service_token,
+            resource_type="Custom::FsxNetworkInterfaces",
+            properties={
+                "FileSystemId": file_system_id,
+                "SecurityGroupId": security_group.security_group_id,
+                "Revision": str(revision),
+            },
+        )
 
-        def role(name: str, what: str) -> iam.Role:
-            """A function role that may write to ``log_group`` only (no AWS-managed policy)."""
-            out = iam.Role(self, name, assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"), description=what)
-            out.add_to_policy(
-                iam.PolicyStatement(
-                    sid="WriteItsLogs",
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[log_group.log_group_arn],
-                )
+    def _log_writer_role(self, name: str, what: str, log_group: logs.ILogGroup) -> iam.Role:
+        """A function role that may write to ``log_group`` only (no AWS-managed policy)."""
+        out = iam.Role(self, name, assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"), description=what)
+        out.add_to_policy(
+            iam.PolicyStatement(
+                sid="WriteItsLogs",
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group.log_group_arn],
             )
-            return out
+        )
+        return out
 
-        handler_role = role("HandlerRole", f"Adds a Studio security group to the interfaces of {file_system_id}")
-        framework_role = role("ProviderRole", "Custom resource provider framework of the FSx interface handler")
-        self.function = lambda_.Function(
+    def _build_handler(
+        self, *, file_system_id: str, vpc: ec2.IVpc, log_group: logs.ILogGroup, handler_role: iam.Role
+    ) -> lambda_.Function:
+        """Create the handler function and grant it the FSx and EC2 calls it makes."""
+        function = lambda_.Function(
             self,
             "Handler",
             runtime=RUNTIME,
@@ -115,17 +137,25 @@ class ExistingFileSystemAccess(Construct):
             role=handler_role,
             description=f"Adds a Studio security group to the network interfaces of {file_system_id}",
         )
-        self.function.add_to_role_policy(
+        self._grant_handler(function, file_system_id=file_system_id, vpc=vpc)
+        self._acknowledge_handler_role(handler_role)
+        return function
+
+    @staticmethod
+    def _grant_handler(function: lambda_.Function, *, file_system_id: str, vpc: ec2.IVpc) -> None:
+        """Let the handler describe the file system and modify interfaces of the VPC."""
+        stack = Stack.of(function)
+        function.add_to_role_policy(
             iam.PolicyStatement(
                 sid="DescribeTheFileSystem",
                 actions=["fsx:DescribeFileSystems"],
                 resources=[stack.format_arn(service="fsx", resource="file-system", resource_name=file_system_id)],
             )
         )
-        self.function.add_to_role_policy(
+        function.add_to_role_policy(
             iam.PolicyStatement(sid="DescribeInterfaces", actions=["ec2:DescribeNetworkInterfaces"], resources=["*"])
         )
-        self.function.add_to_role_policy(
+        function.add_to_role_policy(
             iam.PolicyStatement(
                 sid="ModifyInterfacesOfTheVpc",
                 actions=["ec2:ModifyNetworkInterfaceAttribute"],
@@ -133,7 +163,7 @@ class ExistingFileSystemAccess(Construct):
                 conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}},
             )
         )
-        self.function.add_to_role_policy(
+        function.add_to_role_policy(
             iam.PolicyStatement(
                 sid="WithGroupsOfTheVpc",
                 actions=["ec2:ModifyNetworkInterfaceAttribute"],
@@ -141,6 +171,10 @@ class ExistingFileSystemAccess(Construct):
                 conditions={"StringEquals": {"ec2:Vpc": vpc.vpc_arn}},
             )
         )
+
+    def _acknowledge_handler_role(self, handler_role: iam.Role) -> None:
+        """Record the reviewed wildcard findings of the handler's role."""
+        stack = Stack.of(self)
         region = "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
         account = "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
         partition = "<AWS::Partition>" if Token.is_unresolved(stack.partition) else stack.partition
@@ -151,6 +185,10 @@ class ExistingFileSystemAccess(Construct):
             "limited to interfaces and groups of the file system's VPC by ec2:Vpc",
             *wildcard_resources("*", f"{ec2_arn}:network-interface/*", f"{ec2_arn}:security-group/*"),
         )
+
+    def _build_provider(self, *, log_group: logs.ILogGroup, framework_role: iam.Role) -> cr.Provider:
+        """Create the custom resource provider around the handler and record its findings."""
+        stack = Stack.of(self)
         provider = cr.Provider(
             self,
             "Provider",
@@ -165,7 +203,6 @@ class ExistingFileSystemAccess(Construct):
             *wildcard_resources(f"<{stack.get_logical_id(self.function.node.default_child)}.Arn>:*"),
         )
         acknowledge(provider, "The provider framework's function runs the runtime aws-cdk-lib pins for it", "L1")
-        self.provider = provider
         for function in (self.function, provider.node.find_child("framework-onEvent")):
             ignore_cfn_lint(
                 function,
@@ -173,14 +210,4 @@ class ExistingFileSystemAccess(Construct):
                 "aws-cdk-lib adds DependsOn on the function's role next to the GetAtt; "
                 "harmless and not editable from here.",
             )
-        self.resource = CustomResource(
-            self,
-            "Resource",
-            service_token=provider.service_token,
-            resource_type="Custom::FsxNetworkInterfaces",
-            properties={
-                "FileSystemId": file_system_id,
-                "SecurityGroupId": security_group.security_group_id,
-                "Revision": str(revision),
-            },
-        )
+        return provider

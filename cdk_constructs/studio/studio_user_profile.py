@@ -175,14 +175,54 @@ class StudioUserProfile(Construct):
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
-        self.role = iam.Role(
+        self.role = self._build_role(user_profile_name=user_profile_name, namespace=namespace)
+        self._grant_role(
+            cluster_name=cluster_name,
+            data_bucket=data_bucket,
+            data_key=data_key,
+            data_prefix=data_prefix,
+            training_images=training_images,
+            mlflow=mlflow,
+            team=team or namespace,
+        )
+        self.profile = self._build_profile(
+            domain=domain,
+            user_profile_name=user_profile_name,
+            namespace=namespace,
+            lifecycle_config_arns=lifecycle_config_arns,
+            file_system_path=file_system_path,
+            posix_uid=posix_uid,
+            posix_gid=posix_gid,
+        )
+        self.profile.apply_removal_policy(removal_policy)
+
+        self.access_entry: eks.AccessEntry | None = None
+        if cluster is not None:
+            self.access_entry = self._build_access_entry(cluster, team or namespace)
+
+    def _build_role(self, *, user_profile_name: str, namespace: str) -> iam.Role:
+        """Create the user's SageMaker execution role (its statements come from :meth:`_grant_role`)."""
+        return iam.Role(
             self,
             "ExecutionRole",
             assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
             description=f"Studio user {user_profile_name} (team {namespace}): EKS describe, team S3 prefix, ECR pull, "
             f"MLflow client",
         )
+
+    def _grant_role(
+        self,
+        *,
+        cluster_name: str,
+        data_bucket: s3.IBucket | None,
+        data_key: kms.IKey | None,
+        data_prefix: str,
+        training_images: _Pullable | None,
+        mlflow: _MlflowClient | None,
+        team: str,
+    ) -> None:
+        """Grant the role EKS describe, the team prefix, Studio logs, ECR pull and MLflow, and record its findings."""
+        stack = Stack.of(self)
         cluster_arn = stack.format_arn(service="eks", resource="cluster", resource_name=cluster_name)
         self.role.add_to_policy(
             iam.PolicyStatement(sid="DescribePlatformCluster", actions=["eks:DescribeCluster"], resources=[cluster_arn])
@@ -205,7 +245,11 @@ class StudioUserProfile(Construct):
         if training_images is not None:
             training_images.grant_pull(self.role)
         if mlflow is not None:
-            mlflow.grant_team_credentials(team or namespace, self.role)
+            mlflow.grant_team_credentials(team, self.role)
+        self._acknowledge_role(log_group_arn)
+
+    def _acknowledge_role(self, log_group_arn: str) -> None:
+        """Record the reviewed wildcard findings of the execution role."""
         Validations.of(self.role).acknowledge(
             Acknowledgment(
                 id=f"AwsSolutions::AwsSolutions-IAM5[Resource::{log_group_arn}]",
@@ -219,20 +263,40 @@ class StudioUserProfile(Construct):
             )
         )
 
+    @staticmethod
+    def _app_settings(cls: type, *, instance_type: str | None, lifecycle_config_arn: str) -> object:
+        """App settings of one Studio app type, with its lifecycle configuration as the default."""
+        # Idle shutdown is a domain setting (CloudFormation has no AppLifecycleManagement on user profiles).
+        return cls(
+            default_resource_spec=UP.ResourceSpecProperty(
+                instance_type=instance_type, lifecycle_config_arn=lifecycle_config_arn
+            ),
+            lifecycle_config_arns=[lifecycle_config_arn],
+        )
+
+    def _build_profile(
+        self,
+        *,
+        domain: StudioDomain,
+        user_profile_name: str,
+        namespace: str,
+        lifecycle_config_arns: Mapping[str, str],
+        file_system_path: str | None,
+        posix_uid: int | None,
+        posix_gid: int | None,
+    ) -> sagemaker.CfnUserProfile:
+        """Create the Studio user profile: execution role, FSx mount, POSIX identity and app settings."""
+
         def app_settings(cls: type, app_type: str) -> object:
-            arn = lifecycle_config_arns[app_type]
-            # Idle shutdown is a domain setting (CloudFormation has no AppLifecycleManagement on user profiles).
-            return cls(
-                default_resource_spec=UP.ResourceSpecProperty(
-                    instance_type=domain.default_instance_type, lifecycle_config_arn=arn
-                ),
-                lifecycle_config_arns=[arn],
+            """The settings of ``app_type`` with the domain's default instance type."""
+            return self._app_settings(
+                cls, instance_type=domain.default_instance_type, lifecycle_config_arn=lifecycle_config_arns[app_type]
             )
 
         posix = (
             UP.CustomPosixUserConfigProperty(uid=posix_uid, gid=posix_gid or 1001) if posix_uid is not None else None
         )
-        self.profile = sagemaker.CfnUserProfile(
+        return sagemaker.CfnUserProfile(
             self,
             "Resource",
             domain_id=domain.domain_id,
@@ -254,17 +318,15 @@ class StudioUserProfile(Construct):
             ),
             tags=[CfnTag(key="platform/team", value=namespace), CfnTag(key=PROFILE_TAG, value=user_profile_name)],
         )
-        self.profile.apply_removal_policy(removal_policy)
 
-        self.access_entry: eks.AccessEntry | None = None
-        if cluster is not None:
-            self.access_entry = eks.AccessEntry(
-                self, "AccessEntry", cluster=cluster, principal=self.role.role_arn, access_policies=[]
-            )
-            # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
-            cast(eks.CfnAccessEntry, self.access_entry.node.default_child).kubernetes_groups = [
-                team_group(team or namespace)
-            ]
+    def _build_access_entry(self, cluster: eks.ICluster, team: str) -> eks.AccessEntry:
+        """Create the role's EKS access entry, mapped to the team's Kubernetes group."""
+        access_entry = eks.AccessEntry(
+            self, "AccessEntry", cluster=cluster, principal=self.role.role_arn, access_policies=[]
+        )
+        # Kubernetes RBAC only (see the class docstring); the L2 has no property for the groups.
+        cast(eks.CfnAccessEntry, access_entry.node.default_child).kubernetes_groups = [team_group(team)]
+        return access_entry
 
     def _grant_team_prefix(self, data_bucket: s3.IBucket, data_key: kms.IKey | None, data_prefix: str) -> None:
         """The team's prefix of the data bucket: list, read, write and delete its objects (and the bucket key through
