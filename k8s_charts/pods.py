@@ -314,50 +314,10 @@ def job_pod_template(
     pod (Ray head, submitter, llmft CPU step) that stays off GPU nodes: it tolerates only the Karpenter CPU pool's
     taint, so it runs on a system node with room or on a CPU pool node (k8s_charts/karpenter.py). ``cpu``: cores or
     a quantity such as ``"500m"``; requests equal limits."""
-    data_dir = team_dir(values, team)
-    env = {
-        "HOME": "/tmp",
-        "TEAM_DATA_DIR": data_dir,
-        "HF_HOME": team_paths(team).hf_cache,
-        "MLFLOW_EXPERIMENT_NAME": f"{team.name}/{job_name}",
-        **NCCL_ENV,
-        **(efa_env(shape.instance_type) if shape and shape.efa else {}),
-        **settings.env,
-    }
+    env = _job_env(job_name, team=team, values=values, shape=shape, settings=settings)
     mlflow = mlflow_credentials()
-    mounts = [
-        k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
-        k8s.VolumeMount(name="tmp", mount_path="/tmp"),
-        *mlflow.volume_mounts,
-    ]
-    volumes = [
-        k8s.Volume(
-            name="fsx", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)
-        ),
-        k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
-        *mlflow.volumes,
-    ]
-    shm_gib = shape.shm_gib if shape else shm_gib  # CPU pods get a /dev/shm only when asked (Ray heads)
-    if shm_gib:
-        if not shape and shm_gib >= memory_gib:
-            raise ValueError(
-                f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
-                f"container's limit counts"
-            )
-        mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
-        volumes.append(
-            k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(medium="Memory", size_limit=q(f"{shm_gib}Gi")))
-        )
-    if shape:
-        resources = shape.resources()
-        affinity = tier.affinity(
-            instance_type=shape.instance_type, zone=zone, extra=_health(tier), node_types=shape.node_types
-        )
-        tolerations = tier.tolerations()
-    else:
-        amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}
-        resources = k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
-        affinity, tolerations = None, cpu_job_tolerations()
+    mounts, volumes = _job_volumes(mlflow, shape=shape, shm_gib=shm_gib, memory_gib=memory_gib)
+    resources, affinity, tolerations = _job_placement(tier, shape, zone=zone, cpu=cpu, memory_gib=memory_gib)
     container = k8s.Container(
         name=settings.container_name,
         image=settings.image,
@@ -393,6 +353,70 @@ def job_pod_template(
             termination_grace_period_seconds=120,
         ),
     )
+
+
+def _job_env(
+    job_name: str, *, team: TeamConfig, values: PlatformValues, shape: GpuNodeShape | None, settings: PodSettings
+) -> dict[str, str]:
+    """The environment of a job's container: team paths, MLflow experiment, NCCL/EFA and the job's own."""
+    data_dir = team_dir(values, team)
+    env = {
+        "HOME": "/tmp",
+        "TEAM_DATA_DIR": data_dir,
+        "HF_HOME": team_paths(team).hf_cache,
+        "MLFLOW_EXPERIMENT_NAME": f"{team.name}/{job_name}",
+        **NCCL_ENV,
+        **(efa_env(shape.instance_type) if shape and shape.efa else {}),
+        **settings.env,
+    }
+    return env
+
+
+def _job_volumes(
+    mlflow: PodWiring, *, shape: GpuNodeShape | None, shm_gib: int | None, memory_gib: int
+) -> tuple[list[k8s.VolumeMount], list[k8s.Volume]]:
+    """(mounts, volumes) of a job pod: FSx, /tmp, MLflow credentials and, where it has one, /dev/shm."""
+    mounts = [
+        k8s.VolumeMount(name="fsx", mount_path=FSX_MOUNT_PATH),
+        k8s.VolumeMount(name="tmp", mount_path="/tmp"),
+        *mlflow.volume_mounts,
+    ]
+    volumes = [
+        k8s.Volume(
+            name="fsx", persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=FSX_CLAIM_NAME)
+        ),
+        k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource(size_limit=q("50Gi"))),
+        *mlflow.volumes,
+    ]
+    shm_gib = shape.shm_gib if shape else shm_gib  # CPU pods get a /dev/shm only when asked (Ray heads)
+    if shm_gib:
+        if not shape and shm_gib >= memory_gib:
+            raise ValueError(
+                f"shm_gib {shm_gib} must be below memory_gib {memory_gib}: /dev/shm is memory the "
+                f"container's limit counts"
+            )
+        mounts.append(k8s.VolumeMount(name="dshm", mount_path="/dev/shm"))
+        volumes.append(
+            k8s.Volume(name="dshm", empty_dir=k8s.EmptyDirVolumeSource(medium="Memory", size_limit=q(f"{shm_gib}Gi")))
+        )
+    return mounts, volumes
+
+
+def _job_placement(
+    tier: JobTier, shape: GpuNodeShape | None, *, zone: str | None, cpu: int | str, memory_gib: int
+) -> tuple[k8s.ResourceRequirements, k8s.Affinity | None, list[k8s.Toleration]]:
+    """(resources, affinity, tolerations): a GPU pod placed by ``tier``, else a CPU pod off the GPU nodes."""
+    if shape:
+        resources = shape.resources()
+        affinity = tier.affinity(
+            instance_type=shape.instance_type, zone=zone, extra=_health(tier), node_types=shape.node_types
+        )
+        tolerations = tier.tolerations()
+    else:
+        amounts = {"cpu": q(cpu), "memory": q(f"{memory_gib}Gi")}
+        resources = k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+        affinity, tolerations = None, cpu_job_tolerations()
+    return resources, affinity, tolerations
 
 
 def _health(tier: JobTier) -> list[k8s.NodeSelectorRequirement]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from cdk8s import ApiObjectMetadata
+from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
@@ -92,11 +93,7 @@ class ElasticPyTorchJob(Construct):
         self.tier = resolve_tier(team, tier)
         self.priority_class = self.tier.priority_class_for(priority_class)
         max_nodes = min_nodes if max_nodes is None else max_nodes
-        if min_nodes < 1 or min_nodes > max_nodes:
-            raise ValueError(
-                f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
-                f"1 <= min_nodes <= max_nodes"
-            )
+        _check_elastic_range(min_nodes, max_nodes)
         self.shape = GpuNodeShape.of(
             instance_type,
             kinds=node_kinds or node_kinds_for(values, self.tier, instance_type),
@@ -110,23 +107,13 @@ class ElasticPyTorchJob(Construct):
         if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
             self.shape = self.shape.only(node_kinds)
         procs = self.shape.gpus if procs_per_node is None else procs_per_node
-        if not 1 <= procs <= self.shape.gpus:
-            raise ValueError(
-                f"procs_per_node {procs} must be 1 to gpus_per_node ({self.shape.gpus}): torchrun "
-                f"starts one process per GPU"
-            )
-        if not entrypoint:
-            raise ValueError("entrypoint is empty; give torchrun a script or module, e.g. ['-m', 'llm_platform.sft']")
+        _check_procs_and_entrypoint(procs, gpus=self.shape.gpus, entrypoint=entrypoint)
         self.min_nodes, self.max_nodes, self.procs_per_node = min_nodes, max_nodes, procs
 
-        template = job_pod_template(
-            job_name=name,
-            component="worker",
+        template = self._worker_template(
+            name=name,
             team=team,
-            tier=self.tier,
-            priority_class=self.priority_class,
             values=values,
-            shape=self.shape,
             zone=zone or values.hyperpod_availability_zone,
             settings=PodSettings(
                 container_name="pytorch",
@@ -137,10 +124,42 @@ class ElasticPyTorchJob(Construct):
                 ports=[("c10d", C10D_PORT)],
             ),
         )
+        typed = self._typed_job(
+            name=name,
+            team=team,
+            max_restarts=max_restarts,
+            backoff_limit=backoff_limit,
+            auto_resume_retries=auto_resume_retries,
+        )
+        # The pod template is written with the core `k8s` types (shared with the RayJob builder).
+        self.job = with_pod_templates(
+            self, "Job", typed, {"/spec/pytorchReplicaSpecs/Worker/template": pod_template_json(template)}
+        )
+
+    def _worker_template(
+        self, *, name: str, team: TeamConfig, values: PlatformValues, zone: str, settings: PodSettings
+    ) -> k8s.PodTemplateSpec:
+        """The pod template of every worker: one per GPU node, running ``settings``' container."""
+        return job_pod_template(
+            job_name=name,
+            component="worker",
+            team=team,
+            tier=self.tier,
+            priority_class=self.priority_class,
+            values=values,
+            shape=self.shape,
+            zone=zone,
+            settings=settings,
+        )
+
+    def _typed_job(
+        self, *, name: str, team: TeamConfig, max_restarts: int, backoff_limit: int, auto_resume_retries: int
+    ) -> kf.PyTorchJob:
+        """The PyTorchJob without its pod template: elastic policy, run policy, queue and auto-resume."""
         annotations = {}
         if self.tier.uses_hyperpod and self.tier.name == "production":
             annotations = {AUTO_RESUME: "true", AUTO_RESUME_RETRIES: str(auto_resume_retries)}
-        typed = kf.PyTorchJob(
+        return kf.PyTorchJob(
             scratch_chart(),
             "Job",
             metadata=ApiObjectMetadata(
@@ -150,12 +169,12 @@ class ElasticPyTorchJob(Construct):
                 labels={"platform/team": team.name, "platform/tier": self.tier.name, **queue_labels(self.tier.name)},
             ),
             spec=kf.PyTorchJobSpec(
-                nproc_per_node=str(procs),
+                nproc_per_node=str(self.procs_per_node),
                 elastic_policy=kf.PyTorchJobSpecElasticPolicy(
                     rdzv_backend="c10d",
                     rdzv_port=C10D_PORT,
-                    min_replicas=min_nodes,
-                    max_replicas=max_nodes,
+                    min_replicas=self.min_nodes,
+                    max_replicas=self.max_nodes,
                     max_restarts=max_restarts,
                 ),
                 # Running: once the job is finished its still-running pods are deleted (completed pods and their logs
@@ -169,11 +188,26 @@ class ElasticPyTorchJob(Construct):
                     ttl_seconds_after_finished=7 * 24 * 3600,
                 ),
                 pytorch_replica_specs={
-                    "Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(replicas=max_nodes, restart_policy="OnFailure")
+                    "Worker": kf.PyTorchJobSpecPytorchReplicaSpecs(replicas=self.max_nodes, restart_policy="OnFailure")
                 },
             ),
         )
-        # The pod template is written with the core `k8s` types (shared with the RayJob builder).
-        self.job = with_pod_templates(
-            self, "Job", typed, {"/spec/pytorchReplicaSpecs/Worker/template": pod_template_json(template)}
+
+
+def _check_elastic_range(min_nodes: int, max_nodes: int) -> None:
+    """ValueError unless 1 <= ``min_nodes`` <= ``max_nodes``."""
+    if min_nodes < 1 or min_nodes > max_nodes:
+        raise ValueError(
+            f"min_nodes {min_nodes} / max_nodes {max_nodes} are not a valid elastic range; use "
+            f"1 <= min_nodes <= max_nodes"
         )
+
+
+def _check_procs_and_entrypoint(procs: int, *, gpus: int, entrypoint: Sequence[str]) -> None:
+    """ValueError unless 1 <= ``procs`` <= ``gpus`` and ``entrypoint`` is not empty."""
+    if not 1 <= procs <= gpus:
+        raise ValueError(
+            f"procs_per_node {procs} must be 1 to gpus_per_node ({gpus}): torchrun starts one process per GPU"
+        )
+    if not entrypoint:
+        raise ValueError("entrypoint is empty; give torchrun a script or module, e.g. ['-m', 'llm_platform.sft']")

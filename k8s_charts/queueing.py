@@ -218,27 +218,6 @@ class QueueingChart(cdk8s.Chart):
         task). A RayCluster the KubeRay operator creates for a RayJob is controlled by it and admitted with it, so it
         is exempt; nothing else is: the exemption asks who makes the request (a team may write ownerReferences
         itself; k8s_charts/team_guardrails.py refuses that too)."""
-        rules = [
-            {
-                "apiGroups": ["kubeflow.org"],
-                "apiVersions": ["v1"],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": ["pytorchjobs"],
-            },
-            {
-                "apiGroups": ["kubeflow.org"],
-                "apiVersions": ["v2beta1"],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": ["mpijobs"],
-            },
-            {
-                "apiGroups": ["ray.io"],
-                "apiVersions": ["v1"],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": ["rayjobs", "rayclusters"],
-            },
-        ]
-        tiers = ", ".join(local_queue_name(t) for t in JOB_TIERS)
         policy = cdk8s.ApiObject(
             self,
             "require-queue-name",
@@ -246,34 +225,13 @@ class QueueingChart(cdk8s.Chart):
             kind="ValidatingAdmissionPolicy",
             metadata=cdk8s.ApiObjectMetadata(name=REQUIRE_QUEUE_POLICY, labels=PART_OF),
         )
-        policy.add_json_patch(
-            cdk8s.JsonPatch.add(
-                "/spec",
-                {
-                    "failurePolicy": "Fail",
-                    "matchConstraints": {"resourceRules": rules},
-                    "matchConditions": [
-                        {
-                            # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and
-                            # reading an absent field is a CEL error, which failurePolicy Fail turns into a refusal
-                            "name": "exclude-owned-by-a-job",
-                            "expression": f"!(request.userInfo.username == '{KUBERAY_OPERATOR}' && "
-                            "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
-                            "o, o.kind == 'RayJob' && o.apiVersion.startsWith('ray.io/') && has(o.controller) && "
-                            "o.controller == true))",
-                        }
-                    ],
-                    "validations": [
-                        {
-                            "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in "
-                            f"object.metadata.labels && object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
-                            "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} "
-                            f"to the LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
-                        }
-                    ],
-                },
-            )
-        )
+        policy.add_json_patch(cdk8s.JsonPatch.add("/spec", _require_queue_name_spec()))
+        binding = self._require_queue_name_binding()
+        binding.add_dependency(policy)
+        return policy, binding
+
+    def _require_queue_name_binding(self) -> cdk8s.ApiObject:
+        """The binding of the queue-name policy to the namespaces labelled :data:`MANAGED_NAMESPACE_LABEL`."""
         binding = cdk8s.ApiObject(
             self,
             "require-queue-name-binding",
@@ -291,5 +249,52 @@ class QueueingChart(cdk8s.Chart):
                 },
             )
         )
-        binding.add_dependency(policy)
-        return policy, binding
+        return binding
+
+
+def _require_queue_name_spec() -> dict:
+    """The spec of the policy refusing queued job kinds without a queue name (owned RayClusters exempt)."""
+    rules = [
+        {
+            "apiGroups": ["kubeflow.org"],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["pytorchjobs"],
+        },
+        {
+            "apiGroups": ["kubeflow.org"],
+            "apiVersions": ["v2beta1"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["mpijobs"],
+        },
+        {
+            "apiGroups": ["ray.io"],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["rayjobs", "rayclusters"],
+        },
+    ]
+    tiers = ", ".join(local_queue_name(t) for t in JOB_TIERS)
+    return {
+        "failurePolicy": "Fail",
+        "matchConstraints": {"resourceRules": rules},
+        "matchConditions": [
+            {
+                # only a RayCluster its RayJob controls; `controller` is optional in an ownerReference, and
+                # reading an absent field is a CEL error, which failurePolicy Fail turns into a refusal
+                "name": "exclude-owned-by-a-job",
+                "expression": f"!(request.userInfo.username == '{KUBERAY_OPERATOR}' && "
+                "has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists("
+                "o, o.kind == 'RayJob' && o.apiVersion.startsWith('ray.io/') && has(o.controller) && "
+                "o.controller == true))",
+            }
+        ],
+        "validations": [
+            {
+                "expression": f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in "
+                f"object.metadata.labels && object.metadata.labels['{QUEUE_NAME_LABEL}'] != ''",
+                "message": f"Jobs in team namespaces are queued by Kueue: set the label {QUEUE_NAME_LABEL} "
+                f"to the LocalQueue of the job's tier ({tiers}); the job builders and llmft do this",
+            }
+        ],
+    }

@@ -145,45 +145,55 @@ class PlatformRayJob(Construct):
         if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
             self.shape = self.shape.only(node_kinds)
         self.ray_version = check_ray_version(ray_version or RAY_VERSION)
-        img = image_ref(values, image)
-        zone = zone or values.hyperpod_availability_zone
-        env = {
-            "TEAM_DIR": team_dir(values, team),
-            # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
-            "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true",
-            **(env or {}),
-        }
+        pods = dict(
+            name=name,
+            team=team,
+            values=values,
+            zone=zone or values.hyperpod_availability_zone,
+            image=image_ref(values, image),
+            env={
+                "TEAM_DIR": team_dir(values, team),
+                # MLflow samples CPU/GPU/memory of every process that opens the run (llmp-grpo, VeRL's logger)
+                "MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING": "true",
+                **(env or {}),
+            },
+        )
+        typed = self._typed_job(
+            name=name,
+            team=team,
+            entrypoint=entrypoint,
+            nodes=nodes,
+            ttl_seconds_after_finished=ttl_seconds_after_finished,
+            active_deadline_seconds=active_deadline_seconds,
+        )
+        self.job = with_pod_templates(
+            self,
+            "Job",
+            typed,
+            {
+                "/spec/rayClusterSpec/headGroupSpec/template": self._pod_template("head", "ray-head", **pods),
+                "/spec/rayClusterSpec/workerGroupSpecs/0/template": self._pod_template(
+                    "worker", "ray-worker", gpu=True, **pods
+                ),
+                # KubeRay fills in the `ray job submit` command of the first container.
+                "/spec/submitterPodTemplate": self._pod_template(
+                    "submitter", "ray-job-submitter", restart="Never", **pods
+                ),
+            },
+        )
 
-        def template(component: str, container: str, gpu: bool, restart: str | None = None) -> dict:
-            cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
-            shm_gib = HEAD_SHM_GIB if component == "head" else None
-            return pod_template_json(
-                job_pod_template(
-                    job_name=name,
-                    component=component,
-                    team=team,
-                    tier=self.tier,
-                    priority_class=self.priority_class,
-                    values=values,
-                    shape=self.shape if gpu else None,
-                    zone=zone,
-                    restart_policy=restart,
-                    cpu=cpu,
-                    memory_gib=memory_gib,
-                    shm_gib=shm_gib,
-                    settings=PodSettings(
-                        container_name=container,
-                        image=img,
-                        env=env,
-                        args=RAY_NODE_ARGS.get(component),
-                        ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
-                        if component == "head"
-                        else (),
-                    ),
-                )
-            )
-
-        typed = ray.RayJob(
+    def _typed_job(
+        self,
+        *,
+        name: str,
+        team: TeamConfig,
+        entrypoint: str,
+        nodes: int,
+        ttl_seconds_after_finished: int,
+        active_deadline_seconds: int | None,
+    ) -> ray.RayJob:
+        """The RayJob without its pod templates: queue labels, submission, shutdown and the Ray cluster."""
+        return ray.RayJob(
             scratch_chart(),
             "Job",
             metadata=ApiObjectMetadata(
@@ -199,47 +209,81 @@ class PlatformRayJob(Construct):
                 active_deadline_seconds=active_deadline_seconds,
                 backoff_limit=0,
                 submitter_config=ray.RayJobSpecSubmitterConfig(backoff_limit=2),
-                ray_cluster_spec=ray.RayJobSpecRayClusterSpec(
-                    # Ray token authentication on the dashboard/Jobs API and GCS (Ray >= 2.52.0, KubeRay >= 1.5.1,
-                    # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
-                    # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
-                    # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
-                    ray_version=self.ray_version,
-                    auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
-                        mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN
-                    ),
-                    head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
-                        # no work on the head: tasks and actors go to the GPU workers
-                        ray_start_params={
-                            "num-cpus": "0",
-                            "dashboard-host": "0.0.0.0",
-                            "object-store-memory": object_store_bytes(HEAD_SHM_GIB),
-                        },
-                        template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate(),
-                    ),
-                    worker_group_specs=[
-                        ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
-                            group_name="gpu",
-                            replicas=nodes,
-                            min_replicas=nodes,
-                            max_replicas=nodes,
-                            ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
-                            template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate(),
-                        )
-                    ],
-                ),
+                ray_cluster_spec=self._ray_cluster_spec(nodes),
             ),
         )
-        self.job = with_pod_templates(
-            self,
-            "Job",
-            typed,
-            {
-                "/spec/rayClusterSpec/headGroupSpec/template": template("head", "ray-head", False),
-                "/spec/rayClusterSpec/workerGroupSpecs/0/template": template("worker", "ray-worker", True),
-                # KubeRay fills in the `ray job submit` command of the first container.
-                "/spec/submitterPodTemplate": template("submitter", "ray-job-submitter", False, "Never"),
-            },
+
+    def _ray_cluster_spec(self, nodes: int) -> ray.RayJobSpecRayClusterSpec:
+        """The Ray cluster: token auth, a CPU head that runs no work and ``nodes`` GPU workers."""
+        return ray.RayJobSpecRayClusterSpec(
+            # Ray token authentication on the dashboard/Jobs API and GCS (Ray >= 2.52.0, KubeRay >= 1.5.1,
+            # which creates the token Secret and sets RAY_AUTH_MODE/RAY_AUTH_TOKEN on every Ray container;
+            # KubeRay refuses token mode without spec.rayVersion >= 2.52.0). The NetworkPolicies of the team
+            # namespace (k8s_charts/team_isolation.py) also keep both ports unreachable from other namespaces.
+            ray_version=self.ray_version,
+            auth_options=ray.RayJobSpecRayClusterSpecAuthOptions(
+                mode=ray.RayJobSpecRayClusterSpecAuthOptionsMode.TOKEN
+            ),
+            head_group_spec=ray.RayJobSpecRayClusterSpecHeadGroupSpec(
+                # no work on the head: tasks and actors go to the GPU workers
+                ray_start_params={
+                    "num-cpus": "0",
+                    "dashboard-host": "0.0.0.0",
+                    "object-store-memory": object_store_bytes(HEAD_SHM_GIB),
+                },
+                template=ray.RayJobSpecRayClusterSpecHeadGroupSpecTemplate(),
+            ),
+            worker_group_specs=[
+                ray.RayJobSpecRayClusterSpecWorkerGroupSpecs(
+                    group_name="gpu",
+                    replicas=nodes,
+                    min_replicas=nodes,
+                    max_replicas=nodes,
+                    ray_start_params={"object-store-memory": object_store_bytes(self.shape.shm_gib)},
+                    template=ray.RayJobSpecRayClusterSpecWorkerGroupSpecsTemplate(),
+                )
+            ],
+        )
+
+    def _pod_template(
+        self,
+        component: str,
+        container: str,
+        *,
+        name: str,
+        team: TeamConfig,
+        values: PlatformValues,
+        zone: str,
+        image: str,
+        env: Mapping[str, str],
+        gpu: bool = False,
+        restart: str | None = None,
+    ) -> dict:
+        """The JSON pod template of the head, the GPU workers or the submitter."""
+        cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
+        shm_gib = HEAD_SHM_GIB if component == "head" else None
+        return pod_template_json(
+            job_pod_template(
+                job_name=name,
+                component=component,
+                team=team,
+                tier=self.tier,
+                priority_class=self.priority_class,
+                values=values,
+                shape=self.shape if gpu else None,
+                zone=zone,
+                restart_policy=restart,
+                cpu=cpu,
+                memory_gib=memory_gib,
+                shm_gib=shm_gib,
+                settings=PodSettings(
+                    container_name=container,
+                    image=image,
+                    env=env,
+                    args=RAY_NODE_ARGS.get(component),
+                    ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)] if component == "head" else (),
+                ),
+            )
         )
 
 

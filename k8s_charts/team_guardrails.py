@@ -337,14 +337,9 @@ def _serve_rules() -> list[dict[str, str]]:
     ]
 
 
-def _workload_rules() -> list[dict[str, str]]:
-    tiers = "{" + ", ".join(f"'{local_queue_name(t)}': {_cel_list(c)}" for t, c in TIER_PRIORITY_CLASSES.items()) + "}"
-    queue = f"object.metadata.labels['{QUEUE_NAME_LABEL}']"
-    queued = f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels"
+def _gpu_rules() -> list[dict[str, str]]:
+    """Only queued jobs and llmft serving Deployments may request GPUs or EFA."""
     kueue_kind = f"object.kind in {_cel_list(KUEUE_JOB_KINDS)}"
-    ray = "variables.ray"
-    head = f"{ray}.headGroupSpec"
-    allowed = ", ".join(f"{local_queue_name(t)}: {'/'.join(c)}" for t, c in TIER_PRIORITY_CLASSES.items())
     return [
         # stops: GPUs in a StatefulSet, DaemonSet, team ReplicaSet, batch Job or CronJob, or a non-serving Deployment
         {
@@ -354,7 +349,17 @@ def _workload_rules() -> list[dict[str, str]]:
             f"Kueue) may request {GPU_RESOURCE} or {EFA_RESOURCE} in team namespaces; batch Jobs, CronJobs and the "
             f"other workload controllers run on CPU",
         },
-        *_serve_rules(),
+    ]
+
+
+def _priority_rules() -> list[dict[str, str]]:
+    """Every queued job's pods and scheduling policy use a PriorityClass of its queue's tier."""
+    tiers = "{" + ", ".join(f"'{local_queue_name(t)}': {_cel_list(c)}" for t, c in TIER_PRIORITY_CLASSES.items()) + "}"
+    queue = f"object.metadata.labels['{QUEUE_NAME_LABEL}']"
+    queued = f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels"
+    kueue_kind = f"object.kind in {_cel_list(KUEUE_JOB_KINDS)}"
+    allowed = ", ".join(f"{local_queue_name(t)}: {'/'.join(c)}" for t, c in TIER_PRIORITY_CLASSES.items())
+    return [
         {
             "expression": f"!({kueue_kind} || variables.serve) || !({queued}) || ({queue} in {tiers} && "
             f"variables.templates.all(t, has(t.spec) && has(t.spec.priorityClassName) && t.spec.priorityClassName in "
@@ -371,6 +376,12 @@ def _workload_rules() -> list[dict[str, str]]:
             "message": f"spec.runPolicy.schedulingPolicy.priorityClass is the priority Kueue queues a PyTorchJob or "
             f"MPIJob at (it wins over the pod templates): it must be a class of the queue's tier ({allowed}) or unset",
         },
+    ]
+
+
+def _owner_rules() -> list[dict[str, str]]:
+    """Only the platform's controllers set or change objects with ownerReferences."""
+    return [
         {
             "expression": f"!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0 || "
             f"{_controllers()}",
@@ -384,6 +395,12 @@ def _workload_rules() -> list[dict[str, str]]:
             "message": "this object belongs to another job (its ownerReferences, e.g. the RayCluster of a RayJob): "
             "only its controller changes it; change the owning job instead",
         },
+    ]
+
+
+def _placement_rules() -> list[dict[str, str]]:
+    """Pod templates leave placement to the scheduler and keep CPU pods off GPU nodes."""
+    return [
         {
             "expression": "variables.templates.all(t, !has(t.spec) || !has(t.spec.nodeName) || t.spec.nodeName == '')",
             "message": "pod templates in team namespaces may not set spec.nodeName: the scheduler and Kueue place pods",
@@ -393,6 +410,12 @@ def _workload_rules() -> list[dict[str, str]]:
             "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): "
             "CPU pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
         },
+    ]
+
+
+def _batch_rules() -> list[dict[str, str]]:
+    """MPIJob launchers run on CPU and batch Jobs stay within their parallelism."""
+    return [
         {
             "expression": "object.kind != 'MPIJob' || ((!has(object.spec.runLauncherAsWorker) || "
             "!object.spec.runLauncherAsWorker) && (!has(object.spec.mpiReplicaSpecs) || "
@@ -409,11 +432,25 @@ def _workload_rules() -> list[dict[str, str]]:
             "message": f"batch Jobs in team namespaces run at most {MAX_JOB_PARALLELISM} pods at once "
             f"(spec.parallelism)",
         },
+    ]
+
+
+def _priority_label_rules() -> list[dict[str, str]]:
+    """A job's priority is its tier's PriorityClass, never Kueue's workload priority label."""
+    return [
         {
             "expression": f"!has(object.metadata.labels) || !('{WORKLOAD_PRIORITY_LABEL}' in object.metadata.labels)",
             "message": f"the label {WORKLOAD_PRIORITY_LABEL} is not allowed in team namespaces: a job's priority is "
             f"its tier's PriorityClass",
         },
+    ]
+
+
+def _ray_rules() -> list[dict[str, str]]:
+    """Ray clusters use token auth, keep the head ClusterIP and create no Ingress or NetworkPolicy."""
+    ray = "variables.ray"
+    head = f"{ray}.headGroupSpec"
+    return [
         {
             "expression": f"{ray} == null || (has({ray}.authOptions) && has({ray}.authOptions.mode) && "
             f"{ray}.authOptions.mode == 'token')",
@@ -435,6 +472,20 @@ def _workload_rules() -> list[dict[str, str]]:
             "message": "Ray clusters in team namespaces may not create an Ingress (enableIngress) or NetworkPolicies "
             "(networkPolicy): the namespace's NetworkPolicies are the platform's",
         },
+    ]
+
+
+def _workload_rules() -> list[dict[str, str]]:
+    """The CEL rules on jobs and workload controllers in team namespaces, in the policy's order."""
+    return [
+        *_gpu_rules(),
+        *_serve_rules(),
+        *_priority_rules(),
+        *_owner_rules(),
+        *_placement_rules(),
+        *_batch_rules(),
+        *_priority_label_rules(),
+        *_ray_rules(),
     ]
 
 

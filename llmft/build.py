@@ -145,6 +145,123 @@ def _files(directory: str, names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{directory.rstrip('/')}/{n}" for n in names)
 
 
+def _base(**fields: Any) -> dict[str, Any]:
+    """``fields`` without those that are None."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _sft_fields(spec: JobSpec, team: TeamConfig, *, output: str, experiment: str) -> tuple[dict, dict[str, str]]:
+    """(the sft step's fields, the spec field each comes from)."""
+    train, test = _files(spec.dataset or "", ("train.jsonl", "test.jsonl"))
+    data = _base(
+        model_id=spec.model,
+        train_dataset_path=train,
+        test_dataset_path=test,
+        output_dir=output,
+        mlflow_experiment_name=experiment,
+        mlflow_run_name=spec.name,
+        registered_model_name=registered_model_name(team, spec),
+    )
+    origin = {
+        "model_id": "model",
+        "train_dataset_path": "dataset",
+        "test_dataset_path": "dataset",
+        "output_dir": "output",
+        "mlflow_experiment_name": "experiment",
+        "mlflow_run_name": "name",
+        "registered_model_name": "name",
+    }
+    return data, origin
+
+
+def _evaluate_fields(spec: JobSpec, *, output: str, experiment: str) -> tuple[dict, dict[str, str]]:
+    """(the evaluate step's fields, the spec field each comes from)."""
+    (test,) = _files(spec.dataset or "", ("test.jsonl",))
+    data = _base(
+        finetuned_model_path=spec.model,
+        test_dataset_path=test,
+        output_dir=output,
+        mlflow_experiment_name=experiment,
+        mlflow_run_name=spec.name,
+    )
+    origin = {
+        "finetuned_model_path": "model",
+        "test_dataset_path": "dataset",
+        "output_dir": "output",
+        "mlflow_experiment_name": "experiment",
+        "mlflow_run_name": "name",
+    }
+    return data, origin
+
+
+def _benchmark_fields(
+    spec: JobSpec, *, output: str, experiment: str, instance_type: str | None
+) -> tuple[dict, dict[str, str]]:
+    """(the benchmark step's fields, the spec field each comes from); settings are BenchConfig's own (issue 28)."""
+    (train,) = _files(spec.dataset, ("train.jsonl",)) if spec.dataset else (None,)
+    data = _base(
+        data=train,
+        tokenizer=spec.model,
+        output_dir=output,
+        instance_type=instance_type,
+        mlflow_experiment_name=experiment,
+        mlflow_run_name=spec.name,
+    )
+    origin = {
+        "data": "dataset",
+        "tokenizer": "model",
+        "output_dir": "output",
+        "instance_type": "instance_type",
+        "mlflow_experiment_name": "experiment",
+        "mlflow_run_name": "name",
+    }
+    return data, origin
+
+
+def _grpo_fields(spec: JobSpec, *, output: str, experiment: str, gpus_per_node: int) -> tuple[dict, dict[str, str]]:
+    """(the grpo step's fields, the spec field each comes from)."""
+    train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
+    data = _base(
+        model_path=spec.model,
+        train_files=train,
+        val_files=test,
+        checkpoint_dir=output,
+        nodes=spec.node_range[1],
+        gpus_per_node=gpus_per_node,
+        project_name=experiment,
+        experiment_name=spec.name,
+    )
+    origin = {
+        "model_path": "model",
+        "train_files": "dataset",
+        "val_files": "dataset",
+        "checkpoint_dir": "output",
+        "nodes": "nodes",
+        "gpus_per_node": "gpus_per_node",
+        "project_name": "experiment",
+        "experiment_name": "name",
+    }
+    return data, origin
+
+
+def _step_fields(
+    spec: JobSpec, team: TeamConfig, *, output: str, gpus_per_node: int, instance_type: str | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the fields the spec sets in the step file of a non-custom step, the spec field each comes from)."""
+    experiment = experiment_name(team, spec)
+    if spec.type == "download-model":
+        return _base(repo_id=spec.model, local_dir=output), {"repo_id": "model", "local_dir": "output"}
+    if spec.type == "prepare-data":
+        return _base(source=spec.dataset, output_dir=output), {"source": "dataset", "output_dir": "output"}
+    if spec.type == "sft":
+        return _sft_fields(spec, team, output=output, experiment=experiment)
+    if spec.type == "evaluate":
+        return _evaluate_fields(spec, output=output, experiment=experiment)
+    if spec.type == "benchmark":
+        return _benchmark_fields(spec, output=output, experiment=experiment, instance_type=instance_type)
+    return _grpo_fields(spec, output=output, experiment=experiment, gpus_per_node=gpus_per_node)
+
+
 def step_file(
     spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1, instance_type: str | None = None
 ) -> tuple[dict[str, Any], list[str]]:
@@ -154,94 +271,7 @@ def step_file(
     if spec.type == "custom":
         free = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
         return {k: v for k, v in free.items() if v is not None}, []
-    origin: dict[str, str] = {}
-
-    def base(**fields: Any) -> dict[str, Any]:
-        return {k: v for k, v in fields.items() if v is not None}
-
-    experiment = experiment_name(team, spec)
-    if spec.type == "download-model":
-        data = base(repo_id=spec.model, local_dir=output)
-        origin = {"repo_id": "model", "local_dir": "output"}
-    elif spec.type == "prepare-data":
-        data = base(source=spec.dataset, output_dir=output)
-        origin = {"source": "dataset", "output_dir": "output"}
-    elif spec.type == "sft":
-        train, test = _files(spec.dataset or "", ("train.jsonl", "test.jsonl"))
-        data = base(
-            model_id=spec.model,
-            train_dataset_path=train,
-            test_dataset_path=test,
-            output_dir=output,
-            mlflow_experiment_name=experiment,
-            mlflow_run_name=spec.name,
-            registered_model_name=registered_model_name(team, spec),
-        )
-        origin = {
-            "model_id": "model",
-            "train_dataset_path": "dataset",
-            "test_dataset_path": "dataset",
-            "output_dir": "output",
-            "mlflow_experiment_name": "experiment",
-            "mlflow_run_name": "name",
-            "registered_model_name": "name",
-        }
-    elif spec.type == "evaluate":
-        (test,) = _files(spec.dataset or "", ("test.jsonl",))
-        data = base(
-            finetuned_model_path=spec.model,
-            test_dataset_path=test,
-            output_dir=output,
-            mlflow_experiment_name=experiment,
-            mlflow_run_name=spec.name,
-        )
-        origin = {
-            "finetuned_model_path": "model",
-            "test_dataset_path": "dataset",
-            "output_dir": "output",
-            "mlflow_experiment_name": "experiment",
-            "mlflow_run_name": "name",
-        }
-    elif spec.type == "benchmark":  # issue 28: settings are BenchConfig's own (shape, steps, variants, recipe, ...)
-        (train,) = _files(spec.dataset, ("train.jsonl",)) if spec.dataset else (None,)
-        data = base(
-            data=train,
-            tokenizer=spec.model,
-            output_dir=output,
-            instance_type=instance_type,
-            mlflow_experiment_name=experiment,
-            mlflow_run_name=spec.name,
-        )
-        origin = {
-            "data": "dataset",
-            "tokenizer": "model",
-            "output_dir": "output",
-            "instance_type": "instance_type",
-            "mlflow_experiment_name": "experiment",
-            "mlflow_run_name": "name",
-        }
-    else:  # grpo
-        train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
-        data = base(
-            model_path=spec.model,
-            train_files=train,
-            val_files=test,
-            checkpoint_dir=output,
-            nodes=spec.node_range[1],
-            gpus_per_node=gpus_per_node,
-            project_name=experiment,
-            experiment_name=spec.name,
-        )
-        origin = {
-            "model_path": "model",
-            "train_files": "dataset",
-            "val_files": "dataset",
-            "checkpoint_dir": "output",
-            "nodes": "nodes",
-            "gpus_per_node": "gpus_per_node",
-            "project_name": "experiment",
-            "experiment_name": "name",
-        }
+    data, origin = _step_fields(spec, team, output=output, gpus_per_node=gpus_per_node, instance_type=instance_type)
     extra, section = (spec.grpo, "grpo") if spec.type == "grpo" else (spec.settings, "settings")
     problems = [
         f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"

