@@ -39,6 +39,7 @@ from constructs import Construct
 from config import EnvironmentConfig
 from config.gitops import platform_dir, platform_team_dir, team_jobs_dir
 from config.kubernetes import TeamConfig
+from k8s_charts import serving
 from k8s_charts.imports.application.io import argoproj as argo_app
 from k8s_charts.imports.appproject.io import argoproj as argo_project
 from k8s_charts.imports.secretproviderclass.io.x_k8s.csi import secrets_store as sscsi
@@ -121,6 +122,19 @@ KUEUE_MUTATED_FIELDS = (".spec.suspend", ".spec.runPolicy.suspend")
 """Kueue suspends a job at creation and unsuspends it at admission (RayJob `spec.suspend`, PyTorchJob/MPIJob
 `spec.runPolicy.suspend`; Kueue v0.19.2 pkg/controller/jobs): Argo CD must not undo it (ignoreDifferences with
 RespectIgnoreDifferences)."""
+
+SERVING_MUTATED_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("apps", "Deployment"): (".spec.replicas",),
+    ("keda.sh", "ScaledObject"): (f'.metadata.annotations["{serving.KEDA_PAUSED_REPLICAS}"]',),
+}
+"""What the autoscaler and llmft change on a serve job delivered through Git: KEDA's HPA sets the Deployment's
+replicas, `llmft port-forward` pins a sleeping endpoint with KEDA's paused-replicas annotation (llmft/cluster.py
+``wake``). Self-heal would otherwise put the replicas back to Git's ``min_replicas`` and drop the pin."""
+
+
+def ignored_fields(kind: JobKind) -> list[str]:
+    """jq paths Argo CD leaves to the cluster on ``kind`` (Kueue's suspension, and the serving fields above)."""
+    return [*KUEUE_MUTATED_FIELDS, *SERVING_MUTATED_FIELDS.get((kind.group, kind.kind), ())]
 
 
 def team_project_name(team: str) -> str:
@@ -502,7 +516,7 @@ class GitOpsChart(cdk8s.Chart):
                 ),
                 ignore_differences=[
                     argo_app.ApplicationSpecIgnoreDifferences(
-                        group=k.group, kind=k.kind, jq_path_expressions=list(KUEUE_MUTATED_FIELDS)
+                        group=k.group, kind=k.kind, jq_path_expressions=ignored_fields(k)
                     )
                     for k in kinds
                     if k.group

@@ -523,6 +523,26 @@ def test_team_applications_allow_empty_and_their_folders_stay(argocd: Synth, tmp
     assert not KEEP_FILE.endswith((".yaml", ".yml", ".json"))  # the directory source's manifest extensions
 
 
+def test_team_applications_leave_the_autoscaler_its_fields(argocd: Synth) -> None:
+    """A serve job delivered through Git: KEDA's HPA owns the Deployment's replicas and `llmft port-forward` pins a
+    sleeping endpoint with KEDA's paused-replicas annotation; self-heal must leave both (ignoreDifferences with
+    RespectIgnoreDifferences), next to Kueue's suspension fields on every kind."""
+    from k8s_charts.serving import KEDA_PAUSED_REPLICAS
+
+    apps, checked = argo(argocd, "Application"), 0
+    for team in argocd.config.kubernetes.teams:
+        spec = apps[team_project_name(team.name)]["spec"]
+        ignored = {(d["group"], d["kind"]): d["jqPathExpressions"] for d in spec["ignoreDifferences"]}
+        if ("apps", "Deployment") not in ignored:
+            continue  # a team whose Role cannot create Deployments delivers none
+        checked += 1
+        assert ".spec.replicas" in ignored[("apps", "Deployment")]
+        assert f'.metadata.annotations["{KEDA_PAUSED_REPLICAS}"]' in ignored[("keda.sh", "ScaledObject")]
+        assert all(".spec.suspend" in paths for paths in ignored.values())
+        assert "RespectIgnoreDifferences=true" in spec["syncPolicy"]["syncOptions"]
+    assert checked, "no team delivers serve jobs through Git"
+
+
 def _project_permits(project: dict[str, Any], *, repo: str, namespace: str | None, group: str, kind: str) -> bool:
     """Whether an AppProject lets an Application sync one object (argo-cd v3.4.4 docs/user-guide/projects.md:
     the source repository must match `sourceRepos`, the destination namespace a `destinations` entry, a
