@@ -201,7 +201,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("llmft: run needs --local (to run on the cluster: llmft submit SPEC)", file=sys.stderr)
         return 1
     if args.python:  # the interpreter that runs the step has the engine: serve specs' engine_args are checked there
-        os.environ.setdefault("LLMFT_ENGINE_PYTHON", args.python)
+        from llmft.preflight import ENGINE_PYTHON_ENV
+
+        os.environ.setdefault(ENGINE_PYTHON_ENV, args.python)
     spec, result = run_preflight(args, cluster=None)
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)

@@ -20,12 +20,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from k8s_charts.serving import DEMAND_METRICS, HEALTH_PATH, METRICS_PATH, MODEL_DIR_TAG
+from k8s_charts.serving import (
+    DEMAND_METRICS,
+    EVALUATED_ALIAS,
+    EVALUATION_PASSED,
+    EVALUATION_TAG,
+    HEALTH_PATH,
+    METRICS_PATH,
+    MODEL_DIR_TAG,
+)
 from llmft.local import stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 
-EVALUATION_TAG, EVALUATION_PASSED, EVALUATED_ALIAS = "llmft.evaluation", "passed", "evaluated"
 
 CLIENT = """
 import json, sys

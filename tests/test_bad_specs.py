@@ -490,6 +490,7 @@ def test_engine_args_the_engine_rejects(tmp_path: Path, monkeypatch, engine_args
 
 def test_engine_args_unchecked_without_the_engine_say_so(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("LLMFT_ENGINE_PYTHON", raising=False)
+    monkeypatch.setitem(sys.modules, "llm_platform.engine_args", None)  # as in Studio: no engine to import here
     path = tmp_path / "serve.yaml"
     path.write_text(yaml.safe_dump(serve(engine_args=["--no-such-sglang-flag", "1"]), sort_keys=False))
     err = io.StringIO()

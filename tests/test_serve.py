@@ -488,3 +488,16 @@ def test_the_team_role_lets_its_people_run_a_serve_job() -> None:
             group in r.get("apiGroups", []) and resource in r.get("resources", []) and "patch" in r.get("verbs", [])
             for r in rules
         ), resource
+
+
+def test_the_training_steps_write_the_tags_llmft_reads() -> None:
+    """The training package cannot import k8s_charts: its copies of the registry names (what the SFT step tags, what
+    the evaluate step tags and aliases) must be the ones llmft's registry reads."""
+    from llm_platform import evaluate, mlflow_utils
+
+    assert mlflow_utils.MODEL_DIR_TAG == serving.MODEL_DIR_TAG
+    assert (evaluate.EVALUATION_TAG, evaluate.EVALUATION_PASSED, evaluate.EVALUATED_ALIAS) == (
+        serving.EVALUATION_TAG,
+        serving.EVALUATION_PASSED,
+        serving.EVALUATED_ALIAS,
+    )

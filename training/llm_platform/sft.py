@@ -37,6 +37,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from llm_platform import data_check  # issue 32: data before the model loads, disk before the first step
@@ -155,7 +156,17 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     data = dict(path_or_data) if isinstance(path_or_data, dict) else load_yaml(path_or_data)
     data.setdefault("report_to", "none")  # MLflow is logged by this module's callback, once
     (script_only,) = HfArgumentParser((ScriptArguments,)).parse_dict(data, allow_extra_keys=True)
-    shard, why = sharding_decision(script_only, recipe_shards=bool(data.get("fsdp")), use_cpu=bool(data.get("use_cpu")))
+    # the Liger decision the step will make (liger_decision reads only these of the TrainingArguments)
+    as_given = SimpleNamespace(
+        _llmp_given=frozenset(data), use_liger_kernel=data.get("use_liger_kernel"), use_cpu=bool(data.get("use_cpu"))
+    )
+    shard, why = sharding_decision(
+        script_only,
+        recipe_shards=bool(data.get("fsdp")),
+        use_cpu=bool(data.get("use_cpu")),
+        liger=liger_decision(script_only, as_given)[0],
+        checkpointing=data.get("gradient_checkpointing"),
+    )
     if not shard:
         data = {k: v for k, v in data.items() if k not in FSDP_KEYS}
     elif "liger_kernel_config" not in data:
@@ -171,12 +182,20 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
     return script, training
 
 
-def sharding_decision(script: ScriptArguments, *, recipe_shards: bool, use_cpu: bool = False) -> tuple[bool, str]:
+def sharding_decision(
+    script: ScriptArguments,
+    *,
+    recipe_shards: bool,
+    use_cpu: bool = False,
+    liger: bool = True,
+    checkpointing: bool | None = None,
+) -> tuple[bool, str]:
     """Whether this run shards with the file's ``fsdp``/``fsdp_config``, and why. ``sharding: auto`` shards only
     where it pays: with one process there is nothing to shard over (FSDP only adds its all-gathers, 0.003 MFU
     measured on one H100), and a LoRA/QLoRA base model is frozen, so plain data parallelism keeps one bf16 copy per
     GPU and no optimizer state for it; sharding is chosen when that copy and the step do not fit one GPU
-    (:mod:`llm_platform.memory` with ``fsdp=False``)."""
+    (:mod:`llm_platform.memory` with ``fsdp=False``, the step's own Liger decision ``liger`` and the recipe's
+    ``gradient_checkpointing`` when it gives one)."""
     if not recipe_shards:
         return False, "no fsdp in the recipe: data parallel"
     if script.sharding == "fsdp":
@@ -186,7 +205,7 @@ def sharding_decision(script: ScriptArguments, *, recipe_shards: bool, use_cpu: 
     world = max(1, int(os.environ.get("WORLD_SIZE", "1")))
     if world == 1:
         return False, "sharding: auto: one process, nothing to shard: no FSDP"
-    fits = None if use_cpu else _fits_unsharded(script, world)
+    fits = None if use_cpu else _fits_unsharded(script, world, liger=liger, checkpointing=checkpointing)
     if fits is None:
         return True, "sharding: auto: no GPU or model shape to plan with: FSDP as the recipe configures it"
     if fits:
@@ -194,7 +213,8 @@ def sharding_decision(script: ScriptArguments, *, recipe_shards: bool, use_cpu: 
     return True, f"sharding: auto: the unsharded step does not fit one GPU: FSDP over {world} processes"
 
 
-def _fits_unsharded(script: ScriptArguments, world: int) -> bool | None:
+def _fits_unsharded(script: ScriptArguments, world: int, *, liger: bool, checkpointing: bool | None) -> bool | None:
+    """Whether the step fits one GPU unsharded (None: no GPU or no model shape to plan with)."""
     try:
         import torch
     except ImportError:
@@ -212,11 +232,11 @@ def _fits_unsharded(script: ScriptArguments, world: int) -> bool | None:
         lora_r=script.lora_r,
         lora_dropout=script.lora_dropout,
         load_in_4bit=script.load_in_4bit,
-        liger=True,
+        liger=liger,
         world_size=world,
         fsdp=False,
     )
-    return memory.plan(setup, tokens=script.max_tokens_per_step, checkpointing=None).fits
+    return memory.plan(setup, tokens=script.max_tokens_per_step, checkpointing=checkpointing).fits
 
 
 def parse_as_on_gpus(data: dict[str, Any]):

@@ -221,7 +221,7 @@ def test_sharding_auto_shards_only_where_it_is_needed(monkeypatch) -> None:
     decide = sft.sharding_decision
     monkeypatch.setenv("WORLD_SIZE", "8")  # only the decision reads it (TrainingArguments would start 8 processes)
     for fits, sharded in ((True, False), (False, True), (None, True)):
-        monkeypatch.setattr(sft, "_fits_unsharded", lambda script, world, fits=fits: fits)
+        monkeypatch.setattr(sft, "_fits_unsharded", lambda script, world, fits=fits, **_: fits)
         shard, why = decide(script, recipe_shards=True)
         assert shard is sharded and ("8" in why or fits is None), why
     assert decide(script, recipe_shards=False)[0] is False
@@ -232,6 +232,18 @@ def test_sharding_auto_shards_only_where_it_is_needed(monkeypatch) -> None:
     assert not sft.fsdp_enabled(sft.parse_config(shipped(sharding="none"))[1])
     with pytest.raises(ValueError, match="sharding: 'zero3'"):
         sft.parse_config(shipped(sharding="zero3"))
+
+
+def test_the_sharding_decision_plans_with_the_steps_own_liger_and_checkpointing(monkeypatch) -> None:
+    """Whether the unsharded step fits depends on Liger (fp32 logits without it) and checkpointing: the decision gets
+    what the step will use, not a guess."""
+    seen: list[dict] = []
+    monkeypatch.setattr(sft, "sharding_decision", lambda script, **kw: seen.append(kw) or (False, "recorded"))
+    sft.parse_config(shipped(liger_kernel="false", gradient_checkpointing=True))
+    sft.parse_config(shipped())  # CPU here: auto has no CUDA, so no Liger; checkpointing left to the memory model
+    assert [(kw["liger"], kw["checkpointing"]) for kw in seen] == [(False, True), (False, None)]
+    sft.parse_config(shipped(use_liger_kernel=True))
+    assert seen[-1]["liger"] is True  # the recipe insists
 
 
 def test_fsdp_turns_off_liger_fused_linear_cross_entropy() -> None:
