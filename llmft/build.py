@@ -1,17 +1,8 @@
 """Job spec -> Kubernetes manifests, with the k8s_charts builders (the same code as the GitOps examples).
 
-| type            | object                         | runs                                                        |
-|-----------------|--------------------------------|-------------------------------------------------------------|
-| sft             | PyTorchJob (elastic, torchrun) | `-m llm_platform.sft --config /etc/llmft/step.yaml`         |
-| evaluate        | PyTorchJob                     | `-m llm_platform.evaluate --config /etc/llmft/step.yaml`    |
-| grpo            | RayJob (VeRL + SGLang)         | VeRL `main_ppo` with the typed GRPO settings                |
-| download-model  | batch/v1 Job (CPU, system)     | `python -m llm_platform.download_model --config ...`        |
-| prepare-data    | batch/v1 Job (CPU, system)     | `python -m llm_platform.prepare_data --config ...`          |
-| custom          | PyTorchJob or RayJob           | the spec's command in the spec's image                      |
-| benchmark       | PyTorchJob (1 node, 1 GPU)     | `-m llm_platform.bench --config /etc/llmft/step.yaml`       |
-| serve           | Deployment (Kueue-gated) +     | `python3 -m sglang.launch_server` on a registered model     |
-|                 | Service, NetworkPolicy, KEDA   | version (llmft/registry.py, llmft/serve_build.py); no step  |
-|                 | ScaledObject                   | file                                                        |
+What each `type:` becomes (a PyTorchJob, a RayJob, a CPU Job, a served Deployment; its step module, image, default
+output and spec rules) is its record in llmft/job_types/ (one module per type, docs/extending.md "Add a job type");
+this module renders any record, and names no type.
 
 The step file is built from the spec with the training package's step contract (`llm_platform.steps`): the spec's
 model/dataset/output become the schema's own fields (`model_id`, `train_dataset_path`, `local_dir`, ...), the spec's
@@ -36,34 +27,19 @@ from llm_platform import steps as step_contract
 from config import EnvironmentConfig, TeamConfig
 from k8s_charts.node_shapes import NodeKind, kinds_for
 from k8s_charts.pods import PodSettings, job_pod_template, resolve_tier
-from k8s_charts.team_storage import team_paths
 from k8s_charts.tiers import JobTier
 from k8s_charts.values import PlatformValues
+from llmft.job_types.base import FieldContext, experiment_name, registered_model_name
+from llmft.job_types.base import get as job_type
+from llmft.resolution import Resolution
 from llmft.spec import JobSpec
+
+__all__ = ["Resolution", "experiment_name", "registered_model_name"]  # the builders' names, from where they live
 
 STEP_CONFIG_DIR = step_contract.STEP_DIR
 STEP_CONFIG_FILE = step_contract.STEP_FILE
 MANAGED_BY = {"app.kubernetes.io/managed-by": "llmft"}
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-# The platform image each type runs by default (images/<name>/, contract with the images helper).
-DEFAULT_IMAGE = {
-    "sft": "sft",
-    "evaluate": "sft",
-    "download-model": "sft",
-    "prepare-data": "sft",
-    "grpo": "verl-sglang",
-    "benchmark": "sft",  # a benchmark runs the SFT code
-    "serve": "verl-sglang",
-}  # the image with SGLang (llmft/serve_build.py)
-MODULE = {
-    "sft": "llm_platform.sft",
-    "evaluate": "llm_platform.evaluate",
-    "grpo": "llm_platform.grpo",
-    "download-model": "llm_platform.download_model",
-    "prepare-data": "llm_platform.prepare_data",
-    "benchmark": "llm_platform.bench",
-}
-BENCHMARK_GPUS = 1  # a benchmark measures one GPU; its epoch projection scales to the instance's GPUs
 CPU_JOB_SIZE = (1, 4)  # CPU, GiB of download-model / prepare-data pods (system nodes or the Karpenter CPU pool)
 _BUILD_IMAGE = "llmft.invalid/build:llmft"  # builders need an image; the resolved one replaces it afterwards
 
@@ -95,11 +71,12 @@ OUTPUTS_ANNOTATION = "llmft/outputs"
 def outputs_of(plan: Plan) -> list[str]:
     """The directories ``plan``'s job writes (the step contract's outputs; custom jobs: the spec's output; a serve
     job writes none)."""
-    if plan.spec.type == "serve":
+    kind = job_type(plan.spec.type)
+    if kind.workload == "deployment":
         return []
-    if plan.spec.type not in step_contract.STEPS:
+    if kind.step is None:
         return [plan.step["output_dir"]]
-    return [o for o in step_contract.paths(plan.spec.type, plan.step)[1] if o] or []
+    return [o for o in step_contract.paths(kind.step, plan.step)[1] if o] or []
 
 
 def overlaps(a: str, b: str) -> bool:
@@ -109,10 +86,12 @@ def overlaps(a: str, b: str) -> bool:
 
 
 def default_image_name(spec: JobSpec) -> str:
-    """The platform image a spec runs when it names none: the type's, or for custom jobs the kind's."""
-    if spec.type == "custom":
+    """The platform image a spec runs when it names none: the type's (llmft/job_types/), or for custom jobs the
+    kind's (a Ray job: the image with Ray; a PyTorchJob names its own image)."""
+    kind = job_type(spec.type)
+    if kind.image is None:
         return "verl-sglang" if spec.custom and spec.custom.kind == "ray" else "sft"
-    return DEFAULT_IMAGE[spec.type]
+    return kind.image
 
 
 def image_placeholder(name: str) -> str:
@@ -120,146 +99,45 @@ def image_placeholder(name: str) -> str:
     return "${PLATFORM_IMAGE_" + name.upper().replace("-", "_") + "}"
 
 
+def resolve_image(spec: JobSpec, *, config: EnvironmentConfig, namespace: str, cluster: Any = None) -> str:
+    """The spec's image, else the platform's image for the type: from the team namespace's `platform-images`
+    ConfigMap (``cluster``: an llmft.cluster.Cluster), else from k8s_charts.images, else a placeholder."""
+    if spec.image:
+        return spec.image
+    name = default_image_name(spec)
+    if cluster is not None:
+        uri = cluster.platform_images(namespace).get(name)
+        if uri:
+            return uri
+    from k8s_charts.images import image_uri
+
+    try:
+        return image_uri(config, name)
+    except Exception:  # noqa: BLE001 - an unknown image name or missing build: fall back to the placeholder
+        return image_placeholder(name)
+
+
 def default_output(spec: JobSpec) -> str:
-    paths = team_paths()
-    if spec.type == "download-model":
-        return f"{paths.models}/{spec.model.rsplit('/', 1)[-1]}" if spec.model else paths.models
-    if spec.type == "prepare-data":
-        return f"{paths.datasets}/{spec.name}"
-    if spec.type in ("evaluate", "benchmark"):
-        return f"{paths.outputs}/{spec.name}"
-    return f"{paths.checkpoints}/{spec.name}"
-
-
-def experiment_name(team: TeamConfig, spec: JobSpec) -> str:
-    """The MLflow experiment of a job: ``<team>/<spec.experiment or job name>``."""
-    return f"{team.name}/{spec.experiment or spec.name}"
-
-
-def registered_model_name(team: TeamConfig, spec: JobSpec) -> str:
-    """The registered model a job creates: ``<team>.<job name>``."""
-    return f"{team.name}.{spec.name}"
-
-
-def _files(directory: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{directory.rstrip('/')}/{n}" for n in names)
-
-
-def _base(**fields: Any) -> dict[str, Any]:
-    """``fields`` without those that are None."""
-    return {k: v for k, v in fields.items() if v is not None}
-
-
-def _sft_fields(spec: JobSpec, team: TeamConfig, *, output: str, experiment: str) -> tuple[dict, dict[str, str]]:
-    """(the sft step's fields, the spec field each comes from)."""
-    train, test = _files(spec.dataset or "", ("train.jsonl", "test.jsonl"))
-    data = _base(
-        model_id=spec.model,
-        train_dataset_path=train,
-        test_dataset_path=test,
-        output_dir=output,
-        mlflow_experiment_name=experiment,
-        mlflow_run_name=spec.name,
-        registered_model_name=registered_model_name(team, spec),
-    )
-    origin = {
-        "model_id": "model",
-        "train_dataset_path": "dataset",
-        "test_dataset_path": "dataset",
-        "output_dir": "output",
-        "mlflow_experiment_name": "experiment",
-        "mlflow_run_name": "name",
-        "registered_model_name": "name",
-    }
-    return data, origin
-
-
-def _evaluate_fields(spec: JobSpec, *, output: str, experiment: str) -> tuple[dict, dict[str, str]]:
-    """(the evaluate step's fields, the spec field each comes from)."""
-    (test,) = _files(spec.dataset or "", ("test.jsonl",))
-    data = _base(
-        finetuned_model_path=spec.model,
-        test_dataset_path=test,
-        output_dir=output,
-        mlflow_experiment_name=experiment,
-        mlflow_run_name=spec.name,
-    )
-    origin = {
-        "finetuned_model_path": "model",
-        "test_dataset_path": "dataset",
-        "output_dir": "output",
-        "mlflow_experiment_name": "experiment",
-        "mlflow_run_name": "name",
-    }
-    return data, origin
-
-
-def _benchmark_fields(
-    spec: JobSpec, *, output: str, experiment: str, instance_type: str | None
-) -> tuple[dict, dict[str, str]]:
-    """(the benchmark step's fields, the spec field each comes from); settings are BenchConfig's own (issue 28)."""
-    (train,) = _files(spec.dataset, ("train.jsonl",)) if spec.dataset else (None,)
-    data = _base(
-        data=train,
-        tokenizer=spec.model,
-        output_dir=output,
-        instance_type=instance_type,
-        mlflow_experiment_name=experiment,
-        mlflow_run_name=spec.name,
-    )
-    origin = {
-        "data": "dataset",
-        "tokenizer": "model",
-        "output_dir": "output",
-        "instance_type": "instance_type",
-        "mlflow_experiment_name": "experiment",
-        "mlflow_run_name": "name",
-    }
-    return data, origin
-
-
-def _grpo_fields(spec: JobSpec, *, output: str, experiment: str, gpus_per_node: int) -> tuple[dict, dict[str, str]]:
-    """(the grpo step's fields, the spec field each comes from)."""
-    train, test = _files(spec.dataset or "", ("train.parquet", "test.parquet"))
-    data = _base(
-        model_path=spec.model,
-        train_files=train,
-        val_files=test,
-        checkpoint_dir=output,
-        nodes=spec.node_range[1],
-        gpus_per_node=gpus_per_node,
-        project_name=experiment,
-        experiment_name=spec.name,
-    )
-    origin = {
-        "model_path": "model",
-        "train_files": "dataset",
-        "val_files": "dataset",
-        "checkpoint_dir": "output",
-        "nodes": "nodes",
-        "gpus_per_node": "gpus_per_node",
-        "project_name": "experiment",
-        "experiment_name": "name",
-    }
-    return data, origin
+    """The directory a job writes when its spec names no output (its type's record)."""
+    return job_type(spec.type).output_for(spec)
 
 
 def _step_fields(
     spec: JobSpec, team: TeamConfig, *, output: str, gpus_per_node: int, instance_type: str | None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """(the fields the spec sets in the step file of a non-custom step, the spec field each comes from)."""
-    experiment = experiment_name(team, spec)
-    if spec.type == "download-model":
-        return _base(repo_id=spec.model, local_dir=output), {"repo_id": "model", "local_dir": "output"}
-    if spec.type == "prepare-data":
-        return _base(source=spec.dataset, output_dir=output), {"source": "dataset", "output_dir": "output"}
-    if spec.type == "sft":
-        return _sft_fields(spec, team, output=output, experiment=experiment)
-    if spec.type == "evaluate":
-        return _evaluate_fields(spec, output=output, experiment=experiment)
-    if spec.type == "benchmark":
-        return _benchmark_fields(spec, output=output, experiment=experiment, instance_type=instance_type)
-    return _grpo_fields(spec, output=output, experiment=experiment, gpus_per_node=gpus_per_node)
+    """(the fields the spec sets in the step file of a step's type, the spec field each comes from): the type's own
+    mapping (its record's ``fields``)."""
+    kind = job_type(spec.type)
+    if kind.fields is None:
+        raise BuildError(f"type {spec.type} has a step ({kind.step}) but no mapping of the spec to its step file")
+    ctx = FieldContext(
+        team=team,
+        output=output,
+        experiment=experiment_name(team, spec),
+        gpus_per_node=gpus_per_node,
+        instance_type=instance_type,
+    )
+    return kind.fields(spec, ctx)
 
 
 def step_file(
@@ -268,11 +146,13 @@ def step_file(
     """(the step file of ``spec``, the problems its step would refuse). Each line names the spec field (``settings.x``,
     ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked."""
     output = spec.output or default_output(spec)
-    if spec.type == "custom":
+    kind = job_type(spec.type)
+    if kind.step is None:
         free = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
         return {k: v for k, v in free.items() if v is not None}, []
     data, origin = _step_fields(spec, team, output=output, gpus_per_node=gpus_per_node, instance_type=instance_type)
-    extra, section = (spec.grpo, "grpo") if spec.type == "grpo" else (spec.settings, "settings")
+    section = kind.settings_section
+    extra = getattr(spec, section)
     problems = [
         f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"
         for key in extra
@@ -280,7 +160,7 @@ def step_file(
     ]
     data.update({k: v for k, v in extra.items() if k not in origin})
     if not problems:
-        problems = step_contract.problems(spec.type, data, prefix=f"{section}.")
+        problems = step_contract.problems(kind.step, data, prefix=f"{section}.")
     return data, problems
 
 
@@ -328,12 +208,12 @@ def gpus_per_node(spec: JobSpec) -> int | None:
     not distributed (evaluate) is one process on one GPU, whatever the node has."""
     if spec.gpus_per_node:
         return spec.gpus_per_node
-    if spec.type == "serve":
+    kind = job_type(spec.type)
+    if kind.workload == "deployment":
         return spec.serve.tensor_parallel if spec.serve else None  # one engine of tensor_parallel GPUs
-    if spec.type == "benchmark":
-        return BENCHMARK_GPUS
-    step_type = step_contract.STEPS.get(spec.type)
-    if step_type is not None and not step_type.distributed and spec.type != "grpo":
+    if kind.fixed_gpus_per_node:
+        return kind.fixed_gpus_per_node
+    if kind.workload == "pytorch" and kind.step and not kind.distributed:
         return 1
     return None
 
@@ -341,7 +221,7 @@ def gpus_per_node(spec: JobSpec) -> int | None:
 def candidate_kinds(spec: JobSpec, values: PlatformValues, tier: JobTier) -> tuple[NodeKind, ...]:
     """GPU node kinds of the tier matching the spec's gpu_type / instance_type / GPUs per node."""
     kinds = kinds_for(values.node_kinds, tier=tier.name, instance_type=spec.instance_type, gpu_type=spec.gpu_type)
-    need = spec.gpus_per_node or (spec.serve.tensor_parallel if spec.type == "serve" and spec.serve else None)
+    need = spec.gpus_per_node or (spec.serve.tensor_parallel if spec.serve else None)
     if need:
         kinds = tuple(k for k in kinds if k.spec.gpus >= need)
     return kinds
@@ -447,25 +327,6 @@ def _queue(tier: JobTier) -> str:
     return local_queue_name(tier.name)
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """Everything a spec becomes before anything renders, decided once (:func:`resolve`): the builders render it
-    and never ask the tier, node-kind, queue or storage modules again."""
-
-    tier: JobTier
-    priority_class: str
-    queue: str | None
-    output: str
-    step: dict[str, Any]
-    image: str
-    kinds: tuple[NodeKind, ...] = ()  # GPU jobs: the tier's kinds of the chosen instance type
-    allowed: tuple[NodeKind, ...] = ()  # ... of which those that can hold the whole job
-    instance_type: str | None = None
-    gpus_per_node: int = 0
-    ray_version: str | None = None
-    tp: int = 0  # serve: GPUs of one engine (serve.tensor_parallel)
-
-
 def resolve(
     spec: JobSpec,
     *,
@@ -490,7 +351,8 @@ def resolve(
         image=spec.image or image,
         ray_version=spec.custom.ray_version if spec.custom and spec.custom.ray_version else ray_version,
     )
-    if spec.type == "serve":
+    kind = job_type(spec.type)
+    if kind.workload == "deployment":
         _serve_fits(spec, values, tier, config)
     if not spec.uses_gpus:
         step, problems = step_file(spec, team)
@@ -530,7 +392,7 @@ def resolve(
             f"EC2, so lower nodes/max_nodes or pick another instance_type"
         )
     per_node = gpus_per_node(spec) or kinds[0].spec.gpus
-    if spec.type == "serve":  # no step file: the engine's command line is the spec's (llmft/serve_build.py)
+    if kind.workload == "deployment":  # no step file: the engine's command line is the spec's (llmft/serve_build.py)
         tp = spec.serve.tensor_parallel or per_node
         return Resolution(
             step={}, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node, tp=tp, **common
@@ -587,13 +449,15 @@ def _add_gpu_job(
         env=spec.env or None,
         node_kinds=r.allowed,
     )
+    kind = job_type(spec.type)
+    custom_kind = spec.custom.kind if spec.custom and kind.workload == "custom" else None
     # Builders are imported for the kind they build: the RayJob bindings alone take seconds to load.
     try:
-        if spec.type == "grpo":
+        if kind.workload == "ray":
             from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 
             VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**r.step), **common)
-        elif spec.type == "custom" and spec.custom and spec.custom.kind == "ray":
+        elif custom_kind == "ray":
             from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 
             PlatformRayJob(
@@ -609,12 +473,11 @@ def _add_gpu_job(
         else:
             from k8s_charts.pytorch_job import ElasticPyTorchJob
 
-            module = MODULE.get(spec.type)
-            step_type = step_contract.STEPS.get(spec.type)
-            single = step_type is not None and not step_type.distributed  # one process, one GPU
-            extra: dict[str, Any] = {"procs_per_node": 1} if single else {}
-            if spec.type == "benchmark":  # one torchrun process (it starts a torchrun per recipe), no EFA
-                extra.update(procs_per_node=1, efa=False)
+            module = kind.module
+            single = kind.step is not None and not kind.distributed  # one process, one GPU
+            extra: dict[str, Any] = {"procs_per_node": 1} if single or kind.one_process else {}
+            if not kind.efa:
+                extra["efa"] = False
             ElasticPyTorchJob(
                 chart,
                 "Job",
@@ -628,7 +491,7 @@ def _add_gpu_job(
                 **extra,
                 **common,
             )
-            if spec.type == "custom" and spec.custom:
+            if custom_kind and spec.custom:
                 return list(spec.custom.command)
     except ValueError as exc:
         raise BuildError(str(exc)) from None
@@ -638,7 +501,7 @@ def _add_gpu_job(
 def _add_cpu_job(chart: cdk8s.Chart, spec: JobSpec, *, team: TeamConfig, values: PlatformValues, r: Resolution) -> None:
     """Add a CPU job's plain Kubernetes Job to ``chart``."""
     cpu, memory = spec.cpu or CPU_JOB_SIZE[0], spec.memory_gib or CPU_JOB_SIZE[1]
-    module = MODULE[spec.type]
+    module = job_type(spec.type).module
     template = job_pod_template(
         job_name=spec.name,
         component="step",
@@ -725,7 +588,7 @@ def build(
         step=r.step,
         gpus_per_node=r.gpus_per_node,
     )
-    if spec.type == "serve":
+    if job_type(spec.type).workload == "deployment":
         return _render_serve(plan, team=team, values=values, r=r, model=model)
     chart = cdk8s.Chart(cdk8s.App(), "llmft", disable_resource_name_hashes=True)
     custom_command: list[str] | None = None
@@ -744,7 +607,7 @@ def build(
             command=custom_command,
             queue=r.queue,
             secret_env=spec.secret_env,
-            job_name=spec.name if spec.type in step_contract.STEPS else None,
+            job_name=spec.name if job_type(spec.type).step else None,
         )
     plan.manifests = [config_map, *job]
     return plan

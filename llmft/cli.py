@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llmft.cluster import Cluster, ClusterError
+from llmft.job_types.base import get as job_type
 
 if TYPE_CHECKING:  # imported where used: `--help`, status, logs, list and cancel never load the config or cdk8s
     from llmft.preflight import Result
@@ -32,29 +33,10 @@ if TYPE_CHECKING:  # imported where used: `--help`, status, logs, list and cance
 STARTED = time.monotonic()
 
 
-def _resolve_image(spec: JobSpec, *, config, namespace: str, cluster: Cluster | None) -> str:
-    """The spec's image, else the platform's image for the type: from the team namespace's `platform-images`
-    ConfigMap (cluster), from k8s_charts.images (when the images helper's module exists), else a placeholder."""
-    from llmft.build import default_image_name, image_placeholder
-
-    if spec.image:
-        return spec.image
-    name = default_image_name(spec)
-    if cluster is not None:
-        uri = cluster.platform_images(namespace).get(name)
-        if uri:
-            return uri
-    from k8s_charts.images import image_uri
-
-    try:
-        return image_uri(config, name)
-    except Exception:  # noqa: BLE001 - an unknown image name or missing build: fall back to the placeholder
-        return image_placeholder(name)
-
-
 def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple[JobSpec, Result]:
     from config import load_config
     from k8s_charts.values import PlatformValues
+    from llmft.build import resolve_image
     from llmft.preflight import preflight
     from llmft.spec import load_spec
 
@@ -64,7 +46,7 @@ def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple
     config = load_config(args.env)
     namespace = spec.team or Cluster.context_namespace()
     values = PlatformValues.placeholders(config)
-    image = _resolve_image(spec, config=config, namespace=namespace or "", cluster=cluster)
+    image = resolve_image(spec, config=config, namespace=namespace or "", cluster=cluster)
     result = preflight(
         spec,
         config=config,
@@ -81,7 +63,7 @@ def run_preflight(args: argparse.Namespace, *, cluster: Cluster | None) -> tuple
 def _registry(args: argparse.Namespace, spec: JobSpec):
     """Where a serve job's model is looked up: ``--registry FILE`` (a snapshot), else MLflow from the environment
     (None when it cannot be reached: preflight says how to fix it)."""
-    if spec.type != "serve":
+    if job_type(spec.type).workload != "deployment":
         return None
     from llmft.registry import FileRegistry, MlflowRegistry, RegistryUnavailable
 
@@ -181,7 +163,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     try:
         out = (
             cluster.create_serve(plan.manifests)
-            if spec.type == "serve"
+            if job_type(spec.type).workload == "deployment"
             else cluster.create_job(plan.manifests[0], plan.manifests[-1])
         )
     except ClusterError as exc:
@@ -210,7 +192,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     from llmft import local
 
-    if spec.type == "serve":
+    if job_type(spec.type).workload == "deployment":
         return _run_serve_locally(result.plan, args)
     try:
         return local.run(result.plan, fsx=Path(args.fsx), python=args.python, nproc=args.nproc, check=args.check)

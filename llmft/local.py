@@ -10,9 +10,9 @@ GRPO runs its `--check` only: VeRL needs GPUs.
 Before the step runs: the outputs must not be another job's (the step's own ownership markers, checked here first,
 llm_platform.steps.owner_problems), and the step's full `--check` runs with `--python` (the training stack is
 installed there: what llmft's pure-Python check cannot see, transformers' own rules or a local source's columns);
-a refusal stops there with the step's message. On a machine without GPUs the local step file is adapted
-(:data:`CPU_ADAPTATIONS`: bf16/fp16 off, use_cpu on, no FSDP) and the run says what it changed; the spec and its
-cluster job keep their settings.
+a refusal stops there with the step's message. On a machine without GPUs the local step file is adapted (the type's
+``cpu_adaptation``, llmft/job_types/: bf16/fp16 off, use_cpu on, no FSDP) and the run says what it changed; the
+spec and its cluster job keep their settings.
 
 What the pod gets from the cluster instead of the spec -- the MLflow tracking URI and the team's MLflow user
 (ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
@@ -43,6 +43,7 @@ from llm_platform.paths import LOCAL_FSX_ENV, TEAM_MOUNT_PATH
 
 from k8s_charts.serving import ENGINE_PORT, HEALTH_PATH
 from llmft.build import Plan, pod_templates
+from llmft.job_types.base import get as job_type
 
 LOCAL_DIR = ".llmft-local"
 
@@ -80,19 +81,13 @@ def local_devices() -> int:
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
-# What a step needs on a machine without GPUs, and why (`llmft run --local` applies it and says so; the spec and its
-# cluster job keep their settings, and preflight refuses use_cpu in a spec).
-CPU_ADAPTATIONS: dict[str, dict[str, Any]] = {
-    "sft": {"bf16": False, "fp16": False, "use_cpu": True, "fsdp": None, "fsdp_config": None},
-    "evaluate": {"bf16": False},
-}
-
-
-def adapt_for_cpu(step_type: str, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """(the step file for a CPU, what changed): mixed precision off (bf16/fp16 need a GPU), use_cpu on, no FSDP
-    sharding (one process)."""
+def adapt_for_cpu(job_type_name: str, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(the step file for a CPU, what changed): what the type's record says a step needs on a machine without GPUs,
+    and why (``cpu_adaptation``, e.g. SFT: mixed precision off, use_cpu on, no FSDP sharding in one process).
+    `llmft run --local` applies it and says so; the spec and its cluster job keep their settings, and preflight
+    refuses use_cpu in a spec."""
     out, changed = dict(data), []
-    for key, value in CPU_ADAPTATIONS.get(step_type, {}).items():
+    for key, value in job_type(job_type_name).cpu_adaptation.items():
         if value is None:
             if out.pop(key, None) not in (None, False, "", {}):
                 changed.append(f"{key} removed")
@@ -115,12 +110,14 @@ def owner_problems(plan: Plan, fsx: Path) -> list[str]:
     def shown(directory: str) -> str:
         return TEAM_MOUNT_PATH + directory[len(str(fsx)) :] if directory.startswith(str(fsx)) else directory
 
-    return step_contract.owner_problems(plan.spec.type, map_fsx(plan.step, fsx), plan.spec.name, shown=shown)
+    step = job_type(plan.spec.type).step or plan.spec.type
+    return step_contract.owner_problems(step, map_fsx(plan.step, fsx), plan.spec.name, shown=shown)
 
 
 def command(plan: Plan, step_path: Path, *, python: str, nproc: int, check: bool) -> list[str]:
-    step = step_contract.STEPS[plan.spec.type]
-    tail = ["-m", step.module, "--config", str(step_path)] + (["--check"] if check or step.type == "grpo" else [])
+    kind = job_type(plan.spec.type)
+    step = step_contract.STEPS[kind.step]
+    tail = ["-m", step.module, "--config", str(step_path)] + (["--check"] if check or kind.local_check_only else [])
     if step.distributed and not check:
         return [python, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc), *tail]
     return [python, *tail]
@@ -131,7 +128,8 @@ def prepare(
 ) -> tuple[list[str], dict[str, str], Path]:
     """(command, environment, step file) of the local run of ``plan``; writes the step file under
     ``<fsx>/.llmft-local/<job>/``."""
-    if plan.spec.type not in step_contract.STEPS:
+    kind = job_type(plan.spec.type)
+    if kind.step is None:
         raise ValueError(
             f"type {plan.spec.type} runs the spec's own image and command; run it with your own "
             f"tools (llmft run --local runs the training package's steps)"
@@ -142,9 +140,9 @@ def prepare(
     step_path = work / "step.yaml"
     # GRPO only runs its --check here, which reads no file, and GrpoParameters insists on /fsx paths (what every Ray
     # pod mounts): its step file keeps them.
-    step_data = plan.step if plan.spec.type == "grpo" else map_fsx(plan.step, fsx)
+    step_data = plan.step if kind.local_check_only else map_fsx(plan.step, fsx)
     devices = local_devices()
-    if devices == 0 and plan.spec.type in CPU_ADAPTATIONS:
+    if devices == 0 and kind.cpu_adaptation:
         step_data, changed = adapt_for_cpu(plan.spec.type, step_data)
         if changed:
             print(
@@ -183,7 +181,7 @@ def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None =
             full = [
                 python or sys.executable,
                 "-m",
-                step_contract.STEPS[plan.spec.type].module,
+                job_type(plan.spec.type).module,
                 "--config",
                 str(step_path),
                 "--check",

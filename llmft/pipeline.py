@@ -415,7 +415,7 @@ def cmd_pipeline(args: Any) -> int:
 
     from config import load_config
     from k8s_charts.values import PlatformValues
-    from llmft.cli import _resolve_image
+    from llmft.build import resolve_image
 
     config = load_config(args.env)
     values = PlatformValues.placeholders(config)
@@ -424,7 +424,7 @@ def cmd_pipeline(args: Any) -> int:
             load_pipeline(Path(args.pipeline)),
             config=config,
             values=values,
-            image=lambda spec: _resolve_image(spec, config=config, namespace=spec.team or "", cluster=None),
+            image=lambda spec: resolve_image(spec, config=config, namespace=spec.team or "", cluster=None),
         )
     except PipelineError as exc:
         print(f"llmft: {exc}; nothing was written", file=sys.stderr)

@@ -45,6 +45,8 @@ from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import PlatformValues
 from llmft.build import BuildError, Plan, StepProblems, build
 from llmft.cluster import Cluster, ClusterError
+from llmft.job_types.base import get as job_type
+from llmft.job_types.base import registered
 from llmft.spec import JobSpec
 
 
@@ -117,19 +119,19 @@ def check_paths(spec: JobSpec, team: str | None = None) -> list[str]:
         problem = _path_problem(name, value, team)
         if problem:
             problems.append(problem + odd_characters(value))
-    if spec.type in ("sft", "evaluate", "grpo"):
-        for name, value in (("model", spec.model), ("dataset", spec.dataset)):
-            if value and not value.startswith("/"):
-                step = "download-model" if name == "model" else "prepare-data"
-                problems.append(
-                    f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
-                    f"fetch it first with a {step} job and point {name} at {TEAM_MOUNT_PATH}/..."
-                )
+    for name, need in job_type(spec.type).needs.items():
+        value = getattr(spec, name)
+        if need == "path" and value and not value.startswith("/"):
+            fetchers = [n for n, k in registered().items() if k.needs.get(name) in ("hub-id", "source")]
+            problems.append(
+                f"{name} {value!r} is not a path; {spec.type} jobs read from the team's FSx tree, so "
+                f"fetch it first with a {' or '.join(fetchers)} job and point {name} at {TEAM_MOUNT_PATH}/..."
+            )
     # a step input given in settings (evaluate's base_model_path, prepare-data's tokenizer_path) is pinned like model:
     # a file under /fsx that a download-model job wrote at a pinned commit, never a Hub id fetched at run time
     from llm_platform.steps import STEPS
 
-    step = STEPS.get(spec.type)
+    step = STEPS.get(job_type(spec.type).step or "")
     for key in step.inputs if step else ():
         value = spec.settings.get(key)
         if isinstance(value, str) and value and not value.startswith("/"):
@@ -155,31 +157,15 @@ def check_settings(spec: JobSpec) -> list[str]:
                 f"settings.{key}: true makes the step ignore the GPUs the job holds; remove it (`llmft run "
                 f"--local` adapts the spec for a CPU by itself and says so)"
             )
-    if spec.type == "sft" and spec.tier == "production":
-        s = spec.settings
-        if s.get("save_strategy") == "no":
-            out.append(
-                "settings.save_strategy: no in a production job: HyperPod auto-resume restarts a failed job "
-                "from its newest checkpoint, so without checkpoints it restarts from zero; use steps"
-            )
-        elif s.get("save_strategy", "steps") == "steps" and not (
-            isinstance(s.get("max_steps"), int) and s.get("max_steps", -1) > 0
-        ):
-            save = s.get("save_steps", 500)  # TrainingArguments' default
-            if isinstance(save, (int, float)) and save >= 1:
-                out.append(
-                    f"settings.save_steps: {save}{' (the default)' if 'save_steps' not in s else ''} steps in "
-                    f"a production job that trains by epochs: its total steps depend on the data, and a run "
-                    f"shorter than that writes no checkpoint, so HyperPod auto-resume restarts it from zero; "
-                    f"give save_steps as a fraction of the run (e.g. 0.1: every 10%), or set max_steps"
-                )
+    kind = job_type(spec.type)
+    out += kind.settings_rules(spec) if kind.settings_rules else []
     return out
 
 
 def check_image_is_platform(spec: JobSpec, config: EnvironmentConfig) -> str | None:
     """The built-in steps (every type but custom) run the platform's images: the spec may pin another build of the
     type's image (a tag or digest of the environment's repository), never another repository or registry."""
-    if spec.type == "custom" or not spec.image:
+    if job_type(spec.type).image is None or not spec.image:
         return None
     from k8s_charts.images import registry, repository_name
     from llmft.build import default_image_name
@@ -362,13 +348,13 @@ def _plan_of(
     result: Result,
 ) -> Plan | None:
     """The job's plan, or None after adding its step file's and placement's problems."""
-    model = check_serve(spec, team, registry, result) if spec.type == "serve" and spec.serve else None
+    model = check_serve(spec, team, registry, result) if spec.serve else None
     # every problem at once: the step file and the placement are checked even when a rule above failed
     try:
         return build(spec, config=config, team=team, values=values, image=image, model=model)
     except StepProblems as exc:
         for problem in exc.problems:
-            result.add("grpo" if spec.type == "grpo" else "settings", "FAIL", problem)
+            result.add(job_type(spec.type).settings_section, "FAIL", problem)
     except BuildError as exc:
         if str(exc) not in [c.message for c in result.failures()]:  # e.g. the priority class, reported above
             result.add(getattr(exc, "check", "placement"), "FAIL", str(exc))
@@ -459,7 +445,7 @@ def preflight(
         where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
 
-    if spec.type == "sft" and plan.kinds:  # the SFT step's own memory model (llm_platform.memory), per GPU kind
+    if job_type(spec.type).memory_checked and plan.kinds:  # the step's own memory model (llm_platform.memory)
         from llm_platform.memory import preflight_check
 
         for kind in {k.instance_type: k for k in plan.allowed or plan.kinds}.values():

@@ -46,8 +46,8 @@ from k8s_charts.pods import (
 from k8s_charts.values import PlatformValues
 
 if TYPE_CHECKING:
-    from llmft.build import Resolution
     from llmft.registry import ResolvedModel
+    from llmft.resolution import Resolution
     from llmft.spec import JobSpec
 
 SERVE_IMAGE = "verl-sglang"  # the platform image with SGLang (images/verl-sglang, also GRPO's)

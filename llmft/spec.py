@@ -15,25 +15,17 @@ from config._base import ConfigError, ConfigModel
 from config.kubernetes import TIERS, Tier
 from config.strict_yaml import load_yaml
 from k8s_charts.serving import DEFAULT_TARGET_REQUESTS, ENGINES, EVALUATED_ALIAS, PRODUCTION_TIERS
+from llmft.job_types.base import get as job_type
+from llmft.job_types.base import registered
 
-JobType = Literal["sft", "evaluate", "grpo", "download-model", "prepare-data", "custom", "benchmark", "serve"]
-JOB_TYPES: tuple[str, ...] = (
-    "sft",
-    "evaluate",
-    "grpo",
-    "download-model",
-    "prepare-data",
-    "custom",
-    "benchmark",
-    "serve",
-)
-# need GPU nodes; download-model / prepare-data are CPU jobs
-GPU_TYPES = ("sft", "evaluate", "grpo", "benchmark", "serve")
+
+def job_types() -> tuple[str, ...]:
+    """Every `type:` a spec may name: the registry's (llmft/job_types/, one module per type)."""
+    return tuple(registered())
+
+
 _NAME = re.compile(r"[a-z]([-a-z0-9]{0,38}[a-z0-9])?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A Hugging Face repository id: `org/name` (huggingface_hub validate_repo_id: letters, digits, '-', '_', '.', at
-# most 96 characters, no '--' or '..', not starting or ending with '-' or '.').
-_HF_ID = re.compile(r"[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?/[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?")
 # An image reference with a tag or a digest: [registry/]repository[:tag][@sha256:<64 hex>]
 _IMAGE = re.compile(
     r"(?P<repo>[a-z0-9]+(?:[._/:-][a-z0-9]+)*?)(?::(?P<tag>[\w][\w.-]{0,127}))?"
@@ -46,7 +38,6 @@ _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 # credentials (EKS Pod Identity injects AWS_CONTAINER_*), Ray's and Kubernetes' own variables.
 PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
 PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
-CPU_TYPES = ("download-model", "prepare-data")
 MIN_TOKEN_AUTH_RAY = (2, 52, 0)  # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
 # Secrets of the team's namespace that the platform fills and its pods read under fixed names (the team's MLflow user,
 # k8s_charts.values.MLFLOW_CREDENTIALS_SECRET): a spec may not copy them into a variable of its choosing.
@@ -59,7 +50,6 @@ MAX_ENV_TOTAL = 64 * 1024
 MAX_DEPTH = 32
 # Kubernetes expands $(VAR) in an env value (dependent environment variables); `$$(` is its escape.
 _K8S_INTERPOLATION = re.compile(r"(?<!\$)\$\([A-Za-z_][A-Za-z0-9_]*\)")
-MLFLOW_TYPES = ("sft", "evaluate", "grpo", "benchmark")
 
 
 def protected_env(name: str) -> bool:
@@ -245,7 +235,7 @@ class JobSpec(ConfigModel):
         None, description="Team (= namespace). Default: the namespace of the current kube context."
     )
     tier: Tier = Field(description="production, development, research or experiment: where the job may run.")
-    type: JobType = Field(description="sft, evaluate, grpo, download-model, prepare-data, custom, benchmark or serve.")
+    type: str = Field(description="The job type: one of llmft/job_types/ (sft, evaluate, grpo, download-model, ...).")
     model: str | None = Field(None, description="Hugging Face model id (download-model) or a path under /fsx.")
     dataset: str | None = Field(None, description="Dataset id (prepare-data) or a path under /fsx.")
     output: str | None = Field(None, description="Where results go, under /fsx (default per type).")
@@ -322,8 +312,8 @@ class JobSpec(ConfigModel):
     @field_validator("type", mode="before")
     @classmethod
     def _type(cls, v: object) -> object:
-        if isinstance(v, str) and v not in JOB_TYPES:
-            raise ValueError(f"type {v!r} is not a job type; use one of {', '.join(JOB_TYPES)}")
+        if isinstance(v, str) and v not in job_types():
+            raise ValueError(f"type {v!r} is not a job type; use one of {', '.join(job_types())}")
         return v
 
     @field_validator("env", "secret_env")
@@ -400,10 +390,11 @@ class JobSpec(ConfigModel):
         return self
 
     def problems(self) -> list[str]:
-        """Every rule of the spec as a whole that it breaks (all at once), each with the field and the fix."""
+        """Every rule of the spec as a whole that it breaks (all at once), each with the field and the fix: the
+        rules of every spec, then the type's own (its record's ``rules``, llmft/job_types/)."""
+        kind = job_type(self.type)
         out = self._size_problems() + self._type_field_problems() + self._input_problems()
-        if self.type == "benchmark":
-            out += self._benchmark_problems()
+        out += kind.rules(self) if kind.rules else []
         if self.type == "serve" or self.serve is not None:
             out += self._serve_problems()
         clash = sorted(set(self.env) & set(self.secret_env))
@@ -414,18 +405,19 @@ class JobSpec(ConfigModel):
     def _size_problems(self) -> list[str]:
         """The rules of nodes, min_nodes/max_nodes and gpus_per_node the spec breaks."""
         out: list[str] = []
-        t = self.type
+        t, kind = self.type, job_type(self.type)
         if self.nodes is not None and (self.min_nodes is not None or self.max_nodes is not None):
             out.append("give either nodes (fixed size) or min_nodes/max_nodes (elastic), not both")
         low, high = self.node_range
         if low > high:
             out.append(f"min_nodes {low} is above max_nodes {high}; use min_nodes <= max_nodes")
-        if (self.min_nodes or self.max_nodes) and t not in ("sft", "custom"):
+        if (self.min_nodes or self.max_nodes) and not kind.elastic:
+            elastic = " and ".join(n for n, k in registered().items() if k.elastic)
             out.append(
-                f"min_nodes/max_nodes (elastic) apply to sft and custom PyTorchJobs; type {t} runs on a fixed "
+                f"min_nodes/max_nodes (elastic) apply to {elastic} PyTorchJobs; type {t} runs on a fixed "
                 f"number of nodes, use nodes"
             )
-        if t in CPU_TYPES:
+        if not kind.gpus:
             given = [
                 f
                 for f in ("nodes", "min_nodes", "max_nodes", "gpus_per_node", "gpu_type", "instance_type")
@@ -433,103 +425,36 @@ class JobSpec(ConfigModel):
             ]
             if given:
                 out.append(f"type {t} is one CPU pod on the system nodes or the CPU pool; remove {', '.join(given)}")
-        if t == "evaluate" and ((self.gpus_per_node or 1) > 1 or self.node_range[1] > 1):
-            out.append(
-                "type evaluate is one process on one GPU (it is not distributed: more GPUs would run the same "
-                "evaluation several times); use nodes: 1 and gpus_per_node: 1, or leave them out"
-            )
         return out
 
     def _type_field_problems(self) -> list[str]:
-        """The rules of experiment, custom and grpo: given only for the types they apply to, and as those need."""
+        """The rules of experiment, custom and the settings sections: given only for the types they apply to."""
         out: list[str] = []
-        t = self.type
-        if self.experiment is not None and t not in MLFLOW_TYPES:
+        t, kind = self.type, job_type(self.type)
+        if self.experiment is not None and not kind.mlflow:
+            logging = [n for n, k in registered().items() if k.mlflow]
             out.append(
-                f"experiment applies to {', '.join(MLFLOW_TYPES[:-1])} and {MLFLOW_TYPES[-1]} (the steps that "
+                f"experiment applies to {', '.join(logging[:-1])} and {logging[-1]} (the steps that "
                 f"log to MLflow); remove it (type is {t})"
-            )
-        if t == "custom" and self.custom is None:
-            out.append("type custom needs a custom section: custom: {kind: pytorch, command: [...]}")
-        if t == "custom" and self.custom and self.custom.kind == "pytorch" and not self.image:
-            out.append(
-                "type custom with kind pytorch needs image: the platform has no default image for arbitrary commands"
-            )
-        if t == "custom" and self.custom and self.custom.kind == "ray" and self.image and not self.custom.ray_version:
-            out.append(
-                f"custom.ray_version: the Ray version of image {self.image} is unknown; set custom.ray_version "
-                f"(>= 2.52.0, token authentication), or leave image out to use the platform's verl-sglang "
-                f"image"
             )
         if self.custom is not None and self.custom.ray_version and self.custom.kind != "ray":
             out.append("custom.ray_version applies to kind ray; remove it")
-        if t != "custom" and self.custom is not None:
+        if kind.workload != "custom" and self.custom is not None:
             out.append(f"custom applies to type custom only; remove it (type is {t})")
-        if t != "grpo" and self.grpo:
+        if kind.settings_section != "grpo" and self.grpo:
             out.append(f"grpo settings apply to type grpo only; remove them (type is {t})")
-        if t == "grpo" and self.settings:
-            out.append("type grpo takes its settings under grpo:, not settings:; move them")
+        if kind.settings_section == "grpo" and self.settings:
+            out.append(f"type {t} takes its settings under grpo:, not settings:; move them")
         return out
 
     def _input_problems(self) -> list[str]:
-        """The rules of the spec's model and dataset it breaks."""
+        """The model and dataset the type needs (its record's ``needs``)."""
         out: list[str] = []
-        t = self.type
-        if t in ("download-model", "sft", "evaluate", "grpo") and not self.model:
+        t, kind = self.type, job_type(self.type)
+        if "model" in kind.needs and not self.model:
             out.append(f"type {t} needs model: a Hugging Face id (download-model) or a path under /fsx")
-        if t in ("prepare-data", "sft", "evaluate", "grpo") and not self.dataset:
+        if "dataset" in kind.needs and not self.dataset:
             out.append(f"type {t} needs dataset: a built-in dataset name (prepare-data) or a path under /fsx")
-        if t == "download-model" and self.model:
-            if self.model.startswith("/"):
-                out.append(
-                    f"model {self.model!r} is a path; download-model fetches a Hugging Face model id such as "
-                    f"Qwen/Qwen2.5-1.5B-Instruct into /fsx/models (set output to choose where)"
-                )
-            elif not _HF_ID.fullmatch(self.model) or "--" in self.model or ".." in self.model:
-                out.append(
-                    f"model {self.model!r} is not a Hugging Face model id; use org/name, e.g. "
-                    f"Qwen/Qwen2.5-1.5B-Instruct"
-                )
-        if t == "prepare-data" and self.dataset and not self.dataset.startswith("/"):
-            from llm_platform.prepare_data import BUILTINS
-
-            if self.dataset not in BUILTINS:
-                out.append(
-                    f"dataset {self.dataset!r} is neither a built-in dataset ({', '.join(sorted(BUILTINS))}) "
-                    f"nor a file under /fsx; prepare-data reads those (a file needs settings.format)"
-                )
-        return out
-
-    # --- type: benchmark (issue 28) ------------------------------------------------------------------------------
-    # The spec's dataset (a prepared dataset folder) and model (the model folder whose tokenizer counts the rows) are
-    # optional: without them the step measures synthetic rows of the medical-o1 lengths. `settings` are the step
-    # file's own fields (llm_platform.bench.BenchConfig: shape, steps, variants, recipe, ...), checked by the step's
-    # schema at build time like every step's settings.
-    def _benchmark_problems(self) -> list[str]:
-        out = []
-        if self.node_range[1] > 1:
-            out.append(
-                f"type benchmark measures one node (nodes {self.node_range[1]}); remove nodes, or run an sft "
-                f"job to measure a multi-node run"
-            )
-        if self.gpus_per_node not in (None, 1):
-            out.append(
-                f"gpus_per_node {self.gpus_per_node}: type benchmark measures one GPU and projects the epoch "
-                f"onto all GPUs of the instance type; remove gpus_per_node"
-            )
-        for name, value, what in (
-            ("dataset", self.dataset, "a prepared dataset folder (prepare-data's output)"),
-            ("model", self.model, "the model folder whose tokenizer counts the rows"),
-        ):
-            if value and not value.startswith("/"):
-                out.append(
-                    f"{name} {value!r} is not a path; a benchmark reads {what} under /fsx, or leave {name} "
-                    f"out to measure synthetic rows"
-                )
-        if self.model and not self.dataset:
-            out.append(
-                "model applies to a benchmark of real rows (its tokenizer counts them); add dataset or remove model"
-            )
         return out
 
     # --- type: serve (issue 34) ---------------------------------------------------------------------------------
@@ -577,7 +502,7 @@ class JobSpec(ConfigModel):
 
     @property
     def uses_gpus(self) -> bool:
-        return self.type in GPU_TYPES or self.type == "custom"
+        return job_type(self.type).gpus
 
 
 def _model_at(loc: tuple[Any, ...]) -> type[ConfigModel]:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT
 
 
@@ -86,10 +88,13 @@ def _walk(node: ast.AST, *, into_functions: bool):
         yield from _walk(child, into_functions=into_functions)
 
 
-def imported_modules(path: Path, package: str | None = None, *, lazy: bool = True) -> list[tuple[int, str]]:
+def imported_modules(
+    path: Path, package: str | None = None, *, lazy: bool = True, names: bool = False
+) -> list[tuple[int, str]]:
     """(line, absolute module name) of every import in ``path`` (a module of ``package``, default: from its place
     in the tree): module level, in functions and under ``if TYPE_CHECKING`` alike (a lazy import is still a
-    dependency; ``lazy=False``: only what importing the module runs)."""
+    dependency; ``lazy=False``: only what importing the module runs). ``names``: ``from pkg import x`` gives
+    ``pkg.x`` (x may be a module of pkg: the caller decides), not ``pkg``."""
     if package is None:
         package = _module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else _module_name(path)
     out = []
@@ -106,7 +111,10 @@ def imported_modules(path: Path, package: str | None = None, *, lazy: bool = Tru
                     continue
             else:
                 module = node.module or ""
-            out.append((node.lineno, module))
+            if names:
+                out += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+            else:
+                out.append((node.lineno, module))
     return out
 
 
@@ -163,16 +171,33 @@ def test_the_training_modules_the_app_imports_need_only_the_standard_library() -
     )
 
 
+def import_graph(layer: str) -> dict[str, set[str]]:
+    """Module of ``layer`` -> the modules of the same layer it imports (a package's ``__init__`` under the package's
+    name). ``from pkg import module`` names the module ``pkg.module`` where that is a module of the graph, else the
+    package; ``python -m pkg`` entry points (``__main__``) sit above their package and are left out."""
+    graph: dict[str, set[str]] = {}
+    for path in _python_files(layer):
+        name = _module_name(path)
+        if name.endswith("__main__"):
+            continue
+        graph[name] = {
+            m
+            for _, m in imported_modules(path, names=True)
+            if m.split(".")[0] == name.split(".")[0] and m.split(".")[1:2] != ["imports"]  # generated, see above
+        }
+    known = set(graph)
+
+    def real(module: str) -> str:
+        while module not in known and "." in module:
+            module = module.rsplit(".", 1)[0]
+        return module
+
+    return {k: {real(m) for m in v} & known - {k} for k, v in graph.items()}
+
+
 def config_import_graph() -> dict[str, set[str]]:
     """config/ module -> the config/ modules it imports (``config`` is the package's __init__)."""
-    graph: dict[str, set[str]] = {}
-    for path in _python_files("config"):
-        name = _module_name(path)
-        if name == "config.__main__":  # `python -m config`: the command above the package, not a part of it
-            continue
-        graph[name] = {m for _, m in imported_modules(path) if m.startswith("config.") or m == "config"} - {name}
-    # `from config.x import y` names a module; `from .x import y` too. Keep only real modules of the graph.
-    return {k: {m if m in graph else m.rsplit(".", 1)[0] for m in v} & set(graph) for k, v in graph.items()}
+    return import_graph("config")
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -220,6 +245,37 @@ def test_config_has_no_import_cycle() -> None:
         "module they both import, e.g. config/instances.py):\n  " + "\n  ".join(" <-> ".join(c) for c in cycles)
     )
     assert not [m for m, deps in graph.items() if "config" in deps], "a config section imports the config package"
+
+
+# Packages (every layer of ours that is a folder): a package's ``__init__`` may import its own modules (it is the
+# package's front door, e.g. llmft/job_types/__init__.py registers every type), but no module inside imports that
+# ``__init__`` back, and no modules import each other in a circle, lazily (inside a function), under TYPE_CHECKING
+# or not.
+PACKAGES = tuple(layer for layer in LAYERS if (ROOT / _SOURCES[layer]).is_dir())
+
+
+@pytest.mark.parametrize("layer", PACKAGES)
+def test_no_import_cycle(layer: str) -> None:
+    graph = import_graph(layer)
+    front_door = [m for m in graph if m == layer or (ROOT / _SOURCES[layer] / Path(*m.split(".")[1:])).is_dir()]
+    inside = {p: {m for m in graph if m.startswith(p + ".")} for p in front_door}
+    back = sorted(f"{m} imports {p}" for p in front_door for m in inside[p] if p in graph[m])
+    for package in front_door:
+        graph[package] -= inside[package]  # a package's __init__ may import its own modules: its front door
+    cycles = find_cycles(graph)
+    assert not cycles, (
+        f"modules of {layer} that import each other in a circle, lazily or not (move what they share into one module "
+        "they both import):\n  " + "\n  ".join(" <-> ".join(c) for c in cycles)
+    )
+    assert not back, f"modules of {layer} import their package's __init__ back:\n  " + "\n  ".join(back)
+
+
+def test_the_import_graph_sees_from_package_import_module(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from llmft import pipeline\n")
+    assert [m for _, m in imported_modules(probe, package="llmft", names=True)] == ["llmft.pipeline"]
+    graph = import_graph("llmft")
+    assert "llmft.pipeline" in graph and "llmft.cli" in graph  # real modules, so `from llmft import pipeline` resolves
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

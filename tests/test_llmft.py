@@ -20,7 +20,7 @@ from k8s_charts.values import PlatformValues
 from llmft.build import QUEUE_LABEL, STEP_CONFIG_FILE, image_placeholder
 from llmft.cli import main
 from llmft.preflight import preflight
-from llmft.spec import JOB_TYPES, load_spec, parse_spec
+from llmft.spec import job_types, load_spec, parse_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
@@ -45,7 +45,7 @@ def run(spec, env: str = "dev", namespace: str | None = None):
 
 def test_every_job_type_has_an_example() -> None:
     types = {load_spec(p).type for p in EXAMPLES}
-    assert types == set(JOB_TYPES)
+    assert types == set(job_types())
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -763,7 +763,7 @@ SYNTHETIC_BENCH = {
 @pytest.mark.parametrize("data", [BENCH, SYNTHETIC_BENCH], ids=["real-rows", "synthetic"])
 def test_benchmark_is_a_one_gpu_pytorchjob_of_the_sft_image(env: str, data: dict) -> None:
     from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
-    from llmft.build import DEFAULT_IMAGE
+    from llmft.job_types import get
 
     spec = parse_spec(data)
     result = run(spec, env)
@@ -775,7 +775,7 @@ def test_benchmark_is_a_one_gpu_pytorchjob_of_the_sft_image(env: str, data: dict
     job = plan.manifests[-1]
     assert job["kind"] == "PyTorchJob" and job["spec"]["nprocPerNode"] == "1"
     assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 1
-    assert DEFAULT_IMAGE["benchmark"] == DEFAULT_IMAGE["sft"]  # the benchmark runs the SFT code
+    assert get("benchmark").image == get("sft").image  # the benchmark runs the SFT code
     ((_, pod),) = plan.pod_specs()
     (container,) = pod["containers"]
     assert container["image"] == IMAGE

@@ -458,9 +458,9 @@ def preflight_check(
     (the sft image has it)."""
     from dataclasses import fields
 
-    from llm_platform.sft import ScriptArguments
+    from llm_platform.steps import STEPS
 
-    defaults = {f.name: f.default for f in fields(ScriptArguments)}
+    defaults = {f.name: f.default for f in fields(STEPS["sft"].schema_class())}  # the SFT step's own schema
 
     def get(name: str) -> Any:
         return step.get(name, defaults.get(name))

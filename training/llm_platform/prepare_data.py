@@ -102,6 +102,16 @@ def output_format(source: str, fmt: str | None) -> str | None:
     return fmt or BUILTINS.get(source, {}).get("format")
 
 
+def written_paths(data: dict[str, Any]) -> list[str]:
+    """The split files the step writes for the step file ``data`` (llm_platform.steps.Step.written): those of its
+    format inside ``output_dir``, or the folder itself when the format is not known here."""
+    fmt = output_format(str(data.get("source")), data.get("format"))
+    output = data.get("output_dir")
+    if not output:
+        return []
+    return [f"{output}/{name}" for name in FORMAT_FILES.get(fmt or "", ())] or [str(output)]
+
+
 @dataclass
 class PrepareConfig:
     output_dir: str

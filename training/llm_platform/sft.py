@@ -150,6 +150,15 @@ class ScriptArguments:
             )
 
 
+def written_paths(data: dict[str, Any]) -> list[str]:
+    """What the step writes for the step file ``data`` (llm_platform.steps.Step.written): the output folder and the
+    merged model, in ``merged_output_dir`` or ``<output_dir>/merged`` unless ``merge_weights`` is false."""
+    out = [str(data[k]) for k in ("output_dir", "merged_output_dir") if data.get(k)]
+    if data.get("output_dir") and not data.get("merged_output_dir") and data.get("merge_weights", True):
+        out.append(f"{data['output_dir']}/merged")
+    return out
+
+
 def parse_config(path_or_data: str | Path | dict[str, Any]):
     from transformers import HfArgumentParser, TrainingArguments
 

@@ -53,9 +53,20 @@ class Step:
     distributed: bool = False  # runs under torchrun (a PyTorchJob), one process per device
     inputs: tuple[str, ...] = ()  # fields that name what an earlier step wrote
     outputs: tuple[str, ...] = ()  # fields that name what this step writes
+    # the step file also holds transformers.TrainingArguments' fields (training_arguments.json), beside the schema's
+    training_arguments: bool = False
+    # `function(data) -> [paths]` in ``module``: the files and folders it writes when they are more than ``outputs``
+    # name (SFT's merged model, prepare-data's split files); default: the ``outputs`` fields' values
+    written: str = ""
 
     def schema_class(self) -> type:
         return getattr(importlib.import_module(self.schema_module or self.module), self.schema)
+
+    def written_paths(self, data: Mapping[str, Any]) -> list[str] | None:
+        """What the step's own module says it writes for ``data`` (``written``), or None when it does not say."""
+        if not self.written:
+            return None
+        return list(getattr(importlib.import_module(self.module), self.written)(data))
 
     @property
     def prog(self) -> str:
@@ -72,6 +83,7 @@ STEPS: dict[str, Step] = {
             "PrepareConfig",
             inputs=("source", "tokenizer_path"),
             outputs=("output_dir",),
+            written="written_paths",
         ),
         Step(
             "sft",
@@ -80,6 +92,8 @@ STEPS: dict[str, Step] = {
             distributed=True,
             inputs=("model_id", "train_dataset_path", "test_dataset_path"),
             outputs=("output_dir", "merged_output_dir"),
+            training_arguments=True,
+            written="written_paths",
         ),
         # evaluate generates on one device (generate() in one process): torchrun would run the whole evaluation once per
         # GPU, each with its own MLflow run
@@ -264,7 +278,7 @@ def schema_fields(step_type: str) -> dict[str, Field]:
         for f in fields(cls)
         if f.init
     }
-    if step_type == "sft":
+    if step.training_arguments:
         for name, kinds in _training_arguments().items():
             out.setdefault(name, Field(name, frozenset(kinds), False))
     return out
@@ -556,14 +570,12 @@ def _example(kinds: list[str]) -> str:
 
 def _schema_rules(step_type: str, data: Mapping[str, Any], prefix: str) -> list[str]:
     """The schema's own rules (``__post_init__``: pinned revisions, batch divisibility, ...)."""
-    if step_type == "sft":
-        from llm_platform.sft import ScriptArguments
-
-        script_keys = {f.name for f in fields(ScriptArguments)}
+    step = STEPS[step_type]
+    cls = step.schema_class()
+    if step.training_arguments:  # TrainingArguments' own fields are checked by kind and range above
+        script_keys = {f.name for f in fields(cls)}
         data = {k: v for k, v in data.items() if k in script_keys}
-        cls: type = ScriptArguments
     else:
-        cls = STEPS[step_type].schema_class()
         rules = getattr(cls, "problems", None)
         if callable(rules):  # a schema that names each field it refuses (BenchConfig)
             return [f"{prefix}{line}" for line in rules(dict(data))]
@@ -592,14 +604,7 @@ def paths(step_type: str, data: Mapping[str, Any]) -> tuple[list[str], list[str]
     step = STEPS[step_type]
     inputs = [str(data[k]) for k in step.inputs if data.get(k)]
     outputs = [str(data[k]) for k in step.outputs if data.get(k)]
-    if step_type == "sft" and not data.get("merged_output_dir") and data.get("merge_weights", True):
-        outputs.append(f"{data['output_dir']}/merged")
-    if step_type == "prepare-data":
-        from llm_platform.prepare_data import FORMAT_FILES, output_format
-
-        fmt = output_format(str(data.get("source")), data.get("format"))
-        outputs = [f"{data['output_dir']}/{name}" for name in FORMAT_FILES.get(fmt or "", ())] or outputs
-    return inputs, outputs
+    return inputs, step.written_paths(data) or outputs
 
 
 # --- outputs belong to one job ------------------------------------------------------------------------------------
