@@ -292,24 +292,51 @@ def synthesize_delivery() -> DeliverySynth:
 _SYNTH_FIXTURES = {"env_synth", "dev", "prod", "checkov_results"}
 
 
+# Test tiers (docs/testing.md "Tiers"): `unit` (no synthesis, no process of ours; `make test-fast`), `synth` (needs a
+# synthesized app or the rendered manifests of every environment), `e2e` (real processes: PostgreSQL, the MLflow
+# server, a tiny fine-tune, the local server), `scenario` (a changed configuration synthesized in a temporary copy).
+# A module declares `e2e`/`scenario` itself (`pytestmark`); `synth` follows from what a test uses; the rest is `unit`.
+TIERS = ("unit", "synth", "e2e", "scenario")
+
+
+def _needs_synth(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    used = set(getattr(item, "fixturenames", ()))
+    return bool(
+        _SYNTH_FIXTURES & used
+        or {"delivery", "k8s_dist"} & used
+        or (module is not None and {"synthesize", "Synth"} & set(vars(module)))
+    )
+
+
+def tier_of(item: pytest.Item) -> str:
+    declared = [m.name for m in item.iter_markers() if m.name in TIERS]
+    if declared:
+        return declared[0]
+    return "synth" if _needs_synth(item) else "unit"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`make test` runs two pytest-xdist workers with `--dist loadgroup`: every test that needs a synthesized app
-    joins the group `synth`, so it runs on one worker and each configuration is still synthesized once per run.
-    (tryfirst: xdist reads the marks in its own hook.)"""
+    """Every test gets its tier's marker (`-m unit` selects the fast loop). `make test` runs two pytest-xdist workers
+    with `--dist loadgroup`: every test that needs a synthesized app joins the group `synth`, so it runs on one worker
+    and each configuration is still synthesized once per run. (tryfirst: xdist reads the marks in its own hook.)"""
+    for item in items:
+        tier = tier_of(item)
+        if not item.get_closest_marker(tier):
+            item.add_marker(getattr(pytest.mark, tier))
     if not config.pluginmanager.hasplugin("xdist"):
         return  # `-p no:xdist`: one process, nothing to group (the mark would not be registered)
     for item in items:
         module = getattr(item, "module", None)
-        if _SYNTH_FIXTURES & set(getattr(item, "fixturenames", ())) or (
-            module is not None and {"synthesize", "Synth"} & set(vars(module))
-        ):
+        used = set(getattr(item, "fixturenames", ()))
+        if _SYNTH_FIXTURES & used or (module is not None and {"synthesize", "Synth"} & set(vars(module))):
             item.add_marker(pytest.mark.xdist_group("synth"))
-        elif "delivery" in getattr(item, "fixturenames", ()):
+        elif "delivery" in used:
             item.add_marker(pytest.mark.xdist_group("delivery"))  # the delivery app, synthesized once, on one worker
         elif module is not None and module.__name__.endswith("test_pipeline_e2e"):
             item.add_marker(pytest.mark.xdist_group("pipeline-e2e"))  # its module fixture runs the pipeline once
-        elif "k8s_dist" in getattr(item, "fixturenames", ()):
+        elif "k8s_dist" in used:
             item.add_marker(pytest.mark.xdist_group("k8s-dist"))  # dist/<env>/ written once, on one worker
 
 

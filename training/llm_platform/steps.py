@@ -126,6 +126,20 @@ STEPS: dict[str, Step] = {
 }
 
 
+def register(step: Step) -> Step:
+    """Add a step to :data:`STEPS` (a new step type: its module, schema, inputs and outputs); a name registers once.
+    llmft's job type names it (llmft/job_types/, docs/extending.md "Add a job type")."""
+    if step.type in STEPS:
+        raise ValueError(f"step {step.type!r} is registered twice")
+    STEPS[step.type] = step
+    return step
+
+
+def unregister(step_type: str) -> None:
+    """Remove a step (tests that register a toy step clean up with this)."""
+    STEPS.pop(step_type, None)
+
+
 class StepConfigError(ValueError):
     """A step file that the step would refuse; ``problems`` holds one line per field (field, value, fix)."""
 
