@@ -1,7 +1,8 @@
-"""Helm chart versions of the cluster's add-ons, in one place (the add-on declarations, cdk_constructs/compute/addon.py
-``AddOn``, take theirs from here). ``compute.charts``: per environment, so an upgrade is tried in one
-environment first. The defaults are the versions the app is tested with; the CRDs the charts are checked against
-(k8s_charts/crds, k8s_charts/imports) are those of the defaults, so after moving a default run `make imports`."""
+"""Helm chart versions of the cluster's add-ons, read from the upstream versions table (config/versions.py; the add-on
+declarations, cdk_constructs/compute/addon.py ``AddOn``, take theirs from here). ``compute.charts``: per environment,
+so an upgrade is tried in one environment first. The defaults are the versions the app is tested with; the CRDs the
+charts are checked against (k8s_charts/crds, k8s_charts/imports) are those of the defaults, so after moving a default
+run `make imports`."""
 
 from __future__ import annotations
 
@@ -10,30 +11,31 @@ import re
 from pydantic import Field, field_validator
 
 from ._base import ConfigModel
+from .versions import chart_version
 
-KARPENTER_CHART_VERSION = "1.14.1"
+KARPENTER_CHART_VERSION = chart_version("karpenter")
 """karpenter and karpenter-crd; matches the karpenter.sh/v1 and karpenter.k8s.aws/v1 CRDs in k8s_charts/crds."""
-KUEUE_CHART_VERSION = "0.19.2"
-KUBERAY_CHART_VERSION = "1.7.0"
+KUEUE_CHART_VERSION = chart_version("kueue")
+KUBERAY_CHART_VERSION = chart_version("kuberay")
 """kuberay-operator; matches the ray.io/v1 CRDs in k8s_charts/crds (KubeRay tag v1.7.0)."""
-SECRETS_STORE_CHART_VERSION = "3.1.1"
+SECRETS_STORE_CHART_VERSION = chart_version("secrets-store-provider-aws")
 """secrets-store-csi-driver-provider-aws (the AWS provider; its Chart.lock pins the driver chart 1.6.0)."""
-KEDA_CHART_VERSION = "2.19.0"
+KEDA_CHART_VERSION = chart_version("keda")
 """kedacore/charts ``keda`` 2.19.0 (tag v2.19.0, keda/Chart.yaml: ``appVersion: 2.19.0``): KEDA
 :data:`k8s_charts.serving.KEDA_VERSION`, whose ScaledObject CRD llmft renders against (k8s_charts/crds). Not a
 per-environment setting: the operator and the vendored CRD move together, through this default only
 (tests/test_keda.py)."""
 
 # Versions every environment installs (no ``compute.charts`` setting): changed here, for all environments at once.
-ARGOCD_CHART_VERSION = "10.1.1"
+ARGOCD_CHART_VERSION = chart_version("argo-cd")
 """argo-cd: argoproj/argo-helm tag argo-cd-10.1.1 (af0a9310bacbaa4636018dfe22c801a6d33a5c43): appVersion v3.4.4, the
 version of the Application/AppProject CRDs in k8s_charts/crds (SOURCES.md)."""
-ARGO_WORKFLOWS_CHART_VERSION = "1.0.18"
+ARGO_WORKFLOWS_CHART_VERSION = chart_version("argo-workflows")
 """argo-workflows: argoproj/argo-helm tag argo-workflows-1.0.18 (4f4cc4f9605668855e2303c9805f09ac4360f35e):
 appVersion v4.0.6, the version of the Workflow/WorkflowTemplate CRDs in k8s_charts/crds (SOURCES.md)."""
-NVIDIA_DEVICE_PLUGIN_CHART_VERSION = "0.17.1"
+NVIDIA_DEVICE_PLUGIN_CHART_VERSION = chart_version("nvidia-device-plugin")
 """nvidia-device-plugin (https://nvidia.github.io/k8s-device-plugin), HyperPod's NVIDIA GPU nodes."""
-EFA_DEVICE_PLUGIN_CHART_VERSION = "0.5.20"
+EFA_DEVICE_PLUGIN_CHART_VERSION = chart_version("efa-device-plugin")
 """aws-efa-k8s-device-plugin (https://aws.github.io/eks-charts), HyperPod's and Karpenter's EFA nodes."""
 
 _CHART_VERSION = re.compile(r"v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")

@@ -23,6 +23,8 @@ data-parallel engine (label ``dp_rank``): their sum is the replica's load.
 
 from __future__ import annotations
 
+from config.versions import version
+
 ENGINES = ("sglang",)
 """Engines a serve spec may name."""
 
@@ -74,7 +76,7 @@ namespaces are."""
 
 # ---- added for llmft's `type: serve` (issue 34) -------------------------------------------------------------------
 
-KEDA_VERSION = "2.19.0"
+KEDA_VERSION = version("keda")
 """KEDA release whose ScaledObject CRD is vendored (k8s_charts/crds/keda.sh_scaledobjects.yaml, kedacore/keda tag
 v2.19.0) and whose Helm chart the platform installs: the newest release whose supported window is Kubernetes 1.32 -
 1.34 (KEDA's compatibility matrix, keda.sh docs "Operate > Cluster")."""

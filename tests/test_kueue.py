@@ -16,8 +16,10 @@ import pytest
 import yaml
 
 from config import ConfigError, load_config
+from config.charts import KUEUE_CHART_VERSION
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from config.queueing import TIER_CAPACITY_ORDER, capacities, tier_capacities
+from config.versions import UPSTREAM
 from k8s_charts.__main__ import write_dist
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
 from k8s_charts.team_guardrails import KUBERAY_OPERATOR
@@ -656,14 +658,14 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     assert (release["Repository"], release["Chart"], release["Version"], release["Namespace"]) == (
         "oci://registry.k8s.io/kueue/charts/kueue",
         "kueue",
-        "0.19.2",
+        KUEUE_CHART_VERSION,
         "kueue-system",
     )
     values = release["Values"]
     manager = values["controllerManager"]
     assert manager["manager"]["image"] == {
         "repository": "registry.k8s.io/kueue/kueue",
-        "tag": "v0.19.2",
+        "tag": f"v{KUEUE_CHART_VERSION}",
         "pullPolicy": "IfNotPresent",
     }
     kueue = env_synth.config.compute.kueue
@@ -745,7 +747,7 @@ def test_kueue_crd_copies_are_listed_in_sources() -> None:
     sources = (Path(__file__).resolve().parents[1] / "k8s_charts" / "crds" / "SOURCES.md").read_text()
     for path in (Path(__file__).resolve().parents[1] / "k8s_charts" / "crds").glob("kueue.x-k8s.io_*.yaml"):
         assert path.name in sources
-    assert "v0.19.2" in sources and "8eab68778fc1b52affe165fdf5af29d1e9b4f3cb" in sources
+    assert f"| {UPSTREAM['kueue'].ref} (" in sources  # every row's tag: tests/test_versions.py
 
 
 # ---- serving under Kueue (issue 34) ----------------------------------------------------------------------------

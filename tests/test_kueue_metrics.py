@@ -15,13 +15,14 @@ from typing import Any
 import yaml
 
 from cdk_constructs.observability.documented_metrics import DOCUMENTED_METRICS, PROMETHEUS
+from config.versions import UPSTREAM as VERSIONS
 
 from .conftest import Synth
 from .helm_binary import helm_binary
 from .test_observability import PROMETHEUS_AGENT, addon, agent_entry, emf_matches
 
 UPSTREAM = Path(__file__).parent / "upstream"
-KUEUE_CHART = UPSTREAM / "kueue-0.19.2"
+KUEUE_CHART = UPSTREAM / VERSIONS["kueue"].vendored[0]
 RECEIVER = UPSTREAM / "awscontainerinsightskueuereceiver" / "kueue_prometheus_scraper.go"
 SERVICE_TEMPLATE = "templates/manager/auth_proxy_service.yaml"
 

@@ -9,6 +9,7 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import SECRETS_STORE_CHART_VERSION
+from config.versions import chart_version
 
 ASCP_REPOSITORY = "https://aws.github.io/secrets-store-csi-driver-provider-aws"
 ASCP_CHART = "secrets-store-csi-driver-provider-aws"
@@ -17,7 +18,7 @@ ASCP_VERSION = SECRETS_STORE_CHART_VERSION
 aws/secrets-store-csi-driver-provider-aws chart 3.1.1 (provider image 3.1.1); its Chart.lock pins the
 kubernetes-sigs `secrets-store-csi-driver` chart 1.6.0 as a dependency, whose SecretProviderClass CRD is the one in
 k8s_charts/crds (see SOURCES.md there)."""
-DRIVER_CHART_VERSION = "1.6.0"
+DRIVER_CHART_VERSION = chart_version("secrets-store-csi-driver")
 ROTATION_POLL_INTERVAL = "3600s"
 """How often the driver re-reads mounted secrets and refreshes synced Secrets (the provider's README recommends one
 hour: every poll is a GetSecretValue per pod)."""
