@@ -27,7 +27,7 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help install install-synth install-test synth synth-delivery cost-delivery gitops test test-training clean deploy diff cost bench docs \
+.PHONY: help install install-synth install-test synth synth-delivery cost-delivery gitops test test-fast test-training clean deploy diff cost bench docs \
 	imports images images-lock snapshots
 .DEFAULT_GOAL := help
 
@@ -36,6 +36,7 @@ help:
 	@echo "make synth [ENV=dev]   synthesize one environment into cdk.out/ (no AWS credentials needed)"
 	@echo "make synth-delivery    the delivery pipeline's cloud assembly (config/organization/accounts.yaml) into cdk.out/delivery"
 	@echo "make test              run every test, linter and compliance check (what CI runs)"
+	@echo "make test-fast         the fast loop: ruff and the unit tier of both suites (docs/testing.md \"Tiers\")"
 	@echo "make test-training     only the training package's suite, in .train-venv"
 	@echo "make snapshots         regenerate the reviewed baselines (stack snapshots, cost, stateful IDs); review the diff"
 	@echo "make diff ENV=prod     cdk diff of every stack against the deployed ones (needs credentials)"
@@ -132,6 +133,13 @@ test: install-test
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -n 2 --dist loadgroup
 	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+
+# The fast loop while editing (docs/testing.md "Tiers"): ruff and the `unit` tier of both suites (no synthesis, no
+# process of ours). `make test` runs every tier and is what CI runs.
+test-fast: install-synth $(TRAIN_VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n 2 -q -m unit
+	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q -m unit
 
 # Every reviewed baseline after a deliberate change, in one run: the syrupy snapshots of every environment's stacks and
 # of the Argo CD variants (tests/__snapshots__/), the cost totals (tests/baselines/cost.json; an environment in a region

@@ -468,9 +468,10 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
         assert (repo / team_jobs_dir("environments/dev", team.name) / KEEP_FILE).is_file()
         assert any(n.startswith(f"teams/{team.name}/") for n in third.files)
     # the teams' pipelines and jobs in the checkout are listed (what each team Application syncs)
-    (repo / team_jobs_dir("environments/dev", "ml-research") / "pipeline-medical.yaml").write_text("kind: Workflow\n")
+    first_team, *other_teams = (t.name for t in config_with("dev").kubernetes.teams)
+    (repo / team_jobs_dir("environments/dev", first_team) / "pipeline-medical.yaml").write_text("kind: Workflow\n")
     listed = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs).team_files
-    assert listed["ml-research"] == ["pipeline-medical.yaml"] and listed["hyperpod-platform"] == []
+    assert listed[first_team] == ["pipeline-medical.yaml"] and all(listed[t] == [] for t in other_teams)
     written = yaml.safe_load_all((repo / platform_dir("environments/dev") / "gpu-capacity.yaml").read_text())
     errors = [e for d in written if d for e in validate(d, config_with("dev").compute.kubernetes_version)]
     assert errors == []

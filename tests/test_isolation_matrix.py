@@ -34,7 +34,7 @@ import pytest
 
 from config.kubernetes import TIERS
 
-from .conftest import ENVIRONMENTS, Synth
+from .conftest import ENVIRONMENTS, Synth, synthesize
 
 CHANNELS = ("fsx", "s3-export", "s3", "ray-8265", "ray-6379", "k8s-secrets", "mlflow", "pipeline-jobs")
 OBJECT_ACTIONS = {"s3:getobject", "s3:putobject", "s3:deleteobject", "s3:*", "s3:get*", "s3:put*", "*"}
@@ -465,8 +465,8 @@ def _matrix(synth: Synth) -> dict[tuple[str, str, str], tuple[bool, str]]:
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
-def test_matrix_covers_every_pair_and_channel(env: str, request: pytest.FixtureRequest) -> None:
-    synth: Synth = request.getfixturevalue(env)
+def test_matrix_covers_every_pair_and_channel(env: str) -> None:
+    synth: Synth = synthesize(env)
     teams = synth.config.kubernetes.teams
     assert len(_matrix(synth)) == len(teams) ** 2 * len(CHANNELS) >= 4 * len(CHANNELS)
 
@@ -476,8 +476,8 @@ def _params() -> list[Any]:
 
 
 @pytest.mark.parametrize(("env", "a", "b", "channel"), _params())
-def test_isolation(env: str, a: str, b: str, channel: str, request: pytest.FixtureRequest) -> None:
-    synth: Synth = request.getfixturevalue(env)
+def test_isolation(env: str, a: str, b: str, channel: str) -> None:
+    synth: Synth = synthesize(env)
     reach, evidence = _matrix(synth)[(a, b, channel)]
     if a == b:
         assert reach, f"{a} cannot reach its own {channel}: {evidence}"
@@ -884,19 +884,19 @@ def _capacity_params() -> list[Any]:
 
 
 @pytest.mark.parametrize(("env", "team", "attack"), _capacity_params())
-def test_capacity_and_guard_rails(env: str, team: str, attack: str, request: pytest.FixtureRequest) -> None:
-    synth: Synth = request.getfixturevalue(env)
+def test_capacity_and_guard_rails(env: str, team: str, attack: str) -> None:
+    synth: Synth = synthesize(env)
     holds, evidence = capacity_row(synth, team, attack)
     assert holds, f"{team} gets through {attack}: {evidence}"
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
-def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str, request: pytest.FixtureRequest) -> None:
+def test_supplemental_groups_merge_is_flagged_not_yet_refused(env: str) -> None:
     """`supplementalGroupsPolicy: Merge` (or unset) is warned about and audited in every team namespace; Deny waits for
     proof that every node's runtime supports Strict (k8s_charts/team_isolation.py, tools/probe_isolation.sh)."""
     from .guardrail_eval import admission_refusals
 
-    synth: Synth = request.getfixturevalue(env)
+    synth: Synth = synthesize(env)
     manifests = kube_manifests(synth.templates["compute"])
     for team in teams_of(synth).values():
         pod = _owned(

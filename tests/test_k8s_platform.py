@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .conftest import ENVIRONMENTS, Synth
+from .conftest import ENVIRONMENTS, Synth, synthesize
 
 MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
 
@@ -63,8 +63,8 @@ def test_gpu_nodes_use_the_karpenter_role_and_compute_key(env_synth: Synth) -> N
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
-def test_team_pod_identity(env: str, request: pytest.FixtureRequest) -> None:
-    synth: Synth = request.getfixturevalue(env)
+def test_team_pod_identity(env: str) -> None:
+    synth: Synth = synthesize(env)
     associations = synth.resources("compute", "AWS::EKS::PodIdentityAssociation")
     teams = {a["Properties"]["Namespace"]: a["Properties"] for a in associations.values()}
     assert set(teams) >= {t.name for t in synth.config.kubernetes.teams}

@@ -21,3 +21,11 @@ def _restore_umask():
     os.umask(old)
     yield
     os.umask(old)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Test tiers (docs/testing.md "Tiers"): a module that trains or serves the tiny model or starts processes says
+    `pytestmark = pytest.mark.e2e`; every other test is `unit` (`make test-fast` runs those)."""
+    for item in items:
+        if not item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.unit)

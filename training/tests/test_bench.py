@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from llm_platform import bench, memory
 
+pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 

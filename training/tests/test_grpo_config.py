@@ -14,6 +14,8 @@ from llm_platform import grpo
 from llm_platform.grpo_config import ENTRYPOINT, GrpoParameters
 from omegaconf.errors import MissingMandatoryValue
 
+pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 BASE = dict(
     model_path="/fsx/models/m",

@@ -15,6 +15,8 @@ import pytest
 from llm_platform import serve
 from tiny import build_model, corpus_of, medical_rows
 
+pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
+
 NAME = "ml-research.medical-sft"
 
 

@@ -9,6 +9,8 @@ import pytest
 from llm_platform import prepare_data, sft
 from tiny import build_model, medical_rows, write_jsonl
 
+pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 PEAK_TFLOPS = 0.5
 
