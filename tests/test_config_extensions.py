@@ -35,6 +35,8 @@ from .conftest import ROOT, Synth, synthesize_config
 from .test_cost import baseline_entry
 from .test_upgrade_path import minor, runbook_violations
 
+pytestmark = pytest.mark.scenario  # docs/testing.md "Tiers"
+
 EXTENSIONS = ("team", "pool", "environment", "kubernetes-minor")
 STAGING, STAGING_REGION = "staging", "eu-west-1"
 GITOPS_REPO = "https://github.com/acme/platform-gitops.git"

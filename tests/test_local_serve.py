@@ -15,9 +15,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from llmft.local import run_serve, serve_command
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"
 
 STUB = """
 import argparse, http.server, json, sys

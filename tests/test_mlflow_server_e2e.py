@@ -38,6 +38,8 @@ import requests
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"
+
 MLFLOW_VENV = ROOT / ".mlflow-venv"
 PRIVATE_PYTHON = ROOT / ".mlflow-python"
 PYTHON = MLFLOW_VENV / "bin" / "python"

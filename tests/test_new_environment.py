@@ -22,6 +22,8 @@ from tools.cost.report import build_report, render
 
 from .conftest import Synth, absent_environment, raw_config, synthesize_config
 
+pytestmark = pytest.mark.scenario  # docs/testing.md "Tiers"
+
 REGION = "us-west-2"
 
 

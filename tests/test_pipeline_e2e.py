@@ -34,6 +34,8 @@ import yaml
 from .conftest import ROOT
 from .test_mlflow_server_e2e import _start_tasks, _team_users, stack  # noqa: F401 - `stack` is a fixture
 
+pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"
+
 TRAIN_PYTHON = ROOT / ".train-venv" / "bin" / "python"
 EXAMPLES = ROOT / "examples" / "jobs"
 TEAM = "ml-research"
