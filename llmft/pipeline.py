@@ -4,10 +4,13 @@ k8s_charts/crds/argoproj.io_workflows.yaml).
 A pipeline file::
 
     name: medical                       # the Workflow's name (DNS-1123)
+    inputs: [/fsx/models/base]          # optional: paths an earlier job wrote, read by steps here
     steps:
       - spec: ../jobs/01-download-model.yaml     # relative to the pipeline file
       - spec: ../jobs/05-evaluate.yaml
-        gate: {metric: delta/rougeL, min: 0.0}   # evaluate only: later steps run only if rouge.json passes
+        gate: {metric: delta/rougeL, min: 0.0}   # evaluate only: whoever waits on it waits for its verdict
+      - spec: ../jobs/06-grpo-gsm8k.yaml
+        after: [medical-eval]                    # optional: wait on a step whose output it does not read
 
 What the Workflow does, step by step:
 
@@ -17,9 +20,10 @@ What the Workflow does, step by step:
   still admits it against the team's quota and tier; the Workflow only waits on the job's status
   (``successCondition``/``failureCondition``: label-selector requirements over gjson paths of the live object,
   workflow/executor/resource.go ``matchConditions``).
-- Dependencies are derived, not declared: a step runs after every earlier step that writes a path it reads (the step
-  contract's inputs and outputs, llm_platform.steps.paths - the examples' chain check); a gated step's later steps
-  also wait for its gate.
+- Dependencies are derived from the data flow, whatever the list's order (llmft/pipeline_graph.py): a step runs after
+  every step that writes a path it reads (the step contract's inputs and outputs, llm_platform.steps.paths), after
+  the steps it names in ``after``, and after the gate of every gated step it waits on. Cycles, inputs no step writes,
+  inputs inside another step's output that it never writes and overlapping outputs are refused.
 - Re-runs: the resource action is ``apply`` (not ``create``): resubmitting the Workflow, or ``argo retry``, re-applies
   unchanged manifests; a job that already succeeded meets its success condition at once, so completed steps are
   skipped and the run resumes where it failed. A failed job matches its failure condition again: delete it (``kubectl
@@ -35,7 +39,6 @@ it may create only the job kinds the team Role allows, in the team's namespace.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,6 +71,14 @@ CONDITIONS: dict[str, tuple[str, str]] = {
 }
 
 
+# The gate's program: fixed source; the file, the metric and the threshold are its arguments (data, never code).
+GATE_SCRIPT = (
+    "import json, sys; path, metric, low = sys.argv[1], sys.argv[2], float(sys.argv[3]); "
+    "value = json.load(open(path))[metric]; print(metric, '=', value, '(min', low, ')'); "
+    "sys.exit(0 if value >= low else 1)"
+)
+
+
 class PipelineError(ValueError):
     """The pipeline file cannot become a Workflow; the message names the fix."""
 
@@ -82,6 +93,7 @@ class Gate:
 class PipelineStep:
     path: Path
     gate: Gate | None = None
+    after: tuple[str, ...] = ()
     plan: Any = None  # llmft.build.Plan
 
 
@@ -89,7 +101,9 @@ class PipelineStep:
 class Pipeline:
     name: str
     steps: list[PipelineStep]
+    inputs: tuple[str, ...] = ()
     team: str = ""
+    order: list[str] = field(default_factory=list)
     dependencies: dict[str, list[str]] = field(default_factory=dict)
     workflow: dict[str, Any] = field(default_factory=dict)
 
@@ -103,36 +117,93 @@ class Pipeline:
         ]
 
 
+PIPELINE_KEYS = ("name", "inputs", "steps")
+STEP_KEYS = ("spec", "gate", "after")
+
+
+def gate_range(metric: str) -> tuple[float, float]:
+    """The values ``metric`` of the evaluate step's rouge.json can take: ROUGE F-measures lie in [0, 1], so a
+    ``delta/`` (fine-tuned minus base) in [-1, 1]."""
+    return (-1.0, 1.0) if metric.startswith("delta/") else (0.0, 1.0)
+
+
+def gate_problems(gate: Any, where: str) -> list[str]:
+    """Why ``gate`` (a pipeline step's ``gate``) can never be judged: the metric must be one the evaluate step writes
+    (llm_platform.evaluate.METRICS), ``min`` a number inside the metric's range."""
+    from llm_platform.evaluate import METRICS
+
+    if not isinstance(gate, dict) or set(gate) != {"metric", "min"}:
+        return [f"{where}.gate needs exactly `metric` (a key of {ROUGE_FILE}, e.g. delta/rougeL) and `min` (a number)"]
+    out = []
+    metric, low = gate["metric"], gate["min"]
+    if metric not in METRICS:
+        out.append(
+            f"{where}.gate.metric {metric!r} is not a score the evaluate step writes; use one of {', '.join(METRICS)}"
+        )
+    if isinstance(low, bool) or not isinstance(low, (int, float)):
+        out.append(f"{where}.gate.min {low!r} is not a number; write e.g. 0.0")
+    elif metric in METRICS:
+        lo, hi = gate_range(metric)
+        if not lo <= low <= hi:
+            out.append(
+                f"{where}.gate.min {low} is outside [{lo}, {hi}], the range of {metric} (a ROUGE F-measure"
+                f"{', fine-tuned minus base' if metric.startswith('delta/') else ''}): the gate could "
+                f"{'never pass' if low > hi else 'never fail'}; pick a threshold inside it"
+            )
+    return out
+
+
+def _step_problems(i: int, s: Any) -> list[str]:
+    where = f"steps[{i}]"
+    if not isinstance(s, dict) or not isinstance(s.get("spec"), str):
+        return [
+            f"{where} must be `{{spec: <job spec file>, gate: {{metric, min}}, after: [<step>]}}` "
+            "(gate and after optional)"
+        ]
+    out = [f"{where}: unknown key {k!r}; use {', '.join(STEP_KEYS)}" for k in s if k not in STEP_KEYS]
+    if s.get("gate") is not None:
+        out += gate_problems(s["gate"], where)
+    after = s.get("after", [])
+    if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
+        out.append(f"{where}.after must be a list of step (job) names, e.g. [medical-eval]")
+    return out
+
+
+def _pipeline_problems(data: Any) -> list[str]:
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
+        return ["a pipeline is a mapping with `name` and a non-empty list `steps` of `- spec: <job spec file>`"]
+    out = [f"unknown key {k!r}; a pipeline has {', '.join(PIPELINE_KEYS)}" for k in data if k not in PIPELINE_KEYS]
+    name = str(data.get("name", ""))
+    if not NAME.fullmatch(name) or len(name) > 50:
+        out.append(f"name {name!r} is not a DNS-1123 label of at most 50 characters")
+    inputs = data.get("inputs", [])
+    if not isinstance(inputs, list) or not all(isinstance(p, str) and p.startswith("/") for p in inputs):
+        out.append(
+            "inputs must be a list of absolute paths under /fsx that earlier jobs wrote, e.g. [/fsx/models/base]"
+        )
+    for i, s in enumerate(data["steps"]):
+        out += _step_problems(i, s)
+    return out
+
+
 def load_pipeline(path: Path) -> Pipeline:
+    """The pipeline file, or a PipelineError naming every problem of it at once (field, value, fix)."""
     try:
         data = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise PipelineError(f"{path}: cannot read the pipeline file: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
-        raise PipelineError(
-            f"{path}: a pipeline is a mapping with `name` and a non-empty list `steps` of `- spec: <job spec file>`"
+    problems = _pipeline_problems(data)
+    if problems:
+        raise PipelineError(f"{path}: " + "\n  - ".join(problems))
+    steps = [
+        PipelineStep(
+            path=(path.parent / s["spec"]).resolve(),
+            gate=Gate(metric=s["gate"]["metric"], min=float(s["gate"]["min"])) if s.get("gate") is not None else None,
+            after=tuple(s.get("after", [])),
         )
-    name = str(data.get("name", ""))
-    if not NAME.fullmatch(name) or len(name) > 50:
-        raise PipelineError(f"{path}: name {name!r} is not a DNS-1123 label of at most 50 characters")
-    steps = []
-    for i, s in enumerate(data["steps"]):
-        if not isinstance(s, dict) or "spec" not in s or set(s) - {"spec", "gate"}:
-            raise PipelineError(f"{path}: steps[{i}] must be `{{spec: <file>, gate: {{metric, min}}}}` (gate optional)")
-        gate = None
-        if s.get("gate") is not None:
-            g = s["gate"]
-            if not isinstance(g, dict) or set(g) != {"metric", "min"}:
-                raise PipelineError(
-                    f"{path}: steps[{i}].gate needs exactly `metric` (a key of rouge.json, e.g. delta/rougeL) and `min`"
-                )
-            gate = Gate(metric=str(g["metric"]), min=float(g["min"]))
-        steps.append(PipelineStep(path=(path.parent / s["spec"]).resolve(), gate=gate))
-    return Pipeline(name=name, steps=steps)
-
-
-def _under(item: str, written: list[str]) -> bool:
-    return any(item == w or item.startswith(w.rstrip("/") + "/") for w in written)
+        for s in data["steps"]
+    ]
+    return Pipeline(name=str(data["name"]), steps=steps, inputs=tuple(data.get("inputs", [])))
 
 
 def _preflight_steps(
@@ -172,27 +243,47 @@ def _one_team(pipeline: Pipeline, plans: list[Any]) -> Any:
     return team
 
 
-def _link_steps(pipeline: Pipeline) -> None:
-    """Set each step's dependencies from the step contract (who writes what it reads) and the gates before it."""
+def _node(step: PipelineStep) -> Any:
+    """The step as a node of the data-flow graph: what it reads, the directories it writes into and what it writes."""
     from llm_platform import steps as contract
 
-    outputs: dict[str, list[str]] = {}
-    gates: list[str] = []
+    from llmft.job_types.base import get as job_type
+    from llmft.pipeline_graph import Node
+
+    plan = step.plan
+    kind = job_type(plan.spec.type)
+    if kind.step is None:  # custom: its output folder, whose layout is its own; nothing known of what it reads
+        output = plan.step.get("output_dir")
+        inputs, roots, written = [], [], [output] if output else []
+    else:
+        inputs, written = contract.paths(kind.step, plan.step)
+        roots = contract.output_dirs(kind.step, plan.step)
+    return Node(
+        name=plan.spec.name,
+        source=step.path.name,
+        inputs=tuple(i for i in inputs if i.startswith("/")),  # a built-in dataset name or Hub id is no file here
+        roots=tuple(roots),
+        written=tuple(written),
+        after=step.after,
+        gated=step.gate is not None,
+    )
+
+
+def _link_steps(pipeline: Pipeline) -> None:
+    """Each step's dependencies from the data flow (llmft/pipeline_graph.py), whatever the list's order."""
+    from llmft.pipeline_graph import link
+
     for step in pipeline.steps:
-        plan = step.plan
-        inputs, outs = contract.paths(plan.spec.type, plan.step)
-        deps = [n for n, w in outputs.items() if any(_under(i, w) for i in inputs)]
-        pipeline.dependencies[plan.spec.name] = sorted(set(deps) | set(gates))
-        outputs[plan.spec.name] = list(outs)
-        if step.gate is not None:
-            if plan.spec.type != "evaluate":
-                raise PipelineError(
-                    f"{step.path.name}: only an evaluate step can gate (it writes {ROUGE_FILE}); "
-                    f"remove `gate` from this {plan.spec.type} step"
-                )
-            gate_name = f"{plan.spec.name}-gate"
-            pipeline.dependencies[gate_name] = [plan.spec.name]
-            gates.append(gate_name)
+        if step.gate is not None and step.plan.spec.type != "evaluate":
+            raise PipelineError(
+                f"{step.path.name}: only an evaluate step can gate (it writes {ROUGE_FILE}); "
+                f"remove `gate` from this {step.plan.spec.type} step"
+            )
+    graph = link([_node(s) for s in pipeline.steps], external=pipeline.inputs)
+    if graph.problems:
+        raise PipelineError("the steps do not make a graph that can run:\n  - " + "\n  - ".join(graph.problems))
+    pipeline.dependencies = graph.dependencies
+    pipeline.order = graph.order
 
 
 def _dag(
@@ -201,7 +292,8 @@ def _dag(
     """The Workflow's resource templates and DAG tasks: each step's ConfigMap and job, and its gate's job."""
     templates: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
-    for step in pipeline.steps:
+    by_name = {s.plan.spec.name: s for s in pipeline.steps}
+    for step in (by_name[n] for n in pipeline.order):
         plan = step.plan
         config_map, *jobs = plan.manifests
         (job,) = jobs
@@ -386,15 +478,11 @@ def _gate_job(step: PipelineStep, *, config: EnvironmentConfig, values: Platform
     )
     manifests = build(probe, config=config, team=plan.team, values=values, image=plan.image).manifests
     job = copy.deepcopy(next(m for m in manifests if m["kind"] == "Job"))
-    script = (
-        f"import json, sys; v = json.load(open({json.dumps(plan.step['output_dir'] + '/' + ROUGE_FILE)}))"
-        f"[{json.dumps(gate.metric)}]; print('{gate.metric} =', v, '(min {gate.min})'); "
-        f"sys.exit(0 if v >= {gate.min!r} else 1)"
-    )
     template = job["spec"]["template"]["spec"]
     template["volumes"] = [v for v in template.get("volumes", []) if v["name"] != "step-config"]
+    arguments = [f"{plan.step['output_dir']}/{ROUGE_FILE}", gate.metric, repr(float(gate.min))]
     for c in template["containers"]:
-        c["command"] = ["python", "-c", script]
+        c["command"] = ["python", "-c", GATE_SCRIPT, *arguments]
         c.pop("args", None)
         c["volumeMounts"] = [m for m in c.get("volumeMounts", []) if m["name"] != "step-config"]
     job["spec"]["backoffLimit"] = 0
