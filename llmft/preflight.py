@@ -438,6 +438,8 @@ def preflight(
     if plan is None or not result.ok:
         return result
     result.plan = plan
+    for problem in check_outputs(plan):
+        result.add("outputs", "FAIL", problem)
     if cluster is not None:
         for problem in check_ownership(plan, cluster):
             result.add("outputs", "FAIL", problem)
@@ -455,6 +457,40 @@ def preflight(
     if check_registry:
         result.checks.append(check_image(image))
     return result
+
+
+def check_outputs(plan: Plan) -> list[str]:
+    """Where a job writes never damages what it or its team reads (issue 41): no output folder equal to or around one
+    of the job's own inputs (a merged model written into its base model's folder, an output on its dataset), and none
+    at the team's root or one of the team's top folders (models, datasets, checkpoints, outputs) itself."""
+    from llm_platform import steps as contract
+
+    from k8s_charts.team_storage import team_paths
+
+    kind = job_type(plan.spec.type)
+    if kind.step is None or not plan.step:
+        return []
+    inputs, _ = contract.paths(kind.step, plan.step)
+    roots = contract.output_dirs(kind.step, plan.step)
+    paths = team_paths()
+    top = {
+        TEAM_MOUNT_PATH,
+        *(str(getattr(paths, f)).rstrip("/") for f in ("models", "datasets", "checkpoints", "outputs")),
+    }
+    out = []
+    for root in roots:
+        if root.rstrip("/") in top:
+            out.append(
+                f"output {root!r} is the team's folder itself: the job would write among every other job's files; "
+                f"give it a folder of its own, e.g. {root.rstrip('/')}/{plan.spec.name}"
+            )
+        for item in inputs:
+            if item.startswith("/") and (posixpath.normpath(item) + "/").startswith(posixpath.normpath(root) + "/"):
+                out.append(
+                    f"output {root!r} is {'the' if item.rstrip('/') == root.rstrip('/') else 'around the'} "
+                    f"input {item!r} of this job: it would overwrite what it reads; give it another output"
+                )
+    return out
 
 
 def check_ownership(plan: Plan, cluster: Cluster) -> list[str]:

@@ -38,6 +38,38 @@ _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 # credentials (EKS Pod Identity injects AWS_CONTAINER_*), Ray's and Kubernetes' own variables.
 PROTECTED_ENV = frozenset({"HOME", "TEAM_DATA_DIR", "TEAM_DIR", "HF_HOME", "CHECKPOINT_DIR"})
 PROTECTED_ENV_PREFIXES = ("MLFLOW_", "AWS_", "RAY_", "KUBERNETES_", "PLATFORM_")
+# What a built-in step's pod may not be given (issue 41): variables that load other code into the step (the Python
+# path and start-up file, the dynamic loader's preload and search path), that choose other devices than the GPUs the
+# job holds (the container runtime's NVIDIA_VISIBLE_DEVICES, CUDA's CUDA_VISIBLE_DEVICES, ROCm's), or that send the
+# step's traffic and credentials elsewhere (huggingface_hub's HF_ENDPOINT: the HF_TOKEN goes to that host; proxies;
+# CA bundles that would let another host pass as the Hub). A custom job's image and command are its own.
+REDIRECTING_ENV = frozenset(
+    {
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "PYTHONUSERBASE",
+        "PYTHONSAFEPATH",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "HF_ENDPOINT",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+    }
+)
 MIN_TOKEN_AUTH_RAY = (2, 52, 0)  # = k8s_charts.ray_job.MIN_TOKEN_AUTH_RAY (tests/test_bad_specs.py checks)
 # Secrets of the team's namespace that the platform fills and its pods read under fixed names (the team's MLflow user,
 # k8s_charts.values.MLFLOW_CREDENTIALS_SECRET): a spec may not copy them into a variable of its choosing.
@@ -397,6 +429,13 @@ class JobSpec(ConfigModel):
         out += kind.rules(self) if kind.rules else []
         if self.type == "serve" or self.serve is not None:
             out += self._serve_problems()
+        redirecting = sorted((set(self.env) | set(self.secret_env)) & REDIRECTING_ENV)
+        if redirecting and kind.step is not None:
+            out.append(
+                f"env: {', '.join(redirecting)} would load other code, use other devices or send the step's traffic "
+                f"and credentials elsewhere; type {self.type} runs the platform's step as it is: remove them (type "
+                f"custom runs your own image and command)"
+            )
         clash = sorted(set(self.env) & set(self.secret_env))
         if clash:
             out.append(f"{', '.join(clash)} given in both env and secret_env; keep one")

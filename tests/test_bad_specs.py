@@ -353,6 +353,54 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
         r"output '/data/elsewhere' is outside the team's directory.*\n.*settings.lora_r: 0 is out of range",
         False,
     ),
+    # 10: issue 41 (round 3): environment that redirects a built-in step, outputs over inputs, contradicting switches
+    (
+        "10 PYTHONPATH on a built-in step",
+        {**SFT, "env": {"PYTHONPATH": "/fsx/hack"}},
+        r"env: PYTHONPATH would load other code.*type custom",
+        False,
+    ),
+    ("10 LD_PRELOAD on a built-in step", {**EVAL, "env": {"LD_PRELOAD": "/fsx/x.so"}}, r"env: LD_PRELOAD", False),
+    (
+        "10 CUDA_VISIBLE_DEVICES on a GPU job",
+        {**SFT, "env": {"CUDA_VISIBLE_DEVICES": "0"}},
+        r"env: CUDA_VISIBLE_DEVICES",
+        False,
+    ),
+    (
+        "10 HF_ENDPOINT beside a token",
+        {
+            **DOWNLOAD,
+            "env": {"HF_ENDPOINT": "https://example.invalid"},
+            "secret_env": {"HF_TOKEN": {"secret": "hf", "key": "token"}},
+        },
+        r"env: HF_ENDPOINT.*credentials elsewhere",
+        False,
+    ),
+    (
+        "10 merged model into its own base model",
+        sft(merged_output_dir=SFT["model"]),
+        r"output '/fsx/models/Qwen2.5-1.5B-Instruct' is the input",
+        False,
+    ),
+    (
+        "10 output on its own dataset",
+        {**SFT, "output": SFT["dataset"]},
+        r"output '/fsx/datasets/medical-o1' is around the input",
+        False,
+    ),
+    (
+        "10 output at the team root",
+        {**SFT, "output": "/fsx/checkpoints"},
+        r"output '/fsx/checkpoints' is the team's folder itself",
+        False,
+    ),
+    (
+        "10 liger off and use_liger_kernel on",
+        sft(liger_kernel="false", use_liger_kernel=True),
+        r"settings.liger_kernel: false and settings.use_liger_kernel: true contradict",
+        True,
+    ),
 ]
 
 
@@ -507,7 +555,7 @@ def test_the_serve_examples_render(tmp_path: Path) -> None:
 
 def test_every_class_has_rows() -> None:
     classes = {row[0].split()[0] for row in ROWS}
-    assert classes == {"1", "2", "4", "5", "6", "7", "8", "9"}, classes  # 3: the tests below
+    assert classes == {"1", "2", "4", "5", "6", "7", "8", "9", "10"}, classes  # 3: the tests below
     assert len(ROWS) >= 40
 
 
@@ -814,6 +862,13 @@ def test_the_specs_copies_of_platform_constants_are_the_platforms() -> None:
 
     assert spec.MIN_TOKEN_AUTH_RAY == MIN_TOKEN_AUTH_RAY
     assert MLFLOW_CREDENTIALS_SECRET in spec.PLATFORM_SECRETS
+
+
+def test_liger_kernel_false_the_documented_off_switch_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(sft(liger_kernel=False), sort_keys=False))
+    code, err = _render(path)
+    assert code == 0, err
 
 
 @pytest.mark.parametrize("settings", [{"save_steps": 0.1}, {"max_steps": 200, "save_steps": 50}])

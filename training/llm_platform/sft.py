@@ -101,11 +101,11 @@ class ScriptArguments:
             "this many tokens (all GPUs) make one optimizer step"
         },
     )
-    liger_kernel: str = field(
+    liger_kernel: str | bool = field(
         default="auto",
         metadata={
             "help": "auto: Liger's fused kernels (TrainingArguments.use_liger_kernel) where liger-kernel is installed "
-            "and on CUDA; true; false"
+            "and on CUDA; true; false (YAML's booleans or the words)"
         },
     )
     mlflow_tracking: bool = field(

@@ -477,8 +477,21 @@ def value_problems(step_type: str, data: Mapping[str, Any], *, prefix: str = "")
     return out
 
 
+def _liger_rules(data: Mapping[str, Any], p: str) -> list[str]:
+    """The step's own switch ``liger_kernel`` (auto/true/false) and TrainingArguments' ``use_liger_kernel`` may not
+    contradict each other: the run would use one while preflight planned the memory with the other."""
+    ours = str(data.get("liger_kernel", "auto")).lower()
+    theirs = data.get("use_liger_kernel")
+    if isinstance(theirs, bool) and ours in ("true", "false") and (ours == "true") != theirs:
+        return [
+            f"{p}liger_kernel: {ours} and {p}use_liger_kernel: {str(theirs).lower()} contradict each other; "
+            f"keep liger_kernel (the step's switch: auto, true or false) and remove use_liger_kernel"
+        ]
+    return []
+
+
 def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
-    out = []
+    out = _liger_rules(data, p)
     if data.get("bf16") is True and data.get("fp16") is True:
         out.append(
             f"{p}bf16, {p}fp16: both true; mixed precision is one of them, bf16 on the platform's GPUs: remove fp16"

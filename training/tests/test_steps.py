@@ -275,3 +275,14 @@ def test_grpo_refuses_another_jobs_checkpoints(tmp_path, monkeypatch, capsys) ->
     monkeypatch.setattr(grpo, "run", lambda cfg: pytest.fail("training started"))
     assert grpo.main([*overrides, f"trainer.default_local_dir={ckpt}"]) == 1
     assert f"output '{ckpt}' belongs to job 'first'" in capsys.readouterr().err
+
+
+def test_liger_kernel_takes_yaml_booleans_and_refuses_a_contradicting_use_liger_kernel() -> None:
+    """`liger_kernel: false`, the documented off switch, is a YAML boolean: accepted (issue 41); the step's switch and
+    TrainingArguments' use_liger_kernel saying opposite things is refused (preflight would plan one, the run use the
+    other)."""
+    base = {"model_id": "/fsx/m", "train_dataset_path": "/fsx/d/train.jsonl", "output_dir": "/fsx/o"}
+    assert steps.problems("sft", {**base, "liger_kernel": False}) == []
+    assert steps.problems("sft", {**base, "liger_kernel": True, "use_liger_kernel": True}) == []
+    (problem,) = steps.problems("sft", {**base, "liger_kernel": "false", "use_liger_kernel": True}, prefix="settings.")
+    assert "settings.liger_kernel: false and settings.use_liger_kernel: true contradict each other" in problem
