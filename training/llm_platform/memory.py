@@ -34,9 +34,10 @@ layers, r = LoRA rank):
 * the allocator's fragmentation (``FRAGMENTATION``) and a reserve for the CUDA context, cuBLAS/NCCL workspaces
   (``RESERVE_GIB``); only ``USABLE_FRACTION`` of the card's memory is planned.
 
-Calibration: the H100 measurement of the unpacked recipe (``/work/shared/gpu``, 2026-11-26: 8B LoRA, sdpa, no
-checkpointing, no Liger) peaked at 41.8 GB at ~1,000 tokens per micro-step and 56.5 GB at ~2,500 token slots, about
-10 MB per token at the margin; this model gives 8.6 MB x 1.2 fragmentation = 10.3 MB for that case.
+Calibration: the H100 measurement of the unpacked recipe (``docs/benchmarks/h100-2026-11-26-harness-run3.json``,
+2026-11-26: 8B LoRA, sdpa, no checkpointing, no Liger) peaked at 41.8 GB at ~1,000 tokens per micro-step and 56.5 GB at
+~2,500 token slots, about 10 MB per token at the margin; this model gives 8.6 MB x 1.2 fragmentation = 10.3 MB for that
+case.
 
 Throughput: ``expected_mfu`` is the planning figure the cost estimate uses before a benchmark exists (the fast
 path's design target on H100-class GPUs, reduced by the recomputation when checkpointing); ``python -m

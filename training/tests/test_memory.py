@@ -72,9 +72,10 @@ def test_user_overrides_that_fit_are_kept() -> None:
 
 
 def test_calibration_against_the_h100_measurement() -> None:
-    """The old recipe without FSDP/checkpointing, dropout 0, sdpa, no Liger (/work/shared/gpu run 3, NVML peak):
-    batch 1 peaked at 41.8 GB (longest example 2,010 tokens), batch 2 at 56.5 GB (at most 2 x 2,010 token slots).
-    The model, plus the reserve it keeps for CUDA context and workspaces, lands within 12%."""
+    """The old recipe without FSDP/checkpointing, dropout 0, sdpa, no Liger
+    (docs/benchmarks/h100-2026-11-26-harness-run3.json, NVML peak): batch 1 peaked at 41.8 GB (longest example 2,010
+    tokens), batch 2 at 56.5 GB (at most 2 x 2,010 token slots). The model, plus the reserve it keeps for CUDA
+    context and workspaces, lands within 12%."""
     s = memory.Setup(EIGHT_B, 80.0, liger=False)
     for tokens, measured_gb in ((2010, 41.8), (4020, 56.5)):
         total, _ = memory.estimate_gib(s, tokens, False)
