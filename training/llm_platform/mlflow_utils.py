@@ -44,6 +44,10 @@ SPOOL_MAX_BYTES = int(os.environ.get("LLMP_MLFLOW_SPOOL_MAX_BYTES", str(64 << 20
 """The most a run's spool takes on the job's storage (~80 bytes a point); points beyond it are kept in memory only,
 counted and reported."""
 POINT_FIELDS = ("key", "value", "timestamp", "step")
+UPLOAD_STALL_S = float(os.environ.get("LLMP_MLFLOW_UPLOAD_STALL_S", "120"))
+"""Registration's artifact transfers: each HTTP call gives up after this long without progress (requests' read
+timeout, MLFLOW_HTTP_REQUEST_TIMEOUT), a steady upload of any size is not cut."""
+UPLOAD_RETRIES = 2
 METRICS_PER_BATCH = 1000  # mlflow/utils/validation.py MAX_METRICS_PER_BATCH
 PARAMS_PER_BATCH = 100  # MAX_PARAMS_TAGS_PER_BATCH
 
@@ -708,13 +712,27 @@ def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str =
         if (version.tags or {}).get(MODEL_DIR_TAG) != as_pods_see_it(model_dir):  # a kill between the two steps
             tag_model_dir(name, version.version, model_dir)
         return version
-    info = mlflow.transformers.log_model(
-        transformers_model=str(model_dir),
-        name=artifact_path,
-        task="text-generation",
-        registered_model_name=name,
-        pip_requirements=serving_requirements(),
+    size = sum(p.stat().st_size for p in Path(model_dir).rglob("*") if p.is_file())
+    warn(
+        f"uploading {size / 2**20:.0f} MiB of {model_dir} to register {name!r} (a transfer that stalls for "
+        f"{UPLOAD_STALL_S:.0f} s is retried {UPLOAD_RETRIES} times, then given up)"
     )
+    try:
+        with bounded_http(timeout=UPLOAD_STALL_S, retries=UPLOAD_RETRIES):
+            info = mlflow.transformers.log_model(
+                transformers_model=str(model_dir),
+                name=artifact_path,
+                task="text-generation",
+                registered_model_name=name,
+                pip_requirements=serving_requirements(),
+            )
+    except Exception as exc:  # noqa: BLE001 - training is done and the model is on disk: say so loudly, no hang
+        warn(
+            f"REGISTRATION FAILED: uploading {model_dir} for {name!r} did not complete ({_short(exc)}). The model is "
+            f"NOT registered. Run the job again (it resumes at its last step, trains nothing and registers once) or "
+            f"register the directory by hand"
+        )
+        return None
     tag_model_dir(name, getattr(info, "registered_model_version", None), model_dir)
     return info
 

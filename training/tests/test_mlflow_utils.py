@@ -6,6 +6,7 @@ makes) is started, stopped and restarted on the same port; nothing here needs a 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -380,3 +381,38 @@ def test_a_torn_last_line_is_skipped_and_ended(tmp_path) -> None:
     assert spool.append({"key": "loss", "value": 2.0, "timestamp": 2, "step": 2}) == 2
     spool.close()
     assert [p["step"] for p in mlflow_utils.Spool(path).load()[0]] == [1, 2]
+
+
+def test_a_stalled_registration_upload_is_bounded_and_loud(monkeypatch, tmp_path, capsys) -> None:
+    """log_model runs inside bounded HTTP settings (a stalled transfer gives up), and a failure says the model is
+    not registered and how to finish, instead of hanging or raising."""
+    import mlflow
+
+    seen = {}
+
+    def stalled_upload(**kwargs):
+        seen["timeout"] = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT")
+        seen["retries"] = os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES")
+        raise TimeoutError("Read timed out. (read timeout=120)")
+
+    model = tmp_path / "merged"
+    model.mkdir()
+    (model / "model.safetensors").write_bytes(b"x" * 1024)
+    monkeypatch.setattr(mlflow, "active_run", lambda: type("R", (), {"info": type("I", (), {"run_id": "r1"})})())
+
+    class NoVersions:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def search_model_versions(self, query):
+            return []
+
+    monkeypatch.setattr(mlflow, "MlflowClient", NoVersions)
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("mlflow.transformers"), "log_model", stalled_upload)
+    monkeypatch.setattr(mlflow_utils, "_QUEUE", None)
+    assert mlflow_utils.register_model_dir(model, name="team.model") is None
+    assert seen == {"timeout": str(int(mlflow_utils.UPLOAD_STALL_S)), "retries": str(mlflow_utils.UPLOAD_RETRIES)}
+    err = capsys.readouterr().err
+    assert "REGISTRATION FAILED" in err and "NOT registered" in err and "Read timed out" in err
