@@ -507,6 +507,68 @@ def _recently_verified(key: tuple[str, bytes]) -> bool:
     return until is not None and until > time.monotonic()
 
 
+SERVICE_CREDENTIALS_PATH = AUTH_CONFIG_PATH.with_name("service_users.json")
+"""Written at bootstrap (mode 0600, next to the ini): for each team user -- a service user whose password is a
+generated secret injected from Secrets Manager -- a salted SHA-256 of that password and the password hash the user
+store held then (issue 46: the first request of each credential queued behind the scrypt slots)."""
+
+
+def service_verifiers(users: tuple[User, ...], stored_hashes: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """The verifier file's content for ``users`` (team users only: a human's password is no generated secret, and
+    a fast hash of it would be open to guessing)."""
+    out = {}
+    for user in users:
+        if user.is_admin or team_of(user.username) is None or user.username not in stored_hashes:
+            continue
+        salt = secrets.token_hex(16)
+        digest = hashlib.sha256(bytes.fromhex(salt) + user.password.encode("utf-8")).hexdigest()
+        out[user.username] = {"salt": salt, "sha256": digest, "stored_hash": stored_hashes[user.username]}
+    return out
+
+
+_SERVICE: dict[str, dict[str, str]] | None = None
+
+
+def _service_entry(username: str, path: Path = SERVICE_CREDENTIALS_PATH) -> dict[str, str] | None:
+    global _SERVICE
+    if _SERVICE is None:
+        try:
+            _SERVICE = json.loads(path.read_text())
+        except (OSError, ValueError):
+            _SERVICE = {}
+        log(f"service credentials: {len(_SERVICE)} team user(s) checked without scrypt in worker {os.getpid()}")
+    return _SERVICE.get(username)
+
+
+def service_credential(auth, username: str, password: str, entry: Mapping[str, str] | None) -> bool:
+    """Whether ``username``/``password`` is a team user's current credential, checked without scrypt: the salted
+    SHA-256 of :data:`SERVICE_CREDENTIALS_PATH` matches, and the user store still holds the password hash it held at
+    bootstrap (one indexed SELECT: a password changed or a user deleted since is never accepted this way). A match
+    goes into MLflow's own credential cache (``auth._USER_AUTH_CACHE``, MLflow 3.17.2), whose TTL and invalidation
+    then apply as to any credential; without that cache (another MLflow) this answers False and scrypt decides."""
+    cache, lock, cache_key = (
+        getattr(auth, n, None) for n in ("_USER_AUTH_CACHE", "_USER_AUTH_CACHE_LOCK", "_auth_cache_key")
+    )
+    if entry is None or cache is None or lock is None or cache_key is None:
+        return False
+    try:
+        digest = hashlib.sha256(bytes.fromhex(entry["salt"]) + password.encode("utf-8")).hexdigest()
+    except (KeyError, ValueError, UnicodeEncodeError):
+        return False
+    if not hmac.compare_digest(digest, entry.get("sha256", "")):
+        return False
+    try:
+        with auth.store.ManagedSessionMaker() as session:
+            if auth.store._get_user(session, username).password_hash != entry.get("stored_hash"):
+                return False
+        user = auth.store.get_user(username)
+    except Exception:  # noqa: BLE001 - a deleted user, an unreachable store: scrypt decides (and refuses)
+        return False
+    with lock:
+        cache[cache_key(username, password)] = user
+    return True
+
+
 def authenticate_team_request():
     """``authorization_function`` of the server: MLflow's basic auth, then :func:`name_refusal` (403).
 
@@ -526,6 +588,9 @@ def authenticate_team_request():
     key = _credential_key(credentials.username, credentials.password)
     if _recently_verified(key):
         result = auth.authenticate_request_basic_auth()  # a hit in MLflow's credential cache
+    elif service_credential(auth, credentials.username, credentials.password, _service_entry(credentials.username)):
+        _verified(key)
+        result = auth.authenticate_request_basic_auth()  # a team user's secret, checked without scrypt: cached
     else:
         with _verify_lock(key), _VERIFY_SLOTS:
             result = auth.authenticate_request_basic_auth()
@@ -883,10 +948,15 @@ def server_environment(s: Settings, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def write_auth_config(s: Settings, path: Path = AUTH_CONFIG_PATH) -> Path:
+    return write_private(path, auth_config_text(s, Timeouts.from_env(os.environ)))
+
+
+def write_private(path: Path, text: str) -> Path:
+    """``text`` into ``path``, readable by this user only (its directory too)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(auth_config_text(s, Timeouts.from_env(os.environ)))
+        fh.write(text)
     return path
 
 
@@ -1023,6 +1093,9 @@ def reconcile_users(s: Settings) -> None:
     for user in s.users:
         action = ensure_user(store, user, conflict=MlflowException)
         log(f"{action} {'admin' if user.is_admin else 'team'} user {user.username!r}")
+    with store.ManagedSessionMaker() as session:
+        stored = {u.username: store._get_user(session, u.username).password_hash for u in s.team_users}
+    write_private(SERVICE_CREDENTIALS_PATH, json.dumps(service_verifiers(s.users, stored)))
     for username in users_to_lock([u.username for u in store.list_users()], s.users):
         # Locked, not deleted: its permissions and experiments stay for an admin to reassign or to re-enable.
         store.update_user(username, password=secrets.token_urlsafe(48), is_admin=False)

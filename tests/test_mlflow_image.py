@@ -694,3 +694,69 @@ def test_a_lock_timeout_error_is_a_clean_5xx_and_marks_the_backend_stalled() -> 
     assert guard.stall.reason() and "lock or statement timeout" in guard.stall.reason()
     status, body = _call(guard, "/health", "GET")
     assert status == 503
+
+
+# --- issue 46: a team user's first request costs no scrypt check -----------------------------------------------
+class _FakeAuth:
+    """The parts of mlflow.server.auth (3.17.2) service_credential uses: the store and the credential cache."""
+
+    def __init__(self, hashes: dict[str, str]) -> None:
+        import contextlib
+        import threading
+
+        self.hashes = hashes
+        self._USER_AUTH_CACHE: dict = {}
+        self._USER_AUTH_CACHE_LOCK = threading.Lock()
+        fake = self
+
+        class Store:
+            @contextlib.contextmanager
+            def ManagedSessionMaker(self):  # noqa: N802 - MLflow's name
+                yield None
+
+            def _get_user(self, session, username):
+                if username not in fake.hashes:
+                    raise LookupError(username)
+                return type("SqlUser", (), {"password_hash": fake.hashes[username]})()
+
+            def get_user(self, username):
+                return f"user:{username}"
+
+        self.store = Store()
+
+    @staticmethod
+    def _auth_cache_key(username: str, password: str):
+        return (username, password)
+
+
+def test_service_verifiers_cover_team_users_only_and_hold_no_password() -> None:
+    s = ep.Settings.from_env(ENV)
+    hashes = {u.username: f"scrypt:{u.username}" for u in s.users}
+    verifiers = ep.service_verifiers(s.users, hashes)
+    assert set(verifiers) == {u.username for u in s.team_users}, "the admin is a person: scrypt only"
+    text = json.dumps(verifiers)
+    assert not any(u.password in text for u in s.users)
+    assert verifiers["team-ml-research"]["stored_hash"] == "scrypt:team-ml-research"
+    again = ep.service_verifiers(s.users, hashes)
+    assert again["team-ml-research"]["sha256"] != verifiers["team-ml-research"]["sha256"], "salted per bootstrap"
+
+
+def test_a_team_users_secret_is_checked_without_scrypt_and_revoked_with_its_hash() -> None:
+    s = ep.Settings.from_env(ENV)
+    user = s.team_users[0]
+    auth = _FakeAuth({user.username: "scrypt:1"})
+    entry = ep.service_verifiers(s.users, {user.username: "scrypt:1"})[user.username]
+    assert ep.service_credential(auth, user.username, user.password, entry)
+    assert auth._USER_AUTH_CACHE == {(user.username, user.password): f"user:{user.username}"}, "MLflow's cache"
+    assert not ep.service_credential(auth, user.username, user.password + "x", entry), "a wrong password"
+    assert not ep.service_credential(auth, user.username, user.password, None), "not a service user"
+    auth.hashes[user.username] = "scrypt:2"  # the password was changed through MLflow's API since bootstrap
+    assert not ep.service_credential(_FakeAuth(auth.hashes), user.username, user.password, entry)
+    assert not ep.service_credential(_FakeAuth({}), user.username, user.password, entry), "a deleted user"
+    no_cache = type("OtherMlflow", (), {"store": auth.store})()
+    assert not ep.service_credential(no_cache, user.username, user.password, entry), "scrypt decides"
+
+
+def test_the_service_credentials_file_is_private(tmp_path: Path) -> None:
+    path = ep.write_private(tmp_path / "auth" / "service_users.json", "{}")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
