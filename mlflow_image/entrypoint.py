@@ -46,7 +46,11 @@ Load and bad requests (issue 32). The server runs as MLflow's own basic-auth app
   (``auth_cache_ttl_seconds``, mlflow/server/auth/config.py ``read_auth_config``; a revoked or changed password
   stops working within :data:`AUTH_CACHE_TTL_SECONDS` on every worker, at once on the worker that changed it and at
   every restart), :func:`authenticate_team_request` verifies once per request (``flask.g``), and at most
-  :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached);
+  :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached); a
+  team user's generated secret is checked without scrypt (:func:`service_credential`, issue 46);
+- waits (issue 46): the server's database sessions run with ``statement_timeout``/``lock_timeout``
+  (:class:`Timeouts`), a request gets at most :data:`REQUEST_TIMEOUT_S` (503, "may still be applied"), and
+  ``/health`` answers 503 while the backend is stalled (:class:`StallWatch`);
 - bodies: at most :data:`MAX_BODY_BYTES` (413 before the body is read when Content-Length says so; artifact uploads,
   which MLflow streams to S3, are exempt); bodies over :data:`LARGE_BODY_BYTES` share a budget of
   :data:`BODY_BUDGET_BYTES` per worker (a request waits for its share; TCP holds the rest back): memory bounded;
