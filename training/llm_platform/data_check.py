@@ -152,7 +152,16 @@ def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> li
     if script.test_dataset_path:
         files.append((script.test_dataset_path, "test"))
     if not need_tokenizer:
+        from llm_platform.source_check import checkable
+
         absent = [str(dataset_file(path, name)) for path, name in files if not dataset_file(path, name).exists()]
+        missing = [path for path in absent if checkable(path)]  # here, or under llmft run --local: a fact
+        if missing:
+            raise DataError(
+                "; ".join(
+                    f"{p}: no such file (prepare it with llmp-prepare-data, or fix the dataset path)" for p in missing
+                )
+            )
         for path in absent:
             print(
                 f"llmp-sft: {path} is not reachable from here; its rows are checked when the job starts",

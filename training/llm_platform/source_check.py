@@ -87,7 +87,7 @@ def _parse_line(line: bytes) -> tuple[Any, str | None]:
     try:
         return json.loads(text.rstrip("\r\n")), None
     except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg} at column {exc.colno}): fix or remove the line"
+        return None, f"not valid JSON ({exc.msg}; column {exc.colno}): fix or remove the line"
     except RecursionError:
         return None, "not JSON this step can read (nested too deeply): fix or remove the line"
 

@@ -185,3 +185,21 @@ def test_an_unrelated_error_is_not_called_a_full_disk(tmp_path) -> None:
     assert data_check.write_failure(RuntimeError("CUDA error: device-side assert"), tmp_path, 1) is None
     named = data_check.write_failure(RuntimeError("basic_ios::clear: iostream error"), tmp_path, 1)
     assert named is not None and str(tmp_path) in str(named)
+
+
+def test_sft_check_refuses_a_missing_dataset_where_the_path_is_checkable(tmp_path, capsys, monkeypatch) -> None:
+    """A path on this machine, or any path under `llmft run --local` ($LLMFT_LOCAL_FSX): missing is a fact."""
+    config = tmp_path / "sft.yaml"
+    config.write_text(
+        f"model_id: {tmp_path / 'm'}\ntrain_dataset_path: {tmp_path / 'datasets/none/train.jsonl'}\n"
+        f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\n"
+    )
+    assert sft.main(["--config", str(config), "--check"]) == 1
+    assert "datasets/none/train.jsonl: no such file" in capsys.readouterr().err
+    if not Path("/fsx").exists():
+        config.write_text(
+            "model_id: /fsx/models/m\ntrain_dataset_path: /fsx/datasets/none/train.jsonl\n"
+            f"output_dir: {tmp_path / 'out'}\nuse_cpu: true\n"
+        )
+        monkeypatch.setenv("LLMFT_LOCAL_FSX", str(tmp_path))
+        assert sft.main(["--config", str(config), "--check"]) == 1
