@@ -316,3 +316,25 @@ def test_fast_path_settings_are_checked() -> None:
         sft.parse_config(shipped(liger_kernel="maybe"))
     with pytest.raises(ValueError, match="max_tokens_per_step: 2048 or more"):
         sft.parse_config(shipped(max_tokens_per_step=1000))
+
+
+class DiskFullAt(CrashAt):
+    """A checkpoint write that fails as torch.save does on a full disk (a C++ stream error, no errno)."""
+
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step == self.step:
+            raise RuntimeError("[enforce fail at inline_container.cc:664] . unexpected pos; basic_ios::clear")
+
+
+def test_a_full_disk_during_training_names_the_path_and_the_space(workspace, tmp_path, monkeypatch) -> None:
+    from llm_platform import data_check
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+    config = sft_config(
+        workspace, output_dir=str(tmp_path / "ckpt"), merged_output_dir=str(tmp_path / "merged"), mlflow_tracking=False
+    )
+    with pytest.raises(data_check.DataError) as raised:
+        sft.train(config, callbacks=[DiskFullAt(1)])
+    message = str(raised.value)
+    assert str(tmp_path / "ckpt") in message and "MiB free, a checkpoint needs" in message
+    assert "basic_ios::clear" in message and "lower save_total_limit" in message
