@@ -1156,3 +1156,42 @@ def _check_service_credentials_are_revoked_with_the_password(
     finally:
         restored = api.call("PATCH", update, auth=admin, json={"username": user[0], "password": user[1]})
         assert restored.status_code == 200, restored.text
+
+
+def test_points_of_a_job_killed_during_an_outage_land_once_after_the_resume(stack: dict[str, Any]) -> None:
+    """The report's case on the real server: the server is killed at step 12, the job is killed after step 30
+    (checkpoint at 20); a new task serves the same database and the restarted job replays 21-30 and goes on to 60.
+    Every step of the run's loss is there exactly once (before: 12 of 60)."""
+    plain, _ = stack["task"].environment()
+    host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
+    procs, teams = stack["procs"], _team_users(stack)
+    resume = stack["work"] / "spool-job" / "mlflow_run_id"
+    resume.parent.mkdir()
+    first = {"port": _start_tasks(stack, ["task-spool-1"])["task-spool-1"], "host": host, "teams": teams}
+    job = _train_steps(first, stack, 1, 30, 0.05, resume)
+    try:
+        for line in job.stdout:
+            if line.strip() == "step 12":
+                os.killpg(procs.running["task-spool-1"].pid, signal.SIGKILL)  # the server dies mid-run
+            if line.strip() == "step 30":
+                break
+    finally:
+        job.kill()  # the job dies too, before the server is back (kill -9: no exit handler runs)
+        job.communicate(timeout=60)
+        procs.stop("task-spool-1")
+    second = {"port": _start_tasks(stack, ["task-spool-2"])["task-spool-2"], "host": host, "teams": teams}
+    try:
+        resumed = _train_steps(second, stack, 21, 60, 0.0, resume)
+        out, err = resumed.communicate(timeout=180)
+        assert resumed.returncode == 0, err[-3000:]
+        run_id = resume.read_text()
+        (_, user) = sorted(teams.items())[0]
+        history = (
+            Api(second["port"], host)
+            .call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss", auth=user)
+            .json()["metrics"]
+        )
+        assert sorted(m["step"] for m in history) == list(range(1, 61)), sorted(m["step"] for m in history)
+        assert "not acknowledged before the last process ended" in err, err[-3000:]
+    finally:
+        procs.stop("task-spool-2")
