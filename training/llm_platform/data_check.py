@@ -227,17 +227,15 @@ def check_checkpoint_space(
     for where, bytes_needed in need.items():
         free = shutil.disk_usage(where).free
         if free < bytes_needed:
-            count = f"{checkpoints} checkpoints of {ckpt / 2**20:.0f} MiB" if checkpoints > 1 else "a checkpoint needs"
+            kept = (
+                f"{checkpoints} checkpoints of {ckpt / 2**20:.0f} MiB (save_total_limit + the one being written)"
+                if checkpoints > 1
+                else f"a checkpoint needs {ckpt / 2**20:.0f} MiB"
+            )
+            merged_part = f" and the merged model {merged / 2**20:.0f} MiB" if merged else ""
             raise DataError(
-                f"{where}: {free / 2**20:.0f} MiB free, "
-                + (
-                    f"{count} (save_total_limit + the one being written)"
-                    if checkpoints > 1
-                    else f"{count} {ckpt / 2**20:.0f} MiB"
-                )
-                + (f" and the merged model {merged / 2**20:.0f} MiB" if merged else "")
-                + f" ({bytes_needed / 2**20:.0f} MiB here): free space, lower save_total_limit or point output_dir "
-                f"elsewhere"
+                f"{where}: {free / 2**20:.0f} MiB free, {kept}{merged_part} ({bytes_needed / 2**20:.0f} MiB here): "
+                f"free space, lower save_total_limit or point output_dir elsewhere"
             )
     return {"checkpoint_bytes": ckpt, "merged_bytes": merged, "checkpoints": checkpoints}
 
