@@ -46,7 +46,11 @@ Load and bad requests (issue 32). The server runs as MLflow's own basic-auth app
   (``auth_cache_ttl_seconds``, mlflow/server/auth/config.py ``read_auth_config``; a revoked or changed password
   stops working within :data:`AUTH_CACHE_TTL_SECONDS` on every worker, at once on the worker that changed it and at
   every restart), :func:`authenticate_team_request` verifies once per request (``flask.g``), and at most
-  :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached);
+  :data:`PASSWORD_CHECKS_PER_WORKER` scrypt checks run at once in a worker (wrong passwords are never cached); a
+  team user's generated secret is checked without scrypt (:func:`service_credential`, issue 46);
+- waits (issue 46): the server's database sessions run with ``statement_timeout``/``lock_timeout``
+  (:class:`Timeouts`), a request gets at most :data:`REQUEST_TIMEOUT_S` (503, "may still be applied"), and
+  ``/health`` answers 503 while the backend is stalled (:class:`StallWatch`);
 - bodies: at most :data:`MAX_BODY_BYTES` (413 before the body is read when Content-Length says so; artifact uploads,
   which MLflow streams to S3, are exempt); bodies over :data:`LARGE_BODY_BYTES` share a budget of
   :data:`BODY_BUDGET_BYTES` per worker (a request waits for its share; TCP holds the rest back): memory bounded;
@@ -133,6 +137,16 @@ BODY_BUDGET_BYTES = 32 * 1024 * 1024
 """Bytes of bodies over LARGE_BODY_BYTES held at once per worker (buffered, parsed, handled); with MAX_BODY_BYTES,
 what bounds the memory requests take."""
 MAX_JSON_DEPTH = 64
+DB_STATEMENT_TIMEOUT_MS = 15_000
+"""PostgreSQL ``statement_timeout`` of the server's sessions (``MLFLOW_DB_STATEMENT_TIMEOUT_MS``): a statement
+running longer is cancelled and its transaction rolled back, so the request fails whole (no write lands later)."""
+DB_LOCK_TIMEOUT_MS = 5_000
+"""PostgreSQL ``lock_timeout`` (``MLFLOW_DB_LOCK_TIMEOUT_MS``): a statement waiting longer for a lock (an ACCESS
+EXCLUSIVE lock of a migration or a VACUUM FULL) fails the same way, well before a client's own timeout."""
+REQUEST_TIMEOUT_S = 60.0
+"""The longest a request may take in the server (``MLFLOW_REQUEST_TIMEOUT_S``); past it the client gets 503 saying
+the request may still be applied (a write can only outlive its answer through several statements, each bounded by the
+two timeouts above). A backend that kept a request this long makes ``/health`` answer 503 for as long again."""
 INT64 = (-(2**63), 2**63 - 1)
 INT64_FIELDS = frozenset(
     {
@@ -271,6 +285,48 @@ def _team_users(env: Mapping[str, str], need) -> tuple[User, ...]:
     if len(set(names)) != len(names):
         raise ConfigurationError(f"two MLFLOW_TEAM_*_USERNAME variables name the same user: {sorted(names)}")
     return tuple(users)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """How long the server waits on its database and on a request (issue 46: a held lock stalled every writer)."""
+
+    statement_ms: int = DB_STATEMENT_TIMEOUT_MS
+    lock_ms: int = DB_LOCK_TIMEOUT_MS
+    request_s: float = REQUEST_TIMEOUT_S
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Timeouts:
+        """Every problem at once, each naming the variable, its value and the rule."""
+        names = ("MLFLOW_DB_STATEMENT_TIMEOUT_MS", "MLFLOW_DB_LOCK_TIMEOUT_MS", "MLFLOW_REQUEST_TIMEOUT_S")
+        values, problems = [], []
+        for name, default in zip(names, (cls.statement_ms, cls.lock_ms, cls.request_s), strict=True):
+            raw = env.get(name, "")
+            try:
+                value = float(raw) if raw else float(default)
+            except ValueError:
+                value = -1.0
+            if not value > 0:
+                problems.append(f"{name} {raw!r} must be a positive number (default {default})")
+            values.append(value)
+        statement, lock, request = values
+        if not problems and lock > statement:
+            problems.append(f"{names[1]} {lock:.0f} must not exceed {names[0]} {statement:.0f}")
+        if not problems and request * 1000 <= statement:
+            problems.append(f"{names[2]} {request:g} s must exceed {names[0]} ({statement / 1000:g} s)")
+        if problems:
+            raise ConfigurationError("; ".join(problems))
+        return cls(int(statement), int(lock), request)
+
+    def libpq_options(self) -> str:
+        """libpq's ``options`` (run-time parameters sent at connection start) for the server's sessions."""
+        return f"-c statement_timeout={self.statement_ms} -c lock_timeout={self.lock_ms}"
+
+
+def bounded_uri(uri: str, timeouts: Timeouts) -> str:
+    """``uri`` (a :func:`postgres_uri`) whose sessions run with ``timeouts`` (SQLAlchemy hands the query's
+    ``options`` to psycopg2.connect, libpq's ``options`` connection parameter)."""
+    return f"{uri}&options={quote(timeouts.libpq_options(), safe='')}"
 
 
 def team_of(username: str) -> str | None:
@@ -455,6 +511,68 @@ def _recently_verified(key: tuple[str, bytes]) -> bool:
     return until is not None and until > time.monotonic()
 
 
+SERVICE_CREDENTIALS_PATH = AUTH_CONFIG_PATH.with_name("service_users.json")
+"""Written at bootstrap (mode 0600, next to the ini): for each team user -- a service user whose password is a
+generated secret injected from Secrets Manager -- a salted SHA-256 of that password and the password hash the user
+store held then (issue 46: the first request of each credential queued behind the scrypt slots)."""
+
+
+def service_verifiers(users: tuple[User, ...], stored_hashes: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """The verifier file's content for ``users`` (team users only: a human's password is no generated secret, and
+    a fast hash of it would be open to guessing)."""
+    out = {}
+    for user in users:
+        if user.is_admin or team_of(user.username) is None or user.username not in stored_hashes:
+            continue
+        salt = secrets.token_hex(16)
+        digest = hashlib.sha256(bytes.fromhex(salt) + user.password.encode("utf-8")).hexdigest()
+        out[user.username] = {"salt": salt, "sha256": digest, "stored_hash": stored_hashes[user.username]}
+    return out
+
+
+_SERVICE: dict[str, dict[str, str]] | None = None
+
+
+def _service_entry(username: str, path: Path = SERVICE_CREDENTIALS_PATH) -> dict[str, str] | None:
+    global _SERVICE
+    if _SERVICE is None:
+        try:
+            _SERVICE = json.loads(path.read_text())
+        except (OSError, ValueError):
+            _SERVICE = {}
+        log(f"service credentials: {len(_SERVICE)} team user(s) checked without scrypt in worker {os.getpid()}")
+    return _SERVICE.get(username)
+
+
+def service_credential(auth, username: str, password: str, entry: Mapping[str, str] | None) -> bool:
+    """Whether ``username``/``password`` is a team user's current credential, checked without scrypt: the salted
+    SHA-256 of :data:`SERVICE_CREDENTIALS_PATH` matches, and the user store still holds the password hash it held at
+    bootstrap (one indexed SELECT: a password changed or a user deleted since is never accepted this way). A match
+    goes into MLflow's own credential cache (``auth._USER_AUTH_CACHE``, MLflow 3.17.2), whose TTL and invalidation
+    then apply as to any credential; without that cache (another MLflow) this answers False and scrypt decides."""
+    cache, lock, cache_key = (
+        getattr(auth, n, None) for n in ("_USER_AUTH_CACHE", "_USER_AUTH_CACHE_LOCK", "_auth_cache_key")
+    )
+    if entry is None or cache is None or lock is None or cache_key is None:
+        return False
+    try:
+        digest = hashlib.sha256(bytes.fromhex(entry["salt"]) + password.encode("utf-8")).hexdigest()
+    except (KeyError, ValueError, UnicodeEncodeError):
+        return False
+    if not hmac.compare_digest(digest, entry.get("sha256", "")):
+        return False
+    try:
+        with auth.store.ManagedSessionMaker() as session:
+            if auth.store._get_user(session, username).password_hash != entry.get("stored_hash"):
+                return False
+        user = auth.store.get_user(username)
+    except Exception:  # noqa: BLE001 - a deleted user, an unreachable store: scrypt decides (and refuses)
+        return False
+    with lock:
+        cache[cache_key(username, password)] = user
+    return True
+
+
 def authenticate_team_request():
     """``authorization_function`` of the server: MLflow's basic auth, then :func:`name_refusal` (403).
 
@@ -474,6 +592,9 @@ def authenticate_team_request():
     key = _credential_key(credentials.username, credentials.password)
     if _recently_verified(key):
         result = auth.authenticate_request_basic_auth()  # a hit in MLflow's credential cache
+    elif service_credential(auth, credentials.username, credentials.password, _service_entry(credentials.username)):
+        _verified(key)
+        result = auth.authenticate_request_basic_auth()  # a team user's secret, checked without scrypt: cached
     else:
         with _verify_lock(key), _VERIFY_SLOTS:
             result = auth.authenticate_request_basic_auth()
@@ -515,20 +636,30 @@ class RequestGuard:
         large_body: int = LARGE_BODY_BYTES,
         budget: int = BODY_BUDGET_BYTES,
         hidden: tuple[str, ...] = (),
+        request_timeout: float = REQUEST_TIMEOUT_S,
     ) -> None:
         self.app, self.max_body, self.large_body = app, max_body, large_body
         self.budget = self.free = max(budget, max_body)
         self._freed = None  # asyncio.Condition, made in the server's event loop
         self.hidden = tuple(h for h in hidden if h)
+        self.stall = StallWatch(request_timeout)
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or (scope["method"] in ("GET", "HEAD") and scope["path"].endswith("/health")):
-            return await self.app(scope, receive, send)  # the load balancer's health check, untouched
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope["method"] in ("GET", "HEAD") and scope["path"].endswith("/health"):
+            stalled = self.stall.reason()
+            if stalled:  # the load balancer's health check: a backend that keeps requests waiting is unhealthy
+                return await _refuse(send, 503, stalled, code="TEMPORARILY_UNAVAILABLE")
+            return await self.app(scope, receive, send)
+        if any(m in scope["path"] for m in UNBUFFERED_PATH_MARKERS):  # artifacts: streamed, as long as they take
+            return await self.app(scope, receive, _clean_errors(send, self.hidden, self.stall))
+        return await self.stall.bounded(scope, send, lambda bounded_send: self._guarded(scope, receive, bounded_send))
+
+    async def _guarded(self, scope, receive, send):
         path = scope["path"]
         if "\x00" in path or b"%00" in scope.get("query_string", b"") or b"\x00" in scope.get("query_string", b""):
             return await _refuse(send, 400, "the request path or query contains a NUL character")
-        if any(m in path for m in UNBUFFERED_PATH_MARKERS):
-            return await self.app(scope, receive, _clean_errors(send, self.hidden))
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
         try:
@@ -542,7 +673,7 @@ class RequestGuard:
                 f"the request body ({length} bytes) is larger than the {self.max_body} bytes this server accepts",
             )
         if length == 0 or (length is None and b"chunked" not in headers.get(b"transfer-encoding", b"")):
-            return await self.app(scope, receive, _clean_errors(send, self.hidden))
+            return await self.app(scope, receive, _clean_errors(send, self.hidden, self.stall))
         share = self.max_body if length is None else length
         if share <= self.large_body:
             return await self._buffered(scope, receive, send, headers)
@@ -591,7 +722,7 @@ class RequestGuard:
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        return await self.app(scope, replay, _clean_errors(send, self.hidden))
+        return await self.app(scope, replay, _clean_errors(send, self.hidden, self.stall))
 
 
 async def _refuse(send, status: int, message: str, code: str = "INVALID_PARAMETER_VALUE") -> None:
@@ -632,9 +763,74 @@ def clean_error_body(status: int, body: bytes, hidden: tuple[str, ...] = ()) -> 
     return json.dumps({"error_code": code, "message": message}).encode(), reference
 
 
-def _clean_errors(send, hidden: tuple[str, ...]):
+BACKEND_STALLS = re.compile(r"lock timeout|statement timeout|canceling statement|LockNotAvailable|QueryCanceled", re.I)
+"""How PostgreSQL's lock_timeout / statement_timeout show in an error (psycopg2 ``LockNotAvailable``,
+``QueryCanceled``: "canceling statement due to lock timeout")."""
+
+
+class StallWatch:
+    """The request timeout of one worker and what ``/health`` reports: a request that ran past the timeout (answered
+    503 by :meth:`bounded`) or failed on PostgreSQL's lock or statement timeout makes the backend *stalled* for one
+    timeout's length; so does a request still waiting after half of it."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.inflight: dict[object, float] = {}
+        self.last: tuple[float, str] | None = None
+
+    def saw(self, what: str) -> None:
+        self.last = (time.monotonic(), what)
+
+    def reason(self) -> str | None:
+        now = time.monotonic()
+        waiting = [t for t in self.inflight.values() if now - t > self.timeout / 2]
+        if waiting:
+            return (
+                f"the tracking store is stalled: {len(waiting)} request(s) waiting for more than {self.timeout / 2:g} s"
+            )
+        if self.last is not None and now - self.last[0] < self.timeout:
+            return f"the tracking store is stalled: {self.last[1]} {now - self.last[0]:.0f} s ago"
+        return None
+
+    async def bounded(self, scope, send, handle):
+        """``handle(send)`` within the timeout; past it the client gets 503 (if nothing was sent yet) saying the
+        request may still be applied, and what the handler sends later is dropped."""
+        import asyncio
+
+        state = {"started": False, "closed": False}
+
+        async def tracked(message):
+            if state["closed"]:
+                return None
+            state["started"] = state["started"] or message["type"] == "http.response.start"
+            return await send(message)
+
+        token = object()
+        self.inflight[token] = time.monotonic()
+        try:
+            return await asyncio.wait_for(handle(tracked), self.timeout)
+        except asyncio.TimeoutError:
+            state["closed"] = True
+            self.saw(f"a request ran past the {self.timeout:g} s request timeout")
+            log(f"{scope['method']} {scope['path']} ran past the {self.timeout:g} s request timeout: answered 503")
+            if not state["started"]:
+                await _refuse(
+                    send,
+                    503,
+                    f"the request did not complete within {self.timeout:g} s (the tracking database is slow or "
+                    f"blocked) and may still be applied: read before repeating a create; logging the same metrics, "
+                    f"params or tags again is harmless",
+                    code="TEMPORARILY_UNAVAILABLE",
+                )
+            return None
+        finally:
+            self.inflight.pop(token, None)
+
+
+def _clean_errors(send, hidden: tuple[str, ...], stall: StallWatch | None = None):
     """Wrap ``send``: error responses (status >= 400) are held until complete and passed through
-    :func:`clean_error_body`; everything else streams through untouched."""
+    :func:`clean_error_body`; everything else streams through untouched. An error from PostgreSQL's lock or
+    statement timeout is reported to ``stall``."""
     start: dict | None = None
     chunks: list[bytes] = []
 
@@ -649,6 +845,8 @@ def _clean_errors(send, hidden: tuple[str, ...]):
         if message.get("more_body", False):
             return None
         original = b"".join(chunks)
+        if stall is not None and BACKEND_STALLS.search(original.decode("utf-8", "replace")):
+            stall.saw("a statement ran past PostgreSQL's lock or statement timeout")
         body, reference = clean_error_body(start["status"], original, hidden)
         if reference:
             log(
@@ -671,14 +869,18 @@ def create_app():
     body may contain."""
     from mlflow.server.auth import create_app as mlflow_auth_app
 
-    return RequestGuard(mlflow_auth_app(), hidden=_database_hosts(os.environ))
+    return RequestGuard(
+        mlflow_auth_app(), hidden=_database_hosts(os.environ), request_timeout=Timeouts.from_env(os.environ).request_s
+    )
 
 
 def create_open_app():
     """:func:`create_app` without authentication (``MLFLOW_AUTH=none``): MLflow's FastAPI app, guarded."""
     from mlflow.server.fastapi_app import app
 
-    return RequestGuard(app, hidden=_database_hosts(os.environ))
+    return RequestGuard(
+        app, hidden=_database_hosts(os.environ), request_timeout=Timeouts.from_env(os.environ).request_s
+    )
 
 
 def _database_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -700,9 +902,10 @@ def postgres_uri(s: Settings, database: str) -> str:
     return f"postgresql+psycopg2://{user}:{password}@{s.db_host}:{s.db_port}/{quote(database, safe='')}?sslmode=require"
 
 
-def auth_config_text(s: Settings) -> str:
-    """The basic-auth ini file. ``configparser`` interpolates ``%``, so percent-encoded URIs are escaped."""
-    uri = postgres_uri(s, s.auth_db_name).replace("%", "%%")
+def auth_config_text(s: Settings, timeouts: Timeouts | None = None) -> str:
+    """The basic-auth ini file. ``configparser`` interpolates ``%``, so percent-encoded URIs are escaped. The user
+    store's sessions run with ``timeouts`` (default :class:`Timeouts`' defaults)."""
+    uri = bounded_uri(postgres_uri(s, s.auth_db_name), timeouts or Timeouts()).replace("%", "%%")
     return (
         "[mlflow]\n"
         f"default_permission = {s.default_permission}\n"
@@ -738,7 +941,7 @@ def server_command(s: Settings) -> list[str]:
 
 def server_environment(s: Settings, env: Mapping[str, str]) -> dict[str, str]:
     out = {k: v for k, v in env.items() if not _BOOTSTRAP_ONLY.fullmatch(k)}
-    out["MLFLOW_BACKEND_STORE_URI"] = postgres_uri(s, s.db_name)
+    out["MLFLOW_BACKEND_STORE_URI"] = bounded_uri(postgres_uri(s, s.db_name), Timeouts.from_env(env))
     out["MLFLOW_TRUNCATE_LONG_VALUES"] = "false"  # an over-long param or tag is a 400, never silently cut
     if s.auth:
         out["MLFLOW_AUTH_CONFIG_PATH"] = str(AUTH_CONFIG_PATH)
@@ -749,10 +952,15 @@ def server_environment(s: Settings, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def write_auth_config(s: Settings, path: Path = AUTH_CONFIG_PATH) -> Path:
+    return write_private(path, auth_config_text(s, Timeouts.from_env(os.environ)))
+
+
+def write_private(path: Path, text: str) -> Path:
+    """``text`` into ``path``, readable by this user only (its directory too)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(auth_config_text(s))
+        fh.write(text)
     return path
 
 
@@ -889,6 +1097,9 @@ def reconcile_users(s: Settings) -> None:
     for user in s.users:
         action = ensure_user(store, user, conflict=MlflowException)
         log(f"{action} {'admin' if user.is_admin else 'team'} user {user.username!r}")
+    with store.ManagedSessionMaker() as session:
+        stored = {u.username: store._get_user(session, u.username).password_hash for u in s.team_users}
+    write_private(SERVICE_CREDENTIALS_PATH, json.dumps(service_verifiers(s.users, stored)))
     for username in users_to_lock([u.username for u in store.list_users()], s.users):
         # Locked, not deleted: its permissions and experiments stay for an admin to reassign or to re-enable.
         store.update_user(username, password=secrets.token_urlsafe(48), is_admin=False)
@@ -909,6 +1120,7 @@ def bootstrap(s: Settings) -> None:
 def main() -> None:
     try:
         settings = Settings.from_env(os.environ)
+        Timeouts.from_env(os.environ)
     except ConfigurationError as exc:
         sys.exit(f"[entrypoint] {exc}")
     bootstrap(settings)

@@ -159,7 +159,7 @@ def test_auth_config_points_the_user_store_at_aurora() -> None:
     parser = configparser.ConfigParser()
     parser.read_string(ep.auth_config_text(s))  # interpolation must survive the percent-encoded password
     cfg = parser["mlflow"]
-    assert cfg["database_uri"] == ep.postgres_uri(s, "mlflow_auth")
+    assert cfg["database_uri"] == ep.bounded_uri(ep.postgres_uri(s, "mlflow_auth"), ep.Timeouts())
     assert urlsplit(cfg["database_uri"]).hostname == ENV["MLFLOW_DB_HOST"], "same Aurora cluster, not SQLite"
     assert cfg["admin_username"] == "admin" and cfg["default_permission"] == "NO_PERMISSIONS"
     assert "admin_password" not in cfg, "the password comes from the environment, never from a file"
@@ -190,7 +190,7 @@ def test_server_command_serves_artifacts_with_basic_auth() -> None:
 def test_server_environment_drops_bootstrap_secrets() -> None:
     s = ep.Settings.from_env(ENV)
     env = ep.server_environment(s, ENV)
-    assert env["MLFLOW_BACKEND_STORE_URI"] == ep.postgres_uri(s, "mlflow")
+    assert env["MLFLOW_BACKEND_STORE_URI"] == ep.bounded_uri(ep.postgres_uri(s, "mlflow"), ep.Timeouts())
     assert env["MLFLOW_AUTH_CONFIG_PATH"].endswith("basic_auth.ini")
     gone = {k for k in ENV if k.endswith("_PASSWORD") or k.startswith("MLFLOW_TEAM_")}
     assert gone == {
@@ -588,3 +588,175 @@ def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
 
     assert asyncio.run(both()) == [200, 200, 200]
     assert peak[0] == 1 and guard.free == guard.budget
+
+
+# --- issue 46: bounded waits: database timeouts, the request timeout, a health check that sees a stall -----------
+def test_server_sessions_run_with_statement_and_lock_timeouts() -> None:
+    from urllib.parse import parse_qs
+
+    s = ep.Settings.from_env(ENV)
+    custom = {**ENV, "MLFLOW_DB_STATEMENT_TIMEOUT_MS": "3000", "MLFLOW_DB_LOCK_TIMEOUT_MS": "1000"}
+    for env, (statement, lock) in [(ENV, (ep.DB_STATEMENT_TIMEOUT_MS, ep.DB_LOCK_TIMEOUT_MS)), (custom, (3000, 1000))]:
+        uri = ep.server_environment(s, env)["MLFLOW_BACKEND_STORE_URI"]
+        query = parse_qs(urlsplit(uri).query)
+        assert query["sslmode"] == ["require"]
+        # what SQLAlchemy hands psycopg2 as libpq's `options`: run-time parameters of every server session
+        assert query["options"] == [f"-c statement_timeout={statement} -c lock_timeout={lock}"]
+    parser = configparser.ConfigParser()
+    parser.read_string(ep.auth_config_text(s, ep.Timeouts.from_env(custom)))
+    assert parse_qs(urlsplit(parser["mlflow"]["database_uri"]).query)["options"] == [
+        "-c statement_timeout=3000 -c lock_timeout=1000"
+    ]
+    assert "options" not in ep.postgres_uri(s, s.db_name), "bootstrap and migrations may wait for their locks"
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        (
+            {"MLFLOW_DB_LOCK_TIMEOUT_MS": "x", "MLFLOW_REQUEST_TIMEOUT_S": "-1"},
+            ["LOCK_TIMEOUT_MS 'x'", "TIMEOUT_S '-1'"],
+        ),
+        ({"MLFLOW_DB_LOCK_TIMEOUT_MS": "20000"}, ["MLFLOW_DB_LOCK_TIMEOUT_MS 20000 must not exceed"]),
+        ({"MLFLOW_REQUEST_TIMEOUT_S": "10"}, ["MLFLOW_REQUEST_TIMEOUT_S 10 s must exceed"]),
+    ],
+)
+def test_bad_timeouts_are_refused_naming_each(env, words) -> None:
+    with pytest.raises(ep.ConfigurationError) as raised:
+        ep.Timeouts.from_env(env)
+    assert all(w in str(raised.value) for w in words), str(raised.value)
+
+
+def _call(guard, path: str = "/api/2.0/mlflow/runs/log-batch", method: str = "POST") -> tuple[int, dict]:
+    import asyncio
+
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "query_string": b"",
+        "headers": [(b"content-length", b"2")],
+    }
+    asyncio.run(guard(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, (json.loads(body) if body.strip().startswith(b"{") else {"raw": body})
+
+
+def test_a_request_past_the_timeout_gets_503_saying_it_may_be_applied_and_health_reports_the_stall() -> None:
+    import asyncio
+
+    late = []
+
+    async def stuck(scope, receive, send):
+        await receive()
+        try:
+            await asyncio.Event().wait()  # a backend that never answers (cancelled by the guard's timeout)
+        finally:
+            late.append(scope["path"])
+
+    async def healthy(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"OK"})
+
+    guard = ep.RequestGuard(stuck, request_timeout=0.2)
+    status, body = _call(guard)
+    assert status == 503 and body["error_code"] == "TEMPORARILY_UNAVAILABLE"
+    assert "may still be applied" in body["message"] and late == ["/api/2.0/mlflow/runs/log-batch"]
+    guard.app = healthy
+    status, body = _call(guard, "/health", "GET")
+    assert status == 503 and "stalled" in body["message"], body
+    guard.stall.last = None  # one timeout later
+    assert _call(guard, "/health", "GET")[0] == 200
+
+
+def test_a_lock_timeout_error_is_a_clean_5xx_and_marks_the_backend_stalled() -> None:
+    async def locked(scope, receive, send):
+        await receive()
+        text = (
+            '{"error_code": "INTERNAL_ERROR", "message": "(psycopg2.errors.LockNotAvailable) canceling statement '
+            'due to lock timeout [SQL: INSERT INTO params ...]"}'
+        ).encode()
+        await send({"type": "http.response.start", "status": 500, "headers": []})
+        await send({"type": "http.response.body", "body": text})
+
+    guard = ep.RequestGuard(locked, request_timeout=60)
+    status, body = _call(guard)
+    assert status == 500 and "reference" in body["message"] and "SQL" not in body["message"]
+    assert guard.stall.reason() and "lock or statement timeout" in guard.stall.reason()
+    status, body = _call(guard, "/health", "GET")
+    assert status == 503
+
+
+# --- issue 46: a team user's first request costs no scrypt check -----------------------------------------------
+class _FakeAuth:
+    """The parts of mlflow.server.auth (3.17.2) service_credential uses: the store and the credential cache."""
+
+    def __init__(self, hashes: dict[str, str]) -> None:
+        import contextlib
+        import threading
+
+        self.hashes = hashes
+        self._USER_AUTH_CACHE: dict = {}
+        self._USER_AUTH_CACHE_LOCK = threading.Lock()
+        fake = self
+
+        class Store:
+            @contextlib.contextmanager
+            def ManagedSessionMaker(self):  # noqa: N802 - MLflow's name
+                yield None
+
+            def _get_user(self, session, username):
+                if username not in fake.hashes:
+                    raise LookupError(username)
+                return type("SqlUser", (), {"password_hash": fake.hashes[username]})()
+
+            def get_user(self, username):
+                return f"user:{username}"
+
+        self.store = Store()
+
+    @staticmethod
+    def _auth_cache_key(username: str, password: str):
+        return (username, password)
+
+
+def test_service_verifiers_cover_team_users_only_and_hold_no_password() -> None:
+    s = ep.Settings.from_env(ENV)
+    hashes = {u.username: f"scrypt:{u.username}" for u in s.users}
+    verifiers = ep.service_verifiers(s.users, hashes)
+    assert set(verifiers) == {u.username for u in s.team_users}, "the admin is a person: scrypt only"
+    text = json.dumps(verifiers)
+    assert not any(u.password in text for u in s.users)
+    assert verifiers["team-ml-research"]["stored_hash"] == "scrypt:team-ml-research"
+    again = ep.service_verifiers(s.users, hashes)
+    assert again["team-ml-research"]["sha256"] != verifiers["team-ml-research"]["sha256"], "salted per bootstrap"
+
+
+def test_a_team_users_secret_is_checked_without_scrypt_and_revoked_with_its_hash() -> None:
+    s = ep.Settings.from_env(ENV)
+    user = s.team_users[0]
+    auth = _FakeAuth({user.username: "scrypt:1"})
+    entry = ep.service_verifiers(s.users, {user.username: "scrypt:1"})[user.username]
+    assert ep.service_credential(auth, user.username, user.password, entry)
+    assert auth._USER_AUTH_CACHE == {(user.username, user.password): f"user:{user.username}"}, "MLflow's cache"
+    assert not ep.service_credential(auth, user.username, user.password + "x", entry), "a wrong password"
+    assert not ep.service_credential(auth, user.username, user.password, None), "not a service user"
+    auth.hashes[user.username] = "scrypt:2"  # the password was changed through MLflow's API since bootstrap
+    assert not ep.service_credential(_FakeAuth(auth.hashes), user.username, user.password, entry)
+    assert not ep.service_credential(_FakeAuth({}), user.username, user.password, entry), "a deleted user"
+    no_cache = type("OtherMlflow", (), {"store": auth.store})()
+    assert not ep.service_credential(no_cache, user.username, user.password, entry), "scrypt decides"
+
+
+def test_the_service_credentials_file_is_private(tmp_path: Path) -> None:
+    path = ep.write_private(tmp_path / "auth" / "service_users.json", "{}")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700

@@ -62,6 +62,10 @@ STAND_INS = {
 }
 
 
+TUNABLES = {"MLFLOW_DB_STATEMENT_TIMEOUT_MS", "MLFLOW_DB_LOCK_TIMEOUT_MS", "MLFLOW_REQUEST_TIMEOUT_S"}
+"""The entry point's timeouts (defaults in the code, mlflow_image/entrypoint.py Timeouts): a test may shorten them."""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -428,7 +432,7 @@ def _task_environment(
         "MLFLOW_PORT": str(port),
         "PATH": f"{PYTHON.parent}:/usr/bin:/bin",
     }
-    expected = set(image) | set(plain) | set(task.secrets()) | deployed | STAND_INS
+    expected = set(image) | set(plain) | set(task.secrets()) | deployed | STAND_INS | (set(overrides or {}) & TUNABLES)
     if PRIVATE_PYTHON.is_dir():  # the interpreter copy `make install` made for the unprivileged user (Makefile)
         env["LD_LIBRARY_PATH"] = str(PRIVATE_PYTHON / "lib")
         expected.add("LD_LIBRARY_PATH")
@@ -1061,3 +1065,135 @@ def test_training_survives_the_server_killed_and_not_restarted(task: dict[str, A
     assert result["slowest_log_s"] < 0.5, result  # never an attempt (2 s) nor retries (minutes)
     assert result["end_s"] < 2 + 3 * 2 + 5, result  # flush budget + a few bounded attempts (+ a loaded machine)
     assert "cannot reach" in err and "training continues" in err and "are lost" in err, err[-3000:]
+
+
+# --- issue 46: a held lock is a bounded error without phantoms; a team user's secret costs no scrypt --------------
+class _HeldLock:
+    """An ACCESS EXCLUSIVE lock on a tracking-store table, held by a psql session (stopped by its PID)."""
+
+    def __init__(self, stack: dict[str, Any], table: str) -> None:
+        database = stack["task"].environment()[0]["MLFLOW_DB_NAME"]
+        self.proc = subprocess.Popen(
+            [str(stack["pg_bin"] / "psql"), "-X", "-q", "-A", "-t", "-d", database, "-v", "ON_ERROR_STOP=1"],
+            env=stack["libpq"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.proc.stdin.write(f"BEGIN;\nLOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;\nSELECT 'held';\n")
+        self.proc.stdin.flush()
+        assert "held" in self.proc.stdout.readline()
+
+    def release(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.write("ROLLBACK;\n\\q\n")
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def test_a_held_lock_is_a_bounded_error_and_never_a_phantom(stack: dict[str, Any]) -> None:
+    """A migration-like ACCESS EXCLUSIVE lock on ``params``: a write fails with PostgreSQL's lock timeout (a clean
+    5xx with a reference, no internals) instead of waiting for the lock; /health reports the stall; after the lock
+    is gone the write is not there (it was rolled back, not delayed), and its retry lands once. Short timeouts so
+    the test is short; prod's are the entry point's defaults."""
+    plain, _ = stack["task"].environment()
+    overrides = {
+        "MLFLOW_DB_LOCK_TIMEOUT_MS": "1000",
+        "MLFLOW_DB_STATEMENT_TIMEOUT_MS": "3000",
+        "MLFLOW_REQUEST_TIMEOUT_S": "20",
+        "MLFLOW_WORKERS": "1",  # /health and the write see the same worker's stall watch
+    }
+    port = _start_tasks(stack, ["task-lock"], overrides)["task-lock"]
+    api = Api(port, plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0])
+    (team, user) = sorted(_team_users(stack).items())[0]
+    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/held-lock"})
+    assert exp.status_code == 200, exp.text
+    run = api.call(
+        "POST", "/api/2.0/mlflow/runs/create", auth=user, json={"experiment_id": exp.json()["experiment_id"]}
+    ).json()["run"]["info"]["run_id"]
+    param = {"run_id": run, "key": "held", "value": "1"}
+    lock = _HeldLock(stack, "params")
+    try:
+        refused = api.call("POST", "/api/2.0/mlflow/runs/log-parameter", auth=user, json=param)
+        health = requests.get(f"http://127.0.0.1:{port}/health", timeout=10)
+    finally:
+        lock.release()
+    try:
+        assert refused.status_code >= 500, refused.text
+        assert "reference" in refused.json()["message"] and not INTERNAL_WORDS.search(refused.text), refused.text
+        assert health.status_code == 503 and "stalled" in health.json()["message"], health.text
+        params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]
+        assert "held" not in {p["key"] for p in params.get("params", [])}, "the refused write landed later"
+        again = api.call("POST", "/api/2.0/mlflow/runs/log-parameter", auth=user, json=param)
+        assert again.status_code == 200, again.text
+        params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]["params"]
+        assert [p["value"] for p in params if p["key"] == "held"] == ["1"]
+        log = stack["procs"].log("task-lock")
+        assert "lock timeout" in log, "the server log has the original error"
+        teams = len(_team_users(stack))
+        assert f"service credentials: {teams} team user(s) checked without scrypt" in log, log[-3000:]
+        _check_service_credentials_are_revoked_with_the_password(stack, api, team, user)
+    finally:
+        stack["procs"].stop("task-lock")
+
+
+def _check_service_credentials_are_revoked_with_the_password(
+    stack: dict[str, Any], api: Api, team: str, user: tuple[str, str]
+) -> None:
+    """A team user is checked without scrypt (service_users.json), but only while the user store holds the password
+    hash of the bootstrap: a password changed through MLflow's API refuses the old one at once."""
+    admin = (stack["secrets"]["MLFLOW_AUTH_ADMIN_USERNAME"], stack["secrets"]["MLFLOW_AUTH_ADMIN_PASSWORD"])
+    search = "/api/2.0/mlflow/experiments/search?max_results=1"
+    assert api.call("GET", search, auth=user).status_code == 200
+    changed = _password()
+    update = "/api/2.0/mlflow/users/update-password"
+    assert api.call("PATCH", update, auth=admin, json={"username": user[0], "password": changed}).status_code == 200
+    try:
+        assert api.call("GET", search, auth=user).status_code == 401
+        assert api.call("GET", search, auth=(user[0], changed)).status_code == 200
+    finally:
+        restored = api.call("PATCH", update, auth=admin, json={"username": user[0], "password": user[1]})
+        assert restored.status_code == 200, restored.text
+
+
+def test_points_of_a_job_killed_during_an_outage_land_once_after_the_resume(stack: dict[str, Any]) -> None:
+    """The report's case on the real server: the server is killed at step 12, the job is killed after step 30
+    (checkpoint at 20); a new task serves the same database and the restarted job replays 21-30 and goes on to 60.
+    Every step of the run's loss is there exactly once (before: 12 of 60)."""
+    plain, _ = stack["task"].environment()
+    host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
+    procs, teams = stack["procs"], _team_users(stack)
+    resume = stack["work"] / "spool-job" / "mlflow_run_id"
+    resume.parent.mkdir()
+    first = {"port": _start_tasks(stack, ["task-spool-1"])["task-spool-1"], "host": host, "teams": teams}
+    job = _train_steps(first, stack, 1, 30, 0.05, resume)
+    try:
+        for line in job.stdout:
+            if line.strip() == "step 12":
+                os.killpg(procs.running["task-spool-1"].pid, signal.SIGKILL)  # the server dies mid-run
+            if line.strip() == "step 30":
+                break
+    finally:
+        job.kill()  # the job dies too, before the server is back (kill -9: no exit handler runs)
+        job.communicate(timeout=60)
+        procs.stop("task-spool-1")
+    second = {"port": _start_tasks(stack, ["task-spool-2"])["task-spool-2"], "host": host, "teams": teams}
+    try:
+        resumed = _train_steps(second, stack, 21, 60, 0.0, resume)
+        out, err = resumed.communicate(timeout=180)
+        assert resumed.returncode == 0, err[-3000:]
+        run_id = resume.read_text()
+        (_, user) = sorted(teams.items())[0]
+        history = (
+            Api(second["port"], host)
+            .call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss", auth=user)
+            .json()["metrics"]
+        )
+        assert sorted(m["step"] for m in history) == list(range(1, 61)), sorted(m["step"] for m in history)
+        assert "not acknowledged before the last process ended" in err, err[-3000:]
+    finally:
+        procs.stop("task-spool-2")

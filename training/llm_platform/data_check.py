@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 REQUIRED_COLUMNS = ("text", "prompt")
+MAX_ROW_BYTES = 4 * (16 << 20)
+"""The longest JSONL row taken (bytes): llmp-prepare-data writes each source row (at most its max_row_bytes,
+16 MiB by default, llm_platform.source_check) about four times over (messages, text, prompt, reference)."""
 SPACE_MARGIN = 1.10
 """Free space wanted beyond the estimate (metadata, tokenizer files, trainer state, RNG states)."""
 
@@ -48,43 +51,54 @@ def dataset_file(path: str | Path, name: str) -> Path:
     return p / f"{name}.jsonl" if p.is_dir() else p
 
 
-def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, row) of every non-blank line; :class:`DataError` at the first bad one."""
+def read_rows(path: Path, *, max_row_bytes: int = MAX_ROW_BYTES) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, row) of every non-blank line; :class:`DataError` at the first bad one. Each line is read with a
+    bounded ``readline``: a row longer than ``max_row_bytes`` is refused by its line without being held whole."""
     if not path.is_file():
         raise DataError(f"{path}: no such file (prepare it with llmp-prepare-data, or fix the dataset path)")
     rows = []
-    with path.open(encoding="utf-8", errors="strict") as fh:
-        try:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(row, dict):
-                    raise DataError(f"{path}:{number}: a row must be a JSON object, got {type(row).__name__}")
-                missing = [c for c in REQUIRED_COLUMNS if c not in row]
-                if missing:
-                    raise DataError(
-                        f"{path}:{number}: missing column{'s' if len(missing) > 1 else ''} "
-                        f"{', '.join(repr(c) for c in missing)} (rows need {', '.join(REQUIRED_COLUMNS)}"
-                        f"; llmp-prepare-data's sft-r1 format writes them); the row has: "
-                        f"{', '.join(sorted(map(str, row))) or 'nothing'}"
-                    )
-                wrong = [c for c in REQUIRED_COLUMNS if not isinstance(row[c], str)]
-                if wrong:
-                    raise DataError(
-                        f"{path}:{number}: column {wrong[0]!r} must be a string, got {type(row[wrong[0]]).__name__}"
-                    )
-                if not row["text"].strip():
-                    raise DataError(f"{path}:{number}: column 'text' is empty")
-                rows.append((number, row))
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start} of a line)") from None
+    with path.open("rb") as fh:
+        for number, raw in enumerate(iter(lambda: fh.readline(max_row_bytes + 1), b""), start=1):
+            if len(raw) > max_row_bytes:
+                raise DataError(
+                    f"{path}:{number}: the row is longer than {max_row_bytes} bytes (training keeps only its first "
+                    f"max_seq_length tokens): shorten or split it, or drop it with llmp-prepare-data's max_row_bytes"
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}:{number}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            if line.strip():
+                rows.append((number, parse_row(path, number, line)))
     if not rows:
         raise DataError(f"{path}: no rows (the file is empty): nothing to train on")
     return rows
+
+
+def parse_row(path: Path, number: int, line: str) -> dict[str, Any]:
+    """One JSONL row of the SFT data; :class:`DataError` naming ``path:number`` when it cannot train."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise DataError(f"{path}:{number}: not valid JSON (nested too deeply)") from None
+    if not isinstance(row, dict):
+        raise DataError(f"{path}:{number}: a row must be a JSON object, got {type(row).__name__}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in row]
+    if missing:
+        raise DataError(
+            f"{path}:{number}: missing column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(repr(c) for c in missing)} (rows need {', '.join(REQUIRED_COLUMNS)}"
+            f"; llmp-prepare-data's sft-r1 format writes them); the row has: "
+            f"{', '.join(sorted(map(str, row))) or 'nothing'}"
+        )
+    wrong = [c for c in REQUIRED_COLUMNS if not isinstance(row[c], str)]
+    if wrong:
+        raise DataError(f"{path}:{number}: column {wrong[0]!r} must be a string, got {type(row[wrong[0]]).__name__}")
+    if not row["text"].strip():
+        raise DataError(f"{path}:{number}: column 'text' is empty")
+    return row
 
 
 def usable_rows(rows: list[dict[str, Any]], tokenizer, max_seq_length: int) -> int:
@@ -138,7 +152,16 @@ def check_sft_data(script, *, tokenizer=None, need_tokenizer: bool = True) -> li
     if script.test_dataset_path:
         files.append((script.test_dataset_path, "test"))
     if not need_tokenizer:
+        from llm_platform.source_check import checkable
+
         absent = [str(dataset_file(path, name)) for path, name in files if not dataset_file(path, name).exists()]
+        missing = [path for path in absent if checkable(path)]  # here, or under llmft run --local: a fact
+        if missing:
+            raise DataError(
+                "; ".join(
+                    f"{p}: no such file (prepare it with llmp-prepare-data, or fix the dataset path)" for p in missing
+                )
+            )
         for path in absent:
             print(
                 f"llmp-sft: {path} is not reachable from here; its rows are checked when the job starts",
@@ -181,14 +204,20 @@ def merged_model_bytes(model, bf16: bool) -> int:
 
 
 def check_checkpoint_space(
-    output_dir: str | Path, model, *, merged_dir: str | Path | None = None, bf16: bool = False
+    output_dir: str | Path,
+    model,
+    *,
+    merged_dir: str | Path | None = None,
+    bf16: bool = False,
+    checkpoints: int = 1,
 ) -> dict[str, int]:
     """Refuse (:class:`DataError`, an OSError's cousin the job reports cleanly) to start training when the file
-    system of ``output_dir`` lacks room for one checkpoint, or (same file system or not) the merged model's."""
+    system of ``output_dir`` lacks room for the ``checkpoints`` checkpoints still to be written while the run keeps
+    its others (:func:`checkpoints_to_write`), or (same file system or not) for the merged model."""
     need: dict[Path, int] = {}
     ckpt = int(checkpoint_bytes(model) * SPACE_MARGIN)
     root = _existing_parent(Path(output_dir))
-    need[root] = ckpt
+    need[root] = ckpt * checkpoints
     merged = 0
     if merged_dir is not None:
         merged = int(merged_model_bytes(model, bf16) * SPACE_MARGIN)
@@ -198,9 +227,54 @@ def check_checkpoint_space(
     for where, bytes_needed in need.items():
         free = shutil.disk_usage(where).free
         if free < bytes_needed:
-            raise DataError(
-                f"{where}: {free / 2**20:.0f} MiB free, a checkpoint needs {ckpt / 2**20:.0f} MiB"
-                + (f" and the merged model {merged / 2**20:.0f} MiB" if merged else "")
-                + f" ({bytes_needed / 2**20:.0f} MiB here): free space or point output_dir elsewhere"
+            kept = (
+                f"{checkpoints} checkpoints of {ckpt / 2**20:.0f} MiB (save_total_limit + the one being written)"
+                if checkpoints > 1
+                else f"a checkpoint needs {ckpt / 2**20:.0f} MiB"
             )
-    return {"checkpoint_bytes": ckpt, "merged_bytes": merged}
+            merged_part = f" and the merged model {merged / 2**20:.0f} MiB" if merged else ""
+            raise DataError(
+                f"{where}: {free / 2**20:.0f} MiB free, {kept}{merged_part} ({bytes_needed / 2**20:.0f} MiB here): "
+                f"free space, lower save_total_limit or point output_dir elsewhere"
+            )
+    return {"checkpoint_bytes": ckpt, "merged_bytes": merged, "checkpoints": checkpoints}
+
+
+def checkpoints_to_write(output_dir: str | Path, *, save_total_limit: int | None, planned: int | None) -> int:
+    """How many more checkpoints the run holds at its peak beyond those already in ``output_dir``: transformers
+    writes a new ``checkpoint-N`` and only then deletes the oldest beyond ``save_total_limit``
+    (``Trainer._save_checkpoint`` then ``_rotate_checkpoints``), so the peak is the limit + 1 (every save when there
+    is no limit), and never more than the ``planned`` saves of the run. At least one."""
+    peak = save_total_limit + 1 if save_total_limit else planned
+    if planned is not None and peak is not None:
+        peak = min(peak, planned)
+    root = Path(output_dir)
+    existing = len([p for p in root.glob("checkpoint-*") if p.is_dir()]) if root.is_dir() else 0
+    return max(1, (peak or 1) - existing)
+
+
+WRITE_FAILURES = ("basic_ios", "file write failed", "No space left", "Disk quota exceeded")
+"""How a full disk shows in torch.save / safetensors (C++ stream errors) when no errno comes with it."""
+
+
+def write_failure(exc: BaseException, output_dir: str | Path, checkpoint_bytes_needed: int) -> DataError | None:
+    """A :class:`DataError` naming the path and its free space when ``exc`` is a failed write to a full file system
+    (ENOSPC/EDQUOT anywhere in its chain, a C++ stream error of :data:`WRITE_FAILURES`, or less free space than a
+    checkpoint needs), else None."""
+    import errno
+
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    full = any(getattr(e, "errno", None) in (errno.ENOSPC, errno.EDQUOT) for e in chain)
+    full = full or any(words in str(e) for e in chain for words in WRITE_FAILURES)
+    root = _existing_parent(Path(output_dir))
+    free = shutil.disk_usage(root).free
+    if not (full or free < checkpoint_bytes_needed):
+        return None
+    return DataError(
+        f"writing to {output_dir} failed ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): {root} has "
+        f"{free / 2**20:.0f} MiB free, a checkpoint needs {checkpoint_bytes_needed / 2**20:.0f} MiB: free space, lower "
+        f"save_total_limit or point output_dir elsewhere; the job resumes from its last complete checkpoint"
+    )

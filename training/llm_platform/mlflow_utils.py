@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import json
 import os
 import sys
 import threading
@@ -39,6 +40,14 @@ MAX_BACKOFF_S = 30.0
 EXIT_FLUSH_S = float(os.environ.get("LLMP_MLFLOW_EXIT_FLUSH_S", "30"))
 START_ATTEMPTS = 3
 REPORT_EVERY_S = 60.0
+SPOOL_MAX_BYTES = int(os.environ.get("LLMP_MLFLOW_SPOOL_MAX_BYTES", str(64 << 20)))
+"""The most a run's spool takes on the job's storage (~80 bytes a point); points beyond it are kept in memory only,
+counted and reported."""
+POINT_FIELDS = ("key", "value", "timestamp", "step")
+UPLOAD_STALL_S = float(os.environ.get("LLMP_MLFLOW_UPLOAD_STALL_S", "120"))
+"""Registration's artifact transfers: each HTTP call gives up after this long without progress (requests' read
+timeout, MLFLOW_HTTP_REQUEST_TIMEOUT), a steady upload of any size is not cut."""
+UPLOAD_RETRIES = 2
 METRICS_PER_BATCH = 1000  # mlflow/utils/validation.py MAX_METRICS_PER_BATCH
 PARAMS_PER_BATCH = 100  # MAX_PARAMS_TAGS_PER_BATCH
 
@@ -121,6 +130,25 @@ class RestTransport:
         steps = {m["key"]: int(m.get("step", 0)) for m in data.get("metrics", [])}
         return steps, {p["key"] for p in data.get("params", [])}
 
+    def history(self, run_id: str, keys: set[str]) -> set[tuple[str, int]]:
+        """(key, step) of every point the run has of ``keys`` (metrics/get-history, page by page)."""
+        found: set[tuple[str, int]] = set()
+        for key in sorted(keys):
+            token = None
+            while True:
+                query = {
+                    "run_id": run_id,
+                    "metric_key": key,
+                    "max_results": 25000,
+                    **({"page_token": token} if token else {}),
+                }
+                page = self._call("/api/2.0/mlflow/metrics/get-history", "GET", params=query)
+                found |= {(key, int(m.get("step", 0))) for m in page.get("metrics", [])}
+                token = page.get("next_page_token")
+                if not token:
+                    break
+        return found
+
 
 class ClientTransport:
     """The same through MlflowClient, for stores that are not a server (a file store in tests)."""
@@ -150,6 +178,11 @@ class ClientTransport:
         run = MlflowClient().get_run(run_id)
         return {m.key: m.step for m in run.data._metric_objs}, set(run.data.params)
 
+    def history(self, run_id: str, keys: set[str]) -> set[tuple[str, int]]:
+        from mlflow import MlflowClient
+
+        return {(key, m.step) for key in keys for m in MlflowClient().get_metric_history(run_id, key)}
+
 
 def transport_for(tracking_uri: str):
     return RestTransport(tracking_uri) if tracking_uri.startswith(("http://", "https://")) else ClientTransport()
@@ -158,6 +191,98 @@ def transport_for(tracking_uri: str):
 def _short(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{exc.__class__.__name__}: {text[:300]}"
+
+
+# ---- the spool -----------------------------------------------------------------------------------------------------
+class Spool:
+    """The metric points of one run on the job's own storage (``<output_dir>/mlflow-spool-<run id>.jsonl``, one JSON
+    point a line, written before the point is queued) and the lines the server has acknowledged
+    (``....jsonl.acked``, ``first last`` ranges). A process killed during an outage leaves its unacknowledged points
+    there; the next process of the same run (the resumed job, or a later run of the same job) sends them with their
+    original timestamps, without the (key, step) points the server already has. At most ``max_bytes``: beyond, points
+    are only in memory, counted (:attr:`unspooled`)."""
+
+    def __init__(self, path: str | Path, *, max_bytes: int = SPOOL_MAX_BYTES) -> None:
+        self.path = Path(path)
+        self.acks = self.path.with_name(self.path.name + ".acked")
+        self.max_bytes = max_bytes
+        self.lines = self.size = self.unspooled = 0
+        self.fh = self.ack_fh = None
+
+    def load(self) -> tuple[list[dict], set[tuple[str, int]]]:
+        """(the points not acknowledged yet, each with its ``_line``; every (key, step) the spool holds)."""
+        if not self.path.is_file():
+            return [], set()
+        raw = self.path.read_bytes()
+        if raw and not raw.endswith(b"\n"):  # a write cut by the kill: end that line, so no point is glued to it
+            with self.path.open("ab") as fh:
+                fh.write(b"\n")
+            raw += b"\n"
+        self.size = len(raw)
+        done = self._acknowledged()
+        pending, seen = [], set()
+        for number, line in enumerate(raw.split(b"\n")[:-1]):
+            self.lines = number + 1
+            try:
+                point = json.loads(line)
+                point = {
+                    "key": str(point["key"]),
+                    "value": float(point["value"]),
+                    "timestamp": int(point["timestamp"]),
+                    "step": int(point["step"]),
+                }
+            except (ValueError, KeyError, TypeError):
+                continue
+            seen.add((point["key"], point["step"]))
+            if number not in done:
+                pending.append({**point, "_line": number})
+        return pending, seen
+
+    def _acknowledged(self) -> set[int]:
+        done: set[int] = set()
+        if self.acks.is_file():
+            for line in self.acks.read_text(errors="replace").splitlines():
+                with contextlib.suppress(ValueError):
+                    first, last = (int(x) for x in line.split())
+                    done.update(range(first, last + 1))
+        return done
+
+    def append(self, point: dict) -> int | None:
+        """Write ``point``; its line number, or None past the bound."""
+        text = json.dumps({k: point[k] for k in POINT_FIELDS}) + "\n"
+        if self.size + len(text) > self.max_bytes:
+            self.unspooled += 1
+            return None
+        if self.fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.fh = self.path.open("a", encoding="utf-8")
+        self.fh.write(text)
+        self.fh.flush()  # in the OS's hands: it survives the process
+        self.size += len(text)
+        self.lines += 1
+        return self.lines - 1
+
+    def ack(self, lines: list[int]) -> None:
+        """Record ``lines`` as acknowledged (sent, already on the server, or refused by it)."""
+        if not lines:
+            return
+        if self.ack_fh is None:
+            self.ack_fh = self.acks.open("a", encoding="utf-8")
+        ordered, ranges = sorted(lines), []
+        for n in ordered:
+            if ranges and n == ranges[-1][1] + 1:
+                ranges[-1][1] = n
+            else:
+                ranges.append([n, n])
+        self.ack_fh.write("".join(f"{a} {b}\n" for a, b in ranges))
+        self.ack_fh.flush()
+
+    def close(self) -> None:
+        for fh in (self.fh, self.ack_fh):
+            if fh is not None:
+                with contextlib.suppress(OSError):
+                    fh.close()
+        self.fh = self.ack_fh = None
 
 
 # ---- the queue -----------------------------------------------------------------------------------------------------
@@ -174,11 +299,15 @@ class TrackingQueue:
         max_backoff: float = MAX_BACKOFF_S,
         report_every: float = REPORT_EVERY_S,
         clock: Callable[[], float] = time.monotonic,
+        spool: Spool | None = None,
     ) -> None:
         self.run_id, self.transport = run_id, transport
+        self.spool = spool
+        replay, self.seen = spool.load() if spool is not None else ([], set())
+        self.to_check = {p["key"] for p in replay}  # keys whose replayed points are checked against the server
         self.max_buffered, self.max_backoff, self.report_every = max_buffered, max_backoff, report_every
         self.clock = clock
-        self.metrics: collections.deque[dict] = collections.deque()
+        self.metrics: collections.deque[dict] = collections.deque({**p, "_replay": True} for p in replay)
         self.params: dict[str, str] = {}
         self.known: tuple[dict[str, int], set[str]] | None = None if resumed else ({}, set())
         self.cond = threading.Condition()
@@ -187,6 +316,11 @@ class TrackingQueue:
         self.down_since: float | None = None
         self.last_report = 0.0
         self.sent = self.dropped = self.replayed = self.refused = 0
+        if replay:
+            warn(
+                f"{len(replay)} metric points of run {run_id} not acknowledged before the last process ended: "
+                f"sending them"
+            )
         self.flush_failed_at: float | None = None  # monotonic time a flush last ran out of time
         self.thread = threading.Thread(target=self._run, name="llmp-mlflow", daemon=True)
         self.thread.start()
@@ -196,7 +330,13 @@ class TrackingQueue:
         ts = int(time.time() * 1000) if timestamp_ms is None else timestamp_ms
         with self.cond:
             for key, value in metrics.items():
-                self.metrics.append({"key": key, "value": float(value), "timestamp": ts, "step": int(step or 0)})
+                point = {"key": key, "value": float(value), "timestamp": ts, "step": int(step or 0)}
+                if (key, point["step"]) in self.seen:  # a step the last process logged, replayed from a checkpoint
+                    self.replayed += 1
+                    continue
+                if self.spool is not None:
+                    point["_line"] = self.spool.append(point)
+                self.metrics.append(point)
             overflow = len(self.metrics) - self.max_buffered
             if overflow > 0:
                 for _ in range(overflow):
@@ -246,12 +386,19 @@ class TrackingQueue:
             )
         elif self.dropped or self.refused:
             warn(f"done: {self.summary()}")
+        if self.spool is not None:
+            self.spool.close()
         return flushed
 
     def summary(self) -> str:
         parts = [f"{self.sent} sent"]
         if self.dropped:
-            parts.append(f"{self.dropped} dropped while the server was away (buffer of {self.max_buffered})")
+            kept = f"; still in the spool {self.spool.path}, sent by the job's next run" if self.spool else ""
+            parts.append(
+                f"{self.dropped} dropped from memory while the server was away (buffer of {self.max_buffered}{kept})"
+            )
+        if self.spool is not None and self.spool.unspooled:
+            parts.append(f"{self.spool.unspooled} not spooled (spool full at {self.spool.max_bytes} bytes)")
         if self.refused:
             parts.append(f"{self.refused} refused by the server")
         if self.replayed:
@@ -265,13 +412,40 @@ class TrackingQueue:
         params = [{"key": k, "value": self.params[k]} for k in keys]
         return metrics, params
 
-    def _filter_known(self) -> None:
+    def _filter_known(self, on_server: set[tuple[str, int]]) -> None:
+        """Drop what the server has: a live point at or below the run's latest step of its key (a step replayed from
+        a checkpoint), a spooled point whose (key, step) the server holds (it arrived before the kill)."""
         steps, params = self.known
-        kept = collections.deque(m for m in self.metrics if m["step"] > steps.get(m["key"], -1))
-        self.replayed += len(self.metrics) - len(kept)
+        kept, gone = collections.deque(), []
+        for m in self.metrics:
+            if (m["key"], m["step"]) in on_server if m.get("_replay") else m["step"] <= steps.get(m["key"], -1):
+                gone.append(m)
+            else:
+                kept.append(m)
+        self.replayed += len(gone)
         self.metrics = kept
+        self._ack(gone)
         for key in [k for k in self.params if k in params]:
             del self.params[key]
+
+    def _ack(self, points: list[dict]) -> None:
+        if self.spool is not None:
+            self.spool.ack([p["_line"] for p in points if p.get("_line") is not None])
+
+    def _know(self) -> set[tuple[str, int]]:
+        """What the server has (once, on the first send of a resumed run): its latest step per key and params, and
+        the (key, step) points of the keys the spool replays."""
+        on_server: set[tuple[str, int]] = set()
+        try:
+            if self.known is None:
+                self.known = self.transport.logged(self.run_id)
+            if self.to_check:
+                on_server = self.transport.history(self.run_id, self.to_check)
+                self.to_check = set()
+        except PermanentError as exc:
+            warn(f"cannot read what run {self.run_id} already has ({exc}); replayed steps may repeat")
+            self.known, self.to_check = self.known or ({}, set()), set()
+        return on_server
 
     def _run(self) -> None:
         backoff = 1.0
@@ -284,17 +458,14 @@ class TrackingQueue:
                 self.sending = True
             metrics, params = [], []
             try:
-                if self.known is None:
-                    try:
-                        self.known = self.transport.logged(self.run_id)
-                    except PermanentError as exc:
-                        warn(f"cannot read what run {self.run_id} already has ({exc}); replayed steps may repeat")
-                        self.known = ({}, set())
+                if self.known is None or self.to_check:
+                    on_server = self._know()
+                    with self.cond:
+                        self._filter_known(on_server)
                 with self.cond:
-                    self._filter_known()
                     metrics, params = self._take()
                 if metrics or params:
-                    self.transport.send(self.run_id, metrics, params)
+                    self.transport.send(self.run_id, [{k: m[k] for k in POINT_FIELDS} for m in metrics], params)
                     self._sent(metrics, params)
                 self._up()
                 backoff = 1.0
@@ -302,6 +473,7 @@ class TrackingQueue:
                 with self.cond:
                     self.refused += len(metrics) + len(params)
                     self._remove(metrics, params)
+                    self._ack(metrics)
                 warn(
                     f"{self.transport.where} refused {len(metrics)} metric points and {len(params)} params, which "
                     f"are dropped: {exc}"
@@ -332,6 +504,7 @@ class TrackingQueue:
     def _sent(self, metrics: list[dict], params: list[dict]) -> None:
         with self.cond:
             self._remove(metrics, params)
+            self._ack(metrics)
             self.sent += len(metrics) + len(params)
 
     def _down(self, exc: BaseException) -> None:
@@ -406,7 +579,8 @@ def start_run(*, experiment: str, run_name: str, resume_file: str | Path | None 
     if not run_id and resume_file:
         Path(resume_file).parent.mkdir(parents=True, exist_ok=True)
         Path(resume_file).write_text(run.info.run_id)
-    _QUEUE = TrackingQueue(run.info.run_id, transport_for(mlflow.get_tracking_uri()), resumed=bool(run_id))
+    spool = Spool(Path(resume_file).parent / f"mlflow-spool-{run.info.run_id}.jsonl") if resume_file else None
+    _QUEUE = TrackingQueue(run.info.run_id, transport_for(mlflow.get_tracking_uri()), resumed=bool(run_id), spool=spool)
     _hook_exit()
     return run.info.run_id
 
@@ -501,11 +675,14 @@ def loss_sum_until(log_history: list[dict], step: int) -> float:
 
 
 def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str = "model") -> Any:
-    """Log a Hugging Face model directory with the MLflow transformers flavour and register it as ``name`` -- once
-    per run: a restart after registering (the job resumes at its last step and finishes again) finds the version
-    of its run and returns it."""
+    """Log a Hugging Face model directory with the MLflow transformers flavour and register it as ``name``, tagged
+    :data:`MODEL_DIR_TAG` -- one idempotent unit per run: a restart after registering (the job resumes at its last
+    step and finishes again) finds the version of its run, completes its tag if a kill came between the two, and
+    returns it."""
     import mlflow
     from mlflow import MlflowClient
+
+    from llm_platform.paths import as_pods_see_it
 
     run = mlflow.active_run()
     if run is None:
@@ -532,14 +709,30 @@ def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str =
             f"{name!r} version {version.version} is already registered from this run "
             f"({run.info.run_id}); not registering again"
         )
+        if (version.tags or {}).get(MODEL_DIR_TAG) != as_pods_see_it(model_dir):  # a kill between the two steps
+            tag_model_dir(name, version.version, model_dir)
         return version
-    info = mlflow.transformers.log_model(
-        transformers_model=str(model_dir),
-        name=artifact_path,
-        task="text-generation",
-        registered_model_name=name,
-        pip_requirements=serving_requirements(),
+    size = sum(p.stat().st_size for p in Path(model_dir).rglob("*") if p.is_file())
+    warn(
+        f"uploading {size / 2**20:.0f} MiB of {model_dir} to register {name!r} (a transfer that stalls for "
+        f"{UPLOAD_STALL_S:.0f} s is retried {UPLOAD_RETRIES} times, then given up)"
     )
+    try:
+        with bounded_http(timeout=UPLOAD_STALL_S, retries=UPLOAD_RETRIES):
+            info = mlflow.transformers.log_model(
+                transformers_model=str(model_dir),
+                name=artifact_path,
+                task="text-generation",
+                registered_model_name=name,
+                pip_requirements=serving_requirements(),
+            )
+    except Exception as exc:  # noqa: BLE001 - training is done and the model is on disk: say so loudly, no hang
+        warn(
+            f"REGISTRATION FAILED: uploading {model_dir} for {name!r} did not complete ({_short(exc)}). The model is "
+            f"NOT registered. Run the job again (it resumes at its last step, trains nothing and registers once) or "
+            f"register the directory by hand"
+        )
+        return None
     tag_model_dir(name, getattr(info, "registered_model_version", None), model_dir)
     return info
 

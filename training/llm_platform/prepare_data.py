@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_platform.paths import set_hf_home, share_with_team
+from llm_platform.source_check import MAX_ROW_BYTES, checkable, source_problems
 from llm_platform.steps import entry_point
 
 # The instruction of the DeepSeek-R1 medical walkthrough (question, then the model thinks inside <think>).
@@ -123,6 +124,7 @@ class PrepareConfig:
     test_size: float = 0.1  # used when the source has no test split
     max_samples: int | None = None
     seed: int = 42
+    max_row_bytes: int = MAX_ROW_BYTES  # a longer source row is refused, named by file:line
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -246,8 +248,9 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
         for name, ds in (("train", train), ("test", test)):
             rows = [gsm8k_row(r, i, name) for i, r in enumerate(ds)]
             path = out / f"{name}.parquet"
-            pd.DataFrame(rows).to_parquet(path, index=False)
-            written[name] = path
+            written[name] = write_atomically(
+                path, lambda tmp, rows=rows: pd.DataFrame(rows).to_parquet(tmp, index=False)
+            )
     else:
         tokenizer = None
         if cfg.tokenizer_path:
@@ -255,27 +258,64 @@ def prepare(cfg: PrepareConfig) -> dict[str, Path]:
 
             tokenizer = AutoTokenizer.from_pretrained(cfg.tokenizer_path)
         for name, ds in (("train", train), ("test", test)):
-            path = out / f"{name}.jsonl"
-            tmp = path.with_suffix(".jsonl.tmp")
-            with tmp.open("w") as f:
-                for r in ds:
-                    f.write(json.dumps(sft_row(r, tokenizer), ensure_ascii=False) + "\n")
-            tmp.replace(path)  # a reader never sees a half-written split
-            written[name] = path
+            written[name] = write_atomically(
+                out / f"{name}.jsonl", lambda tmp, ds=ds: write_sft_rows(tmp, ds, tokenizer)
+            )
     (out / "prepare-data.json").write_text(
         json.dumps({**asdict(cfg), "format": fmt, "rows": {"train": len(train), "test": len(test)}}, indent=2)
     )
     return written
 
 
+def write_sft_rows(path: Path, rows, tokenizer) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(sft_row(r, tokenizer), ensure_ascii=False) + "\n")
+
+
+def write_atomically(path: Path, write) -> Path:
+    """``write(tmp)`` then ``tmp`` renamed to ``path``: a reader never sees a half-written split, and a failure
+    (a bad row, a full disk, a kill signal's exception) leaves no ``.tmp`` behind."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def configure(data: dict[str, Any]) -> PrepareConfig:
-    """The step file as a PrepareConfig, and a local source file checked against its format where it is readable."""
+    """The step file as a PrepareConfig, and a local source file checked row by row against its format
+    (llm_platform.source_check): every problem named at once, each by file and line. A source that is missing is
+    refused where its path is checkable here, and said on stderr where it is not (``--check`` on a laptop of a
+    path on /fsx): the job checks it again when it starts."""
     cfg = PrepareConfig(**data)
-    if cfg.source not in BUILTINS and cfg.format:
-        wrong = columns_problem(cfg.source, cfg.format)
-        if wrong:
-            raise ValueError(wrong)
+    if cfg.source in BUILTINS or not cfg.format:
+        return cfg
+    if not Path(cfg.source).exists() and not checkable(cfg.source):
+        print(
+            f"llmp-prepare-data: {cfg.source} is not reachable from here; its rows are checked when the job starts",
+            file=sys.stderr,
+        )
+        return cfg
+    wrong = columns_problem(cfg.source, cfg.format)
+    problems = (
+        [wrong]
+        if wrong
+        else source_problems(cfg.source, cfg.format, FORMAT_COLUMNS[cfg.format], max_row_bytes=cfg.max_row_bytes)
+    )
+    if problems:
+        raise SourceError(problems)
     return cfg
+
+
+class SourceError(ValueError):
+    """The source's problems, one per line (the step's refusal prints them under the step file's name)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n  - ".join(problems))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ settings of :class:`ScriptArguments` next to any ``transformers.TrainingArgument
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -164,6 +165,9 @@ def parse_config(path_or_data: str | Path | dict[str, Any]):
 
     data = dict(path_or_data) if isinstance(path_or_data, dict) else load_yaml(path_or_data)
     data.setdefault("report_to", "none")  # MLflow is logged by this module's callback, once
+    # checkpoints do not pile up unless the file says so (a run keeps the last DEFAULT_SAVE_TOTAL_LIMIT); the start-up
+    # space check counts every one the run keeps (data_check.checkpoints_to_write)
+    data.setdefault("save_total_limit", DEFAULT_SAVE_TOTAL_LIMIT)
     (script_only,) = HfArgumentParser((ScriptArguments,)).parse_dict(data, allow_extra_keys=True)
     # the Liger decision the step will make (liger_decision reads only these of the TrainingArguments)
     as_given = SimpleNamespace(
@@ -720,6 +724,9 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
 
 
 TRAINER_STATE = "trainer_state.json"
+DEFAULT_SAVE_TOTAL_LIMIT = 2
+"""Checkpoints a run keeps when its file sets no ``save_total_limit``: the newest and the one before it (a resume
+falls back to it when the newest is incomplete, last_checkpoint)."""
 
 
 def last_checkpoint(output_dir: str | Path) -> str | None:
@@ -753,17 +760,131 @@ def last_checkpoint(output_dir: str | Path) -> str | None:
     return None
 
 
+MERGE_MARKER = ".llmft-merge.json"
+"""Written into the merged model's directory after its last file: the base model and the sha256 of the adapter it
+was merged from. A directory whose marker matches is left alone (a restart never rewrites a model being served)."""
+ADAPTER_MARKER = ".llmft-adapter.json"
+"""Written into ``<output_dir>/adapter`` after the final adapter: the step it was saved at."""
+
+
+def merge_source(script: ScriptArguments, adapter_dir: Path) -> dict[str, str]:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with (adapter_dir / "adapter_model.safetensors").open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return {"model_id": str(script.model_id), "adapter_sha256": digest.hexdigest()}
+
+
+def merged_matches(merged_dir: Path, source: dict[str, str]) -> bool:
+    try:
+        return json.loads((merged_dir / MERGE_MARKER).read_text()) == source
+    except (OSError, ValueError):
+        return False
+
+
 def merge(script: ScriptArguments, adapter_dir: Path, merged_dir: Path, bf16: bool) -> Path:
-    """Load the base model unquantised, apply the adapter, merge it into the weights and save."""
+    """Load the base model unquantised, apply the adapter, merge it into the weights and save -- unless
+    ``merged_dir`` already holds this merge (:data:`MERGE_MARKER`). The marker goes first and comes back last: a
+    merge cut short is done again."""
     import torch
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    source = merge_source(script, adapter_dir)
+    if merged_matches(merged_dir, source):
+        print(f"llmp-sft: {merged_dir} already holds this merge ({MERGE_MARKER}); left as it is", file=sys.stderr)
+        return merged_dir
+    (merged_dir / MERGE_MARKER).unlink(missing_ok=True)
     base = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=torch.bfloat16 if bf16 else torch.float32)
     merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     merged.save_pretrained(str(merged_dir), safe_serialization=True)
     AutoTokenizer.from_pretrained(str(adapter_dir)).save_pretrained(str(merged_dir))
+    (merged_dir / MERGE_MARKER).write_text(json.dumps(source))
     return merged_dir
+
+
+def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
+    return json.loads((Path(checkpoint) / TRAINER_STATE).read_text())
+
+
+def finished_at(checkpoint: str | None, args) -> int | None:
+    """The step of ``checkpoint`` when it is at or past the run's last step (``max_steps``, or the step count the
+    Trainer planned for ``num_train_epochs``, kept in its state), else None: resuming there trains nothing more."""
+    if not checkpoint:
+        return None
+    state = checkpoint_state(checkpoint)
+    end = args.max_steps if args.max_steps and args.max_steps > 0 else int(state.get("max_steps") or 0)
+    step = int(state.get("global_step") or 0)
+    return step if end and step >= end else None
+
+
+def finish_run(script: ScriptArguments, args, adapter_dir: Path, out: dict[str, Any]) -> None:
+    """On rank 0: merge (unless the merged model matches), register and tag (one idempotent unit,
+    mlflow_utils.register_model_dir), end the MLflow run."""
+    from llm_platform import mlflow_utils
+
+    if script.merge_weights:
+        merged_dir = Path(script.merged_output_dir or Path(args.output_dir) / "merged")
+        out["merged_dir"] = merge(script, adapter_dir, merged_dir, args.bf16)
+        if script.registered_model_name and script.mlflow_tracking:
+            mlflow_utils.register_model_dir(merged_dir, name=script.registered_model_name)
+    if script.mlflow_tracking:
+        mlflow_utils.end_run()
+
+
+def finish_without_training(script: ScriptArguments, args, checkpoint: str, step: int) -> dict[str, Any]:
+    """A run resumed at or past its last step: no model is loaded and no step trained; the final adapter (the one
+    saved at that step, else the checkpoint's) is merged where the merged model does not match it, and the
+    registration and its tags are completed in the job's own MLflow run."""
+    adapter_dir = Path(args.output_dir) / "adapter"
+    try:
+        saved = json.loads((adapter_dir / ADAPTER_MARKER).read_text()).get("global_step")
+    except (OSError, ValueError):
+        saved = None
+    source = adapter_dir if saved == step else Path(checkpoint)
+    print(f"llmp-sft: {checkpoint} is the run's last step ({step}): nothing left to train", file=sys.stderr)
+    history = checkpoint_state(checkpoint).get("log_history", [])
+    losses = [e["train_loss"] for e in history if "train_loss" in e]
+    out: dict[str, Any] = {
+        "resumed_from": checkpoint,
+        "global_step": step,
+        "train_loss": losses[-1] if losses else None,
+        "adapter_dir": source,
+        "merged_dir": None,
+        "log_history": history,
+    }
+
+    def finish() -> None:
+        from llm_platform import mlflow_utils
+
+        if script.mlflow_tracking:
+            mlflow_utils.start_run(
+                experiment=script.mlflow_experiment_name,
+                run_name=script.mlflow_run_name or Path(args.output_dir).name,
+                resume_file=Path(args.output_dir) / "mlflow_run_id",
+            )
+        finish_run(script, args, source, out)
+
+    if os.environ.get("RANK", "0") == "0":  # no process group is started here: the other ranks just leave
+        finish()
+    return out
+
+
+def planned_saves(args, trainer) -> int | None:
+    """How many checkpoints the run writes in all (``save_strategy: steps`` with a known step count), else None."""
+    steps = args.max_steps if args.max_steps and args.max_steps > 0 else None
+    if steps is None:
+        with contextlib.suppress(Exception):  # the dataloader's length x epochs, as the Trainer plans it
+            steps = math.ceil(
+                len(trainer.get_train_dataloader()) / max(1, args.gradient_accumulation_steps) * args.num_train_epochs
+            )
+    strategy = str(getattr(args.save_strategy, "value", args.save_strategy))
+    if not steps or strategy != "steps" or not args.save_steps:
+        return None
+    every = args.save_steps if args.save_steps >= 1 else max(1, math.ceil(steps * args.save_steps))
+    return max(1, math.ceil(steps / every))
 
 
 def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[str, Any]:
@@ -772,23 +893,38 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
     set_hf_home()
     script, args = config if isinstance(config, tuple) else parse_config(config)
     resume = last_checkpoint(args.output_dir)
+    done = finished_at(resume, args)
+    if done is not None:
+        return finish_without_training(script, args, resume, done)
     data_check.check_sft_data(script)  # issue 32: refuse bad data before the model loads
     trainer, tokenizer = build_trainer(script, args, callbacks=callbacks)
     # issue 32: room for a checkpoint and the merged model before the first step; a resumed run's true train_loss
-    data_check.check_checkpoint_space(
+    space = data_check.check_checkpoint_space(
         args.output_dir,
         trainer.model,
         bf16=args.bf16,
         merged_dir=(script.merged_output_dir or Path(args.output_dir) / "merged") if script.merge_weights else None,
+        checkpoints=data_check.checkpoints_to_write(
+            args.output_dir, save_total_limit=args.save_total_limit, planned=planned_saves(args, trainer)
+        ),
     )
     from llm_platform.mlflow_utils import ResumedLossCallback
 
     trainer.callback_handler.callbacks.insert(0, loss_fix := ResumedLossCallback())  # before MLflow's logging
-    result = trainer.train(resume_from_checkpoint=resume)
+    try:
+        result = trainer.train(resume_from_checkpoint=resume)
+    except (OSError, RuntimeError) as exc:  # a full disk: the path and its space, not "basic_ios::clear"
+        failure = data_check.write_failure(exc, args.output_dir, space["checkpoint_bytes"])
+        if failure is None:
+            raise
+        raise failure from exc
     adapter_dir = Path(args.output_dir) / "adapter"
     if trainer.is_fsdp_enabled:
         trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
+    (adapter_dir / ADAPTER_MARKER).unlink(missing_ok=True)
     trainer.save_model(str(adapter_dir))
+    if trainer.is_world_process_zero():
+        (adapter_dir / ADAPTER_MARKER).write_text(json.dumps({"global_step": trainer.state.global_step}))
     out: dict[str, Any] = {
         "resumed_from": resume,
         "global_step": trainer.state.global_step,
@@ -798,20 +934,8 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
         "log_history": list(trainer.state.log_history),
     }
     del trainer  # frees the sharded model before rank 0 loads the base model unquantised to merge
-
-    def finish() -> None:
-        from llm_platform import mlflow_utils
-
-        if script.merge_weights:
-            merged_dir = Path(script.merged_output_dir or Path(args.output_dir) / "merged")
-            out["merged_dir"] = merge(script, adapter_dir, merged_dir, args.bf16)
-            if script.registered_model_name and script.mlflow_tracking:
-                mlflow_utils.register_model_dir(merged_dir, name=script.registered_model_name)
-        if script.mlflow_tracking:
-            mlflow_utils.end_run()
-
     # every rank leaves only after rank 0 has merged and registered (llm_platform/rank_zero.py says why)
-    run_on_rank_zero(finish)
+    run_on_rank_zero(lambda: finish_run(script, args, adapter_dir, out))
     return out
 
 
@@ -823,6 +947,9 @@ def main(argv: list[str] | None = None) -> int:
     def run(parsed) -> int:
         try:
             out = train(parsed)
+        except data_check.DataError as exc:  # bad data, no room: the step's message, not a traceback
+            print(f"llmp-sft: {exc}", file=sys.stderr)
+            return 1
         finally:
             shutdown_distributed()
         print(json.dumps({k: str(v) for k, v in out.items() if k != "log_history"}, indent=2))

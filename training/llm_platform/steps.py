@@ -415,6 +415,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
     "prepare-data": {
         "max_samples": Limit(1, None, "examples to keep; leave it out (null) for all of them"),
         "seed": Limit(0, 2**32 - 1, "a random seed"),
+        "max_row_bytes": Limit(1, None, "the longest source row taken, in bytes"),
     },
     "download-model": {
         "max_workers": Limit(1, 64, "parallel downloads"),

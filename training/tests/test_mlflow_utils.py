@@ -6,6 +6,7 @@ makes) is started, stopped and restarted on the same port; nothing here needs a 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -57,6 +58,12 @@ class FakeServer:
                 self._reply(200, {})
 
             def do_GET(self):
+                from urllib.parse import parse_qs, urlparse
+
+                url = urlparse(self.path)
+                if url.path.endswith("/metrics/get-history"):
+                    key = parse_qs(url.query)["metric_key"][0]
+                    return self._reply(200, {"metrics": [m for m in fake.metrics if m["key"] == key]})
                 latest: dict[str, dict] = {}
                 for m in fake.metrics:
                     if m["key"] not in latest or m["step"] >= latest[m["key"]]["step"]:
@@ -280,3 +287,132 @@ def test_a_crashed_job_ends_its_run_failed(tmp_path) -> None:
     run = MlflowClient(store).get_run((tmp_path / "run_id").read_text())
     assert run.info.status == "FAILED"
     assert run.data.metrics == {"loss": 1.5}
+
+
+# --- durable metrics: a kill during an outage loses nothing ---------------------------------------------------------
+SPOOLING_JOB = """
+import os, signal, sys, time
+from llm_platform.mlflow_utils import RestTransport, Spool, TrackingQueue
+uri, spool = sys.argv[1], sys.argv[2]
+queue = TrackingQueue("run1", RestTransport(uri, timeout=1), max_backoff=0.2, spool=Spool(spool))
+for step in range(1, 13):
+    queue.log_metrics({"loss": 5.0 - step / 100}, step=step)
+assert queue.flush(30)
+print("12 sent", flush=True)
+sys.stdin.readline()  # the server is killed now
+for step in range(13, 31):
+    queue.log_metrics({"loss": 5.0 - step / 100}, step=step)
+print("30 logged", flush=True)
+time.sleep(120)  # killed (SIGKILL) here, before the server is back
+"""
+
+
+def test_points_of_a_job_killed_during_an_outage_are_sent_by_the_resumed_run_once(server, tmp_path) -> None:
+    """The report's case: the server goes away at step 12, the job is killed at step 30 (checkpoint at 20); the
+    resumed run replays steps 21-30 and trains to 60. Every step is on the server exactly once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    spool = tmp_path / "mlflow-spool-run1.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(Path(mlflow_utils.__file__).parents[1])}
+    job = subprocess.Popen(
+        [sys.executable, "-c", SPOOLING_JOB, server.uri, str(spool)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert job.stdout.readline().strip() == "12 sent"
+        server.stop()
+        job.stdin.write("\n")
+        job.stdin.flush()
+        assert job.stdout.readline().strip() == "30 logged"
+    finally:
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait(timeout=30)
+    assert _steps(server) == list(range(1, 13))
+    server.start()
+    resumed = TrackingQueue("run1", RestTransport(server.uri), resumed=True, spool=mlflow_utils.Spool(spool))
+    for step in range(21, 61):  # resumed from checkpoint-20: 21-30 again, then on to 60
+        resumed.log_metrics({"loss": 5.0 - step / 100}, step=step)
+    assert resumed.close(30)
+    assert sorted(_steps(server)) == list(range(1, 61))
+    assert resumed.replayed == 10  # the live replays of 21-30: the spooled points of those steps were sent
+    # and a later process of the same run finds nothing left to send
+    again = TrackingQueue("run1", RestTransport(server.uri), resumed=True, spool=mlflow_utils.Spool(spool))
+    assert len(again.metrics) == 0
+    again.close(1)
+
+
+def test_spooled_points_the_server_already_has_are_not_sent_again(server, tmp_path) -> None:
+    spool = mlflow_utils.Spool(tmp_path / "spool.jsonl")
+    first = TrackingQueue("run1", RestTransport(server.uri), spool=spool)
+    for step in range(1, 6):
+        first.log_metrics({"loss": 1.0}, step=step)
+    assert first.flush(10)
+    first.close(1)
+    spool.acks.unlink()  # sent, but the acknowledgement never reached the disk (a kill right after the send)
+    resumed = TrackingQueue("run1", RestTransport(server.uri), resumed=True, spool=mlflow_utils.Spool(spool.path))
+    assert resumed.close(10)
+    assert sorted(_steps(server)) == [1, 2, 3, 4, 5]
+
+
+def test_the_spool_is_bounded_and_counts_what_it_could_not_keep(server, tmp_path, capsys) -> None:
+    spool = mlflow_utils.Spool(tmp_path / "spool.jsonl", max_bytes=400)
+    queue = TrackingQueue("run1", RestTransport(server.uri), spool=spool)
+    for step in range(1, 21):
+        queue.log_metrics({"loss": 1.0}, step=step)
+    assert queue.flush(10)
+    assert spool.path.stat().st_size <= 400 and spool.unspooled > 0
+    assert f"{spool.unspooled} not spooled" in queue.summary()
+    queue.close(1)
+    assert sorted(_steps(server)) == list(range(1, 21))  # in memory they were all sent
+
+
+def test_a_torn_last_line_is_skipped_and_ended(tmp_path) -> None:
+    path = tmp_path / "spool.jsonl"
+    path.write_text('{"key": "loss", "value": 1.0, "timestamp": 1, "step": 1}\n{"key": "lo')
+    spool = mlflow_utils.Spool(path)
+    pending, seen = spool.load()
+    assert [p["step"] for p in pending] == [1] and seen == {("loss", 1)}
+    assert spool.append({"key": "loss", "value": 2.0, "timestamp": 2, "step": 2}) == 2
+    spool.close()
+    assert [p["step"] for p in mlflow_utils.Spool(path).load()[0]] == [1, 2]
+
+
+def test_a_stalled_registration_upload_is_bounded_and_loud(monkeypatch, tmp_path, capsys) -> None:
+    """log_model runs inside bounded HTTP settings (a stalled transfer gives up), and a failure says the model is
+    not registered and how to finish, instead of hanging or raising."""
+    import mlflow
+
+    seen = {}
+
+    def stalled_upload(**kwargs):
+        seen["timeout"] = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT")
+        seen["retries"] = os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES")
+        raise TimeoutError("Read timed out. (read timeout=120)")
+
+    model = tmp_path / "merged"
+    model.mkdir()
+    (model / "model.safetensors").write_bytes(b"x" * 1024)
+    monkeypatch.setattr(mlflow, "active_run", lambda: type("R", (), {"info": type("I", (), {"run_id": "r1"})})())
+
+    class NoVersions:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def search_model_versions(self, query):
+            return []
+
+    monkeypatch.setattr(mlflow, "MlflowClient", NoVersions)
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("mlflow.transformers"), "log_model", stalled_upload)
+    monkeypatch.setattr(mlflow_utils, "_QUEUE", None)
+    assert mlflow_utils.register_model_dir(model, name="team.model") is None
+    assert seen == {"timeout": str(int(mlflow_utils.UPLOAD_STALL_S)), "retries": str(mlflow_utils.UPLOAD_RETRIES)}
+    err = capsys.readouterr().err
+    assert "REGISTRATION FAILED" in err and "NOT registered" in err and "Read timed out" in err

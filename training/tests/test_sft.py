@@ -186,11 +186,25 @@ def test_mlflow_run_contents(trained) -> None:
 def test_restart_after_registration_registers_no_second_version(trained) -> None:
     """The pod is killed after registering and restarted: it resumes at the last step, merges again, and finds the
     version of its run instead of registering a second one (issue 32)."""
+    from llm_platform.mlflow_utils import MODEL_DIR_TAG
     from mlflow import MlflowClient
 
+    client = MlflowClient()
+    client.delete_model_version_tag("tiny-sft", "1", MODEL_DIR_TAG)  # a kill between registering and tagging
+    merged = Path(trained["result"]["merged_dir"])
+    before = {p.name: p.stat().st_mtime_ns for p in merged.iterdir()}
+    run_id = client.search_model_versions("name='tiny-sft'")[0].run_id
     again = sft.train(trained["config"])
     assert again["resumed_from"].endswith("checkpoint-8")
-    assert [str(v.version) for v in MlflowClient().search_model_versions("name='tiny-sft'")] == ["1"]
+    assert again["global_step"] == trained["config"]["max_steps"]  # nothing trained past max_steps
+    checkpoints = sorted(p.name for p in (trained["root"] / "checkpoints/tiny-sft").glob("checkpoint-*"))
+    assert checkpoints[-1] == f"checkpoint-{trained['config']['max_steps']}"
+    assert {p.name: p.stat().st_mtime_ns for p in merged.iterdir()} == before  # the merged model untouched
+    versions = client.search_model_versions("name='tiny-sft'")
+    assert [str(v.version) for v in versions] == ["1"]
+    assert client.get_model_version("tiny-sft", "1").tags[MODEL_DIR_TAG] == str(merged)  # the tag completed
+    history = client.get_metric_history(run_id, "loss")
+    assert sorted(m.step for m in history) == list(range(1, trained["config"]["max_steps"] + 1))
 
 
 def shipped(**overrides) -> dict:
@@ -304,3 +318,25 @@ def test_fast_path_settings_are_checked() -> None:
         sft.parse_config(shipped(liger_kernel="maybe"))
     with pytest.raises(ValueError, match="max_tokens_per_step: 2048 or more"):
         sft.parse_config(shipped(max_tokens_per_step=1000))
+
+
+class DiskFullAt(CrashAt):
+    """A checkpoint write that fails as torch.save does on a full disk (a C++ stream error, no errno)."""
+
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step == self.step:
+            raise RuntimeError("[enforce fail at inline_container.cc:664] . unexpected pos; basic_ios::clear")
+
+
+def test_a_full_disk_during_training_names_the_path_and_the_space(workspace, tmp_path, monkeypatch) -> None:
+    from llm_platform import data_check
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+    config = sft_config(
+        workspace, output_dir=str(tmp_path / "ckpt"), merged_output_dir=str(tmp_path / "merged"), mlflow_tracking=False
+    )
+    with pytest.raises(data_check.DataError) as raised:
+        sft.train(config, callbacks=[DiskFullAt(1)])
+    message = str(raised.value)
+    assert str(tmp_path / "ckpt") in message and "MiB free, a checkpoint needs" in message
+    assert "basic_ios::clear" in message and "lower save_total_limit" in message
