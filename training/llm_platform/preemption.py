@@ -96,6 +96,14 @@ def trainer_callback(preemption: Preemption, watchdog: Watchdog | None = None):
                 preemption.saved_step = state.global_step
             return control
 
+        def on_prediction_step(self, args, state, control, **kwargs):
+            if watchdog is not None:
+                watchdog.touch()  # an evaluation between optimizer steps is progress too
+
+        def on_save(self, args, state, control, **kwargs):
+            if watchdog is not None:
+                watchdog.touch()
+
         def on_train_end(self, args, state, control, **kwargs):
             if watchdog is not None:
                 watchdog.stop()
@@ -122,6 +130,7 @@ class Watchdog:
         self.clock = clock
         self.durations: list[float] = []
         self.last: float | None = None
+        self._touched = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -133,10 +142,15 @@ class Watchdog:
 
     def stepped(self) -> None:
         now = self.clock()
-        if self.last is not None:
+        if self.last is not None and not self._touched:
             self.durations.append(now - self.last)
             del self.durations[:-1000]  # the recent thousand steps are the run's median
-        self.last = now
+        self.last, self._touched = now, False
+
+    def touch(self) -> None:
+        """Progress that is no optimizer step (an evaluation batch, a save): restarts the wait, not the median."""
+        self.last = self.clock()
+        self._touched = True
 
     def check(self) -> str | None:
         """The hang's description when there is one now, else None."""

@@ -41,7 +41,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Optional
 
-from llm_platform import data_check  # issue 32: data before the model loads, disk before the first step
+from llm_platform import (
+    data_check,  # issue 32: data before the model loads, disk before the first step
+    preemption,  # issue 44: save on eviction, hang watchdog
+)
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.rank_zero import run_on_rank_zero, shutdown_distributed
@@ -108,6 +111,18 @@ class ScriptArguments:
             "help": "auto: Liger's fused kernels (TrainingArguments.use_liger_kernel) where liger-kernel is installed "
             "and on CUDA; true; false (YAML's booleans or the words)"
         },
+    )
+    hang_factor: float = field(
+        default=10.0,
+        metadata={
+            "help": "the hang watchdog (llm_platform/preemption.py): no optimizer step for this many times the run's "
+            "median step time (and at least hang_floor_seconds) prints every thread's stack and exits 142 so the "
+            "job restarts from its last checkpoint; 0 turns it off"
+        },
+    )
+    hang_floor_seconds: float = field(
+        default=900.0,
+        metadata={"help": "the shortest wait the watchdog calls a hang (the first steps, a save, an evaluation)"},
     )
     mlflow_tracking: bool = field(
         default=True,
@@ -911,6 +926,12 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
     from llm_platform.mlflow_utils import ResumedLossCallback
 
     trainer.callback_handler.callbacks.insert(0, loss_fix := ResumedLossCallback())  # before MLflow's logging
+    stop = preemption.Preemption().install()  # issue 44: SIGTERM saves a checkpoint after the step in progress
+    watchdog = preemption.Watchdog(
+        factor=script.hang_factor,
+        floor_seconds=max(script.hang_floor_seconds, 2 * preemption.checkpoint_seconds(space["checkpoint_bytes"])),
+    )
+    trainer.add_callback(preemption.trainer_callback(stop, watchdog if script.hang_factor > 0 else None))
     try:
         result = trainer.train(resume_from_checkpoint=resume)
     except (OSError, RuntimeError) as exc:  # a full disk: the path and its space, not "basic_ios::clear"
@@ -918,6 +939,8 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
         if failure is None:
             raise
         raise failure from exc
+    if stop.requested:  # the checkpoint is written; the restarted pod resumes from it, nothing is merged now
+        return {"preempted": True, "resumed_from": resume, "global_step": trainer.state.global_step}
     adapter_dir = Path(args.output_dir) / "adapter"
     if trainer.is_fsdp_enabled:
         trainer.accelerator.state.fsdp_plugin.set_state_dict_type("FULL_STATE_DICT")
@@ -939,10 +962,24 @@ def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[
     return out
 
 
+def _cpu_ranks_on_cpu() -> None:
+    """Several ranks without a GPU (gloo: `llmft run --local --nproc N`, the tests): accelerate 1.x places each on
+    ``torch.device("cpu", local_rank % 1)`` = ``cpu:0`` (state.py ``PartialState.set_device``), which torch.load cannot
+    map ("don't know how to restore data location ... cpu:0") when a resumed run loads its optimizer state; the plain
+    device ``cpu`` (``ACCELERATE_TORCH_DEVICE``, read by PartialState) resumes."""
+    if os.environ.get("LOCAL_WORLD_SIZE", "1") == "1":
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        os.environ.setdefault("ACCELERATE_TORCH_DEVICE", "cpu")
+
+
 def main(argv: list[str] | None = None) -> int:
     share_with_team()
     os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", ALLOC_CONF)  # read when CUDA first allocates, after this
     os.environ.setdefault("MLFLOW_ENABLE_SYSTEM_METRICS_LOGGING", "true")
+    _cpu_ranks_on_cpu()
 
     def run(parsed) -> int:
         try:
@@ -952,6 +989,13 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         finally:
             shutdown_distributed()
+        if out.get("preempted"):
+            print(
+                f"llmp-sft: stopped by SIGTERM after step {out['global_step']}, checkpoint saved; exiting "
+                f"{preemption.EXIT_PREEMPTED} so the job resumes from it",
+                file=sys.stderr,
+            )
+            return preemption.EXIT_PREEMPTED
         print(json.dumps({k: str(v) for k, v in out.items() if k != "log_history"}, indent=2))
         return 0
 

@@ -373,6 +373,13 @@ _POSITIVE_STEPS = "a number of steps; 0 or less never happens"
 _BATCH = "a batch of 0 examples trains on nothing"
 LIMITS: dict[str, dict[str, Limit]] = {
     "sft": {
+        "hang_factor": Limit(
+            1,
+            None,
+            "a watchdog that fires before the median step ends would kill a healthy run; 0 turns it off",
+            also=(0,),
+        ),
+        "hang_floor_seconds": Limit(60, None, "under a minute, model loading or one save would read as a hang"),
         "learning_rate": Limit(
             0,
             1,

@@ -101,3 +101,108 @@ def test_sigterm_only_sets_the_flag() -> None:
 def test_grace_period_from_the_checkpoint_size_and_the_write_rate(checkpoint_bytes: int, expected: int) -> None:
     assert grace_seconds(checkpoint_bytes) == expected
     assert grace_seconds(checkpoint_bytes, write_mb_s=1000) <= grace_seconds(checkpoint_bytes)
+
+
+# ---- a preempted run resumes exactly: two gloo ranks under torchrun, SIGTERM as Kubernetes sends it ---------------
+def _sft_file(root: Path, out: Path) -> Path:
+    import yaml
+    from test_sft import sft_config
+
+    config = sft_config(
+        root,
+        output_dir=str(out),
+        merge_weights=False,
+        registered_model_name=None,
+        mlflow_tracking=False,
+        max_steps=8,
+        save_steps=8,
+        per_device_train_batch_size=3,
+        gradient_checkpointing=False,
+    )
+    config.pop("merged_output_dir", None)
+    path = root / f"{out.name}.yaml"
+    path.write_text(yaml.safe_dump({k: v for k, v in config.items() if v is not None}))
+    return path
+
+
+def _torchrun(step_file: Path, *, terminate_after_logs: int | None = None) -> tuple[int, str]:
+    """Run the SFT step on two CPU ranks (gloo); with ``terminate_after_logs``, SIGTERM torchrun (PID 1 of the pod)
+    once that many loss lines were printed, as the kubelet does when a pod is preempted."""
+    import threading
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(preemption.__file__).parents[1]),
+        "TORCH_ELASTIC_SHUTDOWN_TIMEOUT": "120",  # what k8s_charts sets from the grace period
+        "OMP_NUM_THREADS": "1",
+    }
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+    cmd += ["-m", "llm_platform.sft", "--config", str(step_file)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    timer = threading.Timer(600, proc.kill)  # bounded: a hung run fails the test instead of the suite
+    timer.start()
+    lines, sent = [], False
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            losses = sum("'loss'" in x for x in lines)
+            if terminate_after_logs is not None and not sent and losses >= 2 * terminate_after_logs:
+                proc.send_signal(signal.SIGTERM)  # two ranks print their logs: 2 lines a step at most
+                sent = True
+        return proc.wait(), "".join(lines)
+    finally:
+        timer.cancel()
+
+
+def _final(out: Path) -> tuple[list[float], dict]:
+    import json
+
+    from safetensors.torch import load_file
+
+    state = json.loads((out / "checkpoint-8" / "trainer_state.json").read_text())
+    losses = {e["step"]: e["loss"] for e in state["log_history"] if "loss" in e}
+    return [losses[s] for s in sorted(losses)], load_file(str(out / "checkpoint-8" / "adapter_model.safetensors"))
+
+
+@pytest.mark.e2e
+def test_a_run_preempted_by_sigterm_resumes_to_the_same_weights_and_losses(tmp_path: Path) -> None:
+    import torch
+    from llm_platform import prepare_data
+    from llm_platform.tiny_model import build_model, medical_rows
+
+    rows = medical_rows(24)
+    corpus = [
+        prepare_data.R1_PROMPT.format(question=r["Question"])
+        + " "
+        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
+        for r in rows
+    ]
+    root = tmp_path / "fsx"
+    model = build_model(root / "models/tiny", corpus)
+    from tiny import write_jsonl
+
+    prepare_data.prepare(
+        prepare_data.PrepareConfig(
+            source=str(write_jsonl(root / "medical.jsonl", rows)),
+            format="sft-r1",
+            tokenizer_path=str(model),
+            output_dir=str(root / "datasets/medical"),
+            test_size=0.25,
+        )
+    )
+    whole, interrupted = root / "checkpoints/whole", root / "checkpoints/preempted"
+    code, log = _torchrun(_sft_file(root, whole))
+    assert code == 0, log[-3000:]
+    code, log = _torchrun(_sft_file(root, interrupted), terminate_after_logs=2)
+    assert code != 0, log[-3000:]
+    assert f"exiting {EXIT_PREEMPTED} so the job resumes from it" in log, log[-3000:]
+    saved = sorted(p.name for p in interrupted.glob("checkpoint-*"))
+    assert len(saved) == 1 and saved != ["checkpoint-8"], saved  # saved at the step in progress, not the end
+    code, log = _torchrun(_sft_file(root, interrupted))  # the restarted pod: the same step file
+    assert code == 0, log[-3000:]
+    losses_whole, weights_whole = _final(whole)
+    losses_resumed, weights_resumed = _final(interrupted)
+    assert len(losses_resumed) == 8
+    assert losses_resumed == pytest.approx(losses_whole, rel=1e-4)
+    for name, tensor in weights_whole.items():
+        torch.testing.assert_close(weights_resumed[name], tensor, rtol=1e-4, atol=1e-6)
