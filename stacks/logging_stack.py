@@ -1,11 +1,12 @@
 """`Delivery-Logging`: the central logging account's half of multi-account delivery (config/accounts.py).
 
 - **CloudWatch cross-account observability sink** (``AWS::Oam::Sink``). Its policy lets exactly the workload accounts
-  of the pipeline's waves create or update a link, and only for metrics, log groups and traces: the policy form of the
-  CloudWatch User Guide, "Link monitoring accounts with source accounts" (principal the source accounts, actions
-  ``oam:CreateLink``/``oam:UpdateLink``, condition ``ForAllValues:StringEquals`` on ``oam:ResourceTypes``), see also
-  the CloudFormation reference of ``AWS::Oam::Sink`` (``Policy``) and ``AWS::Oam::Link`` (``ResourceTypes``:
-  ``AWS::CloudWatch::Metric``, ``AWS::Logs::LogGroup``, ``AWS::XRay::Trace``).
+  of the pipeline's waves create or update a link, and only for ``OAM_RESOURCE_TYPES`` (metrics and log groups): the
+  policy form of the CloudWatch User Guide, "Link monitoring accounts with source accounts" (principal the source
+  accounts, actions ``oam:CreateLink``/``oam:UpdateLink``, condition ``ForAllValues:StringEquals`` on
+  ``oam:ResourceTypes``), see also the CloudFormation reference of ``AWS::Oam::Sink`` (``Policy``) and
+  ``AWS::Oam::Link`` (``ResourceTypes``: ``AWS::CloudWatch::Metric``, ``AWS::Logs::LogGroup``, ``AWS::XRay::Trace``,
+  ...).
 - **One cross-environment dashboard** (``llmft-organization``): in a monitoring account a metric may name the source
   account it comes from (``accountId`` in the dashboard body, ``account`` of ``cw.Metric``), so one dashboard shows
   every environment's cluster and GPUs.
