@@ -13,14 +13,19 @@ Operators this file does not know raise, so a policy cannot pass by an unread co
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
 
+@functools.lru_cache(maxsize=None)
+def _compiled(pattern: str, case: bool) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern), 0 if case else re.IGNORECASE)
+
+
 def _glob(pattern: str, value: str, *, case: bool) -> bool:
-    regex = fnmatch.translate(pattern)
-    return re.fullmatch(regex, value, 0 if case else re.IGNORECASE) is not None
+    return _compiled(pattern, case).match(value) is not None
 
 
 def _listed(value: Any) -> list[Any]:
