@@ -421,6 +421,8 @@ def _physical_names(template: dict[str, Any]) -> list[tuple[str, str]]:
     ``Name``) is a literal."""
     names = []
     for r in template["Resources"].values():
+        if r["Type"] == "AWS::IAM::Policy":
+            continue  # an inline policy's name is its role's, not the account's
         kind = r["Type"].split("::")[-1]
         for prop in (f"{kind}Name", "Name"):
             value = r.get("Properties", {}).get(prop)
@@ -445,17 +447,19 @@ def test_two_environments_in_one_account_do_not_collide() -> None:
     org = parse_organization(delivery_organization({"allow_shared_production_account": True}), shared)
     assert account_wide_environments(org, shared) == {first}
     app = cdk.App()
-    templates = []
+    stacks = []
     for name, config in shared.items():
-        stack = WorkloadDeliveryStack(
-            app,
-            f"{config.stack_prefix}-Delivery",
-            config=config,
-            organization=org,
-            vpc_id="vpc-0123456789abcdef0",
-            account_wide=name in account_wide_environments(org, shared),
+        stacks.append(
+            WorkloadDeliveryStack(
+                app,
+                f"{config.stack_prefix}-Delivery",
+                config=config,
+                organization=org,
+                vpc_id="vpc-0123456789abcdef0",
+                account_wide=name in account_wide_environments(org, shared),
+            )
         )
-        templates.append(Template.from_stack(stack).to_json())
+    templates = [Template.from_stack(stack).to_json() for stack in stacks]
     names = [n for t in templates for n in _physical_names(t)]
     assert len(names) == len(set(names)), f"names used twice in account {shared[first].account}: {sorted(names)}"
     kinds = [r["Type"] for t in templates for r in t["Resources"].values()]
@@ -637,3 +641,36 @@ def _masked(value: Any) -> Any:
 def test_delivery_snapshots(delivery: DeliverySynth, snapshot_json) -> None:
     for name, template in sorted(delivery.templates.items()):
         assert _masked(mask(template)) == snapshot_json(name=f"delivery-{name}"), f"{name} changed"
+
+
+# ---- update path ------------------------------------------------------------------------------------------------
+
+
+def test_attached_managed_policy_is_changed_in_place() -> None:
+    """Permission sets attach the presigned-URL policy by name, and a change of a create-only property of
+    AWS::IAM::ManagedPolicy (the registry schema's createOnlyProperties, cfn-lint's bundled copy) replaces it under a
+    new generated name, leaving the old policy attached and its deletion failing. Its create-only properties stay
+    those it was first deployed with (commit 96bfcd6: its Description, Path /, no ManagedPolicyName); its statements
+    change in place."""
+    import types
+
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from cdk_constructs.studio.studio_user_profile import presigned_url_policy
+    from tools.execution_policy import SCHEMAS, _provider
+
+    schema = json.loads(
+        (SCHEMAS / "resources" / f"{_provider('us-east-1')['AWS::IAM::ManagedPolicy']}.json").read_text()
+    )
+    create_only = {p.removeprefix("/properties/") for p in schema["createOnlyProperties"]}
+    assert create_only == {"ManagedPolicyName", "Description", "Path"}
+    stack = cdk.Stack(cdk.App(), "Probe", env=cdk.Environment(account="123456789012", region="us-east-1"))
+    presigned_url_policy(stack, "P", domain=types.SimpleNamespace(domain_id="d-abc"), sign_ins={"alice": "alice"})
+    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::ManagedPolicy").values()
+    deployed = {
+        "Description": "Open only one's own SageMaker Studio profile (tag studio-user-profile = principal tag "
+        "studio-user-profile)",
+        "Path": "/",
+    }
+    assert {k: v for k, v in policy["Properties"].items() if k in create_only} == deployed
