@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -284,11 +285,19 @@ def test_handler_actions_use_iam_prefixes() -> None:
         ep.normalize("madeup:DoIt")
 
 
-def test_cli_prints_the_policies_and_the_boundary(delivery: DeliverySynth, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_prints_the_policies_and_the_boundary(
+    delivery: DeliverySynth, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     account = next(c.account for c in delivery.environments.values())
     assert ep.main(["--cdk-out", str(delivery.outdir), "--account", account]) == 0
     assert json.loads(capsys.readouterr().out) == ep.execution_policies(delivery.outdir, account)
     assert ep.main(["--cdk-out", str(delivery.outdir), "--account", account, "--boundary"]) == 0
     assert json.loads(capsys.readouterr().out)["Statement"][0]["Sid"] == "Ceiling"
+    assert ep.main(["--cdk-out", str(delivery.outdir), "--account", account, "--write", str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    count = len(ep.execution_policies(delivery.outdir, account))
+    assert written == sorted(
+        [*(f"{EXECUTION_POLICY}-{i}.json" for i in range(1, count + 1)), "llmft-platform-boundary.json"]
+    )
     assert ep.main(["--cdk-out", str(delivery.outdir), "--account", "000000000000"]) == 1
     assert "no stack" in capsys.readouterr().err

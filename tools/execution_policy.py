@@ -540,6 +540,15 @@ def boundary_policy(cdk_out: Path, account: str) -> dict[str, Any]:
     }
 
 
+def write(cdk_out: Path, account: str, directory: Path) -> None:
+    """The account's policies as the files docs/deploying.md "Bootstrap" creates the managed policies from."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for index, document in enumerate(execution_policies(cdk_out, account), start=1):
+        (directory / f"{EXECUTION_POLICY}-{index}.json").write_text(json.dumps(document, indent=2) + "\n")
+    boundary = boundary_policy(cdk_out, account)
+    (directory / f"{PERMISSIONS_BOUNDARY}.json").write_text(json.dumps(boundary, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.execution_policy", description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -552,12 +561,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--boundary", action="store_true", help=f"print the permissions boundary ({PERMISSIONS_BOUNDARY}) instead"
     )
+    parser.add_argument(
+        "--write",
+        type=Path,
+        metavar="DIR",
+        help=f"write {EXECUTION_POLICY}-<n>.json per managed policy and {PERMISSIONS_BOUNDARY}.json into DIR",
+    )
     args = parser.parse_args(argv)
     if not (args.cdk_out / "manifest.json").is_file():
         print(f"{args.cdk_out} holds no cloud assembly: run `make synth-delivery` first", file=sys.stderr)
         return 2
     try:
-        if args.boundary:
+        if args.write:
+            write(args.cdk_out, args.account, args.write)
+        elif args.boundary:
             print(json.dumps(boundary_policy(args.cdk_out, args.account), indent=2))
         else:
             print(json.dumps(execution_policies(args.cdk_out, args.account), indent=2))

@@ -59,5 +59,7 @@ def bootstrap_role_arn(kind: str, account: str, region: str) -> str:
 PERMISSIONS_BOUNDARY = "llmft-platform-boundary"
 """Managed policy (created with the bootstrap, tools/execution_policy.py --boundary) that every IAM role of the
 pipeline's stacks carries as its permissions boundary; the execution policy allows role writes only with it."""
-EXECUTION_POLICY = "llmft-cdk-execution"
-"""Name (prefix) of the execution policies given to ``cdk bootstrap --cloudformation-execution-policies``."""
+EXECUTION_POLICY = "LlmftCdkExecution"
+"""Name prefix of the execution policies given to ``cdk bootstrap --cloudformation-execution-policies``
+(``LlmftCdkExecution-1`` ...: tools/execution_policy.py writes one document per managed policy); the default of
+``cloudformation_execution_policy`` in config/organization/accounts.yaml."""
