@@ -66,6 +66,7 @@ from cdk_constructs.delivery import (
     OAM_RESOURCE_TYPES,
     TRAIL_NAME,
     archive_bucket_name,
+    bootstrap_role_arn,
 )
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, metric, search_expression
 from config import EnvironmentConfig
@@ -230,6 +231,22 @@ class LoggingStack(cdk.Stack):
                 actions=["kms:DescribeKey"],
                 resources=["*"],
                 conditions={"StringEquals": {"aws:SourceAccount": accounts}},
+            )
+        )
+        # "If you use an existing S3 bucket with an S3 Bucket Key, kms:Decrypt permission is required to create or
+        # update a trail with SSE-KMS encryption enabled" (CloudTrail User Guide, "Configure AWS KMS key policies for
+        # CloudTrail"): the caller is the workload account's CloudFormation execution role (CDK bootstrap).
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="TrailWritersDecrypt",
+                principals=[iam.AccountPrincipal(a) for a in accounts],
+                actions=["kms:Decrypt"],
+                resources=["*"],
+                conditions={
+                    "ArnEquals": {
+                        "aws:PrincipalArn": [bootstrap_role_arn("cfn-exec", a, self.region) for a in accounts]
+                    }
+                },
             )
         )
         self.key.add_to_resource_policy(

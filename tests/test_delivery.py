@@ -524,6 +524,22 @@ def test_trail_and_flow_logs_reach_the_archive(delivery: DeliverySynth) -> None:
         assert prefixed == workload
 
 
+def test_trail_creators_may_decrypt_with_the_archive_key(delivery: DeliverySynth) -> None:
+    """The archive bucket has an S3 Bucket Key, so creating or updating a trail into it needs kms:Decrypt of the
+    creator (CloudTrail User Guide, "Configure AWS KMS key policies for CloudTrail"): the workload accounts' CDK
+    execution roles, and no one else."""
+    keys = _resources(delivery.templates["logging"], "AWS::KMS::Key").values()
+    statements = [
+        s for k in keys for s in k["Properties"]["KeyPolicy"]["Statement"] if s.get("Sid") == "TrailWritersDecrypt"
+    ]
+    (statement,) = statements
+    assert statement["Action"] == "kms:Decrypt"
+    envs = delivery.environments.values()
+    assert sorted(statement["Condition"]["ArnEquals"]["aws:PrincipalArn"]) == sorted(
+        bootstrap_role_arn("cfn-exec", c.account, c.region) for c in envs
+    )
+
+
 def test_alarms_of_every_environment_reach_one_topic(delivery: DeliverySynth) -> None:
     logging = delivery.templates["logging"]
     workload = {c.account for c in delivery.environments.values()}

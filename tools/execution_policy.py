@@ -97,6 +97,11 @@ DOCUMENTED: dict[str, tuple[tuple[str, ...], str]] = {
         "no handlers in its registry schema; Service Authorization Reference, 'Amazon FSx', fsx:CreateFileSystem "
         "and its dependent actions",
     ),
+    "AWS::CloudTrail::Trail": (
+        ("kms:Decrypt",),
+        "a trail into a bucket with an S3 Bucket Key and SSE-KMS needs kms:Decrypt of its creator: CloudTrail User "
+        "Guide, 'Configure AWS KMS key policies for CloudTrail'",
+    ),
     "AWS::SageMaker::Domain": (
         (
             "elasticfilesystem:CreateFileSystem",
