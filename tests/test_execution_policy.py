@@ -68,6 +68,8 @@ def _iam_requests(stack: ep.Stack, lid: str, resource: dict[str, Any], action: s
     if "Role" in name and "InstanceProfile" not in name:
         # the roles the resource names (a policy's Roles, a function's Role); else a platform role of another stack
         # (passed or read) or the service's own service-linked role (a policy put on it: FSx's S3 access)
+        if resource["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):  # attached through ``Roles`` only
+            return _referenced_roles({"Properties": resource["Properties"].get("Roles", [])}, roles)
         if resource["Type"].startswith("AWS::IAM::"):
             fallback = []
         elif name in ("PassRole", "GetRole"):
@@ -85,9 +87,21 @@ def _requests(stack: ep.Stack, lid: str, resource: dict[str, Any], action: str) 
     service = action.split(":")[0]
     account, region = stack.account, stack.region
     if service == "iam":
-        return [
+        requests = [
             (arn, {"iam:PermissionsBoundary": b} if b else {}) for arn, b in _iam_requests(stack, lid, resource, action)
         ]
+        if action == "iam:AttachRolePolicy" and resource["Type"] == "AWS::IAM::Role":
+            # one request per policy the role attaches (none: the handler attaches none)
+            attached = [
+                v or f"arn:aws:iam::{account}:policy/{_generated(stack, 'Attached')}"
+                for value in resource["Properties"].get("ManagedPolicyArns", [])
+                for v in ep.possible_values(value, stack)
+            ]
+            return [(arn, {**context, "iam:PolicyARN": p}) for arn, context in requests for p in attached]
+        if action == "iam:AttachRolePolicy" and resource["Type"] == "AWS::IAM::ManagedPolicy":
+            policy = f"arn:aws:iam::{account}:policy/{_generated(stack, lid)}"
+            return [(arn, {**context, "iam:PolicyARN": policy}) for arn, context in requests]
+        return requests
     if ep._custom_resource(resource["Type"]):
         return [(f"arn:aws:lambda:{region}:{account}:function:{stack.name}-Provider-{PLACEHOLDER_SUFFIX}", {})]
     if service == "cloudtrail" and resource["Type"] == "AWS::CloudTrail::Trail":
@@ -195,6 +209,14 @@ def _attacks(account: str, region: str) -> list[tuple[str, str, dict[str, Any]]]
         ("iam:CreateRole", f"{role}/Backdoor", {}),
         ("iam:CreateRole", f"{role}/Backdoor", {"iam:PermissionsBoundary": boundary_arn(account, region)}),
         ("iam:AttachRolePolicy", f"{role}/OrganizationAccountAccessRole", {}),
+        (
+            "iam:AttachRolePolicy",
+            f"{role}/Dev-Compute-Backdoor",
+            {
+                "iam:PermissionsBoundary": boundary_arn(account, region),
+                "iam:PolicyARN": "arn:aws:iam::aws:policy/AdministratorAccess",
+            },
+        ),
         ("iam:UpdateAssumeRolePolicy", bootstrap_role_arn("deploy", account, region), {}),
         ("iam:UpdateAssumeRolePolicy", f"{role}/OrganizationAccountAccessRole", {}),
         ("iam:PutRolePolicy", bootstrap_role_arn("cfn-exec", account, region), {}),

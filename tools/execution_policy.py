@@ -390,6 +390,51 @@ def owned(account_stacks_: list[Stack], kind: str) -> list[str]:
     return sorted(patterns)
 
 
+_PSEUDO = {"AWS::URLSuffix": "amazonaws.com", "AWS::NoValue": None}
+
+
+def possible_values(value: Any, stack: Stack) -> list[str | None]:
+    """Every string ``value`` may resolve to in ``stack`` (both branches of an ``Fn::If``; pseudo parameters
+    substituted); None for a reference to one of the stack's resources or another stack's output."""
+    pseudo = {
+        **_PSEUDO,
+        "AWS::Partition": stack.partition,
+        "AWS::AccountId": stack.account,
+        "AWS::Region": stack.region,
+    }
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict) and "Ref" in value:
+        return [pseudo[value["Ref"]]] if value["Ref"] in pseudo else [None]
+    if isinstance(value, dict) and "Fn::If" in value:
+        return [v for branch in value["Fn::If"][1:] for v in possible_values(branch, stack)]
+    if isinstance(value, dict) and "Fn::Sub" in value and isinstance(value["Fn::Sub"], str):
+        text = value["Fn::Sub"]
+        for name, replacement in pseudo.items():
+            text = text.replace(f"${{{name}}}", replacement or "")
+        return [text]
+    if isinstance(value, dict) and "Fn::Join" in value:
+        separator, parts = value["Fn::Join"]
+        rendered = [possible_values(p, stack) for p in parts]
+        if all(len(r) == 1 and r[0] is not None for r in rendered):
+            return [separator.join(r[0] for r in rendered)]  # type: ignore[misc]
+    if isinstance(value, dict) and ("Fn::GetStackOutput" in value or "Fn::GetAtt" in value):
+        return [None]
+    raise UnmappedType(f"{stack.name}: cannot tell what {json.dumps(value)[:160]} resolves to")
+
+
+def attachable_policies(account_stacks_: list[Stack]) -> list[str]:
+    """The managed policies the account's roles attach (``ManagedPolicyArns``: AWS managed ones by ARN) and the
+    platform's own (:func:`owned`): the only policies the execution policy lets a stack attach to a role."""
+    arns = set(owned(account_stacks_, "policy"))
+    for s in account_stacks_:
+        for r in s.template.get("Resources", {}).values():
+            if r["Type"] == "AWS::IAM::Role":
+                for value in r.get("Properties", {}).get("ManagedPolicyArns", []):
+                    arns.update(v for v in possible_values(value, s) if v)
+    return sorted(arns)
+
+
 def owned_trails(account_stacks_: list[Stack]) -> list[str]:
     return sorted(
         f"arn:{s.partition}:cloudtrail:*:{s.account}:trail/"
@@ -442,6 +487,11 @@ def guardrails(account_stacks_: list[Stack]) -> list[dict[str, Any]]:
             condition={"StringNotEquals": {"iam:PermissionsBoundary": boundary}},
         ),
         _deny("KeepPlatformBoundary", ["iam:DeleteRolePermissionsBoundary"]),
+        _deny(
+            "AttachOnlyPlatformPolicies",
+            ["iam:AttachRolePolicy"],
+            condition={"ArnNotLike": {"iam:PolicyARN": attachable_policies(account_stacks_)}},
+        ),
         _deny("OnlyPlatformRoles", OWNED_ROLE_WRITES, not_resource=[*owned(account_stacks_, "role"), service_linked]),
         _deny("OnlyPlatformPolicies", OWNED_POLICY_WRITES, not_resource=owned(account_stacks_, "policy")),
         _deny("KeepBootstrapPolicies", OWNED_POLICY_WRITES, resource=bootstrap_policies),
