@@ -184,7 +184,8 @@ class WorkloadDeliveryStack(PlatformStack):
                     "codebuild:BatchGetProjects",
                     "codebuild:StartBuild",
                     "codebuild:BatchGetBuilds",
-                    "codebuild:StopBuild",  # a stuck build (tools/images/build.py)
+                    "codebuild:ListBuildsForProject",  # a retried step waits for the running build
+                    "codebuild:StopBuild",  # a stuck build
                 ],
                 resources=projects,
             )

@@ -628,12 +628,12 @@ def test_images_step_outlasts_the_builds_it_waits_for(delivery: DeliverySynth) -
         assert step["TimeoutInMinutes"] > longest, env
 
 
-def test_images_role_may_stop_a_stuck_build(delivery: DeliverySynth) -> None:
+def test_images_role_may_wait_for_or_stop_a_running_build(delivery: DeliverySynth) -> None:
     for env in delivery.environments:
         template = delivery.templates[f"{env}-delivery"]
         role_id, _ = _role_named(template, WORKLOAD_IMAGES_ROLE.format(env=env))
         actions = {a for s in _policy_statements(template, role_id) for a in json.dumps(s["Action"]).split('"')}
-        assert {"codebuild:StartBuild", "codebuild:StopBuild"} <= actions
+        assert {"codebuild:StartBuild", "codebuild:ListBuildsForProject", "codebuild:StopBuild"} <= actions
 
 
 @pytest.fixture
