@@ -21,7 +21,7 @@ TRAIN_PIP := $(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-versi
 # of the image's Python (the X.Y of mlflow_image/Dockerfile's python:X.Y-slim-bookworm base: 3.11, the Python the
 # README requires and Debian 12 ships), plus PostgreSQL server binaries from PyPI.
 MLFLOW_VENV := .mlflow-venv
-MLFLOW_PY := $(shell sed -n 's/^FROM python:\([0-9]*\.[0-9]*\)-.*/\1/p' mlflow_image/Dockerfile)
+MLFLOW_PY := $(shell sed -n 's/^FROM [a-z./]*python:\([0-9]*\.[0-9]*\)-.*/\1/p' mlflow_image/Dockerfile)
 MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	$(wildcard $(HOME)/.pyenv/versions/$(MLFLOW_PY).*/bin/python$(MLFLOW_PY)) /usr/local/bin/python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \

@@ -20,6 +20,7 @@ import aws_cdk as cdk  # noqa: E402  (the imports follow gc.disable() on purpose
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 from constructs import Construct  # noqa: E402
 
+from cdk_constructs.governance.permissions_boundary import apply_platform_boundary  # noqa: E402
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions  # noqa: E402
 from config import (  # noqa: E402
     DEFAULT_ENV,
@@ -144,12 +145,18 @@ def _delivery_stack(
     organization: OrganizationConfig,
     network: NetworkStack,
     storage: StorageStack,
+    account_wide: bool,
 ) -> cdk.Stack:
     """Add the environment's delivery stack, which Storage (whose post step builds the images) deploys after."""
     from stacks.delivery_stack import WorkloadDeliveryStack
 
     delivery = WorkloadDeliveryStack(
-        app, f"{config.stack_prefix}-Delivery", config=config, organization=organization, vpc_id=network.vpc.vpc_id
+        app,
+        f"{config.stack_prefix}-Delivery",
+        config=config,
+        organization=organization,
+        vpc_id=network.vpc.vpc_id,
+        account_wide=account_wide,
     )
     storage.add_stack_dependency(
         delivery, "the pipeline's image step (a post step of Storage) assumes the images role this stack creates"
@@ -158,13 +165,18 @@ def _delivery_stack(
 
 
 def build(
-    app: cdk.App | cdk.Stage, config: EnvironmentConfig, organization: OrganizationConfig | None = None
+    app: cdk.App | cdk.Stage,
+    config: EnvironmentConfig,
+    organization: OrganizationConfig | None = None,
+    *,
+    account_wide: bool = True,
 ) -> dict[str, cdk.Stack]:
     """Add every stack of ``config``'s environment to ``app`` (the app, or the pipeline's stage of the environment);
     returns them by short name. With ``organization`` (the delivery pipeline, config/organization/accounts.yaml) the
     environment also gets its ``<Env>-Delivery`` stack: OAM link, CloudTrail and flow logs to the log archive, alarm
     forwarding, and the role the pipeline's image step assumes (deployed before Storage, whose post step builds the
-    images)."""
+    images). ``account_wide`` (default True): this environment creates its account's OAM link and trail (False when
+    an earlier environment of the waves shares the account)."""
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))  # before the stacks: it visits them as added
     stacks = _foundation_stacks(app, config)
     network, storage, mlflow, compute = stacks["network"], stacks["storage"], stacks["mlflow"], stacks["compute"]
@@ -175,8 +187,15 @@ def build(
         )
     if organization is not None:
         stacks["delivery"] = _delivery_stack(
-            app, config=config, organization=organization, network=network, storage=storage
+            app,
+            config=config,
+            organization=organization,
+            network=network,
+            storage=storage,
+            account_wide=account_wide,
         )
+        # the pipeline's execution policy admits roles only with the platform's boundary (tools/execution_policy.py)
+        apply_platform_boundary(stacks.values(), account=config.account, region=config.region)
     # Confused-deputy conditions on every service role, once every construct exists (one walk of the tree; as an
     # aspect it would cost a call back into Python per construct at synth)
     ServiceTrustConditions().apply_to(app)
@@ -199,10 +218,17 @@ class PlatformStage(cdk.Stage):
     ``cdk synth -c env=<name>`` runs), in the environment's workload account. Attribute ``stacks``."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, config: EnvironmentConfig, organization: OrganizationConfig
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        organization: OrganizationConfig,
+        account_wide: bool = True,
     ) -> None:
+        """:param account_wide: default True; False where an earlier environment holds the account's link and trail."""
         super().__init__(scope, construct_id, env=cdk.Environment(account=config.account, region=config.region))
-        self.stacks = build(self, config, organization)
+        self.stacks = build(self, config, organization, account_wide=account_wide)
 
 
 class LoggingStage(cdk.Stage):
@@ -221,6 +247,7 @@ class LoggingStage(cdk.Stage):
         lg = organization.logging
         super().__init__(scope, construct_id, env=cdk.Environment(account=lg.account, region=lg.region))
         self.stack = LoggingStack(self, "Delivery-Logging", organization=organization, environments=environments)
+        apply_platform_boundary([self.stack], account=lg.account, region=lg.region)
 
 
 def build_delivery(
@@ -231,7 +258,7 @@ def build_delivery(
     from stacks.pipeline_stack import DeliveryPipelineStack
 
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
-    return DeliveryPipelineStack(
+    pipeline = DeliveryPipelineStack(
         app,
         "Delivery-Pipeline",
         organization=organization,
@@ -241,6 +268,10 @@ def build_delivery(
             scope, cid, organization=organization, environments=environments
         ),
     )
+    # self-mutation deploys this stack through the automation account's execution role: the same boundary
+    auto = organization.automation
+    apply_platform_boundary([pipeline], account=auto.account, region=auto.region)
+    return pipeline
 
 
 def main() -> None:

@@ -1,11 +1,15 @@
 """`<Env>-Delivery`: a workload account's half of multi-account delivery, built only when the pipeline deploys the
 environment (``app.build(..., organization=...)``); ``cdk synth -c env=<name>`` never builds it.
 
-- **OAM link** (``AWS::Oam::Link``) to the logging account's sink, sharing metrics, log groups and traces
-  (CloudWatch User Guide, "CloudWatch cross-account observability"; CloudFormation ``AWS::Oam::Link``). Created once
+- **OAM link** (``AWS::Oam::Link``) to the logging account's sink, sharing metrics and log groups (what the
+  platform emits; it emits no X-Ray traces, and sharing them would need ``xray:Link`` for nothing: CloudWatch User
+  Guide, "CloudWatch cross-account observability"; CloudFormation ``AWS::Oam::Link``). Created once
   ``logging.sink_arn`` is configured (the sink's ARN holds an ID only known after its first deploy).
 - **CloudTrail** (multi-region, log file validation) into the log archive bucket of the logging account, encrypted
   with its key (the trail's ``KMSKeyId`` takes the key's alias ARN: CloudTrail API reference, ``CreateTrail``).
+  The link and the trail are account-wide: where two environments share a workload account only the first of them
+  in the waves (``account_wide=True``) creates them, so the fixed trail name and the one link per sink never
+  collide.
 - **VPC flow logs** of the platform VPC into the same archive (``LogDestinationType: s3``), next to the existing
   CloudWatch Logs flow log that the Network stack keeps for in-account queries.
 - **Alarm forwarding**: an EventBridge rule sends this environment's alarm state changes to the central event bus.
@@ -59,12 +63,21 @@ from stacks._base import PlatformStack
 
 
 class WorkloadDeliveryStack(PlatformStack):
-    """Attributes: ``link`` (None until ``logging.sink_arn`` is set), ``trail``, ``flow_log``, ``alarm_rule``,
-    ``images_role``."""
+    """Attributes: ``link`` (None until ``logging.sink_arn`` is set, or not ``account_wide``), ``trail`` (None if not
+    ``account_wide``), ``flow_log``, ``alarm_rule``, ``images_role``."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, organization: OrganizationConfig, vpc_id: str, **kwargs: Any
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        organization: OrganizationConfig,
+        vpc_id: str,
+        account_wide: bool = True,
+        **kwargs: Any,
     ) -> None:
+        """:param account_wide: create the account's OAM link and trail (default True; False for an environment
+        whose workload account an earlier environment of the waves already holds)."""
         config = kwargs.pop("config")
         super().__init__(
             scope,
@@ -74,14 +87,16 @@ class WorkloadDeliveryStack(PlatformStack):
             f"forwarding, image-build role for the delivery pipeline",
             **kwargs,
         )
-        self._add_link(organization)
-        self._add_archive_logs(organization, vpc_id)
+        self.link = self.trail = None
+        if account_wide:
+            self._add_link(organization)
+            self._add_trail(organization)
+        self._add_flow_log(organization, vpc_id)
         self._add_alarm_forwarding(config, organization)
         self._add_images_role(config, organization)
 
     def _add_link(self, organization: OrganizationConfig) -> None:
         """The OAM link to the logging account's sink, once its ARN is configured."""
-        self.link = None
         if organization.logging.sink_arn:
             self.link = oam.CfnLink(
                 self,
@@ -91,8 +106,8 @@ class WorkloadDeliveryStack(PlatformStack):
                 label_template="$AccountName",
             )
 
-    def _add_archive_logs(self, organization: OrganizationConfig, vpc_id: str) -> None:
-        """CloudTrail and the VPC flow log into the logging account's archive bucket."""
+    def _add_trail(self, organization: OrganizationConfig) -> None:
+        """The account's CloudTrail trail into the logging account's archive bucket."""
         self.trail = cloudtrail.CfnTrail(
             self,
             "Trail",
@@ -105,6 +120,9 @@ class WorkloadDeliveryStack(PlatformStack):
             s3_key_prefix=ARCHIVE_CLOUDTRAIL_PREFIX,
             kms_key_id=archive_key_alias_arn(organization),
         )
+
+    def _add_flow_log(self, organization: OrganizationConfig, vpc_id: str) -> None:
+        """The environment's VPC flow log into the logging account's archive bucket."""
         self.flow_log = ec2.CfnFlowLog(
             self,
             "ArchiveFlowLog",
@@ -162,7 +180,13 @@ class WorkloadDeliveryStack(PlatformStack):
         ]
         self.images_role.add_to_policy(
             iam.PolicyStatement(
-                actions=["codebuild:BatchGetProjects", "codebuild:StartBuild", "codebuild:BatchGetBuilds"],
+                actions=[
+                    "codebuild:BatchGetProjects",
+                    "codebuild:StartBuild",
+                    "codebuild:BatchGetBuilds",
+                    "codebuild:ListBuildsForProject",  # a retried step waits for the running build
+                    "codebuild:StopBuild",  # a stuck build
+                ],
                 resources=projects,
             )
         )

@@ -1,11 +1,12 @@
 """`Delivery-Logging`: the central logging account's half of multi-account delivery (config/accounts.py).
 
 - **CloudWatch cross-account observability sink** (``AWS::Oam::Sink``). Its policy lets exactly the workload accounts
-  of the pipeline's waves create or update a link, and only for metrics, log groups and traces: the policy form of the
-  CloudWatch User Guide, "Link monitoring accounts with source accounts" (principal the source accounts, actions
-  ``oam:CreateLink``/``oam:UpdateLink``, condition ``ForAllValues:StringEquals`` on ``oam:ResourceTypes``), see also
-  the CloudFormation reference of ``AWS::Oam::Sink`` (``Policy``) and ``AWS::Oam::Link`` (``ResourceTypes``:
-  ``AWS::CloudWatch::Metric``, ``AWS::Logs::LogGroup``, ``AWS::XRay::Trace``).
+  of the pipeline's waves create or update a link, and only for ``OAM_RESOURCE_TYPES`` (metrics and log groups): the
+  policy form of the CloudWatch User Guide, "Link monitoring accounts with source accounts" (principal the source
+  accounts, actions ``oam:CreateLink``/``oam:UpdateLink``, condition ``ForAllValues:StringEquals`` on
+  ``oam:ResourceTypes``), see also the CloudFormation reference of ``AWS::Oam::Sink`` (``Policy``) and
+  ``AWS::Oam::Link`` (``ResourceTypes``: ``AWS::CloudWatch::Metric``, ``AWS::Logs::LogGroup``, ``AWS::XRay::Trace``,
+  ...).
 - **One cross-environment dashboard** (``llmft-organization``): in a monitoring account a metric may name the source
   account it comes from (``accountId`` in the dashboard body, ``account`` of ``cw.Metric``), so one dashboard shows
   every environment's cluster and GPUs.
@@ -65,6 +66,7 @@ from cdk_constructs.delivery import (
     OAM_RESOURCE_TYPES,
     TRAIL_NAME,
     archive_bucket_name,
+    bootstrap_role_arn,
 )
 from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, metric, search_expression
 from config import EnvironmentConfig
@@ -229,6 +231,22 @@ class LoggingStack(cdk.Stack):
                 actions=["kms:DescribeKey"],
                 resources=["*"],
                 conditions={"StringEquals": {"aws:SourceAccount": accounts}},
+            )
+        )
+        # "If you use an existing S3 bucket with an S3 Bucket Key, kms:Decrypt permission is required to create or
+        # update a trail with SSE-KMS encryption enabled" (CloudTrail User Guide, "Configure AWS KMS key policies for
+        # CloudTrail"): the caller is the workload account's CloudFormation execution role (CDK bootstrap).
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="TrailWritersDecrypt",
+                principals=[iam.AccountPrincipal(a) for a in accounts],
+                actions=["kms:Decrypt"],
+                resources=["*"],
+                conditions={
+                    "ArnEquals": {
+                        "aws:PrincipalArn": [bootstrap_role_arn("cfn-exec", a, self.region) for a in accounts]
+                    }
+                },
             )
         )
         self.key.add_to_resource_policy(

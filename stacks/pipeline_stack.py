@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import aws_cdk as cdk
@@ -56,6 +56,7 @@ from constructs import Construct, IValidation
 from cdk_constructs.delivery import IMAGES_ROLE, PREDEPLOY_ROLE, WORKLOAD_IMAGES_ROLE, bootstrap_role_arn, partition_of
 from cdk_constructs.governance.compliance import ignore_cfn_lint
 from cdk_constructs.governance.trust_conditions import ServiceTrustConditions, exempt_from_trust_conditions
+from cdk_constructs.storage.image_build import ImageBuildProject
 from config import EnvironmentConfig
 from config.accounts import OrganizationConfig, approval_before
 
@@ -151,6 +152,29 @@ class _PipelineWildcards:
                             Acknowledgment(id=f"AwsSolutions::AwsSolutions-IAM5[{finding}]", reason=reason)
                         )
         return []
+
+
+IMAGES_STEP_MARGIN = cdk.Duration.minutes(30)
+"""What the image step needs beyond the longest build: installing the app (``make install-synth``), polling."""
+
+
+def images_step_timeout(builds: Iterable[ImageBuildProject]) -> cdk.Duration:
+    """The image step waits for every build it starts (``make images``): its limit is the longest a build may queue
+    and run (the projects' own ``QueuedTimeoutInMinutes`` + ``TimeoutInMinutes``) plus :data:`IMAGES_STEP_MARGIN`;
+    the builds run side by side. ``pipelines.CodeBuildStep`` would otherwise stop it after its default hour."""
+    longest = max(b.queued_timeout.to_minutes() + b.timeout.to_minutes() for b in builds)
+    return cdk.Duration.minutes(longest + IMAGES_STEP_MARGIN.to_minutes())
+
+
+def account_wide_environments(
+    organization: OrganizationConfig, environments: Mapping[str, EnvironmentConfig]
+) -> set[str]:
+    """The first environment of the waves in each workload account: it holds the account's OAM link and trail
+    (stacks/delivery_stack.py), which exist once per account."""
+    first: dict[str, str] = {}
+    for name in organization.environment_names:
+        first.setdefault(environments[name].account, name)
+    return set(first.values())
 
 
 def connection_service(connection_arn: str) -> str:
@@ -270,7 +294,13 @@ class DeliveryPipelineStack(cdk.Stack):
                 self.approvals.append(wave_config.name)
             for name in wave_config.environments:
                 config = environments[name]
-                stage = stage_factory(self, config.stack_prefix, config=config, organization=organization)
+                stage = stage_factory(
+                    self,
+                    config.stack_prefix,
+                    config=config,
+                    organization=organization,
+                    account_wide=name in account_wide_environments(organization, environments),
+                )
                 self.stages[name] = stage
                 lookup = bootstrap_role_arn("lookup", config.account, config.region)
                 workload_images = (
@@ -290,14 +320,15 @@ class DeliveryPipelineStack(cdk.Stack):
                         f"AWS_PROFILE=workload .venv/bin/python -m tools.predeploy --env {name}",
                     ],
                 )
+                storage = stage.stacks["storage"]
                 images = pipelines.CodeBuildStep(
                     f"Images-{name}",
                     input=source,
                     role=images_role,
                     build_environment=build_env,
                     commands=[*profile_commands(workload_images), f"AWS_PROFILE=workload make images ENV={name}"],
+                    timeout=images_step_timeout(storage.image_builds.values()),
                 )
-                storage = stage.stacks["storage"]
                 wave.add_stage(stage, pre=[predeploy], stack_steps=[pipelines.StackSteps(stack=storage, post=[images])])
 
     def _log_artifact_access(self) -> None:

@@ -406,13 +406,64 @@ def test_oam_sink_admits_exactly_the_workload_accounts(delivery: DeliverySynth) 
     assert statement["Condition"] == {"ForAllValues:StringEquals": {"oam:ResourceTypes": list(OAM_RESOURCE_TYPES)}}
 
 
-def test_each_workload_account_links_metrics_logs_and_traces(delivery: DeliverySynth) -> None:
+def test_each_workload_account_links_what_the_platform_emits(delivery: DeliverySynth) -> None:
+    """Metrics and log groups; no X-Ray traces (nothing of the platform sends any, and sharing them needs xray:Link:
+    the registry schema of AWS::Oam::Link)."""
+    assert "AWS::XRay::Trace" not in OAM_RESOURCE_TYPES
     for env in delivery.environments:
         _, link = one_of_type(delivery.templates[f"{env}-delivery"]["Resources"], "AWS::Oam::Link")
-        assert sorted(link["Properties"]["ResourceTypes"]) == sorted(
-            ["AWS::CloudWatch::Metric", "AWS::Logs::LogGroup", "AWS::XRay::Trace"]
-        )
+        assert sorted(link["Properties"]["ResourceTypes"]) == sorted(OAM_RESOURCE_TYPES)
         assert link["Properties"]["SinkIdentifier"] == delivery.organization.logging.sink_arn
+
+
+def _physical_names(template: dict[str, Any]) -> list[tuple[str, str]]:
+    """(type, name) of every resource whose name property (``<Kind>Name`` of type ``AWS::<ns>::<Kind>``, or
+    ``Name``) is a literal."""
+    names = []
+    for r in template["Resources"].values():
+        if r["Type"] == "AWS::IAM::Policy":
+            continue  # an inline policy's name is its role's, not the account's
+        kind = r["Type"].split("::")[-1]
+        for prop in (f"{kind}Name", "Name"):
+            value = r.get("Properties", {}).get(prop)
+            if isinstance(value, str):
+                names.append((r["Type"], value))
+    return names
+
+
+def test_two_environments_in_one_account_do_not_collide() -> None:
+    """The config check lets two (non-production) environments share a workload account; the account-wide
+    resources (the trail of fixed name, the one OAM link an account may have to a sink) are then created by the first
+    of them in the waves only, and every other name is the environment's own."""
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from stacks.delivery_stack import WorkloadDeliveryStack
+    from stacks.pipeline_stack import account_wide_environments
+
+    environments = _environments()
+    first, second = ENVIRONMENTS[:2]
+    shared = {first: environments[first], second: moved_config(second, environments[first].account)}
+    org = parse_organization(delivery_organization({"allow_shared_production_account": True}), shared)
+    assert account_wide_environments(org, shared) == {first}
+    app = cdk.App()
+    stacks = []
+    for name, config in shared.items():
+        stacks.append(
+            WorkloadDeliveryStack(
+                app,
+                f"{config.stack_prefix}-Delivery",
+                config=config,
+                organization=org,
+                vpc_id="vpc-0123456789abcdef0",
+                account_wide=name in account_wide_environments(org, shared),
+            )
+        )
+    templates = [Template.from_stack(stack).to_json() for stack in stacks]
+    names = [n for t in templates for n in _physical_names(t)]
+    assert len(names) == len(set(names)), f"names used twice in account {shared[first].account}: {sorted(names)}"
+    kinds = [r["Type"] for t in templates for r in t["Resources"].values()]
+    assert kinds.count("AWS::CloudTrail::Trail") == 1 and kinds.count("AWS::Oam::Link") == 1
 
 
 def test_no_link_before_the_sink_arn_is_configured() -> None:
@@ -471,6 +522,22 @@ def test_trail_and_flow_logs_reach_the_archive(delivery: DeliverySynth) -> None:
     for statement in writes:
         prefixed = {re.search(r"/AWSLogs/([0-9]{12})/", json.dumps(r)).group(1) for r in statement["Resource"]}
         assert prefixed == workload
+
+
+def test_trail_creators_may_decrypt_with_the_archive_key(delivery: DeliverySynth) -> None:
+    """The archive bucket has an S3 Bucket Key, so creating or updating a trail into it needs kms:Decrypt of the
+    creator (CloudTrail User Guide, "Configure AWS KMS key policies for CloudTrail"): the workload accounts' CDK
+    execution roles, and no one else."""
+    keys = _resources(delivery.templates["logging"], "AWS::KMS::Key").values()
+    statements = [
+        s for k in keys for s in k["Properties"]["KeyPolicy"]["Statement"] if s.get("Sid") == "TrailWritersDecrypt"
+    ]
+    (statement,) = statements
+    assert statement["Action"] == "kms:Decrypt"
+    envs = delivery.environments.values()
+    assert sorted(statement["Condition"]["ArnEquals"]["aws:PrincipalArn"]) == sorted(
+        bootstrap_role_arn("cfn-exec", c.account, c.region) for c in envs
+    )
 
 
 def test_alarms_of_every_environment_reach_one_topic(delivery: DeliverySynth) -> None:
@@ -540,26 +607,33 @@ def test_cost_counts_what_each_account_adds(delivery: DeliverySynth, capsys: pyt
     assert "Delivery-Logging" in stacks  # its keys and dashboard are priced
 
 
-def test_execution_policy_covers_each_workload_account_and_no_more(delivery: DeliverySynth) -> None:
-    """The bootstrap's --cloudformation-execution-policies document: the services of the account's stacks only (not
-    AdministratorAccess), and no IAM users or access keys."""
-    from tools.execution_policy import LONG_LIVED_CREDENTIALS, SERVICE_PREFIX, policy, resource_types
+def test_images_step_outlasts_the_builds_it_waits_for(delivery: DeliverySynth) -> None:
+    """The image step waits for every build `make images` starts: its CodeBuild timeout is at least the longest a
+    build of that environment may queue and run (the image projects' own limits, read from the Storage template)."""
+    from tools.execution_policy import stacks
 
-    for config in delivery.environments.values():
-        types = resource_types(delivery.outdir, config.account)
-        assert "AWS::EKS::Cluster" in types or "Custom::AWSCDK-EKS-Cluster" in types
-        document = policy(types)
-        allow, deny = document["Statement"]
-        granted = {a.split(":")[0] for a in allow["Action"]}
-        assert "*" not in allow["Action"] and all(a.endswith(":*") for a in allow["Action"])
-        used = {
-            SERVICE_PREFIX[t.split("::")[1]]
-            for t in types
-            if t.startswith("AWS::") and t.split("::")[1] in SERVICE_PREFIX and t not in ("AWS::CDK::Metadata",)
-        }
-        assert used - {"cloudformation"} <= granted <= used | {"lambda"}
-        assert set(LONG_LIVED_CREDENTIALS) <= set(deny["Action"]) and deny["Effect"] == "Deny"
-        assert len(json.dumps(document, separators=(",", ":"))) <= 6144  # IAM managed policy size limit
+    by_name = {s.name: s.template for s in stacks(delivery.outdir)}
+    for env, config in delivery.environments.items():
+        storage = by_name[f"{config.stack_prefix}-Storage"]
+        builds = [
+            r["Properties"]
+            for r in storage["Resources"].values()
+            if r["Type"] == "AWS::CodeBuild::Project" and "IMAGE_TAG" in json.dumps(r["Properties"]["Environment"])
+        ]
+        assert builds, env
+        longest = max(b.get("QueuedTimeoutInMinutes", 480) + b.get("TimeoutInMinutes", 60) for b in builds)
+        actions = {a["Name"]: a for a in _stage(delivery, config.stack_prefix)}
+        project = actions[f"Storage.Images-{env}"]["Configuration"]["ProjectName"]["Ref"]
+        step = delivery.templates["pipeline"]["Resources"][project]["Properties"]
+        assert step["TimeoutInMinutes"] > longest, env
+
+
+def test_images_role_may_wait_for_or_stop_a_running_build(delivery: DeliverySynth) -> None:
+    for env in delivery.environments:
+        template = delivery.templates[f"{env}-delivery"]
+        role_id, _ = _role_named(template, WORKLOAD_IMAGES_ROLE.format(env=env))
+        actions = {a for s in _policy_statements(template, role_id) for a in json.dumps(s["Action"]).split('"')}
+        assert {"codebuild:StartBuild", "codebuild:ListBuildsForProject", "codebuild:StopBuild"} <= actions
 
 
 @pytest.fixture
@@ -583,3 +657,36 @@ def _masked(value: Any) -> Any:
 def test_delivery_snapshots(delivery: DeliverySynth, snapshot_json) -> None:
     for name, template in sorted(delivery.templates.items()):
         assert _masked(mask(template)) == snapshot_json(name=f"delivery-{name}"), f"{name} changed"
+
+
+# ---- update path ------------------------------------------------------------------------------------------------
+
+
+def test_attached_managed_policy_is_changed_in_place() -> None:
+    """Permission sets attach the presigned-URL policy by name, and a change of a create-only property of
+    AWS::IAM::ManagedPolicy (the registry schema's createOnlyProperties, cfn-lint's bundled copy) replaces it under a
+    new generated name, leaving the old policy attached and its deletion failing. Its create-only properties stay
+    those it was first deployed with (commit 96bfcd6: its Description, Path /, no ManagedPolicyName); its statements
+    change in place."""
+    import types
+
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from cdk_constructs.studio.studio_user_profile import presigned_url_policy
+    from tools.execution_policy import SCHEMAS, _provider
+
+    schema = json.loads(
+        (SCHEMAS / "resources" / f"{_provider('us-east-1')['AWS::IAM::ManagedPolicy']}.json").read_text()
+    )
+    create_only = {p.removeprefix("/properties/") for p in schema["createOnlyProperties"]}
+    assert create_only == {"ManagedPolicyName", "Description", "Path"}
+    stack = cdk.Stack(cdk.App(), "Probe", env=cdk.Environment(account="123456789012", region="us-east-1"))
+    presigned_url_policy(stack, "P", domain=types.SimpleNamespace(domain_id="d-abc"), sign_ins={"alice": "alice"})
+    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::ManagedPolicy").values()
+    deployed = {
+        "Description": "Open only one's own SageMaker Studio profile (tag studio-user-profile = principal tag "
+        "studio-user-profile)",
+        "Path": "/",
+    }
+    assert {k: v for k, v in policy["Properties"].items() if k in create_only} == deployed

@@ -202,6 +202,16 @@ def test_make_images_starts_missing_builds_and_skips_existing_tags() -> None:
         )
         er.add_client_error("describe_images", "ImageNotFoundException")
         cb.add_response(
+            "list_builds_for_project",
+            {"ids": ["llmft-dev-image-verl-sglang:0"]},
+            {"projectName": build_project_name(CFG, "verl-sglang"), "sortOrder": "DESCENDING"},
+        )
+        cb.add_response(  # the previous build has finished: start one
+            "batch_get_builds",
+            {"builds": [{"id": "llmft-dev-image-verl-sglang:0", "buildStatus": "FAILED"}]},
+            {"ids": ["llmft-dev-image-verl-sglang:0"]},
+        )
+        cb.add_response(
             "start_build",
             {"build": {"id": "llmft-dev-image-verl-sglang:1", "buildStatus": "IN_PROGRESS"}},
             {"projectName": build_project_name(CFG, "verl-sglang")},
@@ -256,3 +266,28 @@ def test_make_images_refuses_a_project_that_builds_another_checkout(deployed: st
         )
         (outcome,) = images_build.start(CFG, ["sft"], codebuild=codebuild, ecr=ecr, log=lambda s: None)
     assert outcome.status == expected and "make deploy ENV=dev" in outcome.detail
+
+
+def test_make_images_waits_for_a_running_build_instead_of_starting_one() -> None:
+    """A retried pipeline step finds its first build still running: the project admits one build at a time
+    (ConcurrentBuildLimit 1), so it waits for that build instead of failing to start another."""
+    codebuild, ecr = clients()
+    project = build_project_name(CFG, "verl-sglang")
+    with Stubber(codebuild) as cb, Stubber(ecr) as er:
+        cb.add_response("batch_get_projects", _project("verl-sglang", image_tag("verl-sglang")), {"names": [project]})
+        er.add_client_error("describe_images", "ImageNotFoundException")
+        cb.add_response(
+            "list_builds_for_project",
+            {"ids": [f"{project}:7", f"{project}:6"]},
+            {"projectName": project, "sortOrder": "DESCENDING"},
+        )
+        cb.add_response(
+            "batch_get_builds",
+            {"builds": [{"id": f"{project}:7", "buildStatus": "IN_PROGRESS"}]},
+            {"ids": [f"{project}:7"]},
+        )
+        lines: list[str] = []
+        (outcome,) = images_build.start(CFG, ["verl-sglang"], codebuild=codebuild, ecr=ecr, log=lines.append)
+        cb.assert_no_pending_responses()
+    assert outcome.build_id == f"{project}:7" and outcome.status == "IN_PROGRESS"
+    assert lines == [f"verl-sglang: waiting for the running {project}:7"]

@@ -351,8 +351,12 @@ def _make_database() -> dict[str, list[str]]:
 def test_image_python_is_the_readme_python_and_the_mlflow_venv_python() -> None:
     """The e2e test runs the entry point with the image's pins on the image's Python; that Python must be the one the
     README asks for (a plain Debian 12 machine's), and the Makefile takes it from the Dockerfile."""
-    base = re.search(r"^FROM python:(\d+\.\d+)-slim-bookworm$", (IMAGE / "Dockerfile").read_text(), re.M)
-    assert base, "the MLflow image starts from python:X.Y-slim-bookworm"
+    base = re.search(
+        r"^FROM public\.ecr\.aws/docker/library/python:(\d+\.\d+)-slim-bookworm$",
+        (IMAGE / "Dockerfile").read_text(),
+        re.M,
+    )
+    assert base, "the MLflow image starts from ECR Public's python:X.Y-slim-bookworm (no Docker Hub pull in CodeBuild)"
     required = re.search(r"Requirements: Python (\d+\.\d+)\b", (ROOT / "README.md").read_text()).group(1)
     assert base.group(1) == required
     assert f"for CPython {required} on" in (IMAGE / "constraints.txt").read_text().splitlines()[0]

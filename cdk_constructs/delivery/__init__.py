@@ -20,8 +20,10 @@ PREDEPLOY_ROLE = "llmft-delivery-predeploy"
 """Role of the pipeline's pre-deploy check steps (automation account); assumes the CDK lookup role (read only)."""
 WORKLOAD_IMAGES_ROLE = "llmft-{env}-delivery-images"
 """Role in a workload account that starts that environment's image builds; trusted by :data:`IMAGES_ROLE` only."""
-OAM_RESOURCE_TYPES = ("AWS::CloudWatch::Metric", "AWS::Logs::LogGroup", "AWS::XRay::Trace")
-"""What every workload account shares with the logging account (CloudWatch cross-account observability)."""
+OAM_RESOURCE_TYPES = ("AWS::CloudWatch::Metric", "AWS::Logs::LogGroup")
+"""What every workload account shares with the logging account (CloudWatch cross-account observability): what the
+platform emits. No ``AWS::XRay::Trace``: nothing of the platform sends traces, and a link sharing them needs
+``xray:Link`` (registry schema of ``AWS::Oam::Link``, handlers.create.permissions)."""
 CDK_QUALIFIER = "hnb659fds"
 """The CDK bootstrap's default qualifier: the bootstrap roles are ``cdk-<qualifier>-<kind>-role-<account>-<region>``."""
 
@@ -52,3 +54,12 @@ def bootstrap_role_arn(kind: str, account: str, region: str) -> str:
     """ARN of a CDK bootstrap role (``deploy``, ``lookup``, ``file-publishing``, ``image-publishing``,
     ``cfn-exec``) of ``account``/``region`` (the bootstrap template's default names)."""
     return f"arn:{partition_of(region)}:iam::{account}:role/cdk-{CDK_QUALIFIER}-{kind}-role-{account}-{region}"
+
+
+PERMISSIONS_BOUNDARY = "llmft-platform-boundary"
+"""Managed policy (created with the bootstrap, tools/execution_policy.py --boundary) that every IAM role of the
+pipeline's stacks carries as its permissions boundary; the execution policy allows role writes only with it."""
+EXECUTION_POLICY = "LlmftCdkExecution"
+"""Name prefix of the execution policies given to ``cdk bootstrap --cloudformation-execution-policies``
+(``LlmftCdkExecution-1`` ...: tools/execution_policy.py writes one document per managed policy); the default of
+``cloudformation_execution_policy`` in config/organization/accounts.yaml."""

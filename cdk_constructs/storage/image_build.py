@@ -30,6 +30,8 @@ from cdk_constructs.governance.nag_findings import acknowledge
 # (CodeBuild API reference, ProjectEnvironment.computeType; on-demand environment types in the user guide). The
 # ~20-40 GB CUDA images need the disk (base layers + build stages + export), flash-attn's nvcc jobs the memory.
 DEFAULT_COMPUTE_TYPE = codebuild.ComputeType.X2_LARGE
+QUEUED_TIMEOUT = Duration.hours(1)
+"""How long a build may wait for capacity before CodeBuild gives up on it (``QueuedTimeoutInMinutes``)."""
 # (vCPUs, GiB of memory) of the on-demand EC2 compute types, as the CodeBuild API reference documents them
 # (ProjectEnvironment.computeType: "BUILD_GENERAL1_2XLARGE: Use up to 144 GiB memory, 72 vCPUs, ..."). The image
 # builds size their parallel compiler jobs from it (flash-attn's MAX_JOBS: tests/test_images.py).
@@ -93,7 +95,8 @@ class ImageBuildProject(Construct):
     :param timeout: default 4 hours (flash-attn compiles for most of an hour).
     :param expected_build_minutes: a clean build's typical duration, tagged on the project for ``make cost``.
 
-    Attributes: ``project`` (codebuild.Project), ``role``, ``log_group``, ``image_uri``.
+    Attributes: ``project`` (codebuild.Project), ``role``, ``log_group``, ``image_uri``, ``timeout`` and
+    ``queued_timeout`` (the project's limits, which the delivery pipeline's image step waits out).
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class ImageBuildProject(Construct):
         expected_build_minutes: int | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.timeout, self.queued_timeout = timeout, QUEUED_TIMEOUT
         self.image_uri = repository.repository_uri_for_tag(image_tag)
         # Kept on delete/replacement (build history for audits), removed if the create that made it rolls back.
         self.log_group = logs.LogGroup(
@@ -258,7 +262,7 @@ class ImageBuildProject(Construct):
             ),
             encryption_key=encryption_key,
             timeout=timeout,
-            queued_timeout=Duration.hours(1),
+            queued_timeout=QUEUED_TIMEOUT,
             concurrent_build_limit=1,
             logging=codebuild.LoggingOptions(cloud_watch=codebuild.CloudWatchLoggingOptions(log_group=self.log_group)),
         )

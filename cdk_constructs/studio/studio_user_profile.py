@@ -42,6 +42,11 @@ PROFILE_TAG = "studio-user-profile"
 attribute or IAM role tag) for :func:`presigned_url_policy`."""
 
 
+PRESIGNED_URL_POLICY_DESCRIPTION = (
+    f"Open only one's own SageMaker Studio profile (tag {PROFILE_TAG} = principal tag {PROFILE_TAG})"
+)
+"""Fixed for the policy's lifetime (a new description replaces the policy: :func:`presigned_url_policy`)."""
+
 IDENTITY_CENTER_ROLES = "role/aws-reserved/sso.amazonaws.com/*"
 """The IAM path of the roles IAM Identity Center creates for permission sets (IAM Identity Center User Guide
 "Referencing permission sets in resource policies": ``arn:aws:iam::<account>:role/aws-reserved/sso.amazonaws.com/...``).
@@ -88,12 +93,15 @@ def presigned_url_policy(
                 resources=["*"],
             )
         )
+    # The description is the one the policy was first created with: Description is create-only on
+    # AWS::IAM::ManagedPolicy (CloudFormation reference, "Update requires: Replacement"), and a replacement gets a new
+    # generated name, while permission sets attach customer managed policies by name: the old policy would stay
+    # attached and fail to delete. The statements (what the description once summarised) change in place.
     return iam.ManagedPolicy(
         scope,
         construct_id,
         statements=statements,
-        description="Open only one's own SageMaker Studio profile (Identity Center user name "
-        "= the profile's sign-in name)",
+        description=PRESIGNED_URL_POLICY_DESCRIPTION,
     )
 
 

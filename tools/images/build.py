@@ -4,7 +4,8 @@
 
 Needs AWS credentials for the environment's account (nothing else does). For each image it checks that the
 deployed CodeBuild project builds the tag this checkout computes (else the deployed stack is older or newer than
-the checkout: `make deploy` first), skips an image whose tag is already in ECR (tags are immutable), starts the
+the checkout: `make deploy` first), skips an image whose tag is already in ECR (tags are immutable), waits for a
+build of the project that is still running (a retried pipeline step; the projects run one build at a time), starts the
 others and, unless ``--no-wait``, polls until every build has finished, printing each phase change.
 """
 
@@ -46,6 +47,15 @@ def _tag_exists(ecr, repository: str, tag: str) -> bool:
         return False
 
 
+def _running_build(codebuild, project: str) -> str | None:
+    """The ID of the project's newest build if it is still running."""
+    ids = codebuild.list_builds_for_project(projectName=project, sortOrder="DESCENDING").get("ids", [])[:1]
+    if not ids:
+        return None
+    (build,) = codebuild.batch_get_builds(ids=ids)["builds"]
+    return build["id"] if build["buildStatus"] == "IN_PROGRESS" else None
+
+
 def start(
     config: EnvironmentConfig, images: Sequence[str], *, codebuild, ecr, log: Callable[[str], None] = print
 ) -> list[Outcome]:
@@ -73,6 +83,11 @@ def start(
             )
         elif _tag_exists(ecr, repository_name(config, name), tag):
             outcomes.append(Outcome(name, "UP_TO_DATE", image_uri(config, name)))
+        elif running := _running_build(codebuild, project):
+            # a retried step finds the build it started still running: the project admits one build at a time
+            # (ConcurrentBuildLimit 1) and builds the same tag, so wait for that one instead of starting another
+            outcomes.append(Outcome(name, "IN_PROGRESS", image_uri(config, name), running))
+            log(f"{name}: waiting for the running {running}")
         else:
             build = codebuild.start_build(projectName=project)["build"]
             outcomes.append(
