@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 import cdk8s
 from cdk8s_plus_28 import k8s
 from constructs import Construct
+from llm_platform.preemption import MIN_GRACE_SECONDS
 
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
@@ -292,6 +293,8 @@ class PodSettings:
     args: Sequence[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     ports: Sequence[tuple[str, int]] = ()
+    # terminationGracePeriodSeconds: a training pod's is sized from its checkpoint (llm_platform.preemption)
+    grace_seconds: int = MIN_GRACE_SECONDS
 
 
 def job_pod_template(
@@ -350,7 +353,7 @@ def job_pod_template(
             containers=[container],
             volumes=volumes,
             restart_policy=restart_policy,
-            termination_grace_period_seconds=120,
+            termination_grace_period_seconds=settings.grace_seconds,
         ),
     )
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from cdk8s import ApiObjectMetadata
 from cdk8s_plus_28 import k8s
 from constructs import Construct
+from llm_platform.preemption import MIN_GRACE_SECONDS
 
 from config.kubernetes import TeamConfig
 from k8s_charts.imports.pytorchjob.org import kubeflow as kf
@@ -35,6 +36,13 @@ AUTO_RESUME_RETRIES = "sagemaker.amazonaws.com/job-max-retry-count"
 CLEAN_POD_POLICY = "Running"
 
 
+# torchrun (PID 1 of a worker pod) forwards SIGTERM to its workers and waits TORCH_ELASTIC_SHUTDOWN_TIMEOUT seconds
+# (default 30) before it kills them (torch 2.13 torch/distributed/launcher/api.py LaunchConfig.shutdown_timeout): the
+# platform gives them the pod's grace period less the agent's own exit, so a checkpoint started on SIGTERM finishes.
+SHUTDOWN_TIMEOUT_ENV = "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"
+AGENT_EXIT_SECONDS = 15
+
+
 class ElasticPyTorchJob(Construct):
     """A PyTorchJob that runs ``torchrun`` elastically (c10d rendezvous) on ``min_nodes``-``max_nodes`` pods,
     one per GPU node, ``procs_per_node`` processes each.
@@ -57,6 +65,9 @@ class ElasticPyTorchJob(Construct):
         backoff_limit: pod failures before the job fails (default 10); auto_resume_retries: HyperPod job
             restarts after node failures (production tier; default 3).
         zone: availability zone for every pod (default the HyperPod AZ, where FSx and EFA pools are).
+        grace_seconds: the pods' terminationGracePeriodSeconds (default the platform's minimum, 120): time to save
+            a checkpoint after SIGTERM (llm_platform.preemption.grace_seconds sizes it from the checkpoint); torchrun
+            waits that long, less :data:`AGENT_EXIT_SECONDS`, for its workers (TORCH_ELASTIC_SHUTDOWN_TIMEOUT).
     """
 
     def __init__(
@@ -87,6 +98,7 @@ class ElasticPyTorchJob(Construct):
         memory_gib: int | None = None,
         shm_gib: int | None = None,
         node_kinds: Sequence[NodeKind] | None = None,
+        grace_seconds: int = MIN_GRACE_SECONDS,
     ) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
@@ -120,8 +132,9 @@ class ElasticPyTorchJob(Construct):
                 image=image_ref(values, image),
                 command=["torchrun"],
                 args=[*entrypoint, *args],
-                env=dict(env or {}),
+                env={**(env or {}), SHUTDOWN_TIMEOUT_ENV: str(grace_seconds - AGENT_EXIT_SECONDS)},
                 ports=[("c10d", C10D_PORT)],
+                grace_seconds=grace_seconds,
             ),
         )
         typed = self._typed_job(

@@ -400,7 +400,33 @@ def resolve(
     step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance)
     if problems:
         raise StepProblems(problems)
-    return Resolution(step=step, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node, **common)
+    return Resolution(
+        step=step,
+        kinds=kinds,
+        allowed=allowed,
+        instance_type=instance,
+        gpus_per_node=per_node,
+        grace_seconds=grace_for(spec, step, config),
+        **common,
+    )
+
+
+def grace_for(spec: JobSpec, step: dict[str, Any], config: EnvironmentConfig) -> int:
+    """The training pods' grace period after SIGTERM (issue 44): the checkpoint the step writes then (a LoRA adapter
+    in fp32 and its two AdamW moments, 12 bytes per adapter parameter, from the memory model's shape of the model)
+    at the file system's throughput (storage.fsx: MiB/s per TiB x TiB), by llm_platform.preemption.grace_seconds;
+    the platform's minimum where the step writes no such checkpoint or the shape is unknown."""
+    from llm_platform import memory, preemption
+
+    if job_type(spec.type).step != "sft":
+        return preemption.MIN_GRACE_SECONDS
+    dims = memory.dims_of_model(str(step.get("model_id", "")))
+    if dims is None:
+        return preemption.MIN_GRACE_SECONDS
+    lora_r = int(step.get("lora_r", 8))
+    fsx = config.storage.fsx
+    write_mb_s = fsx.throughput_mib_per_tib * fsx.storage_capacity_gib / 1024 * 1.048576
+    return preemption.grace_seconds(12 * dims.lora_params(lora_r), write_mb_s=write_mb_s)
 
 
 def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: EnvironmentConfig) -> None:
@@ -488,6 +514,7 @@ def _add_gpu_job(
                 gpus_per_node=r.gpus_per_node if single else gpus_per_node(spec),
                 cpu=spec.cpu,
                 memory_gib=spec.memory_gib,
+                grace_seconds=r.grace_seconds,
                 **extra,
                 **common,
             )

@@ -27,3 +27,4 @@ class Resolution:
     gpus_per_node: int = 0
     ray_version: str | None = None
     tp: int = 0  # serve: GPUs of one engine (serve.tensor_parallel)
+    grace_seconds: int = 120  # the pods' terminationGracePeriodSeconds (llmft.build.grace_for)
