@@ -46,6 +46,9 @@ from config import EnvironmentConfig
 from ._base import PlatformStack
 
 ADMIN_USERNAME = "admin"
+EVALUATOR_USERNAME = "platform-evaluator"
+"""The platform's evaluator (mlflow_image/registry_gate.py): the only user besides admins that records evaluation
+verdicts, the alias ``evaluated`` and a version's ``llmft.model_dir``; its secret is the platform's, no team pod's."""
 
 
 @runtime_checkable
@@ -188,6 +191,18 @@ class MlflowStack(PlatformStack):
             if basic_auth
             else {}
         )
+        self.evaluator_credentials: GeneratedCredential | None = (
+            GeneratedCredential(
+                self,
+                "EvaluatorCredentials",
+                encryption_key=self.secrets_key,
+                username=EVALUATOR_USERNAME,
+                description=f"MLflow {config.name}: the platform's evaluator (production gate; platform jobs only)",
+                rotation_reason=no_rotation,
+            )
+            if basic_auth
+            else None
+        )
         self.flask_secret_key = GeneratedCredential(
             self,
             "FlaskSecretKey",
@@ -260,6 +275,7 @@ class MlflowStack(PlatformStack):
             encryption_key=encryption_key,
             admin_secret=self.admin_credentials_secret if basic_auth else None,
             team_secrets=self.team_credentials_secrets,
+            evaluator_secret=self.evaluator_credentials.secret if self.evaluator_credentials else None,
             flask_secret=self.flask_secret_key.secret if basic_auth else None,
             basic_auth=basic_auth,
             cpu=svc.cpu,

@@ -156,9 +156,13 @@ def test_task_definition_takes_credentials_from_secrets_manager(env_synth: Synth
         "MLFLOW_AUTH_ADMIN_USERNAME",
         "MLFLOW_AUTH_ADMIN_PASSWORD",
         "MLFLOW_FLASK_SERVER_SECRET_KEY",
+        "MLFLOW_EVALUATOR_USERNAME",
+        "MLFLOW_EVALUATOR_PASSWORD",
         *(f"{v}_{k}" for v in teams.values() for k in ("USERNAME", "PASSWORD")),
     }
     assert "DatabaseClusterSecretAttachment" in secrets["MLFLOW_DB_PASSWORD"]
+    # the production gate's writer (issue 40): its own secret, which no team's role or Studio user reads
+    assert "EvaluatorCredentialsSecret" in secrets["MLFLOW_EVALUATOR_PASSWORD"]
     assert "AdminCredentialsSecret" in secrets["MLFLOW_AUTH_ADMIN_PASSWORD"]
     assert "FlaskSecretKeySecret" in secrets["MLFLOW_FLASK_SERVER_SECRET_KEY"]
     for team, prefix in teams.items():  # each team's pair comes from that team's own secret
