@@ -86,6 +86,12 @@ EVALUATED_ALIAS = "evaluated"
 and moves the alias ``evaluated`` to the last version that passed. Only versions tagged ``passed`` are served in the
 production tier (llmft/registry.py)."""
 
+EVALUATION_DIGEST_TAG = "llmft.evaluation.digest"
+"""The content digest of the weights the evaluator judged (training/llm_platform/weights_digest.py): production
+serves a version only with it, and the serving pod verifies the directory against it before the engine loads."""
+DIGEST_CHECK_MODULE = "llm_platform.weights_digest"
+"""``python3 -m`` this module ``--verify DIR --digest D -- <engine command>``: checks, then execs the engine."""
+
 MODEL_DIR_TAG = "llmft.model_dir"
 """A model version's copy of its weights on the team's FSx, as a team pod sees it (under ``/fsx``, Hugging Face
 layout: what ``--model-path`` loads). Versions registered by the training package carry an MLflow reference as their

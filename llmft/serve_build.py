@@ -66,9 +66,12 @@ CLOUDWATCH_QUERY = {
 TRIGGER_NAMES = {"sglang:num_running_reqs": "running", "sglang:num_queue_reqs": "queued"}
 
 
-def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
-    """The engine's command line: the platform's flags, then the spec's ``engine_args``."""
+def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int, digest: str | None = None) -> list[str]:
+    """The engine's command line: the platform's flags, then the spec's ``engine_args``; with the evaluated
+    weights' ``digest``, behind the digest check that execs the engine only for those weights."""
+    check = ["python3", "-m", serving.DIGEST_CHECK_MODULE, "--verify", model_dir, "--digest", digest, "--"]
     command = [
+        *(check if digest else []),
         "python3",
         "-m",
         "sglang.launch_server",
@@ -134,7 +137,7 @@ def serving_pod_template(
         settings=PodSettings(
             container_name="engine",
             image=image,
-            command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node),
+            command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node, digest=model.digest),
             env=spec.env,
             ports=[(serving.ENGINE_PORT_NAME, serving.ENGINE_PORT)],
         ),

@@ -81,7 +81,18 @@ def test_the_deployment_is_a_queued_engine_of_the_resolved_version() -> None:
     pod = template["spec"]
     (engine,) = pod["containers"]
     assert engine["image"] == IMAGE
+    # the evaluated version's weights are checked against the evaluator's digest, then the engine is exec'ed
+    digest = plan.model.digest
+    assert digest and digest.startswith("sha256:")
     assert engine["command"] == [
+        "python3",
+        "-m",
+        serving.DIGEST_CHECK_MODULE,
+        "--verify",
+        "/fsx/checkpoints/medical-sft/merged",
+        "--digest",
+        digest,
+        "--",
         "python3",
         "-m",
         "sglang.launch_server",

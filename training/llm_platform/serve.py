@@ -29,6 +29,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from llm_platform import weights_digest
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 30000  # SGLang's default --port (sglang/srt/server_args.py)
 RUNNING_GAUGE = "sglang:num_running_reqs"
@@ -289,7 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level (default warning)")
+    parser.add_argument("--weights-digest", help="serve only if the directory has this digest (weights_digest.py)")
     args = parser.parse_args(argv)
+    if args.weights_digest is not None and weights_digest.main(
+        ["--verify", args.model_path, "--digest", args.weights_digest]
+    ):
+        return 1  # the evaluated weights changed (issue 40): refused before anything is loaded
     import uvicorn
 
     name = args.served_model_name or args.model_path
