@@ -128,9 +128,10 @@ def test_a_team_user_scores_but_records_no_verdict(registry, tmp_path, monkeypat
     verdict was not recorded and moves nothing."""
     from mlflow import MlflowClient
     from mlflow.exceptions import MlflowException
+    from mlflow.protos.databricks_pb2 import PERMISSION_DENIED
 
-    def refused(*args, **kwargs):
-        raise MlflowException("a team user may not set the tag", error_code="PERMISSION_DENIED")
+    def refused(*args, **kwargs):  # what the REST client raises for the server's 403 (RestException)
+        raise MlflowException("a team user may not set the tag", error_code=PERMISSION_DENIED)
 
     monkeypatch.setattr(MlflowClient, "set_model_version_tag", refused)
     gate = {"metric": "finetuned/rouge1", "min": 0.5}
