@@ -188,13 +188,13 @@ def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.Monke
     calls = []
     module = types.ModuleType("llm_platform.engine_args")
     module.check_engine_args = lambda engine, args: (
-        calls.append((engine, args)) or ["--context-length: invalid int value: 'long'"]
+        calls.append((engine, args)) or ["--context-length: the engine says no"]
     )
     monkeypatch.setitem(sys.modules, "llm_platform.engine_args", module)
     from llmft.spec import parse_spec
 
     data = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
-    data["serve"]["engine_args"] = ["--context-length", "long"]
+    data["serve"]["engine_args"] = ["--context-length", "4096"]  # the allowlist takes it (llmft/spec.py)
     config = load_config("dev")
     result = preflight(
         parse_spec(data),
@@ -203,9 +203,9 @@ def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.Monke
         image=IMAGE,
         registry=FileRegistry.load(REGISTRY),
     )
-    assert calls == [("sglang", ["--context-length", "long"])]
+    assert calls == [("sglang", ["--context-length", "4096"])]
     assert [(c.name, c.message) for c in result.failures()] == [
-        ("engine", "serve.engine_args: --context-length: invalid int value: 'long'")
+        ("engine", "serve.engine_args: --context-length: the engine says no")
     ]
 
 
