@@ -98,6 +98,18 @@ layout: what ``--model-path`` loads). Versions registered by the training packag
 ``source`` (``models:/<id>``: the weights are in MLflow's artifact store); this tag names the directory they were
 registered from, which the serving pods mount read-only."""
 
+PROMOTION_NAMESPACE = "llmft-platform"
+PROMOTER_SERVICE_ACCOUNT = "llmft-promoter"
+PROMOTER = f"system:serviceaccount:{PROMOTION_NAMESPACE}:{PROMOTER_SERVICE_ACCOUNT}"
+"""The platform's promotion identity (issue 40): the only requester (besides the platform's controllers) that may
+create or change a production-tier serving Deployment in a team namespace (k8s_charts/team_guardrails.py). The
+promotion Job runs as it in the platform namespace, with the MLflow evaluator's credentials, which no team pod
+holds: it evaluates, pins the weights' digest, and renders and applies the endpoint (docs/serving.md "The
+production promotion path"). Teams have no verb in that namespace."""
+MODEL_DIR_ANNOTATION = "llmft.io/model-dir"
+"""The served directory on a serving Deployment (llmft/serve_build.py MODEL_ANNOTATIONS): the production admission
+rule keeps engine paths inside it."""
+
 DEFAULT_TARGET_REQUESTS = 8
 """Default ``serve.target_requests_per_replica``: running + queued requests per replica the autoscaler aims at."""
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import cdk8s
 from constructs import Construct
+from llm_platform.engine_flags import admission_patterns
 
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts import serving
@@ -475,11 +476,92 @@ def _ray_rules() -> list[dict[str, str]]:
     ]
 
 
+_PRODUCTION_QUEUES = _cel_list(local_queue_name(t) for t in serving.PRODUCTION_TIERS)
+
+
+def _production_of(obj: str) -> str:
+    """CEL: Deployment ``obj`` (object or oldObject) or its pod template names a production tier's LocalQueue."""
+    template = f"{obj}.spec.template.metadata"
+    return (
+        f"({_label(obj + '.metadata', QUEUE_NAME_LABEL)} in {_PRODUCTION_QUEUES} || (has({obj}.spec.template) && "
+        f"has({template}) && {_label(template, QUEUE_NAME_LABEL)} in {_PRODUCTION_QUEUES}))"
+    )
+
+
+# A production-tier serving Deployment, before or after the request (an UPDATE that moves it out of production
+# counts: it was production).
+_PRODUCTION_DEPLOYMENT = (
+    f"object.kind == 'Deployment' && ({_production_of('object')} || "
+    f"(oldObject != null && {_production_of('oldObject')}))"
+)
+PROMOTERS = (serving.PROMOTER, *PLATFORM_CONTROLLERS)
+"""Who may create or change a production-tier serving Deployment: the platform's promotion identity, and the
+platform's controllers (the garbage collector's finalizer updates on delete; none of them is a team's)."""
+
+
+def _engine_token() -> str:
+    """CEL over ``a``: one token of a production engine's command line is the platform's or an allowed engine flag
+    with a checked value (llm_platform/engine_flags.py, the same allowlist llmft applies)."""
+    patterns = admission_patterns()
+    fixed = ["python3", "-m", "sglang.launch_server", serving.DIGEST_CHECK_MODULE, "--", "--enable-metrics"]
+    platform = "^--(model-path|verify|digest|tp-size|dp-size|host|port|served-model-name)=[^=]+$"
+    return (
+        f"(a in {_cel_list([*fixed, *patterns['exact']])} || a.matches('{platform}') || "
+        f"a.matches('{patterns['int']}') || a.matches('{patterns['float']}') || a.matches('{patterns['name']}') || "
+        f"{_cel_list(patterns['path_flags'])}.exists(f, a.startsWith(f + '=')))"
+    )
+
+
+def _engine_paths(command: str) -> str:
+    """CEL: every path flag in ``command`` names a file inside the Deployment's served directory (its annotation
+    :data:`~k8s_charts.serving.MODEL_DIR_ANNOTATION`), which is also the engine's ``--model-path``."""
+    annotations = "object.metadata.annotations"
+    key = serving.MODEL_DIR_ANNOTATION
+    directory = f"{annotations}['{key}']"
+    paths = _cel_list(admission_patterns()["path_flags"])
+    return (
+        f"has({annotations}) && '{key}' in {annotations} && ('--model-path=' + {directory}) in {command} && "
+        f"('--verify=' + {directory}) in {command} && "
+        f"{command}.all(a, {paths}.all(f, !a.startsWith(f + '=') || (a.startsWith(f + '=' + {directory} + '/') "
+        f"&& !a.contains('/../') && !a.endsWith('/..') && !a.contains('/./'))))"
+    )
+
+
+def _production_rules() -> list[dict[str, str]]:
+    """Production serving is a privileged path (issue 40): only the promotion identity creates or changes it, and
+    its engine runs the pinned weights with allowed flags only."""
+    engine = (
+        "variables.templates.all(t, has(t.spec) && (!has(t.spec.initContainers) || size(t.spec.initContainers) == 0) "
+        "&& t.spec.containers.all(c, (!has(c.args) || size(c.args) == 0) && has(c.command) && "
+        f"c.command.all(a, {_engine_token()}) && c.command.exists(a, a.startsWith('--digest=sha256:')) && "
+        f"{_engine_paths('c.command')}))"
+    )
+    return [
+        # stops: a team member (kubectl, or a commit to its GitOps folder applied by Argo CD) creating or editing a
+        # production endpoint that names any directory of its FSx tree
+        {
+            "expression": f"!variables.production || request.userInfo.username in {_cel_list(PROMOTERS)}",
+            "message": f"production serving endpoints are created and changed only by the platform's promotion step "
+            f"({serving.PROMOTER}), after the platform's evaluator passed the model version and pinned its weights "
+            f"(docs/serving.md 'The production promotion path'); serve it in development to try it, or ask the "
+            f"platform to promote it",
+        },
+        # stops: other weights, remote code, dummy weights, adapters or prefixed platform flags in a production engine
+        {
+            "expression": f"!variables.production || object.kind != 'Deployment' || {engine}",
+            "message": "a production engine runs behind the weights digest check (--digest=sha256:...) with only the "
+            "platform's flags and allowed engine flags, each value joined to its flag (--flag=value), paths inside "
+            f"the served directory ({serving.MODEL_DIR_ANNOTATION}), no args and no init containers",
+        },
+    ]
+
+
 def _workload_rules() -> list[dict[str, str]]:
     """The CEL rules on jobs and workload controllers in team namespaces, in the policy's order."""
     return [
         *_gpu_rules(),
         *_serve_rules(),
+        *_production_rules(),
         *_priority_rules(),
         *_owner_rules(),
         *_placement_rules(),
@@ -669,6 +751,7 @@ POLICIES: dict[str, dict] = {
             {"name": "ray", "expression": _RAY_CLUSTER},
             {"name": "serve", "expression": _SERVE_DEPLOYMENT},
             {"name": "serve_replicas", "expression": _SERVE_REPLICA_SET},
+            {"name": "production", "expression": _PRODUCTION_DEPLOYMENT},
         ],
         "validations": _workload_rules(),
     },

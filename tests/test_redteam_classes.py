@@ -22,6 +22,7 @@ from config import load_config
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
+from k8s_charts.serving import PRODUCTION_TIERS
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
     AUTOSCALING_POLICY,
@@ -433,9 +434,15 @@ def serve_objects(env: str) -> dict[str, dict[str, Any]]:
     from .test_team_guardrails import gpu_template, pod_of
 
     job = first(env, "PyTorchJob")
-    ns, queue = job["metadata"]["namespace"], job["metadata"]["labels"][QUEUE_NAME_LABEL]
+    ns = job["metadata"]["namespace"]
+    team = next(t for t in load_config(env).kubernetes.teams if t.namespace == ns)
+    # a tier the team may use that is not production: production endpoints are the promotion identity's (issue 40,
+    # tests/test_redteam_production.py)
+    tier = next(t for t in team.allowed_tiers if t not in PRODUCTION_TIERS)
+    queue = local_queue_name(tier)
     labels = {QUEUE_NAME_LABEL: queue, "llmft.io/component": "serve", "llmft.io/serve": "chat"}
     template = gpu_template(env)
+    template["spec"]["priorityClassName"] = TIER_PRIORITY_CLASSES[tier][0]
     template["metadata"] = {"labels": dict(labels)}
     deployment = {
         "apiVersion": "apps/v1",

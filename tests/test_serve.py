@@ -88,27 +88,19 @@ def test_the_deployment_is_a_queued_engine_of_the_resolved_version() -> None:
         "python3",
         "-m",
         serving.DIGEST_CHECK_MODULE,
-        "--verify",
-        "/fsx/checkpoints/medical-sft/merged",
-        "--digest",
-        digest,
+        "--verify=/fsx/checkpoints/medical-sft/merged",
+        f"--digest={digest}",
         "--",
         "python3",
         "-m",
         "sglang.launch_server",
-        "--model-path",
-        "/fsx/checkpoints/medical-sft/merged",
-        "--tp",
-        "1",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        str(serving.ENGINE_PORT),
+        "--model-path=/fsx/checkpoints/medical-sft/merged",
+        "--tp-size=1",
+        "--host=0.0.0.0",
+        f"--port={serving.ENGINE_PORT}",
         "--enable-metrics",
-        "--served-model-name",
-        "ml-research.medical-sft",
-        "--context-length",
-        "4096",
+        "--served-model-name=ml-research.medical-sft",
+        "--context-length=4096",
     ]
     assert engine["ports"] == [{"containerPort": serving.ENGINE_PORT, "name": serving.ENGINE_PORT_NAME}]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -176,7 +168,7 @@ def test_tensor_parallel_below_the_gpus_runs_data_parallel_engines() -> None:
         }
     )
     command = engine_command(spec, model_dir="/fsx/m", tp=2, gpus=8)
-    assert command[command.index("--tp") + 1] == "2" and command[command.index("--dp-size") + 1] == "4"
+    assert "--tp-size=2" in command and "--dp-size=4" in command
 
 
 def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -469,8 +461,13 @@ def test_the_serve_examples_pass_the_guard_rails(env: str) -> None:
     for path in SERVE_EXAMPLES:
         plan = plan_of(path, env)
         labels = ns_labels(env, plan.team.namespace)
+        production = plan.spec.tier in serving.PRODUCTION_TIERS  # the promotion identity's (issue 40)
+        user = {"user": serving.PROMOTER} if production else {}
         for doc in plan.manifests:
-            assert admission_refusals(m, doc, labels) == [], (path.name, doc["kind"])
+            assert admission_refusals(m, doc, labels, **user) == [], (path.name, doc["kind"])
+        if production:  # the same Deployment from a team member (kubectl, or its GitOps folder) is refused
+            refused = admission_refusals(m, by_kind(plan)["Deployment"], labels)
+            assert [r.message for r in refused if "promotion step" in r.message], refused
         template = by_kind(plan)["Deployment"]["spec"]["template"]
         pod = kueue_gated(pod_of(template, plan.team.namespace, {"apiVersion": "apps/v1", "kind": "ReplicaSet"}))
         assert admission_refusals(m, pod, labels) == [], path.name

@@ -201,3 +201,35 @@ def flag_problems(args: list[str], *, model_dir: str | None = None) -> list[str]
             value, i = args[i], i + 1
         problems += [p for p in [value_problem(flag, value, model_dir)] if p]
     return problems
+
+
+def joined(args: list[str]) -> list[str]:
+    """``args`` (which :func:`flag_problems` took) with every value joined to its flag (``--flag=value``): the form
+    the platform renders, so that each token of the engine's command line can be checked on its own at admission."""
+    out, i = [], 0
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token in ALLOWED and ALLOWED[token].kind != "switch" and i < len(args):
+            token, i = f"{token}={args[i]}", i + 1
+        out.append(token)
+    return out
+
+
+def admission_patterns() -> dict[str, object]:
+    """What the production admission rule (k8s_charts/team_guardrails.py) accepts as one engine token, from
+    :data:`ALLOWED`: exact tokens (switches and every ``--flag=choice``), and one regular expression per value kind
+    (RE2 syntax, as Kubernetes CEL's ``matches``). Paths are checked against the served directory separately."""
+
+    def flags(kind: str) -> str:
+        return "|".join(f for f, r in ALLOWED.items() if r.kind == kind)  # letters and '-': nothing to escape
+
+    exact = [f for f, r in ALLOWED.items() if r.kind == "switch"]
+    exact += [f"{f}={c}" for f, r in ALLOWED.items() if r.kind == "choice" for c in r.choices]
+    return {
+        "exact": exact,
+        "int": f"^({flags('int')})=-?[0-9]{{1,12}}$",
+        "float": f"^({flags('float')})=[0-9]{{1,6}}([.][0-9]{{1,6}})?$",
+        "name": f"^({flags('name')})=[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$",
+        "path_flags": [f for f, r in ALLOWED.items() if r.kind == "path"],
+    }

@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     head, command = argv[:split], argv[split + 1 :]
+    head = [part for a in head for part in (a.split("=", 1) if a.startswith(("--verify=", "--digest=")) else [a])]
     if len(head) == 1:
         print(digest(head[0]))
         return 0

@@ -81,3 +81,21 @@ def test_good_flags_pass_with_paths_inside_the_version() -> None:
 def test_every_problem_at_once() -> None:
     problems = ef.flag_problems(["--trust-remote-code", "--model-pa", "/x", "--load-format", "dummy"])
     assert len(problems) == 3, problems  # the remote code, the prefix (with its value), the dummy weights
+
+
+def test_joined_tokens_are_what_the_admission_patterns_take() -> None:
+    """The renderer joins values to flags (llmft/serve_build.py); the production admission rule checks each token
+    with these patterns (k8s_charts/team_guardrails.py): a good spec's tokens all match, none of the attacks do."""
+    import re
+
+    patterns = ef.admission_patterns()
+    regexes = [re.compile(patterns[k]) for k in ("int", "float", "name")]
+
+    def taken(token: str) -> bool:
+        return token in patterns["exact"] or any(r.match(token) for r in regexes)
+
+    good = ["--context-length", "4096", "--mem-fraction-static", "0.85", "--enable-torch-compile", "--dtype", "auto"]
+    assert ef.flag_problems(good) == [] and all(taken(t) for t in ef.joined(good))
+    for bad in ("--load-format=dummy", "--model-pa=/x", "--trust-remote-code", "--lora-paths=a", "--context-length=x"):
+        assert not taken(bad), bad
+    assert all("\\" not in str(v) for v in patterns.values()), "CEL string literals: no backslash escapes"
