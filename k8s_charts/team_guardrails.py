@@ -69,6 +69,8 @@ WORKLOAD_POLICY = "llmft-team-workloads"
 SERVICE_POLICY = "llmft-team-services"
 SECRET_POLICY = "llmft-team-secrets"
 AUTOSCALING_POLICY = "llmft-team-autoscaling"
+WORKFLOW_POLICY = "llmft-team-workflows"
+DELETION_POLICY = "llmft-team-deletions"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -427,6 +429,16 @@ def _batch_rules() -> list[dict[str, str]]:
             f"as a batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
             f"with GPUs would never start; give GPUs to the Worker replicas only and leave runLauncherAsWorker false",
         },
+        # stops: the training operator's HPA raising a PyTorchJob's workers after Kueue admitted fewer (kubeflow.org
+        # v1 PyTorchJob, training-operator v1.7.0 CRD k8s_charts/crds/kubeflow.org_pytorchjobs.yaml,
+        # elasticPolicy.metrics: "If not set, the HPA will not be created")
+        {
+            "expression": "object.kind != 'PyTorchJob' || !has(object.spec.elasticPolicy) || "
+            "!has(object.spec.elasticPolicy.metrics) || size(object.spec.elasticPolicy.metrics) == 0",
+            "message": "spec.elasticPolicy.metrics is not allowed in team namespaces: the training operator would "
+            "create a HorizontalPodAutoscaler that adds workers Kueue never admitted (a job's size is what Kueue "
+            "admits)",
+        },
         {
             "expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
             f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
@@ -701,6 +713,60 @@ def _service_rules() -> list[dict[str, str]]:
     ]
 
 
+# Every synchronization block of a Workflow or WorkflowTemplate (Argo Workflows v4.0.6 CRD, vendored in
+# k8s_charts/crds: spec.synchronization, spec.templateDefaults.synchronization, spec.templates[].synchronization;
+# tests/test_redteam_production.py walks the CRD for every `synchronization` property so a new one is not missed).
+_LOCKS = (
+    "(has(object.spec.synchronization) ? [object.spec.synchronization] : []) + "
+    "(has(object.spec.templateDefaults) && has(object.spec.templateDefaults.synchronization) ? "
+    "[object.spec.templateDefaults.synchronization] : []) + "
+    "(has(object.spec.templates) ? object.spec.templates.filter(t, has(t.synchronization)).map(t, t.synchronization) "
+    ": [])"
+)
+
+
+def _own_namespace(lock: str) -> str:
+    return f"(!has({lock}.namespace) || {lock}.namespace == '' || {lock}.namespace == request.namespace)"
+
+
+def _workflow_rules() -> list[dict[str, str]]:
+    """A team's Workflows lock only within their namespace and create no PVCs through the controller."""
+    return [
+        # stops: holding or exhausting another namespace's mutex or semaphore ConfigMap (Argo v4.0.6 Mutex and
+        # SemaphoreRef `namespace`: "default: [namespace of workflow]")
+        {
+            "expression": "variables.locks.all(s, (!has(s.mutexes) || s.mutexes.all(m, "
+            f"{_own_namespace('m')})) && (!has(s.semaphores) || s.semaphores.all(m, {_own_namespace('m')})))",
+            "message": "a Workflow's mutexes and semaphores are its own namespace's: remove synchronization "
+            "namespace (or set it to this namespace)",
+        },
+        # stops: PVCs the Workflow controller would create for the team, which the team Role may not create itself
+        {
+            "expression": "!has(object.spec.volumeClaimTemplates) || size(object.spec.volumeClaimTemplates) == 0",
+            "message": "spec.volumeClaimTemplates is not allowed in team namespaces: the Workflow controller would "
+            "create PersistentVolumeClaims the team may not create; steps use the team's FSx tree",
+        },
+    ]
+
+
+def _deletion_rules() -> list[dict[str, str]]:
+    """A serving Deployment goes with its pods."""
+    component = _label("oldObject.metadata", serving.COMPONENT_LABEL)
+    return [
+        # stops: `kubectl delete --cascade=orphan` of a serving Deployment, which leaves its ReplicaSet and GPU pods
+        # behind, ownerless, where the team has no verb to remove them (DeleteOptions propagationPolicy Orphan, or
+        # the deprecated orphanDependents)
+        {
+            "expression": f"oldObject == null || {component} != '{serving.SERVE_COMPONENT}' || "
+            "!has(request.options) || ((!has(request.options.propagationPolicy) || "
+            "request.options.propagationPolicy != 'Orphan') && (!has(request.options.orphanDependents) || "
+            "request.options.orphanDependents != true))",
+            "message": "a serving Deployment is deleted with its pods: leave out --cascade=orphan "
+            "(propagationPolicy Orphan); llmft cancel does",
+        },
+    ]
+
+
 _WORKLOAD_RULES = [
     {
         "apiGroups": ["kubeflow.org"],
@@ -781,6 +847,28 @@ POLICIES: dict[str, dict] = {
             ]
         },
         "validations": _scaled_object_rules() + _scale_rules(),
+    },
+    WORKFLOW_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["argoproj.io"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["workflows", "workflowtemplates"],
+                }
+            ]
+        },
+        "variables": [{"name": "locks", "expression": _LOCKS}],
+        "validations": _workflow_rules(),
+    },
+    DELETION_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["deployments"]}
+            ]
+        },
+        "validations": _deletion_rules(),
     },
     SERVICE_POLICY: {
         "matchConstraints": {

@@ -47,6 +47,9 @@ OBJECT_QUOTA: dict[str, int] = {
     "persistentvolumeclaims": 4,
     "count/deployments.apps": 16,
     "count/scaledobjects.keda.sh": 16,
+    "count/workflows.argoproj.io": 32,
+    "count/workflowtemplates.argoproj.io": 32,
+    "count/workflowtaskresults.argoproj.io": 512,
 }
 """ResourceQuota ``objects`` of every team namespace: how many objects of each kind the team (and what its jobs
 create) may hold at once (kubernetes.io "Resource Quotas", object count quota: ``count/<resource>.<group>``, and
@@ -55,7 +58,10 @@ is counted the same way, ``count/scaledobjects.keda.sh``). Serving: one Deployme
 at most 16 endpoints per team (each with at most k8s_charts.team_guardrails.MAX_SERVE_REPLICAS pods, which the
 ``pods`` count caps again). Without it one
 team can exhaust pod slots and IPs on every node it reaches and grow etcd until the API server refuses writes.
-Every kind the team Role may create is counted (tests/test_redteam_classes.py derives that from the Role)."""
+Pipelines (issue 40): Workflows and WorkflowTemplates (the team Role), WorkflowTaskResults (the pipelines'
+ServiceAccount; Argo's executor writes one per step, Argo Workflows v4.0.6 docs/workflow-rbac.md). Every kind a
+Role bound in the namespace lets anyone create is counted (tests/test_redteam_classes.py derives the list from the
+rendered Roles and their bindings, not from a list of kinds)."""
 
 TEAM_MEMBER_ROLE = "team-member"
 JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]

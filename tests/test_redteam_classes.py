@@ -38,7 +38,7 @@ from k8s_charts.tiers import CPU_JOBS_TAINT
 from k8s_charts.values import team_group
 
 from .conftest import ENVIRONMENTS
-from .guardrail_eval import GROUP_OF, admission_refusals, rbac_allows, resource_of
+from .guardrail_eval import admission_refusals, rbac_allows
 from .test_team_guardrails import examples, first, ns_labels, team_manifests
 
 SYSTEM_CLUSTER_CRITICAL = 2_000_000_000
@@ -320,8 +320,27 @@ def _quota_key(group: str, resource: str) -> set[str]:
     return {f"count/{resource}.{group}"}
 
 
+def _creatable(manifests: list[dict[str, Any]], namespace: str) -> set[tuple[str, str]]:
+    """(group, resource) of every object kind some Role or ClusterRole bound in ``namespace`` (to anyone: the team's
+    groups, its ServiceAccounts) lets its subjects create; subresources (``pods/exec``) are requests, not objects."""
+    roles = {(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d for d in manifests}
+    out = set()
+    for binding in manifests:
+        if binding["kind"] != "RoleBinding" or binding["metadata"].get("namespace") != namespace:
+            continue
+        ref = binding["roleRef"]
+        role = roles.get((ref["kind"], namespace if ref["kind"] == "Role" else None, ref["name"]))
+        assert role is not None, f"{namespace}: {binding['metadata']['name']} binds {ref} that is not rendered"
+        for rule in role.get("rules", []):
+            if {"create", "*"} & set(rule.get("verbs", [])):
+                out |= {(g, r) for g in rule.get("apiGroups", []) for r in rule.get("resources", []) if "/" not in r}
+    return out
+
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_kind_a_team_creates_is_counted(env: str) -> None:
+    """Issue 40: the kinds come from the rendered Roles and their bindings (Workflows, WorkflowTemplates and the
+    pipelines' WorkflowTaskResults were missed by a fixed list), never from a list kept here."""
     manifests = team_manifests(env)
     for team in load_config(env).kubernetes.teams:
         (quota,) = [
@@ -333,11 +352,11 @@ def test_every_kind_a_team_creates_is_counted(env: str) -> None:
         ]
         hard = quota["spec"]["hard"]
         assert {k: int(v) for k, v in hard.items()} == OBJECT_QUOTA
-        subjects = {("Group", g) for g in _team_groups(manifests, team.namespace)}
-        for kind, group in GROUP_OF.items():
-            resource = resource_of(kind)
-            if rbac_allows(manifests, subjects, "create", group, resource, team.namespace):
-                assert _quota_key(group, resource) & set(hard), (team.name, kind)
+        creatable = _creatable(manifests, team.namespace)
+        assert ("argoproj.io", "workflows") in creatable and ("argoproj.io", "workflowtaskresults") in creatable
+        for group, resource in sorted(creatable):
+            assert "*" not in (group, resource), (team.name, group, resource)
+            assert _quota_key(group, resource) & set(hard), (team.name, group, resource)
         assert "pods" in hard  # pods are created by the team's jobs' controllers
 
 
