@@ -13,6 +13,7 @@ from config.kubernetes import TeamConfig
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
 from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
+from k8s_charts.promotion import ProductionPromotion
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
 from k8s_charts.team_guardrails import TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
@@ -481,6 +482,10 @@ class TeamNamespacesChart(cdk8s.Chart):
         self.teams = {t.name: TeamNamespace(self, t.name, team=t, values=values) for t in teams}
         labels = {"app.kubernetes.io/part-of": "llm-platform"}
         self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
+        # who may create production serving endpoints: the platform's promotion identity (k8s_charts/promotion.py)
+        self.promotion = ProductionPromotion(self, "promotion", teams=teams, labels=labels)
+        for name, binding in self.promotion.bindings.items():
+            binding.add_dependency(self.teams[name].namespace)
         self.strict_groups = StrictSupplementalGroups(
             self, "strict-groups", labels=labels, selector={MANAGED_NAMESPACE_LABEL: "true"}
         )

@@ -100,3 +100,36 @@ def test_development_endpoints_stay_the_teams(env: str) -> None:
     plan = plan_of(EXAMPLES / "07-serve-medical.yaml", env)
     labels = ns_labels(env, plan.team.namespace)
     assert admission_refusals(team_manifests(env), by_kind(plan)["Deployment"], labels) == []
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_promotion_identity_is_the_platforms_and_reaches_only_serving(env: str) -> None:
+    """RBAC of the rendered manifests: the promoter (k8s_charts/promotion.py) creates serving objects in every team
+    namespace with a production tier and nothing else; no team group has a verb in the platform namespace, so no
+    team runs a pod as the promoter or reads its credentials."""
+    from config import load_config
+
+    from .guardrail_eval import rbac_allows
+
+    m = team_manifests(env)
+    promoter = {("ServiceAccount", f"{serving.PROMOTION_NAMESPACE}/{serving.PROMOTER_SERVICE_ACCOUNT}")}
+    for team in load_config(env).kubernetes.teams:
+        production = bool(set(team.allowed_tiers) & set(serving.PRODUCTION_TIERS))
+        for group, resource in (("apps", "deployments"), ("", "services"), ("keda.sh", "scaledobjects")):
+            assert bool(rbac_allows(m, promoter, "create", group, resource, team.namespace)) == production
+        for group, resource in (
+            ("", "secrets"),
+            ("batch", "jobs"),
+            ("", "pods"),
+            ("rbac.authorization.k8s.io", "rolebindings"),
+        ):
+            assert not rbac_allows(m, promoter, "create", group, resource, team.namespace), resource
+        groups = {
+            ("Group", s["name"])
+            for d in m
+            if d["kind"] == "RoleBinding" and d["metadata"].get("namespace") == team.namespace
+            for s in d.get("subjects", [])
+            if s["kind"] == "Group"
+        }
+        for verb, group, resource in (("create", "", "pods"), ("get", "", "secrets"), ("create", "batch", "jobs")):
+            assert not rbac_allows(m, groups, verb, group, resource, serving.PROMOTION_NAMESPACE), (team.name, resource)
