@@ -1,5 +1,5 @@
 """The production promotion identity (issue 40): the platform namespace ``llmft-platform``, its ServiceAccount
-``llmft-promoter`` and the RBAC that lets it, and nobody a team controls, create production serving endpoints.
+``llmft-promoter`` and the Roles that let it, and nobody a team controls, create production serving endpoints.
 
 Production serving needs the platform's word. The admission rule is on the requesting identity
 (k8s_charts/team_guardrails.py ``_production_rules``: only :data:`~k8s_charts.serving.PROMOTER` and the platform's
@@ -44,8 +44,9 @@ def promoter_rules() -> list[k8s.PolicyRule]:
 
 
 class ProductionPromotion(Construct):
-    """Namespace, ServiceAccount and ClusterRole of the promotion identity, bound in every team namespace whose team
-    may use a production tier (:data:`~k8s_charts.serving.PRODUCTION_TIERS`).
+    """Namespace and ServiceAccount of the promotion identity, and a Role (:func:`promoter_rules`) bound to it in
+    every team namespace whose team may use a production tier (:data:`~k8s_charts.serving.PRODUCTION_TIERS`); no
+    ClusterRole, as for everything in team namespaces.
 
     :param teams: the environment's teams. Required.
     :param labels: labels of every object. Required.
@@ -64,23 +65,20 @@ class ProductionPromotion(Construct):
             metadata=k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=ns, labels=labels),
         )
         self.service_account.add_dependency(self.namespace)
-        self.cluster_role = k8s.KubeClusterRole(
-            self,
-            "ClusterRole",
-            metadata=k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, labels=labels),
-            rules=promoter_rules(),
-        )
         subject = k8s.Subject(kind="ServiceAccount", name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=ns)
-        self.bindings = {
-            team.name: k8s.KubeRoleBinding(
+        self.roles: dict[str, k8s.KubeRole] = {}
+        self.bindings: dict[str, k8s.KubeRoleBinding] = {}
+        for team in teams:
+            if not set(team.allowed_tiers) & set(serving.PRODUCTION_TIERS):
+                continue
+            meta = k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=team.namespace, labels=labels)
+            self.roles[team.name] = k8s.KubeRole(self, f"Role-{team.name}", metadata=meta, rules=promoter_rules())
+            self.bindings[team.name] = k8s.KubeRoleBinding(
                 self,
                 f"Binding-{team.name}",
-                metadata=k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=team.namespace, labels=labels),
+                metadata=meta,
                 role_ref=k8s.RoleRef(
-                    api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=serving.PROMOTER_SERVICE_ACCOUNT
+                    api_group="rbac.authorization.k8s.io", kind="Role", name=serving.PROMOTER_SERVICE_ACCOUNT
                 ),
                 subjects=[subject],
             )
-            for team in teams
-            if set(team.allowed_tiers) & set(serving.PRODUCTION_TIERS)
-        }

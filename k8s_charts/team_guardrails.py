@@ -69,6 +69,10 @@ WORKLOAD_POLICY = "llmft-team-workloads"
 SERVICE_POLICY = "llmft-team-services"
 SECRET_POLICY = "llmft-team-secrets"
 AUTOSCALING_POLICY = "llmft-team-autoscaling"
+CLUSTER_NAME_LABEL = "platform/cluster-name"
+REGION_LABEL = "platform/region"
+"""Labels the platform puts on every team namespace (k8s_charts/team_namespaces.py, from PlatformValues): the EKS
+cluster and the region whose metrics the namespace's ScaledObjects may read (issue 40: a trigger named any)."""
 WORKFLOW_POLICY = "llmft-team-workflows"
 DELETION_POLICY = "llmft-team-deletions"
 MAX_JOB_PARALLELISM = 16
@@ -616,7 +620,9 @@ def _scaled_object_rules() -> list[dict[str, str]]:
     ``GetAwsAuthorization``), so what a trigger may query is decided here, not by the team's role."""
     so = "object.kind != 'ScaledObject' || "
     dims = ";".join(serving.METRIC_DIMENSIONS)
-    own = "';' + namespaceObject.metadata.name + ';' + object.metadata.name"
+    ns_labels = "namespaceObject.metadata.labels"
+    own = f"{ns_labels}['{CLUSTER_NAME_LABEL}'] + ';' + namespaceObject.metadata.name + ';' + object.metadata.name"
+    here = f"has({ns_labels}) && '{CLUSTER_NAME_LABEL}' in {ns_labels} && '{REGION_LABEL}' in {ns_labels}"
     return [
         # stops: scaling anything but the serve Deployment of the same name (a StatefulSet, a job with a /scale
         # subresource, another endpoint)
@@ -655,12 +661,12 @@ def _scaled_object_rules() -> list[dict[str, str]]:
             f"t.metadata['namespace'] == '{serving.METRICS_NAMESPACE}' && 'metricName' in t.metadata && "
             f"t.metadata['metricName'] in {_cel_list(serving.DEMAND_METRICS)} && "
             f"'dimensionName' in t.metadata && t.metadata['dimensionName'] == '{dims}' && "
-            f"'dimensionValue' in t.metadata && "
-            f"t.metadata['dimensionValue'].matches('^[^;]+;[^;]+;[^;]+$') && "
-            f"t.metadata['dimensionValue'].endsWith({own}))",
-            "message": f"a ScaledObject reads only its own endpoint's demand: namespace {serving.METRICS_NAMESPACE}, "
-            f"metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName {dims}, dimensionValue "
-            f"<cluster>;<this namespace>;<the ScaledObject's name>",
+            f"'dimensionValue' in t.metadata && {here} && t.metadata['dimensionValue'] == {own} && "
+            f"'awsRegion' in t.metadata && t.metadata['awsRegion'] == {ns_labels}['{REGION_LABEL}'])",
+            "message": f"a ScaledObject reads only its own endpoint's demand in this cluster and region: namespace "
+            f"{serving.METRICS_NAMESPACE}, metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName "
+            f"{dims}, dimensionValue <this cluster>;<this namespace>;<the ScaledObject's name>, awsRegion <this "
+            f"region> (the namespace's labels {CLUSTER_NAME_LABEL} and {REGION_LABEL})",
         },
         # stops: an ownerReference Kueue or the garbage collector would follow somewhere else
         {

@@ -15,7 +15,7 @@ from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
 from k8s_charts.promotion import ProductionPromotion
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
-from k8s_charts.team_guardrails import TeamGuardrails
+from k8s_charts.team_guardrails import CLUSTER_NAME_LABEL, REGION_LABEL, TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.tiers import GPU_RESOURCE
@@ -256,7 +256,7 @@ class TeamNamespace(Construct):
         super().__init__(scope, construct_id)
         self._ns = team.namespace
         self._labels = {"app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}
-        self.namespace = self._add_namespace(team)
+        self.namespace = self._add_namespace(team, values)
         self.capacity = team_capacity(team, values.node_kinds)
         self._add_quotas(team)
         self.limit_range = self._add_limit_range()
@@ -283,8 +283,10 @@ class TeamNamespace(Construct):
         """Metadata of the team's object ``name`` (in its namespace unless ``namespaced`` is False)."""
         return k8s.ObjectMeta(name=name, namespace=self._ns if namespaced else None, labels=self._labels)
 
-    def _add_namespace(self, team: TeamConfig) -> k8s.KubeNamespace:
-        """The Namespace, labelled for Pod Security ``restricted``, Kueue and the team's LocalQueues."""
+    def _add_namespace(self, team: TeamConfig, values: PlatformValues) -> k8s.KubeNamespace:
+        """The Namespace, labelled for Pod Security ``restricted``, Kueue, the team's LocalQueues, and the cluster
+        and region its ScaledObjects may read metrics of (k8s_charts/team_guardrails.py; teams cannot label
+        namespaces)."""
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
         return k8s.KubeNamespace(
             self,
@@ -296,6 +298,8 @@ class TeamNamespace(Construct):
                     **pss,
                     MANAGED_NAMESPACE_LABEL: "true",
                     **{queue_namespace_label(t): "true" for t in team.allowed_tiers},
+                    CLUSTER_NAME_LABEL: values.cluster_name,
+                    REGION_LABEL: values.region,
                 },
             ),
         )
@@ -485,6 +489,7 @@ class TeamNamespacesChart(cdk8s.Chart):
         # who may create production serving endpoints: the platform's promotion identity (k8s_charts/promotion.py)
         self.promotion = ProductionPromotion(self, "promotion", teams=teams, labels=labels)
         for name, binding in self.promotion.bindings.items():
+            self.promotion.roles[name].add_dependency(self.teams[name].namespace)
             binding.add_dependency(self.teams[name].namespace)
         self.strict_groups = StrictSupplementalGroups(
             self, "strict-groups", labels=labels, selector={MANAGED_NAMESPACE_LABEL: "true"}

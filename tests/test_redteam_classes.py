@@ -478,10 +478,10 @@ def serve_objects(env: str) -> dict[str, dict[str, Any]]:
             "namespace": "ContainerInsights/Prometheus",
             "metricName": "sglang:num_queue_reqs",
             "dimensionName": "ClusterName;Namespace;serve",
-            "dimensionValue": f"llm-platform;{ns};chat",
+            "dimensionValue": f"{load_config(env).cluster_name};{ns};chat",
             "targetMetricValue": "8",
             "minMetricValue": "0",
-            "awsRegion": "us-east-1",
+            "awsRegion": load_config(env).region,
             "identityOwner": "operator",
         },
     }
@@ -630,6 +630,12 @@ def test_a_scaled_object_scales_its_own_endpoint_on_its_own_demand(env: str) -> 
         ),
         "other namespace": lambda so: trig(so).update({"dimensionValue": "llm-platform;other-team;chat"}),
         "extra dimension": lambda so: trig(so).update({"dimensionValue": f"x;y;{ns};chat"}),
+        # issue 40: another cluster's or region's metrics of the same names, read with KEDA's role
+        "other cluster": lambda so: trig(so).update({"dimensionValue": f"another-cluster;{ns};chat"}),
+        "other region": lambda so: trig(so).update(
+            {"awsRegion": "eu-north-1" if trig(so)["awsRegion"] != "eu-north-1" else "us-west-2"}
+        ),
+        "no region (KEDA's default)": lambda so: trig(so).pop("awsRegion"),
         "other dimensions": lambda so: trig(so).update({"dimensionName": "ClusterName;Namespace"}),
         "other metric": lambda so: trig(so).update({"metricName": "node_cpu_utilization"}),
         "metrics insights": lambda so: trig(so).update({"expression": "SELECT SUM(x) FROM y"}),
