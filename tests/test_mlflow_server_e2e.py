@@ -959,6 +959,97 @@ def test_a_team_cannot_point_mlflow_at_storage(task: dict[str, Any]) -> None:
     assert own.json()["model_version"]["source"].startswith(("runs:/", "mlflow-artifacts:/")), own.text
 
 
+# --- issue 40: the production gate (before the tests below stop the task's database and server) -------------
+def _gated_version(api: Api, team: str, user: tuple[str, str]) -> tuple[str, str]:
+    """A registered model of ``team`` with one version of its own run: (model name, version)."""
+    name = f"{team}.gated"
+    assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user, json={"name": name}).ok
+    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/gated"}).json()
+    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user, json={"experiment_id": exp["experiment_id"]})
+    run_id = run.json()["run"]["info"]["run_id"]
+    created = api.call(
+        "POST",
+        "/api/2.0/mlflow/model-versions/create",
+        auth=user,
+        json={"name": name, "source": f"runs:/{run_id}/model", "run_id": run_id},
+    )
+    assert created.status_code == 200, created.text
+    return name, created.json()["model_version"]["version"]
+
+
+def test_only_the_evaluator_writes_the_production_gate(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """Third red team (issue 40): the team's own user (whose password every pod of the team holds) cannot set,
+    delete or move the evaluation verdict, the alias ``evaluated`` or a version's ``llmft.model_dir`` on the real
+    server, in any spelling or request form; the platform's evaluator (its own secret) can, and still may not
+    manage users."""
+    api = task["api"]
+    team, user = sorted(task["teams"].items())[0]
+    evaluator = (stack["secrets"]["MLFLOW_EVALUATOR_USERNAME"], stack["secrets"]["MLFLOW_EVALUATOR_PASSWORD"])
+    name, version = _gated_version(api, team, user)
+    set_tag, delete_tag = "/api/2.0/mlflow/model-versions/set-tag", "/api/2.0/mlflow/model-versions/delete-tag"
+    alias = "/api/2.0/mlflow/registered-models/alias"
+    mv = {"name": name, "version": version}
+    # the training step's own write: llmft.model_dir once (and the same value again, a restarted job)
+    for _ in range(2):
+        ok = api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/ckpt/merged"})
+        assert ok.status_code == 200, ok.text
+    refused = {
+        "verdict": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation", "value": "passed"}),
+        "verdict, other case": api.call(
+            "POST", set_tag, auth=user, json={**mv, "key": " LLMFT.Evaluation", "value": "passed"}
+        ),
+        "digest": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation.digest", "value": "x"}),
+        "verdict, ajax": api.call(
+            "POST", set_tag.replace("/api/", "/ajax-api/"), auth=user, json={**mv, "key": "llmft.evaluation"}
+        ),
+        "delete verdict (body)": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.evaluation"}),
+        "delete verdict (query)": api.call("DELETE", delete_tag, auth=user, params={**mv, "key": "llmft.evaluation"}),
+        "re-point model_dir": api.call(
+            "POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/other"}
+        ),
+        "delete model_dir": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.model_dir"}),
+        "version born passed": api.call(
+            "POST",
+            "/api/2.0/mlflow/model-versions/create",
+            auth=user,
+            json={"name": name, "source": "models:/m-1", "tags": [{"key": "llmft.evaluation", "value": "passed"}]},
+        ),
+        "move alias": api.call("POST", alias, auth=user, json={"name": name, "alias": "evaluated", "version": version}),
+        "move alias, other case": api.call(
+            "POST", alias, auth=user, json={"name": name, "alias": "Evaluated", "version": version}
+        ),
+    }
+    status = {k: r.status_code for k, r in refused.items()}
+    print("\nteam user on the gate:", json.dumps(status))
+    assert all(s == 403 for s in status.values()), {k: r.text[:200] for k, r in refused.items()}
+    assert all(r.json()["error_code"] == "PERMISSION_DENIED" for r in refused.values())
+    # the team's other tags and aliases stay its own
+    assert api.call("POST", set_tag, auth=user, json={**mv, "key": "owner", "value": "me"}).status_code == 200
+    other = api.call("POST", alias, auth=user, json={"name": name, "alias": "candidate", "version": version})
+    assert other.status_code == 200, other.text
+    # the platform's evaluator records the verdict and moves the alias
+    for key, value in (("llmft.evaluation", "passed"), ("llmft.evaluation.digest", "sha256:" + "0" * 64)):
+        done = api.call("POST", set_tag, auth=evaluator, json={**mv, "key": key, "value": value})
+        assert done.status_code == 200, done.text
+    moved = api.call("POST", alias, auth=evaluator, json={"name": name, "alias": "evaluated", "version": version})
+    assert moved.status_code == 200, moved.text
+    for form in ({"json": {"name": name, "alias": "evaluated"}}, {"params": {"name": name, "alias": "evaluated"}}):
+        assert api.call("DELETE", alias, auth=user, **form).status_code == 403, form
+    got = api.call("GET", f"{alias}?name={name}&alias=evaluated", auth=user)
+    assert got.status_code == 200 and got.json()["model_version"]["version"] == version, got.text
+    tags = {t["key"]: t["value"] for t in got.json()["model_version"]["tags"]}
+    assert tags["llmft.evaluation"] == "passed" and tags["llmft.model_dir"] == "/fsx/ckpt/merged", tags
+    # the evaluator is no user administrator
+    users = api.call("GET", f"/api/2.0/mlflow/users/get?username={user[0]}", auth=evaluator)
+    grant = api.call(
+        "POST",
+        GRANT,
+        auth=evaluator,
+        json={"username": user[0], "resource_type": "experiment", "resource_id": "0", "permission": "MANAGE"},
+    )
+    assert users.status_code == 403 and grant.status_code == 403, (users.text, grant.text)
+
+
 def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:
     """PostgreSQL stops: the server answers 5xx with a generic message and a reference (before: the error named the
     database host and port), and serves again once the database is back."""
@@ -1064,93 +1155,3 @@ def test_training_survives_the_server_killed_and_not_restarted(task: dict[str, A
     assert result["slowest_log_s"] < 0.5, result  # never an attempt (2 s) nor retries (minutes)
     assert result["end_s"] < 2 + 3 * 2 + 5, result  # flush budget + a few bounded attempts (+ a loaded machine)
     assert "cannot reach" in err and "training continues" in err and "are lost" in err, err[-3000:]
-
-
-def _gated_version(api: Api, team: str, user: tuple[str, str]) -> tuple[str, str]:
-    """A registered model of ``team`` with one version of its own run: (model name, version)."""
-    name = f"{team}.gated"
-    assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user, json={"name": name}).ok
-    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/gated"}).json()
-    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user, json={"experiment_id": exp["experiment_id"]})
-    run_id = run.json()["run"]["info"]["run_id"]
-    created = api.call(
-        "POST",
-        "/api/2.0/mlflow/model-versions/create",
-        auth=user,
-        json={"name": name, "source": f"runs:/{run_id}/model", "run_id": run_id},
-    )
-    assert created.status_code == 200, created.text
-    return name, created.json()["model_version"]["version"]
-
-
-def test_only_the_evaluator_writes_the_production_gate(task: dict[str, Any], stack: dict[str, Any]) -> None:
-    """Third red team (issue 40): the team's own user (whose password every pod of the team holds) cannot set,
-    delete or move the evaluation verdict, the alias ``evaluated`` or a version's ``llmft.model_dir`` on the real
-    server, in any spelling or request form; the platform's evaluator (its own secret) can, and still may not
-    manage users."""
-    api = task["api"]
-    team, user = sorted(task["teams"].items())[0]
-    evaluator = (stack["secrets"]["MLFLOW_EVALUATOR_USERNAME"], stack["secrets"]["MLFLOW_EVALUATOR_PASSWORD"])
-    name, version = _gated_version(api, team, user)
-    set_tag, delete_tag = "/api/2.0/mlflow/model-versions/set-tag", "/api/2.0/mlflow/model-versions/delete-tag"
-    alias = "/api/2.0/mlflow/registered-models/alias"
-    mv = {"name": name, "version": version}
-    # the training step's own write: llmft.model_dir once (and the same value again, a restarted job)
-    for _ in range(2):
-        ok = api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/ckpt/merged"})
-        assert ok.status_code == 200, ok.text
-    refused = {
-        "verdict": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation", "value": "passed"}),
-        "verdict, other case": api.call(
-            "POST", set_tag, auth=user, json={**mv, "key": " LLMFT.Evaluation", "value": "passed"}
-        ),
-        "digest": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation.digest", "value": "x"}),
-        "verdict, ajax": api.call(
-            "POST", set_tag.replace("/api/", "/ajax-api/"), auth=user, json={**mv, "key": "llmft.evaluation"}
-        ),
-        "delete verdict (body)": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.evaluation"}),
-        "delete verdict (query)": api.call("DELETE", delete_tag, auth=user, params={**mv, "key": "llmft.evaluation"}),
-        "re-point model_dir": api.call(
-            "POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/other"}
-        ),
-        "delete model_dir": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.model_dir"}),
-        "version born passed": api.call(
-            "POST",
-            "/api/2.0/mlflow/model-versions/create",
-            auth=user,
-            json={"name": name, "source": "models:/m-1", "tags": [{"key": "llmft.evaluation", "value": "passed"}]},
-        ),
-        "move alias": api.call("POST", alias, auth=user, json={"name": name, "alias": "evaluated", "version": version}),
-        "move alias, other case": api.call(
-            "POST", alias, auth=user, json={"name": name, "alias": "Evaluated", "version": version}
-        ),
-    }
-    status = {k: r.status_code for k, r in refused.items()}
-    print("\nteam user on the gate:", json.dumps(status))
-    assert all(s == 403 for s in status.values()), {k: r.text[:200] for k, r in refused.items()}
-    assert all(r.json()["error_code"] == "PERMISSION_DENIED" for r in refused.values())
-    # the team's other tags and aliases stay its own
-    assert api.call("POST", set_tag, auth=user, json={**mv, "key": "owner", "value": "me"}).status_code == 200
-    other = api.call("POST", alias, auth=user, json={"name": name, "alias": "candidate", "version": version})
-    assert other.status_code == 200, other.text
-    # the platform's evaluator records the verdict and moves the alias
-    for key, value in (("llmft.evaluation", "passed"), ("llmft.evaluation.digest", "sha256:" + "0" * 64)):
-        done = api.call("POST", set_tag, auth=evaluator, json={**mv, "key": key, "value": value})
-        assert done.status_code == 200, done.text
-    moved = api.call("POST", alias, auth=evaluator, json={"name": name, "alias": "evaluated", "version": version})
-    assert moved.status_code == 200, moved.text
-    for form in ({"json": {"name": name, "alias": "evaluated"}}, {"params": {"name": name, "alias": "evaluated"}}):
-        assert api.call("DELETE", alias, auth=user, **form).status_code == 403, form
-    got = api.call("GET", f"{alias}?name={name}&alias=evaluated", auth=user)
-    assert got.status_code == 200 and got.json()["model_version"]["version"] == version, got.text
-    tags = {t["key"]: t["value"] for t in got.json()["model_version"]["tags"]}
-    assert tags["llmft.evaluation"] == "passed" and tags["llmft.model_dir"] == "/fsx/ckpt/merged", tags
-    # the evaluator is no user administrator
-    users = api.call("GET", f"/api/2.0/mlflow/users/get?username={user[0]}", auth=evaluator)
-    grant = api.call(
-        "POST",
-        GRANT,
-        auth=evaluator,
-        json={"username": user[0], "resource_type": "experiment", "resource_id": "0", "permission": "MANAGE"},
-    )
-    assert users.status_code == 403 and grant.status_code == 403, (users.text, grant.text)
