@@ -73,6 +73,9 @@ class MlflowStack(PlatformStack):
     - ``team_credentials_secrets``: per team name, the Secrets Manager secret (JSON ``{"username", "password"}``)
       of that team's own MLflow user (``team-<team>``); the server's entry point creates or resets each user from
       it at every start, and a team's jobs and Studio users log with it;
+    - ``evaluator_credentials_secret``: the secret of the platform's evaluator (``platform-evaluator``, the only
+      non-admin user that writes the production gate, mlflow_image/registry_gate.py; None without basic auth), read
+      only by the promotion step's Pod Identity (cdk_constructs/compute/promotion_identity.py);
     - ``grant_team_credentials(team, grantee)``: lets a role read that one team's secret (``GetSecretValue`` +
       ``kms:Decrypt`` through Secrets Manager), nothing of other teams;
     - ``load_balancer``: the internal (by default) HTTPS Application Load Balancer.
@@ -216,6 +219,9 @@ class MlflowStack(PlatformStack):
             name: credential.secret for name, credential in self.team_credentials.items()
         }
         self.admin_credentials_secret: sm.ISecret = self.admin_credentials.secret
+        self.evaluator_credentials_secret: sm.ISecret | None = (
+            self.evaluator_credentials.secret if self.evaluator_credentials else None
+        )
 
     def _add_endpoint(
         self,

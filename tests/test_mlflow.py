@@ -542,3 +542,17 @@ def test_service_starts_only_after_the_database_writer(env_synth: Synth) -> None
     depends = set(service.get("DependsOn", []))
     assert writers[0] in depends, f"{service_id} must depend on the writer instance {writers[0]}"
     assert all(resources[d]["Type"] != "AWS::ElasticLoadBalancingV2::TargetGroup" for d in depends), "W3005"
+
+
+def test_only_the_promotion_identity_reads_the_evaluator_secret(env_synth: Synth) -> None:
+    """Issue 40: the evaluator's secret is read by the Pod Identity role of llmft-platform/llmft-promoter and by no
+    team's role (each reads its own team's secret only)."""
+    policies = env_synth.resources("compute", "AWS::IAM::Policy")
+    readers = [lid for lid, p in policies.items() if "EvaluatorCredentialsSecret" in json.dumps(p["Properties"])]
+    assert len(readers) == 1 and "PromotionIdentity" in readers[0], readers
+    (association,) = [
+        r["Properties"]
+        for lid, r in env_synth.resources("compute", "AWS::EKS::PodIdentityAssociation").items()
+        if "PromotionIdentity" in lid
+    ]
+    assert (association["Namespace"], association["ServiceAccount"]) == ("llmft-platform", "llmft-promoter")
