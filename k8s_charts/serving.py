@@ -88,11 +88,29 @@ EVALUATED_ALIAS = "evaluated"
 and moves the alias ``evaluated`` to the last version that passed. Only versions tagged ``passed`` are served in the
 production tier (llmft/registry.py)."""
 
+EVALUATION_DIGEST_TAG = "llmft.evaluation.digest"
+"""The content digest of the weights the evaluator judged (training/llm_platform/weights_digest.py): production
+serves a version only with it, and the serving pod verifies the directory against it before the engine loads."""
+DIGEST_CHECK_MODULE = "llm_platform.weights_digest"
+"""``python3 -m`` this module ``--verify DIR --digest D -- <engine command>``: checks, then execs the engine."""
+
 MODEL_DIR_TAG = "llmft.model_dir"
 """A model version's copy of its weights on the team's FSx, as a team pod sees it (under ``/fsx``, Hugging Face
 layout: what ``--model-path`` loads). Versions registered by the training package carry an MLflow reference as their
 ``source`` (``models:/<id>``: the weights are in MLflow's artifact store); this tag names the directory they were
 registered from, which the serving pods mount read-only."""
+
+PROMOTION_NAMESPACE = "llmft-platform"
+PROMOTER_SERVICE_ACCOUNT = "llmft-promoter"
+PROMOTER = f"system:serviceaccount:{PROMOTION_NAMESPACE}:{PROMOTER_SERVICE_ACCOUNT}"
+"""The platform's promotion identity (issue 40): the only requester (besides the platform's controllers) that may
+create or change a production-tier serving Deployment in a team namespace (k8s_charts/team_guardrails.py). The
+promotion Job runs as it in the platform namespace, with the MLflow evaluator's credentials, which no team pod
+holds: it evaluates, pins the weights' digest, and renders and applies the endpoint (docs/serving.md "The
+production promotion path"). Teams have no verb in that namespace."""
+MODEL_DIR_ANNOTATION = "llmft.io/model-dir"
+"""The served directory on a serving Deployment (llmft/serve_build.py MODEL_ANNOTATIONS): the production admission
+rule keeps engine paths inside it."""
 
 DEFAULT_TARGET_REQUESTS = 8
 """Default ``serve.target_requests_per_replica``: running + queued requests per replica the autoscaler aims at."""

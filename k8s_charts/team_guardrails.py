@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import cdk8s
 from constructs import Construct
+from llm_platform.engine_flags import admission_patterns
 
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts import serving
@@ -68,6 +69,12 @@ WORKLOAD_POLICY = "llmft-team-workloads"
 SERVICE_POLICY = "llmft-team-services"
 SECRET_POLICY = "llmft-team-secrets"
 AUTOSCALING_POLICY = "llmft-team-autoscaling"
+CLUSTER_NAME_LABEL = "platform/cluster-name"
+REGION_LABEL = "platform/region"
+"""Labels the platform puts on every team namespace (k8s_charts/team_namespaces.py, from PlatformValues): the EKS
+cluster and the region whose metrics the namespace's ScaledObjects may read (issue 40: a trigger named any)."""
+WORKFLOW_POLICY = "llmft-team-workflows"
+DELETION_POLICY = "llmft-team-deletions"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -426,6 +433,16 @@ def _batch_rules() -> list[dict[str, str]]:
             f"as a batch Job, and pods of batch Jobs may not request {GPU_RESOURCE} or {EFA_RESOURCE}, so a launcher "
             f"with GPUs would never start; give GPUs to the Worker replicas only and leave runLauncherAsWorker false",
         },
+        # stops: the training operator's HPA raising a PyTorchJob's workers after Kueue admitted fewer (kubeflow.org
+        # v1 PyTorchJob, training-operator v1.7.0 CRD k8s_charts/crds/kubeflow.org_pytorchjobs.yaml,
+        # elasticPolicy.metrics: "If not set, the HPA will not be created")
+        {
+            "expression": "object.kind != 'PyTorchJob' || !has(object.spec.elasticPolicy) || "
+            "!has(object.spec.elasticPolicy.metrics) || size(object.spec.elasticPolicy.metrics) == 0",
+            "message": "spec.elasticPolicy.metrics is not allowed in team namespaces: the training operator would "
+            "create a HorizontalPodAutoscaler that adds workers Kueue never admitted (a job's size is what Kueue "
+            "admits)",
+        },
         {
             "expression": f"object.kind != 'Job' || !has(object.spec.parallelism) || "
             f"object.spec.parallelism <= {MAX_JOB_PARALLELISM}",
@@ -475,11 +492,92 @@ def _ray_rules() -> list[dict[str, str]]:
     ]
 
 
+_PRODUCTION_QUEUES = _cel_list(local_queue_name(t) for t in serving.PRODUCTION_TIERS)
+
+
+def _production_of(obj: str) -> str:
+    """CEL: Deployment ``obj`` (object or oldObject) or its pod template names a production tier's LocalQueue."""
+    template = f"{obj}.spec.template.metadata"
+    return (
+        f"({_label(obj + '.metadata', QUEUE_NAME_LABEL)} in {_PRODUCTION_QUEUES} || (has({obj}.spec.template) && "
+        f"has({template}) && {_label(template, QUEUE_NAME_LABEL)} in {_PRODUCTION_QUEUES}))"
+    )
+
+
+# A production-tier serving Deployment, before or after the request (an UPDATE that moves it out of production
+# counts: it was production).
+_PRODUCTION_DEPLOYMENT = (
+    f"object.kind == 'Deployment' && ({_production_of('object')} || "
+    f"(oldObject != null && {_production_of('oldObject')}))"
+)
+PROMOTERS = (serving.PROMOTER, *PLATFORM_CONTROLLERS)
+"""Who may create or change a production-tier serving Deployment: the platform's promotion identity, and the
+platform's controllers (the garbage collector's finalizer updates on delete; none of them is a team's)."""
+
+
+def _engine_token() -> str:
+    """CEL over ``a``: one token of a production engine's command line is the platform's or an allowed engine flag
+    with a checked value (llm_platform/engine_flags.py, the same allowlist llmft applies)."""
+    patterns = admission_patterns()
+    fixed = ["python3", "-m", "sglang.launch_server", serving.DIGEST_CHECK_MODULE, "--", "--enable-metrics"]
+    platform = "^--(model-path|verify|digest|tp-size|dp-size|host|port|served-model-name)=[^=]+$"
+    return (
+        f"(a in {_cel_list([*fixed, *patterns['exact']])} || a.matches('{platform}') || "
+        f"a.matches('{patterns['int']}') || a.matches('{patterns['float']}') || a.matches('{patterns['name']}') || "
+        f"{_cel_list(patterns['path_flags'])}.exists(f, a.startsWith(f + '=')))"
+    )
+
+
+def _engine_paths(command: str) -> str:
+    """CEL: every path flag in ``command`` names a file inside the Deployment's served directory (its annotation
+    :data:`~k8s_charts.serving.MODEL_DIR_ANNOTATION`), which is also the engine's ``--model-path``."""
+    annotations = "object.metadata.annotations"
+    key = serving.MODEL_DIR_ANNOTATION
+    directory = f"{annotations}['{key}']"
+    paths = _cel_list(admission_patterns()["path_flags"])
+    return (
+        f"has({annotations}) && '{key}' in {annotations} && ('--model-path=' + {directory}) in {command} && "
+        f"('--verify=' + {directory}) in {command} && "
+        f"{command}.all(a, {paths}.all(f, !a.startsWith(f + '=') || (a.startsWith(f + '=' + {directory} + '/') "
+        f"&& !a.contains('/../') && !a.endsWith('/..') && !a.contains('/./'))))"
+    )
+
+
+def _production_rules() -> list[dict[str, str]]:
+    """Production serving is a privileged path (issue 40): only the promotion identity creates or changes it, and
+    its engine runs the pinned weights with allowed flags only."""
+    engine = (
+        "variables.templates.all(t, has(t.spec) && (!has(t.spec.initContainers) || size(t.spec.initContainers) == 0) "
+        "&& t.spec.containers.all(c, (!has(c.args) || size(c.args) == 0) && has(c.command) && "
+        f"c.command.all(a, {_engine_token()}) && c.command.exists(a, a.startsWith('--digest=sha256:')) && "
+        f"{_engine_paths('c.command')}))"
+    )
+    return [
+        # stops: a team member (kubectl, or a commit to its GitOps folder applied by Argo CD) creating or editing a
+        # production endpoint that names any directory of its FSx tree
+        {
+            "expression": f"!variables.production || request.userInfo.username in {_cel_list(PROMOTERS)}",
+            "message": f"production serving endpoints are created and changed only by the platform's promotion step "
+            f"({serving.PROMOTER}), after the platform's evaluator passed the model version and pinned its weights "
+            f"(docs/serving.md 'The production promotion path'); serve it in development to try it, or ask the "
+            f"platform to promote it",
+        },
+        # stops: other weights, remote code, dummy weights, adapters or prefixed platform flags in a production engine
+        {
+            "expression": f"!variables.production || object.kind != 'Deployment' || {engine}",
+            "message": "a production engine runs behind the weights digest check (--digest=sha256:...) with only the "
+            "platform's flags and allowed engine flags, each value joined to its flag (--flag=value), paths inside "
+            f"the served directory ({serving.MODEL_DIR_ANNOTATION}), no args and no init containers",
+        },
+    ]
+
+
 def _workload_rules() -> list[dict[str, str]]:
     """The CEL rules on jobs and workload controllers in team namespaces, in the policy's order."""
     return [
         *_gpu_rules(),
         *_serve_rules(),
+        *_production_rules(),
         *_priority_rules(),
         *_owner_rules(),
         *_placement_rules(),
@@ -522,7 +620,9 @@ def _scaled_object_rules() -> list[dict[str, str]]:
     ``GetAwsAuthorization``), so what a trigger may query is decided here, not by the team's role."""
     so = "object.kind != 'ScaledObject' || "
     dims = ";".join(serving.METRIC_DIMENSIONS)
-    own = "';' + namespaceObject.metadata.name + ';' + object.metadata.name"
+    ns_labels = "namespaceObject.metadata.labels"
+    own = f"{ns_labels}['{CLUSTER_NAME_LABEL}'] + ';' + namespaceObject.metadata.name + ';' + object.metadata.name"
+    here = f"has({ns_labels}) && '{CLUSTER_NAME_LABEL}' in {ns_labels} && '{REGION_LABEL}' in {ns_labels}"
     return [
         # stops: scaling anything but the serve Deployment of the same name (a StatefulSet, a job with a /scale
         # subresource, another endpoint)
@@ -561,12 +661,12 @@ def _scaled_object_rules() -> list[dict[str, str]]:
             f"t.metadata['namespace'] == '{serving.METRICS_NAMESPACE}' && 'metricName' in t.metadata && "
             f"t.metadata['metricName'] in {_cel_list(serving.DEMAND_METRICS)} && "
             f"'dimensionName' in t.metadata && t.metadata['dimensionName'] == '{dims}' && "
-            f"'dimensionValue' in t.metadata && "
-            f"t.metadata['dimensionValue'].matches('^[^;]+;[^;]+;[^;]+$') && "
-            f"t.metadata['dimensionValue'].endsWith({own}))",
-            "message": f"a ScaledObject reads only its own endpoint's demand: namespace {serving.METRICS_NAMESPACE}, "
-            f"metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName {dims}, dimensionValue "
-            f"<cluster>;<this namespace>;<the ScaledObject's name>",
+            f"'dimensionValue' in t.metadata && {here} && t.metadata['dimensionValue'] == {own} && "
+            f"'awsRegion' in t.metadata && t.metadata['awsRegion'] == {ns_labels}['{REGION_LABEL}'])",
+            "message": f"a ScaledObject reads only its own endpoint's demand in this cluster and region: namespace "
+            f"{serving.METRICS_NAMESPACE}, metricName one of {', '.join(serving.DEMAND_METRICS)}, dimensionName "
+            f"{dims}, dimensionValue <this cluster>;<this namespace>;<the ScaledObject's name>, awsRegion <this "
+            f"region> (the namespace's labels {CLUSTER_NAME_LABEL} and {REGION_LABEL})",
         },
         # stops: an ownerReference Kueue or the garbage collector would follow somewhere else
         {
@@ -615,6 +715,60 @@ def _service_rules() -> list[dict[str, str]]:
             "object.metadata.ownerReferences.all(o, o.apiVersion == 'apps/v1' && o.kind == 'Deployment')",
             "message": "a team's Service may be owned only by a Deployment (llmft's serve endpoints); other "
             "ownerReferences are set by the platform's controllers",
+        },
+    ]
+
+
+# Every synchronization block of a Workflow or WorkflowTemplate (Argo Workflows v4.0.6 CRD, vendored in
+# k8s_charts/crds: spec.synchronization, spec.templateDefaults.synchronization, spec.templates[].synchronization;
+# tests/test_redteam_production.py walks the CRD for every `synchronization` property so a new one is not missed).
+_LOCKS = (
+    "(has(object.spec.synchronization) ? [object.spec.synchronization] : []) + "
+    "(has(object.spec.templateDefaults) && has(object.spec.templateDefaults.synchronization) ? "
+    "[object.spec.templateDefaults.synchronization] : []) + "
+    "(has(object.spec.templates) ? object.spec.templates.filter(t, has(t.synchronization)).map(t, t.synchronization) "
+    ": [])"
+)
+
+
+def _own_namespace(lock: str) -> str:
+    return f"(!has({lock}.namespace) || {lock}.namespace == '' || {lock}.namespace == request.namespace)"
+
+
+def _workflow_rules() -> list[dict[str, str]]:
+    """A team's Workflows lock only within their namespace and create no PVCs through the controller."""
+    return [
+        # stops: holding or exhausting another namespace's mutex or semaphore ConfigMap (Argo v4.0.6 Mutex and
+        # SemaphoreRef `namespace`: "default: [namespace of workflow]")
+        {
+            "expression": "variables.locks.all(s, (!has(s.mutexes) || s.mutexes.all(m, "
+            f"{_own_namespace('m')})) && (!has(s.semaphores) || s.semaphores.all(m, {_own_namespace('m')})))",
+            "message": "a Workflow's mutexes and semaphores are its own namespace's: remove synchronization "
+            "namespace (or set it to this namespace)",
+        },
+        # stops: PVCs the Workflow controller would create for the team, which the team Role may not create itself
+        {
+            "expression": "!has(object.spec.volumeClaimTemplates) || size(object.spec.volumeClaimTemplates) == 0",
+            "message": "spec.volumeClaimTemplates is not allowed in team namespaces: the Workflow controller would "
+            "create PersistentVolumeClaims the team may not create; steps use the team's FSx tree",
+        },
+    ]
+
+
+def _deletion_rules() -> list[dict[str, str]]:
+    """A serving Deployment goes with its pods."""
+    component = _label("oldObject.metadata", serving.COMPONENT_LABEL)
+    return [
+        # stops: `kubectl delete --cascade=orphan` of a serving Deployment, which leaves its ReplicaSet and GPU pods
+        # behind, ownerless, where the team has no verb to remove them (DeleteOptions propagationPolicy Orphan, or
+        # the deprecated orphanDependents)
+        {
+            "expression": f"oldObject == null || {component} != '{serving.SERVE_COMPONENT}' || "
+            "!has(request.options) || ((!has(request.options.propagationPolicy) || "
+            "request.options.propagationPolicy != 'Orphan') && (!has(request.options.orphanDependents) || "
+            "request.options.orphanDependents != true))",
+            "message": "a serving Deployment is deleted with its pods: leave out --cascade=orphan "
+            "(propagationPolicy Orphan); llmft cancel does",
         },
     ]
 
@@ -669,6 +823,7 @@ POLICIES: dict[str, dict] = {
             {"name": "ray", "expression": _RAY_CLUSTER},
             {"name": "serve", "expression": _SERVE_DEPLOYMENT},
             {"name": "serve_replicas", "expression": _SERVE_REPLICA_SET},
+            {"name": "production", "expression": _PRODUCTION_DEPLOYMENT},
         ],
         "validations": _workload_rules(),
     },
@@ -698,6 +853,28 @@ POLICIES: dict[str, dict] = {
             ]
         },
         "validations": _scaled_object_rules() + _scale_rules(),
+    },
+    WORKFLOW_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["argoproj.io"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["workflows", "workflowtemplates"],
+                }
+            ]
+        },
+        "variables": [{"name": "locks", "expression": _LOCKS}],
+        "validations": _workflow_rules(),
+    },
+    DELETION_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["deployments"]}
+            ]
+        },
+        "validations": _deletion_rules(),
     },
     SERVICE_POLICY: {
         "matchConstraints": {

@@ -13,8 +13,9 @@ from config.kubernetes import TeamConfig
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
 from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
+from k8s_charts.promotion import ProductionPromotion
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
-from k8s_charts.team_guardrails import TeamGuardrails
+from k8s_charts.team_guardrails import CLUSTER_NAME_LABEL, REGION_LABEL, TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.tiers import GPU_RESOURCE
@@ -47,6 +48,9 @@ OBJECT_QUOTA: dict[str, int] = {
     "persistentvolumeclaims": 4,
     "count/deployments.apps": 16,
     "count/scaledobjects.keda.sh": 16,
+    "count/workflows.argoproj.io": 32,
+    "count/workflowtemplates.argoproj.io": 32,
+    "count/workflowtaskresults.argoproj.io": 512,
 }
 """ResourceQuota ``objects`` of every team namespace: how many objects of each kind the team (and what its jobs
 create) may hold at once (kubernetes.io "Resource Quotas", object count quota: ``count/<resource>.<group>``, and
@@ -55,7 +59,10 @@ is counted the same way, ``count/scaledobjects.keda.sh``). Serving: one Deployme
 at most 16 endpoints per team (each with at most k8s_charts.team_guardrails.MAX_SERVE_REPLICAS pods, which the
 ``pods`` count caps again). Without it one
 team can exhaust pod slots and IPs on every node it reaches and grow etcd until the API server refuses writes.
-Every kind the team Role may create is counted (tests/test_redteam_classes.py derives that from the Role)."""
+Pipelines (issue 40): Workflows and WorkflowTemplates (the team Role), WorkflowTaskResults (the pipelines'
+ServiceAccount; Argo's executor writes one per step, Argo Workflows v4.0.6 docs/workflow-rbac.md). Every kind a
+Role bound in the namespace lets anyone create is counted (tests/test_redteam_classes.py derives the list from the
+rendered Roles and their bindings, not from a list of kinds)."""
 
 TEAM_MEMBER_ROLE = "team-member"
 JOB_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
@@ -249,7 +256,7 @@ class TeamNamespace(Construct):
         super().__init__(scope, construct_id)
         self._ns = team.namespace
         self._labels = {"app.kubernetes.io/part-of": "llm-platform", "platform/team": team.name}
-        self.namespace = self._add_namespace(team)
+        self.namespace = self._add_namespace(team, values)
         self.capacity = team_capacity(team, values.node_kinds)
         self._add_quotas(team)
         self.limit_range = self._add_limit_range()
@@ -276,8 +283,10 @@ class TeamNamespace(Construct):
         """Metadata of the team's object ``name`` (in its namespace unless ``namespaced`` is False)."""
         return k8s.ObjectMeta(name=name, namespace=self._ns if namespaced else None, labels=self._labels)
 
-    def _add_namespace(self, team: TeamConfig) -> k8s.KubeNamespace:
-        """The Namespace, labelled for Pod Security ``restricted``, Kueue and the team's LocalQueues."""
+    def _add_namespace(self, team: TeamConfig, values: PlatformValues) -> k8s.KubeNamespace:
+        """The Namespace, labelled for Pod Security ``restricted``, Kueue, the team's LocalQueues, and the cluster
+        and region its ScaledObjects may read metrics of (k8s_charts/team_guardrails.py; teams cannot label
+        namespaces)."""
         pss = {f"pod-security.kubernetes.io/{mode}": POD_SECURITY_LEVEL for mode in ("enforce", "audit", "warn")}
         return k8s.KubeNamespace(
             self,
@@ -289,6 +298,8 @@ class TeamNamespace(Construct):
                     **pss,
                     MANAGED_NAMESPACE_LABEL: "true",
                     **{queue_namespace_label(t): "true" for t in team.allowed_tiers},
+                    CLUSTER_NAME_LABEL: values.cluster_name,
+                    REGION_LABEL: values.region,
                 },
             ),
         )
@@ -475,6 +486,11 @@ class TeamNamespacesChart(cdk8s.Chart):
         self.teams = {t.name: TeamNamespace(self, t.name, team=t, values=values) for t in teams}
         labels = {"app.kubernetes.io/part-of": "llm-platform"}
         self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
+        # who may create production serving endpoints: the platform's promotion identity (k8s_charts/promotion.py)
+        self.promotion = ProductionPromotion(self, "promotion", teams=teams, labels=labels)
+        for name, binding in self.promotion.bindings.items():
+            self.promotion.roles[name].add_dependency(self.teams[name].namespace)
+            binding.add_dependency(self.teams[name].namespace)
         self.strict_groups = StrictSupplementalGroups(
             self, "strict-groups", labels=labels, selector={MANAGED_NAMESPACE_LABEL: "true"}
         )

@@ -216,7 +216,9 @@ def _run_serve_locally(plan, args: argparse.Namespace) -> int:
     from k8s_charts.serving import ENGINE_PORT
 
     model_dir = Path(local.map_fsx(plan.model.model_dir, Path(args.fsx)))
-    return local.run_serve(model_dir, plan.spec.serve.model, port=args.port or ENGINE_PORT, python=args.python)
+    return local.run_serve(
+        model_dir, plan.spec.serve.model, port=args.port or ENGINE_PORT, python=args.python, digest=plan.model.digest
+    )
 
 
 def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:

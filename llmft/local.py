@@ -222,8 +222,9 @@ SERVE_MODULE = "llm_platform.serve"
 SERVE_HOST = "127.0.0.1"
 
 
-def serve_command(model_dir: Path, served_name: str, port: int, python: str) -> list[str]:
-    """The local server of ``model_dir`` as ``served_name`` (what clients send as ``model``), on 127.0.0.1."""
+def serve_command(model_dir: Path, served_name: str, port: int, python: str, digest: str | None = None) -> list[str]:
+    """The local server of ``model_dir`` as ``served_name`` (what clients send as ``model``), on 127.0.0.1; with the
+    evaluated weights' ``digest``, which the server verifies before it loads."""
     return [
         python,
         "-m",
@@ -236,6 +237,7 @@ def serve_command(model_dir: Path, served_name: str, port: int, python: str) -> 
         SERVE_HOST,
         "--port",
         str(port),
+        *(["--weights-digest", digest] if digest else []),
     ]
 
 
@@ -273,6 +275,7 @@ def run_serve(
     python: str | None = None,
     env: dict[str, str] | None = None,
     start_timeout: float = 300.0,
+    digest: str | None = None,
 ) -> int:
     """Serve ``model_dir`` here until Ctrl-C (or until the server exits): starts it, waits for ``/health``, prints
     the URL, and stops the server by its PID."""
@@ -282,7 +285,7 @@ def run_serve(
             file=sys.stderr,
         )
         return 1
-    cmd = serve_command(Path(model_dir), served_name, port, python or sys.executable)
+    cmd = serve_command(Path(model_dir), served_name, port, python or sys.executable, digest)
     print(f"llmft: serving {served_name} locally:\n  {' '.join(cmd)}", file=sys.stderr, flush=True)
     try:
         proc = subprocess.Popen(cmd, env=env)

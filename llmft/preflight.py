@@ -244,10 +244,12 @@ def engine_problems(engine: str, args: list[str]) -> list[str] | None:
 def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) -> Any:
     """The model version a serve job serves (llmft.registry.ResolvedModel), or a stand-in after adding every
     registry and engine problem to ``result`` (the placement is still checked with the stand-in)."""
+    from llm_platform.engine_flags import flag_problems
+
     from llmft.registry import RegistryUnavailable, ResolvedModel, resolve_model
 
     stand_in = ResolvedModel(name=spec.serve.model, version=0, model_dir="/fsx/models/unresolved", source="")
-    args = list(spec.serve.engine_args)
+    args = list(spec.serve.engine_args)  # the allowlist took them already (llmft/spec.py, no engine needed)
     problems = engine_problems(spec.serve.engine, args) if args else []
     if problems is None:
         result.add(
@@ -281,6 +283,8 @@ def check_serve(spec: JobSpec, team: TeamConfig, registry: Any, result: Result) 
         return stand_in
     chosen = f" (alias {model.alias})" if model.alias else ""
     result.add("registry", "ok", f"{model.name} version {model.version}{chosen} from {model.model_dir}")
+    for problem in flag_problems(args, model_dir=model.model_dir):  # paths inside the resolved version only
+        result.add("engine", "FAIL", f"serve.{problem}")
     return model
 
 

@@ -29,7 +29,10 @@ Rules (:func:`resolve_model`), each refusal naming the spec field and the fix:
   ``TEAM_SOURCE_SCHEMES``), the directory the version's tag ``llmft.model_dir`` names. Another team's prefix, another
   mount or ``..`` are refused;
 - in a production tier (k8s_charts/serving.py ``PRODUCTION_TIERS``) only a version tagged ``llmft.evaluation`` =
-  ``passed`` is served.
+  ``passed`` with the digest of its evaluated weights (``llmft.evaluation.digest``) is served; the pods verify the
+  digest before the engine loads. Only the platform's evaluator writes these tags (the MLflow server's rule,
+  mlflow_image/registry_gate.py), and only the platform's promotion identity creates production serving objects
+  (k8s_charts/team_guardrails.py): this check is llmft's courtesy, not the guard.
 """
 
 from __future__ import annotations
@@ -41,7 +44,14 @@ from pathlib import Path
 from typing import Protocol
 
 from config.kubernetes import TeamConfig
-from k8s_charts.serving import EVALUATED_ALIAS, EVALUATION_PASSED, EVALUATION_TAG, MODEL_DIR_TAG, PRODUCTION_TIERS
+from k8s_charts.serving import (
+    EVALUATED_ALIAS,
+    EVALUATION_DIGEST_TAG,
+    EVALUATION_PASSED,
+    EVALUATION_TAG,
+    MODEL_DIR_TAG,
+    PRODUCTION_TIERS,
+)
 from k8s_charts.team_storage import TEAM_MOUNT_PATH
 
 MLFLOW_REFERENCES = ("models:/", "runs:/", "mlflow-artifacts:/")  # = mlflow_image/entrypoint.py TEAM_SOURCE_SCHEMES
@@ -222,6 +232,7 @@ class ResolvedModel:
     source: str
     alias: str | None = None
     evaluation: str | None = None
+    digest: str | None = None  # the evaluated weights' content digest: the serving pod verifies it before loading
 
 
 def model_dir(mv: ModelVersion, team: TeamConfig) -> tuple[str | None, str | None]:
@@ -284,6 +295,13 @@ def resolve_model(spec, team: TeamConfig, registry: Registry) -> tuple[ResolvedM
             f"{EVALUATION_PASSED}): evaluate it first (an evaluate job), or serve alias: "
             f"{EVALUATED_ALIAS}"
         )
+    digest = mv.tags.get(EVALUATION_DIGEST_TAG)
+    if spec.tier in PRODUCTION_TIERS and evaluation == EVALUATION_PASSED and not _is_digest(digest):
+        problems.append(
+            f"serve.model: {mv.name} version {mv.version} passed evaluation without a weights digest "
+            f"({EVALUATION_DIGEST_TAG}={digest!r}); tier {spec.tier} serves only pinned weights: have the "
+            f"platform's evaluator evaluate it again (it records the digest)"
+        )
     if problems:
         return None, problems
     return ResolvedModel(
@@ -293,4 +311,12 @@ def resolve_model(spec, team: TeamConfig, registry: Registry) -> tuple[ResolvedM
         source=mv.source,
         alias=serve.alias,
         evaluation=evaluation,
+        digest=digest if _is_digest(digest) else None,
     ), []
+
+
+def _is_digest(value: str | None) -> bool:
+    """``sha256:`` + 64 hex digits (training/llm_platform/weights_digest.py)."""
+    import re
+
+    return bool(value) and re.fullmatch(r"sha256:[0-9a-f]{64}", value) is not None

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import cdk8s
 from cdk8s_plus_28 import k8s
+from llm_platform.engine_flags import joined
 
 from config import TeamConfig
 from k8s_charts import serving
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 SERVE_IMAGE = "verl-sglang"  # the platform image with SGLang (images/verl-sglang, also GRPO's)
 STARTUP_SECONDS = 30 * 60  # the longest a replica may take to load its model before it is restarted
-MODEL_ANNOTATIONS = ("llmft.io/model", "llmft.io/model-version", "llmft.io/model-alias", "llmft.io/model-dir")
+MODEL_ANNOTATIONS = ("llmft.io/model", "llmft.io/model-version", "llmft.io/model-alias", serving.MODEL_DIR_ANNOTATION)
 # KEDA's CloudWatch query: one-minute sums of the gauges over the last 3 minutes, the newest complete minute
 # (metricEndTimeOffset skips the minute still being written). The agent scrapes once a minute, so a minute's Sum
 # is the gauges of every replica added up.
@@ -66,27 +67,27 @@ CLOUDWATCH_QUERY = {
 TRIGGER_NAMES = {"sglang:num_running_reqs": "running", "sglang:num_queue_reqs": "queued"}
 
 
-def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int) -> list[str]:
-    """The engine's command line: the platform's flags, then the spec's ``engine_args``."""
+def engine_command(spec: JobSpec, *, model_dir: str, tp: int, gpus: int, digest: str | None = None) -> list[str]:
+    """The engine's command line: the platform's flags, then the spec's ``engine_args``, every value joined to its
+    flag (``--flag=value``, one token each: what the production admission rule checks token by token,
+    k8s_charts/team_guardrails.py); with the evaluated weights' ``digest``, behind the digest check that execs the
+    engine only for those weights."""
+    check = ["python3", "-m", serving.DIGEST_CHECK_MODULE, f"--verify={model_dir}", f"--digest={digest}", "--"]
     command = [
+        *(check if digest else []),
         "python3",
         "-m",
         "sglang.launch_server",
-        "--model-path",
-        model_dir,
-        "--tp",
-        str(tp),
-        "--host",
-        "0.0.0.0",
-        "--port",
-        str(serving.ENGINE_PORT),
+        f"--model-path={model_dir}",
+        f"--tp-size={tp}",
+        "--host=0.0.0.0",
+        f"--port={serving.ENGINE_PORT}",
         "--enable-metrics",
-        "--served-model-name",
-        spec.serve.model,
+        f"--served-model-name={spec.serve.model}",
     ]
     if gpus > tp:
-        command += ["--dp-size", str(gpus // tp)]  # data-parallel engines of tp GPUs each (spec: tp divides gpus)
-    return command + list(spec.serve.engine_args)
+        command.append(f"--dp-size={gpus // tp}")  # data-parallel engines of tp GPUs each (spec: tp divides gpus)
+    return command + joined(list(spec.serve.engine_args))
 
 
 def serve_labels(spec: JobSpec, queue: str | None) -> dict[str, str]:
@@ -134,7 +135,7 @@ def serving_pod_template(
         settings=PodSettings(
             container_name="engine",
             image=image,
-            command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node),
+            command=engine_command(spec, model_dir=model.model_dir, tp=r.tp, gpus=r.gpus_per_node, digest=model.digest),
             env=spec.env,
             ports=[(serving.ENGINE_PORT_NAME, serving.ENGINE_PORT)],
         ),

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from llm_platform.engine_flags import flag_problems
 from llm_platform.steps import odd_characters
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -150,25 +151,6 @@ class CustomJob(ConfigModel):
         return v
 
 
-# Flags of the engine's command line that the platform sets (llmft/serve_build.py): a spec's engine_args may not
-# repeat them (the model, its parallelism, where it listens and what it is called are the spec's own fields).
-PLATFORM_ENGINE_FLAGS = (
-    "--model-path",
-    "--model",
-    "--tp",
-    "--tp-size",
-    "--tensor-parallel-size",
-    "--dp",
-    "--dp-size",
-    "--data-parallel-size",
-    "--host",
-    "--port",
-    "--enable-metrics",
-    "--served-model-name",
-    "--nnodes",
-    "--node-rank",
-    "--dist-init-addr",
-)
 _MODEL_NAME = re.compile(r"(?P<team>[a-z0-9]([-a-z0-9]*[a-z0-9])?)\.(?P<name>[A-Za-z0-9][\w.-]{0,200})")
 _ALIAS = re.compile(r"[A-Za-z_][\w-]{0,255}")
 SERVE_MISSING = "type serve needs a serve section"
@@ -231,13 +213,11 @@ class ServeSection(ConfigModel):
     @field_validator("engine_args")
     @classmethod
     def _engine_args(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        fixed = sorted({a.split("=", 1)[0] for a in v if a.split("=", 1)[0] in PLATFORM_ENGINE_FLAGS})
-        if fixed:
-            raise ValueError(
-                f"serve.engine_args: {', '.join(fixed)} are set by the platform from the spec (model, "
-                f"tensor_parallel, the port the Service and the metrics scrape use, the served name); "
-                f"remove them"
-            )
+        # the platform's allowlist: exact flag names, checked values, no engine needed (llm_platform/engine_flags.py;
+        # paths are checked against the resolved version in preflight, SGLang's own parser where it is installed)
+        problems = flag_problems(list(v))
+        if problems:
+            raise ValueError("; ".join(f"serve.{p}" for p in problems))
         return v
 
     @model_validator(mode="after")

@@ -179,7 +179,7 @@ INTERNALS = re.compile(
 _TEAM_USERNAME = re.compile(r"MLFLOW_TEAM_([A-Z0-9_]+)_USERNAME")
 # Variables only this script needs; the server process never sees them.
 _BOOTSTRAP_ONLY = re.compile(
-    r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)"
+    r"MLFLOW_DB_PASSWORD|MLFLOW_AUTH_ADMIN_PASSWORD|MLFLOW_EVALUATOR_PASSWORD|MLFLOW_TEAM_[A-Z0-9_]+_(USERNAME|PASSWORD)"
 )
 
 
@@ -214,6 +214,7 @@ class Settings:
     admin_username: str = ""
     admin_password: str = ""
     team_users: tuple[User, ...] = ()
+    evaluator: User | None = None  # the platform's evaluator (registry_gate.py), an admin of MLflow's
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -252,6 +253,7 @@ class Settings:
             admin_username=need("MLFLOW_AUTH_ADMIN_USERNAME") if auth else "",
             admin_password=need("MLFLOW_AUTH_ADMIN_PASSWORD") if auth else "",
             team_users=_team_users(env, need) if auth else (),
+            evaluator=_evaluator_user(env) if auth else None,
         )
         if auth and len(settings.admin_password) < 12:
             raise ConfigurationError("MLFLOW_AUTH_ADMIN_PASSWORD is shorter than 12 characters, which MLflow rejects")
@@ -261,8 +263,23 @@ class Settings:
 
     @property
     def users(self) -> tuple[User, ...]:
-        """Every user the entry point owns: the admin first, then the teams."""
-        return (User(self.admin_username, self.admin_password, is_admin=True), *self.team_users)
+        """Every user the entry point owns: the admin first, then the teams, then the evaluator."""
+        admin = User(self.admin_username, self.admin_password, is_admin=True)
+        return (admin, *self.team_users, *((self.evaluator,) if self.evaluator else ()))
+
+
+def _evaluator_user(env: Mapping[str, str]) -> User | None:
+    """The platform's evaluator (``MLFLOW_EVALUATOR_USERNAME``/``_PASSWORD``, both or neither): the only non-admin
+    secret allowed to write the production gate (registry_gate.py)."""
+    username, password = env.get("MLFLOW_EVALUATOR_USERNAME", ""), env.get("MLFLOW_EVALUATOR_PASSWORD", "")
+    if not username and not password:
+        return None
+    if not username or len(password) < 12 or username.startswith(TEAM_USER_PREFIX):
+        raise ConfigurationError(
+            f"MLFLOW_EVALUATOR_USERNAME {username!r} and MLFLOW_EVALUATOR_PASSWORD go together: a user name outside "
+            f"{TEAM_USER_PREFIX!r}* and a password of at least 12 characters (the platform's evaluator secret)"
+        )
+    return User(username, password, is_admin=True)
 
 
 def _team_users(env: Mapping[str, str], need) -> tuple[User, ...]:
@@ -616,9 +633,25 @@ def authenticate_team_request():
         )
         if refusal is not None:
             result = make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
+    if isinstance(result, Authorization) and _registry_gate().concerns(request.path, result.username):
+        refusal = _registry_gate().check_request(
+            request, result.username, bool(auth.store.get_user(result.username).is_admin)
+        )
+        if refusal is not None:  # the production gate (issue 40): only the platform's evaluator writes it
+            result = make_response(jsonify(error_code="PERMISSION_DENIED", message=refusal), 403)
     if has_app_context() and isinstance(result, Authorization):
         g.platform_auth = result
     return result
+
+
+def _registry_gate():
+    """registry_gate.py beside this file (on the server's PYTHONPATH; added here when loaded by file path)."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.append(here)
+    import registry_gate
+
+    return registry_gate
 
 
 class RequestGuard:

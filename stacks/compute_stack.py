@@ -38,6 +38,7 @@ from cdk_constructs.compute.keda import KEDA, Keda
 from cdk_constructs.compute.kuberay_operator import KUBERAY, KubeRayOperator
 from cdk_constructs.compute.kueue import KUEUE, Kueue
 from cdk_constructs.compute.platform_charts import PlatformCharts
+from cdk_constructs.compute.promotion_identity import PromotionIdentity
 from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
 from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.governance.function_logs import govern_handler_logs
@@ -463,6 +464,13 @@ class ComputeStack(PlatformStack):
                     data_bucket=data_bucket,
                     mlflow_secret=secrets.get(team.name),
                 )
+        # the production promotion step's identity: the MLflow evaluator's secret, nothing else (issue 40)
+        self.promotion_identity: PromotionIdentity | None = None
+        evaluator_secret = getattr(mlflow, "evaluator_credentials_secret", None) if mlflow else None
+        if evaluator_secret is not None:
+            self.promotion_identity = PromotionIdentity(
+                self, "PromotionIdentity", cluster=self.cluster, evaluator_secret=evaluator_secret
+            )
 
     @property
     def deploy_time_values(self) -> dict[str, str]:

@@ -46,6 +46,9 @@ from config import EnvironmentConfig
 from ._base import PlatformStack
 
 ADMIN_USERNAME = "admin"
+EVALUATOR_USERNAME = "platform-evaluator"
+"""The platform's evaluator (mlflow_image/registry_gate.py): the only user besides admins that records evaluation
+verdicts, the alias ``evaluated`` and a version's ``llmft.model_dir``; its secret is the platform's, no team pod's."""
 
 
 @runtime_checkable
@@ -70,6 +73,9 @@ class MlflowStack(PlatformStack):
     - ``team_credentials_secrets``: per team name, the Secrets Manager secret (JSON ``{"username", "password"}``)
       of that team's own MLflow user (``team-<team>``); the server's entry point creates or resets each user from
       it at every start, and a team's jobs and Studio users log with it;
+    - ``evaluator_credentials_secret``: the secret of the platform's evaluator (``platform-evaluator``, the only
+      non-admin user that writes the production gate, mlflow_image/registry_gate.py; None without basic auth), read
+      only by the promotion step's Pod Identity (cdk_constructs/compute/promotion_identity.py);
     - ``grant_team_credentials(team, grantee)``: lets a role read that one team's secret (``GetSecretValue`` +
       ``kms:Decrypt`` through Secrets Manager), nothing of other teams;
     - ``load_balancer``: the internal (by default) HTTPS Application Load Balancer.
@@ -188,6 +194,18 @@ class MlflowStack(PlatformStack):
             if basic_auth
             else {}
         )
+        self.evaluator_credentials: GeneratedCredential | None = (
+            GeneratedCredential(
+                self,
+                "EvaluatorCredentials",
+                encryption_key=self.secrets_key,
+                username=EVALUATOR_USERNAME,
+                description=f"MLflow {config.name}: the platform's evaluator (production gate; platform jobs only)",
+                rotation_reason=no_rotation,
+            )
+            if basic_auth
+            else None
+        )
         self.flask_secret_key = GeneratedCredential(
             self,
             "FlaskSecretKey",
@@ -201,6 +219,9 @@ class MlflowStack(PlatformStack):
             name: credential.secret for name, credential in self.team_credentials.items()
         }
         self.admin_credentials_secret: sm.ISecret = self.admin_credentials.secret
+        self.evaluator_credentials_secret: sm.ISecret | None = (
+            self.evaluator_credentials.secret if self.evaluator_credentials else None
+        )
 
     def _add_endpoint(
         self,
@@ -260,6 +281,7 @@ class MlflowStack(PlatformStack):
             encryption_key=encryption_key,
             admin_secret=self.admin_credentials_secret if basic_auth else None,
             team_secrets=self.team_credentials_secrets,
+            evaluator_secret=self.evaluator_credentials.secret if self.evaluator_credentials else None,
             flask_secret=self.flask_secret_key.secret if basic_auth else None,
             basic_auth=basic_auth,
             cpu=svc.cpu,

@@ -40,6 +40,8 @@ GROUP_OF = {
     "Namespace": "",
     "ScaledObject": "keda.sh",
     "ValidatingAdmissionPolicyBinding": "admissionregistration.k8s.io",
+    "Workflow": "argoproj.io",
+    "WorkflowTemplate": "argoproj.io",
 }
 
 
@@ -75,10 +77,18 @@ TEAM_USER = "alice@example.com"
 """Who makes a request unless a test says otherwise: a team member (the identity a team controls)."""
 
 
-def request_of(operation: str = "CREATE", user: str = TEAM_USER, groups: tuple[str, ...] = ()) -> dict[str, Any]:
+def request_of(
+    operation: str = "CREATE",
+    user: str = TEAM_USER,
+    groups: tuple[str, ...] = (),
+    *,
+    namespace: str = "",
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The ``request`` variable of a ValidatingAdmissionPolicy (kubernetes.io: admission.k8s.io AdmissionRequest
-    fields ``operation`` and ``userInfo``)."""
-    return {"operation": operation, "userInfo": {"username": user, "groups": list(groups)}}
+    fields ``operation``, ``userInfo``, ``namespace`` and ``options``: the DeleteOptions of a DELETE)."""
+    request = {"operation": operation, "userInfo": {"username": user, "groups": list(groups)}, "namespace": namespace}
+    return request | ({"options": options} if options is not None else {})
 
 
 def namespace_object(obj: dict[str, Any], labels: dict[str, str] | None) -> dict[str, Any]:
@@ -121,7 +131,7 @@ def policy_refusals(
         "object": celpy.json_to_cel(obj),
         "oldObject": celpy.json_to_cel(old),
         "request": celpy.json_to_cel(request),
-        "namespaceObject": celpy.json_to_cel(namespace_object(obj, namespace_labels)),
+        "namespaceObject": celpy.json_to_cel(namespace_object(obj or old, namespace_labels)),
     }
     for condition in policy["spec"].get("matchConditions", []):
         result = _program(condition["expression"]).evaluate(activation)
@@ -175,12 +185,16 @@ def admission_refusals(
     actions: tuple[str, ...] = ("Deny",),
     old: dict[str, Any] | None = None,
     user: str = TEAM_USER,
+    options: dict[str, Any] | None = None,
 ) -> list[Refusal]:
     """Refusals of every ValidatingAdmissionPolicy bound (with one of ``actions``) to a namespace labelled
-    ``namespace_labels`` for ``obj`` (``operation`` by ``user``; ``old`` the stored object of an UPDATE)."""
-    request = request_of(operation, user)
+    ``namespace_labels`` for ``obj`` (``operation`` by ``user``; ``old`` the stored object of an UPDATE or DELETE,
+    where ``obj`` is None; ``options`` the DeleteOptions of a DELETE)."""
+    subject = obj if obj is not None else old
+    namespace = subject.get("metadata", {}).get("namespace", "")
+    request = request_of(operation, user, namespace=namespace, options=options)
     policies = {d["metadata"]["name"]: d for d in manifests if d["kind"] == "ValidatingAdmissionPolicy"}
-    group = GROUP_OF[obj["kind"]]
+    group = GROUP_OF[subject["kind"]]
     out = []
     for b in (d for d in manifests if d["kind"] == "ValidatingAdmissionPolicyBinding"):
         spec = b["spec"]
@@ -190,7 +204,7 @@ def admission_refusals(
             continue
         policy = policies[spec["policyName"]]
         if not any(
-            _rule_matches(r, group, resource_of(obj["kind"]), operation)
+            _rule_matches(r, group, resource_of(subject["kind"]), operation)
             for r in policy["spec"]["matchConstraints"]["resourceRules"]
         ):
             continue

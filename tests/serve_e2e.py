@@ -20,9 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from llm_platform import weights_digest
+
 from k8s_charts.serving import (
     DEMAND_METRICS,
     EVALUATED_ALIAS,
+    EVALUATION_DIGEST_TAG,
     EVALUATION_PASSED,
     EVALUATION_TAG,
     HEALTH_PATH,
@@ -86,6 +89,9 @@ def _check_evaluated_version(pipeline, name: str) -> None:
         json.dumps(tags),
     )
     assert version["version"] == "1" and tags[EVALUATION_TAG] == EVALUATION_PASSED
+    # the evaluator pinned the judged weights: the local server verifies them before it loads (llmft passes the digest)
+    merged = pipeline["fsx"] / tags[MODEL_DIR_TAG].removeprefix("/fsx/")
+    assert tags[EVALUATION_DIGEST_TAG] == weights_digest.digest(merged)
     assert tags[MODEL_DIR_TAG].startswith("/fsx/")  # the cluster's path, not this machine's
     assert (pipeline["fsx"] / tags[MODEL_DIR_TAG].removeprefix("/fsx/") / "config.json").is_file()
 

@@ -490,7 +490,7 @@ SERVE_ROWS: list[tuple[str, dict[str, Any], str]] = [
     (
         "platform flag in engine_args",
         serve(engine_args=["--port", "8080"]),
-        r"serve.engine_args: --port are set by the platform",
+        r"serve.engine_args: --port is set by the platform",
     ),
     (
         "scale to zero in production",
@@ -537,14 +537,30 @@ def test_engine_args_the_engine_rejects(tmp_path: Path, monkeypatch, engine_args
 
 
 def test_engine_args_unchecked_without_the_engine_say_so(tmp_path: Path, monkeypatch) -> None:
+    """Without SGLang (Studio) the platform's allowlist still holds, in llmft's own process (issue 40: a prefix of a
+    platform flag, dummy weights, remote code); only SGLang's own parser is skipped, and llmft says so."""
     monkeypatch.delenv("LLMFT_ENGINE_PYTHON", raising=False)
     monkeypatch.setitem(sys.modules, "llm_platform.engine_args", None)  # as in Studio: no engine to import here
     path = tmp_path / "serve.yaml"
-    path.write_text(yaml.safe_dump(serve(engine_args=["--no-such-sglang-flag", "1"]), sort_keys=False))
-    err = io.StringIO()
-    with redirect_stderr(err), redirect_stdout(io.StringIO()):
-        code = main(["submit", str(path), "--env", "dev", "--dry-run", "--registry", str(REGISTRY)])
-    assert code == 0 and "engine_args not checked here" in err.getvalue() + "", err.getvalue()
+
+    def submit(engine_args: list[str]) -> tuple[int, str]:
+        path.write_text(yaml.safe_dump(serve(engine_args=engine_args), sort_keys=False))
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            code = main(["submit", str(path), "--env", "dev", "--dry-run", "--registry", str(REGISTRY)])
+        return code, err.getvalue()
+
+    for attack, said in (
+        (["--no-such-sglang-flag", "1"], "--no-such-sglang-flag is not an engine flag the platform allows"),
+        (["--model-pa", "/fsx/other"], "did you mean --model-path?"),
+        (["--load-format", "dummy"], "--load-format 'dummy' is not one of"),
+        (["--trust-remote-code"], "--trust-remote-code is refused"),
+        (["--tokenizer-path", "/fsx/other/tok"], "must be an absolute path inside /fsx/checkpoints/medical-sft/merged"),
+    ):
+        code, err = submit(attack)
+        assert code == 1 and said in err and "Traceback" not in err, (attack, err)
+    code, err = submit(["--mem-fraction-static", "0.85"])
+    assert code == 0 and "engine_args not checked here" in err, err
 
 
 def test_the_serve_examples_render(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c(tmp_pa
         cwd=ROOT,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "training")])},  # this checkout's
     )
     try:
         lines = []

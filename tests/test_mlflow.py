@@ -134,7 +134,9 @@ def test_no_password_literal_anywhere(env_synth: Synth) -> None:
 
 def test_secrets_are_generated_never_literal(env_synth: Synth) -> None:
     secrets = env_synth.resources("mlflow", "AWS::SecretsManager::Secret")
-    assert len(secrets) == 3 + len(env_synth.config.kubernetes.teams), "database, admin, Flask key, one per team"
+    assert len(secrets) == 4 + len(env_synth.config.kubernetes.teams), (
+        "database, admin, Flask key, the platform's evaluator (issue 40), one per team"
+    )
     for lid, secret in secrets.items():
         props = secret["Properties"]
         assert "SecretString" not in props and "GenerateSecretString" in props, lid
@@ -156,9 +158,13 @@ def test_task_definition_takes_credentials_from_secrets_manager(env_synth: Synth
         "MLFLOW_AUTH_ADMIN_USERNAME",
         "MLFLOW_AUTH_ADMIN_PASSWORD",
         "MLFLOW_FLASK_SERVER_SECRET_KEY",
+        "MLFLOW_EVALUATOR_USERNAME",
+        "MLFLOW_EVALUATOR_PASSWORD",
         *(f"{v}_{k}" for v in teams.values() for k in ("USERNAME", "PASSWORD")),
     }
     assert "DatabaseClusterSecretAttachment" in secrets["MLFLOW_DB_PASSWORD"]
+    # the production gate's writer (issue 40): its own secret, which no team's role or Studio user reads
+    assert "EvaluatorCredentialsSecret" in secrets["MLFLOW_EVALUATOR_PASSWORD"]
     assert "AdminCredentialsSecret" in secrets["MLFLOW_AUTH_ADMIN_PASSWORD"]
     assert "FlaskSecretKeySecret" in secrets["MLFLOW_FLASK_SERVER_SECRET_KEY"]
     for team, prefix in teams.items():  # each team's pair comes from that team's own secret
@@ -536,3 +542,17 @@ def test_service_starts_only_after_the_database_writer(env_synth: Synth) -> None
     depends = set(service.get("DependsOn", []))
     assert writers[0] in depends, f"{service_id} must depend on the writer instance {writers[0]}"
     assert all(resources[d]["Type"] != "AWS::ElasticLoadBalancingV2::TargetGroup" for d in depends), "W3005"
+
+
+def test_only_the_promotion_identity_reads_the_evaluator_secret(env_synth: Synth) -> None:
+    """Issue 40: the evaluator's secret is read by the Pod Identity role of llmft-platform/llmft-promoter and by no
+    team's role (each reads its own team's secret only)."""
+    policies = env_synth.resources("compute", "AWS::IAM::Policy")
+    readers = [lid for lid, p in policies.items() if "EvaluatorCredentialsSecret" in json.dumps(p["Properties"])]
+    assert len(readers) == 1 and "PromotionIdentity" in readers[0], readers
+    (association,) = [
+        r["Properties"]
+        for lid, r in env_synth.resources("compute", "AWS::EKS::PodIdentityAssociation").items()
+        if "PromotionIdentity" in lid
+    ]
+    assert (association["Namespace"], association["ServiceAccount"]) == ("llmft-platform", "llmft-promoter")

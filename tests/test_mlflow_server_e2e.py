@@ -51,6 +51,9 @@ NOBODY = 65534  # uid and gid of nobody/nogroup: the tasks and PostgreSQL run un
 DEFAULT_ADMIN_PASSWORD = "password1234"  # MLflow's documented default (mlflow/server/auth/basic_auth.ini)
 BUCKET = "e2e-artifacts"
 GRANT = "/api/3.0/mlflow/users/permissions/grant"  # MLflow 3.x per-user grants (mlflow/server/auth/routes.py)
+EVALUATOR_VARIABLES = {"MLFLOW_EVALUATOR_USERNAME", "MLFLOW_EVALUATOR_PASSWORD"}
+"""The platform evaluator's credentials in the task definition (tests/test_mlflow.py checks they come from its
+own secret)."""
 START_TIMEOUT = 300.0  # a ceiling for a loaded CI machine; idle, a task is healthy in ~10-20 s
 # Variables this test adds beyond the task definition and the image, each standing in for what AWS provides.
 STAND_INS = {
@@ -222,6 +225,8 @@ def _start_environment(work: Path, procs: Processes) -> dict[str, Any]:
     pg_bin = _postgres_binaries()
     task = TaskDefinition(json.loads(TEMPLATE.read_text()))
     secret_env = task.secrets()
+    if not EVALUATOR_VARIABLES <= set(secret_env):  # a snapshot from before the evaluator's secret (issue 40)
+        secret_env |= {"MLFLOW_EVALUATOR_USERNAME": "platform-evaluator", "MLFLOW_EVALUATOR_PASSWORD": _password()}
     db_user, db_password = secret_env["MLFLOW_DB_USERNAME"], secret_env["MLFLOW_DB_PASSWORD"]
     data, sockets, pg_env = _init_postgres(work, pg_bin, db_user=db_user, db_password=db_password)
     pg_port, libpq = _start_postgres(
@@ -432,7 +437,9 @@ def _task_environment(
         "MLFLOW_PORT": str(port),
         "PATH": f"{PYTHON.parent}:/usr/bin:/bin",
     }
-    expected = set(image) | set(plain) | set(task.secrets()) | deployed | STAND_INS | (set(overrides or {}) & TUNABLES)
+    expected = (
+        set(image) | set(plain) | set(stack["secrets"]) | deployed | STAND_INS | (set(overrides or {}) & TUNABLES)
+    )
     if PRIVATE_PYTHON.is_dir():  # the interpreter copy `make install` made for the unprivileged user (Makefile)
         env["LD_LIBRARY_PATH"] = str(PRIVATE_PYTHON / "lib")
         expected.add("LD_LIBRARY_PATH")
@@ -958,6 +965,97 @@ def test_a_team_cannot_point_mlflow_at_storage(task: dict[str, Any]) -> None:
     )
     assert own.status_code == 200, own.text
     assert own.json()["model_version"]["source"].startswith(("runs:/", "mlflow-artifacts:/")), own.text
+
+
+# --- issue 40: the production gate (before the tests below stop the task's database and server) -------------
+def _gated_version(api: Api, team: str, user: tuple[str, str]) -> tuple[str, str]:
+    """A registered model of ``team`` with one version of its own run: (model name, version)."""
+    name = f"{team}.gated"
+    assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user, json={"name": name}).ok
+    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/gated"}).json()
+    run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user, json={"experiment_id": exp["experiment_id"]})
+    run_id = run.json()["run"]["info"]["run_id"]
+    created = api.call(
+        "POST",
+        "/api/2.0/mlflow/model-versions/create",
+        auth=user,
+        json={"name": name, "source": f"runs:/{run_id}/model", "run_id": run_id},
+    )
+    assert created.status_code == 200, created.text
+    return name, created.json()["model_version"]["version"]
+
+
+def test_only_the_evaluator_writes_the_production_gate(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """Third red team (issue 40): the team's own user (whose password every pod of the team holds) cannot set,
+    delete or move the evaluation verdict, the alias ``evaluated`` or a version's ``llmft.model_dir`` on the real
+    server, in any spelling or request form; the platform's evaluator (its own secret) can, and still may not
+    manage users."""
+    api = task["api"]
+    team, user = sorted(task["teams"].items())[0]
+    evaluator = (stack["secrets"]["MLFLOW_EVALUATOR_USERNAME"], stack["secrets"]["MLFLOW_EVALUATOR_PASSWORD"])
+    name, version = _gated_version(api, team, user)
+    set_tag, delete_tag = "/api/2.0/mlflow/model-versions/set-tag", "/api/2.0/mlflow/model-versions/delete-tag"
+    alias = "/api/2.0/mlflow/registered-models/alias"
+    mv = {"name": name, "version": version}
+    # the training step's own write: llmft.model_dir once (and the same value again, a restarted job)
+    for _ in range(2):
+        ok = api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/ckpt/merged"})
+        assert ok.status_code == 200, ok.text
+    refused = {
+        "verdict": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation", "value": "passed"}),
+        "verdict, other case": api.call(
+            "POST", set_tag, auth=user, json={**mv, "key": " LLMFT.Evaluation", "value": "passed"}
+        ),
+        "digest": api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.evaluation.digest", "value": "x"}),
+        "verdict, ajax": api.call(
+            "POST", set_tag.replace("/api/", "/ajax-api/"), auth=user, json={**mv, "key": "llmft.evaluation"}
+        ),
+        "delete verdict (body)": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.evaluation"}),
+        "delete verdict (query)": api.call("DELETE", delete_tag, auth=user, params={**mv, "key": "llmft.evaluation"}),
+        "re-point model_dir": api.call(
+            "POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": "/fsx/other"}
+        ),
+        "delete model_dir": api.call("DELETE", delete_tag, auth=user, json={**mv, "key": "llmft.model_dir"}),
+        "version born passed": api.call(
+            "POST",
+            "/api/2.0/mlflow/model-versions/create",
+            auth=user,
+            json={"name": name, "source": "models:/m-1", "tags": [{"key": "llmft.evaluation", "value": "passed"}]},
+        ),
+        "move alias": api.call("POST", alias, auth=user, json={"name": name, "alias": "evaluated", "version": version}),
+        "move alias, other case": api.call(
+            "POST", alias, auth=user, json={"name": name, "alias": "Evaluated", "version": version}
+        ),
+    }
+    status = {k: r.status_code for k, r in refused.items()}
+    print("\nteam user on the gate:", json.dumps(status))
+    assert all(s == 403 for s in status.values()), {k: r.text[:200] for k, r in refused.items()}
+    assert all(r.json()["error_code"] == "PERMISSION_DENIED" for r in refused.values())
+    # the team's other tags and aliases stay its own
+    assert api.call("POST", set_tag, auth=user, json={**mv, "key": "owner", "value": "me"}).status_code == 200
+    other = api.call("POST", alias, auth=user, json={"name": name, "alias": "candidate", "version": version})
+    assert other.status_code == 200, other.text
+    # the platform's evaluator records the verdict and moves the alias
+    for key, value in (("llmft.evaluation", "passed"), ("llmft.evaluation.digest", "sha256:" + "0" * 64)):
+        done = api.call("POST", set_tag, auth=evaluator, json={**mv, "key": key, "value": value})
+        assert done.status_code == 200, done.text
+    moved = api.call("POST", alias, auth=evaluator, json={"name": name, "alias": "evaluated", "version": version})
+    assert moved.status_code == 200, moved.text
+    for form in ({"json": {"name": name, "alias": "evaluated"}}, {"params": {"name": name, "alias": "evaluated"}}):
+        assert api.call("DELETE", alias, auth=user, **form).status_code == 403, form
+    got = api.call("GET", f"{alias}?name={name}&alias=evaluated", auth=user)
+    assert got.status_code == 200 and got.json()["model_version"]["version"] == version, got.text
+    tags = {t["key"]: t["value"] for t in got.json()["model_version"]["tags"]}
+    assert tags["llmft.evaluation"] == "passed" and tags["llmft.model_dir"] == "/fsx/ckpt/merged", tags
+    # the evaluator is no user administrator
+    users = api.call("GET", f"/api/2.0/mlflow/users/get?username={user[0]}", auth=evaluator)
+    grant = api.call(
+        "POST",
+        GRANT,
+        auth=evaluator,
+        json={"username": user[0], "resource_type": "experiment", "resource_id": "0", "permission": "MANAGE"},
+    )
+    assert users.status_code == 403 and grant.status_code == 403, (users.text, grant.text)
 
 
 def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from config import load_config
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
+from k8s_charts.serving import PRODUCTION_TIERS
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
     AUTOSCALING_POLICY,
@@ -37,7 +38,7 @@ from k8s_charts.tiers import CPU_JOBS_TAINT
 from k8s_charts.values import team_group
 
 from .conftest import ENVIRONMENTS
-from .guardrail_eval import GROUP_OF, admission_refusals, rbac_allows, resource_of
+from .guardrail_eval import admission_refusals, rbac_allows
 from .test_team_guardrails import examples, first, ns_labels, team_manifests
 
 SYSTEM_CLUSTER_CRITICAL = 2_000_000_000
@@ -319,8 +320,27 @@ def _quota_key(group: str, resource: str) -> set[str]:
     return {f"count/{resource}.{group}"}
 
 
+def _creatable(manifests: list[dict[str, Any]], namespace: str) -> set[tuple[str, str]]:
+    """(group, resource) of every object kind some Role or ClusterRole bound in ``namespace`` (to anyone: the team's
+    groups, its ServiceAccounts) lets its subjects create; subresources (``pods/exec``) are requests, not objects."""
+    roles = {(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d for d in manifests}
+    out = set()
+    for binding in manifests:
+        if binding["kind"] != "RoleBinding" or binding["metadata"].get("namespace") != namespace:
+            continue
+        ref = binding["roleRef"]
+        role = roles.get((ref["kind"], namespace if ref["kind"] == "Role" else None, ref["name"]))
+        assert role is not None, f"{namespace}: {binding['metadata']['name']} binds {ref} that is not rendered"
+        for rule in role.get("rules", []):
+            if {"create", "*"} & set(rule.get("verbs", [])):
+                out |= {(g, r) for g in rule.get("apiGroups", []) for r in rule.get("resources", []) if "/" not in r}
+    return out
+
+
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_kind_a_team_creates_is_counted(env: str) -> None:
+    """Issue 40: the kinds come from the rendered Roles and their bindings (Workflows, WorkflowTemplates and the
+    pipelines' WorkflowTaskResults were missed by a fixed list), never from a list kept here."""
     manifests = team_manifests(env)
     for team in load_config(env).kubernetes.teams:
         (quota,) = [
@@ -332,11 +352,11 @@ def test_every_kind_a_team_creates_is_counted(env: str) -> None:
         ]
         hard = quota["spec"]["hard"]
         assert {k: int(v) for k, v in hard.items()} == OBJECT_QUOTA
-        subjects = {("Group", g) for g in _team_groups(manifests, team.namespace)}
-        for kind, group in GROUP_OF.items():
-            resource = resource_of(kind)
-            if rbac_allows(manifests, subjects, "create", group, resource, team.namespace):
-                assert _quota_key(group, resource) & set(hard), (team.name, kind)
+        creatable = _creatable(manifests, team.namespace)
+        assert ("argoproj.io", "workflows") in creatable and ("argoproj.io", "workflowtaskresults") in creatable
+        for group, resource in sorted(creatable):
+            assert "*" not in (group, resource), (team.name, group, resource)
+            assert _quota_key(group, resource) & set(hard), (team.name, group, resource)
         assert "pods" in hard  # pods are created by the team's jobs' controllers
 
 
@@ -433,9 +453,15 @@ def serve_objects(env: str) -> dict[str, dict[str, Any]]:
     from .test_team_guardrails import gpu_template, pod_of
 
     job = first(env, "PyTorchJob")
-    ns, queue = job["metadata"]["namespace"], job["metadata"]["labels"][QUEUE_NAME_LABEL]
+    ns = job["metadata"]["namespace"]
+    team = next(t for t in load_config(env).kubernetes.teams if t.namespace == ns)
+    # a tier the team may use that is not production: production endpoints are the promotion identity's (issue 40,
+    # tests/test_redteam_production.py)
+    tier = next(t for t in team.allowed_tiers if t not in PRODUCTION_TIERS)
+    queue = local_queue_name(tier)
     labels = {QUEUE_NAME_LABEL: queue, "llmft.io/component": "serve", "llmft.io/serve": "chat"}
     template = gpu_template(env)
+    template["spec"]["priorityClassName"] = TIER_PRIORITY_CLASSES[tier][0]
     template["metadata"] = {"labels": dict(labels)}
     deployment = {
         "apiVersion": "apps/v1",
@@ -452,10 +478,10 @@ def serve_objects(env: str) -> dict[str, dict[str, Any]]:
             "namespace": "ContainerInsights/Prometheus",
             "metricName": "sglang:num_queue_reqs",
             "dimensionName": "ClusterName;Namespace;serve",
-            "dimensionValue": f"llm-platform;{ns};chat",
+            "dimensionValue": f"{load_config(env).cluster_name};{ns};chat",
             "targetMetricValue": "8",
             "minMetricValue": "0",
-            "awsRegion": "us-east-1",
+            "awsRegion": load_config(env).region,
             "identityOwner": "operator",
         },
     }
@@ -604,6 +630,12 @@ def test_a_scaled_object_scales_its_own_endpoint_on_its_own_demand(env: str) -> 
         ),
         "other namespace": lambda so: trig(so).update({"dimensionValue": "llm-platform;other-team;chat"}),
         "extra dimension": lambda so: trig(so).update({"dimensionValue": f"x;y;{ns};chat"}),
+        # issue 40: another cluster's or region's metrics of the same names, read with KEDA's role
+        "other cluster": lambda so: trig(so).update({"dimensionValue": f"another-cluster;{ns};chat"}),
+        "other region": lambda so: trig(so).update(
+            {"awsRegion": "eu-north-1" if trig(so)["awsRegion"] != "eu-north-1" else "us-west-2"}
+        ),
+        "no region (KEDA's default)": lambda so: trig(so).pop("awsRegion"),
         "other dimensions": lambda so: trig(so).update({"dimensionName": "ClusterName;Namespace"}),
         "other metric": lambda so: trig(so).update({"metricName": "node_cpu_utilization"}),
         "metrics insights": lambda so: trig(so).update({"expression": "SELECT SUM(x) FROM y"}),

@@ -81,23 +81,26 @@ def test_the_deployment_is_a_queued_engine_of_the_resolved_version() -> None:
     pod = template["spec"]
     (engine,) = pod["containers"]
     assert engine["image"] == IMAGE
+    # the evaluated version's weights are checked against the evaluator's digest, then the engine is exec'ed
+    digest = plan.model.digest
+    assert digest and digest.startswith("sha256:")
     assert engine["command"] == [
         "python3",
         "-m",
+        serving.DIGEST_CHECK_MODULE,
+        "--verify=/fsx/checkpoints/medical-sft/merged",
+        f"--digest={digest}",
+        "--",
+        "python3",
+        "-m",
         "sglang.launch_server",
-        "--model-path",
-        "/fsx/checkpoints/medical-sft/merged",
-        "--tp",
-        "1",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        str(serving.ENGINE_PORT),
+        "--model-path=/fsx/checkpoints/medical-sft/merged",
+        "--tp-size=1",
+        "--host=0.0.0.0",
+        f"--port={serving.ENGINE_PORT}",
         "--enable-metrics",
-        "--served-model-name",
-        "ml-research.medical-sft",
-        "--context-length",
-        "4096",
+        "--served-model-name=ml-research.medical-sft",
+        "--context-length=4096",
     ]
     assert engine["ports"] == [{"containerPort": serving.ENGINE_PORT, "name": serving.ENGINE_PORT_NAME}]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -165,7 +168,7 @@ def test_tensor_parallel_below_the_gpus_runs_data_parallel_engines() -> None:
         }
     )
     command = engine_command(spec, model_dir="/fsx/m", tp=2, gpus=8)
-    assert command[command.index("--tp") + 1] == "2" and command[command.index("--dp-size") + 1] == "4"
+    assert "--tp-size=2" in command and "--dp-size=4" in command
 
 
 def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -177,13 +180,13 @@ def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.Monke
     calls = []
     module = types.ModuleType("llm_platform.engine_args")
     module.check_engine_args = lambda engine, args: (
-        calls.append((engine, args)) or ["--context-length: invalid int value: 'long'"]
+        calls.append((engine, args)) or ["--context-length: the engine says no"]
     )
     monkeypatch.setitem(sys.modules, "llm_platform.engine_args", module)
     from llmft.spec import parse_spec
 
     data = yaml.safe_load((EXAMPLES / "07-serve-medical.yaml").read_text())
-    data["serve"]["engine_args"] = ["--context-length", "long"]
+    data["serve"]["engine_args"] = ["--context-length", "4096"]  # the allowlist takes it (llmft/spec.py)
     config = load_config("dev")
     result = preflight(
         parse_spec(data),
@@ -192,9 +195,9 @@ def test_preflight_runs_the_engines_own_argument_check(monkeypatch: pytest.Monke
         image=IMAGE,
         registry=FileRegistry.load(REGISTRY),
     )
-    assert calls == [("sglang", ["--context-length", "long"])]
+    assert calls == [("sglang", ["--context-length", "4096"])]
     assert [(c.name, c.message) for c in result.failures()] == [
-        ("engine", "serve.engine_args: --context-length: invalid int value: 'long'")
+        ("engine", "serve.engine_args: --context-length: the engine says no")
     ]
 
 
@@ -458,8 +461,13 @@ def test_the_serve_examples_pass_the_guard_rails(env: str) -> None:
     for path in SERVE_EXAMPLES:
         plan = plan_of(path, env)
         labels = ns_labels(env, plan.team.namespace)
+        production = plan.spec.tier in serving.PRODUCTION_TIERS  # the promotion identity's (issue 40)
+        user = {"user": serving.PROMOTER} if production else {}
         for doc in plan.manifests:
-            assert admission_refusals(m, doc, labels) == [], (path.name, doc["kind"])
+            assert admission_refusals(m, doc, labels, **user) == [], (path.name, doc["kind"])
+        if production:  # the same Deployment from a team member (kubectl, or its GitOps folder) is refused
+            refused = admission_refusals(m, by_kind(plan)["Deployment"], labels)
+            assert [r.message for r in refused if "promotion step" in r.message], refused
         template = by_kind(plan)["Deployment"]["spec"]["template"]
         pod = kueue_gated(pod_of(template, plan.team.namespace, {"apiVersion": "apps/v1", "kind": "ReplicaSet"}))
         assert admission_refusals(m, pod, labels) == [], path.name

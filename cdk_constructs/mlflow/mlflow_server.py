@@ -122,6 +122,7 @@ def _secrets(
     admin_secret: sm.ISecret | None,
     flask_secret: sm.ISecret | None,
     team_secrets: Mapping[str, sm.ISecret] | None,
+    evaluator_secret: sm.ISecret | None = None,
 ) -> dict[str, ecs.Secret]:
     """The MLflow container's ECS secrets: the database user and, with basic auth, the admin, the Flask key and
     one user per team."""
@@ -142,6 +143,9 @@ def _secrets(
             prefix = team_env_prefix(team)
             secrets[f"{prefix}USERNAME"] = ecs.Secret.from_secrets_manager(secret, "username")
             secrets[f"{prefix}PASSWORD"] = ecs.Secret.from_secrets_manager(secret, "password")
+        if evaluator_secret is not None:
+            secrets["MLFLOW_EVALUATOR_USERNAME"] = ecs.Secret.from_secrets_manager(evaluator_secret, "username")
+            secrets["MLFLOW_EVALUATOR_PASSWORD"] = ecs.Secret.from_secrets_manager(evaluator_secret, "password")
     return secrets
 
 
@@ -163,6 +167,8 @@ class MlflowServer(Construct):
     :param encryption_key: bucket, log and secret key. Required.
     :param admin_secret: ``{"username", "password"}`` of the MLflow admin. Required with ``basic_auth``.
     :param team_secrets: team name -> ``{"username", "password"}`` of that team's MLflow user. Default: none.
+    :param evaluator_secret: ``{"username", "password"}`` of the platform's evaluator, the user that records
+        evaluation verdicts (mlflow_image/registry_gate.py). Default: none (only admins record them).
     :param flask_secret: Flask secret key (CSRF). Required with ``basic_auth``.
     :param basic_auth: run MLflow's basic-auth app. Default True.
     :param artifacts_prefix: default ``mlflow``.
@@ -190,6 +196,7 @@ class MlflowServer(Construct):
         encryption_key: kms.IKey,
         admin_secret: sm.ISecret | None = None,
         team_secrets: Mapping[str, sm.ISecret] | None = None,
+        evaluator_secret: sm.ISecret | None = None,
         flask_secret: sm.ISecret | None = None,
         basic_auth: bool = True,
         artifacts_prefix: str = "mlflow",
@@ -240,6 +247,7 @@ class MlflowServer(Construct):
             admin_secret=admin_secret,
             flask_secret=flask_secret,
             team_secrets=team_secrets,
+            evaluator_secret=evaluator_secret,
         )
         self._add_container(environment=environment, secrets=secrets)
         self._add_service(

@@ -7,8 +7,9 @@
     llmp-grpo            VeRL GRPO (SGLang rollouts, GSM8K reward) with a validated configuration
 
 Every step reads a YAML file (``--config``); see ``training/configs/`` for the reference files.
-Only :mod:`llm_platform.grpo_config` and :mod:`llm_platform.paths` are importable without the heavy stack
-(torch, transformers): the Kubernetes job builders use them.
+The modules the platform imports (:mod:`llm_platform.grpo_config`, :mod:`llm_platform.paths`,
+:mod:`llm_platform.steps`, :mod:`llm_platform.engine_flags`, :mod:`llm_platform.weights_digest`) need only the
+standard library (tests/test_layout.py checks it); the steps need the heavy stack (torch, transformers).
 """
 
 __version__ = "0.1.0"

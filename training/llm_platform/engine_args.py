@@ -10,7 +10,9 @@ its prefix matching: ``--tp`` is ``--tp-size`` there too). It checks the command
 
 The flags the platform sets itself (:data:`PLATFORM_FLAGS`: the model, where it listens, tensor parallelism from
 the spec's ``tensor_parallel``, the served name, metrics for the autoscaler) are refused in ``engine_args``, in
-any spelling the parser accepts.
+any spelling the parser accepts. Before the parser runs, the platform's allowlist (llm_platform/engine_flags.py:
+exact names, checked values, no SGLang needed) must take every flag; the parser then checks what SGLang itself
+would refuse.
 
 Importing the parser on a machine without GPUs: ``sglang.srt.server_args`` imports ``sglang.srt.utils.common``
 (torch, triton, pyzmq, msgspec, pybase64 -- importing triton needs no GPU), all in the training tests' lock; the
@@ -24,6 +26,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+
+from llm_platform.engine_flags import flag_problems
 
 ENGINES = ("sglang",)
 PLATFORM_FLAGS: dict[str, str] = {
@@ -79,8 +83,9 @@ def check_engine_args(engine: str, args: list[str]) -> list[str]:
     """The problems of ``args`` (a serve spec's ``engine_args``) for ``engine``; empty when the engine takes them."""
     if engine not in ENGINES:
         return [f"engine: {engine!r} is not an engine of the platform; use one of {', '.join(ENGINES)}"]
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return [f"engine_args: {args!r} must be a list of strings, e.g. [--mem-fraction-static, '0.85']"]
+    allowlist = flag_problems(args)  # exact names and checked values first (llm_platform/engine_flags.py)
+    if allowlist:
+        return allowlist
     parser = sglang_parser()
     try:
         given = vars(parser.parse_args(args))

@@ -13,6 +13,12 @@ before it generates, and after scoring tags that MLflow model version ``llmft.ev
 ``failed`` with ``llmft.evaluation.metric``, ``.value``, ``.min`` and ``.run_id``; a pass points the registered
 model's alias ``evaluated`` at the version, a failure takes the alias away if it pointed there. The step itself
 succeeds either way: the verdict is the tag.
+
+Who may record it (issue 40): only the platform's evaluator identity (MLflow user ``platform-evaluator``, whose
+secret only the platform's promotion Job reads; the MLflow server refuses every other non-admin user,
+mlflow_image/registry_gate.py). A pass also pins the weights: ``llmft.evaluation.digest`` is the content digest of
+``finetuned_model_path`` (:mod:`llm_platform.weights_digest`), which the serving pod verifies before the engine
+loads. Run with a team's own user the step scores and logs as before and says that the verdict was not recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.steps import entry_point
+from llm_platform.weights_digest import DIGEST_TAG, digest
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 METRICS = tuple(f"{label}/{name}" for label in ("base", "finetuned", "delta") for name in ROUGE_TYPES)
@@ -195,8 +202,20 @@ def record_verdict(cfg: EvaluateConfig, results: dict[str, float], *, run_id: st
         f"{EVALUATION_TAG}.value": repr(value),
         f"{EVALUATION_TAG}.min": repr(minimum),
     } | ({f"{EVALUATION_TAG}.run_id": run_id} if run_id else {})
-    for key, text in tags.items():
-        client.set_model_version_tag(name, version, key, text)
+    if verdict == EVALUATION_PASSED:
+        tags[DIGEST_TAG] = digest(cfg.finetuned_model_path)  # what production may load: exactly these files
+    try:
+        for key, text in tags.items():
+            client.set_model_version_tag(name, version, key, text)
+    except Exception as exc:
+        if getattr(exc, "error_code", "") != "PERMISSION_DENIED":
+            raise
+        print(
+            f"llmp-evaluate: {name} version {version} {verdict}, but the verdict was NOT recorded: only the "
+            f"platform's evaluator records it (the promotion step, docs/serving.md); the scores are in this run",
+            file=sys.stderr,
+        )
+        return f"{verdict} (not recorded)"
     if verdict == EVALUATION_PASSED:
         client.set_registered_model_alias(name, EVALUATED_ALIAS, version)
     elif str((client.get_registered_model(name).aliases or {}).get(EVALUATED_ALIAS)) == version:

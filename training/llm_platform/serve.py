@@ -34,6 +34,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from llm_platform import weights_digest
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 30000  # SGLang's default --port (sglang/srt/server_args.py)
 RUNNING_GAUGE = "sglang:num_running_reqs"
@@ -430,7 +432,12 @@ def main(argv: list[str] | None = None) -> int:
         default=MAX_BODY_BYTES,
         help=f"the largest request body taken; larger ones get 413 (default {MAX_BODY_BYTES})",
     )
+    parser.add_argument("--weights-digest", help="serve only if the directory has this digest (weights_digest.py)")
     args = parser.parse_args(argv)
+    if args.weights_digest is not None and weights_digest.main(
+        ["--verify", args.model_path, "--digest", args.weights_digest]
+    ):
+        return 1  # the evaluated weights changed (issue 40): refused before anything is loaded
     import uvicorn
 
     name = args.served_model_name or args.model_path

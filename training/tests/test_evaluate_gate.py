@@ -5,7 +5,7 @@ in MLflow's own registry (the tests' local store, as the other MLflow tests here
 from __future__ import annotations
 
 import pytest
-from llm_platform import evaluate, prepare_data, steps
+from llm_platform import evaluate, prepare_data, steps, weights_digest
 from tiny import build_model, medical_rows, write_jsonl
 
 NAME = "ml-research.medical-sft"
@@ -34,9 +34,16 @@ def registry(tmp_path, monkeypatch):
     return client
 
 
+def _weights(tmp_path):
+    merged = tmp_path / "merged"
+    merged.mkdir(exist_ok=True)
+    (merged / "config.json").write_text("{}")
+    return merged
+
+
 def _cfg(tmp_path, version, gate) -> evaluate.EvaluateConfig:
     return evaluate.EvaluateConfig(
-        **{**STEP, "output_dir": str(tmp_path / "eval")},
+        **{**STEP, "output_dir": str(tmp_path / "eval"), "finetuned_model_path": str(_weights(tmp_path))},
         registered_model_name=NAME,
         registered_model_version=version,
         gate=gate,
@@ -68,6 +75,7 @@ def test_pass_tags_the_version_and_points_the_alias(registry, tmp_path) -> None:
         "llmft.evaluation.value": "0.25",
         "llmft.evaluation.min": "0.0",
         "llmft.evaluation.run_id": "r1",
+        "llmft.evaluation.digest": weights_digest.digest(tmp_path / "merged"),  # the judged weights, pinned
     }
     assert str(registry.get_model_version_by_alias(NAME, "evaluated").version) == "2"
 
@@ -113,3 +121,20 @@ def test_the_step_judges_the_version_it_is_given(registry, tmp_path) -> None:
     with pytest.raises(Exception, match="(?i)not found|does not exist|RESOURCE_DOES_NOT_EXIST"):
         evaluate.evaluate(evaluate.EvaluateConfig(**{**vars(cfg), "registered_model_version": 9}))
     assert not (tmp_path / "eval" / "never").exists()
+
+
+def test_a_team_user_scores_but_records_no_verdict(registry, tmp_path, monkeypatch, capsys) -> None:
+    """The MLflow server refuses the gate's tags to a team user (mlflow_image/registry_gate.py): the step says the
+    verdict was not recorded and moves nothing."""
+    from mlflow import MlflowClient
+    from mlflow.exceptions import MlflowException
+    from mlflow.protos.databricks_pb2 import PERMISSION_DENIED
+
+    def refused(*args, **kwargs):  # what the REST client raises for the server's 403 (RestException)
+        raise MlflowException("a team user may not set the tag", error_code=PERMISSION_DENIED)
+
+    monkeypatch.setattr(MlflowClient, "set_model_version_tag", refused)
+    gate = {"metric": "finetuned/rouge1", "min": 0.5}
+    assert evaluate.record_verdict(_cfg(tmp_path, 1, gate), {"finetuned/rouge1": 0.6}) == "passed (not recorded)"
+    assert "NOT recorded" in capsys.readouterr().err
+    assert "evaluated" not in registry.get_registered_model(NAME).aliases
