@@ -34,10 +34,14 @@ layers, r = LoRA rank):
 * the allocator's fragmentation (``FRAGMENTATION``) and a reserve for the CUDA context, cuBLAS/NCCL workspaces
   (``RESERVE_GIB``); only ``USABLE_FRACTION`` of the card's memory is planned.
 
-Calibration: the H100 measurement of the unpacked recipe (``docs/benchmarks/h100-2026-11-26-harness-run3.json``,
-2026-11-26: 8B LoRA, sdpa, no checkpointing, no Liger) peaked at 41.8 GB at ~1,000 tokens per micro-step and 56.5 GB at
-~2,500 token slots, about 10 MB per token at the margin; this model gives 8.6 MB x 1.2 fragmentation = 10.3 MB for that
-case.
+Calibration: every measured H100 row in ``docs/benchmarks/`` (the bench's torch max-reserved peaks, the harness's
+NVML peaks) is a test (``training/tests/test_memory.py``): the model is never below it and at most
+``CALIBRATION_TOLERANCE`` above. Where the count fell short the constants are fitted and say so (``A_D_LIGER``,
+``RECOMPUTE_LAYERS``, ``LOSS_HEAD_BYTES``; docs/training.md "The memory model" has the table).
+
+The model's shape (:func:`resolve_dims`): its config.json, else a given shape (the spec's ``model_shape``), else a
+known shape in its name, else a parameter count in its name (:func:`shape_for_params`, an over-estimate). Inference:
+:func:`generation_check` (the evaluate step's ``generate``) and :func:`serve_check` (SGLang's static pool).
 
 Throughput: ``expected_mfu`` is the planning figure the cost estimate uses before a benchmark exists (the fast
 path's design target on H100-class GPUs, reduced by the recomputation when checkpointing); ``python -m
