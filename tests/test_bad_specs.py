@@ -1027,3 +1027,17 @@ def test_the_studio_mount_of_the_team_tree_is_where_fsx_paths_are_read() -> None
     copies = readable_copies("/fsx/models/x", "ml-research")
     assert f"{team_fs_path('ml-research')}/models/x" in copies and copies[-1] == "/fsx/models/x"
     assert readable_copies("Qwen/Qwen2.5-1.5B", "ml-research") == ("Qwen/Qwen2.5-1.5B",)
+
+
+def test_local_run_reads_config_json_under_its_fsx(tmp_path: Path) -> None:
+    """`llmft run --local --fsx DIR`: a /fsx model path is read under DIR, so the config.json of a 70B model in a
+    directory whose name says nothing is refused before anything runs."""
+    (tmp_path / "fsx" / "models" / "team-model").mkdir(parents=True)
+    (tmp_path / "fsx" / "models" / "team-model" / "config.json").write_text(json.dumps(LLAMA_70B))
+    spec = tmp_path / "job.yaml"
+    spec.write_text(yaml.safe_dump({**SFT, "model": "/fsx/models/team-model"}, sort_keys=False))
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = main(["run", "--local", str(spec), "--env", "dev", "--fsx", str(tmp_path / "fsx"), "--check"])
+    assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
+    assert re.search(r"\[FAIL\] memory: .*does not fit.*\[shape: .*fsx/models/team-model/config.json\]", err.getvalue())
