@@ -982,6 +982,10 @@ def test_a_model_that_does_not_fit_exits_1_with_the_field_and_the_fix(
     [
         ({**SFT, "model": "/fsx/models/team-model", "model_shape": "qwen2.5-1.5b"}, r"model_shape qwen2.5-1.5b"),
         ({**SFT, "model": "/fsx/models/SmolLM2-360M"}, r"from the parameter count in 'SmolLM2-360M'"),
+        (  # the same 72B the rows above refuse unsharded: sharded over the p5's 8 GPUs it fits
+            {**sft(fsdp=True), "model": "/fsx/models/Qwen2.5-72B-Instruct", "instance_type": "p5.48xlarge"},
+            r"~72B .* x8 FSDP: \d+ tokens per micro-step",
+        ),
         ({**SERVE, "model_shape": {**LLAMA_70B, "num_hidden_layers": 2}}, r"model_shape"),
     ],
 )
