@@ -723,7 +723,11 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m llm_platform.memory", description=main.__doc__)
-    parser.add_argument("--shape", default="llama-3.1-8b", help=f"one of {', '.join(SHAPES)}, or a model directory")
+    parser.add_argument(
+        "--shape",
+        default="llama-3.1-8b",
+        help=f"one of {', '.join(SHAPES)}, a model directory or a name with a parameter count (70B)",
+    )
     parser.add_argument(
         "--instance-type", nargs="+", default=["g5.2xlarge", "g6e.xlarge", "p4d.24xlarge", "p5.48xlarge"]
     )
@@ -733,9 +737,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-liger", action="store_true")
     parser.add_argument("--fsdp-gpus", type=int, default=1)
     args = parser.parse_args(argv)
-    dims = shape_named(args.shape) if args.shape in SHAPES else dims_of_model(args.shape)
+    dims, why = (shape_named(args.shape), "") if args.shape in SHAPES else resolve_dims(args.shape)
     if dims is None:
-        parser.error(f"no shape for {args.shape}")
+        parser.error(why)
     for instance_type in args.instance_type:
         memory, _ = gpu_memory_gib(instance_type)
         s = Setup(
