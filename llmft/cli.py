@@ -186,7 +186,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         from llmft.preflight import ENGINE_PYTHON_ENV
 
         os.environ.setdefault(ENGINE_PYTHON_ENV, args.python)
-    spec, result = run_preflight(args, cluster=None)
+    from llm_platform.paths import LOCAL_FSX_ENV
+
+    # preflight's memory check reads a model's config.json under /fsx in the local stand-in (llmft/memory_check.py)
+    before = os.environ.get(LOCAL_FSX_ENV)
+    os.environ[LOCAL_FSX_ENV] = str(Path(args.fsx).resolve())
+    try:
+        spec, result = run_preflight(args, cluster=None)
+    finally:
+        if before is None:
+            os.environ.pop(LOCAL_FSX_ENV, None)
+        else:
+            os.environ[LOCAL_FSX_ENV] = before
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)
         return 1

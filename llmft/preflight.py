@@ -14,8 +14,9 @@
 |            | tensor parallel vs GPUs per node), checked with the step file                                    |
 | placement  | no node kind of the tier with the GPU type / instance type / GPUs per node; a multi-node job that  |
 |            | no single node kind can hold (pods never split between HyperPod and EC2)                          |
-| memory     | an SFT recipe whose model cannot fit the GPUs of a node kind it may land on, even with activation |
-|            | checkpointing (llm_platform.memory, the model the step itself plans with); names the fix          |
+| memory     | a model that cannot fit the GPUs of a node kind the job may land on (the type's `memory` hook:    |
+|            | SFT and benchmark recipes even with checkpointing, evaluate's generation, serve's SGLang pool;     |
+|            | llmft/memory_check.py, llm_platform.memory); a model of unknown shape; names the fix             |
 | fit        | a pod that fits no node kind its placement allows (GPUs, CPU, memory, EFA: k8s_charts.node_shapes)|
 | quota      | more GPUs than the team's quota (config), or than is left of it now (cluster, when reachable)     |
 | image      | a built-in step in an image that is not the environment's repository for its type; an ECR image  |
@@ -451,11 +452,12 @@ def preflight(
         where = ", ".join(k.name for k in plan.allowed or plan.kinds)
         result.add("placement", "ok", f"{plan.kinds[0].instance_type} on {where}")
 
-    if job_type(spec.type).memory_checked and plan.kinds:  # the step's own memory model (llm_platform.memory)
-        from llm_platform.memory import preflight_check
-
-        for kind in {k.instance_type: k for k in plan.allowed or plan.kinds}.values():
-            result.add("memory", *preflight_check(plan.step, instance_type=kind.instance_type, gpus=plan.gpus))
+    memory = job_type(spec.type).memory  # the type's own check (llmft/memory_check.py, llm_platform.memory)
+    if memory is not None and plan.kinds:
+        for instance_type in dict.fromkeys(k.instance_type for k in plan.allowed or plan.kinds):
+            status, message = memory(plan, instance_type)
+            if message not in [c.message for c in result.checks]:  # e.g. a model of unknown shape: said once
+                result.add("memory", status, message)
     _check_fit(plan, config=config, values=values, result=result)
     _check_quota(plan, team=team, cluster=cluster, result=result)
     if check_registry:

@@ -156,6 +156,25 @@ _ALIAS = re.compile(r"[A-Za-z_][\w-]{0,255}")
 SERVE_MISSING = "type serve needs a serve section"
 
 
+class ModelShape(ConfigModel):
+    """A decoder-only transformer's dimensions, as its config.json gives them: what preflight's memory check reads
+    when it cannot read the model's config.json (llm_platform.memory.ModelDims)."""
+
+    hidden_size: int = Field(ge=1, le=65536, description="config.json hidden_size.")
+    intermediate_size: int = Field(ge=1, le=262144, description="config.json intermediate_size.")
+    num_hidden_layers: int = Field(ge=1, le=1024, description="config.json num_hidden_layers.")
+    num_attention_heads: int = Field(ge=1, le=1024, description="config.json num_attention_heads.")
+    num_key_value_heads: int | None = Field(
+        None, ge=1, le=1024, description="config.json num_key_value_heads (default: num_attention_heads)."
+    )
+    vocab_size: int = Field(ge=1, le=4_000_000, description="config.json vocab_size.")
+    head_dim: int | None = Field(None, ge=1, le=4096, description="config.json head_dim (default: hidden / heads).")
+    tie_word_embeddings: bool = Field(False, description="config.json tie_word_embeddings.")
+    max_position_embeddings: int | None = Field(
+        None, ge=1, description="config.json max_position_embeddings (serve: the context when no --context-length)."
+    )
+
+
 class ServeSection(ConfigModel):
     """`type: serve`: which registered model version to serve, with which engine, how many replicas."""
 
@@ -293,6 +312,11 @@ class JobSpec(ConfigModel):
     )
     custom: CustomJob | None = Field(None, description="type custom: kind and command.")
     serve: ServeSection | None = Field(None, description="type serve: the registered model, engine and replicas.")
+    model_shape: str | ModelShape | None = Field(
+        None,
+        description="The model's shape for preflight's memory check when llmft cannot read its config.json: a known "
+        "shape (llm_platform.memory.SHAPES, e.g. qwen2.5-1.5b) or its config.json dimensions.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -409,6 +433,7 @@ class JobSpec(ConfigModel):
         out += kind.rules(self) if kind.rules else []
         if self.type == "serve" or self.serve is not None:
             out += self._serve_problems()
+        out += self._model_shape_problems()
         redirecting = sorted((set(self.env) | set(self.secret_env)) & REDIRECTING_ENV)
         if redirecting and kind.step is not None:
             out.append(
@@ -464,6 +489,42 @@ class JobSpec(ConfigModel):
             out.append(f"grpo settings apply to type grpo only; remove them (type is {t})")
         if kind.settings_section == "grpo" and self.settings:
             out.append(f"type {t} takes its settings under grpo:, not settings:; move them")
+        return out
+
+    def _model_shape_problems(self) -> list[str]:
+        """model_shape: a known shape or consistent dimensions, for a type whose memory preflight checks."""
+        from llm_platform.memory import SHAPES
+
+        shape = self.model_shape
+        if shape is None:
+            return []
+        checked = [n for n, k in registered().items() if k.memory is not None]
+        if job_type(self.type).memory is None:
+            return [
+                f"model_shape applies to the types whose GPU memory preflight checks ({', '.join(checked)}); "
+                f"remove it (type is {self.type})"
+            ]
+        known = ", ".join(k for k in SHAPES if k != "tiny")
+        if isinstance(shape, str):
+            if shape not in SHAPES:
+                return [
+                    f"model_shape {shape!r} is not a known shape; use one of {known}, or give the model's "
+                    f"config.json dimensions (model_shape: {{hidden_size: ..., intermediate_size: ..., "
+                    f"num_hidden_layers: ..., num_attention_heads: ..., num_key_value_heads: ..., vocab_size: ...}})"
+                ]
+            return []
+        out = []
+        kv = shape.num_key_value_heads or shape.num_attention_heads
+        if shape.num_attention_heads % kv:
+            out.append(
+                f"model_shape.num_key_value_heads {kv} does not divide num_attention_heads "
+                f"{shape.num_attention_heads}; copy both from the model's config.json"
+            )
+        if shape.head_dim is None and shape.hidden_size % shape.num_attention_heads:
+            out.append(
+                f"model_shape.hidden_size {shape.hidden_size} is not a multiple of num_attention_heads "
+                f"{shape.num_attention_heads}; give head_dim from the model's config.json"
+            )
         return out
 
     def _input_problems(self) -> list[str]:

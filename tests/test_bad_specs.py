@@ -894,3 +894,170 @@ def test_a_production_sft_that_checkpoints_passes(tmp_path: Path, settings: dict
     path.write_text(yaml.safe_dump({**sft(**settings), "tier": "production", "team": "hyperpod-platform"}))
     code, err = _render(path)
     assert code == 0, err
+
+
+# ---- issue 41: GPU memory from the model itself, for every type that loads weights ---------------------------------
+BENCH = yaml.safe_load((EXAMPLES / "04-benchmark-medical.yaml").read_text())
+# meta-llama/Llama-3.3-70B-Instruct config.json: the dimensions a team would copy into model_shape
+LLAMA_70B = {
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+}
+MEMORY_ROWS: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "sft 70B on one A10G",
+        {**SFT, "model": "/fsx/models/Llama-3.3-70B-Instruct"},
+        r"ml.g5.8xlarge: ~70B .*does not fit: needs .*; (set load_in_4bit: true|shard it with fsdp|use a GPU with "
+        r"more memory)[^[]* \[shape: .*from the parameter count in 'Llama-3.3-70B-Instruct' \(an over-estimate\)",
+    ),
+    (
+        "sft 72B unsharded on a p5",
+        {**SFT, "model": "/fsx/models/Qwen2.5-72B-Instruct", "instance_type": "p5.48xlarge"},
+        r"p5.48xlarge: ~72B .*does not fit: needs .* GiB .*; (set load_in_4bit: true|shard it with fsdp)",
+    ),
+    (
+        "sft of a model of unknown shape",
+        {**SFT, "model": "/fsx/models/team-model"},
+        r"model /fsx/models/team-model: its config.json is not readable here .*set model_shape in the spec",
+    ),
+    (
+        "evaluate 70B on one A10G",
+        {**EVAL, "settings": {**EVAL["settings"], "base_model_path": "/fsx/models/Llama-3.3-70B-Instruct"}},
+        r"~70B .* generating 8 x .*: needs ~\d+.* GiB, more than the .* GiB planned .*use a GPU with more memory",
+    ),
+    (
+        "evaluate batch too large",
+        {**EVAL, "settings": {**EVAL["settings"], "batch_size": 256, "max_new_tokens": 4096}},
+        r"qwen2.5-1.5b generating 256 x .* needs .*; set settings.batch_size: \d+",
+    ),
+    (
+        "benchmark 14B on one A10G",
+        {**BENCH, "settings": {**BENCH["settings"], "shape": "qwen2.5-14b"}},
+        r"recipe packed: ml.g5.8xlarge: qwen2.5-14b LoRA r8 on 24 GiB GPU: does not fit.*set load_in_4bit: true",
+    ),
+    (
+        "serve 70B on one A10G",
+        {**SERVE, "model_shape": LLAMA_70B},
+        r"model_shape on 1 x 24 GiB GPU\(s\): 131.* GiB weights .*more than SGLang's .* static pool; use a GPU with "
+        r"more memory",
+    ),
+    (
+        "serve 8B with its whole 128k context on one A10G",
+        {**SERVE, "model_shape": "llama-3.1-8b", "serve": {**SERVE["serve"], "engine_args": []}},
+        r"llama-3.1-8b on 1 x 24 GiB GPU\(s\): .* 131072-token context .*; add --context-length \d+ to "
+        r"serve.engine_args",
+    ),
+    (
+        "serve mem-fraction-static without headroom",
+        {**SERVE, "serve": {**SERVE["serve"], "engine_args": ["--mem-fraction-static", "0.99"]}},
+        r"--mem-fraction-static 0.99 leaves less than 8% of the GPU .*; use 0.92 or less",
+    ),
+    (
+        "model_shape not a known shape",
+        {**SFT, "model_shape": "llama-99b"},
+        r"model_shape 'llama-99b' is not a known shape; use one of llama-3.1-8b, .*or give the model's config.json "
+        r"dimensions",
+    ),
+    (
+        "model_shape heads that do not divide",
+        {**SFT, "model_shape": {**LLAMA_70B, "num_key_value_heads": 5}},
+        r"model_shape.num_key_value_heads 5 does not divide num_attention_heads 64; copy both",
+    ),
+    (
+        "model_shape on a type that loads no weights",
+        {**PREPARE, "model_shape": "qwen2.5-1.5b"},
+        r"model_shape applies to the types whose GPU memory preflight checks \(.*sft.*\); remove it",
+    ),
+    (
+        "model_shape on a benchmark",
+        {**BENCH, "model_shape": "qwen2.5-1.5b"},
+        r"model_shape: a benchmark builds the shape settings.shape names .*; remove model_shape",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "data", "pattern"), MEMORY_ROWS, ids=[r[0] for r in MEMORY_ROWS])
+def test_a_model_that_does_not_fit_exits_1_with_the_field_and_the_fix(
+    tmp_path: Path, case: str, data: dict, pattern: str
+) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, err = _render(path, "--registry", str(REGISTRY))
+    assert code == 1, f"{case}: accepted (exit {code}):\n{err}"
+    assert "Traceback" not in err, err
+    assert re.search(pattern, err, re.S), f"{case}: {pattern!r} not in:\n{err}"
+
+
+@pytest.mark.parametrize(
+    ("data", "shape"),
+    [
+        ({**SFT, "model": "/fsx/models/team-model", "model_shape": "qwen2.5-1.5b"}, r"model_shape qwen2.5-1.5b"),
+        ({**SFT, "model": "/fsx/models/SmolLM2-360M"}, r"from the parameter count in 'SmolLM2-360M'"),
+        (  # the same 72B the rows above refuse unsharded: sharded over the p5's 8 GPUs it fits
+            {**sft(fsdp=True), "model": "/fsx/models/Qwen2.5-72B-Instruct", "instance_type": "p5.48xlarge"},
+            r"~72B .* x8 FSDP: \d+ tokens per micro-step",
+        ),
+        ({**SERVE, "model_shape": {**LLAMA_70B, "num_hidden_layers": 2}}, r"model_shape"),
+    ],
+)
+def test_a_model_that_fits_is_accepted_saying_where_its_shape_came_from(data: dict, shape: str) -> None:
+    from llmft.registry import FileRegistry
+
+    result = _preflight_with_registry(data, FileRegistry.load(REGISTRY))
+    memory = [c for c in result.checks if c.name == "memory"]
+    assert result.ok and memory and all(c.status == "ok" for c in memory), result.report()
+    assert all(re.search(shape, c.message) for c in memory), result.report()
+
+
+def _preflight_with_registry(data: dict[str, Any], registry: Any):
+    return preflight(
+        parse_spec(data),
+        config=CONFIG,
+        values=PlatformValues.placeholders(CONFIG),
+        image="123456789012.dkr.ecr.us-east-1.amazonaws.com/llmft-dev/sft:1.0-abc",
+        registry=registry,
+    )
+
+
+def test_config_json_is_read_where_the_team_tree_is_mounted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's own config.json wins over its name: under `llmft run --local` the team's /fsx is
+    $LLMFT_LOCAL_FSX; a "small"-named 70B is refused, a 70B-named small model accepted."""
+    from llm_platform.paths import LOCAL_FSX_ENV
+
+    monkeypatch.setenv(LOCAL_FSX_ENV, str(tmp_path))
+    for name, config in (("small-model", LLAMA_70B), ("Llama-3.3-70B-pruned", {**LLAMA_70B, "num_hidden_layers": 2})):
+        (tmp_path / "models" / name).mkdir(parents=True)
+        (tmp_path / "models" / name / "config.json").write_text(json.dumps(config))
+    big = _preflight_with_registry({**SFT, "model": "/fsx/models/small-model"}, None)
+    assert not big.ok and any(c.name == "memory" and "does not fit" in c.message for c in big.failures()), big.report()
+    small = _preflight_with_registry({**SFT, "model": "/fsx/models/Llama-3.3-70B-pruned"}, None)
+    memory = [c for c in small.checks if c.name == "memory"]
+    assert small.ok and all(f"{tmp_path}/models/Llama-3.3-70B-pruned/config.json" in c.message for c in memory)
+
+
+def test_the_studio_mount_of_the_team_tree_is_where_fsx_paths_are_read() -> None:
+    from k8s_charts.team_storage import team_fs_path
+    from llmft.memory_check import readable_copies
+
+    copies = readable_copies("/fsx/models/x", "ml-research")
+    assert f"{team_fs_path('ml-research')}/models/x" in copies and copies[-1] == "/fsx/models/x"
+    assert readable_copies("Qwen/Qwen2.5-1.5B", "ml-research") == ("Qwen/Qwen2.5-1.5B",)
+
+
+def test_local_run_reads_config_json_under_its_fsx(tmp_path: Path) -> None:
+    """`llmft run --local --fsx DIR`: a /fsx model path is read under DIR, so the config.json of a 70B model in a
+    directory whose name says nothing is refused before anything runs."""
+    (tmp_path / "fsx" / "models" / "team-model").mkdir(parents=True)
+    (tmp_path / "fsx" / "models" / "team-model" / "config.json").write_text(json.dumps(LLAMA_70B))
+    spec = tmp_path / "job.yaml"
+    spec.write_text(yaml.safe_dump({**SFT, "model": "/fsx/models/team-model"}, sort_keys=False))
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        code = main(["run", "--local", str(spec), "--env", "dev", "--fsx", str(tmp_path / "fsx"), "--check"])
+    assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
+    assert re.search(r"\[FAIL\] memory: .*does not fit.*\[shape: .*fsx/models/team-model/config.json\]", err.getvalue())

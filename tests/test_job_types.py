@@ -181,3 +181,28 @@ def test_a_toy_types_settings_are_checked_by_its_own_schema_and_its_spec_fields_
     assert "beta 5 is outside (0, 1]" in "; ".join(err.value.problems)
     with pytest.raises(Exception, match="type toy-dpo needs dataset"):
         parse_spec({k: v for k, v in _toy_spec().items() if k != "dataset"})
+
+
+def test_preflight_runs_a_types_own_memory_hook_for_each_instance_type(toy_type: JobType) -> None:
+    """Preflight names no type: the record's ``memory`` hook is called with the plan and each instance type the job
+    may land on, and its verdict is the `memory` check (issue 41)."""
+    from dataclasses import replace
+
+    from llmft.job_types import base
+    from llmft.preflight import preflight
+
+    calls: list[str] = []
+
+    def hook(plan, instance_type: str) -> tuple[str, str]:
+        calls.append(instance_type)
+        return "FAIL", f"{plan.step['model_path']} is too big for {instance_type}; use a toy GPU"
+
+    monkeypatched = replace(toy_type, memory=hook)
+    base._REGISTRY[TOY] = monkeypatched
+    config = load_config("dev")
+    result = preflight(
+        parse_spec(_toy_spec(beta=0.2)), config=config, values=PlatformValues.placeholders(config), image=IMAGE
+    )
+    assert calls and not result.ok
+    assert [c.message for c in result.failures()] == [f"/fsx/models/tiny is too big for {calls[0]}; use a toy GPU"]
+    assert all(c.name == "memory" for c in result.failures())

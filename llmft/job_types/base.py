@@ -60,8 +60,10 @@ class JobType:
     - ``settings_section``: the spec section that adds step fields (``settings``, GRPO's ``grpo``).
     - ``fields``: the step file's fields from the spec (:data:`Fields`); ``rules``: the type's own spec rules
       (each a problem naming the field and the fix), checked when the spec loads; ``settings_rules``: rules of its
-      settings that depend on the job (tier, ...), checked by preflight; ``memory_checked``: preflight runs the
-      step's own memory model (llm_platform.memory) per GPU kind; ``cpu_adaptation``: what `llmft run --local`
+      settings that depend on the job (tier, ...), checked by preflight; ``memory``: whether the model fits a
+      GPU, called by preflight with the plan and each instance type the job may land on, returning ("ok" |
+      "FAIL", message) (llmft/memory_check.py: every type that loads weights has one; a model of unknown shape
+      fails, never skips); ``cpu_adaptation``: what `llmft run --local`
       changes in its step file on a machine without GPUs; ``local_check_only``: a local run only checks its step
       file.
     """
@@ -84,7 +86,7 @@ class JobType:
     fields: Callable[[JobSpec, FieldContext], Fields] | None = None
     rules: Callable[[JobSpec], list[str]] | None = None
     settings_rules: Callable[[JobSpec], list[str]] | None = None
-    memory_checked: bool = False
+    memory: Callable[[Any, str], tuple[str, str]] | None = None
     cpu_adaptation: Mapping[str, Any] = field(default_factory=dict)
     local_check_only: bool = False
 

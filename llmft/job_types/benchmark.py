@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmft import memory_check
 from llmft.job_types.base import FieldContext, Fields, JobType, files, present, register
 
 if TYPE_CHECKING:
@@ -56,6 +57,11 @@ def rules(spec: JobSpec) -> list[str]:
                 f"{name} {value!r} is not a path; a benchmark reads {what} under /fsx, or leave {name} "
                 f"out to measure synthetic rows"
             )
+    if spec.model_shape is not None:
+        out.append(
+            "model_shape: a benchmark builds the shape settings.shape names (llm_platform.memory.SHAPES); "
+            "remove model_shape"
+        )
     if spec.model and not spec.dataset:
         out.append("model applies to a benchmark of real rows (its tokenizer counts them); add dataset or remove model")
     return out
@@ -75,5 +81,6 @@ BENCHMARK = register(
         efa=False,
         fields=step_fields,
         rules=rules,
+        memory=memory_check.benchmark,
     )
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmft import memory_check
 from llmft.job_types.base import FieldContext, Fields, JobType, files, present, register
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ EVALUATE = register(
         output_root="outputs",
         fields=step_fields,
         rules=rules,
+        memory=memory_check.evaluate,
         cpu_adaptation={"bf16": False},
     )
 )

@@ -5,6 +5,7 @@ is refused too."""
 
 from __future__ import annotations
 
+from llmft import memory_check
 from llmft.job_types.base import JobType, register
 
 SERVE = register(
@@ -15,5 +16,6 @@ SERVE = register(
         workload="deployment",
         gpus=True,
         image="verl-sglang",  # the image with SGLang
+        memory=memory_check.serve,
     )
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmft import memory_check
 from llmft.job_types.base import FieldContext, Fields, JobType, files, present, register, registered_model_name
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ SFT = register(
         elastic=True,
         fields=step_fields,
         settings_rules=settings_rules,
-        memory_checked=True,
+        memory=memory_check.sft,
         # bf16/fp16 need a GPU; one process, so no FSDP sharding
         cpu_adaptation={"bf16": False, "fp16": False, "use_cpu": True, "fsdp": None, "fsdp_config": None},
     )
