@@ -105,12 +105,16 @@ def benchmark(plan: Any, instance_type: str) -> Status:
     return "ok", "; ".join(fine)
 
 
+ENGINE_MODULE = "sglang.launch_server"  # the engine's module in the rendered command (llmft/serve_build.py)
+TP_FLAGS = ("--tp-size", "--tp", "--tensor-parallel-size")  # SGLang 0.5.21's names of one setting (engine_flags.py)
+
+
 def _engine_command(plan: Any) -> list[str]:
     """The engine's command line as rendered in the Deployment (the platform's flags + serve.engine_args)."""
     for doc in plan.manifests:
         if doc.get("kind") == "Deployment":
             for container in doc["spec"]["template"]["spec"].get("containers", []):
-                if "--tp" in container.get("command", []):
+                if ENGINE_MODULE in container.get("command", []):
                     return [str(part) for part in container["command"]]
     return []
 
@@ -137,7 +141,7 @@ def serve(plan: Any, instance_type: str) -> Status:
     except ValueError as exc:
         return "FAIL", f"{exc}; add it to config/data/instance_specs.yaml"
     command = _engine_command(plan)
-    tp = int(_flag(command, "--tp") or 1)
+    tp = int(next((v for v in (_flag(command, f) for f in TP_FLAGS) if v), 1))
     context, fraction = _flag(command, "--context-length"), _flag(command, "--mem-fraction-static")
     try:
         fits, message = mem.serve_check(
