@@ -157,6 +157,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     print(result.report(), file=sys.stderr)
     if args.dry_run:
+        if job_type(spec.type).step == "sft":  # the training FLOPs model is SFT's (llm_platform.memory)
+            estimate = progress.estimate_lines(plan.step, plan.manifests[-1], progress.pricer_for(args.env))
+            print("\n".join(estimate), file=sys.stderr)
         sys.stdout.write(plan.yaml())
         print(f"dry run: {len(plan.manifests)} objects rendered, nothing created ({wall_time():.2f}s)", file=sys.stderr)
         return 0

@@ -18,10 +18,12 @@ points whose step grows: a resume starts a new one), never a guess across an evi
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"  # = k8s_charts/tiers.py INSTANCE_TYPE_LABEL (well-known)
@@ -250,3 +252,95 @@ def pricer_for(env: str) -> Any:
     from config.pricing import Pricer
 
     return Pricer.of(load_config(env).region)
+
+
+# ---- the pre-submit estimate (`llmft submit --dry-run`) -------------------------------------------------------------
+BENCHMARKS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks"  # python -m llm_platform.bench results
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Tokens per second of the whole job and where the figure comes from."""
+
+    tokens_per_second: float
+    source: str
+
+
+def benchmark_mfu(dims: Any, gpu_type: str, directory: Path | None = None) -> tuple[float, str] | None:
+    """The best MFU a ``llm_platform.bench`` run measured for this model shape on this card (its JSON files: one
+    ``shape`` and ``gpu`` each, rows in ``results``), with the file it comes from; None when there is none."""
+    from dataclasses import replace
+
+    from llm_platform.memory import SHAPES, shape_named
+
+    best: tuple[float, str] | None = None
+    for path in sorted((directory or BENCHMARKS).glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        shape, gpu = data.get("shape"), str(data.get("gpu", ""))
+        if shape not in SHAPES or gpu_type.upper() not in gpu.upper():
+            continue
+        if replace(shape_named(shape), name=dims.name) != dims:
+            continue
+        for row in data.get("results") or []:
+            if not row.get("error") and (row.get("mfu") or 0) > (best[0] if best else 0):
+                best = (float(row["mfu"]), f"benchmark {path.name} row {row.get('name')!r}")
+    return best
+
+
+def throughput(step: Mapping[str, Any], *, instance_type: str, gpus: int) -> Throughput | None:
+    """The job's tokens/s: a benchmark's MFU for this shape and card, else the memory model's planning figure
+    (llm_platform.memory DESIGN_MFU, less the recomputation when the step checkpoints activations)."""
+    from llm_platform import memory
+    from llm_platform.mfu import peak_flops
+
+    dims, _ = memory.resolve_dims(str(step.get("model_id", "")))
+    gpu_type = _gpu_type(instance_type)
+    peak = peak_flops(gpu_type) if gpu_type else None
+    if dims is None or peak is None or gpus < 1:
+        return None
+    flops = dims.training_flops_per_token(int(step.get("lora_r", 8)), float(step.get("max_seq_length", 2048)))
+    measured = benchmark_mfu(dims, gpu_type)
+    if measured:
+        mfu, source = measured
+    else:
+        checkpointing = bool(step.get("gradient_checkpointing", False))
+        mfu = memory.DESIGN_MFU * (4 / 6 if checkpointing else 1.0)
+        source = f"the planning figure (llm_platform.memory; no benchmark of this shape on {gpu_type})"
+    return Throughput(mfu * peak * gpus / flops, f"MFU {mfu:.3f}, {source}")
+
+
+def _gpu_type(instance_type: str) -> str | None:
+    import yaml
+    from llm_platform.memory import find_specs_file
+
+    path = find_specs_file()
+    data = yaml.safe_load(path.read_text()) if path else {}
+    return ((data.get("gpu") or {}).get(instance_type.removeprefix("ml.")) or {}).get("gpu_type")
+
+
+def estimate_lines(step: Mapping[str, Any], job: Mapping[str, Any], pricer: Any) -> list[str]:
+    """What `llmft submit --dry-run` prints before the manifests: hours and $ of the planned tokens (``max_steps``
+    x ``tokens_per_optimizer_step`` when the step file gives both) or of 100M tokens, on the dearest instance type
+    the rendered job may get."""
+    pods = [r["template"] for r in (job.get("spec", {}).get("pytorchReplicaSpecs") or {}).values()]
+    counts = [int(r.get("replicas", 1)) for r in (job.get("spec", {}).get("pytorchReplicaSpecs") or {}).values()]
+    where = placement([{"spec": p["spec"]} for p in pods], {}, pricer)
+    gpus = sum(_pod_gpus(p["spec"]) * n for p, n in zip(pods, counts, strict=True))
+    priced = [t for t in where.instance_types if pricer.usd_per_gpu_hour(t) == where.usd_per_gpu_hour]
+    rate = throughput(step, instance_type=priced[0], gpus=gpus) if priced else None
+    if rate is None or where.usd_per_gpu_hour is None:
+        named = ", ".join(where.instance_types) or "none in its node affinity"
+        return [f"estimate: none (no price or no throughput figure for instance type {named})"]
+    steps, per_step = step.get("max_steps"), step.get("tokens_per_optimizer_step")
+    planned = isinstance(steps, int) and steps > 0 and isinstance(per_step, int)
+    tokens = steps * per_step if planned else 100_000_000
+    hours = tokens / rate.tokens_per_second / 3600
+    what = f"{steps} steps x {per_step} tokens" if planned else "100M tokens (the step file sets no max_steps)"
+    return [
+        f"estimate: {hours:.2f} h, {gpus * hours:.2f} GPU-hours, ${gpus * hours * where.usd_per_gpu_hour:,.2f} "
+        f"for {what} at {rate.tokens_per_second:,.0f} tokens/s on {gpus} x {priced[0]} "
+        f"(${where.usd_per_gpu_hour:.3f}/GPU-hour, config/data/prices.yaml; throughput: {rate.source})"
+    ]

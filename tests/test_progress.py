@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 from contextlib import redirect_stdout
 
@@ -180,3 +181,52 @@ def test_status_without_mlflow_says_why(monkeypatch: pytest.MonkeyPatch) -> None
     with redirect_stdout(out):
         assert main(["status", job["metadata"]["name"], "--team", job["metadata"]["namespace"]]) == 0
     assert "progress: unavailable: MLFLOW_TRACKING_URI is not set" in out.getvalue()
+
+
+def test_the_estimate_uses_a_benchmark_of_the_shape_and_card_else_the_planning_figure() -> None:
+    from llm_platform import memory
+    from llm_platform.mfu import peak_flops
+
+    bench = [json.loads(p.read_text()) for p in sorted(progress.BENCHMARKS.glob("*.json"))]
+    measured = [b for b in bench if b.get("shape") in memory.SHAPES and b.get("results")]
+    assert measured, "docs/benchmarks has llm_platform.bench results"
+    shape, gpu = measured[0]["shape"], measured[0]["gpu"]
+    instance_type = measured[0]["instance_type"]
+    best = max(
+        r["mfu"] for b in measured if (b["shape"], b["gpu"]) == (shape, gpu) for r in b["results"] if not r["error"]
+    )
+    dims = memory.shape_named(shape)
+    step = {"model_id": f"/fsx/models/{shape}", "lora_r": 8, "max_seq_length": 2048}
+    flops = memory.resolve_dims(step["model_id"])[0].training_flops_per_token(8, 2048)
+    rate = progress.throughput(step, instance_type=instance_type, gpus=8)
+    assert rate is not None and "benchmark" in rate.source
+    assert rate.tokens_per_second == pytest.approx(best * peak_flops(gpu) * 8 / flops)
+    assert dims.num_hidden_layers  # the shape is a known one
+    # a card no benchmark ran on: the memory model's planning figure
+    other = next(t for t in ("g5.8xlarge", "g6e.12xlarge") if progress._gpu_type(t) not in gpu.lower())
+    planned = progress.throughput(step, instance_type=other, gpus=1)
+    assert planned is not None and "planning figure" in planned.source
+    peak = peak_flops(progress._gpu_type(other))
+    assert planned.tokens_per_second == pytest.approx(memory.DESIGN_MFU * peak / flops)
+
+
+def test_dry_run_prints_hours_and_dollars_of_the_planned_steps(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from contextlib import redirect_stderr
+
+    spec = yaml.safe_load((ROOT / "examples/jobs/04-sft-medical.yaml").read_text())
+    spec["settings"]["max_steps"] = 500
+    path = tmp_path / "sft.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        assert main(["submit", str(path), "--dry-run", "--env", "dev"]) == 0
+    line = next(x for x in err.getvalue().splitlines() if x.startswith("estimate:"))
+    tokens = 500 * spec["settings"]["tokens_per_optimizer_step"]
+    assert f"500 steps x {spec['settings']['tokens_per_optimizer_step']} tokens" in line
+    hours, gpu_hours, usd = (
+        float(x.replace(",", "")) for x in re.findall(r"([\d.]+) h, ([\d.]+) GPU-hours, \$([\d,.]+)", line)[0]
+    )
+    tps = float(re.search(r"at ([\d,]+) tokens/s", line).group(1).replace(",", ""))
+    price = float(re.search(r"\$([\d.]+)/GPU-hour", line).group(1))
+    assert hours == pytest.approx(tokens / tps / 3600, abs=0.01)
+    assert usd == pytest.approx(gpu_hours * price, abs=0.01)
