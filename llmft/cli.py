@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from llmft import progress
 from llmft.cluster import Cluster, ClusterError
 from llmft.job_types.base import get as job_type
 
@@ -156,6 +157,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     print(result.report(), file=sys.stderr)
     if args.dry_run:
+        if job_type(spec.type).step == "sft":  # the training FLOPs model is SFT's (llm_platform.memory)
+            estimate = progress.estimate_lines(plan.step, plan.manifests[-1], progress.pricer_for(args.env))
+            print("\n".join(estimate), file=sys.stderr)
         sys.stdout.write(plan.yaml())
         print(f"dry run: {len(plan.manifests)} objects rendered, nothing created ({wall_time():.2f}s)", file=sys.stderr)
         return 0
@@ -244,7 +248,22 @@ def _cluster_namespace(args: argparse.Namespace) -> tuple[Cluster, str]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     cluster, namespace = _cluster_namespace(args)
-    sys.stdout.write(cluster.status(args.name, namespace))
+    table = cluster.status(args.name, namespace)  # first: says when there is no such job
+    step = cluster.step_files(namespace, args.name).get(args.name)
+    if step is not None and progress.tracked(step):
+        try:
+            found, where = progress.job_progress(
+                cluster,
+                args.name,
+                namespace,
+                step,
+                client=progress.mlflow_client(),
+                pricer=progress.pricer_for(args.env),
+            )
+            sys.stdout.write("\n".join(progress.status_lines(found, where)) + "\n")
+        except progress.ProgressUnavailable as exc:
+            sys.stdout.write(f"progress: unavailable: {exc}\n")
+    sys.stdout.write(table)
     return 0
 
 
@@ -286,6 +305,25 @@ def cmd_port_forward(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     cluster, namespace = _cluster_namespace(args)
     sys.stdout.write(cluster.list_jobs(namespace))
+    steps = {job: step for job, step in cluster.step_files(namespace).items() if progress.tracked(step)}
+    if not steps:
+        return 0
+    try:
+        client, pricer = progress.mlflow_client(), progress.pricer_for(args.env)
+    except progress.ProgressUnavailable as exc:
+        sys.stdout.write(f"\nprogress: unavailable: {exc}\n")
+        return 0
+    rows = [progress.LIST_HEADER]
+    for job, step in sorted(steps.items()):
+        try:
+            rows.append(
+                progress.list_row(
+                    job, *progress.job_progress(cluster, job, namespace, step, client=client, pricer=pricer)
+                )
+            )
+        except progress.ProgressUnavailable as exc:
+            rows.append(progress.list_row(job, None, None, str(exc)))
+    sys.stdout.write("\n" + "\n".join(rows) + "\n")
     return 0
 
 
@@ -329,7 +367,7 @@ def parser() -> argparse.ArgumentParser:
     lr.add_argument("--port", type=int, help="serve jobs: local port (default: the engine's, 30000)")
     lr.set_defaults(func=cmd_run)
     for name, func, text in (
-        ("status", cmd_status, "the job and its pods"),
+        ("status", cmd_status, "the job, its pods, and its progress, ETA and cost so far"),
         ("cancel", cmd_cancel, "delete the job"),
         ("logs", cmd_logs, "logs of every pod of the job"),
     ):
@@ -338,7 +376,9 @@ def parser() -> argparse.ArgumentParser:
         if name == "logs":
             c.add_argument("-f", "--follow", action="store_true")
         c.set_defaults(func=func)
-    sub.add_parser("list", parents=[common], help="the team's llmft jobs").set_defaults(func=cmd_list)
+    sub.add_parser("list", parents=[common], help="the team's llmft jobs, with progress, ETA and cost").set_defaults(
+        func=cmd_list
+    )
     pf = sub.add_parser("port-forward", parents=[common], help="a serve job's endpoint on localhost")
     pf.add_argument("name")
     pf.add_argument("--local-port", type=int, default=8000, help="local port (default 8000)")

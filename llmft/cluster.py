@@ -252,6 +252,42 @@ class Cluster:
                     continue
         return out
 
+    def step_files(self, namespace: str, name: str | None = None) -> dict[str, dict[str, Any]]:
+        """{job name: its step file} of the namespace's llmft jobs (their ``<name>-step`` ConfigMaps), or of job
+        ``name`` only."""
+        import yaml
+
+        selector = "app.kubernetes.io/managed-by=llmft" + (f",app.kubernetes.io/name={name}" if name else "")
+        out: dict[str, dict[str, Any]] = {}
+        for item in self.get_json("configmap", "-n", namespace, "-l", selector).get("items", []):
+            job = ((item.get("metadata") or {}).get("labels") or {}).get("app.kubernetes.io/name")
+            try:
+                step = yaml.safe_load((item.get("data") or {}).get("step.yaml", "")) or {}
+            except yaml.YAMLError:
+                continue
+            if job and isinstance(step, dict):
+                out[job] = step
+        return out
+
+    def pods(self, name: str, namespace: str) -> list[dict[str, Any]]:
+        """The job's pods (label ``app.kubernetes.io/name``), as JSON objects."""
+        return self.get_json("pods", "-n", namespace, "-l", f"app.kubernetes.io/name={name}").get("items", [])
+
+    def node_instance_types(self, nodes: set[str]) -> dict[str, str]:
+        """{node: its ``node.kubernetes.io/instance-type`` label} of the nodes the caller may read (a team's user
+        may not: those are left out, and the pods' node affinity names the type, llmft.progress.placement)."""
+        out = {}
+        for node in sorted(nodes):
+            proc = self.run("get", "node", node, "-o", "json", check=False)
+            if proc.returncode == 0:
+                try:
+                    labels = json.loads(proc.stdout).get("metadata", {}).get("labels") or {}
+                except ValueError:
+                    continue
+                if "node.kubernetes.io/instance-type" in labels:
+                    out[node] = labels["node.kubernetes.io/instance-type"]
+        return out
+
     def exists(self, kind: str, name: str, namespace: str) -> bool:
         return (
             self.run("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name", check=False).stdout.strip()

@@ -310,3 +310,32 @@ def test_grpo_runs_its_check_locally(pipeline) -> None:
 
 
 from .serve_e2e import test_the_evaluated_model_serves_the_openai_api  # noqa: E402, F401 - runs on this pipeline
+
+
+def test_llmft_status_reads_the_real_sft_run(pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`llmft status` (llmft/progress.py) on the SFT run the pipeline logged to the MLflow server, as the team's user,
+    with a fake cluster holding the job llmft renders for the same spec: step/total from the step's own
+    ``total_steps``, tokens/s and GPU-hours (0 on CPU) as logged."""
+    import io
+    from contextlib import redirect_stdout
+
+    from llmft.cli import main
+    from llmft.cluster import Cluster
+
+    from .test_progress import FakeCluster, pods_of, rendered_job
+
+    config_map, job = rendered_job()
+    fake = FakeCluster(config_map, job, pods_of(job, node="n1"), {})
+    monkeypatch.setattr(Cluster, "connect", classmethod(lambda cls, kubectl="kubectl": cls()))
+    monkeypatch.setattr(Cluster, "run", lambda self, *a, **kw: fake(self, *a, **kw))
+    for key in ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+        monkeypatch.setenv(key, pipeline["env"][key])
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["status", "medical-sft", "--team", TEAM, "--env", "dev"]) == 0
+    text = out.getvalue()
+    print(text)
+    steps = SFT_ON_CPU["max_steps"]
+    assert f"step {steps}/{steps} (100%)" in text, text
+    assert "FINISHED" in text and "ETA 0m" in text
+    assert "0.00 GPU-hours" in text and "$0.00" in text  # CPU processes hold no GPU

@@ -138,6 +138,13 @@ class ScriptArguments:
         default=None,
         metadata={"help": "peak dense TFLOPS of one device, when the GPU is not in llm_platform.mfu's table"},
     )
+    gpu_usd_per_hour: Optional[float] = field(
+        default=None,
+        metadata={
+            "help": "on-demand USD per GPU-hour of the node the job runs on (config/data/prices.yaml); when given, "
+            "the step logs cost_usd (= gpu_hours x this) to the MLflow run beside gpu_hours"
+        },
+    )
     sharding: str = field(
         default="auto",
         metadata={
@@ -623,6 +630,34 @@ def _counting_trainer(meter: ThroughputMeter):
     return CountingTrainer
 
 
+TOTAL_STEPS_METRIC = "total_steps"  # read by llmft/progress.py: a contract with `llmft status`
+GPU_HOURS_METRIC = "gpu_hours"
+COST_METRIC = "cost_usd"
+
+
+class GpuClock:
+    """GPU-hours the run has used, over its attempts: this attempt's GPUs x its time since train begin, plus the
+    last figure the resumed checkpoint's log history carries (the time between that log and the eviction is not
+    counted: a lower bound by at most one checkpoint interval per eviction). ``gpus`` is 0 on CPU."""
+
+    def __init__(self) -> None:
+        self.since = time.monotonic()
+        self.carried = 0.0
+        self.gpus = 0
+
+    def start(self, log_history: list[dict], *, gpus: int) -> None:
+        self.since, self.gpus = time.monotonic(), gpus
+        carried = [row[GPU_HOURS_METRIC] for row in log_history if GPU_HOURS_METRIC in row]
+        self.carried = float(carried[-1]) if carried else 0.0
+
+    def metrics(self, usd_per_gpu_hour: float | None) -> dict[str, float]:
+        hours = self.carried + self.gpus * (time.monotonic() - self.since) / 3600
+        out = {GPU_HOURS_METRIC: hours}
+        if usd_per_gpu_hour is not None:
+            out[COST_METRIC] = hours * usd_per_gpu_hour
+        return out
+
+
 def _mlflow_callback(
     script: ScriptArguments,
     *,
@@ -639,11 +674,14 @@ def _mlflow_callback(
     from llm_platform import mfu as mfu_mod
     from llm_platform import mlflow_utils
 
+    gpu_clock = GpuClock()
+
     class MlflowCallback(TrainerCallback):
         """MLflow on the main process; throughput and MFU computed on every rank (all_reduce)."""
 
         def on_train_begin(self, a, state, control, **kw):
             meter.since = time.perf_counter()
+            gpu_clock.start(state.log_history, gpus=a.world_size if gpu else 0)
             if not state.is_world_process_zero or not script.mlflow_tracking:
                 return
             mlflow_utils.start_run(
@@ -670,6 +708,9 @@ def _mlflow_callback(
                     "data": data,
                 }
             )
+            # the planned total, for `llmft status` (step/total and ETA, llmft/progress.py): state.max_steps is the
+            # Trainer's own count (max_steps, or epochs x batches per epoch), known only from here on
+            mlflow_utils.log_metrics({TOTAL_STEPS_METRIC: state.max_steps}, step=state.global_step)
 
         def on_log(self, a, state, control, logs=None, **kw):
             metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
@@ -692,6 +733,8 @@ def _mlflow_callback(
                             n_gpus=a.world_size,
                             peak_flops_per_gpu=peak,
                         )
+            if metrics:
+                metrics.update(gpu_clock.metrics(script.gpu_usd_per_hour))
             if state.log_history and metrics:  # throughput/MFU also in the trainer's history (trainer_state.json)
                 state.log_history[-1].update({k: v for k, v in metrics.items() if k not in state.log_history[-1]})
             if state.is_world_process_zero and metrics and script.mlflow_tracking:
