@@ -248,7 +248,9 @@ def placement_kinds(spec: JobSpec, candidates: tuple[NodeKind, ...], instance: s
     """The kinds the job's pods may use, ``instance``'s first: with instance_type or gpu_type in the spec, only the
     kinds of that instance type; without, also every other kind of the tier with the chosen kind's GPUs per node,
     so a job that does not name its GPU falls back from the reserved nodes to the tier's pools in Kueue's flavor
-    order (docs/jobs.md's tier table; the pods' affinity lists each kind's instance and GPU type)."""
+    order (docs/jobs.md's tier table; the pods' affinity lists each kind's instance and GPU type). Kueue assigns a
+    flavor whose labels match the pods' required node affinity and adds its labels as their nodeSelector
+    (kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md, "ResourceFlavor labels")."""
     chosen = tuple(k for k in candidates if k.ec2_type == instance.removeprefix("ml."))
     if spec.instance_type or spec.gpu_type or not chosen:
         return chosen
