@@ -165,9 +165,9 @@ class GpuNodeShape:
     """The `node-type`s the pod's affinity allows, when narrower than its tier's (set by :meth:`only`)."""
 
     def only(self, kinds: Sequence[NodeKind]) -> GpuNodeShape:
-        """This shape, allowed only on ``kinds`` (all of them of this instance type): its affinity keeps just their
-        `node-type`s. Kueue assigns one of their flavors to all pods of a pod set."""
-        return replace(self, node_types=tuple(dict.fromkeys(k.node_type for k in kinds)))
+        """This shape, allowed only on ``kinds``: its affinity keeps just their `node-type`s and instance types.
+        Kueue assigns one of their flavors to all pods of a pod set."""
+        return replace(self, node_types=tuple(dict.fromkeys(k.node_type for k in kinds)), kinds=tuple(kinds))
 
     @classmethod
     def of(
@@ -412,7 +412,11 @@ def _job_placement(
     if shape:
         resources = shape.resources()
         affinity = tier.affinity(
-            instance_type=shape.instance_type, zone=zone, extra=_health(tier), node_types=shape.node_types
+            instance_type=shape.instance_type,
+            zone=zone,
+            extra=_health(tier),
+            node_types=shape.node_types,
+            instance_types=tuple(k.instance_type for k in shape.kinds),
         )
         tolerations = tier.tolerations()
     else:

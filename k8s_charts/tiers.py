@@ -82,10 +82,13 @@ class JobTier:
         zone: str | None = None,
         extra: list[k8s.NodeSelectorRequirement] | None = None,
         node_types: Sequence[str] | None = None,
+        instance_types: Sequence[str] = (),
     ) -> k8s.Affinity:
         """Node affinity of the tier, optionally narrowed to one instance type (EC2 or HyperPod `ml.` name; also
         pins its `gpu-type`, which Kueue matches against the flavors' labels), to some of its `node-type`s (in the
-        tier's order) and to one availability zone."""
+        tier's order) and to one availability zone. ``instance_types``: more instance types the pod may use beside
+        ``instance_type`` (a job that may fall back from reserved nodes to the tier's pools: each kind's
+        instance and GPU type; Kueue's flavor, in the tier's order, then adds its own labels)."""
         types = [t for t in self.node_types if node_types is None or t in node_types]
         if not types:
             raise ValueError(
@@ -93,11 +96,11 @@ class JobTier:
                 f"({', '.join(self.node_types)})"
             )
         required = [k8s.NodeSelectorRequirement(key=NODE_TYPE_LABEL, operator="In", values=types)]
-        if instance_type:
-            ec2 = instance_type.removeprefix("ml.")
-            gpu_type = gpu_instance_type("instance_type", ec2).gpu_type
-            required.append(k8s.NodeSelectorRequirement(key=GPU_TYPE_LABEL, operator="In", values=[gpu_type]))
-            values = [ec2, f"ml.{ec2}"] if self.uses_hyperpod else [ec2]
+        ec2s = list(dict.fromkeys(t.removeprefix("ml.") for t in (instance_type, *instance_types) if t))
+        if ec2s:
+            gpu_types = list(dict.fromkeys(gpu_instance_type("instance_type", e).gpu_type for e in ec2s))
+            required.append(k8s.NodeSelectorRequirement(key=GPU_TYPE_LABEL, operator="In", values=gpu_types))
+            values = [v for e in ec2s for v in ([e, f"ml.{e}"] if self.uses_hyperpod else [e])]
             required.append(k8s.NodeSelectorRequirement(key=INSTANCE_TYPE_LABEL, operator="In", values=values))
         if zone:
             required.append(k8s.NodeSelectorRequirement(key=ZONE_LABEL, operator="In", values=[zone]))

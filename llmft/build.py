@@ -244,6 +244,20 @@ def choose_instance(spec: JobSpec, kinds: tuple[NodeKind, ...]) -> str:
     return ranked[0].instance_type
 
 
+def placement_kinds(spec: JobSpec, candidates: tuple[NodeKind, ...], instance: str) -> tuple[NodeKind, ...]:
+    """The kinds the job's pods may use, ``instance``'s first: with instance_type or gpu_type in the spec, only the
+    kinds of that instance type; without, also every other kind of the tier with the chosen kind's GPUs per node,
+    so a job that does not name its GPU falls back from the reserved nodes to the tier's pools in Kueue's flavor
+    order (docs/jobs.md's tier table; the pods' affinity lists each kind's instance and GPU type). Kueue assigns a
+    flavor whose labels match the pods' required node affinity and adds its labels as their nodeSelector
+    (kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md, "ResourceFlavor labels")."""
+    chosen = tuple(k for k in candidates if k.ec2_type == instance.removeprefix("ml."))
+    if spec.instance_type or spec.gpu_type or not chosen:
+        return chosen
+    need = gpus_per_node(spec) or chosen[0].spec.gpus
+    return chosen + tuple(k for k in candidates if k not in chosen and k.spec.gpus >= need)
+
+
 def for_git(plan: Plan) -> str:
     """The manifests as a GitOps repository holds them: without the finished-job TTLs. Argo CD (self-heal) recreates
     what Git holds and the cluster lacks, so a job the cluster deleted 7 days after it finished would run again; in
@@ -381,7 +395,7 @@ def resolve(
             f"nodes in {config.name} are: {', '.join(offered) or 'none'}"
         )
     instance = spec.instance_type or choose_instance(spec, candidates)
-    kinds = tuple(k for k in candidates if k.ec2_type == instance.removeprefix("ml."))
+    kinds = placement_kinds(spec, candidates, instance)
     high = spec.node_range[1]
     allowed = tuple(k for k in kinds if holds(k, high))
     if not allowed:

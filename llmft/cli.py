@@ -192,6 +192,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ.setdefault(ENGINE_PYTHON_ENV, args.python)
     from llm_platform.paths import LOCAL_FSX_ENV
 
+    from llmft.local import mlflow_defaults
+
+    # without MLflow variables in the shell, the local run logs, registers and resolves serve models in DIR/mlruns
+    os.environ.update(mlflow_defaults(Path(args.fsx), os.environ))
     # preflight's memory check reads a model's config.json under /fsx in the local stand-in (llmft/memory_check.py)
     before = os.environ.get(LOCAL_FSX_ENV)
     os.environ[LOCAL_FSX_ENV] = str(Path(args.fsx).resolve())

@@ -17,11 +17,11 @@ spec and its cluster job keep their settings.
 What the pod gets from the cluster instead of the spec -- the MLflow tracking URI and the team's MLflow user
 (ConfigMap `mlflow`, Secret `mlflow-credentials`) and secrets -- come from this shell's environment
 (`MLFLOW_TRACKING_URI`, `MLFLOW_TRACKING_USERNAME`, `MLFLOW_TRACKING_PASSWORD`); without them, MLflow logs to
-`<fsx>/mlruns`.
+`<fsx>/mlruns` (a file store, :func:`mlflow_defaults`; a serve spec's model is resolved there too).
 
 A ``type: serve`` spec is not a step: :func:`run_serve` serves the model directory the registry resolved (the
 registered version's merged weights) with ``python -m llm_platform.serve`` (the CPU stand-in for the cluster's
-SGLang, same OpenAI API, ``/health`` and ``/metrics``) on 127.0.0.1, and stops it by its PID on Ctrl-C.
+SGLang, same OpenAI API, ``/health`` and ``/metrics``) on 127.0.0.1, and stops it by its PID on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -155,13 +156,24 @@ def prepare(
     env.update(map_fsx(pod_environment(plan), fsx))
     env.setdefault("HF_HOME", str(fsx / "hf-cache"))
     env[LOCAL_FSX_ENV] = str(fsx)  # what a step records for the cluster names /fsx, not this directory
-    if "MLFLOW_TRACKING_URI" not in env:
-        env["MLFLOW_TRACKING_URI"] = (fsx / "mlruns").as_uri()
-        env.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    env.update(mlflow_defaults(fsx, env))
     wanted = nproc or max(devices, 1)
     if plan.spec.gpus_per_node:
         wanted = min(wanted, plan.spec.gpus_per_node)
     return command(plan, step_path, python=python, nproc=wanted, check=check), env, step_path
+
+
+def mlflow_defaults(fsx: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """MLflow of a local run when the shell names none: a file store under the local /fsx (``DIR/mlruns``), which
+    MLflow reads only with ``MLFLOW_ALLOW_FILE_STORE``; the steps log and register there, and a serve spec's
+    registered model is resolved there (there is no server, so no registry gate either). {} when the shell sets
+    ``MLFLOW_TRACKING_URI``."""
+    if env.get("MLFLOW_TRACKING_URI"):
+        return {}
+    return {
+        "MLFLOW_TRACKING_URI": (Path(fsx).resolve() / "mlruns").as_uri(),
+        "MLFLOW_ALLOW_FILE_STORE": env.get("MLFLOW_ALLOW_FILE_STORE", "true"),
+    }
 
 
 def run(plan: Plan, *, fsx: Path, python: str | None = None, nproc: int | None = None, check: bool = False) -> int:
@@ -295,6 +307,7 @@ def run_serve(
             file=sys.stderr,
         )
         return 2
+    previous = _sigterm_interrupts()
     try:
         if not wait_healthy(proc, port, start_timeout):
             print(
@@ -308,7 +321,24 @@ def run_serve(
             flush=True,
         )
         return proc.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (_sigterm_interrupts)
         return 0
     finally:
         stop(proc)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_interrupts() -> Any:
+    """SIGTERM to `llmft run --local` of a serve spec (a `kill`, a closing terminal, a supervisor) interrupts it like
+    Ctrl-C, so the server it started is stopped by its PID instead of outliving it; the previous handler, or None
+    off the main thread (where Python sets no handlers)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)

@@ -9,6 +9,9 @@
 | settings   | a step file its step would refuse (llm_platform.steps.check, the code the pod runs first):       |
 |            | unknown or mistyped settings, missing inputs, values out of range (steps.LIMITS, with the reason),|
 |            | contradicting settings, outbound reporting, an unpinned revision; `use_cpu` (run --local adapts); |
+|            | values transformers refuses only in the pod (attention, optimizer, scheduler, flash-attn the image|
+|            | lacks, FSDP + gradient checkpointing: steps.step_enums.json); max_seq_length and LoRA targets     |
+|            | against the model's config.json where llmft can read it (Studio's /teams/<team>)                  |
 |            | every problem at once, each with the field and the fix                                            |
 | grpo       | VeRL settings VeRL would reject at start-up (GrpoParameters' own rules: batch sizes vs GPUs,     |
 |            | tensor parallel vs GPUs per node), checked with the step file                                    |
@@ -445,6 +448,9 @@ def preflight(
     result.plan = plan
     for problem in check_outputs(plan):
         result.add("outputs", "FAIL", problem)
+    for problem in check_model_settings(plan):
+        if problem not in [c.message for c in result.checks]:
+            result.add(job_type(spec.type).settings_section, "FAIL", problem)
     if cluster is not None:
         for problem in check_ownership(plan, cluster):
             result.add("outputs", "FAIL", problem)
@@ -463,6 +469,21 @@ def preflight(
     if check_registry:
         result.checks.append(check_image(image))
     return result
+
+
+def check_model_settings(plan: Plan) -> list[str]:
+    """The sft step's rules that depend on the model (max_seq_length against its positions, LoRA targets against its
+    linear modules: llm_platform.steps.model_problems) with its config.json read where llmft sees the team's tree
+    (Studio's /teams/<team>, run --local's stand-in): the step file's own check reads it only under /fsx."""
+    from llm_platform import steps
+
+    from llmft.memory_check import readable_copies
+
+    if plan.spec.type != "sft" or "model_id" not in plan.step:
+        return []
+    model = str(plan.step["model_id"])
+    facts = steps.model_facts(model, readable_copies(model, plan.team.name))
+    return steps.model_problems(plan.step, "settings.", facts)
 
 
 def check_outputs(plan: Plan) -> list[str]:

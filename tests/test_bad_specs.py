@@ -268,7 +268,7 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
     # 'é' (800 kB of UTF-8) become 1.6 MB of '\xE9'
     (
         "6 step file over the ConfigMap limit",
-        sft(lora_target_modules="\u00e9" * 400_000),
+        sft(lora_target_modules=".*(q_proj|" + "\u00e9" * 400_000 + ")$"),  # a pattern that matches q_proj
         r"the step file is \d+ bytes as its ConfigMap medical-sft-step, more than the 1024 KiB Kubernetes stores",
         False,
     ),
@@ -399,6 +399,49 @@ ROWS: list[tuple[str, dict[str, Any], str, bool]] = [
         "10 liger off and use_liger_kernel on",
         sft(liger_kernel="false", use_liger_kernel=True),
         r"settings.liger_kernel: false and settings.use_liger_kernel: true contradict",
+        True,
+    ),
+    # 11. what transformers refuses only in the pod, after queueing (llm_platform/step_enums.json, the step's rules)
+    (
+        "11 FSDP activation checkpointing with gradient_checkpointing",
+        sft(fsdp=True, fsdp_config={"activation_checkpointing": True}, gradient_checkpointing=True),
+        r"settings.fsdp_config.activation_checkpointing, settings.gradient_checkpointing: both true.*remove "
+        r"gradient_checkpointing",
+        True,
+    ),
+    (
+        "11 attn_implementation typo",
+        sft(attn_implementation="flash_attn_2"),
+        r"settings.attn_implementation: 'flash_attn_2' is not one of auto and transformers .*did you mean "
+        r"'flash_attention_2'",
+        True,
+    ),
+    (
+        "11 flash_attention_2 in an image without flash-attn",
+        sft(attn_implementation="flash_attention_2"),
+        r"settings.attn_implementation: 'flash_attention_2' needs flash-attn, which the sft image does not install "
+        r"\(images/sft/requirements.lock\); use auto",
+        True,
+    ),
+    (
+        "11 max_seq_length beyond the model's positions",
+        sft(max_seq_length=65536),
+        r"settings.max_seq_length: 65536 is beyond the model's \d+ positions \(max_position_embeddings, .*use "
+        r"max_seq_length <= \d+",
+        True,
+    ),
+    (
+        "11 LoRA target matching no module",
+        sft(lora_target_modules=".*(query|value)$"),
+        r"settings.lora_target_modules: '\.\*\(query\|value\)\$' matches no linear module of the qwen2 model.*use "
+        r"all-linear or a pattern such as",
+        True,
+    ),
+    ("11 optim typo", sft(optim="adamw"), r"settings.optim: 'adamw' is not one of TrainingArguments' optimizers", True),
+    (
+        "11 scheduler typo",
+        sft(lr_scheduler_type="cosin"),
+        r"settings.lr_scheduler_type: 'cosin' is not one of the scheduler types; did you mean 'cosine'",
         True,
     ),
 ]
@@ -571,7 +614,7 @@ def test_the_serve_examples_render(tmp_path: Path) -> None:
 
 def test_every_class_has_rows() -> None:
     classes = {row[0].split()[0] for row in ROWS}
-    assert classes == {"1", "2", "4", "5", "6", "7", "8", "9", "10"}, classes  # 3: the tests below
+    assert classes == {"1", "2", "4", "5", "6", "7", "8", "9", "10", "11"}, classes  # 3: the tests below
     assert len(ROWS) >= 40
 
 
@@ -1061,3 +1104,25 @@ def test_local_run_reads_config_json_under_its_fsx(tmp_path: Path) -> None:
         code = main(["run", "--local", str(spec), "--env", "dev", "--fsx", str(tmp_path / "fsx"), "--check"])
     assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
     assert re.search(r"\[FAIL\] memory: .*does not fit.*\[shape: .*fsx/models/team-model/config.json\]", err.getvalue())
+
+
+def test_model_rules_read_config_json_where_the_team_tree_is_mounted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Class 11's model rules take the model's own config.json where llmft reads the team's tree: a model named like
+    no known shape (its name gives neither positions nor family) is still refused a max_seq_length beyond its
+    max_position_embeddings and a LoRA pattern its family's linear modules do not match; the same spec within
+    them is accepted."""
+    from llm_platform.paths import LOCAL_FSX_ENV
+
+    monkeypatch.setenv(LOCAL_FSX_ENV, str(tmp_path))
+    config = {**LLAMA_70B, "model_type": "llama", "num_hidden_layers": 2, "max_position_embeddings": 4096}
+    (tmp_path / "models" / "team-model").mkdir(parents=True)
+    (tmp_path / "models" / "team-model" / "config.json").write_text(json.dumps(config))
+    model = {"model": "/fsx/models/team-model"}
+    bad = _preflight_with_registry({**sft(max_seq_length=8192, lora_target_modules=".*qkv_proj$"), **model}, None)
+    messages = "\n".join(c.message for c in bad.failures())
+    assert re.search(r"settings.max_seq_length: 8192 is beyond the model's 4096 positions .*config.json", messages)
+    assert re.search(r"settings.lora_target_modules: '\.\*qkv_proj\$' matches no linear module of the llama", messages)
+    good = _preflight_with_registry({**sft(max_seq_length=4096, lora_target_modules=".*q_proj$"), **model}, None)
+    assert not [c for c in good.failures() if c.name == "settings"], good.report()

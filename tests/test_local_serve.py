@@ -67,7 +67,11 @@ def test_a_directory_without_a_model_is_refused(tmp_path: Path, capsys) -> None:
     assert "no config.json" in capsys.readouterr().err
 
 
-def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sigterm(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Ctrl-C (SIGINT) or SIGTERM (a `kill`, a supervisor) to llmft alone: llmft stops the server it started."""
     stub = tmp_path / "stub" / "llm_platform"
     stub.mkdir(parents=True)
     (stub / "__init__.py").write_text("")
@@ -99,7 +103,7 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c(tmp_pa
         server = int(re.search(r"PID (\d+)", lines[-1]).group(1))
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
             assert r.status == 200
-        os.kill(proc.pid, signal.SIGINT)  # Ctrl-C reaches llmft only: it must stop the server itself
+        os.kill(proc.pid, signum)  # the signal reaches llmft only: it must stop the server itself
         assert proc.wait(timeout=20) == 0
         time.sleep(0.2)
         assert not Path(f"/proc/{server}").exists() or "Z" in Path(f"/proc/{server}/stat").read_text().split()[2]

@@ -264,6 +264,75 @@ def _training_arguments() -> dict[str, set[str]]:
     return {name: set(kinds) for name, kinds in data["fields"].items()}
 
 
+# --- enums of the sft step's values (step_enums.json, generated like training_arguments.json) --------------------
+# Values the pod would refuse only after queueing, checked in llmft's process without torch. Sources, at the pinned
+# versions: attn_implementation: transformers/modeling_utils.py (get_correct_attn_implementation accepts "eager" and
+# AttentionInterface's keys); optim: transformers/training_args.py OptimizerNames; lr_scheduler_type:
+# transformers/trainer_utils.py SchedulerType; the linear modules of each model family: the model built from
+# transformers' modeling source on the meta device (PEFT fullmatches a string lora_target_modules against these
+# names: peft/utils/other.py match_target_against_key); flash-attn in the sft image: images/sft/requirements.lock.
+STEP_ENUMS_FILE = Path(__file__).with_name("step_enums.json")
+SFT_IMAGE_LOCK = "images/sft/requirements.lock"
+# the distribution each flash implementation imports (transformers/utils/import_utils.py is_flash_attn_2_available:
+# flash_attn; is_flash_attn_3_available: flash_attn_interface; is_flash_attn_4_available: flash_attn.cute)
+FLASH_DISTRIBUTIONS = {
+    "flash_attention_2": "flash-attn",
+    "flash_attention_3": "flash-attn-3",
+    "flash_attention_4": "flash-attn-4",
+}
+# the decoder families whose linear module names are shipped (the shapes of llm_platform.memory and their kin)
+LORA_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi3", "mixtral", "qwen3_moe")
+
+
+def _linear_modules(model_type: str) -> list[str]:
+    """The names of ``model_type``'s nn.Linear modules, built on the meta device from transformers' modeling source;
+    a decoder layer's index is ``#``."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(model_type, num_hidden_layers=1)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    return sorted({re.sub(r"\.\d+\.", ".#.", n) for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)})
+
+
+def lock_distributions(lock: Path) -> set[str]:
+    """The distributions pinned in a ``uv pip compile`` lock (``name==version``), normalised (PEP 503)."""
+    names = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==", lock.read_text(), flags=re.M)
+    return {re.sub(r"[-_.]+", "-", n).lower() for n in names}
+
+
+def step_enums(repo: Path | None = None) -> dict[str, Any]:
+    """The content of ``step_enums.json`` from the installed transformers and the sft image's lock (run in the
+    training virtualenv of the checkout)."""
+    from importlib.metadata import version
+
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+    from transformers.trainer_utils import SchedulerType
+    from transformers.training_args import OptimizerNames
+
+    repo = repo or Path(__file__).resolve().parents[2]
+    in_image = lock_distributions(repo / SFT_IMAGE_LOCK)
+    return {
+        "transformers": version("transformers"),
+        "attn_implementation": sorted({"eager", *ALL_ATTENTION_FUNCTIONS.valid_keys()}),
+        "optim": sorted(o.value for o in OptimizerNames),
+        "lr_scheduler_type": sorted(s.value for s in SchedulerType),
+        "sft_image_flash": {impl: dist in in_image for impl, dist in FLASH_DISTRIBUTIONS.items()},
+        "lora_linear_modules": {t: _linear_modules(t) for t in LORA_FAMILIES},
+    }
+
+
+def write_step_enums() -> Path:
+    """Regenerate ``step_enums.json`` (``training/tests/test_steps.py`` fails when it is stale)."""
+    STEP_ENUMS_FILE.write_text(json.dumps(step_enums(), indent=1, sort_keys=True) + "\n")
+    return STEP_ENUMS_FILE
+
+
+def _enums() -> dict[str, Any]:
+    return json.loads(STEP_ENUMS_FILE.read_text())
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -499,7 +568,8 @@ def _liger_rules(data: Mapping[str, Any], p: str) -> list[str]:
 
 
 def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
-    out = _liger_rules(data, p)
+    out = _liger_rules(data, p) + _pod_time_rules(data, p)
+    out += model_problems(data, p, model_facts(str(data.get("model_id", ""))))
     if data.get("bf16") is True and data.get("fp16") is True:
         out.append(
             f"{p}bf16, {p}fp16: both true; mixed precision is one of them, bf16 on the platform's GPUs: remove fp16"
@@ -569,6 +639,102 @@ def _sft_rules(data: Mapping[str, Any], p: str) -> list[str]:
         out.append(
             f"{p}save_steps: {save_steps} is more than max_steps {max_steps}, so the run writes no checkpoint "
             f"and a restarted pod starts from zero; use save_steps <= {max_steps}"
+        )
+    return out
+
+
+def _choice_problem(p: str, name: str, value: Any, allowed: list[str], source: str) -> list[str]:
+    if value is None or value in allowed:
+        return []
+    near = difflib.get_close_matches(str(value), allowed, n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return [f"{p}{name}: {value!r} is not one of {source}; {hint}use one of: {', '.join(allowed)}"]
+
+
+def _pod_time_rules(data: Mapping[str, Any], p: str) -> list[str]:
+    """What transformers refuses only in the pod, after queueing: values outside its enums (step_enums.json), FSDP
+    activation checkpointing beside gradient_checkpointing (transformers/trainer.py refuses the pair), a flash
+    attention the sft image does not install."""
+    enums = _enums()
+    attn = data.get("attn_implementation")
+    out = _choice_problem(
+        p,
+        "attn_implementation",
+        attn,
+        ["auto", *enums["attn_implementation"]],
+        f"auto and transformers {enums['transformers']}'s attention implementations",
+    )
+    out += _choice_problem(p, "optim", data.get("optim"), enums["optim"], "TrainingArguments' optimizers")
+    out += _choice_problem(
+        p, "lr_scheduler_type", data.get("lr_scheduler_type"), enums["lr_scheduler_type"], "the scheduler types"
+    )
+    base = str(attn).removeprefix("paged|")
+    if not out and base in FLASH_DISTRIBUTIONS and not enums["sft_image_flash"][base]:
+        out.append(
+            f"{p}attn_implementation: {attn!r} needs {FLASH_DISTRIBUTIONS[base]}, which the sft image does not "
+            f"install ({SFT_IMAGE_LOCK}); use auto (flex_attention on a GPU) or sdpa"
+        )
+    config = data.get("fsdp_config")
+    if isinstance(config, Mapping) and config.get("activation_checkpointing") is True:
+        if data.get("gradient_checkpointing") is True:
+            out.append(
+                f"{p}fsdp_config.activation_checkpointing, {p}gradient_checkpointing: both true, which transformers' "
+                f"Trainer refuses at start; keep fsdp_config.activation_checkpointing and remove gradient_checkpointing"
+            )
+    return out
+
+
+def model_facts(model_id: str, readable: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """The model's config.json (the first of ``readable``, default ``model_id``, that has one) or the published
+    config of a known shape its name contains (llm_platform.memory.SHAPES), with ``_source``; None when neither."""
+    from llm_platform import memory
+
+    for directory in readable or (model_id,):
+        try:
+            config = json.loads((Path(directory) / "config.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(config, dict):
+            return {**(config.get("text_config") or config), "_source": f"{directory}/config.json"}
+    last = Path(model_id).name.lower()
+    for fragment, shape in memory.SHAPE_ALIASES:
+        if fragment in last:
+            return {**memory.SHAPES[shape], "_source": f"the known shape {shape}"}
+    return None
+
+
+def model_problems(data: Mapping[str, Any], p: str, facts: Mapping[str, Any] | None) -> list[str]:
+    """Settings the model itself refuses: max_seq_length beyond its positions, a LoRA target pattern that matches
+    none of its family's linear modules (step_enums.json) or is no regular expression."""
+    out = []
+    positions, length = (facts or {}).get("max_position_embeddings"), data.get("max_seq_length")
+    if isinstance(positions, int) and isinstance(length, int) and length > positions:
+        out.append(
+            f"{p}max_seq_length: {length} is beyond the model's {positions} positions (max_position_embeddings, "
+            f"{facts['_source']}); use max_seq_length <= {positions}"
+        )
+    pattern = data.get("lora_target_modules")
+    if not isinstance(pattern, str) or pattern.lower() == "all-linear":
+        return out
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        return [
+            *out,
+            f"{p}lora_target_modules: {pattern!r} is not a regular expression ({exc}); "
+            f"{EXAMPLES['lora_target_modules']}",
+        ]
+    model_type = (facts or {}).get("model_type")
+    names = _enums()["lora_linear_modules"].get(model_type)
+    if not names:
+        return out
+    layers = range(int((facts or {}).get("num_hidden_layers") or 1))
+    if not any(compiled.fullmatch(n.replace("#", str(i))) for n in names for i in layers):
+        leaves = sorted({n.rsplit(".", 1)[-1] for n in names})
+        out.append(
+            f"{p}lora_target_modules: {pattern!r} matches no linear module of the {model_type} model (PEFT matches "
+            f"the whole name, e.g. {names[-1].replace('#', '0')}); use all-linear or a pattern such as "
+            f"'.*({'|'.join(n for n in leaves if n != 'lm_head')})$' (its linear modules: {', '.join(leaves)})"
         )
     return out
 

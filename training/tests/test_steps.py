@@ -286,3 +286,73 @@ def test_liger_kernel_takes_yaml_booleans_and_refuses_a_contradicting_use_liger_
     assert steps.problems("sft", {**base, "liger_kernel": True, "use_liger_kernel": True}) == []
     (problem,) = steps.problems("sft", {**base, "liger_kernel": "false", "use_liger_kernel": True}, prefix="settings.")
     assert "settings.liger_kernel: false and settings.use_liger_kernel: true contradict each other" in problem
+
+
+def test_step_enums_file_matches_the_installed_transformers_and_the_sft_image() -> None:
+    """step_enums.json (attention implementations, optimizers, schedulers, each family's linear modules, flash-attn
+    in the sft image's lock) is what the pinned transformers and images/sft/requirements.lock say today."""
+    assert json.loads(steps.STEP_ENUMS_FILE.read_text()) == steps.step_enums(), (
+        "regenerate: python -c 'from llm_platform import steps; steps.write_step_enums()'"
+    )
+
+
+def test_the_step_enums_are_what_transformers_accepts() -> None:
+    """Every shipped optimizer and scheduler constructs TrainingArguments (the pod's parse), and a value outside them
+    is refused by transformers and by the step's check alike: the enums are neither wider nor narrower."""
+    from transformers import TrainingArguments
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    enums = json.loads(steps.STEP_ENUMS_FILE.read_text())
+    evaluated = {"eval_strategy": "steps", "eval_steps": 10}  # greedy and reduce_lr_on_plateau step on eval
+    for optim in enums["optim"]:
+        TrainingArguments(output_dir="/tmp/x", use_cpu=True, optim=optim)
+    for scheduler in enums["lr_scheduler_type"]:
+        TrainingArguments(output_dir="/tmp/x", use_cpu=True, lr_scheduler_type=scheduler, **evaluated)
+    for key, wrong in (("optim", "adamw"), ("lr_scheduler_type", "cosin")):
+        with pytest.raises(ValueError):
+            TrainingArguments(output_dir="/tmp/x", use_cpu=True, **{key: wrong})
+        assert steps.problems("sft", {**_SFT_MIN, key: wrong})
+    assert set(enums["attn_implementation"]) == {"eager", *ALL_ATTENTION_FUNCTIONS.valid_keys()}
+
+
+def test_flash_attention_in_the_sft_image_follows_its_lock(tmp_path: Path) -> None:
+    """A lock with flash-attn makes flash_attention_2 acceptable; the real sft lock decides the shipped value."""
+    repo = Path(__file__).resolve().parents[2]
+    real = steps.lock_distributions(repo / steps.SFT_IMAGE_LOCK)
+    shipped = json.loads(steps.STEP_ENUMS_FILE.read_text())["sft_image_flash"]
+    assert shipped["flash_attention_2"] == ("flash-attn" in real)
+    lock = tmp_path / "requirements.lock"
+    lock.write_text("flash-attn==2.8.3 \\\n    --hash=sha256:00\ntorch==2.9.0\n")
+    assert steps.lock_distributions(lock) == {"flash-attn", "torch"}
+
+
+_SFT_MIN = {"model_id": "/fsx/models/none", "train_dataset_path": "/fsx/d/train.jsonl", "output_dir": "/fsx/c/x"}
+
+
+def test_lora_targets_are_matched_as_peft_matches_them(tmp_path: Path) -> None:
+    """The rule fullmatches the pattern against the names of the model built from its config.json (what PEFT's
+    match_target_against_key sees), so a pattern the rule refuses matches nothing in the real model either."""
+    import re
+
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(
+        "qwen2",
+        num_hidden_layers=2,
+        hidden_size=64,
+        intermediate_size=128,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=256,
+    )
+    config.save_pretrained(tmp_path)
+    facts = steps.model_facts(str(tmp_path))
+    with torch.device("meta"):
+        names = [
+            n for n, m in AutoModelForCausalLM.from_config(config).named_modules() if isinstance(m, torch.nn.Linear)
+        ]
+    for pattern in (r".*(q_proj|v_proj)$", r".*layers\.1\.mlp\.down_proj", r".*(query|value)$", r"lm_head"):
+        matched = any(re.fullmatch(pattern, n) for n in names)
+        refused = steps.model_problems({"lora_target_modules": pattern}, "", facts)
+        assert bool(refused) == (not matched), (pattern, refused)
