@@ -204,5 +204,7 @@ def test_preflight_runs_a_types_own_memory_hook_for_each_instance_type(toy_type:
         parse_spec(_toy_spec(beta=0.2)), config=config, values=PlatformValues.placeholders(config), image=IMAGE
     )
     assert calls and not result.ok
-    assert [c.message for c in result.failures()] == [f"/fsx/models/tiny is too big for {calls[0]}; use a toy GPU"]
+    assert [c.message for c in result.failures()] == [
+        f"/fsx/models/tiny is too big for {t}; use a toy GPU" for t in calls
+    ]
     assert all(c.name == "memory" for c in result.failures())

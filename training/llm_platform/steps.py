@@ -686,8 +686,9 @@ def _pod_time_rules(data: Mapping[str, Any], p: str) -> list[str]:
 
 def model_facts(model_id: str, readable: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """The model's config.json (the first of ``readable``, default ``model_id``, that has one) or the published
-    config of a known shape its name contains (llm_platform.memory.SHAPES), with ``_source``; None when neither."""
-    from llm_platform import memory
+    config of a known shape its name contains (llm_platform.model_shapes.SHAPES), with ``_source``; None when
+    neither."""
+    from llm_platform.model_shapes import SHAPE_ALIASES, SHAPES
 
     for directory in readable or (model_id,):
         try:
@@ -697,9 +698,9 @@ def model_facts(model_id: str, readable: tuple[str, ...] = ()) -> dict[str, Any]
         if isinstance(config, dict):
             return {**(config.get("text_config") or config), "_source": f"{directory}/config.json"}
     last = Path(model_id).name.lower()
-    for fragment, shape in memory.SHAPE_ALIASES:
+    for fragment, shape in SHAPE_ALIASES:
         if fragment in last:
-            return {**memory.SHAPES[shape], "_source": f"the known shape {shape}"}
+            return {**SHAPES[shape], "_source": f"the known shape {shape}"}
     return None
 
 
