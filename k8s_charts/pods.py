@@ -22,7 +22,7 @@ from llm_platform.preemption import MIN_GRACE_SECONDS
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
 from k8s_charts.team_storage import team_paths, team_security_context
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations
+from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations, cpu_priority_class
 from k8s_charts.tiers import tier as tier_named
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -344,7 +344,8 @@ def job_pod_template(
     return k8s.PodTemplateSpec(
         metadata=k8s.ObjectMeta(labels=labels, annotations={DO_NOT_DISRUPT: "true", **CHECKOV_SKIPS}),
         spec=k8s.PodSpec(
-            priority_class_name=priority_class,
+            # a CPU pod uses the class's non-preempting twin (k8s_charts/tiers.py CPU_CLASS_SUFFIX)
+            priority_class_name=priority_class if shape else cpu_priority_class(priority_class),
             service_account_name=TEAM_SERVICE_ACCOUNT,
             automount_service_account_token=False,
             security_context=team_security_context(team),

@@ -62,7 +62,7 @@ from k8s_charts.queues import (
     QUEUE_NAME_LABEL,
     local_queue_name,
 )
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
+from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, cpu_priority_class
 
 POD_POLICY = "llmft-team-pods"
 WORKLOAD_POLICY = "llmft-team-workloads"
@@ -140,6 +140,10 @@ the two NoExecute tolerations the DefaultTolerationSeconds admission plugin adds
 (kubernetes.io "Taints and Tolerations", taint based evictions). Not the GPU taint (``nvidia.com/gpu``), not
 HyperPod's ``dedicated=hyperpod``, not an empty key with ``Exists`` (tolerates everything): a CPU pod never lands
 on (or makes Karpenter launch) a GPU node, where its priority could preempt GPU work."""
+
+
+CPU_PRIORITY_CLASSES = tuple(cpu_priority_class(c) for classes in TIER_PRIORITY_CLASSES.values() for c in classes)
+"""The non-preempting CPU twins of the tier classes (k8s_charts/priority_classes.py): what a CPU pod template names."""
 
 
 def _cel_list(values) -> str:
@@ -263,6 +267,20 @@ def _pod_rules() -> list[dict[str, str]]:
             "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not "
             "run on GPU or HyperPod nodes, or make Karpenter launch them",
         },
+        {
+            # stops: a team's CPU pod (a batch Job needs no queue) at its highest class, or `critical`, preempting
+            # other teams' Ray heads and submitters, CPU steps, or the platform's pods on the system nodes. The
+            # Priority admission plugin (a mutating plugin, before validation) resolves priorityClassName into
+            # spec.priority and spec.preemptionPolicy (kubernetes.io "Pod Priority and Preemption": a pod's
+            # preemptionPolicy comes from its class; setting another one is refused), so this reads the effective
+            # policy, whatever the class is called.
+            "expression": f"{_accelerators('object.spec')} || !has(object.spec.priority) || "
+            "object.spec.priority <= 0 || (has(object.spec.preemptionPolicy) && "
+            "object.spec.preemptionPolicy == 'Never')",
+            "message": f"a pod without GPUs in a team namespace never preempts: name the CPU twin of its tier's "
+            f"PriorityClass (one of {', '.join(CPU_PRIORITY_CLASSES)}: the same priority, preemptionPolicy Never); "
+            f"the job builders and llmft do",
+        },
     ]
 
 
@@ -361,7 +379,15 @@ def _gpu_rules() -> list[dict[str, str]]:
 
 def _priority_rules() -> list[dict[str, str]]:
     """Every queued job's pods and scheduling policy use a PriorityClass of its queue's tier."""
-    tiers = "{" + ", ".join(f"'{local_queue_name(t)}': {_cel_list(c)}" for t, c in TIER_PRIORITY_CLASSES.items()) + "}"
+    # a tier's classes and their CPU twins (the same values: Kueue queues the job at the tier's priority either way)
+    tiers = (
+        "{"
+        + ", ".join(
+            f"'{local_queue_name(t)}': {_cel_list([*c, *map(cpu_priority_class, c)])}"
+            for t, c in TIER_PRIORITY_CLASSES.items()
+        )
+        + "}"
+    )
     queue = f"object.metadata.labels['{QUEUE_NAME_LABEL}']"
     queued = f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels"
     kueue_kind = f"object.kind in {_cel_list(KUEUE_JOB_KINDS)}"
@@ -416,6 +442,14 @@ def _placement_rules() -> list[dict[str, str]]:
             "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
             "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): "
             "CPU pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
+        },
+        # stops: a CPU pod template at a preempting class (early and readable; the pod policy is what holds)
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || "
+            f"{_accelerators('t.spec')} || !has(t.spec.priorityClassName) || "
+            f"t.spec.priorityClassName in {_cel_list(CPU_PRIORITY_CLASSES)})",
+            "message": f"a pod template without GPUs names the non-preempting CPU twin of its tier's PriorityClass "
+            f"(one of {', '.join(CPU_PRIORITY_CLASSES)}): CPU pods never preempt other teams' pods",
         },
     ]
 
