@@ -62,7 +62,7 @@ from k8s_charts.queues import (
     QUEUE_NAME_LABEL,
     local_queue_name,
 )
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, cpu_priority_class
+from k8s_charts.tiers import CPU_JOBS_ROLE, EFA_RESOURCE, GPU_RESOURCE, NODE_ROLE_LABEL, cpu_priority_class
 
 POD_POLICY = "llmft-team-pods"
 WORKLOAD_POLICY = "llmft-team-workloads"
@@ -173,6 +173,23 @@ def _cpu_placement(spec: str) -> str:
     return f"({_accelerators(spec)} || !has({spec}.tolerations) || {spec}.tolerations.all(t, {allowed}))"
 
 
+def _cpu_pool(spec: str) -> str:
+    """CEL: pod spec ``spec`` requests accelerators, or selects the CPU pool's nodes (``nodeSelector``
+    ``llmft.io/node-role: cpu-jobs``; a nodeSelector must match as well as any affinity, so no system node, labelled
+    ``system``, can take the pod)."""
+    selector = f"{spec}.nodeSelector"
+    return (
+        f"({_accelerators(spec)} || (has({selector}) && '{NODE_ROLE_LABEL}' in {selector} && "
+        f"{selector}['{NODE_ROLE_LABEL}'] == '{CPU_JOBS_ROLE}'))"
+    )
+
+
+CPU_POOL_MESSAGE = (
+    f"runs on the CPU job pool only: set nodeSelector {NODE_ROLE_LABEL}: {CPU_JOBS_ROLE} (the job builders, llmft and "
+    f"the Argo Workflows defaults do); the system nodes are the platform's"
+)
+
+
 def _controllers() -> str:
     return f"request.userInfo.username in {_cel_list(PLATFORM_CONTROLLERS)}"
 
@@ -280,6 +297,11 @@ def _pod_rules() -> list[dict[str, str]]:
             "message": f"a pod without GPUs in a team namespace never preempts: name the CPU twin of its tier's "
             f"PriorityClass (one of {', '.join(CPU_PRIORITY_CLASSES)}: the same priority, preemptionPolicy Never); "
             f"the job builders and llmft do",
+        },
+        {
+            # stops: team CPU pods (and Argo workflow pods) on the system nodes, starving the platform's pods there
+            "expression": _cpu_pool("object.spec"),
+            "message": f"a pod without GPUs in a team namespace {CPU_POOL_MESSAGE}",
         },
     ]
 
@@ -450,6 +472,10 @@ def _placement_rules() -> list[dict[str, str]]:
             f"t.spec.priorityClassName in {_cel_list(CPU_PRIORITY_CLASSES)})",
             "message": f"a pod template without GPUs names the non-preempting CPU twin of its tier's PriorityClass "
             f"(one of {', '.join(CPU_PRIORITY_CLASSES)}): CPU pods never preempt other teams' pods",
+        },
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_pool("t.spec") + ")",
+            "message": f"a pod template without GPUs {CPU_POOL_MESSAGE}",
         },
     ]
 

@@ -128,10 +128,18 @@ def cpu_priority_class(name: str) -> str:
 
 
 def cpu_job_tolerations() -> list[k8s.Toleration]:
-    """Tolerations of the CPU job pods (Ray head and submitter, llmft CPU steps): the CPU pool's taint. Without
-    affinity they run on a system node with room, else on a node Karpenter launches in the CPU pool."""
+    """Tolerations of the CPU job pods (Ray head and submitter, llmft CPU steps): the CPU pool's taint. With
+    :func:`cpu_job_node_selector` they run only on the CPU pool's nodes."""
     key, value, effect = CPU_JOBS_TAINT
     return [k8s.Toleration(key=key, operator="Equal", value=value, effect=effect)]
+
+
+def cpu_job_node_selector() -> dict[str, str]:
+    """nodeSelector of every pod without GPUs in a team namespace: the CPU pool's nodes only (the label Karpenter puts
+    on them, k8s_charts/karpenter.py). Not the system nodes (``llmft.io/node-role: system``), where a team's CPU pods
+    would compete with the platform's own (the metrics scraper the serving autoscalers depend on, the Argo and KEDA
+    controllers, CoreDNS); the pod policy refuses a CPU pod without it (k8s_charts/team_guardrails.py)."""
+    return {NODE_ROLE_LABEL: CPU_JOBS_ROLE}
 
 
 def _node_types(tier_name: str) -> tuple[str, ...]:
