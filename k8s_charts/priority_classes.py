@@ -35,8 +35,7 @@ class PriorityClassesChart(cdk8s.Chart):
                 twin,
                 pc.value,
                 "Never",
-                f"CPU pods of {pc.name} jobs (Ray heads and submitters, MPI launchers, CPU steps): the same value, "
-                f"never preempts.",
+                f"CPU pods of {pc.name} jobs (Ray heads and submitters, CPU steps): the same value, never preempts.",
             )
 
     def _add(self, name: str, value: int, preemption_policy: str, description: str) -> None:

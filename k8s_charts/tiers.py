@@ -117,7 +117,7 @@ queues a job whose Ray head or MPI launcher names it at the tier's priority (Kue
 head's class first, kubernetes-sigs/kueue@v0.19.2 pkg/controller/jobs/rayjob ``PriorityClass``; it reads the class's
 value only), but ``preemptionPolicy: Never``: a pod of it waits ahead of lower priorities in the scheduling queue and
 never evicts a running pod (kubernetes.io "Pod Priority and Preemption", Non-preempting PriorityClass). The
-platform's CPU pods (Ray heads and submitters, MPI launchers, llmft CPU steps) use it, so no team's CPU pod preempts
+platform's CPU pods (Ray heads and submitters, llmft CPU steps) use it, so no team's CPU pod preempts
 another team's CPU pods or the platform's pods on the system nodes; the pod policy refuses a preempting CPU pod in a
 team namespace (k8s_charts/team_guardrails.py)."""
 
