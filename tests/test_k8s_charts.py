@@ -553,6 +553,8 @@ def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
 
 
 def test_job_pods_are_secure_and_complete(dist) -> None:
+    from k8s_charts.tiers import cpu_priority_class
+
     jobs = [*objects(dist["dev"], "PyTorchJob").values(), *objects(dist["dev"], "RayJob").values()]
     templates = [(job["metadata"]["name"], path, tpl) for job in jobs for path, tpl in pod_specs(job).items()]
     assert len(templates) == 2 + 3  # two PyTorchJobs (Worker) + RayJob (head, worker group, submitter)
@@ -562,7 +564,8 @@ def test_job_pods_are_secure_and_complete(dist) -> None:
         assert spec["securityContext"]["runAsNonRoot"] is True
         assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
         assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == "training"
-        assert spec["priorityClassName"] in ("critical", "high", "medium")
+        classes = ("critical", "high", "medium")  # GPU pods; CPU pods (Ray head, submitter): their CPU twins
+        assert spec["priorityClassName"] in (*classes, *map(cpu_priority_class, classes))
         assert all("hostPath" not in v for v in spec["volumes"])
         assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in spec["volumes"]
         # The Secret exists only while a pod mounts a CSI volume of the class that syncs it.
