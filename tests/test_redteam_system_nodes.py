@@ -127,3 +127,15 @@ def test_workflow_pods_run_on_the_cpu_pool(env: str) -> None:
     own = copy.deepcopy(wf)
     own["spec"]["nodeSelector"] = _system_selector()
     assert _refused(m, _workflow_pod(own, defaults), labels)
+
+
+def test_the_workflow_defaults_key_is_the_charts() -> None:
+    """Helm ignores a misspelt key without a word: ``controller.workflowDefaults`` is in the vendored chart's
+    values.yaml (argo-workflows 1.0.18, tests/upstream), where the chart writes it into the controller's ConfigMap."""
+    import yaml
+
+    from .conftest import ROOT
+
+    upstream = yaml.safe_load((ROOT / "tests/upstream/argo-workflows-1.0.18/values.yaml").read_text())
+    assert "workflowDefaults" in upstream["controller"]
+    assert set(helm_values({})["controller"]["workflowDefaults"]) == {"spec"}
