@@ -16,8 +16,11 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   ``kueue.x-k8s.io/managed: "true"``, and created with Kueue's scheduling gate ``kueue.x-k8s.io/admission`` (Kueue's
   mutating pod webhook adds it before any validating admission runs; a pod without it did not pass through Kueue),
   which only Kueue's controller may lift. A bare pod, a StatefulSet/DaemonSet pod, any other ReplicaSet pod or a
-  batch Job pod with GPUs is refused whoever creates it. ``supplementalGroupsPolicy`` is checked by the identity
-  policy (k8s_charts/team_isolation.py).
+  batch Job pod with GPUs is refused whoever creates it. A pod *without* GPUs selects the CPU job pool
+  (``nodeSelector llmft.io/node-role: cpu-jobs``, never the system nodes) and never preempts (effective
+  ``preemptionPolicy: Never``, the CPU twin of its class, or priority 0): issue 40, a team's CPU pods evicted other
+  teams' Ray heads and starved the platform's pods on the system nodes. ``supplementalGroupsPolicy`` is checked by
+  the identity policy (k8s_charts/team_isolation.py).
 - :data:`WORKLOAD_POLICY` ``llmft-team-workloads``: the job kinds (PyTorchJob, MPIJob, RayJob, RayCluster, batch
   Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): every Deployment is
   an llmft serving one (queue-name label naming a LocalQueue of the namespace on it and on its pod template,
