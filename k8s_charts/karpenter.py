@@ -212,12 +212,13 @@ class GpuCapacityChart(cdk8s.Chart):
 class CpuCapacityChart(cdk8s.Chart):
     """The Karpenter pool of the platform's CPU job pods (Ray heads and submitters, llmft CPU steps).
 
-    Those pods are small and tolerate only this pool's taint (`llmft.io/cpu-jobs=true:NoSchedule`,
-    k8s_charts/tiers.py), so they run on a system node with room or on a node launched here, and nothing else ever
-    triggers it. Nodes: on-demand, the configured general-purpose types, in the HyperPod AZ (where FSx and the EFA GPU
-    nodes are: the head's GCS traffic and FSx I/O stay in the AZ), the same AMI alias as the GPU nodes (Karpenter
-    resolves Bottlerocket's and AL2023's standard variant for types without GPUs), the same subnets, security group,
-    node role, IMDS and volume encryption, a smaller data volume. A vCPU limit caps spend. Consolidation
+    Those pods are small, tolerate only this pool's taint (`llmft.io/cpu-jobs=true:NoSchedule`) and select this
+    pool's label (`llmft.io/node-role: cpu-jobs`, k8s_charts/tiers.py ``cpu_job_node_selector``; the team pod policy
+    requires it of every pod without GPUs), so they run only on nodes launched here, never on the system nodes, and
+    nothing else ever triggers it. Nodes: on-demand, the configured general-purpose types, in the HyperPod AZ (where FSx
+    and the EFA GPU nodes are: the head's GCS traffic and FSx I/O stay in the AZ), the same AMI alias as the GPU
+    nodes (Karpenter resolves Bottlerocket's and AL2023's standard variant for types without GPUs), the same subnets,
+    security group, node role, IMDS and volume encryption, a smaller data volume. A vCPU limit caps spend. Consolidation
     `WhenEmptyOrUnderutilized`: idle nodes go after `consolidate_after` (no idle cost); a node with a running job pod
     is never consolidated (`karpenter.sh/do-not-disrupt` on every job pod), only expiry is forceful.
     """

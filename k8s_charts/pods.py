@@ -22,7 +22,14 @@ from llm_platform.preemption import MIN_GRACE_SECONDS
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
 from k8s_charts.team_storage import team_paths, team_security_context
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE, JobTier, cpu_job_tolerations
+from k8s_charts.tiers import (
+    EFA_RESOURCE,
+    GPU_RESOURCE,
+    JobTier,
+    cpu_job_node_selector,
+    cpu_job_tolerations,
+    cpu_priority_class,
+)
 from k8s_charts.tiers import tier as tier_named
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
@@ -314,9 +321,9 @@ def job_pod_template(
     restart_policy: str | None = None,
 ) -> k8s.PodTemplateSpec:
     """A pod template of ``job_name``. With ``shape`` it is a GPU pod placed by ``tier``; without, a small CPU
-    pod (Ray head, submitter, llmft CPU step) that stays off GPU nodes: it tolerates only the Karpenter CPU pool's
-    taint, so it runs on a system node with room or on a CPU pool node (k8s_charts/karpenter.py). ``cpu``: cores or
-    a quantity such as ``"500m"``; requests equal limits."""
+    pod (Ray head, submitter, llmft CPU step) that runs on the Karpenter CPU pool's nodes only (its taint and its
+    node label: k8s_charts/karpenter.py), never on GPU or system nodes, at its class's non-preempting CPU twin.
+    ``cpu``: cores or a quantity such as ``"500m"``; requests equal limits."""
     env = _job_env(job_name, team=team, values=values, shape=shape, settings=settings)
     mlflow = mlflow_credentials()
     mounts, volumes = _job_volumes(mlflow, shape=shape, shm_gib=shm_gib, memory_gib=memory_gib)
@@ -344,11 +351,13 @@ def job_pod_template(
     return k8s.PodTemplateSpec(
         metadata=k8s.ObjectMeta(labels=labels, annotations={DO_NOT_DISRUPT: "true", **CHECKOV_SKIPS}),
         spec=k8s.PodSpec(
-            priority_class_name=priority_class,
+            # a CPU pod uses the class's non-preempting twin (k8s_charts/tiers.py CPU_CLASS_SUFFIX)
+            priority_class_name=priority_class if shape else cpu_priority_class(priority_class),
             service_account_name=TEAM_SERVICE_ACCOUNT,
             automount_service_account_token=False,
             security_context=team_security_context(team),
             affinity=affinity,
+            node_selector=None if shape else cpu_job_node_selector(),  # the CPU pool, never the system nodes
             tolerations=tolerations,
             containers=[container],
             volumes=volumes,

@@ -16,8 +16,11 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   ``kueue.x-k8s.io/managed: "true"``, and created with Kueue's scheduling gate ``kueue.x-k8s.io/admission`` (Kueue's
   mutating pod webhook adds it before any validating admission runs; a pod without it did not pass through Kueue),
   which only Kueue's controller may lift. A bare pod, a StatefulSet/DaemonSet pod, any other ReplicaSet pod or a
-  batch Job pod with GPUs is refused whoever creates it. ``supplementalGroupsPolicy`` is checked by the identity
-  policy (k8s_charts/team_isolation.py).
+  batch Job pod with GPUs is refused whoever creates it. A pod *without* GPUs selects the CPU job pool
+  (``nodeSelector llmft.io/node-role: cpu-jobs``, never the system nodes) and never preempts (effective
+  ``preemptionPolicy: Never``, the CPU twin of its class, or priority 0): issue 40, a team's CPU pods evicted other
+  teams' Ray heads and starved the platform's pods on the system nodes. ``supplementalGroupsPolicy`` is checked by
+  the identity policy (k8s_charts/team_isolation.py).
 - :data:`WORKLOAD_POLICY` ``llmft-team-workloads``: the job kinds (PyTorchJob, MPIJob, RayJob, RayCluster, batch
   Job, CronJob) and the workload controllers (Deployment, StatefulSet, DaemonSet, ReplicaSet): every Deployment is
   an llmft serving one (queue-name label naming a LocalQueue of the namespace on it and on its pod template,
@@ -62,7 +65,7 @@ from k8s_charts.queues import (
     QUEUE_NAME_LABEL,
     local_queue_name,
 )
-from k8s_charts.tiers import EFA_RESOURCE, GPU_RESOURCE
+from k8s_charts.tiers import CPU_JOBS_ROLE, EFA_RESOURCE, GPU_RESOURCE, NODE_ROLE_LABEL, cpu_priority_class
 
 POD_POLICY = "llmft-team-pods"
 WORKLOAD_POLICY = "llmft-team-workloads"
@@ -142,6 +145,10 @@ HyperPod's ``dedicated=hyperpod``, not an empty key with ``Exists`` (tolerates e
 on (or makes Karpenter launch) a GPU node, where its priority could preempt GPU work."""
 
 
+CPU_PRIORITY_CLASSES = tuple(cpu_priority_class(c) for classes in TIER_PRIORITY_CLASSES.values() for c in classes)
+"""The non-preempting CPU twins of the tier classes (k8s_charts/priority_classes.py): what a CPU pod template names."""
+
+
 def _cel_list(values) -> str:
     return "[" + ", ".join(f"'{v}'" for v in values) + "]"
 
@@ -167,6 +174,23 @@ def _cpu_placement(spec: str) -> str:
         f"(has(t.key) && t.key == '{k}' && has(t.effect) && t.effect == '{e}')" for k, e in ALLOWED_CPU_TOLERATIONS
     )
     return f"({_accelerators(spec)} || !has({spec}.tolerations) || {spec}.tolerations.all(t, {allowed}))"
+
+
+def _cpu_pool(spec: str) -> str:
+    """CEL: pod spec ``spec`` requests accelerators, or selects the CPU pool's nodes (``nodeSelector``
+    ``llmft.io/node-role: cpu-jobs``; a nodeSelector must match as well as any affinity, so no system node, labelled
+    ``system``, can take the pod)."""
+    selector = f"{spec}.nodeSelector"
+    return (
+        f"({_accelerators(spec)} || (has({selector}) && '{NODE_ROLE_LABEL}' in {selector} && "
+        f"{selector}['{NODE_ROLE_LABEL}'] == '{CPU_JOBS_ROLE}'))"
+    )
+
+
+CPU_POOL_MESSAGE = (
+    f"runs on the CPU job pool only: set nodeSelector {NODE_ROLE_LABEL}: {CPU_JOBS_ROLE} (the job builders, llmft and "
+    f"the Argo Workflows defaults do); the system nodes are the platform's"
+)
 
 
 def _controllers() -> str:
@@ -262,6 +286,25 @@ def _pod_rules() -> list[dict[str, str]]:
             "expression": _cpu_placement("object.spec"),
             "message": "a pod without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): it may not "
             "run on GPU or HyperPod nodes, or make Karpenter launch them",
+        },
+        {
+            # stops: a team's CPU pod (a batch Job needs no queue) at its highest class, or `critical`, preempting
+            # other teams' Ray heads and submitters, CPU steps, or the platform's pods on the system nodes. The
+            # Priority admission plugin (a mutating plugin, before validation) resolves priorityClassName into
+            # spec.priority and spec.preemptionPolicy (kubernetes.io "Pod Priority and Preemption": a pod's
+            # preemptionPolicy comes from its class; setting another one is refused), so this reads the effective
+            # policy, whatever the class is called.
+            "expression": f"{_accelerators('object.spec')} || !has(object.spec.priority) || "
+            "object.spec.priority <= 0 || (has(object.spec.preemptionPolicy) && "
+            "object.spec.preemptionPolicy == 'Never')",
+            "message": f"a pod without GPUs in a team namespace never preempts: name the CPU twin of its tier's "
+            f"PriorityClass (one of {', '.join(CPU_PRIORITY_CLASSES)}: the same priority, preemptionPolicy Never); "
+            f"the job builders and llmft do",
+        },
+        {
+            # stops: team CPU pods (and Argo workflow pods) on the system nodes, starving the platform's pods there
+            "expression": _cpu_pool("object.spec"),
+            "message": f"a pod without GPUs in a team namespace {CPU_POOL_MESSAGE}",
         },
     ]
 
@@ -361,7 +404,15 @@ def _gpu_rules() -> list[dict[str, str]]:
 
 def _priority_rules() -> list[dict[str, str]]:
     """Every queued job's pods and scheduling policy use a PriorityClass of its queue's tier."""
-    tiers = "{" + ", ".join(f"'{local_queue_name(t)}': {_cel_list(c)}" for t, c in TIER_PRIORITY_CLASSES.items()) + "}"
+    # a tier's classes and their CPU twins (the same values: Kueue queues the job at the tier's priority either way)
+    tiers = (
+        "{"
+        + ", ".join(
+            f"'{local_queue_name(t)}': {_cel_list([*c, *map(cpu_priority_class, c)])}"
+            for t, c in TIER_PRIORITY_CLASSES.items()
+        )
+        + "}"
+    )
     queue = f"object.metadata.labels['{QUEUE_NAME_LABEL}']"
     queued = f"has(object.metadata.labels) && '{QUEUE_NAME_LABEL}' in object.metadata.labels"
     kueue_kind = f"object.kind in {_cel_list(KUEUE_JOB_KINDS)}"
@@ -416,6 +467,18 @@ def _placement_rules() -> list[dict[str, str]]:
             "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_placement("t.spec") + ")",
             "message": "a pod template without GPUs may tolerate only the CPU job pool's taint (llmft.io/cpu-jobs): "
             "CPU pods may not run on GPU or HyperPod nodes, or make Karpenter launch them",
+        },
+        # stops: a CPU pod template at a preempting class (early and readable; the pod policy is what holds)
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || "
+            f"{_accelerators('t.spec')} || !has(t.spec.priorityClassName) || "
+            f"t.spec.priorityClassName in {_cel_list(CPU_PRIORITY_CLASSES)})",
+            "message": f"a pod template without GPUs names the non-preempting CPU twin of its tier's PriorityClass "
+            f"(one of {', '.join(CPU_PRIORITY_CLASSES)}): CPU pods never preempt other teams' pods",
+        },
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_pool("t.spec") + ")",
+            "message": f"a pod template without GPUs {CPU_POOL_MESSAGE}",
         },
     ]
 

@@ -18,7 +18,7 @@ from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
 from k8s_charts.team_guardrails import CLUSTER_NAME_LABEL, REGION_LABEL, TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
-from k8s_charts.tiers import GPU_RESOURCE
+from k8s_charts.tiers import GPU_RESOURCE, cpu_priority_class
 from k8s_charts.values import (
     FSX_CLAIM_NAME,
     MLFLOW_CONFIG_MAP,
@@ -165,6 +165,11 @@ def team_access_manifests(team: str, *, labels: dict[str, str] | None = None) ->
     return list(chart.to_json())
 
 
+def _allowed_classes(team: TeamConfig) -> list[str]:
+    """The PriorityClasses the team's pods may use: its tiers' classes and their CPU twins (k8s_charts/tiers.py)."""
+    return [c for pc in team.allowed_priority_classes for c in (pc, cpu_priority_class(pc))]
+
+
 @dataclass(frozen=True)
 class TeamCapacity:
     """What one team may hold at once (its ResourceQuota) and the largest container its LimitRange admits."""
@@ -233,6 +238,7 @@ class TeamNamespace(Construct):
     - ResourceQuota `compute`: at most `gpu_quota` GPUs (Kueue's cap for the team), and the CPU and memory those
       GPUs' nodes bring plus the CPU job pool (:func:`team_capacity`), requested at once.
     - ResourceQuota `disallowed-priority-classes`: zero pods for any PriorityClass outside the team's tiers
+      (and their CPU twins, k8s_charts/tiers.py `cpu_priority_class`)
       (this also refuses pods that name no PriorityClass, so every pod states its tier).
     - ResourceQuota `objects`: how many pods, jobs, ConfigMaps, Secrets, Services and claims it may hold
       (:data:`OBJECT_QUOTA`).
@@ -328,7 +334,7 @@ class TeamNamespace(Construct):
                 scope_selector=k8s.ScopeSelector(
                     match_expressions=[
                         k8s.ScopedResourceSelectorRequirement(
-                            scope_name="PriorityClass", operator="NotIn", values=list(team.allowed_priority_classes)
+                            scope_name="PriorityClass", operator="NotIn", values=_allowed_classes(team)
                         )
                     ]
                 ),

@@ -114,11 +114,35 @@ class JobTier:
         )
 
 
+CPU_CLASS_SUFFIX = "-cpu"
+"""Every PriorityClass ``<c>`` has a CPU twin ``<c>-cpu`` (k8s_charts/priority_classes.py): same value, so Kueue
+queues a job whose Ray head or MPI launcher names it at the tier's priority (Kueue takes a RayJob's priority from the
+head's class first, kubernetes-sigs/kueue@v0.19.2 pkg/controller/jobs/rayjob ``PriorityClass``; it reads the class's
+value only), but ``preemptionPolicy: Never``: a pod of it waits ahead of lower priorities in the scheduling queue and
+never evicts a running pod (kubernetes.io "Pod Priority and Preemption", Non-preempting PriorityClass). The
+platform's CPU pods (Ray heads and submitters, llmft CPU steps) use it, so no team's CPU pod preempts
+another team's CPU pods or the platform's pods on the system nodes; the pod policy refuses a preempting CPU pod in a
+team namespace (k8s_charts/team_guardrails.py)."""
+
+
+def cpu_priority_class(name: str) -> str:
+    """The CPU twin of PriorityClass ``name`` (:data:`CPU_CLASS_SUFFIX`)."""
+    return f"{name}{CPU_CLASS_SUFFIX}"
+
+
 def cpu_job_tolerations() -> list[k8s.Toleration]:
-    """Tolerations of the CPU job pods (Ray head and submitter, llmft CPU steps): the CPU pool's taint. Without
-    affinity they run on a system node with room, else on a node Karpenter launches in the CPU pool."""
+    """Tolerations of the CPU job pods (Ray head and submitter, llmft CPU steps): the CPU pool's taint. With
+    :func:`cpu_job_node_selector` they run only on the CPU pool's nodes."""
     key, value, effect = CPU_JOBS_TAINT
     return [k8s.Toleration(key=key, operator="Equal", value=value, effect=effect)]
+
+
+def cpu_job_node_selector() -> dict[str, str]:
+    """nodeSelector of every pod without GPUs in a team namespace: the CPU pool's nodes only (the label Karpenter puts
+    on them, k8s_charts/karpenter.py). Not the system nodes (``llmft.io/node-role: system``), where a team's CPU pods
+    would compete with the platform's own (the metrics scraper the serving autoscalers depend on, the Argo and KEDA
+    controllers, CoreDNS); the pod policy refuses a CPU pod without it (k8s_charts/team_guardrails.py)."""
+    return {NODE_ROLE_LABEL: CPU_JOBS_ROLE}
 
 
 def _node_types(tier_name: str) -> tuple[str, ...]:

@@ -5,6 +5,7 @@
     llmft run --local SPEC [--fsx DIR]  the step on this machine, as its pod would run it (smoke test)
     llmft status NAME | logs NAME [-f] | cancel NAME | list
     llmft port-forward NAME [--local-port 8000]   a serve job's endpoint on localhost (wakes it if asleep)
+    llmft promote SPEC --image IMAGE [-o FILE]    platform admins: the promotion Job of a production serve spec
 
 Serve jobs (`type: serve`, docs/serving.md) resolve their registered model in MLflow (MLFLOW_TRACKING_URI and the
 team's user from the environment); `--registry FILE` renders from a YAML snapshot instead (examples/registry.yaml).
@@ -177,6 +178,44 @@ def cmd_submit(args: argparse.Namespace) -> int:
     print(
         f"submitted {spec.name} to namespace {plan.team.namespace} in {time.monotonic() - started:.1f}s; follow it "
         f"with `llmft status {spec.name}` and `llmft logs {spec.name} -f`",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    """`llmft promote SPEC --image IMAGE`: the promotion Job (llmft/promote.py) of a production serve spec, the
+    version resolved in MLflow (passed and pinned, else refused). Prints or writes it; a platform admin applies it."""
+    from k8s_charts import serving
+    from llmft.promote import promotion_manifests
+
+    spec, result = run_preflight(args, cluster=None)
+    if job_type(spec.type).workload != "deployment" or spec.tier not in serving.PRODUCTION_TIERS:
+        print(
+            f"llmft: promote is for serve specs of a production tier ({', '.join(serving.PRODUCTION_TIERS)}); "
+            f"{spec.name} is type {spec.type}, tier {spec.tier}: use `llmft submit`",
+            file=sys.stderr,
+        )
+        return 1
+    if not result.ok or result.plan is None:
+        _print_refusal(spec, args, result)
+        return 1
+    try:
+        manifests = promotion_manifests(result.plan.manifests, image=args.image)
+    except ValueError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 1
+    import yaml
+
+    text = yaml.safe_dump_all(manifests, sort_keys=False)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    print(
+        f"{spec.name}: {spec.serve.model} version {result.plan.model.version} (passed, digest pinned); apply the "
+        f"ConfigMap and Job in namespace {serving.PROMOTION_NAMESPACE} (platform admins only), then `kubectl logs "
+        f"-n {serving.PROMOTION_NAMESPACE} job/{manifests[1]['metadata']['name']}`",
         file=sys.stderr,
     )
     return 0
@@ -388,6 +427,13 @@ def parser() -> argparse.ArgumentParser:
     pf.add_argument("--local-port", type=int, default=8000, help="local port (default 8000)")
     pf.add_argument("--wait", type=int, default=1800, help="seconds to wait for a woken replica (default 1800)")
     pf.set_defaults(func=cmd_port_forward)
+    pr = sub.add_parser(
+        "promote", parents=[common], help="platform admins: the promotion Job of a production serve spec"
+    )
+    pr.add_argument("spec")
+    pr.add_argument("--image", required=True, help="an image with kubectl that runs the Job (pin it by digest)")
+    pr.add_argument("-o", "--output", help="write to this file instead of stdout")
+    pr.set_defaults(func=cmd_promote)
     from llmft.pipeline import add_subcommand  # issue 33: `llmft pipeline` (llmft/pipeline.py)
 
     add_subcommand(sub, common)

@@ -248,7 +248,13 @@ def test_priority_classes(dist, env: str) -> None:
     """The configured classes with their values; the tiers' order (production first) is the values' order."""
     config = load_config(env)
     classes = objects(dist[env], "PriorityClass")
-    assert {n: c["value"] for n, c in classes.items()} == {p.name: p.value for p in config.kubernetes.priority_classes}
+    from k8s_charts.tiers import cpu_priority_class
+
+    # each configured class and its non-preempting CPU twin (issue 40: CPU pods never preempt across teams)
+    configured = {p.name: p.value for p in config.kubernetes.priority_classes}
+    twins = {cpu_priority_class(n): v for n, v in configured.items()}
+    assert {n: c["value"] for n, c in classes.items()} == {**configured, **twins}
+    assert {classes[t]["preemptionPolicy"] for t in twins} == {"Never"}
     defaults = [classes[TIER_PRIORITY_CLASSES[tier][0]]["value"] for tier in TIERS]
     assert defaults == sorted(defaults, reverse=True), "each tier's default class outranks the next tier's"
     for c in classes.values():
@@ -338,7 +344,7 @@ def test_cpu_job_pool(dist, env: str) -> None:
     """The Karpenter pool of the CPU job pods follows kubernetes.cpu_node_pool, launches on-demand nodes only in the
     HyperPod AZ, caps vCPUs, consolidates idle nodes, and only the CPU job pods tolerate its taint."""
     from k8s_charts.pods import DO_NOT_DISRUPT
-    from k8s_charts.tiers import CPU_JOBS_TAINT
+    from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 
     config = load_config(env)
     pool_config = config.kubernetes.cpu_node_pool
@@ -383,6 +389,7 @@ def test_cpu_job_pool(dist, env: str) -> None:
     toleration = {"key": key, "operator": "Equal", "value": value, "effect": effect}
     for where, template in cpu_pods:
         assert toleration in template["spec"]["tolerations"], where
+        assert template["spec"]["nodeSelector"] == cpu_job_node_selector(), where  # never the system nodes
         # consolidation never takes a node from under a running job pod
         assert template["metadata"]["annotations"][DO_NOT_DISRUPT] == "true", where
     for doc in docs:  # nothing else tolerates the taint, so nothing else makes Karpenter launch a CPU node
@@ -396,6 +403,8 @@ def test_cpu_job_pool(dist, env: str) -> None:
 def test_team_namespace(dist, env: str) -> None:
     """Every team of the environment, as configured: restricted namespace, GPU quota, only its tiers' priority
     classes, its own FSx tree."""
+    from k8s_charts.tiers import cpu_priority_class
+
     docs = dist[env]
     quotas = objects(docs, "ResourceQuota")
     for team in load_config(env).kubernetes.teams:
@@ -407,7 +416,11 @@ def test_team_namespace(dist, env: str) -> None:
         guard = quotas[f"{ns}/disallowed-priority-classes"]["spec"]
         assert guard["hard"] == {"pods": 0}
         assert guard["scopeSelector"]["matchExpressions"] == [
-            {"scopeName": "PriorityClass", "operator": "NotIn", "values": list(team.allowed_priority_classes)}
+            {
+                "scopeName": "PriorityClass",
+                "operator": "NotIn",
+                "values": [c for pc in team.allowed_priority_classes for c in (pc, cpu_priority_class(pc))],
+            }
         ]
         assert f"{ns}/container-defaults" in objects(docs, "LimitRange")
         assert objects(docs, "ServiceAccount")[f"{ns}/training"]["automountServiceAccountToken"] is False
@@ -540,6 +553,8 @@ def test_pytorch_job_is_elastic_torchrun(dist, env: str) -> None:
 
 
 def test_job_pods_are_secure_and_complete(dist) -> None:
+    from k8s_charts.tiers import cpu_priority_class
+
     jobs = [*objects(dist["dev"], "PyTorchJob").values(), *objects(dist["dev"], "RayJob").values()]
     templates = [(job["metadata"]["name"], path, tpl) for job in jobs for path, tpl in pod_specs(job).items()]
     assert len(templates) == 2 + 3  # two PyTorchJobs (Worker) + RayJob (head, worker group, submitter)
@@ -549,7 +564,8 @@ def test_job_pods_are_secure_and_complete(dist) -> None:
         assert spec["securityContext"]["runAsNonRoot"] is True
         assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
         assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == "training"
-        assert spec["priorityClassName"] in ("critical", "high", "medium")
+        classes = ("critical", "high", "medium")  # GPU pods; CPU pods (Ray head, submitter): their CPU twins
+        assert spec["priorityClassName"] in (*classes, *map(cpu_priority_class, classes))
         assert all("hostPath" not in v for v in spec["volumes"])
         assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in spec["volumes"]
         # The Secret exists only while a pod mounts a CSI volume of the class that syncs it.

@@ -158,9 +158,10 @@ def test_step_runs_the_training_package_entry_point() -> None:
 
 
 @pytest.mark.parametrize("example", ["01-download-model.yaml", "02-prepare-medical.yaml", "06-grpo-gsm8k.yaml"])
-def test_cpu_pods_may_use_the_system_nodes_or_the_cpu_pool(example: str) -> None:
-    """llmft's CPU steps and the Ray head/submitter tolerate the Karpenter CPU pool's taint (and no other), so they
-    never wait for room on the fixed system nodes; they fit every kind they may land on (preflight checks it)."""
+def test_cpu_pods_use_the_cpu_pool_only(example: str) -> None:
+    """llmft's CPU steps and the Ray head/submitter tolerate the Karpenter CPU pool's taint (and no other) and select
+    its nodes, so they never land on (or wait for room on) the fixed system nodes (issue 40); they fit every kind they
+    may land on (preflight checks it)."""
     from k8s_charts.node_shapes import CPU_POOL, SYSTEM
 
     values = PlatformValues.placeholders(load_config("dev"))
@@ -173,7 +174,8 @@ def test_cpu_pods_may_use_the_system_nodes_or_the_cpu_pool(example: str) -> None
     assert cpu_pods
     for where, pod in cpu_pods:
         kinds = pod_kinds(values.node_kinds, pod)
-        assert {k.source for k in kinds} == {SYSTEM, CPU_POOL}, where
+        assert {k.source for k in kinds} == {CPU_POOL}, where
+        assert SYSTEM != CPU_POOL
         assert all(fits(pod_request_of(pod), k) for k in kinds), where
 
 

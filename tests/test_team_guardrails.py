@@ -171,8 +171,12 @@ def test_gpu_pods_only_through_kueue_managed_jobs(env: str) -> None:
         {"apiVersion": "ray.io/v1", "kind": "RayCluster"},
     ):
         assert policy_refusals(pods, pod_of(template, ns, owner)) == [], owner
-    # a CPU pod needs no owner (Ray submitters, batch Jobs of llmft's CPU steps)
-    cpu = pod_of({"spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}, ns)
+    # a CPU pod needs no owner (Ray submitters, batch Jobs of llmft's CPU steps); it runs on the CPU job pool (issue
+    # 40: never on the system nodes, tests/test_redteam_system_nodes.py)
+    from k8s_charts.tiers import cpu_job_node_selector
+
+    container = {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}
+    cpu = pod_of({"spec": {"containers": [container], "nodeSelector": cpu_job_node_selector()}}, ns)
     assert policy_refusals(pods, cpu) == []
     # the binding selects every team namespace and refuses (Deny)
     assert {r.by for r in admission_refusals(m, bare, ns_labels(env, ns))} >= {
@@ -201,7 +205,10 @@ def test_workload_controllers_with_gpus_are_refused(env: str, kind: str, api_ver
     obj = workload(kind, api_version, gpu_template(env), ns)
     messages = policy_refusals(policy(env, WORKLOAD_POLICY), obj, namespace_labels=labels)
     assert [m for m in messages if "the other workload controllers run on CPU" in m], messages
-    cpu = workload(kind, api_version, {"spec": {"containers": [{"name": "c", "image": "i"}]}}, ns)
+    from k8s_charts.tiers import cpu_job_node_selector
+
+    cpu_spec = {"containers": [{"name": "c", "image": "i"}], "nodeSelector": cpu_job_node_selector()}
+    cpu = workload(kind, api_version, {"spec": cpu_spec}, ns)
     refusals = policy_refusals(policy(env, WORKLOAD_POLICY), cpu, namespace_labels=labels)
     if kind == "Deployment":
         assert len(refusals) == 1 and refusals[0].startswith("Deployments in team namespaces are llmft serve endpoints")

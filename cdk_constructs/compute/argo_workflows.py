@@ -9,6 +9,7 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
 from config.charts import ARGO_WORKFLOWS_CHART_VERSION
+from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 
 ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
 ARGO_WORKFLOWS_NAMESPACE = "argo"
@@ -29,6 +30,15 @@ RESOURCES = {
 """argo-workflows 1.0.18 values.yaml: `controller.resources: {}`, `server.resources: {}` (no requests by default)."""
 
 
+def workflow_pod_placement() -> dict:
+    """``nodeSelector`` and ``tolerations`` of every Workflow pod: the team CPU pods' (k8s_charts/tiers.py)."""
+    key, value, effect = CPU_JOBS_TAINT
+    return {
+        "nodeSelector": cpu_job_node_selector(),
+        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+    }
+
+
 def helm_values(node_selector: Mapping[str, str]) -> dict:
     """argo-workflows 1.0.18 values (charts/argo-workflows/values.yaml at the tag):
 
@@ -46,6 +56,12 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
       false`` written out: the controller serves plain HTTP only when the configmap says so (Argo Workflows v4.0.6
       docs/metrics.md: ``secure`` defaults to true from 3.6), the chart writes the value into the configmap
       (templates/controller/workflow-controller-config-map.yaml l.121-130);
+    - ``controller.workflowDefaults`` (values.yaml l.268; merged under every Workflow's own spec, which wins: Argo
+      Workflows docs/default-workflow-specs.md) ``nodeSelector`` and ``tolerations``: the CPU job pool, which the
+      controller gives every pod of a Workflow (v4.0.6 workflow/controller/workflowpod.go
+      ``addSchedulingConstraints``: the template's, else the Workflow's), so the executor pods of `llmft pipeline`
+      steps run where the team pod policy admits pods without GPUs (k8s_charts/team_guardrails.py) and never on the
+      system nodes;
     - ``workflow.serviceAccount.create/rbac.create: false``: Workflows run as the team ServiceAccount the platform
       creates in each team namespace (k8s_charts/team_namespaces.py ``llmft-pipelines``), not a chart-wide one.
     """
@@ -55,6 +71,7 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
         "workflow": {"serviceAccount": {"create": False}, "rbac": {"create": False}},
         "controller": {
             "nodeSelector": selector,
+            "workflowDefaults": {"spec": workflow_pod_placement()},
             "resources": RESOURCES["controller"],
             "metricsConfig": {
                 "enabled": True,
