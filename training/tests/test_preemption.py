@@ -116,6 +116,8 @@ def _sft_file(root: Path, out: Path) -> Path:
         mlflow_tracking=False,
         max_steps=8,
         save_steps=8,
+        max_seq_length=256,  # the tiny model's positions (the step's own check refuses more)
+        max_tokens_per_step=512,
         per_device_train_batch_size=3,
         gradient_checkpointing=False,
     )
