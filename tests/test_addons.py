@@ -24,6 +24,10 @@ from stacks.compute_stack import CLUSTER_ADDONS, DELIVERY_ADDONS
 
 from .conftest import CDK_CONTEXT, config_with
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 
 def addon(name: str, *needs: str, crds: bool = False) -> AddOn:
     return AddOn(

@@ -30,6 +30,10 @@ from llmft.spec import parse_spec
 
 from .conftest import ROOT
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 EXAMPLES = ROOT / "examples" / "jobs"
 TRAIN_PYTHON = ROOT / ".train-venv" / "bin" / "python"
 SFT = yaml.safe_load((EXAMPLES / "04-sft-medical.yaml").read_text())

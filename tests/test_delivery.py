@@ -46,6 +46,10 @@ from .conftest import (
 )
 from .test_snapshots import mask
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 
 def _resources(template: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in template["Resources"].items() if v["Type"] == type_}

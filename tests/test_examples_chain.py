@@ -24,6 +24,10 @@ from llmft.spec import load_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 EXAMPLES = sorted((ROOT / "examples" / "jobs").glob("*.yaml"))
 PIPELINE = [p for p in EXAMPLES if p.name[:2].isdigit()]
 TRAIN_PYTHON = ROOT / ".train-venv" / "bin" / "python"

@@ -36,6 +36,10 @@ from .conftest import _TMP, CDK_CONTEXT, ENVIRONMENTS, ROOT, deep_merge
 from .test_compliance import NAG_PLUGIN
 from .test_snapshots import mask
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 EXISTING = tuple(known_existing())
 # What the existing-cluster mode must never create: the cluster, its network and its file system.
 OWNED_ELSEWHERE = (

@@ -23,6 +23,10 @@ from k8s_charts.values import PlatformValues
 
 from .conftest import ENVIRONMENTS, ROOT, config_with
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 CHARTS = {
     "priority-classes",
     "gpu-capacity",

@@ -11,6 +11,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 ROOT = Path(__file__).resolve().parents[1]
 HANDLER = ROOT / "lambda" / "fsx_network_interfaces" / "index.py"
 FS, SG, OTHER, THIRD = "fs-0123456789abcdef0", "sg-0studio000000000a", "sg-0fsxowner0000000b", "sg-0third00000000000c"

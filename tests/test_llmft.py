@@ -24,6 +24,10 @@ from llmft.spec import job_types, load_spec, parse_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 EXAMPLES = sorted((ROOT / "examples" / "jobs").glob("*.yaml"))
 CONFIGS = {env: load_config(env) for env in ENVIRONMENTS}
 VALUES = {env: PlatformValues.placeholders(cfg) for env, cfg in CONFIGS.items()}

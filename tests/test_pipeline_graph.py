@@ -18,6 +18,10 @@ from llmft.pipeline_graph import MAX_FAN_OUT, MAX_STEPS, Node, link
 from .conftest import ROOT
 from .test_examples_chain import IMAGE
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 JOBS = ROOT / "examples" / "jobs"
 MEDICAL = ROOT / "examples" / "pipelines" / "medical.yaml"
 ENV = "dev"

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from k8s_charts.serving import EVALUATED_ALIAS, EVALUATION_DIGEST_TAG, EVALUATION_TAG, MODEL_DIR_TAG, PRODUCTION_TIERS
@@ -20,6 +21,8 @@ from .conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "training"))
 from llm_platform import weights_digest  # noqa: E402 - this checkout's training package, standard library only
+
+pytestmark = pytest.mark.e2e  # runs real processes (docs/testing.md "Tiers")
 
 SPEC = ROOT / "examples" / "jobs" / "serve-production.yaml"
 MODEL_DIR = "/fsx/checkpoints/medical-sft/merged"

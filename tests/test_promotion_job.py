@@ -21,6 +21,10 @@ from .guardrail_eval import GROUP_OF, admission_refusals, rbac_allows, resource_
 from .test_serve import EXAMPLES, REGISTRY, plan_of
 from .test_team_guardrails import ns_labels, team_manifests
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 KUBECTL = "registry.example/kubectl@sha256:" + "0" * 64
 PROMOTER = {("ServiceAccount", f"{serving.PROMOTION_NAMESPACE}/{serving.PROMOTER_SERVICE_ACCOUNT}")}
 

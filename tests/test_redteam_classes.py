@@ -41,6 +41,10 @@ from .conftest import ENVIRONMENTS
 from .guardrail_eval import admission_refusals, rbac_allows
 from .test_team_guardrails import examples, first, ns_labels, team_manifests
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 SYSTEM_CLUSTER_CRITICAL = 2_000_000_000
 """Value of the built-in PriorityClass system-cluster-critical (kubernetes.io "Pod Priority and Preemption")."""
 

@@ -27,6 +27,10 @@ from .guardrail_eval import admission_refusals
 from .test_serve import EXAMPLES, plan_of
 from .test_team_guardrails import EFA, GPU, docs, examples, ns_labels, pod_of, team_manifests
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 NEVER_PREEMPTS = "never preempts"
 
 

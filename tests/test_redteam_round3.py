@@ -23,6 +23,10 @@ from .guardrail_eval import admission_refusals
 from .test_serve import EXAMPLES, by_kind, plan_of
 from .test_team_guardrails import first, ns_labels, team_manifests
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 CRDS = ROOT / "k8s_charts" / "crds"
 LOCKS = "mutexes and semaphores are its own namespace's"
 

@@ -25,6 +25,10 @@ from .guardrail_eval import admission_refusals
 from .test_redteam_cpu_priority import _cpu_jobs, _uses_accelerators
 from .test_team_guardrails import ns_labels, pod_of, team_manifests
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 CPU_POOL = "runs on the CPU job pool only"
 
 

@@ -29,6 +29,10 @@ from llmft.spec import load_spec
 
 from .conftest import ENVIRONMENTS, ROOT
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 EXAMPLES = ROOT / "examples" / "jobs"
 SERVE_EXAMPLES = (EXAMPLES / "07-serve-medical.yaml", EXAMPLES / "serve-production.yaml")
 REGISTRY = ROOT / "examples" / "registry.yaml"

@@ -31,6 +31,10 @@ from .guardrail_eval import (
     rbac_allows,
 )
 
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
 GPU = "nvidia.com/gpu"
 EFA = "vpc.amazonaws.com/efa"
 
