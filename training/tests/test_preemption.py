@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from llm_platform import preemption
 from llm_platform.preemption import EXIT_HUNG, EXIT_PREEMPTED, Preemption, Watchdog, grace_seconds
+from test_sft import workspace  # noqa: F401 - the fixture: the tiny model and its prepared data
 
 
 class Clock:
@@ -167,31 +168,10 @@ def _final(out: Path) -> tuple[list[float], dict]:
 
 
 @pytest.mark.e2e
-def test_a_run_preempted_by_sigterm_resumes_to_the_same_weights_and_losses(tmp_path: Path) -> None:
+def test_a_run_preempted_by_sigterm_resumes_to_the_same_weights_and_losses(workspace: Path) -> None:  # noqa: F811
     import torch
-    from llm_platform import prepare_data
-    from llm_platform.tiny_model import build_model, medical_rows
 
-    rows = medical_rows(24)
-    corpus = [
-        prepare_data.R1_PROMPT.format(question=r["Question"])
-        + " "
-        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
-        for r in rows
-    ]
-    root = tmp_path / "fsx"
-    model = build_model(root / "models/tiny", corpus)
-    from tiny import write_jsonl
-
-    prepare_data.prepare(
-        prepare_data.PrepareConfig(
-            source=str(write_jsonl(root / "medical.jsonl", rows)),
-            format="sft-r1",
-            tokenizer_path=str(model),
-            output_dir=str(root / "datasets/medical"),
-            test_size=0.25,
-        )
-    )
+    root = workspace  # the tiny model and its prepared data (test_sft's workspace)
     whole, interrupted = root / "checkpoints/whole", root / "checkpoints/preempted"
     code, log = _torchrun(_sft_file(root, whole))
     assert code == 0, log[-3000:]
