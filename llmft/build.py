@@ -430,11 +430,13 @@ def grace_for(spec: JobSpec, step: dict[str, Any], config: EnvironmentConfig) ->
     in fp32 and its two AdamW moments, 12 bytes per adapter parameter, from the memory model's shape of the model)
     at the file system's throughput (storage.fsx: MiB/s per TiB x TiB), by llm_platform.preemption.grace_seconds;
     the platform's minimum where the step writes no such checkpoint or the shape is unknown."""
-    from llm_platform import memory, preemption
+    from llm_platform import preemption
+
+    from llmft.memory_check import spec_dims
 
     if job_type(spec.type).step != "sft":
         return preemption.MIN_GRACE_SECONDS
-    dims = memory.dims_of_model(str(step.get("model_id", "")))
+    dims, _ = spec_dims(spec, spec.team or "", str(step.get("model_id", "")))  # the memory check's own shape
     if dims is None:
         return preemption.MIN_GRACE_SECONDS
     lora_r = int(step.get("lora_r", 8))

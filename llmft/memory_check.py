@@ -37,10 +37,15 @@ def readable_copies(path: str, team: str) -> tuple[str, ...]:
 
 def model_dims(plan: Any, model: str) -> tuple[mem.ModelDims | None, str]:
     """(the shape of ``model``, where it came from) or (None, why not and the fix) for the job of ``plan``."""
-    shape = plan.spec.model_shape
+    return spec_dims(plan.spec, plan.team.name, model)
+
+
+def spec_dims(spec: Any, team: str, model: str) -> tuple[mem.ModelDims | None, str]:
+    """:func:`model_dims` before a plan exists: the spec's ``model_shape`` and the team's readable copies."""
+    shape = spec.model_shape
     if shape is not None and not isinstance(shape, str):
         shape = shape.model_dump(exclude_none=True)
-    return mem.resolve_dims(model, readable=readable_copies(model, plan.team.name), shape=shape)
+    return mem.resolve_dims(model, readable=readable_copies(model, team), shape=shape)
 
 
 def _gpu_gib(instance_type: str) -> float:

@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from llmft.resolution import Resolution
     from llmft.spec import JobSpec
 
-SERVE_IMAGE = "verl-sglang"  # the platform image with SGLang (images/verl-sglang, also GRPO's)
 STARTUP_SECONDS = 30 * 60  # the longest a replica may take to load its model before it is restarted
 MODEL_ANNOTATIONS = ("llmft.io/model", "llmft.io/model-version", "llmft.io/model-alias", serving.MODEL_DIR_ANNOTATION)
 # KEDA's CloudWatch query: one-minute sums of the gauges over the last 3 minutes, the newest complete minute
