@@ -39,6 +39,7 @@ GOALS = {
     "llmft_dry_run_s": 1.5,
     "mlflow_32_clients_req_s": 40.0,
     "mlflow_cpu_ms_per_req": 25.0,
+    "mlflow_32_vs_1_client": 1.5,
 }
 # Before issue 24, on a quiet 2-core machine (the issue's measurement), for comparison.
 BEFORE = {"floor_s": 2.89, "dev_s": 9.33, "ratio": 3.22, "main_suite_s": 106.0, "training_suite_s": 22.0}
@@ -154,6 +155,10 @@ def _mlflow_rows(rows: list[str], *, python: str) -> None:
             f"{'met' if rps >= GOALS['mlflow_32_clients_req_s'] else 'NOT met'}), {cpu:.1f} ms "
             f"server CPU per request ({goal(cpu, GOALS['mlflow_cpu_ms_per_req'], ' ms')})"
         )
+    if 1 in by_clients and 32 in by_clients and by_clients[1]["req_per_s"]:
+        scale = by_clients[32]["req_per_s"] / by_clients[1]["req_per_s"]
+        target = GOALS["mlflow_32_vs_1_client"]
+        rows.append(f"  32 clients vs 1: {scale:.2f}x req/s (goal >= {target:g}x: {'met' if scale >= target else 'NOT met'})")
 
 
 def _main_suite_rows(rows: list[str], *, python: str) -> None:
