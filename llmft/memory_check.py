@@ -11,6 +11,7 @@ the model's name; a parameter count in the name (a conservative stand-in); else 
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import fields
 from typing import Any
@@ -57,11 +58,50 @@ def _defaults(step: str) -> dict[str, Any]:
     return {f.name: f.default for f in fields(STEPS[step].schema_class())}
 
 
+HOST_OVERHEAD_GIB = 2.0
+"""The step's process beside the weights in host memory: Python, torch and transformers imported, the tokenizer."""
+
+
+def pod_memory_gib(plan: Any) -> float | None:
+    """Memory of the job's largest pod as rendered (the containers' limits, else requests), in GiB; None: unset."""
+    from k8s_charts.node_shapes import parse_quantity
+
+    largest = 0
+    for _, pod in plan.pod_specs():
+        total = 0
+        for container in pod.get("containers", []):
+            resources = container.get("resources", {})
+            amount = resources.get("limits", {}).get("memory") or resources.get("requests", {}).get("memory")
+            total += parse_quantity(amount, cpu=False) if amount else 0
+        largest = max(largest, total)
+    return largest / 1024 if largest else None
+
+
+def host_memory(plan: Any, dims: mem.ModelDims, why: str) -> Status | None:
+    """A FAIL when the pod's memory is below one bf16 copy of the weights plus the process (issue 41's "pod memory
+    floor from the weights"): ``why`` names the step's load that holds that copy in host memory. None: it fits."""
+    pod = pod_memory_gib(plan)
+    floor = mem.weights_gib(dims) + HOST_OVERHEAD_GIB
+    if pod is None or pod >= floor:
+        return None
+    return (
+        "FAIL",
+        f"memory_gib: the pod has {pod:g} GiB of memory but {why} holds the {dims.name} weights in host memory "
+        f"({mem.weights_gib(dims):.1f} GiB in bf16, plus ~{HOST_OVERHEAD_GIB:g} GiB for the process): set "
+        f"memory_gib to at least {math.ceil(floor)} or leave it unset (sized from the node kind)",
+    )
+
+
 def sft(plan: Any, instance_type: str) -> Status:
-    """The SFT step's own plan (micro-step tokens, checkpointing) for the model on this GPU."""
+    """The SFT step's own plan (micro-step tokens, checkpointing) for the model on this GPU; the pod's memory against
+    the merge of the adapter into the base model, which loads the whole base model on the CPU (llm_platform.sft)."""
     dims, source = model_dims(plan, str(plan.step.get("model_id", "")))
     if dims is None:
         return "FAIL", source
+    merges = plan.step.get("merge_weights", _defaults("sft").get("merge_weights", True))
+    host = host_memory(plan, dims, "merging the adapter (merge_weights)") if merges else None
+    if host is not None:
+        return host
     status, message = mem.preflight_check(plan.step, instance_type=instance_type, gpus=plan.gpus, dims=dims)
     return status, f"{message} [shape: {source}]"
 
@@ -76,6 +116,9 @@ def evaluate(plan: Any, instance_type: str) -> Status:
         tuned, source = base, f"{base_source}, the base model's (a fine-tune keeps its base's shape)"
     if tuned is None:
         return "FAIL", source
+    host = host_memory(plan, tuned, "loading the model (on the CPU, then moved to the GPU: llm_platform.evaluate)")
+    if host is not None:
+        return host
     try:
         gpu = _gpu_gib(instance_type)
     except ValueError as exc:

@@ -1004,6 +1004,17 @@ MEMORY_ROWS: list[tuple[str, dict[str, Any], str]] = [
         {**SERVE, "serve": {**SERVE["serve"], "engine_args": ["--mem-fraction-static", "0.99"]}},
         r"--mem-fraction-static 0.99 leaves less than 8% of the GPU .*; use 0.92 or less",
     ),
+    (  # the merge loads the whole base model on the CPU (llm_platform.sft), so the pod must hold its weights
+        "sft pod memory below the weights it merges",
+        {**SFT, "model": "/fsx/models/Llama-3.1-8B-Instruct", "memory_gib": 8},
+        r"memory_gib: the pod has 8 GiB of memory but merging the adapter \(merge_weights\) holds the llama-3.1-8b "
+        r"weights in host memory \(1\d.\d GiB in bf16.*set memory_gib to at least \d+ or leave it unset",
+    ),
+    (
+        "evaluate pod memory below the weights it loads",
+        {**EVAL, "memory_gib": 4, "model_shape": "llama-3.1-8b"},
+        r"memory_gib: the pod has 4 GiB of memory but loading the model .* holds the .* weights in host memory",
+    ),
     (
         "model_shape not a known shape",
         {**SFT, "model_shape": "llama-99b"},
@@ -1050,6 +1061,11 @@ def test_a_model_that_does_not_fit_exits_1_with_the_field_and_the_fix(
             r"~72B .* x8 FSDP: \d+ tokens per micro-step",
         ),
         ({**SERVE, "model_shape": {**LLAMA_70B, "num_hidden_layers": 2}}, r"model_shape"),
+        (  # the floor is the weights plus the process: a pod sized just above it is accepted, merge or not
+            {**SFT, "model": "/fsx/models/Llama-3.1-8B-Instruct", "memory_gib": 18},
+            r"llama-3.1-8b",
+        ),
+        ({**sft(merge_weights=False), "model": "/fsx/models/Llama-3.1-8B-Instruct", "memory_gib": 8}, r"llama-3.1-8b"),
     ],
 )
 def test_a_model_that_fits_is_accepted_saying_where_its_shape_came_from(data: dict, shape: str) -> None:

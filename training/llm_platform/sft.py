@@ -256,7 +256,7 @@ def _fits_unsharded(script: ScriptArguments, world: int, *, liger: bool, checkpo
         return None
     from llm_platform import memory
 
-    dims = memory.dims_of_model(script.model_id)
+    dims, _ = memory.resolve_dims(script.model_id)  # its config.json under /fsx, else its name
     if dims is None or not torch.cuda.is_available():
         return None
     gib = torch.cuda.get_device_properties(0).total_memory / memory.GIB
@@ -400,7 +400,7 @@ def plan_step(
     ckpt_given = args.gradient_checkpointing if "gradient_checkpointing" in given else None
     if gpu_memory_gib is None and torch.cuda.is_available() and not getattr(args, "use_cpu", False):
         gpu_memory_gib = torch.cuda.get_device_properties(0).total_memory / memory.GIB
-    dims = memory.dims_of_model(script.model_id)
+    dims, _ = memory.resolve_dims(script.model_id)  # its config.json under /fsx, else its name
     if not script.packing:
         tokens = args.per_device_train_batch_size * script.max_seq_length
         ckpt = bool(args.gradient_checkpointing)
