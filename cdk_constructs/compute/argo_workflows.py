@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, register
 from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 
@@ -90,16 +90,34 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
-ARGO_WORKFLOWS = AddOn(
-    name="argo-workflows",
-    chart="argo-workflows",
-    release=RELEASE,
-    namespace=ARGO_WORKFLOWS_NAMESPACE,
-    repository=ARGO_HELM_REPOSITORY,
-    version=ARGO_WORKFLOWS_CHART_VERSION,
-    values=lambda context: helm_values(context.node_selector),
-    needs=(SYSTEM_NODES,),
-    enabled=lambda config: config.pipelines.enabled,
+def install(site: AddOnSite, addon: AddOn) -> ArgoWorkflows:
+    """:class:`ArgoWorkflows` ``ArgoWorkflows`` (``pipelines.enabled``): runs `llmft pipeline` Workflows in the team
+    namespaces."""
+    workflows = ArgoWorkflows(
+        site.scope,
+        "ArgoWorkflows",
+        cluster=site.cluster,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+    )
+    site.installed.add(addon, [workflows.release])
+    return workflows
+
+
+ARGO_WORKFLOWS = register(
+    AddOn(
+        name="argo-workflows",
+        chart="argo-workflows",
+        release=RELEASE,
+        namespace=ARGO_WORKFLOWS_NAMESPACE,
+        repository=ARGO_HELM_REPOSITORY,
+        version=ARGO_WORKFLOWS_CHART_VERSION,
+        values=lambda context: helm_values(context.node_selector),
+        needs=(SYSTEM_NODES,),
+        enabled=lambda config: config.pipelines.enabled,
+        stage="delivery",
+        installer=install,
+    )
 )
 """The Argo Workflows controller and server (``pipelines.enabled``)."""
 
