@@ -116,19 +116,18 @@ def test_a_registered_name_is_refused_twice() -> None:
         register(addon(first.name))
 
 
-def test_a_new_addon_is_one_registered_declaration() -> None:
-    extra = AddOn(
-        name="metrics-server",
-        chart="metrics-server",
-        release="metrics-server",
-        namespace="kube-system",
-        repository="https://kubernetes-sigs.github.io/metrics-server/",
-        version="3.13.0",
-        values=lambda context: {"nodeSelector": dict(context.node_selector)},
-        needs=(SYSTEM_NODES,),
-    )
-    register(extra)
+def test_a_new_addon_is_one_registered_declaration(monkeypatch) -> None:
+    """docs/extending.md's metrics-server module, run as written, with its versions row: the stack installs it."""
+    from config import versions
+
+    from .test_extending import readme_example
+
+    monkeypatch.setitem(versions.UPSTREAM, "metrics-server", versions.Upstream("0.0.0", chart="3.13.0"))
+    module: dict = {}
+    exec(readme_example("cdk_constructs/compute/metrics_server.py"), module)  # registers it
+    extra = module["METRICS_SERVER"]
     try:
+        assert extra.version == "3.13.0" and extra in registered()
         app = cdk.App(context={**CDK_CONTEXT, "aws:cdk:bundling-stacks": []})
         stack = platform_app.build(app, config_with("dev"))["compute"]
     finally:
