@@ -81,6 +81,12 @@ def test_a_need_on_a_later_stage_names_both_and_the_fix() -> None:
         install_order([addon("early", "late", stage="hyperpod"), addon("late")])
 
 
+def test_every_bad_need_is_reported_at_once() -> None:
+    with pytest.raises(AddOnOrderError) as error:
+        install_order([addon("a", "nope"), addon("b", "c", stage="hyperpod"), addon("c")], provided=[SYSTEM_NODES])
+    assert "'a' needs 'nope'" in str(error.value) and "'b' (stage 'hyperpod') needs 'c'" in str(error.value)
+
+
 def test_the_order_comes_from_the_needs_not_from_any_list() -> None:
     """Every registered add-on comes after what it needs and after no add-on of a later stage, whatever order the
     declarations are given in (reversed here)."""

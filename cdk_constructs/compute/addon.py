@@ -220,18 +220,9 @@ def install_order(addons: Sequence[AddOn], *, provided: Iterable[str] = ()) -> l
             raise AddOnOrderError(f"add-on {addon.name!r} is declared twice (or is also provided by the cluster)")
         by_name[addon.name] = addon
     needs = {a.name: _needs(a, addons) for a in addons}
-    for addon in addons:
-        for need in needs[addon.name]:
-            if need not in by_name and need not in provided:
-                raise AddOnOrderError(
-                    f"add-on {addon.name!r} needs {need!r}, which is neither an add-on "
-                    f"({', '.join(by_name)}) nor provided by the cluster ({', '.join(sorted(provided))})"
-                )
-            if need in by_name and STAGES.index(by_name[need].stage) > STAGES.index(addon.stage):
-                raise AddOnOrderError(
-                    f"add-on {addon.name!r} (stage {addon.stage!r}) needs {need!r}, installed later (stage "
-                    f"{by_name[need].stage!r}); move {addon.name!r} to stage {by_name[need].stage!r} or drop the need"
-                )
+    problems = [p for a in addons for n in needs[a.name] if (p := _need_problem(a, n, by_name, provided))]
+    if problems:
+        raise AddOnOrderError("; ".join(problems))
     ordered: list[AddOn] = []
     placed: set[str] = set()
     pending = list(addons)
@@ -243,6 +234,22 @@ def install_order(addons: Sequence[AddOn], *, provided: Iterable[str] = ()) -> l
         placed.add(ready.name)
         pending.remove(ready)
     return ordered
+
+
+def _need_problem(addon: AddOn, need: str, by_name: Mapping[str, AddOn], provided: set[str]) -> str | None:
+    """What is wrong with ``addon`` needing ``need`` (naming both and the fix), or None."""
+    if need not in by_name and need not in provided:
+        return (
+            f"add-on {addon.name!r} needs {need!r}, which is neither an add-on ({', '.join(by_name)}) nor provided "
+            f"by the cluster ({', '.join(sorted(provided))})"
+        )
+    if need in by_name and STAGES.index(by_name[need].stage) > STAGES.index(addon.stage):
+        later = by_name[need].stage
+        return (
+            f"add-on {addon.name!r} (stage {addon.stage!r}) needs {need!r}, installed later (stage {later!r}); "
+            f"move {addon.name!r} to stage {later!r} or drop the need"
+        )
+    return None
 
 
 def _needs(addon: AddOn, addons: Sequence[AddOn]) -> list[str]:
