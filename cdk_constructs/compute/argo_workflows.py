@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, register
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 
@@ -28,6 +29,9 @@ RESOURCES = {
     "server": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
 }
 """argo-workflows 1.0.18 values.yaml: `controller.resources: {}`, `server.resources: {}` (no requests by default)."""
+CHART_REPLICAS = 1
+"""argo-workflows 1.0.18 values.yaml l.400 ``controller.replicas: 1`` and l.642 ``server.replicas: 1`` (copy in
+tests/upstream/argo-workflows-1.0.18); we set neither."""
 
 
 def workflow_pod_placement() -> dict:
@@ -104,6 +108,14 @@ def install(site: AddOnSite, addon: AddOn) -> ArgoWorkflows:
     return workflows
 
 
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The controller and the server (:func:`helm_values` sets their requests and nodeSelector)."""
+    return [
+        SystemPod(f"argo-workflows-{c}", requests_of(values[c]["resources"]), values[c].get("replicas", CHART_REPLICAS))
+        for c in ("controller", "server")
+    ]
+
+
 ARGO_WORKFLOWS = register(
     AddOn(
         name="argo-workflows",
@@ -117,6 +129,7 @@ ARGO_WORKFLOWS = register(
         enabled=lambda config: config.pipelines.enabled,
         stage="delivery",
         installer=install,
+        system_pods=system_pods,
     )
 )
 """The Argo Workflows controller and server (``pipelines.enabled``)."""
