@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import cdk8s
@@ -18,28 +18,30 @@ from cdk_constructs.compute.addon import (
     SYSTEM_NODES,
     AddOn,
     AddOnContext,
+    AddOnOrderError,
+    AddOnSite,
     HelmAddOn,
     InstalledAddOns,
+    Stage,
+    install_chart,
     install_order,
+    registered,
 )
-from cdk_constructs.compute.addon import (
-    construct_id as addon_construct_id,
-)
-from cdk_constructs.compute.argo_cd import ARGO_CD, ArgoCd
-from cdk_constructs.compute.argo_workflows import ARGO_WORKFLOWS, ArgoWorkflows
+from cdk_constructs.compute.argo_cd import ArgoCd
+from cdk_constructs.compute.argo_workflows import ArgoWorkflows
 from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 from cdk_constructs.compute.fsx_directories import FsxDirectories
 from cdk_constructs.compute.fsx_static_volume import FsxStaticVolume
 from cdk_constructs.compute.hyperpod_cluster import HyperPodCluster, InstanceGroup
 from cdk_constructs.compute.hyperpod_log_group import HyperPodLogGroup
 from cdk_constructs.compute.hyperpod_prerequisites import HyperPodPrerequisites
-from cdk_constructs.compute.karpenter import KARPENTER, KARPENTER_CRD, Karpenter
-from cdk_constructs.compute.keda import KEDA, Keda
-from cdk_constructs.compute.kuberay_operator import KUBERAY, KubeRayOperator
-from cdk_constructs.compute.kueue import KUEUE, Kueue
+from cdk_constructs.compute.karpenter import Karpenter
+from cdk_constructs.compute.keda import Keda
+from cdk_constructs.compute.kuberay_operator import KubeRayOperator
+from cdk_constructs.compute.kueue import Kueue
 from cdk_constructs.compute.platform_charts import PlatformCharts
 from cdk_constructs.compute.promotion_identity import PromotionIdentity
-from cdk_constructs.compute.secrets_store_csi_driver import SECRETS_STORE, SecretsStoreCsiDriver
+from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDriver
 from cdk_constructs.governance.compliance import annotate_cdk_managed_handlers, ignore_cfn_lint
 from cdk_constructs.governance.function_logs import govern_handler_logs
 from cdk_constructs.governance.log_retention import retention
@@ -55,22 +57,12 @@ from cdk_constructs.network.platform_security_groups import PlatformSecurityGrou
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from cdk_constructs.teams.team import Team
 from config import EnvironmentConfig
-from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from k8s_charts.queues import CAPACITY_LABEL
 from k8s_charts.team_storage import platform_directories
 from k8s_charts.values import PlatformValues, deploy_time_values
 
 from ._base import PlatformStack
 from .mlflow_stack import MlflowConnection
-
-CLUSTER_ADDONS: tuple[AddOn, ...] = (KARPENTER_CRD, KARPENTER, KUBERAY, KUEUE, SECRETS_STORE, KEDA)
-"""The controllers installed before the platform charts (the charts' custom resources are theirs). Each comes after
-what its declaration ``needs``, whatever its place here; the place only breaks ties (construct order). Adding a
-controller: its declaration (:class:`~cdk_constructs.compute.addon.AddOn`) and one entry here (docs/extending.md
-"Adding a cluster add-on")."""
-DELIVERY_ADDONS: tuple[AddOn, ...] = (ARGO_WORKFLOWS, ARGO_CD)
-"""Installed after the platform charts: Argo Workflows runs in the team namespaces, Argo CD syncs the charts (from
-their values). Each is installed only where its ``enabled`` says."""
 
 
 class ComputeStack(PlatformStack):
@@ -81,16 +73,17 @@ class ComputeStack(PlatformStack):
       value on the private subnets and the ``eks_nodes`` security group);
     - ``karpenter_node_role`` (role for EC2NodeClasses), ``karpenter`` (queue, controller role);
     - ``hyperpod_execution_role``, ``hyperpod`` (the ``HyperPodCluster`` construct), ``hyperpod_logs`` (its log group
-      with retention and the platform key, when ``log_encryption_key`` is given);
-    - ``kueue``: the Kueue controller (``kueue.release``);
+      with retention and the platform key, when ``log_encryption_key`` is given), ``hyperpod_prerequisites``;
+    - ``kueue``: the Kueue controller (``kueue.release``); ``kuberay``, ``secrets_store``;
     - ``keda``: KEDA (``keda.release``, ``keda.role``: the operator's CloudWatch read role), the autoscaler of served
       models;
-    - ``crd_dependencies``: the Helm releases installing the Karpenter, KubeRay, training-operator, MPI, Kueue,
-      SecretProviderClass and KEDA CRDs (every installed add-on declared with ``provides_crds``);
-      anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
+    - ``crd_dependencies``: the Helm releases installing the CRDs the platform uses (every installed add-on declared
+      with ``provides_platform_crds``: Karpenter, KubeRay, training-operator, MPI, Kueue, SecretProviderClass,
+      KEDA); anything applying custom resources must depend on all of them (:meth:`add_cdk8s_chart` does);
     - ``addons``: what is installed, by add-on name (``addons["kueue"]``: its releases; ``system-nodes`` and the EKS
-      add-ons too); ``addon_order``: the install order resolved from the declarations; ``helm_addons``: the add-ons
-      that are their chart alone (``HelmAddOn`` constructs), by name;
+      add-ons too); ``addon_order``: the install order resolved from the registered declarations
+      (:func:`~cdk_constructs.compute.addon.registered`); ``addon_constructs``: the construct each installer
+      returned, by add-on name; ``helm_addons``: the add-ons that are their chart alone (``HelmAddOn``), by name;
     - ``teams``: a :class:`~cdk_constructs.teams.team.Team` per ``kubernetes.teams`` entry;
     - ``encryption_key``: the compute KMS key (EKS secrets; usable for Karpenter node volumes);
     - ``fsx_volume``: the static FSx volume (``add_claim(namespace)`` -> PV ``fsx-<ns>`` + PVC ``fsx-claim``);
@@ -140,9 +133,7 @@ class ComputeStack(PlatformStack):
         self.config = config
         self.cluster_name = config.cluster_name
         self.teams: list[Team] = Team.all(config.kubernetes.teams)
-        self.argo_workflows: ArgoWorkflows | None = None
-        self.argo_cd: ArgoCd | None = None
-        self.helm_addons: dict[str, HelmAddOn] = {}
+        self.addon_constructs: dict[str, Construct] = {}
         self._build_cluster(
             vpc=vpc,
             private_subnets=private_subnets,
@@ -150,14 +141,15 @@ class ComputeStack(PlatformStack):
             log_encryption_key=log_encryption_key,
         )
         self._plan_addons()
+        self._install_addons("hyperpod")
         self._build_hyperpod(
             hyperpod_subnet=hyperpod_subnet, security_groups=security_groups, log_encryption_key=log_encryption_key
         )
-        self._install_addons(CLUSTER_ADDONS)
+        self._install_addons("controllers")
         self.crd_dependencies: list[IDependable] = self.addons.crd_releases
         self._build_file_system_volume(file_system)
         self._build_platform_charts(file_system=file_system, data_bucket=data_bucket, mlflow=mlflow)
-        self._install_addons(DELIVERY_ADDONS)
+        self._install_addons("delivery")
         self._govern(log_encryption_key)
 
     # --- the steps, in construct order (logical IDs and template order depend on it) --------------------------------
@@ -206,16 +198,81 @@ class ComputeStack(PlatformStack):
 
     def _plan_addons(self) -> None:
         """What exists before any add-on (the system nodes, the EKS add-ons by name), and the install order of
-        every add-on this environment installs, checked once for unknown names and cycles."""
+        every registered add-on this environment enables, checked once for unknown names, later stages and cycles."""
         system_ready = [self.eks.system_nodegroup, self.eks.addons["vpc-cni"], self.eks.addons["coredns"]]
         self.addons = InstalledAddOns(
             {SYSTEM_NODES: system_ready, **{name: [addon] for name, addon in self.eks.addons.items()}}
         )
         self.addon_context = AddOnContext(config=self.config, node_selector=self.system_node_selector)
-        every = [
-            a for a in (*HyperPodPrerequisites.addons, *CLUSTER_ADDONS, *DELIVERY_ADDONS) if a.enabled(self.config)
-        ]
-        self.addon_order: list[AddOn] = install_order(every, provided=self.addons.names())
+        self.addon_order: list[AddOn] = install_order(registered(self.config), provided=self.addons.names())
+
+    def _install_addons(self, stage: Stage) -> None:
+        """Install the add-ons of ``stage`` in the planned order, each by its installer (default: its chart alone,
+        :func:`~cdk_constructs.compute.addon.install_chart`), which records what it installed; an add-on installed
+        with a sibling of its module is skipped."""
+        site = AddOnSite(
+            scope=self,
+            cluster=self.cluster,
+            context=self.addon_context,
+            installed=self.addons,
+            encryption_key=self.encryption_key,
+            platform_values=self.platform_charts.values if stage == "delivery" else None,
+        )
+        for addon in self.addon_order:
+            if addon.stage != stage or addon.name in self.addons:
+                continue
+            before = set(self.addons.names())
+            construct = (addon.installer or install_chart)(site, addon)
+            if addon.name not in self.addons:
+                raise AddOnOrderError(f"the installer of add-on {addon.name!r} did not record it (site.installed.add)")
+            for name in set(self.addons.names()) - before:
+                self.addon_constructs[name] = construct
+
+    def _addon_construct(self, name: str) -> Any:
+        """The construct that installed add-on ``name``, None where this environment does not install it."""
+        return self.addon_constructs.get(name)
+
+    @property
+    def helm_addons(self) -> dict[str, HelmAddOn]:
+        """The installed add-ons that are their chart alone, by name."""
+        return {n: c for n, c in self.addon_constructs.items() if isinstance(c, HelmAddOn)}
+
+    # contracts other stacks and tests rely on (class docstring): the constructs of the shipped add-ons
+    @property
+    def hyperpod_prerequisites(self) -> HyperPodPrerequisites:
+        return self._addon_construct("hyperpod-prerequisites")
+
+    @property
+    def karpenter(self) -> Karpenter:
+        return self._addon_construct("karpenter")
+
+    @property
+    def karpenter_node_role(self) -> iam.IRole:
+        return self.karpenter.node_role
+
+    @property
+    def kuberay(self) -> KubeRayOperator:
+        return self._addon_construct("kuberay")
+
+    @property
+    def kueue(self) -> Kueue:
+        return self._addon_construct("kueue")
+
+    @property
+    def secrets_store(self) -> SecretsStoreCsiDriver:
+        return self._addon_construct("secrets-store")
+
+    @property
+    def keda(self) -> Keda:
+        return self._addon_construct("keda")
+
+    @property
+    def argo_workflows(self) -> ArgoWorkflows | None:
+        return self._addon_construct("argo-workflows")
+
+    @property
+    def argo_cd(self) -> ArgoCd | None:
+        return self._addon_construct("argo-cd")
 
     def _build_hyperpod(
         self,
@@ -224,22 +281,9 @@ class ComputeStack(PlatformStack):
         security_groups: PlatformSecurityGroups,
         log_encryption_key: kms.IKey | None,
     ) -> None:
-        """HyperPod's prerequisites on the cluster (add-ons it needs before it is created), then HyperPod and its
-        log group."""
+        """HyperPod, after every add-on of stage ``hyperpod`` (its prerequisites), and its log group."""
         config, cc = self.config, self.config.compute
-        self.hyperpod_prerequisites = HyperPodPrerequisites(
-            self,
-            "HyperPodPrerequisites",
-            cluster=self.cluster,
-            region=config.region,
-            nvidia_instance_types=[t for t in hyperpod_instance_types() if is_nvidia_gpu(t)],
-            neuron_instance_types=[t for t in hyperpod_instance_types() if is_accelerated(t) and not is_nvidia_gpu(t)],
-            karpenter_ami_alias=config.kubernetes.karpenter.ami_alias,
-            system_node_selector=self.system_node_selector,
-            after=self.addons.after_all(HyperPodPrerequisites.addons),
-        )
-        for addon, release in zip(HyperPodPrerequisites.addons, self.hyperpod_prerequisites.releases, strict=True):
-            self.addons.add(addon, [release])
+        prerequisites = [r for a in self.addon_order if a.stage == "hyperpod" for r in self.addons[a.name]]
         self.hyperpod = HyperPodCluster(
             self,
             "HyperPod",
@@ -264,7 +308,7 @@ class ComputeStack(PlatformStack):
             bucket_name=config.lifecycle_bucket_name,
             node_recovery=cc.hyperpod.node_recovery,
             prerequisites=[
-                *self.hyperpod_prerequisites.releases,
+                *prerequisites,
                 self.eks.addons["vpc-cni"],
                 self.eks.addons["eks-pod-identity-agent"],
                 self.eks.addons["aws-fsx-csi-driver"],
@@ -280,128 +324,6 @@ class ComputeStack(PlatformStack):
                 retention_days=config.observability.log_retention_days,
                 encryption_key=log_encryption_key,
             )
-
-    def _install_addons(self, addons: Sequence[AddOn]) -> None:
-        """Install ``addons`` (those this environment enables) in the planned order, each after what it needs. An
-        add-on with a construct of its own goes through its installer (:meth:`_installers`); any other is its chart
-        alone (:class:`HelmAddOn`, construct id :func:`addon_construct_id`)."""
-        installers = self._installers()
-        for addon in self.addon_order:
-            if addon not in addons or addon.name in self.addons:  # another group's, or installed with a sibling
-                continue
-            installers.get(addon.name, self._install_helm_addon)(addon)
-
-    def _installers(self) -> dict[str, Callable[[AddOn], None]]:
-        """Add-on name -> the method installing it with its construct (all the construct's add-ons at once)."""
-        return {
-            KARPENTER_CRD.name: self._install_karpenter,
-            KARPENTER.name: self._install_karpenter,
-            KUBERAY.name: self._install_kuberay,
-            KUEUE.name: self._install_kueue,
-            SECRETS_STORE.name: self._install_secrets_store,
-            KEDA.name: self._install_keda,
-            ARGO_WORKFLOWS.name: self._install_argo_workflows,
-            ARGO_CD.name: self._install_argo_cd,
-        }
-
-    def _install_helm_addon(self, addon: AddOn) -> None:
-        installed = HelmAddOn(
-            self,
-            addon_construct_id(addon),
-            addon=addon,
-            cluster=self.cluster,
-            context=self.addon_context,
-            after=self.addons.after(addon),
-        )
-        self.helm_addons[addon.name] = installed
-        self.addons.add(addon, [installed.release])
-
-    def _install_karpenter(self, _addon: AddOn) -> None:
-        cc = self.config.compute
-        self.karpenter = Karpenter(
-            self,
-            "Karpenter",
-            cluster=self.cluster,
-            cluster_name=self.cluster_name,
-            volume_encryption_key=self.encryption_key,
-            node_selector=self.system_node_selector,
-            replicas=cc.karpenter.replicas,
-            after=self.addons.after_all(Karpenter.addons),
-            version=KARPENTER.version_in(self.config),
-        )
-        self.karpenter_node_role: iam.IRole = self.karpenter.node_role
-        self.addons.add(KARPENTER_CRD, [self.karpenter.crd_release])
-        self.addons.add(KARPENTER, [self.karpenter.release])
-
-    def _install_kuberay(self, addon: AddOn) -> None:
-        self.kuberay = KubeRayOperator(
-            self,
-            "KubeRay",
-            cluster=self.cluster,
-            node_selector=self.system_node_selector,
-            after=self.addons.after(addon),
-            version=addon.version_in(self.config),
-        )
-        self.addons.add(addon, [self.kuberay.release])
-
-    def _install_kueue(self, addon: AddOn) -> None:
-        self.kueue = Kueue(
-            self,
-            "Kueue",
-            cluster=self.cluster,
-            settings=self.config.compute.kueue,
-            node_selector=self.system_node_selector,
-            after=self.addons.after(addon),
-            version=addon.version_in(self.config),
-        )
-        self.addons.add(addon, [self.kueue.release])
-
-    def _install_secrets_store(self, addon: AddOn) -> None:
-        # Team namespaces sync their MLflow user into a Kubernetes Secret through it.
-        self.secrets_store = SecretsStoreCsiDriver(
-            self,
-            "SecretsStore",
-            cluster=self.cluster,
-            after=self.addons.after(addon),
-            version=addon.version_in(self.config),
-        )
-        self.addons.add(addon, [self.secrets_store.release])
-
-    def _install_keda(self, addon: AddOn) -> None:
-        # the autoscaler of served models (llmft `type: serve` creates their ScaledObjects at submit)
-        self.keda = Keda(
-            self,
-            "Keda",
-            cluster=self.cluster,
-            node_selector=self.system_node_selector,
-            after=self.addons.after(addon),
-            version=addon.version_in(self.config),
-        )
-        self.addons.add(addon, [self.keda.release])
-
-    def _install_argo_workflows(self, addon: AddOn) -> None:
-        # pipelines.enabled: runs `llmft pipeline` Workflows in the team namespaces
-        self.argo_workflows = ArgoWorkflows(
-            self,
-            "ArgoWorkflows",
-            cluster=self.cluster,
-            node_selector=self.system_node_selector,
-            after=self.addons.after(addon),
-        )
-        self.addons.add(addon, [self.argo_workflows.release])
-
-    def _install_argo_cd(self, addon: AddOn) -> None:
-        # delivery.mode argocd: Argo CD syncs the platform charts and the teams' jobs from Git
-        self.argo_cd = ArgoCd(
-            self,
-            "ArgoCd",
-            cluster=self.cluster,
-            config=self.config,
-            values=self.platform_charts.values,
-            node_selector=self.system_node_selector,
-            after=self.addons.after(addon),
-        )
-        self.addons.add(addon, [self.argo_cd.release or self.argo_cd.capability])
 
     def _build_file_system_volume(self, file_system: SharedFileSystem) -> None:
         """The shared file system as a static volume, and the platform's directories on it."""

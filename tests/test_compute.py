@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from cdk_constructs.compute.addon import registered
 from cdk_constructs.compute.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
 from cdk_constructs.compute.karpenter import INTERRUPTION_EVENTS
 from config.compute import nvidia_hyperpod_instance_types
@@ -381,16 +382,11 @@ def test_charts_are_pinned_to_official_repositories(env_synth: Synth) -> None:
     releases = helm_releases(env_synth)
     pins = {name: (r.get("Repository"), r.get("Chart"), r.get("Version")) for name, r in releases.items()}
     # Whether each is a pullable chart reference is tests/test_helm_targets.py's job (it runs the handler).
-    charts = env_synth.config.compute.charts
-    assert pins["karpenter"] == ("oci://public.ecr.aws/karpenter/karpenter", "karpenter", charts.karpenter)
-    assert pins["karpenter-crd"] == ("oci://public.ecr.aws/karpenter/karpenter-crd", "karpenter-crd", charts.karpenter)
-    assert pins["kuberay-operator"] == (
-        "https://ray-project.github.io/kuberay-helm/",
-        "kuberay-operator",
-        charts.kuberay,
-    )
-    assert pins["nvidia-device-plugin"][0] == "https://nvidia.github.io/k8s-device-plugin"
-    assert pins["aws-efa-k8s-device-plugin"][0] == "https://aws.github.io/eks-charts"
+    # Every registered add-on this environment enables is its declaration's release, at the version the environment
+    # asks for (compute.charts overrides, else config/versions.py).
+    for addon in registered(env_synth.config):
+        if addon.repository is not None:
+            assert pins[addon.release] == (addon.repository, addon.chart, addon.version_in(env_synth.config))
     for name, (repo, _, version) in pins.items():
         if name != "hyperpod-prerequisites":
             assert version, f"{name} is not pinned"
@@ -538,16 +534,11 @@ def test_stack_exposes_the_contracts(dev: Synth) -> None:
     assert isinstance(stack.cluster, eks.Cluster)
     assert isinstance(stack.karpenter_node_role, iam.Role) and isinstance(stack.hyperpod_execution_role, iam.Role)
     assert isinstance(stack.encryption_key, kms.Key)
-    releases = {c.node.path.split("/", 1)[1] for c in stack.crd_dependencies}
-    assert releases == {
-        "Karpenter/Crds",
-        "Karpenter/Controller",
-        "KubeRay/Release",
-        "HyperPodPrerequisites/Dependencies",
-        "Kueue/Release",
-        "SecretsStore/Release",
-        "Keda/Release",
-    }
+    # what the platform charts wait for: the releases of every add-on declared with provides_platform_crds
+    releases = {c.node.path for c in stack.crd_dependencies}
+    providers = [a for a in registered(dev.config) if a.provides_platform_crds]
+    assert providers and releases == {r.node.path for a in providers for r in stack.addons[a.name]}
+    assert not [a.name for a in registered(dev.config) if a.name not in stack.addon_constructs], "not installed"
     with pytest.raises(ValueError, match="already has"):
         stack.fsx_volume.add_claim("default")
 

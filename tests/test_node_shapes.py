@@ -214,11 +214,7 @@ def test_cpu_pool_nodes_hold_two_of_the_largest_cpu_job_pod(k8s_dist, env: str) 
 
 
 # ---- the system node group has room for the controllers pinned to it ----------------------------------------------
-# Requests and replicas of pinned Deployments where this repository sets neither (the pinned charts' defaults):
-KUEUE_CHART_REQUESTS = Resources(cpu_m=500, memory_mib=512)
-"""kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml:58-65, controllerManager.manager.resources.requests."""
-KUBERAY_CHART_REPLICAS = 1
-"""ray-project/kuberay v1.7.0 helm-chart/kuberay-operator/values.yaml:15, `replicas: 1`."""
+# The add-ons' pods come from their declarations (AddOn.system_pods, which cite the chart defaults they rely on).
 CLOUDWATCH_AGENT_REQUESTS = Resources(cpu_m=250, memory_mib=128)
 """aws-observability/helm-charts amazon-cloudwatch-observability 6.4.0 (release commit 93a934e) values.yaml:751-754,
 agent.resources.requests: the default of every agent the add-on runs (add-on v6.4.0-eksbuild.1)."""
@@ -236,72 +232,37 @@ SYSTEM_BOUND_PODS = [
 
 
 def _requests(resources: dict | None, default: Resources | None = None) -> Resources:
-    from k8s_charts.node_shapes import parse_quantity
+    from cdk_constructs.compute.addon import requests_of
 
-    req = (resources or {}).get("requests")
-    if not req:
-        assert default is not None, f"no requests in {resources} and no chart default"
-        return default
-    return Resources(
-        cpu_m=parse_quantity(req.get("cpu", 0), cpu=True), memory_mib=parse_quantity(req.get("memory", 0), cpu=False)
-    )
+    return requests_of(resources, default)
 
 
 def _mentions(value, selector: dict) -> bool:
+    """Whether ``value`` holds a nodeSelector-like map with every label of ``selector`` (e.g. the system nodes',
+    with or without ``kubernetes.io/os: linux``)."""
     if isinstance(value, dict):
-        return value == selector or any(_mentions(v, selector) for v in value.values())
+        pinned = all(value.get(k) == v for k, v in selector.items())
+        return pinned or any(_mentions(v, selector) for v in value.values())
     if isinstance(value, list):
         return any(_mentions(v, selector) for v in value)
     return False
 
 
-def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
+def pinned_controller_pods(env: str, tmp_path, overrides: dict | None = None) -> list[tuple[str, Resources]]:
     """One (name, requests) per pod of every Deployment the synthesized stacks pin to the system nodes (nodeSelector
-    `llmft.io/node-role: system`): Helm values where the repository sets them, our chart as helm renders it, the
-    pinned charts' defaults otherwise."""
+    `llmft.io/node-role: system`): each registered add-on's ``system_pods`` from its Helm values as synthesized, our
+    own charts (assets) as helm renders them."""
     import json
 
+    from cdk_constructs.compute.addon import registered
     from cdk_constructs.compute.eks_cluster import SYSTEM_NODE_LABEL as EKS_SYSTEM_LABEL
 
     from .test_compute import helm_releases
-    from .test_compute_prerequisites import objects, template
 
-    synth = synthesize(env)
+    synth = synthesize(env, overrides)
     selector = dict([EKS_SYSTEM_LABEL])
     releases = {name: r["Values"] for name, r in helm_releases(synth).items()}
-    pods: list[tuple[str, Resources]] = []
-    seen: set[str] = set()
-
-    karpenter = releases["karpenter"]
-    assert karpenter["nodeSelector"] == selector
-    pods += [("karpenter", _requests(karpenter["controller"]["resources"]))] * karpenter["replicas"]
-    kuberay = releases["kuberay-operator"]
-    assert kuberay["nodeSelector"] == selector
-    pods += [("kuberay-operator", _requests(kuberay.get("resources")))] * kuberay.get(
-        "replicas", KUBERAY_CHART_REPLICAS
-    )
-    kueue = releases["kueue"]["controllerManager"]
-    assert kueue["nodeSelector"] == selector
-    pods += [("kueue", _requests(kueue["manager"].get("resources"), KUEUE_CHART_REQUESTS))] * kueue["replicas"]
-    keda = releases["keda"]
-    assert keda["nodeSelector"] == selector
-    # one replica each (kedacore/charts v2.19.0 values.yaml: operator and metricsServer replicaCount: 1); the
-    # admission webhook is off (cdk_constructs/compute/keda.py)
-    assert keda["webhooks"]["enabled"] is False
-    pods += [(f"keda-{c}", _requests(keda["resources"][c])) for c in ("operator", "metricServer")]
-    seen |= {"karpenter", "kuberay-operator", "kueue", "keda"}
-
-    # our own chart, rendered by the real helm with the values the stack passes
-    proc = template(releases["hyperpod-prerequisites"], tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    for obj in objects(proc.stdout):
-        spec = obj.get("spec", {}).get("template", {}).get("spec", {})
-        if obj["kind"] == "Deployment" and spec.get("nodeSelector") == selector:
-            request = sum((_requests(c.get("resources")) for c in spec["containers"]), Resources())
-            pods += [(obj["metadata"]["name"], request)] * obj["spec"].get("replicas", 1)
-    seen.add("hyperpod-prerequisites")
-    unhandled = [name for name, values in releases.items() if name not in seen and _mentions(values, selector)]
-    assert not unhandled, f"Helm releases pinned to the system nodes that this test does not count: {unhandled}"
+    pods = addon_system_pods(registered(synth.config), releases, selector, tmp_path)
 
     # the CloudWatch add-on's Prometheus scraper (a Deployment pinned to the system nodes)
     for template_ in synth.templates.values():
@@ -315,6 +276,40 @@ def pinned_controller_pods(env: str, tmp_path) -> list[tuple[str, Resources]]:
                         pods += [
                             (agent["name"], _requests(agent.get("resources"), CLOUDWATCH_AGENT_REQUESTS))
                         ] * agent.get("replicas", 1)
+    return pods
+
+
+def addon_system_pods(
+    addons: list, releases: dict[str, dict], selector: dict[str, str], tmp_path
+) -> list[tuple[str, Resources]]:
+    """The system-node pods of ``addons`` (registered AddOns), from their releases' values (release name ->
+    values); a release pinned to the system nodes whose add-on declares no pods fails, naming it."""
+    from .test_compute_prerequisites import objects, template
+
+    pods: list[tuple[str, Resources]] = []
+    counted: set[str] = set()
+    for addon in addons:
+        values = releases.get(addon.release)
+        if values is None:
+            continue
+        if addon.repository is None:  # our own chart: rendered by the real helm with the values the stack passes
+            proc = template(values, tmp_path)
+            assert proc.returncode == 0, proc.stderr
+            for obj in objects(proc.stdout):
+                spec = obj.get("spec", {}).get("template", {}).get("spec", {})
+                if obj["kind"] == "Deployment" and spec.get("nodeSelector") == selector:
+                    request = sum((_requests(c.get("resources")) for c in spec["containers"]), Resources())
+                    pods += [(obj["metadata"]["name"], request)] * obj["spec"].get("replicas", 1)
+            counted.add(addon.release)
+        elif addon.system_pods is not None:
+            assert _mentions(values, selector), f"{addon.name} declares system pods but its values do not pin them"
+            pods += [(p.name, p.requests) for p in addon.system_pods(values) for _ in range(p.replicas)]
+            counted.add(addon.release)
+    unhandled = [name for name, values in releases.items() if name not in counted and _mentions(values, selector)]
+    assert not unhandled, (
+        f"Helm releases pinned to the system nodes whose add-on declares no system_pods: {unhandled} (give the "
+        f"AddOn its system_pods, docs/extending.md)"
+    )
     return pods
 
 
@@ -336,15 +331,20 @@ def pack(pods: list[tuple[str, Resources]], allocatable: Resources, nodes: int) 
     return placed
 
 
-@pytest.mark.parametrize("env", ENVIRONMENTS)
-def test_system_nodes_have_room_for_every_pinned_controller(env: str, tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("env", "overrides"),
+    [*((env, None) for env in ENVIRONMENTS), ("dev", {"pipelines": {"enabled": True}})],
+    ids=[*ENVIRONMENTS, "dev-pipelines"],
+)
+def test_system_nodes_have_room_for_every_pinned_controller(env: str, overrides: dict | None, tmp_path) -> None:
     """The fixed system node group (min_size nodes of its smallest type, allocatable after kubelet reservations and
-    DaemonSets) holds every controller Deployment pinned to it. CPU job pods do not count: when the system nodes
-    are full they go to the Karpenter CPU pool."""
-    config = load_config(env)
-    pods = pinned_controller_pods(env, tmp_path) + SYSTEM_BOUND_PODS
+    DaemonSets) holds every controller Deployment pinned to it (each registered add-on's declared pods; with the
+    opt-in add-ons too). CPU job pods do not count: when the system nodes are full they go to the Karpenter CPU
+    pool."""
+    config = config_with(env, overrides)
+    pods = pinned_controller_pods(env, tmp_path, overrides) + SYSTEM_BOUND_PODS
     names = {name for name, _ in pods}
-    assert {"karpenter", "kueue", "kuberay-operator", "training-operator", "mpi-operator"} <= names, names
+    assert {"training-operator", "mpi-operator"} <= names, names  # our chart, as helm renders it
     system = [k for k in node_kinds(config) if k.source == SYSTEM]
     smallest = min(system, key=lambda k: (k.allocatable.cpu_m, k.allocatable.memory_mib))
     nodes = config.compute.system_nodes.min_size

@@ -1,9 +1,13 @@
 """Compute layer (<Env>-Compute): EKS, HyperPod and what runs in the cluster (Karpenter, KubeRay, Kueue, Secrets Store
-CSI, KEDA, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD)."""
+CSI, KEDA, the HyperPod prerequisites, the FSx volume and directories, the platform charts, Argo CD).
+
+Each add-on module here registers its :class:`~cdk_constructs.compute.addon.AddOn` records when imported;
+:func:`~cdk_constructs.compute.addon.registered` imports every module of this package and returns them (the compute
+stack installs exactly those)."""
 
 from __future__ import annotations
 
-from cdk_constructs.compute.addon import AddOn, AddOnContext, install_order
+from cdk_constructs.compute.addon import AddOn, AddOnContext, AddOnSite, install_order, register, registered
 from cdk_constructs.compute.argo_cd import ArgoCd
 from cdk_constructs.compute.eks_cluster import PlatformEksCluster
 from cdk_constructs.compute.fsx_directories import FsxDirectories
@@ -21,6 +25,7 @@ from cdk_constructs.compute.secrets_store_csi_driver import SecretsStoreCsiDrive
 __all__ = [
     "AddOn",
     "AddOnContext",
+    "AddOnSite",
     "ArgoCd",
     "FsxDirectories",
     "FsxStaticVolume",
@@ -36,4 +41,6 @@ __all__ = [
     "PlatformEksCluster",
     "SecretsStoreCsiDriver",
     "install_order",
+    "register",
+    "registered",
 ]

@@ -12,7 +12,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import PLATFORM_CRDS, SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import PLATFORM_CRDS, SYSTEM_NODES, AddOn, AddOnSite, register
 from config import EnvironmentConfig
 from config.charts import ARGOCD_CHART_VERSION
 from config.gitops import SECRET_ARN, ArgoCdRoleMappingConfig
@@ -59,17 +59,39 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
-ARGO_CD = AddOn(
-    name="argo-cd",
-    chart="argo-cd",
-    release="argocd",
-    namespace=ARGOCD_NAMESPACE,
-    repository=ARGOCD_HELM_REPOSITORY,
-    version=ARGOCD_CHART_VERSION,
-    values=lambda context: helm_values(context.node_selector),
-    # the platform's Application syncs custom resources; the repository credentials are a SecretProviderClass
-    needs=(SYSTEM_NODES, PLATFORM_CRDS),
-    enabled=lambda config: config.delivery.mode == "argocd",
+def install(site: AddOnSite, addon: AddOn) -> ArgoCd:
+    """:class:`ArgoCd` ``ArgoCd`` (``delivery.mode: argocd``): syncs the platform charts, rendered from their values
+    (stage ``delivery``: after the platform charts), and the teams' jobs from Git."""
+    if site.platform_values is None:
+        raise ValueError("Argo CD renders the team projects from the platform values: install it in stage 'delivery'")
+    argo_cd = ArgoCd(
+        site.scope,
+        "ArgoCd",
+        cluster=site.cluster,
+        config=site.config,
+        values=site.platform_values,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+    )
+    site.installed.add(addon, [argo_cd.release or argo_cd.capability])
+    return argo_cd
+
+
+ARGO_CD = register(
+    AddOn(
+        name="argo-cd",
+        chart="argo-cd",
+        release="argocd",
+        namespace=ARGOCD_NAMESPACE,
+        repository=ARGOCD_HELM_REPOSITORY,
+        version=ARGOCD_CHART_VERSION,
+        values=lambda context: helm_values(context.node_selector),
+        # the platform's Application syncs custom resources; the repository credentials are a SecretProviderClass
+        needs=(SYSTEM_NODES, PLATFORM_CRDS),
+        enabled=lambda config: config.delivery.mode == "argocd",
+        stage="delivery",
+        installer=install,
+    )
 )
 """Argo CD (``delivery.mode: argocd``): the chart with ``delivery.install: helm``; with ``capability`` the EKS
 capability replaces the release, in the same place of the install order."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from config.charts import ARGO_WORKFLOWS_CHART_VERSION
 from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 
@@ -28,6 +29,9 @@ RESOURCES = {
     "server": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
 }
 """argo-workflows 1.0.18 values.yaml: `controller.resources: {}`, `server.resources: {}` (no requests by default)."""
+CHART_REPLICAS = 1
+"""argo-workflows 1.0.18 values.yaml l.400 ``controller.replicas: 1`` and l.642 ``server.replicas: 1`` (copy in
+tests/upstream/argo-workflows-1.0.18); we set neither."""
 
 
 def workflow_pod_placement() -> dict:
@@ -90,16 +94,43 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
-ARGO_WORKFLOWS = AddOn(
-    name="argo-workflows",
-    chart="argo-workflows",
-    release=RELEASE,
-    namespace=ARGO_WORKFLOWS_NAMESPACE,
-    repository=ARGO_HELM_REPOSITORY,
-    version=ARGO_WORKFLOWS_CHART_VERSION,
-    values=lambda context: helm_values(context.node_selector),
-    needs=(SYSTEM_NODES,),
-    enabled=lambda config: config.pipelines.enabled,
+def install(site: AddOnSite, addon: AddOn) -> ArgoWorkflows:
+    """:class:`ArgoWorkflows` ``ArgoWorkflows`` (``pipelines.enabled``): runs `llmft pipeline` Workflows in the team
+    namespaces."""
+    workflows = ArgoWorkflows(
+        site.scope,
+        "ArgoWorkflows",
+        cluster=site.cluster,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+    )
+    site.installed.add(addon, [workflows.release])
+    return workflows
+
+
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The controller and the server (:func:`helm_values` sets their requests and nodeSelector)."""
+    return [
+        SystemPod(f"argo-workflows-{c}", requests_of(values[c]["resources"]), values[c].get("replicas", CHART_REPLICAS))
+        for c in ("controller", "server")
+    ]
+
+
+ARGO_WORKFLOWS = register(
+    AddOn(
+        name="argo-workflows",
+        chart="argo-workflows",
+        release=RELEASE,
+        namespace=ARGO_WORKFLOWS_NAMESPACE,
+        repository=ARGO_HELM_REPOSITORY,
+        version=ARGO_WORKFLOWS_CHART_VERSION,
+        values=lambda context: helm_values(context.node_selector),
+        needs=(SYSTEM_NODES,),
+        enabled=lambda config: config.pipelines.enabled,
+        stage="delivery",
+        installer=install,
+        system_pods=system_pods,
+    )
 )
 """The Argo Workflows controller and server (``pipelines.enabled``)."""
 

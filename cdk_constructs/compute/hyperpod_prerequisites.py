@@ -10,7 +10,7 @@ from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnContext
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnContext, AddOnSite, register
 from config.charts import EFA_DEVICE_PLUGIN_CHART_VERSION, NVIDIA_DEVICE_PLUGIN_CHART_VERSION
 from config.compute import hyperpod_instance_types, is_accelerated, is_nvidia_gpu
 from config.regions import HEALTH_MONITORING_AGENT_ACCOUNTS
@@ -126,42 +126,73 @@ def _dependencies(context: AddOnContext) -> dict[str, Any]:
     )
 
 
-HYPERPOD_DEPENDENCIES = AddOn(
-    name="hyperpod-prerequisites",
-    chart="charts/hyperpod-prerequisites",
-    release="hyperpod-prerequisites",
-    namespace="kube-system",
-    values=_dependencies,
-    needs=(SYSTEM_NODES,),
-    provides_crds=True,
+def install(site: AddOnSite, _addon: AddOn) -> HyperPodPrerequisites:
+    """The three declarations at once, as construct ``HyperPodPrerequisites`` (stage ``hyperpod``: the HyperPod
+    cluster waits for them), for the environment's HyperPod instance types and Karpenter AMI."""
+    prerequisites = HyperPodPrerequisites(
+        site.scope,
+        "HyperPodPrerequisites",
+        cluster=site.cluster,
+        region=site.config.region,
+        nvidia_instance_types=_nvidia_types(),
+        neuron_instance_types=_neuron_types(),
+        karpenter_ami_alias=site.config.kubernetes.karpenter.ami_alias,
+        system_node_selector=site.node_selector,
+        after=site.installed.after_all(HyperPodPrerequisites.addons),
+    )
+    for addon, release in zip(HyperPodPrerequisites.addons, prerequisites.releases, strict=True):
+        site.installed.add(addon, [release])
+    return prerequisites
+
+
+HYPERPOD_DEPENDENCIES = register(
+    AddOn(
+        name="hyperpod-prerequisites",
+        chart="charts/hyperpod-prerequisites",
+        release="hyperpod-prerequisites",
+        namespace="kube-system",
+        values=_dependencies,
+        needs=(SYSTEM_NODES,),
+        provides_platform_crds=True,
+        stage="hyperpod",
+        installer=install,
+    )
 )
 """Our chart (an S3 asset of :data:`CHART_DIR`): health-monitoring agent, HyperPod RBAC, the Kubeflow training
 operator (PyTorchJob CRD) and the MPI operator (MPIJob CRD)."""
-NVIDIA_DEVICE_PLUGIN = AddOn(
-    name="nvidia-device-plugin",
-    chart="nvidia-device-plugin",
-    release="nvidia-device-plugin",
-    namespace="kube-system",
-    repository="https://nvidia.github.io/k8s-device-plugin",
-    version=NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
-    values=lambda context: nvidia_plugin_values(
-        nvidia_instance_types=_nvidia_types(), karpenter_ami_alias=context.config.kubernetes.karpenter.ami_alias
-    ),
-    needs=(SYSTEM_NODES,),
-    wait=None,
+NVIDIA_DEVICE_PLUGIN = register(
+    AddOn(
+        name="nvidia-device-plugin",
+        chart="nvidia-device-plugin",
+        release="nvidia-device-plugin",
+        namespace="kube-system",
+        repository="https://nvidia.github.io/k8s-device-plugin",
+        version=NVIDIA_DEVICE_PLUGIN_CHART_VERSION,
+        values=lambda context: nvidia_plugin_values(
+            nvidia_instance_types=_nvidia_types(), karpenter_ami_alias=context.config.kubernetes.karpenter.ami_alias
+        ),
+        needs=(SYSTEM_NODES,),
+        wait=None,
+        stage="hyperpod",
+        installer=install,
+    )
 )
-EFA_DEVICE_PLUGIN = AddOn(
-    name="efa-device-plugin",
-    chart="aws-efa-k8s-device-plugin",
-    release="aws-efa-k8s-device-plugin",
-    namespace="kube-system",
-    repository="https://aws.github.io/eks-charts",
-    version=EFA_DEVICE_PLUGIN_CHART_VERSION,
-    values=lambda _context: efa_plugin_values(
-        nvidia_instance_types=_nvidia_types(), neuron_instance_types=_neuron_types()
-    ),
-    needs=(SYSTEM_NODES,),
-    wait=None,
+EFA_DEVICE_PLUGIN = register(
+    AddOn(
+        name="efa-device-plugin",
+        chart="aws-efa-k8s-device-plugin",
+        release="aws-efa-k8s-device-plugin",
+        namespace="kube-system",
+        repository="https://aws.github.io/eks-charts",
+        version=EFA_DEVICE_PLUGIN_CHART_VERSION,
+        values=lambda _context: efa_plugin_values(
+            nvidia_instance_types=_nvidia_types(), neuron_instance_types=_neuron_types()
+        ),
+        needs=(SYSTEM_NODES,),
+        wait=None,
+        stage="hyperpod",
+        installer=install,
+    )
 )
 
 

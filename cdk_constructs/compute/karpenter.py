@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 from aws_cdk import (
     Aws,
@@ -29,7 +29,7 @@ from aws_cdk import (
 )
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from cdk_constructs.compute.eks_cluster import NODE_POLICIES
 from cdk_constructs.governance.compliance import skip_checkov
 from cdk_constructs.governance.nag_findings import acknowledge, managed_policy, wildcard_actions, wildcard_resources
@@ -66,30 +66,61 @@ def helm_values(
     }
 
 
-KARPENTER_CRD = AddOn(
-    name="karpenter-crd",
-    chart="karpenter-crd",
-    release="karpenter-crd",
-    namespace=KARPENTER_NAMESPACE,
-    repository=f"{KARPENTER_REGISTRY}/karpenter-crd",
-    version=KARPENTER_CHART_VERSION,
-    version_setting="karpenter",
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
-    wait=None,
-    provides_crds=True,
+def install(site: AddOnSite, _addon: AddOn) -> Karpenter:
+    """Both declarations at once, as construct ``Karpenter``: the controller's values name the interruption queue
+    the construct creates."""
+    karpenter = Karpenter(
+        site.scope,
+        "Karpenter",
+        cluster=site.cluster,
+        cluster_name=site.config.cluster_name,
+        volume_encryption_key=site.encryption_key,
+        node_selector=site.node_selector,
+        replicas=site.config.compute.karpenter.replicas,
+        after=site.installed.after_all(Karpenter.addons),
+        version=KARPENTER.version_in(site.config),
+    )
+    site.installed.add(KARPENTER_CRD, [karpenter.crd_release])
+    site.installed.add(KARPENTER, [karpenter.release])
+    return karpenter
+
+
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The controller's replicas (:func:`helm_values` sets both ``replicas`` and the requests)."""
+    return [SystemPod("karpenter", requests_of(values["controller"]["resources"]), values["replicas"])]
+
+
+KARPENTER_CRD = register(
+    AddOn(
+        name="karpenter-crd",
+        chart="karpenter-crd",
+        release="karpenter-crd",
+        namespace=KARPENTER_NAMESPACE,
+        repository=f"{KARPENTER_REGISTRY}/karpenter-crd",
+        version=KARPENTER_CHART_VERSION,
+        version_setting="karpenter",
+        needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+        wait=None,
+        provides_platform_crds=True,
+        installer=install,
+    )
 )
 """Karpenter's CRDs (NodePool, EC2NodeClass, NodeClaim), a chart of their own so that upgrades upgrade them."""
-KARPENTER = AddOn(
-    name="karpenter",
-    chart="karpenter",
-    release="karpenter",
-    namespace=KARPENTER_NAMESPACE,
-    repository=f"{KARPENTER_REGISTRY}/karpenter",
-    version=KARPENTER_CHART_VERSION,
-    version_setting="karpenter",
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"),
-    skip_crds=True,
-    provides_crds=True,
+KARPENTER = register(
+    AddOn(
+        name="karpenter",
+        chart="karpenter",
+        release="karpenter",
+        namespace=KARPENTER_NAMESPACE,
+        repository=f"{KARPENTER_REGISTRY}/karpenter",
+        version=KARPENTER_CHART_VERSION,
+        version_setting="karpenter",
+        needs=(SYSTEM_NODES, "eks-pod-identity-agent", "karpenter-crd"),
+        skip_crds=True,
+        provides_platform_crds=True,
+        installer=install,
+        system_pods=system_pods,
+    )
 )
 """The controller; its values name the interruption queue the :class:`Karpenter` construct creates, so only that
 construct installs it."""

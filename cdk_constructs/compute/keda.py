@@ -40,13 +40,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_cdk import Duration
 from aws_cdk import aws_eks as eks_l1
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from cdk_constructs.governance.nag_findings import acknowledge, wildcard_resources
 from config.charts import KEDA_CHART_VERSION
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
@@ -92,16 +91,44 @@ def grant_read_metrics(grantee: iam.IGrantable) -> iam.Grant:
     return iam.Grant.add_to_principal(grantee=grantee, actions=list(SCALER_ACTIONS), resource_arns=["*"])
 
 
-KEDA = AddOn(
-    name="keda",
-    chart=KEDA_CHART,
-    release=KEDA_RELEASE,
-    namespace=KEDA_NAMESPACE,
-    repository=KEDA_REPOSITORY,
-    version=KEDA_CHART_VERSION,
-    values=lambda context: helm_values(context.node_selector),
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
-    provides_crds=True,
+def install(site: AddOnSite, addon: AddOn) -> Keda:
+    """:class:`Keda` ``Keda`` on the system nodes: the autoscaler of served models (llmft ``type: serve`` creates their
+    ScaledObjects at submit)."""
+    keda = Keda(
+        site.scope,
+        "Keda",
+        cluster=site.cluster,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+        version=addon.version_in(site.config),
+    )
+    site.installed.add(addon, [keda.release])
+    return keda
+
+
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The operator and the metrics API server, one replica each (kedacore/charts v2.19.0 values.yaml:
+    ``operator.replicaCount`` and ``metricsServer.replicaCount`` 1); no admission webhook (``webhooks.enabled``
+    false, module docstring)."""
+    if values.get("webhooks", {}).get("enabled", True):
+        raise ValueError("KEDA's admission webhook is on: count its pod (values.yaml webhooks.replicaCount)")
+    return [SystemPod(f"keda-{c}", requests_of(values["resources"][c])) for c in ("operator", "metricServer")]
+
+
+KEDA = register(
+    AddOn(
+        name="keda",
+        chart=KEDA_CHART,
+        release=KEDA_RELEASE,
+        namespace=KEDA_NAMESPACE,
+        repository=KEDA_REPOSITORY,
+        version=KEDA_CHART_VERSION,
+        values=lambda context: helm_values(context.node_selector),
+        needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+        provides_platform_crds=True,
+        installer=install,
+        system_pods=system_pods,
+    )
 )
 """KEDA with its CRDs (ScaledObject): after the system nodes and the Pod Identity agent (the operator's
 credentials). No ``version_setting``: the operator and the ScaledObject CRD llmft renders against
@@ -157,18 +184,8 @@ class Keda(Construct):
             role_arn=self.role.role_arn,
         )
         self.values = helm_values(node_selector or {})
-        self.release = eks.HelmChart(
-            self,
-            "Release",
-            cluster=cluster,
-            repository=KEDA_REPOSITORY,
-            chart=KEDA_CHART,
-            version=version,
-            release=KEDA_RELEASE,
-            namespace=KEDA_NAMESPACE,
-            create_namespace=True,
-            wait=True,
-            timeout=Duration.minutes(10),
-            values=self.values,
+        # the release of the declaration (chart, repository, namespace, 10-minute wait): its association first, so
+        # the first operator pod gets credentials
+        self.release = KEDA.helm_chart(
+            self, "Release", cluster=cluster, version=version, values=self.values, after=[self.pod_identity, *after]
         )
-        self.release.node.add_dependency(self.pod_identity, *after)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from config.charts import KUBERAY_CHART_VERSION
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.team_guardrails import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUNT
@@ -16,6 +17,8 @@ from k8s_charts.team_guardrails import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUN
 KUBERAY_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 KUBERAY_VERSION = KUBERAY_CHART_VERSION
 """Default chart version (config/charts.py; per environment: ``compute.charts.kuberay``)."""
+CHART_REPLICAS = 1
+"""ray-project/kuberay v1.7.0 helm-chart/kuberay-operator/values.yaml:15, ``replicas: 1`` (we do not set it)."""
 
 
 def helm_values(node_selector: Mapping[str, str]) -> dict:
@@ -32,17 +35,40 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
     }
 
 
-KUBERAY = AddOn(
-    name="kuberay",
-    chart="kuberay-operator",
-    release="kuberay-operator",
-    namespace=KUBERAY_NAMESPACE,
-    repository=KUBERAY_REPOSITORY,
-    version=KUBERAY_CHART_VERSION,
-    version_setting="kuberay",
-    values=lambda context: helm_values(context.node_selector),
-    needs=(SYSTEM_NODES,),
-    provides_crds=True,
+def install(site: AddOnSite, addon: AddOn) -> KubeRayOperator:
+    """:class:`KubeRayOperator` ``KubeRay`` on the system nodes."""
+    kuberay = KubeRayOperator(
+        site.scope,
+        "KubeRay",
+        cluster=site.cluster,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+        version=addon.version_in(site.config),
+    )
+    site.installed.add(addon, [kuberay.release])
+    return kuberay
+
+
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The operator (:func:`helm_values` sets its requests; the replicas are the chart's, :data:`CHART_REPLICAS`)."""
+    return [SystemPod("kuberay-operator", requests_of(values["resources"]), values.get("replicas", CHART_REPLICAS))]
+
+
+KUBERAY = register(
+    AddOn(
+        name="kuberay",
+        chart="kuberay-operator",
+        release="kuberay-operator",
+        namespace=KUBERAY_NAMESPACE,
+        repository=KUBERAY_REPOSITORY,
+        version=KUBERAY_CHART_VERSION,
+        version_setting="kuberay",
+        values=lambda context: helm_values(context.node_selector),
+        needs=(SYSTEM_NODES,),
+        provides_platform_crds=True,
+        installer=install,
+        system_pods=system_pods,
+    )
 )
 """The KubeRay operator with its ray.io CRDs (RayJob, RayCluster)."""
 

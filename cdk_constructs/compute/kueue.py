@@ -9,9 +9,10 @@ import yaml
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
+from k8s_charts.node_shapes import Resources
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
 from k8s_charts.tiers import GPU_RESOURCE
@@ -192,20 +193,51 @@ def helm_values(
     }
 
 
-KUEUE = AddOn(
-    name="kueue",
-    chart="kueue",
-    release=KUEUE_RELEASE,
-    namespace=KUEUE_NAMESPACE,
-    repository=KUEUE_CHART,
-    version=KUEUE_CHART_VERSION,
-    version_setting="kueue",
-    values=lambda context: helm_values(
-        context.config.compute.kueue, context.node_selector, KUEUE.version_in(context.config)
-    ),
-    # it integrates with the PyTorchJob and MPIJob (HyperPod's prerequisites) and RayJob/RayCluster kinds
-    needs=(SYSTEM_NODES, "kuberay", "hyperpod-prerequisites"),
-    provides_crds=True,
+CHART_REQUESTS = Resources(cpu_m=500, memory_mib=512)
+"""kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml:58-65, ``controllerManager.manager.resources.requests``:
+what a replica requests when the values set none."""
+
+
+def install(site: AddOnSite, addon: AddOn) -> Kueue:
+    """:class:`Kueue` ``Kueue`` with the environment's ``compute.kueue`` settings, on the system nodes."""
+    kueue = Kueue(
+        site.scope,
+        "Kueue",
+        cluster=site.cluster,
+        settings=site.config.compute.kueue,
+        node_selector=site.node_selector,
+        after=site.installed.after(addon),
+        version=addon.version_in(site.config),
+    )
+    site.installed.add(addon, [kueue.release])
+    return kueue
+
+
+def system_pods(values: Mapping[str, Any]) -> list[SystemPod]:
+    """The controller's replicas (:func:`helm_values`)."""
+    manager = values["controllerManager"]
+    requests = requests_of(manager["manager"].get("resources"), CHART_REQUESTS)
+    return [SystemPod("kueue", requests, manager["replicas"])]
+
+
+KUEUE = register(
+    AddOn(
+        name="kueue",
+        chart="kueue",
+        release=KUEUE_RELEASE,
+        namespace=KUEUE_NAMESPACE,
+        repository=KUEUE_CHART,
+        version=KUEUE_CHART_VERSION,
+        version_setting="kueue",
+        values=lambda context: helm_values(
+            context.config.compute.kueue, context.node_selector, KUEUE.version_in(context.config)
+        ),
+        # it integrates with the PyTorchJob and MPIJob (HyperPod's prerequisites) and RayJob/RayCluster kinds
+        needs=(SYSTEM_NODES, "kuberay", "hyperpod-prerequisites"),
+        provides_platform_crds=True,
+        installer=install,
+        system_pods=system_pods,
+    )
 )
 """Kueue with its CRDs and webhooks, after the operators whose kinds it manages (:data:`INTEGRATIONS`)."""
 

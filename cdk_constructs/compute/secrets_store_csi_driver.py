@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from aws_cdk import aws_eks_v2 as eks
 from constructs import Construct, IDependable
 
-from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn
+from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, register
 from config.charts import SECRETS_STORE_CHART_VERSION
 from config.versions import chart_version
 
@@ -40,17 +40,34 @@ def helm_values() -> dict:
     }
 
 
-SECRETS_STORE = AddOn(
-    name="secrets-store",
-    chart=ASCP_CHART,
-    release="secrets-store-csi-driver-provider-aws",
-    namespace="kube-system",
-    repository=ASCP_REPOSITORY,
-    version=SECRETS_STORE_CHART_VERSION,
-    version_setting="secrets_store",
-    values=lambda _context: helm_values(),
-    needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
-    provides_crds=True,
+def install(site: AddOnSite, addon: AddOn) -> SecretsStoreCsiDriver:
+    """:class:`SecretsStoreCsiDriver` ``SecretsStore``: team namespaces sync their MLflow user into a Kubernetes
+    Secret through it."""
+    driver = SecretsStoreCsiDriver(
+        site.scope,
+        "SecretsStore",
+        cluster=site.cluster,
+        after=site.installed.after(addon),
+        version=addon.version_in(site.config),
+    )
+    site.installed.add(addon, [driver.release])
+    return driver
+
+
+SECRETS_STORE = register(
+    AddOn(
+        name="secrets-store",
+        chart=ASCP_CHART,
+        release="secrets-store-csi-driver-provider-aws",
+        namespace="kube-system",
+        repository=ASCP_REPOSITORY,
+        version=SECRETS_STORE_CHART_VERSION,
+        version_setting="secrets_store",
+        values=lambda _context: helm_values(),
+        needs=(SYSTEM_NODES, "eks-pod-identity-agent"),
+        provides_platform_crds=True,
+        installer=install,
+    )
 )
 """The AWS provider with the Secrets Store CSI driver and its SecretProviderClass CRD (the provider authenticates
 with EKS Pod Identity, hence the agent)."""
