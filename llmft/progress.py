@@ -29,8 +29,8 @@ from typing import Any
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"  # = k8s_charts/tiers.py INSTANCE_TYPE_LABEL (well-known)
 GPU_RESOURCE = "nvidia.com/gpu"
 STEP_METRIC = "loss"  # the Trainer logs it every logging_steps, with the step: the progress points
-TOTAL_STEPS_METRIC = "total_steps"  # = llm_platform.sft.TOTAL_STEPS_METRIC
-GPU_HOURS_METRIC = "gpu_hours"  # = llm_platform.sft.GPU_HOURS_METRIC
+TOTAL_STEPS_METRIC = "total_steps"  # = llm_platform.sft_tracking.TOTAL_STEPS_METRIC
+GPU_HOURS_METRIC = "gpu_hours"  # = llm_platform.sft_tracking.GPU_HOURS_METRIC
 TOKENS_METRIC = "tokens_per_second"
 RATE_POINTS = 10  # the last points of the current attempt that set the seconds per step
 

@@ -46,7 +46,7 @@ class DataSummary:
 
 
 def dataset_file(path: str | Path, name: str) -> Path:
-    """The JSONL a dataset path names (a file, or a directory holding ``<name>.jsonl``), as sft.read_jsonl."""
+    """The JSONL a dataset path names (a file, or a directory holding ``<name>.jsonl``), as sft_data.read_jsonl."""
     p = Path(path)
     return p / f"{name}.jsonl" if p.is_dir() else p
 
@@ -102,7 +102,7 @@ def parse_row(path: Path, number: int, line: str) -> dict[str, Any]:
 
 
 def usable_rows(rows: list[dict[str, Any]], tokenizer, max_seq_length: int) -> int:
-    """How many rows keep at least one answer token after truncation to ``max_seq_length`` (what sft.tokenize
+    """How many rows keep at least one answer token after truncation to ``max_seq_length`` (what sft_data.tokenize
     keeps): the prompt must be shorter than the limit (tokens) and the text must go on after the prompt. Only the
     prompts are tokenized: the text is the prompt plus the answer (prepare_data.sft_row)."""
     usable = 0

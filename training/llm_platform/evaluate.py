@@ -137,7 +137,7 @@ def generate(model_path: str, prompts: list[str], cfg: EvaluateConfig) -> list[s
 def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
     set_hf_home()
     from llm_platform import mlflow_utils
-    from llm_platform.sft import read_jsonl
+    from llm_platform.sft_data import read_jsonl
 
     if cfg.gate is not None:
         model_version(cfg)  # the version to judge exists (and MLflow answers) before anything is generated

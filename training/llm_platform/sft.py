@@ -25,17 +25,16 @@ settings of :class:`ScriptArguments` next to any ``transformers.TrainingArgument
 * MLflow (rank 0): every setting as params, loss / learning rate / grad norm, ``tokens_per_second`` (non-padding
   tokens of all ranks per second of training), ``mfu`` (:mod:`llm_platform.mfu`), system metrics; at the end the
   LoRA weights are merged into the base model, saved under ``merged_output_dir`` and registered.
+
+This module is the step's settings, plan and run; its rows are :mod:`llm_platform.sft_data`, what it reports while it
+trains :mod:`llm_platform.sft_tracking`, its checkpoints and merged model :mod:`llm_platform.sft_checkpoints`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
 import os
-import re
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -48,9 +47,19 @@ from llm_platform import (
 from llm_platform.config import load_yaml
 from llm_platform.paths import set_hf_home, share_with_team
 from llm_platform.rank_zero import run_on_rank_zero, shutdown_distributed
+from llm_platform.sft_checkpoints import (
+    ADAPTER_MARKER,
+    DEFAULT_SAVE_TOTAL_LIMIT,
+    checkpoint_state,
+    finished_at,
+    last_checkpoint,
+    merge,
+    planned_saves,
+)
+from llm_platform.sft_data import Collator, read_jsonl, tokenize
+from llm_platform.sft_tracking import ThroughputMeter, counting_trainer, mlflow_callback
 from llm_platform.steps import entry_point
 
-IGNORE_INDEX = -100
 SHARDING = ("auto", "fsdp", "none")
 FSDP_KEYS = ("fsdp", "fsdp_config")
 ALLOC_CONF = "expandable_segments:True"
@@ -475,79 +484,6 @@ def load_model(script: ScriptArguments, args):
     return get_peft_model(model, lora)
 
 
-def read_jsonl(path: str | Path, name: str = "train") -> list[dict[str, Any]]:
-    p = Path(path)
-    if p.is_dir():
-        p = p / f"{name}.jsonl"
-    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
-
-
-def tokenize(rows: list[dict[str, Any]], tokenizer, max_len: int) -> list[dict[str, list[int]]]:
-    """input_ids of the whole conversation, labels with the prompt masked; truncated to ``max_len``."""
-    out = []
-    for row in rows:
-        text = row["text"]
-        if tokenizer.eos_token and not text.endswith(tokenizer.eos_token):
-            text += tokenizer.eos_token
-        ids = tokenizer(text, add_special_tokens=False)["input_ids"][:max_len]
-        n_prompt = len(tokenizer(row["prompt"], add_special_tokens=False)["input_ids"])
-        labels = [IGNORE_INDEX] * min(n_prompt, len(ids)) + ids[n_prompt:]
-        if any(label != IGNORE_INDEX for label in labels):
-            out.append({"input_ids": ids, "labels": labels})
-    return out
-
-
-class Collator:
-    """Right-pads a batch; padding is masked out of attention and loss."""
-
-    def __init__(self, pad_token_id: int) -> None:
-        self.pad = pad_token_id
-
-    def __call__(self, features: list[dict[str, list[int]]]):
-        import torch
-
-        width = max(len(f["input_ids"]) for f in features)
-        ids = torch.full((len(features), width), self.pad, dtype=torch.long)
-        labels = torch.full((len(features), width), IGNORE_INDEX, dtype=torch.long)
-        mask = torch.zeros((len(features), width), dtype=torch.long)
-        for i, f in enumerate(features):
-            n = len(f["input_ids"])
-            ids[i, :n] = torch.tensor(f["input_ids"])
-            labels[i, :n] = torch.tensor(f["labels"])
-            mask[i, :n] = 1
-        return {"input_ids": ids, "labels": labels, "attention_mask": mask}
-
-
-class ThroughputMeter:
-    """Counts non-padding tokens, sequences and token slots (the batch's size, padding included) between two logs
-    (all ranks)."""
-
-    def __init__(self) -> None:
-        self.tokens = self.sequences = self.slots = 0
-        self.since = time.perf_counter()
-
-    def add(self, attention_mask) -> None:
-        self.add_counts(int(attention_mask.sum()), int(attention_mask.shape[0]), int(attention_mask.numel()))
-
-    def add_counts(self, tokens: int, sequences: int, slots: int) -> None:
-        self.tokens += tokens
-        self.sequences += sequences
-        self.slots += slots
-
-    def take(self, device) -> tuple[int, int, int, float]:
-        import torch
-        import torch.distributed as dist
-
-        counts = torch.tensor([self.tokens, self.sequences, self.slots], dtype=torch.long, device=device)
-        if dist.is_available() and dist.is_initialized():
-            dist.all_reduce(counts)
-        now = time.perf_counter()
-        elapsed = now - self.since
-        self.tokens = self.sequences = self.slots = 0
-        self.since = now
-        return int(counts[0]), int(counts[1]), int(counts[2]), elapsed
-
-
 def apply_plan(step: StepPlan, script: ScriptArguments, args) -> None:
     """Put the plan into the TrainingArguments the Trainer reads (before it exists)."""
     args._llmp_plan = step.params()  # for the benchmark (not a TrainingArguments field, not logged twice)
@@ -608,141 +544,6 @@ def _print_reasons(step: StepPlan, args) -> None:
             print(f"llmp-sft: {line}", file=sys.stderr)
 
 
-def _counting_trainer(meter: ThroughputMeter):
-    """A Trainer class that counts every training batch's tokens into the meter."""
-    from transformers import Trainer
-
-    class CountingTrainer(Trainer):
-        def training_step(self, model, inputs, num_items_in_batch=None):
-            if "num_tokens" in inputs:  # packed: counted by the collator, not model inputs
-                inputs = dict(inputs)
-                meter.add_counts(
-                    int(inputs.pop("num_tokens")), int(inputs.pop("num_sequences")), int(inputs["input_ids"].numel())
-                )
-            else:
-                meter.add(inputs["attention_mask"])
-            return super().training_step(model, inputs, num_items_in_batch)
-
-        def prediction_step(self, model, inputs, *a, **kw):
-            inputs = {k: v for k, v in inputs.items() if k not in ("num_tokens", "num_sequences")}
-            return super().prediction_step(model, inputs, *a, **kw)
-
-    return CountingTrainer
-
-
-TOTAL_STEPS_METRIC = "total_steps"  # read by llmft/progress.py: a contract with `llmft status`
-GPU_HOURS_METRIC = "gpu_hours"
-COST_METRIC = "cost_usd"
-
-
-class GpuClock:
-    """GPU-hours the run has used, over its attempts: this attempt's GPUs x its time since train begin, plus the
-    last figure the resumed checkpoint's log history carries (the time between that log and the eviction is not
-    counted: a lower bound by at most one checkpoint interval per eviction). ``gpus`` is 0 on CPU."""
-
-    def __init__(self) -> None:
-        self.since = time.monotonic()
-        self.carried = 0.0
-        self.gpus = 0
-
-    def start(self, log_history: list[dict], *, gpus: int) -> None:
-        self.since, self.gpus = time.monotonic(), gpus
-        carried = [row[GPU_HOURS_METRIC] for row in log_history if GPU_HOURS_METRIC in row]
-        self.carried = float(carried[-1]) if carried else 0.0
-
-    def metrics(self, usd_per_gpu_hour: float | None) -> dict[str, float]:
-        hours = self.carried + self.gpus * (time.monotonic() - self.since) / 3600
-        out = {GPU_HOURS_METRIC: hours}
-        if usd_per_gpu_hour is not None:
-            out[COST_METRIC] = hours * usd_per_gpu_hour
-        return out
-
-
-def _mlflow_callback(
-    script: ScriptArguments,
-    *,
-    meter: ThroughputMeter,
-    shape,
-    gpu: str | None,
-    peak: float | None,
-    step: StepPlan,
-    data: dict[str, int],
-):
-    """The callback that logs the run's parameters and its throughput and MFU metrics (MLflow on rank 0)."""
-    from transformers import TrainerCallback
-
-    from llm_platform import mfu as mfu_mod
-    from llm_platform import mlflow_utils
-
-    gpu_clock = GpuClock()
-
-    class MlflowCallback(TrainerCallback):
-        """MLflow on the main process; throughput and MFU computed on every rank (all_reduce)."""
-
-        def on_train_begin(self, a, state, control, **kw):
-            meter.since = time.perf_counter()
-            gpu_clock.start(state.log_history, gpus=a.world_size if gpu else 0)
-            if not state.is_world_process_zero or not script.mlflow_tracking:
-                return
-            mlflow_utils.start_run(
-                experiment=script.mlflow_experiment_name,
-                run_name=script.mlflow_run_name or Path(a.output_dir).name,
-                resume_file=Path(a.output_dir) / "mlflow_run_id",
-            )
-            mlflow_utils.log_params_flat(
-                {
-                    "script": vars(script),
-                    "training": {k: v for k, v in a.to_dict().items() if not k.startswith("_") and "token" not in k},
-                    "model": {
-                        "trainable_matmul_params": shape.trainable_matmul_params,
-                        "frozen_matmul_params": shape.frozen_matmul_params,
-                        "n_layers": shape.n_layers,
-                        "d_model": shape.d_model,
-                    },
-                    "hardware": {
-                        "gpu": gpu or "none",
-                        "world_size": a.world_size,
-                        "peak_flops_per_device": peak or "unknown",
-                    },
-                    "plan": step.params(),
-                    "data": data,
-                }
-            )
-            # the planned total, for `llmft status` (step/total and ETA, llmft/progress.py): state.max_steps is the
-            # Trainer's own count (max_steps, or epochs x batches per epoch), known only from here on
-            mlflow_utils.log_metrics({TOTAL_STEPS_METRIC: state.max_steps}, step=state.global_step)
-
-        def on_log(self, a, state, control, logs=None, **kw):
-            metrics = {k: v for k, v in (logs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
-            if "loss" in metrics or "train_loss" in metrics:
-                tokens, sequences, slots, elapsed = meter.take(a.device)
-                if tokens and elapsed > 0:
-                    tps = tokens / elapsed
-                    seq_len = tokens / sequences
-                    flops_per_token = shape.training_flops_per_token(int(round(seq_len)))
-                    metrics.update(
-                        tokens_per_second=tps,
-                        mean_sequence_length=seq_len,
-                        model_flops_per_token=flops_per_token,
-                        padding_efficiency=tokens / slots,
-                    )
-                    if peak:
-                        metrics["mfu"] = mfu_mod.mfu(
-                            flops_per_token=flops_per_token,
-                            tokens_per_second=tps,
-                            n_gpus=a.world_size,
-                            peak_flops_per_gpu=peak,
-                        )
-            if metrics:
-                metrics.update(gpu_clock.metrics(script.gpu_usd_per_hour))
-            if state.log_history and metrics:  # throughput/MFU also in the trainer's history (trainer_state.json)
-                state.log_history[-1].update({k: v for k, v in metrics.items() if k not in state.log_history[-1]})
-            if state.is_world_process_zero and metrics and script.mlflow_tracking:
-                mlflow_utils.log_metrics(metrics, step=state.global_step)
-
-    return MlflowCallback()
-
-
 def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     import torch
     from transformers import AutoTokenizer
@@ -766,7 +567,7 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
     peak = script.peak_tflops * 1e12 if script.peak_tflops else (mfu_mod.peak_flops(gpu) if gpu else None)
     meter = ThroughputMeter()
     data = {"train_examples": examples, "train_rows": len(train), "test_examples": len(test) if test else 0}
-    trainer = _counting_trainer(meter)(
+    trainer = counting_trainer(meter)(
         model=model,
         args=args,
         train_dataset=train,
@@ -774,108 +575,11 @@ def build_trainer(script: ScriptArguments, args, *, callbacks=()):
         data_collator=collator,
         processing_class=tokenizer,
         callbacks=[
-            _mlflow_callback(script, meter=meter, shape=shape, gpu=gpu, peak=peak, step=step, data=data),
+            mlflow_callback(script, meter=meter, shape=shape, gpu=gpu, peak=peak, step=step, data=data),
             *callbacks,
         ],
     )
     return trainer, tokenizer
-
-
-TRAINER_STATE = "trainer_state.json"
-DEFAULT_SAVE_TOTAL_LIMIT = 2
-"""Checkpoints a run keeps when its file sets no ``save_total_limit``: the newest and the one before it (a resume
-falls back to it when the newest is incomplete, last_checkpoint)."""
-
-
-def last_checkpoint(output_dir: str | Path) -> str | None:
-    """The newest *complete* ``checkpoint-N`` in ``output_dir``, or None.
-
-    transformers' ``get_last_checkpoint`` returns the highest N whatever it holds; a node lost during a save leaves
-    a partial directory, and resuming from it fails on every restart until the job's retries run out. The Trainer
-    (transformers 5.x ``Trainer._save_checkpoint``) writes the model, then optimizer, scheduler and RNG state, and
-    ``trainer_state.json`` last; a checkpoint whose state file is missing, unreadable or for another step is
-    skipped for the one before it."""
-    root = Path(output_dir)
-    if not root.is_dir():
-        return None
-    found = []
-    for path in root.iterdir():
-        match = re.fullmatch(r"checkpoint-(\d+)", path.name)
-        if match and path.is_dir():
-            found.append((int(match.group(1)), path))
-    for step, path in sorted(found, reverse=True):
-        try:
-            state = json.loads((path / TRAINER_STATE).read_text())
-        except (OSError, ValueError):
-            print(f"llmp-sft: skipping incomplete checkpoint {path} (no readable {TRAINER_STATE})", file=sys.stderr)
-            continue
-        if state.get("global_step") == step:
-            return str(path)
-        print(
-            f"llmp-sft: skipping checkpoint {path}: its {TRAINER_STATE} is for step {state.get('global_step')}",
-            file=sys.stderr,
-        )
-    return None
-
-
-MERGE_MARKER = ".llmft-merge.json"
-"""Written into the merged model's directory after its last file: the base model and the sha256 of the adapter it
-was merged from. A directory whose marker matches is left alone (a restart never rewrites a model being served)."""
-ADAPTER_MARKER = ".llmft-adapter.json"
-"""Written into ``<output_dir>/adapter`` after the final adapter: the step it was saved at."""
-
-
-def merge_source(script: ScriptArguments, adapter_dir: Path) -> dict[str, str]:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with (adapter_dir / "adapter_model.safetensors").open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return {"model_id": str(script.model_id), "adapter_sha256": digest.hexdigest()}
-
-
-def merged_matches(merged_dir: Path, source: dict[str, str]) -> bool:
-    try:
-        return json.loads((merged_dir / MERGE_MARKER).read_text()) == source
-    except (OSError, ValueError):
-        return False
-
-
-def merge(script: ScriptArguments, adapter_dir: Path, merged_dir: Path, bf16: bool) -> Path:
-    """Load the base model unquantised, apply the adapter, merge it into the weights and save -- unless
-    ``merged_dir`` already holds this merge (:data:`MERGE_MARKER`). The marker goes first and comes back last: a
-    merge cut short is done again."""
-    import torch
-    from peft import PeftModel
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    source = merge_source(script, adapter_dir)
-    if merged_matches(merged_dir, source):
-        print(f"llmp-sft: {merged_dir} already holds this merge ({MERGE_MARKER}); left as it is", file=sys.stderr)
-        return merged_dir
-    (merged_dir / MERGE_MARKER).unlink(missing_ok=True)
-    base = AutoModelForCausalLM.from_pretrained(script.model_id, dtype=torch.bfloat16 if bf16 else torch.float32)
-    merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
-    merged.save_pretrained(str(merged_dir), safe_serialization=True)
-    AutoTokenizer.from_pretrained(str(adapter_dir)).save_pretrained(str(merged_dir))
-    (merged_dir / MERGE_MARKER).write_text(json.dumps(source))
-    return merged_dir
-
-
-def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
-    return json.loads((Path(checkpoint) / TRAINER_STATE).read_text())
-
-
-def finished_at(checkpoint: str | None, args) -> int | None:
-    """The step of ``checkpoint`` when it is at or past the run's last step (``max_steps``, or the step count the
-    Trainer planned for ``num_train_epochs``, kept in its state), else None: resuming there trains nothing more."""
-    if not checkpoint:
-        return None
-    state = checkpoint_state(checkpoint)
-    end = args.max_steps if args.max_steps and args.max_steps > 0 else int(state.get("max_steps") or 0)
-    step = int(state.get("global_step") or 0)
-    return step if end and step >= end else None
 
 
 def finish_run(script: ScriptArguments, args, adapter_dir: Path, out: dict[str, Any]) -> None:
@@ -928,21 +632,6 @@ def finish_without_training(script: ScriptArguments, args, checkpoint: str, step
     if os.environ.get("RANK", "0") == "0":  # no process group is started here: the other ranks just leave
         finish()
     return out
-
-
-def planned_saves(args, trainer) -> int | None:
-    """How many checkpoints the run writes in all (``save_strategy: steps`` with a known step count), else None."""
-    steps = args.max_steps if args.max_steps and args.max_steps > 0 else None
-    if steps is None:
-        with contextlib.suppress(Exception):  # the dataloader's length x epochs, as the Trainer plans it
-            steps = math.ceil(
-                len(trainer.get_train_dataloader()) / max(1, args.gradient_accumulation_steps) * args.num_train_epochs
-            )
-    strategy = str(getattr(args.save_strategy, "value", args.save_strategy))
-    if not steps or strategy != "steps" or not args.save_steps:
-        return None
-    every = args.save_steps if args.save_steps >= 1 else max(1, math.ceil(steps * args.save_steps))
-    return max(1, math.ceil(steps / every))
 
 
 def train(config: str | Path | dict[str, Any] | tuple, *, callbacks=()) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from llm_platform import bench, packing
-from llm_platform.sft import IGNORE_INDEX, Collator
+from llm_platform.sft_data import IGNORE_INDEX, Collator
 
 VOCAB = 97
 

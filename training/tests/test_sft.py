@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_platform import prepare_data, sft
+from llm_platform import prepare_data, sft, sft_tracking
 from tiny import build_model, medical_rows, write_jsonl
 
 pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
@@ -178,11 +178,11 @@ def test_mlflow_run_contents(trained) -> None:
         assert mfu[step] == pytest.approx(flops[step] * tps[step] / (1 * PEAK_TFLOPS * 1e12), rel=1e-9)
     assert any(key.startswith("system/") for key in run.data.metrics), sorted(run.data.metrics)
     # what `llmft status` reads (llmft/progress.py): the Trainer's planned total, logged at each train begin
-    totals = [m.value for m in client.get_metric_history(run.info.run_id, sft.TOTAL_STEPS_METRIC)]
+    totals = [m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.TOTAL_STEPS_METRIC)]
     assert totals and set(totals) == {float(params["training.max_steps"])}
-    gpu_hours = {m.step: m.value for m in client.get_metric_history(run.info.run_id, sft.GPU_HOURS_METRIC)}
+    gpu_hours = {m.step: m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.GPU_HOURS_METRIC)}
     assert set(gpu_hours) == set(range(1, 9)) and set(gpu_hours.values()) == {0.0}  # on CPU: no GPU-hours
-    assert sft.COST_METRIC not in run.data.metrics  # no price given in the step file
+    assert sft_tracking.COST_METRIC not in run.data.metrics  # no price given in the step file
     versions = client.search_model_versions("name='tiny-sft'")
     assert [str(v.version) for v in versions] == ["1"]
     loaded = mlflow.transformers.load_model(f"models:/tiny-sft/1", return_type="components")
@@ -351,12 +351,12 @@ def test_a_full_disk_during_training_names_the_path_and_the_space(workspace, tmp
 def test_gpu_clock_carries_the_resumed_checkpoints_gpu_hours(monkeypatch) -> None:
     """A resumed attempt adds its own GPUs x time to the last figure the checkpoint's log history carries."""
     now = [1000.0]
-    monkeypatch.setattr(sft.time, "monotonic", lambda: now[0])
-    clock = sft.GpuClock()
-    clock.start([{"loss": 1.0, sft.GPU_HOURS_METRIC: 2.5, "step": 4}, {"eval_loss": 1.0, "step": 4}], gpus=8)
+    monkeypatch.setattr(sft_tracking.time, "monotonic", lambda: now[0])
+    clock = sft_tracking.GpuClock()
+    clock.start([{"loss": 1.0, sft_tracking.GPU_HOURS_METRIC: 2.5, "step": 4}, {"eval_loss": 1.0, "step": 4}], gpus=8)
     now[0] += 1800
-    assert clock.metrics(None) == {sft.GPU_HOURS_METRIC: pytest.approx(2.5 + 8 * 0.5)}
-    assert clock.metrics(4.0)[sft.COST_METRIC] == pytest.approx((2.5 + 8 * 0.5) * 4.0)
+    assert clock.metrics(None) == {sft_tracking.GPU_HOURS_METRIC: pytest.approx(2.5 + 8 * 0.5)}
+    assert clock.metrics(4.0)[sft_tracking.COST_METRIC] == pytest.approx((2.5 + 8 * 0.5) * 4.0)
     clock.start([], gpus=0)  # a CPU run: no GPU-hours
     now[0] += 3600
-    assert clock.metrics(None) == {sft.GPU_HOURS_METRIC: 0.0}
+    assert clock.metrics(None) == {sft_tracking.GPU_HOURS_METRIC: 0.0}

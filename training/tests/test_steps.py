@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from llm_platform import grpo, sft, steps
+from llm_platform import grpo, sft, sft_checkpoints, steps
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -143,18 +143,18 @@ def _checkpoint(root: Path, step: int, state_step: int | None) -> None:
     path.mkdir(parents=True)
     (path / "adapter_model.safetensors").write_bytes(b"x")
     if state_step is not None:
-        (path / sft.TRAINER_STATE).write_text(json.dumps({"global_step": state_step}))
+        (path / sft_checkpoints.TRAINER_STATE).write_text(json.dumps({"global_step": state_step}))
 
 
 def test_resume_skips_a_checkpoint_cut_short_by_a_lost_node(tmp_path) -> None:
     _checkpoint(tmp_path, 100, 100)
     _checkpoint(tmp_path, 200, None)  # node lost during the save: no trainer_state.json yet
-    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
-    (tmp_path / "checkpoint-200" / sft.TRAINER_STATE).write_text("{trunc")
-    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
+    assert sft_checkpoints.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
+    (tmp_path / "checkpoint-200" / sft_checkpoints.TRAINER_STATE).write_text("{trunc")
+    assert sft_checkpoints.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-100")
     _checkpoint(tmp_path, 300, 300)
-    assert sft.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-300")
-    assert sft.last_checkpoint(tmp_path / "missing") is None
+    assert sft_checkpoints.last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-300")
+    assert sft_checkpoints.last_checkpoint(tmp_path / "missing") is None
 
 
 def test_fsdp_loading_environment_comes_from_the_shipped_config() -> None:
