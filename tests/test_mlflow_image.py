@@ -34,6 +34,7 @@ def _load_entrypoint():
 
 
 ep = _load_entrypoint()
+rg = ep._beside("request_guard")  # the ASGI guard and body checks (mlflow_image/request_guard.py)
 
 ENV = {
     "MLFLOW_DB_HOST": "mlflow.cluster-abc.us-east-1.rds.amazonaws.com",
@@ -419,7 +420,7 @@ def test_app_plugin_names_the_factories() -> None:
     ],
 )
 def test_decode_body_as_mlflow_does(body, expected) -> None:
-    assert ep.decode_body(body) == expected
+    assert rg.decode_body(body) == expected
 
 
 @pytest.mark.parametrize(
@@ -442,12 +443,12 @@ def test_decode_body_as_mlflow_does(body, expected) -> None:
     ],
 )
 def test_decode_body_refuses(body, message) -> None:
-    with pytest.raises(ep.BadRequest, match=re.escape(message) if "[" in message else message):
-        ep.decode_body(body)
+    with pytest.raises(rg.BadRequest, match=re.escape(message) if "[" in message else message):
+        rg.decode_body(body)
 
 
 def test_int64_edges_pass() -> None:
-    assert ep.decode_body(b'{"step": 9223372036854775807, "timestamp": -9223372036854775808}')
+    assert rg.decode_body(b'{"step": 9223372036854775807, "timestamp": -9223372036854775808}')
 
 
 def test_error_bodies_lose_sql_and_the_database_host() -> None:
@@ -458,7 +459,7 @@ def test_error_bodies_lose_sql_and_the_database_host() -> None:
             "duplicate key [SQL: INSERT INTO experiments (name) VALUES (%(name)s)]",
         }
     ).encode()
-    body, ref = ep.clean_error_body(400, sql)
+    body, ref = rg.clean_error_body(400, sql)
     assert ref and b"SQL" not in body and json.loads(body)["error_code"] == "RESOURCE_ALREADY_EXISTS"
     down = json.dumps(
         {
@@ -466,12 +467,12 @@ def test_error_bodies_lose_sql_and_the_database_host() -> None:
             "message": 'connection to server at "db.cluster-x.rds.amazonaws.com" (10.0.0.5), port 5432 failed',
         }
     ).encode()
-    body, ref = ep.clean_error_body(503, down, hidden=("db.cluster-x.rds.amazonaws.com",))
+    body, ref = rg.clean_error_body(503, down, hidden=("db.cluster-x.rds.amazonaws.com",))
     assert b"rds.amazonaws.com" not in body and b"5432" not in body and ref in json.loads(body)["message"]
     assert "unavailable; retry later" in json.loads(body)["message"]
     plain = json.dumps({"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "Run 'x' not found"}).encode()
-    assert ep.clean_error_body(404, plain) == (plain, None), "ordinary 4xx messages stay"
-    assert ep.clean_error_body(500, b"<html>Internal Server Error</html>")[1], "every 5xx body is replaced"
+    assert rg.clean_error_body(404, plain) == (plain, None), "ordinary 4xx messages stay"
+    assert rg.clean_error_body(500, b"<html>Internal Server Error</html>")[1], "every 5xx body is replaced"
     assert ep._database_hosts(
         {"MLFLOW_DB_HOST": "db.example", "MLFLOW_BACKEND_STORE_URI": "postgresql://u:p@db2.example:5432/m"}
     ) == ("db.example", "db2.example")
@@ -512,7 +513,7 @@ def _asgi(
 
 
 def test_request_guard_caps_checks_and_replays_the_body() -> None:
-    guard = ep.RequestGuard(None, max_body=1000, large_body=100)
+    guard = rg.RequestGuard(None, max_body=1000, large_body=100, request_timeout=60)
     ok = b'{"name": "a/x"}'
     assert _asgi(
         guard,
@@ -550,7 +551,7 @@ def test_large_bodies_wait_for_their_share_of_the_budget() -> None:
     room for one, a second waits until the first is done (memory bounded, nothing refused)."""
     import asyncio
 
-    guard = ep.RequestGuard(None, max_body=1000, large_body=100, budget=1000)
+    guard = rg.RequestGuard(None, max_body=1000, large_body=100, budget=1000, request_timeout=60)
     active, peak = [0], [0]
 
     async def inner(scope, receive, send):
@@ -671,7 +672,7 @@ def test_a_request_past_the_timeout_gets_503_saying_it_may_be_applied_and_health
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"OK"})
 
-    guard = ep.RequestGuard(stuck, request_timeout=0.2)
+    guard = rg.RequestGuard(stuck, request_timeout=0.2)
     status, body = _call(guard)
     assert status == 503 and body["error_code"] == "TEMPORARILY_UNAVAILABLE"
     assert "may still be applied" in body["message"] and late == ["/api/2.0/mlflow/runs/log-batch"]
@@ -692,7 +693,7 @@ def test_a_lock_timeout_error_is_a_clean_5xx_and_marks_the_backend_stalled() -> 
         await send({"type": "http.response.start", "status": 500, "headers": []})
         await send({"type": "http.response.body", "body": text})
 
-    guard = ep.RequestGuard(locked, request_timeout=60)
+    guard = rg.RequestGuard(locked, request_timeout=60)
     status, body = _call(guard)
     assert status == 500 and "reference" in body["message"] and "SQL" not in body["message"]
     assert guard.stall.reason() and "lock or statement timeout" in guard.stall.reason()
