@@ -44,6 +44,13 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   KubeRay too, which creates the Ray head Service in the team namespace, so a RayCluster that slipped past the
   workload policy cannot expose its head either.
 
+- :data:`PRODUCTION_POLICY` ``llmft-team-production``: a production endpoint is the platform's promotion identity's
+  whole (issue 40): its Service and ScaledObject (labelled :data:`~k8s_charts.serving.TIER_LABEL` with a production
+  tier, before or after the request) are created, changed and deleted only by :data:`~k8s_charts.serving.PROMOTER`
+  and the platform's controllers (KEDA's operator for its finalizer, the namespace controller), and so is deleting a
+  production Deployment (creating and changing one is the workload policy's production rule); the promoter never
+  takes over a Service, ScaledObject or Deployment a team created under the endpoint's name.
+
 NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
 
 Every rule is a pure CEL expression over ``object``, ``oldObject``, ``request``, ``namespaceObject`` (and the
@@ -78,6 +85,7 @@ REGION_LABEL = "platform/region"
 cluster and the region whose metrics the namespace's ScaledObjects may read (issue 40: a trigger named any)."""
 WORKFLOW_POLICY = "llmft-team-workflows"
 DELETION_POLICY = "llmft-team-deletions"
+PRODUCTION_POLICY = "llmft-team-production"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -571,11 +579,20 @@ def _production_of(obj: str) -> str:
 # counts: it was production).
 _PRODUCTION_DEPLOYMENT = (
     f"object.kind == 'Deployment' && ({_production_of('object')} || "
-    f"(oldObject != null && {_production_of('oldObject')}))"
+    f"(request.operation != 'CREATE' && {_production_of('oldObject')}))"
 )
 PROMOTERS = (serving.PROMOTER, *PLATFORM_CONTROLLERS)
 """Who may create or change a production-tier serving Deployment: the platform's promotion identity, and the
 platform's controllers (the garbage collector's finalizer updates on delete; none of them is a team's)."""
+KEDA_OPERATOR = "system:serviceaccount:keda:keda-operator"
+"""KEDA's operator (cdk_constructs/compute/keda.py: namespace ``keda``, ServiceAccount ``keda-operator``): it adds and
+removes its finalizer ``finalizer.keda.sh`` on every ScaledObject with an Update of the object (kedacore/keda@v2.19.0
+controllers/keda/scaledobject_finalizer.go ``ensureFinalizer``, ``finalizeScaledObject``)."""
+NAMESPACE_CONTROLLER = "system:serviceaccount:kube-system:namespace-controller"
+"""kube-controller-manager's namespace controller (kubernetes.io "Service account permissions"): it deletes every
+object of a namespace being deleted; refusing it would leave the namespace Terminating."""
+PRODUCTION_WRITERS = (*PROMOTERS, KEDA_OPERATOR, NAMESPACE_CONTROLLER)
+"""Who may create, change or delete a production endpoint's Service or ScaledObject, or delete its Deployment."""
 
 
 def _engine_token() -> str:
@@ -606,6 +623,12 @@ def _engine_paths(command: str) -> str:
     )
 
 
+_ADOPTION_MESSAGE = (
+    "the promotion step does not take over an object a team created: delete the endpoint's development "
+    "Deployment, Service and ScaledObject of this name (llmft cancel) and promote again"
+)
+
+
 def _production_rules() -> list[dict[str, str]]:
     """Production serving is a privileged path (issue 40): only the promotion identity creates or changes it, and
     its engine runs the pinned weights with allowed flags only."""
@@ -624,6 +647,13 @@ def _production_rules() -> list[dict[str, str]]:
             f"({serving.PROMOTER}), after the platform's evaluator passed the model version and pinned its weights "
             f"(docs/serving.md 'The production promotion path'); serve it in development to try it, or ask the "
             f"platform to promote it",
+        },
+        # stops: a team planting a development Deployment of the endpoint's name (with its own env, volumes or
+        # sidecars) that the promoter's `kubectl apply` would merge into, keeping what the team wrote
+        {
+            "expression": f"request.userInfo.username != '{serving.PROMOTER}' || request.operation != 'UPDATE' || "
+            f"{_production_of('oldObject')}",
+            "message": _ADOPTION_MESSAGE,
         },
         # stops: other weights, remote code, dummy weights, adapters or prefixed platform flags in a production engine
         {
@@ -836,6 +866,52 @@ def _deletion_rules() -> list[dict[str, str]]:
     ]
 
 
+def _present(obj: str) -> str:
+    """CEL: ``obj`` (``object`` or ``oldObject``) exists in this request: ``object`` is null on DELETE, ``oldObject`` on
+    CREATE (admissionregistration.k8s.io/v1 ``Validation.expression``). Said by the operation rather than a
+    comparison with null, which some CEL evaluators refuse for maps."""
+    return "request.operation != 'DELETE'" if obj == "object" else "request.operation != 'CREATE'"
+
+
+def _labelled_production(obj: str) -> str:
+    """CEL: ``obj`` (object or oldObject) exists and is labelled with a production tier (Service, ScaledObject)."""
+    return f"({_present(obj)} && {_label(obj + '.metadata', serving.TIER_LABEL)} in {_PRODUCTION_TIER_NAMES})"
+
+
+_PRODUCTION_TIER_NAMES = _cel_list(serving.PRODUCTION_TIERS)
+# A production endpoint's object before or after the request: a Deployment by its queue (what Kueue reads), a Service
+# or ScaledObject by its tier label (llmft renders it; only the promoter may write it, the rule below).
+_PRODUCTION_OBJECT = (
+    "(request.operation == 'DELETE' ? oldObject : object).kind == 'Deployment' ? "
+    f"(({_present('object')} && {_production_of('object')}) || "
+    f"({_present('oldObject')} && {_production_of('oldObject')})) : "
+    f"({_labelled_production('object')} || {_labelled_production('oldObject')})"
+)
+
+
+def _production_endpoint_rules() -> list[dict[str, str]]:
+    """A production endpoint's Service and ScaledObject are the promoter's as its Deployment is, and so is deleting
+    any of them (issue 40)."""
+    return [
+        # stops: a team member (kubectl or its GitOps folder) raising or zeroing a production endpoint's replicas
+        # or triggers (ScaledObject), pointing its Service at its own pods, labelling its own objects production,
+        # or deleting any of them (a deleted production Deployment would let the team create a development one of
+        # the same name, which the production Service and ScaledObject would then serve and scale)
+        {
+            "expression": f"!variables.production || request.userInfo.username in {_cel_list(PRODUCTION_WRITERS)}",
+            "message": f"a production endpoint's Deployment, Service and ScaledObject are created, changed and "
+            f"deleted only by the platform's promotion step ({serving.PROMOTER}; docs/serving.md 'The production "
+            f"promotion path'): ask the platform to change or retire it",
+        },
+        # stops: the promoter's apply merging into a Service or ScaledObject a team created beforehand
+        {
+            "expression": f"request.userInfo.username != '{serving.PROMOTER}' || request.operation != 'UPDATE' || "
+            f"{_labelled_production('oldObject')}",
+            "message": _ADOPTION_MESSAGE,
+        },
+    ]
+
+
 _WORKLOAD_RULES = [
     {
         "apiGroups": ["kubeflow.org"],
@@ -938,6 +1014,27 @@ POLICIES: dict[str, dict] = {
             ]
         },
         "validations": _deletion_rules(),
+    },
+    PRODUCTION_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["keda.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["scaledobjects"],
+                },
+                {
+                    "apiGroups": [""],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["services"],
+                },
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["deployments"]},
+            ]
+        },
+        "variables": [{"name": "production", "expression": _PRODUCTION_OBJECT}],
+        "validations": _production_endpoint_rules(),
     },
     SERVICE_POLICY: {
         "matchConstraints": {
