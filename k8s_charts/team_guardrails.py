@@ -854,7 +854,14 @@ def _deletion_rules() -> list[dict[str, str]]:
     return [
         # stops: `kubectl delete --cascade=orphan` of a serving Deployment, which leaves its ReplicaSet and GPU pods
         # behind, ownerless, where the team has no verb to remove them (DeleteOptions propagationPolicy Orphan, or
-        # the deprecated orphanDependents)
+        # the deprecated orphanDependents). `request.options` is the request's DeleteOptions on DELETE (checked at
+        # source, kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel: compile.go
+        # ``BuildRequestType`` declares ``options`` as an optional dyn field of the request; ``CreateAdmissionRequest``
+        # sets it to ``RawExtension{Object: attr.GetOperationOptions()}``, which the evaluation converts to
+        # unstructured JSON: metav1.DeleteOptions' ``propagationPolicy`` and ``orphanDependents``, absent when unset;
+        # kubernetes.io "Validating Admission Policy": request is the AdmissionRequest, whose ``options`` is the
+        # operation's options, DeleteOptions for DELETE). A DeleteCollection runs admission per object with the
+        # same options.
         {
             "expression": f"oldObject == null || {component} != '{serving.SERVE_COMPONENT}' || "
             "!has(request.options) || ((!has(request.options.propagationPolicy) || "
