@@ -861,7 +861,7 @@ def _deletion_rules() -> list[dict[str, str]]:
         # unstructured JSON: metav1.DeleteOptions' ``propagationPolicy`` and ``orphanDependents``, absent when unset;
         # kubernetes.io "Validating Admission Policy": request is the AdmissionRequest, whose ``options`` is the
         # operation's options, DeleteOptions for DELETE). A DeleteCollection runs admission per object with the
-        # same options.
+        # same options (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go ``DeleteCollection``).
         {
             "expression": f"oldObject == null || {component} != '{serving.SERVE_COMPONENT}' || "
             "!has(request.options) || ((!has(request.options.propagationPolicy) || "
