@@ -11,11 +11,11 @@ ServiceAccount (docs/serving.md "The production promotion path"): with the MLflo
 Secrets Manager secret ``EvaluatorCredentials`` of the MLflow stack, readable only by this ServiceAccount's Pod
 Identity role) it evaluates the version (``llmp-evaluate``: the verdict, the alias and the weights digest, which
 the MLflow server lets only the evaluator write, mlflow_image/registry_gate.py); the promotion Job (``llmft
-promote``, llmft/promote.py) checks with MLflow, in the cluster, that the version passed and that the Deployment serves
-its directory and digest (training/llm_platform/promotion_check.py), then applies the endpoint with this identity. Teams have
-no verb in the platform namespace (their Role is namespaced to their own), so they can neither run as it nor read
-its credentials. Why not a webhook that resolves the version at admission: it would put MLflow (and its
-availability) in the path of every Deployment write, and the evaluator's credential in the API server's webhook.
+promote``, llmft/promote.py) checks with MLflow, in the cluster, that the version passed and that the Deployment
+serves its directory and digest (training/llm_platform/promotion_check.py), then applies the endpoint with this
+identity. Teams have no verb in the platform namespace (their Role is namespaced to their own), so they can neither
+run as it nor read its credentials. Why not a webhook that resolves the version at admission: it would put MLflow (and
+its availability) in the path of every Deployment write, and the evaluator's credential in the API server's webhook.
 """
 
 from __future__ import annotations
