@@ -50,6 +50,10 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   and the platform's controllers (KEDA's operator for its finalizer, the namespace controller), and so is deleting a
   production Deployment (creating and changing one is the workload policy's production rule); the promoter never
   takes over a Service, ScaledObject or Deployment a team created under the endpoint's name.
+- :data:`PRODUCTION_TARGET_POLICY` ``llmft-team-production-targets``: the same by name, whatever labels a team writes:
+  its binding's ``paramRef`` selects every production-tier Deployment of the request's namespace (``paramKind``
+  apps/v1 Deployment, :data:`PARAM_REFS`), and a ScaledObject, Service or ``deployments/scale`` of one of their names
+  is written only by the promoter and the platform's autoscalers (KEDA's operator, the HPA controller).
 
 NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
 
@@ -86,6 +90,7 @@ cluster and the region whose metrics the namespace's ScaledObjects may read (iss
 WORKFLOW_POLICY = "llmft-team-workflows"
 DELETION_POLICY = "llmft-team-deletions"
 PRODUCTION_POLICY = "llmft-team-production"
+PRODUCTION_TARGET_POLICY = "llmft-team-production-targets"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -262,6 +267,16 @@ def _pod_rules() -> list[dict[str, str]]:
     )
     kinds = ", ".join(k for _, k in KUEUE_POD_OWNERS)
     return [
+        # stops: a job pod (batch Job, PyTorchJob, RayCluster, Workflow step) labelled llmft.io/serve: <an endpoint>,
+        # which that endpoint's Service (selector llmft.io/serve) would send callers to: a production endpoint's
+        # traffic answered by the team's own process. Pods with the label come only from a serving Deployment's
+        # ReplicaSet (the Deployment controller's; its template's label is the Deployment's own name, a rule below)
+        {
+            "expression": f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == '' || "
+            f"{_controlled_by('apps/v1', 'ReplicaSet')}",
+            "message": f"the label {serving.SERVE_NAME_LABEL} is a serving Deployment's (its Service sends the "
+            f"endpoint's requests to every pod carrying it): remove it from job pod templates",
+        },
         {
             # stops: GPUs outside Kueue (bare pods, StatefulSet/DaemonSet/Job pods, a ReplicaSet pod that is not a
             # serving pod of a LocalQueue of this namespace, a serving pod whose queue label was removed on UPDATE)
@@ -370,6 +385,13 @@ def _serve_rules() -> list[dict[str, str]]:
     """Rules of the workload policy for serving Deployments (``variables.serve``)."""
     queues = ", ".join(local_queue_name(t) for t in TIER_PRIORITY_CLASSES)
     return [
+        # stops: a job's pod template labelled llmft.io/serve (early and readable; the pod policy is what holds)
+        {
+            "expression": f"object.kind in ['Deployment', 'ReplicaSet'] || variables.templates.all(t, "
+            f"!has(t.metadata) || !has(t.metadata.labels) || !('{serving.SERVE_NAME_LABEL}' in t.metadata.labels))",
+            "message": f"the label {serving.SERVE_NAME_LABEL} is a serving Deployment's (its Service sends the "
+            f"endpoint's requests to every pod carrying it): remove it from job pod templates",
+        },
         # stops: any other Deployment (a CPU service, a GPU Deployment without a queue, with another team's tier
         # queue, or whose pods would not carry the queue label Kueue gates them by)
         {
@@ -896,6 +918,52 @@ _PRODUCTION_OBJECT = (
 )
 
 
+HPA_CONTROLLER = "system:serviceaccount:kube-system:horizontal-pod-autoscaler"
+"""kube-controller-manager's HPA controller (kubernetes.io "Service account permissions"): it writes the scale of the
+Deployment a ScaledObject's HPA (KEDA's ``keda-hpa-<name>``) targets."""
+TARGET_WRITERS = (*PRODUCTION_WRITERS, HPA_CONTROLLER)
+"""Who may write a ScaledObject, Service or scale of a production Deployment's name (KEDA's operator scales to and from
+zero itself, kedacore/keda@v2.19.0 pkg/scaling/executor/scale_scaledobjects.go)."""
+
+
+def _production_target_rules() -> list[dict[str, str]]:
+    """Evaluated once per production Deployment of the request's namespace (``params``, the binding's paramRef):
+    nothing a team writes may carry a production Deployment's name among the objects that act on it by name."""
+    subject = "(request.operation == 'DELETE' ? oldObject : object)"
+    return [
+        # stops: a ScaledObject (KEDA scales the Deployment of its name), Service (callers address the name) or
+        # `kubectl scale` of a production endpoint by a team, whatever labels the team's object carries: what a
+        # label rule cannot see when the promoter's own ScaledObject is missing (a failed apply, an endpoint promoted
+        # before the tier label existed)
+        {
+            "expression": f"params.metadata.name != {subject}.metadata.name || "
+            f"request.userInfo.username in {_cel_list(TARGET_WRITERS)}",
+            "message": "this name is a production endpoint's (a production-tier Deployment of this namespace): its "
+            f"ScaledObject, Service and scale are written only by the platform's promotion step ({serving.PROMOTER}) "
+            "and the platform's autoscalers; ask the platform to change it",
+        },
+    ]
+
+
+PARAM_REFS: dict[str, dict] = {
+    PRODUCTION_TARGET_POLICY: {
+        # every production-tier Deployment of the request's namespace (namespace unset: the object's own,
+        # kubernetes.io ParamRef v1; none found: nothing to check)
+        "selector": {
+            "matchExpressions": [
+                {
+                    "key": QUEUE_NAME_LABEL,
+                    "operator": "In",
+                    "values": [local_queue_name(t) for t in serving.PRODUCTION_TIERS],
+                }
+            ]
+        },
+        "parameterNotFoundAction": "Allow",
+    }
+}
+"""The bindings' ``paramRef`` of the policies with a ``paramKind``."""
+
+
 def _production_endpoint_rules() -> list[dict[str, str]]:
     """A production endpoint's Service and ScaledObject are the promoter's as its Deployment is, and so is deleting
     any of them (issue 40)."""
@@ -1043,6 +1111,32 @@ POLICIES: dict[str, dict] = {
         "variables": [{"name": "production", "expression": _PRODUCTION_OBJECT}],
         "validations": _production_endpoint_rules(),
     },
+    PRODUCTION_TARGET_POLICY: {
+        "paramKind": {"apiVersion": "apps/v1", "kind": "Deployment"},
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["keda.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["scaledobjects"],
+                },
+                {
+                    "apiGroups": [""],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["services"],
+                },
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["UPDATE"],
+                    "resources": ["deployments/scale"],
+                },
+            ]
+        },
+        "validations": _production_target_rules(),
+    },
     SERVICE_POLICY: {
         "matchConstraints": {
             "resourceRules": [
@@ -1090,6 +1184,7 @@ class TeamGuardrails(Construct):
                         "policyName": name,
                         "validationActions": ["Deny"],
                         "matchResources": {"namespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}}},
+                        **({"paramRef": PARAM_REFS[name]} if name in PARAM_REFS else {}),
                     },
                 )
             )

@@ -25,10 +25,11 @@ from config import load_config
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
-from k8s_charts.serving import PRODUCTION_TIERS, PROMOTER, TIER_LABEL
+from k8s_charts.serving import PRODUCTION_TIERS, PROMOTER, SERVE_NAME_LABEL, TIER_LABEL
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
     AUTOSCALING_POLICY,
+    HPA_CONTROLLER,
     KEDA_OPERATOR,
     KUBERAY_OPERATOR,
     KUEUE_CONTROLLER,
@@ -37,6 +38,7 @@ from k8s_charts.team_guardrails import (
     NAMESPACE_CONTROLLER,
     PLATFORM_CONTROLLERS,
     PRODUCTION_POLICY,
+    PRODUCTION_TARGET_POLICY,
     PRODUCTION_WRITERS,
     SECRET_POLICY,
 )
@@ -835,3 +837,96 @@ def test_the_production_writers_are_the_platforms() -> None:
     assert KEDA_OPERATOR == f"system:serviceaccount:{KEDA_NAMESPACE}:{OPERATOR_SERVICE_ACCOUNT}"
     assert set(PRODUCTION_WRITERS) == {PROMOTER, *PLATFORM_CONTROLLERS, KEDA_OPERATOR, NAMESPACE_CONTROLLER}
     assert all(w.startswith("system:serviceaccount:") for w in PRODUCTION_WRITERS)
+
+
+def _pod_templates(obj: Any) -> list[dict[str, Any]]:
+    """Every pod template inside a job object (a dict with a ``spec.containers``), found by walking it."""
+    if isinstance(obj, list):
+        return [t for x in obj for t in _pod_templates(x)]
+    if not isinstance(obj, dict):
+        return []
+    own = [obj] if isinstance(obj.get("spec"), dict) and "containers" in obj["spec"] else []
+    return own + [t for v in obj.values() for t in _pod_templates(v)]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_no_job_pod_answers_for_an_endpoint(env: str) -> None:
+    """A job's pod labelled ``llmft.io/serve: <the production endpoint>`` would receive the endpoint's Service
+    traffic: every job kind a team writes with the label on a pod template is refused, and so is such a pod itself
+    (created by the training operator); the serving Deployment's own pods keep the label."""
+    name = production_endpoint(env)["Service"]["spec"]["selector"][SERVE_NAME_LABEL]
+    said = f"the label {SERVE_NAME_LABEL} is a serving Deployment's"
+    for job in team_jobs(env):
+        labelled = copy.deepcopy(job)
+        templates = _pod_templates(labelled)
+        assert templates, job["kind"]
+        for t in templates:
+            t.setdefault("metadata", {}).setdefault("labels", {})[SERVE_NAME_LABEL] = name
+        assert any(said in m for m in refusals(env, labelled)), job["kind"]
+    from .test_team_guardrails import pod_of
+
+    job = first(env, "PyTorchJob")
+    (template, *_) = _pod_templates(copy.deepcopy(job))
+    template.setdefault("metadata", {}).setdefault("labels", {})[SERVE_NAME_LABEL] = name
+    pod = pod_of(template, job["metadata"]["namespace"], {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"})
+    operator = "system:serviceaccount:kubeflow:training-operator"
+    assert any(said in m for m in refusals(env, pod, user=operator))
+    serve_pod = serve_objects(env)["Pod"]
+    assert serve_pod["metadata"]["labels"][SERVE_NAME_LABEL]
+    assert not any(said in m for m in refusals(env, serve_pod, user=REPLICASET_CONTROLLER))
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_production_endpoints_name_is_the_promoters(env: str) -> None:
+    """With the production Deployment in the namespace (the binding's paramRef finds it, tests/guardrail_eval.py),
+    a team's ScaledObject or Service of its name, whatever tier label it carries, and a team's `kubectl scale` of it
+    are refused; the promoter and the autoscalers pass; other names and a namespace without the production
+    Deployment are untouched. The paramRef selects llmft's rendered production Deployment and not a development one."""
+    from .guardrail_eval import binding_params, policy_refusals
+    from .test_serve import EXAMPLES, by_kind, plan_of
+
+    endpoint = production_endpoint(env)
+    deployment = endpoint["Deployment"]
+    ns = deployment["metadata"]["namespace"]
+    m = team_manifests(env)
+    (policy,) = [
+        d for d in m if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == PRODUCTION_TARGET_POLICY
+    ]
+    (binding,) = [
+        d
+        for d in m
+        if d["kind"] == "ValidatingAdmissionPolicyBinding" and d["metadata"]["name"] == PRODUCTION_TARGET_POLICY
+    ]
+    development = by_kind(plan_of(EXAMPLES / "07-serve-medical.yaml", env))["Deployment"]
+    development["metadata"]["namespace"] = ns
+    assert binding_params(policy, binding, ns, [deployment, development]) == [deployment]
+    said = "this name is a production endpoint's"
+
+    def refused(obj, cluster, **kw) -> list[str]:
+        found = admission_refusals(m, obj, ns_labels(env, ns), cluster=cluster, **kw)
+        return [r.message for r in found if said in r.message]
+
+    for kind in ("ScaledObject", "Service"):
+        planted = development_twin(endpoint[kind])
+        assert refused(planted, [deployment]), kind
+        assert refused(None, [deployment], operation="DELETE", old=planted), kind
+        assert refused(planted, [development]) == [], kind  # no production Deployment of this name
+        other = copy.deepcopy(planted)
+        other["metadata"]["name"] = "another-endpoint"
+        assert refused(other, [deployment]) == [], kind
+        assert refused(endpoint[kind], [deployment], user=PROMOTER) == [], kind
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": deployment["metadata"]["name"], "namespace": ns},
+        "spec": {"replicas": 2},
+    }
+    from .guardrail_eval import request_of
+
+    def scale_refused(user: str) -> list[str]:
+        request = request_of("UPDATE", user, namespace=ns)
+        return policy_refusals(policy, scale, old=scale, request=request, params=deployment)
+
+    assert scale_refused("alice@example.com")
+    for user in (HPA_CONTROLLER, KEDA_OPERATOR, PROMOTER):
+        assert scale_refused(user) == [], user
