@@ -170,7 +170,8 @@ def test_what_the_job_applies_is_admitted_and_allowed_for_the_promoter_only(env:
     labels = ns_labels(env, namespace)
     for doc in applied:
         assert doc["metadata"]["namespace"] == namespace
-        assert admission_refusals(m, doc, labels, user=serving.PROMOTER) == [], doc["kind"]
+        # the Deployment is applied first: its ScaledObject and Service are then a production Deployment's names
+        assert admission_refusals(m, doc, labels, user=serving.PROMOTER, cluster=[applied[0]]) == [], doc["kind"]
         group, resource = GROUP_OF[doc["kind"]], resource_of(doc["kind"])
         for verb in ("create", "patch", "get"):  # kubectl apply: get, then create or patch
             assert rbac_allows(m, PROMOTER, verb, group, resource, namespace), (doc["kind"], verb)
@@ -194,6 +195,10 @@ def test_no_team_writes_the_promotion(env: str) -> None:
         for verb in ("create", "update", "patch"):
             for group, resource in (("", "configmaps"), ("batch", "jobs"), ("", "pods")):
                 assert not rbac_allows(m, groups, verb, group, resource, serving.PROMOTION_NAMESPACE), (team.name, verb)
+        # nor read the evaluator's credentials the check uses (the synced Secret, its SecretProviderClass)
+        for group, resource in (("", "secrets"), ("secrets-store.csi.x-k8s.io", "secretproviderclasses")):
+            allowed = rbac_allows(m, groups, "get", group, resource, serving.PROMOTION_NAMESPACE)
+            assert not allowed, (team.name, resource)
 
 
 def _cli(monkeypatch: pytest.MonkeyPatch, argv: list[str], registry=REGISTRY) -> tuple[int, str, str]:
