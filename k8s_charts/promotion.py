@@ -10,11 +10,12 @@ The promotion step is a Job the platform runs in :data:`~k8s_charts.serving.PROM
 ServiceAccount (docs/serving.md "The production promotion path"): with the MLflow evaluator's credentials (the
 Secrets Manager secret ``EvaluatorCredentials`` of the MLflow stack, readable only by this ServiceAccount's Pod
 Identity role) it evaluates the version (``llmp-evaluate``: the verdict, the alias and the weights digest, which
-the MLflow server lets only the evaluator write, mlflow_image/registry_gate.py), then ``llmft submit`` of the
-production serve spec resolves the pinned version in MLflow and applies the endpoint with this identity. Teams have
-no verb in the platform namespace (their Role is namespaced to their own), so they can neither run as it nor read
-its credentials. Why not a webhook that resolves the version at admission: it would put MLflow (and its
-availability) in the path of every Deployment write, and the evaluator's credential in the API server's webhook.
+the MLflow server lets only the evaluator write, mlflow_image/registry_gate.py); the promotion Job (``llmft
+promote``, llmft/promote.py) checks with MLflow, in the cluster, that the version passed and that the Deployment
+serves its directory and digest (training/llm_platform/promotion_check.py), then applies the endpoint with this
+identity. Teams have no verb in the platform namespace (their Role is namespaced to their own), so they can neither
+run as it nor read its credentials. Why not a webhook that resolves the version at admission: it would put MLflow (and
+its availability) in the path of every Deployment write, and the evaluator's credential in the API server's webhook.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from constructs import Construct
 
 from config import TeamConfig
 from k8s_charts import serving
+from k8s_charts.mlflow_credentials import MlflowCredentials
+from k8s_charts.values import MLFLOW_CONFIG_MAP, MlflowValues
 
 PROMOTER_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
 
@@ -48,11 +51,29 @@ class ProductionPromotion(Construct):
     every team namespace whose team may use a production tier (:data:`~k8s_charts.serving.PRODUCTION_TIERS`); no
     ClusterRole, as for everything in team namespaces.
 
+    With MLflow's evaluator (``mlflow.evaluator_secret_arn``), the namespace also gets what the promotion Job's check
+    (training/llm_platform/promotion_check.py) reads, as a team namespace has it for its own user: the ConfigMap
+    ``mlflow`` (``MLFLOW_TRACKING_URI``) and the SecretProviderClass ``mlflow-credentials`` of the evaluator's
+    secret, which the CSI driver reads with the pod's Pod Identity (only the promoter's role may,
+    cdk_constructs/compute/promotion_identity.py).
+
     :param teams: the environment's teams. Required.
     :param labels: labels of every object. Required.
+    :param mlflow: the tracking URI and the evaluator's secret. Default: none (no check credentials: the Job's
+        check then fails, and nothing is applied).
+    :param region: the secret's region. Default: none (required with ``mlflow``).
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, teams: Sequence[TeamConfig], labels: dict[str, str]):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        teams: Sequence[TeamConfig],
+        labels: dict[str, str],
+        mlflow: MlflowValues | None = None,
+        region: str | None = None,
+    ):
         super().__init__(scope, construct_id)
         ns = serving.PROMOTION_NAMESPACE
         pss = {f"pod-security.kubernetes.io/{m}": "restricted" for m in ("enforce", "audit", "warn")}
@@ -65,6 +86,7 @@ class ProductionPromotion(Construct):
             metadata=k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=ns, labels=labels),
         )
         self.service_account.add_dependency(self.namespace)
+        self._add_mlflow(mlflow, region=region, labels=labels)
         subject = k8s.Subject(kind="ServiceAccount", name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=ns)
         self.roles: dict[str, k8s.KubeRole] = {}
         self.bindings: dict[str, k8s.KubeRoleBinding] = {}
@@ -82,3 +104,28 @@ class ProductionPromotion(Construct):
                 ),
                 subjects=[subject],
             )
+
+    def _add_mlflow(self, mlflow: MlflowValues | None, *, region: str | None, labels: dict[str, str]) -> None:
+        """ConfigMap ``mlflow`` and SecretProviderClass ``mlflow-credentials`` (the evaluator's) in the namespace."""
+        self.mlflow = self.mlflow_credentials = None
+        if mlflow is None or not mlflow.evaluator_secret_arn:
+            return
+        if not region:
+            raise ValueError("ProductionPromotion: region is required with mlflow (the evaluator secret's region)")
+        ns = serving.PROMOTION_NAMESPACE
+        self.mlflow = k8s.KubeConfigMap(
+            self,
+            "Mlflow",
+            metadata=k8s.ObjectMeta(name=MLFLOW_CONFIG_MAP, namespace=ns, labels=labels),
+            data={"MLFLOW_TRACKING_URI": mlflow.tracking_uri},
+        )
+        self.mlflow_credentials = MlflowCredentials(
+            self,
+            "MlflowCredentials",
+            namespace=ns,
+            secret_arn=mlflow.evaluator_secret_arn,
+            region=region,
+            labels=labels,
+        ).secret_provider_class
+        for obj in (self.mlflow, self.mlflow_credentials):
+            obj.add_dependency(self.namespace)

@@ -108,6 +108,10 @@ create or change a production-tier serving Deployment in a team namespace (k8s_c
 promotion Job runs as it in the platform namespace, with the MLflow evaluator's credentials, which no team pod
 holds: it evaluates, pins the weights' digest, and renders and applies the endpoint (docs/serving.md "The
 production promotion path"). Teams have no verb in that namespace."""
+TIER_LABEL = "platform/tier"
+"""The tier of a serving endpoint's Deployment, Service and ScaledObject (llmft/serve_build.py): on a Service or
+ScaledObject of a production tier it makes the object the promotion identity's (k8s_charts/team_guardrails.py
+``PRODUCTION_POLICY``); a Deployment's tier is its queue-name label."""
 MODEL_DIR_ANNOTATION = "llmft.io/model-dir"
 """The served directory on a serving Deployment (llmft/serve_build.py MODEL_ANNOTATIONS): the production admission
 rule keeps engine paths inside it."""

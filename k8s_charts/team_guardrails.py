@@ -44,6 +44,17 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   KubeRay too, which creates the Ray head Service in the team namespace, so a RayCluster that slipped past the
   workload policy cannot expose its head either.
 
+- :data:`PRODUCTION_POLICY` ``llmft-team-production``: a production endpoint is the platform's promotion identity's
+  whole (issue 40): its Service and ScaledObject (labelled :data:`~k8s_charts.serving.TIER_LABEL` with a production
+  tier, before or after the request) are created, changed and deleted only by :data:`~k8s_charts.serving.PROMOTER`
+  and the platform's controllers (KEDA's operator for its finalizer, the namespace controller), and so is deleting a
+  production Deployment (creating and changing one is the workload policy's production rule); the promoter never
+  takes over a Service, ScaledObject or Deployment a team created under the endpoint's name.
+- :data:`PRODUCTION_TARGET_POLICY` ``llmft-team-production-targets``: the same by name, whatever labels a team writes:
+  its binding's ``paramRef`` selects every production-tier Deployment of the request's namespace (``paramKind``
+  apps/v1 Deployment, :data:`PARAM_REFS`), and a ScaledObject, Service or ``deployments/scale`` of one of their names
+  is written only by the promoter and the platform's autoscalers (KEDA's operator, the HPA controller).
+
 NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
 
 Every rule is a pure CEL expression over ``object``, ``oldObject``, ``request``, ``namespaceObject`` (and the
@@ -78,6 +89,8 @@ REGION_LABEL = "platform/region"
 cluster and the region whose metrics the namespace's ScaledObjects may read (issue 40: a trigger named any)."""
 WORKFLOW_POLICY = "llmft-team-workflows"
 DELETION_POLICY = "llmft-team-deletions"
+PRODUCTION_POLICY = "llmft-team-production"
+PRODUCTION_TARGET_POLICY = "llmft-team-production-targets"
 MAX_JOB_PARALLELISM = 16
 """Most pods one batch Job of a team runs at once (llmft's CPU steps run one; the object quota caps the total)."""
 WORKLOAD_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -254,6 +267,16 @@ def _pod_rules() -> list[dict[str, str]]:
     )
     kinds = ", ".join(k for _, k in KUEUE_POD_OWNERS)
     return [
+        # stops: a job pod (batch Job, PyTorchJob, RayCluster, Workflow step) labelled llmft.io/serve: <an endpoint>,
+        # which that endpoint's Service (selector llmft.io/serve) would send callers to: a production endpoint's
+        # traffic answered by the team's own process. Pods with the label come only from a serving Deployment's
+        # ReplicaSet (the Deployment controller's; its template's label is the Deployment's own name, a rule below)
+        {
+            "expression": f"{_label('object.metadata', serving.SERVE_NAME_LABEL)} == '' || "
+            f"{_controlled_by('apps/v1', 'ReplicaSet')}",
+            "message": f"the label {serving.SERVE_NAME_LABEL} is a serving Deployment's (its Service sends the "
+            f"endpoint's requests to every pod carrying it): remove it from job pod templates",
+        },
         {
             # stops: GPUs outside Kueue (bare pods, StatefulSet/DaemonSet/Job pods, a ReplicaSet pod that is not a
             # serving pod of a LocalQueue of this namespace, a serving pod whose queue label was removed on UPDATE)
@@ -362,6 +385,13 @@ def _serve_rules() -> list[dict[str, str]]:
     """Rules of the workload policy for serving Deployments (``variables.serve``)."""
     queues = ", ".join(local_queue_name(t) for t in TIER_PRIORITY_CLASSES)
     return [
+        # stops: a job's pod template labelled llmft.io/serve (early and readable; the pod policy is what holds)
+        {
+            "expression": f"object.kind in ['Deployment', 'ReplicaSet'] || variables.templates.all(t, "
+            f"!has(t.metadata) || !has(t.metadata.labels) || !('{serving.SERVE_NAME_LABEL}' in t.metadata.labels))",
+            "message": f"the label {serving.SERVE_NAME_LABEL} is a serving Deployment's (its Service sends the "
+            f"endpoint's requests to every pod carrying it): remove it from job pod templates",
+        },
         # stops: any other Deployment (a CPU service, a GPU Deployment without a queue, with another team's tier
         # queue, or whose pods would not carry the queue label Kueue gates them by)
         {
@@ -571,11 +601,20 @@ def _production_of(obj: str) -> str:
 # counts: it was production).
 _PRODUCTION_DEPLOYMENT = (
     f"object.kind == 'Deployment' && ({_production_of('object')} || "
-    f"(oldObject != null && {_production_of('oldObject')}))"
+    f"(request.operation != 'CREATE' && {_production_of('oldObject')}))"
 )
 PROMOTERS = (serving.PROMOTER, *PLATFORM_CONTROLLERS)
 """Who may create or change a production-tier serving Deployment: the platform's promotion identity, and the
 platform's controllers (the garbage collector's finalizer updates on delete; none of them is a team's)."""
+KEDA_OPERATOR = "system:serviceaccount:keda:keda-operator"
+"""KEDA's operator (cdk_constructs/compute/keda.py: namespace ``keda``, ServiceAccount ``keda-operator``): it adds and
+removes its finalizer ``finalizer.keda.sh`` on every ScaledObject with an Update of the object (kedacore/keda@v2.19.0
+controllers/keda/scaledobject_finalizer.go ``ensureFinalizer``, ``finalizeScaledObject``)."""
+NAMESPACE_CONTROLLER = "system:serviceaccount:kube-system:namespace-controller"
+"""kube-controller-manager's namespace controller (kubernetes.io "Service account permissions"): it deletes every
+object of a namespace being deleted; refusing it would leave the namespace Terminating."""
+PRODUCTION_WRITERS = (*PROMOTERS, KEDA_OPERATOR, NAMESPACE_CONTROLLER)
+"""Who may create, change or delete a production endpoint's Service or ScaledObject, or delete its Deployment."""
 
 
 def _engine_token() -> str:
@@ -606,6 +645,12 @@ def _engine_paths(command: str) -> str:
     )
 
 
+_ADOPTION_MESSAGE = (
+    "the promotion step does not take over an object a team created: delete the endpoint's development "
+    "Deployment, Service and ScaledObject of this name (llmft cancel) and promote again"
+)
+
+
 def _production_rules() -> list[dict[str, str]]:
     """Production serving is a privileged path (issue 40): only the promotion identity creates or changes it, and
     its engine runs the pinned weights with allowed flags only."""
@@ -624,6 +669,13 @@ def _production_rules() -> list[dict[str, str]]:
             f"({serving.PROMOTER}), after the platform's evaluator passed the model version and pinned its weights "
             f"(docs/serving.md 'The production promotion path'); serve it in development to try it, or ask the "
             f"platform to promote it",
+        },
+        # stops: a team planting a development Deployment of the endpoint's name (with its own env, volumes or
+        # sidecars) that the promoter's `kubectl apply` would merge into, keeping what the team wrote
+        {
+            "expression": f"request.userInfo.username != '{serving.PROMOTER}' || request.operation != 'UPDATE' || "
+            f"{_production_of('oldObject')}",
+            "message": _ADOPTION_MESSAGE,
         },
         # stops: other weights, remote code, dummy weights, adapters or prefixed platform flags in a production engine
         {
@@ -824,7 +876,14 @@ def _deletion_rules() -> list[dict[str, str]]:
     return [
         # stops: `kubectl delete --cascade=orphan` of a serving Deployment, which leaves its ReplicaSet and GPU pods
         # behind, ownerless, where the team has no verb to remove them (DeleteOptions propagationPolicy Orphan, or
-        # the deprecated orphanDependents)
+        # the deprecated orphanDependents). `request.options` is the request's DeleteOptions on DELETE (checked at
+        # source, kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel: compile.go
+        # ``BuildRequestType`` declares ``options`` as an optional dyn field of the request; ``CreateAdmissionRequest``
+        # sets it to ``RawExtension{Object: attr.GetOperationOptions()}``, which the evaluation converts to
+        # unstructured JSON: metav1.DeleteOptions' ``propagationPolicy`` and ``orphanDependents``, absent when unset;
+        # kubernetes.io "Validating Admission Policy": request is the AdmissionRequest, whose ``options`` is the
+        # operation's options, DeleteOptions for DELETE). A DeleteCollection runs admission per object with the
+        # same options (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go ``DeleteCollection``).
         {
             "expression": f"oldObject == null || {component} != '{serving.SERVE_COMPONENT}' || "
             "!has(request.options) || ((!has(request.options.propagationPolicy) || "
@@ -832,6 +891,98 @@ def _deletion_rules() -> list[dict[str, str]]:
             "request.options.orphanDependents != true))",
             "message": "a serving Deployment is deleted with its pods: leave out --cascade=orphan "
             "(propagationPolicy Orphan); llmft cancel does",
+        },
+    ]
+
+
+def _present(obj: str) -> str:
+    """CEL: ``obj`` (``object`` or ``oldObject``) exists in this request: ``object`` is null on DELETE, ``oldObject`` on
+    CREATE (admissionregistration.k8s.io/v1 ``Validation.expression``). Said by the operation rather than a
+    comparison with null, which some CEL evaluators refuse for maps."""
+    return "request.operation != 'DELETE'" if obj == "object" else "request.operation != 'CREATE'"
+
+
+def _labelled_production(obj: str) -> str:
+    """CEL: ``obj`` (object or oldObject) exists and is labelled with a production tier (Service, ScaledObject)."""
+    return f"({_present(obj)} && {_label(obj + '.metadata', serving.TIER_LABEL)} in {_PRODUCTION_TIER_NAMES})"
+
+
+_PRODUCTION_TIER_NAMES = _cel_list(serving.PRODUCTION_TIERS)
+# A production endpoint's object before or after the request: a Deployment by its queue (what Kueue reads), a Service
+# or ScaledObject by its tier label (llmft renders it; only the promoter may write it, the rule below).
+_PRODUCTION_OBJECT = (
+    "(request.operation == 'DELETE' ? oldObject : object).kind == 'Deployment' ? "
+    f"(({_present('object')} && {_production_of('object')}) || "
+    f"({_present('oldObject')} && {_production_of('oldObject')})) : "
+    f"({_labelled_production('object')} || {_labelled_production('oldObject')})"
+)
+
+
+HPA_CONTROLLER = "system:serviceaccount:kube-system:horizontal-pod-autoscaler"
+"""kube-controller-manager's HPA controller (kubernetes.io "Service account permissions"): it writes the scale of the
+Deployment a ScaledObject's HPA (KEDA's ``keda-hpa-<name>``) targets."""
+TARGET_WRITERS = (*PRODUCTION_WRITERS, HPA_CONTROLLER)
+"""Who may write a ScaledObject, Service or scale of a production Deployment's name (KEDA's operator scales to and from
+zero itself, kedacore/keda@v2.19.0 pkg/scaling/executor/scale_scaledobjects.go)."""
+
+
+def _production_target_rules() -> list[dict[str, str]]:
+    """Evaluated once per production Deployment of the request's namespace (``params``, the binding's paramRef):
+    nothing a team writes may carry a production Deployment's name among the objects that act on it by name."""
+    subject = "(request.operation == 'DELETE' ? oldObject : object)"
+    return [
+        # stops: a ScaledObject (KEDA scales the Deployment of its name), Service (callers address the name) or
+        # `kubectl scale` of a production endpoint by a team, whatever labels the team's object carries: what a
+        # label rule cannot see when the promoter's own ScaledObject is missing (a failed apply, an endpoint promoted
+        # before the tier label existed)
+        {
+            "expression": f"params.metadata.name != {subject}.metadata.name || "
+            f"request.userInfo.username in {_cel_list(TARGET_WRITERS)}",
+            "message": "this name is a production endpoint's (a production-tier Deployment of this namespace): its "
+            f"ScaledObject, Service and scale are written only by the platform's promotion step ({serving.PROMOTER}) "
+            "and the platform's autoscalers; ask the platform to change it",
+        },
+    ]
+
+
+PARAM_REFS: dict[str, dict] = {
+    PRODUCTION_TARGET_POLICY: {
+        # every production-tier Deployment of the request's namespace (namespace unset: the object's own,
+        # kubernetes.io ParamRef v1; none found: nothing to check)
+        "selector": {
+            "matchExpressions": [
+                {
+                    "key": QUEUE_NAME_LABEL,
+                    "operator": "In",
+                    "values": [local_queue_name(t) for t in serving.PRODUCTION_TIERS],
+                }
+            ]
+        },
+        "parameterNotFoundAction": "Allow",
+    }
+}
+"""The bindings' ``paramRef`` of the policies with a ``paramKind``."""
+
+
+def _production_endpoint_rules() -> list[dict[str, str]]:
+    """A production endpoint's Service and ScaledObject are the promoter's as its Deployment is, and so is deleting
+    any of them (issue 40)."""
+    return [
+        # stops: a team member (kubectl or its GitOps folder) raising or zeroing a production endpoint's replicas
+        # or triggers (ScaledObject), pointing its Service at its own pods, labelling its own objects production,
+        # or deleting any of them (a deleted production Deployment would let the team create a development one of
+        # the same name, which the production Service and ScaledObject would then serve and scale)
+        {
+            "expression": f"!variables.production || request.userInfo.username in {_cel_list(PRODUCTION_WRITERS)}",
+            "message": f"a production endpoint's Deployment, Service and ScaledObject are created, changed and "
+            f"deleted only by the platform's promotion step ({serving.PROMOTER}; docs/serving.md 'The production "
+            f"promotion path'): ask the platform to change or retire it",
+        },
+        # stops: the promoter's apply merging into a Service or ScaledObject a team created beforehand
+        {
+            "expression": f"request.userInfo.username != '{serving.PROMOTER}' || request.operation != 'UPDATE' || "
+            f"{_labelled_production('oldObject')}",
+            "message": _ADOPTION_MESSAGE,
         },
     ]
 
@@ -939,6 +1090,53 @@ POLICIES: dict[str, dict] = {
         },
         "validations": _deletion_rules(),
     },
+    PRODUCTION_POLICY: {
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["keda.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["scaledobjects"],
+                },
+                {
+                    "apiGroups": [""],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["services"],
+                },
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["deployments"]},
+            ]
+        },
+        "variables": [{"name": "production", "expression": _PRODUCTION_OBJECT}],
+        "validations": _production_endpoint_rules(),
+    },
+    PRODUCTION_TARGET_POLICY: {
+        "paramKind": {"apiVersion": "apps/v1", "kind": "Deployment"},
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["keda.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["scaledobjects"],
+                },
+                {
+                    "apiGroups": [""],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
+                    "resources": ["services"],
+                },
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["UPDATE"],
+                    "resources": ["deployments/scale"],
+                },
+            ]
+        },
+        "validations": _production_target_rules(),
+    },
     SERVICE_POLICY: {
         "matchConstraints": {
             "resourceRules": [
@@ -986,6 +1184,7 @@ class TeamGuardrails(Construct):
                         "policyName": name,
                         "validationActions": ["Deny"],
                         "matchResources": {"namespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}}},
+                        **({"paramRef": PARAM_REFS[name]} if name in PARAM_REFS else {}),
                     },
                 )
             )

@@ -493,7 +493,9 @@ class TeamNamespacesChart(cdk8s.Chart):
         labels = {"app.kubernetes.io/part-of": "llm-platform"}
         self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
         # who may create production serving endpoints: the platform's promotion identity (k8s_charts/promotion.py)
-        self.promotion = ProductionPromotion(self, "promotion", teams=teams, labels=labels)
+        self.promotion = ProductionPromotion(
+            self, "promotion", teams=teams, labels=labels, mlflow=values.mlflow, region=values.region
+        )
         for name, binding in self.promotion.bindings.items():
             self.promotion.roles[name].add_dependency(self.teams[name].namespace)
             binding.add_dependency(self.teams[name].namespace)

@@ -47,6 +47,10 @@ def mlflow_secret_arn_placeholder(team: str) -> str:
     return "${MLFLOW_TEAM_" + team.upper().replace("-", "_") + "_SECRET_ARN}"
 
 
+EVALUATOR_SECRET_ARN_PLACEHOLDER = "${MLFLOW_EVALUATOR_SECRET_ARN}"
+"""The evaluator's MLflow credentials in `dist/<env>/` (the promotion Job's check, k8s_charts/promotion.py)."""
+
+
 @dataclass(frozen=True)
 class MlflowValues:
     """Where jobs log: the tracking URI and, per team name, the ARN of the Secrets Manager secret holding that
@@ -54,6 +58,9 @@ class MlflowValues:
 
     tracking_uri: str
     team_secret_arns: Mapping[str, str] = field(default_factory=dict)
+    evaluator_secret_arn: str | None = None
+    """The platform evaluator's MLflow user (``<Env>-Mlflow`` ``EvaluatorCredentials``), synced into the platform
+    namespace for the promotion Job's check (k8s_charts/promotion.py); None without basic-auth."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,9 @@ class PlatformValues:
             mlflow=MlflowValues(
                 tracking_uri="${MLFLOW_TRACKING_URI}",
                 team_secret_arns={t.name: mlflow_secret_arn_placeholder(t.name) for t in config.kubernetes.teams},
+                evaluator_secret_arn=(
+                    EVALUATOR_SECRET_ARN_PLACEHOLDER if config.mlflow.authentication == "basic-auth" else None
+                ),
             ),
             node_kinds=node_kinds(config),
         )
@@ -123,4 +133,5 @@ def deploy_time_values(placeholders: PlatformValues, actual: PlatformValues) -> 
         pair(placeholders.mlflow.tracking_uri, actual.mlflow.tracking_uri)
         for team, arn in placeholders.mlflow.team_secret_arns.items():
             pair(arn, actual.mlflow.team_secret_arns.get(team))
+        pair(placeholders.mlflow.evaluator_secret_arn, actual.mlflow.evaluator_secret_arn)
     return {k: v for k, v in out.items() if v is not None}

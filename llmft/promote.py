@@ -5,8 +5,11 @@ llmft resolves the spec's model version in MLflow (never a ``--registry`` snapsh
 platform's evaluator and carry the weights digest, llmft/registry.py) and renders the endpoint (Deployment, Service,
 ScaledObject) as ``llmft submit`` would. It prints two objects in the platform namespace
 :data:`~k8s_charts.serving.PROMOTION_NAMESPACE`: a ConfigMap holding that endpoint and a batch Job that runs as
-:data:`~k8s_charts.serving.PROMOTER_SERVICE_ACCOUNT` and applies it with ``kubectl apply``. What holds is not this
-command: the team-namespace admission policy admits a production-tier Deployment only from the promoter's identity,
+:data:`~k8s_charts.serving.PROMOTER_SERVICE_ACCOUNT`. The Job first checks, in the cluster and as the platform, that
+the Deployment serves what the evaluator passed (an init container running ``llm_platform.promotion_check`` in the
+Deployment's own serving image, with the MLflow evaluator's credentials of the platform namespace), and only then
+applies the endpoint with ``kubectl apply``; a refusal fails the Job (no retries). What holds is not this command:
+the team-namespace admission policy admits a production-tier Deployment only from the promoter's identity,
 only behind the digest check and with allowlisted engine flags (k8s_charts/team_guardrails.py ``_production_rules``),
 the promoter's Role reaches only serving objects (k8s_charts/promotion.py), and teams have no verb in the platform
 namespace, so neither the ConfigMap nor the Job can be written by a team.
@@ -19,12 +22,19 @@ from typing import Any
 import yaml
 
 from k8s_charts import serving
+from k8s_charts.pods import MLFLOW_CREDENTIALS_MOUNT_PATH, MLFLOW_CREDENTIALS_VOLUME, SECRETS_STORE_CSI_DRIVER
+from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
+from k8s_charts.values import MLFLOW_CONFIG_MAP, MLFLOW_CREDENTIALS_SECRET, MLFLOW_SECRET_PROVIDER_CLASS
 
 ENDPOINT_KEY = "endpoint.yaml"
 MOUNT = "/promotion"
 JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished promotion Job (and its log) stays a week for the audit trail, then Kubernetes deletes it."""
 MAX_NAME = 63 - len("promote-")
+CHECK_MODULE = "llm_platform.promotion_check"
+"""The check the Job runs before it applies (training/llm_platform/promotion_check.py)."""
+IMAGE_USER = 1000
+"""The platform images' user (images/*/Dockerfile ``USER 1000:1000``)."""
 
 
 def promotion_name(serve_name: str) -> str:
@@ -47,6 +57,22 @@ def _labels(serve_name: str, namespace: str) -> dict[str, str]:
     }
 
 
+def _security(user: int) -> dict[str, Any]:
+    """Pod Security ``restricted`` (the platform namespace enforces it, k8s_charts/promotion.py)."""
+    return {
+        "allowPrivilegeEscalation": False,
+        "privileged": False,
+        "readOnlyRootFilesystem": True,
+        "runAsNonRoot": True,
+        "runAsUser": user,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+_MOUNTS = [{"name": "endpoint", "mountPath": MOUNT, "readOnly": True}, {"name": "tmp", "mountPath": "/tmp"}]
+
+
 def _container(image: str) -> dict[str, Any]:
     """kubectl applies the endpoint with the pod's ServiceAccount token (in-cluster config)."""
     return {
@@ -56,20 +82,41 @@ def _container(image: str) -> dict[str, Any]:
         "command": ["kubectl", "apply", "--filename", f"{MOUNT}/{ENDPOINT_KEY}"],
         "env": [{"name": "HOME", "value": "/tmp"}],  # kubectl's discovery cache
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "privileged": False,
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-            "runAsUser": 65532,
-            "capabilities": {"drop": ["ALL"]},
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
+        "securityContext": _security(65532),
+        "volumeMounts": list(_MOUNTS),
+    }
+
+
+def _check_container(image: str) -> dict[str, Any]:
+    """The platform's own check before anything is applied (llm_platform.promotion_check): MLflow, asked with the
+    evaluator's user (the platform namespace's ConfigMap ``mlflow`` and the Secret ``mlflow-credentials`` the CSI
+    driver syncs from the evaluator's secret with the promoter's Pod Identity, k8s_charts/promotion.py), says the
+    Deployment's version passed the gate with its digest and directory. ``image``: the Deployment's serving image
+    (it has the training package and the MLflow client)."""
+    return {
+        "name": "check",
+        "image": image,
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["python3", "-m", CHECK_MODULE, "--endpoint", f"{MOUNT}/{ENDPOINT_KEY}"],
+        "env": [{"name": "HOME", "value": "/tmp"}, {"name": "MLFLOW_DISABLE_TELEMETRY", "value": "true"}],
+        "envFrom": [
+            {"configMapRef": {"name": MLFLOW_CONFIG_MAP}},
+            {"secretRef": {"name": MLFLOW_CREDENTIALS_SECRET}},
+        ],
+        "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}},
+        "securityContext": _security(IMAGE_USER),
         "volumeMounts": [
-            {"name": "endpoint", "mountPath": MOUNT, "readOnly": True},
-            {"name": "tmp", "mountPath": "/tmp"},
+            *_MOUNTS,
+            {"name": MLFLOW_CREDENTIALS_VOLUME, "mountPath": MLFLOW_CREDENTIALS_MOUNT_PATH, "readOnly": True},
         ],
     }
+
+
+def _serving_image(deployment: dict[str, Any]) -> str:
+    images = {c["image"] for c in deployment["spec"]["template"]["spec"]["containers"]}
+    if len(images) != 1:
+        raise ValueError(f"the endpoint's Deployment runs {len(images)} images; llmft renders one engine image")
+    return images.pop()
 
 
 def promotion_manifests(endpoint: list[dict[str, Any]], *, image: str) -> list[dict[str, Any]]:
@@ -90,14 +137,27 @@ def promotion_manifests(endpoint: list[dict[str, Any]], *, image: str) -> list[d
         "immutable": True,
         "data": {ENDPOINT_KEY: yaml.safe_dump_all(endpoint, sort_keys=False)},
     }
+    key, value, effect = CPU_JOBS_TAINT
     pod = {
         "serviceAccountName": serving.PROMOTER_SERVICE_ACCOUNT,
         "restartPolicy": "Never",
         "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        # the serving image is large: pulled on the CPU job pool, never on the system nodes
+        "nodeSelector": cpu_job_node_selector(),
+        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+        "initContainers": [_check_container(_serving_image(deployment))],
         "containers": [_container(image)],
         "volumes": [
             {"name": "endpoint", "configMap": {"name": name}},
             {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+            {
+                "name": MLFLOW_CREDENTIALS_VOLUME,
+                "csi": {
+                    "driver": SECRETS_STORE_CSI_DRIVER,
+                    "readOnly": True,
+                    "volumeAttributes": {"secretProviderClass": MLFLOW_SECRET_PROVIDER_CLASS},
+                },
+            },
         ],
     }
     job = {

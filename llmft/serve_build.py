@@ -93,6 +93,7 @@ def serve_labels(spec: JobSpec, queue: str | None) -> dict[str, str]:
     labels = {
         serving.COMPONENT_LABEL: serving.SERVE_COMPONENT,
         serving.SERVE_NAME_LABEL: spec.name,
+        serving.TIER_LABEL: spec.tier,  # a production Service/ScaledObject is the promoter's (team_guardrails.py)
         "app.kubernetes.io/name": spec.name,
     }
     return {**labels, "kueue.x-k8s.io/queue-name": queue} if queue else labels
@@ -181,7 +182,7 @@ def _deployment(
             name=spec.name,
             namespace=team.namespace,
             annotations=annotations,
-            labels={**serve_labels(spec, r.queue), "platform/team": team.name, "platform/tier": r.tier.name},
+            labels={**serve_labels(spec, r.queue), "platform/team": team.name, serving.TIER_LABEL: r.tier.name},
         ),
         spec=k8s.DeploymentSpec(
             replicas=spec.serve.min_replicas,

@@ -373,6 +373,7 @@ class ComputeStack(PlatformStack):
             file_system=file_system,
             mlflow_tracking_uri=mlflow.tracking_uri if mlflow else None,
             mlflow_team_secrets=mlflow.team_credentials_secrets if mlflow else None,
+            mlflow_evaluator_secret=getattr(mlflow, "evaluator_credentials_secret", None) if mlflow else None,
             apply_manifests=config.delivery.mode == "cdk",
         )
         # Each team's Pod Identity role, under PlatformCharts where it has always been (logical IDs).

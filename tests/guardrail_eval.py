@@ -119,11 +119,12 @@ def policy_refusals(
     old: dict[str, Any] | None = None,
     request: dict[str, Any] | None = None,
     namespace_labels: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> list[str]:
     """Messages of the validations of ``policy`` that refuse ``obj`` (false or failing to evaluate); [] when it
     admits it, including when a matchCondition exempts it. ``old``: ``oldObject`` (an UPDATE; null on CREATE);
     ``request``: :func:`request_of` (default: a team member's CREATE, UPDATE when ``old`` is given);
-    ``namespace_labels``: the labels of ``namespaceObject``."""
+    ``namespace_labels``: the labels of ``namespaceObject``; ``params``: the ``params`` variable."""
     import celpy
 
     request = request or request_of("UPDATE" if old is not None else "CREATE")
@@ -133,6 +134,8 @@ def policy_refusals(
         "request": celpy.json_to_cel(request),
         "namespaceObject": celpy.json_to_cel(namespace_object(obj or old, namespace_labels)),
     }
+    if params is not None:  # one param object of the binding's paramRef (kubernetes.io: the policy runs per param)
+        activation["params"] = celpy.json_to_cel(params)
     for condition in policy["spec"].get("matchConditions", []):
         result = _program(condition["expression"]).evaluate(activation)
         if not isinstance(result, Exception) and not _cel_true(result):
@@ -170,6 +173,39 @@ def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
     )
 
 
+def label_selector_matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """A LabelSelector (matchLabels and matchExpressions In/NotIn/Exists/DoesNotExist) against ``labels``."""
+    ops = {
+        "In": lambda k, vs: k in labels and labels[k] in vs,
+        "NotIn": lambda k, vs: k not in labels or labels[k] not in vs,
+        "Exists": lambda k, vs: k in labels,
+        "DoesNotExist": lambda k, vs: k not in labels,
+    }
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items()) and all(
+        ops[e["operator"]](e["key"], e.get("values", [])) for e in selector.get("matchExpressions", [])
+    )
+
+
+def binding_params(
+    policy: dict[str, Any], binding: dict[str, Any], namespace: str, cluster: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The param objects a binding's ``paramRef`` selects among ``cluster`` (the objects that exist), the request's
+    namespace when the paramRef names none (kubernetes.io ParamRef v1); None for a policy without ``paramKind``."""
+    kind = policy["spec"].get("paramKind")
+    if not kind:
+        return None
+    ref = binding["spec"]["paramRef"]
+    return [
+        o
+        for o in cluster
+        if o["kind"] == kind["kind"]
+        and o.get("apiVersion") == kind["apiVersion"]
+        and o["metadata"].get("namespace") == ref.get("namespace", namespace)
+        and ("name" not in ref or o["metadata"]["name"] == ref["name"])
+        and ("selector" not in ref or label_selector_matches(ref["selector"], o["metadata"].get("labels", {})))
+    ]
+
+
 @dataclass
 class Refusal:
     by: str  # e.g. "ValidatingAdmissionPolicy llmft-team-pods", "RBAC", "ResourceQuota compute"
@@ -186,10 +222,12 @@ def admission_refusals(
     old: dict[str, Any] | None = None,
     user: str = TEAM_USER,
     options: dict[str, Any] | None = None,
+    cluster: list[dict[str, Any]] | None = None,
 ) -> list[Refusal]:
     """Refusals of every ValidatingAdmissionPolicy bound (with one of ``actions``) to a namespace labelled
     ``namespace_labels`` for ``obj`` (``operation`` by ``user``; ``old`` the stored object of an UPDATE or DELETE,
-    where ``obj`` is None; ``options`` the DeleteOptions of a DELETE)."""
+    where ``obj`` is None; ``options`` the DeleteOptions of a DELETE; ``cluster`` the objects that exist, where a
+    binding's paramRef finds its params)."""
     subject = obj if obj is not None else old
     namespace = subject.get("metadata", {}).get("namespace", "")
     request = request_of(operation, user, namespace=namespace, options=options)
@@ -208,9 +246,15 @@ def admission_refusals(
             for r in policy["spec"]["matchConstraints"]["resourceRules"]
         ):
             continue
+        params = binding_params(policy, b, namespace, cluster or [])
+        if params == [] and spec["paramRef"]["parameterNotFoundAction"] == "Deny":
+            out.append(Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", "no params found"))
         out += [
             Refusal(f"ValidatingAdmissionPolicy {policy['metadata']['name']}", m)
-            for m in policy_refusals(policy, obj, old=old, request=request, namespace_labels=namespace_labels)
+            for param in (params if params is not None else [None])
+            for m in policy_refusals(
+                policy, obj, old=old, request=request, namespace_labels=namespace_labels, params=param
+            )
         ]
     return out
 

@@ -9,6 +9,9 @@ Subcommands (JSON on stdout):
 - ``schema <SQLAlchemy URI>``: the tracking store's alembic revision and this MLflow's head.
 - ``downgrade <SQLAlchemy URI> <steps>``: alembic-downgrade the tracking store by ``steps`` revisions (the schema an
   older MLflow release left), data kept.
+- ``promotion-check <tracking URI> <Host header> <endpoint file>``: the promotion Job's check
+  (llm_platform.promotion_check from this tree's training/, as the Job's init container runs it) with the user of
+  ``E2E_CHECK_USERNAME``/``_PASSWORD`` as MLFLOW_TRACKING_USERNAME/PASSWORD; prints its exit status and messages.
 - ``interpreter-is-public`` (run by `make install` with the interpreter it picked): exit 0 if every user can run it.
 - ``train-steps <tracking URI> <Host header> <team> <first> <last> <step seconds> <resume file>``: a training
   loop's MLflow side (llm_platform.mlflow_utils from this tree's training/, as the sft callback uses it) with the
@@ -111,6 +114,23 @@ def train_steps(
     }
 
 
+def promotion_check(tracking_uri: str, host: str, endpoint: str) -> dict:
+    import contextlib
+    import io
+
+    _send_host_header(tracking_uri, host)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    from llm_platform import promotion_check as check
+
+    os.environ["MLFLOW_TRACKING_URI"] = tracking_uri
+    os.environ["MLFLOW_TRACKING_USERNAME"] = os.environ["E2E_CHECK_USERNAME"]
+    os.environ["MLFLOW_TRACKING_PASSWORD"] = os.environ["E2E_CHECK_PASSWORD"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = check.main(["--endpoint", endpoint])
+    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
 def _engine(uri: str):
     import sqlalchemy
 
@@ -162,6 +182,8 @@ def main(argv: list[str]) -> None:
         result = log_runs(args[0], args[1], args[2], args[3:])
     elif command == "train-steps":
         result = train_steps(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6])
+    elif command == "promotion-check":
+        result = promotion_check(args[0], args[1], args[2])
     elif command == "schema":
         result = schema(args[0])
     elif command == "downgrade":

@@ -448,13 +448,20 @@ def test_team_namespace(dist, env: str) -> None:
 
 def test_each_team_syncs_only_its_own_mlflow_user(dist) -> None:
     """Per configured team: a SecretProviderClass that fetches that team's secret (and no other) with the pod's own
-    Pod Identity and syncs it into the Secret the job pods read as MLFLOW_TRACKING_USERNAME/PASSWORD."""
-    from k8s_charts.values import mlflow_secret_arn_placeholder
+    Pod Identity and syncs it into the Secret the job pods read as MLFLOW_TRACKING_USERNAME/PASSWORD. The platform
+    namespace's one (the promotion Job's check, issue 40) fetches the evaluator's secret and nothing else."""
+    from k8s_charts.serving import PROMOTION_NAMESPACE
+    from k8s_charts.values import EVALUATOR_SECRET_ARN_PLACEHOLDER, mlflow_secret_arn_placeholder
 
     for env, docs in dist.items():
         config = load_config(env)
         classes = objects(docs, "SecretProviderClass")
-        assert set(classes) == {f"{t.namespace}/mlflow-credentials" for t in config.kubernetes.teams}
+        platform = f"{PROMOTION_NAMESPACE}/mlflow-credentials"
+        evaluator = {platform} if config.mlflow.authentication == "basic-auth" else set()
+        assert set(classes) == {f"{t.namespace}/mlflow-credentials" for t in config.kubernetes.teams} | evaluator
+        if evaluator:
+            (obj,) = json.loads(classes[platform]["spec"]["parameters"]["objects"])
+            assert obj["objectName"] == EVALUATOR_SECRET_ARN_PLACEHOLDER
         for team in config.kubernetes.teams:
             spec = classes[f"{team.namespace}/mlflow-credentials"]["spec"]
             assert spec["provider"] == "aws"

@@ -967,11 +967,11 @@ def test_a_team_cannot_point_mlflow_at_storage(task: dict[str, Any]) -> None:
 
 
 # --- issue 40: the production gate (before the tests below stop the task's database and server) -------------
-def _gated_version(api: Api, team: str, user: tuple[str, str]) -> tuple[str, str]:
+def _gated_version(api: Api, team: str, user: tuple[str, str], model: str = "gated") -> tuple[str, str]:
     """A registered model of ``team`` with one version of its own run: (model name, version)."""
-    name = f"{team}.gated"
+    name = f"{team}.{model}"
     assert api.call("POST", "/api/2.0/mlflow/registered-models/create", auth=user, json={"name": name}).ok
-    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/gated"}).json()
+    exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/{model}"}).json()
     run = api.call("POST", "/api/2.0/mlflow/runs/create", auth=user, json={"experiment_id": exp["experiment_id"]})
     run_id = run.json()["run"]["info"]["run_id"]
     created = api.call(
@@ -1055,6 +1055,66 @@ def test_only_the_evaluator_writes_the_production_gate(task: dict[str, Any], sta
         json={"username": user[0], "resource_type": "experiment", "resource_id": "0", "permission": "MANAGE"},
     )
     assert users.status_code == 403 and grant.status_code == 403, (users.text, grant.text)
+
+
+def _promoted_deployment(team: str, name: str, version: str, model_dir: str, digest: str) -> dict[str, Any]:
+    """llmft's rendered production Deployment (examples/jobs/serve-production.yaml) naming ``team``'s version."""
+    from .test_serve import EXAMPLES, by_kind, plan_of
+
+    deployment = json.loads(json.dumps(by_kind(plan_of(EXAMPLES / "serve-production.yaml"))["Deployment"]))
+    old = deployment["metadata"]["annotations"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    container["command"] = [
+        a.replace(old["llmft.io/model-dir"], model_dir) if not a.startswith("--digest=") else f"--digest={digest}"
+        for a in container["command"]
+    ]
+    old.update({"llmft.io/model": name, "llmft.io/model-version": version, "llmft.io/model-dir": model_dir})
+    deployment["metadata"]["labels"]["platform/team"] = team
+    return deployment
+
+
+def test_the_promotion_check_asks_the_real_server(task: dict[str, Any], stack: dict[str, Any]) -> None:
+    """Issue 40: the promotion Job's check (llm_platform.promotion_check, the init container before kubectl apply),
+    with the evaluator's user against the real server: a version the evaluator passed, served from its
+    ``llmft.model_dir`` with its digest, passes (exit 0); before the verdict, with another digest, or with another
+    directory it is refused (exit 1); a server it cannot reach refuses too (exit 2)."""
+    import yaml
+
+    api = task["api"]
+    team, user = sorted(task["teams"].items())[0]
+    evaluator = (stack["secrets"]["MLFLOW_EVALUATOR_USERNAME"], stack["secrets"]["MLFLOW_EVALUATOR_PASSWORD"])
+    name, version = _gated_version(api, team, user, model="promoted")
+    set_tag = "/api/2.0/mlflow/model-versions/set-tag"
+    mv, model_dir, digest = {"name": name, "version": version}, "/fsx/ckpt/promoted/merged", "sha256:" + "1" * 64
+    ok = api.call("POST", set_tag, auth=user, json={**mv, "key": "llmft.model_dir", "value": model_dir})
+    assert ok.status_code == 200, ok.text
+    work = Path(stack["work"])
+    creds = {"E2E_CHECK_USERNAME": evaluator[0], "E2E_CHECK_PASSWORD": evaluator[1]}
+    uri = f"http://127.0.0.1:{task['port']}"
+
+    def check(deployment: dict[str, Any], tracking_uri: str = uri) -> dict[str, Any]:
+        path = work / "promotion-endpoint.yaml"
+        path.write_text(yaml.safe_dump_all([deployment], sort_keys=False))
+        # no client retries: an unreachable server answers at once (the Job keeps MLflow's default retries)
+        env = {**creds, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0"}
+        return _tool(stack, "promotion-check", tracking_uri, task["host"], str(path), env=env)
+
+    good = _promoted_deployment(team, name, version, model_dir, digest)
+    before = check(good)
+    assert before["code"] == 1 and "llmft.evaluation" in before["stderr"], before
+    for key, value in (("llmft.evaluation", "passed"), ("llmft.evaluation.digest", digest)):
+        done = api.call("POST", set_tag, auth=evaluator, json={**mv, "key": key, "value": value})
+        assert done.status_code == 200, done.text
+    passed = check(good)
+    assert passed["code"] == 0, passed
+    for what, bad in (
+        ("digest", _promoted_deployment(team, name, version, model_dir, "sha256:" + "2" * 64)),
+        ("directory", _promoted_deployment(team, name, version, "/fsx/ckpt/other", digest)),
+    ):
+        refused = check(bad)
+        assert refused["code"] == 1 and "promotion refused" in refused["stderr"], (what, refused)
+    unreachable = check(good, f"http://127.0.0.1:{_free_port()}")
+    assert unreachable["code"] == 2 and "could not be asked" in unreachable["stderr"], unreachable
 
 
 def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:

@@ -9,11 +9,14 @@ the requesting user (``request.userInfo``), ``oldObject`` on UPDATE (tests/guard
 3. CPU pods anywhere: tolerations and ``nodeName`` of pods without GPUs; the platform's controllers' priority.
 4. Object counts: a ResourceQuota over every kind the team Role may create; batch Job parallelism.
 5. Non-expiring ServiceAccount tokens: Secrets of type ``kubernetes.io/service-account-token``.
+6. Production endpoints (issue 40): the ScaledObject, the Service and deleting the Deployment of a production
+   endpoint by a team member; the promoter merging into objects a team planted under the endpoint's name.
 """
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,15 +25,21 @@ from config import load_config
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
-from k8s_charts.serving import PRODUCTION_TIERS
+from k8s_charts.serving import PRODUCTION_TIERS, PROMOTER, SERVE_NAME_LABEL, TIER_LABEL
 from k8s_charts.team_guardrails import (
     ALLOWED_CPU_TOLERATIONS,
     AUTOSCALING_POLICY,
+    HPA_CONTROLLER,
+    KEDA_OPERATOR,
     KUBERAY_OPERATOR,
     KUEUE_CONTROLLER,
     MAX_JOB_PARALLELISM,
     MAX_SERVE_REPLICAS,
+    NAMESPACE_CONTROLLER,
     PLATFORM_CONTROLLERS,
+    PRODUCTION_POLICY,
+    PRODUCTION_TARGET_POLICY,
+    PRODUCTION_WRITERS,
     SECRET_POLICY,
 )
 from k8s_charts.team_namespaces import OBJECT_QUOTA
@@ -709,3 +718,215 @@ def test_the_replica_cap_is_llmfts() -> None:
 
     (le,) = [m.le for m in ServeSection.model_fields["max_replicas"].metadata if hasattr(m, "le")]
     assert le == MAX_SERVE_REPLICAS
+
+
+# ---- production endpoints (issue 40): the Service and ScaledObject are the promoter's as the Deployment is ----------
+
+
+def production_endpoint(env: str) -> dict[str, dict[str, Any]]:
+    """llmft's real production endpoint (examples/jobs/serve-production.yaml): Deployment, Service, ScaledObject."""
+    from .test_serve import EXAMPLES, by_kind, plan_of
+
+    plan = plan_of(EXAMPLES / "serve-production.yaml", env)
+    assert plan.spec.tier in PRODUCTION_TIERS
+    return copy.deepcopy(by_kind(plan))
+
+
+def development_twin(obj: dict[str, Any]) -> dict[str, Any]:
+    """The same object in a non-production tier: what a team plants under the endpoint's name."""
+    out = copy.deepcopy(obj)
+    tier = next(t for t in TIER_PRIORITY_CLASSES if t not in PRODUCTION_TIERS)
+    for meta in (out["metadata"], out.get("spec", {}).get("template", {}).get("metadata")):
+        if meta and "labels" in meta:
+            meta["labels"][TIER_LABEL] = tier
+            if QUEUE_NAME_LABEL in meta["labels"]:
+                meta["labels"][QUEUE_NAME_LABEL] = local_queue_name(tier)
+    return out
+
+
+def production_refusals(env: str, obj: dict[str, Any] | None, **kw) -> list[str]:
+    """Messages of the production rules only (the production policy and the workload policy's production rules)."""
+    subject = obj if obj is not None else kw["old"]
+    ns = subject["metadata"]["namespace"]
+    found = admission_refusals(team_manifests(env), obj, ns_labels(env, ns), **kw)
+    return [r.message for r in found if PRODUCTION_POLICY in r.by or "promotion step" in r.message]
+
+
+def crd_spec_fields(kind_file: str) -> dict[str, dict[str, Any]]:
+    """The top-level spec properties of a vendored CRD (k8s_charts/crds, upstream byte-for-byte: SOURCES.md)."""
+    import yaml
+
+    import k8s_charts
+
+    crd = yaml.safe_load((Path(k8s_charts.__file__).parent / "crds" / kind_file).read_text())
+    (version,) = [v for v in crd["spec"]["versions"] if v["storage"]]
+    return version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+
+
+def _changed(value: dict[str, Any]) -> Any:
+    return {"integer": 3, "string": "x", "boolean": True, "array": [], "object": {}}.get(value.get("type"), "x")
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_production_scaled_object_is_the_promoters(env: str) -> None:
+    """Every field of KEDA v2.19's ScaledObject spec (the vendored CRD), its labels (out of production) and the
+    object itself, by a team member: refused on create, update and delete. The promoter, KEDA's operator (its
+    finalizer) and the namespace controller (deleting the namespace) pass the production rule."""
+    scaled = production_endpoint(env)["ScaledObject"]
+    promotion = "created, changed and deleted only by the platform's promotion step"
+    assert production_refusals(env, scaled, user=PROMOTER) == []
+    assert any(promotion in m for m in production_refusals(env, scaled))
+    fields = crd_spec_fields("keda.sh_scaledobjects.yaml")
+    assert {"minReplicaCount", "maxReplicaCount", "triggers", "idleReplicaCount", "advanced"} <= set(fields)
+    for name, schema in fields.items():
+        edited = copy.deepcopy(scaled)
+        edited["spec"][name] = _changed(schema)
+        assert any(promotion in m for m in production_refusals(env, edited, operation="UPDATE", old=scaled)), name
+        assert production_refusals(env, edited, operation="UPDATE", old=scaled, user=PROMOTER) == [], name
+    demoted = development_twin(scaled)
+    assert any(promotion in m for m in production_refusals(env, demoted, operation="UPDATE", old=scaled))
+    assert any(promotion in m for m in production_refusals(env, None, operation="DELETE", old=scaled))
+    finalized = copy.deepcopy(scaled)
+    finalized["metadata"]["finalizers"] = ["finalizer.keda.sh"]
+    assert production_refusals(env, finalized, operation="UPDATE", old=scaled, user=KEDA_OPERATOR) == []
+    for user in (PROMOTER, NAMESPACE_CONTROLLER):
+        assert production_refusals(env, None, operation="DELETE", old=scaled, user=user) == [], user
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_production_service_and_deployment_delete_are_the_promoters(env: str) -> None:
+    """A production endpoint's Service (its selector would send production callers to the team's own pods) and the
+    deletion of its Deployment (after which a development Deployment of the same name would receive the production
+    Service's traffic and the ScaledObject's replicas) are refused to a team member."""
+    endpoint = production_endpoint(env)
+    service, deployment = endpoint["Service"], endpoint["Deployment"]
+    promotion = "created, changed and deleted only by the platform's promotion step"
+    assert production_refusals(env, service, user=PROMOTER) == []
+    assert any(promotion in m for m in production_refusals(env, service))
+    hijacked = copy.deepcopy(service)
+    hijacked["spec"]["selector"] = {"llmft.io/serve": "my-dev-endpoint"}
+    assert any(promotion in m for m in production_refusals(env, hijacked, operation="UPDATE", old=service))
+    for old in (service, deployment):
+        assert any(promotion in m for m in production_refusals(env, None, operation="DELETE", old=old)), old["kind"]
+        assert production_refusals(env, None, operation="DELETE", old=old, user=PROMOTER) == [], old["kind"]
+    # a development endpoint stays the team's: create, change and delete
+    for obj in (development_twin(o) for o in endpoint.values()):
+        assert production_refusals(env, obj) == [], obj["kind"]
+        assert production_refusals(env, obj, operation="UPDATE", old=obj) == [], obj["kind"]
+        assert production_refusals(env, None, operation="DELETE", old=obj) == [], obj["kind"]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_promoter_takes_over_nothing_a_team_planted(env: str) -> None:
+    """A team creates a development Deployment, Service or ScaledObject under the endpoint's name before the
+    promotion (its own env, sidecars, idleReplicaCount): the promoter's apply, an UPDATE of that object, is refused
+    rather than merged into it; re-applying its own production objects passes."""
+    for kind, obj in production_endpoint(env).items():
+        planted = development_twin(obj)
+        assert any(
+            "does not take over" in m
+            for m in production_refusals(env, obj, operation="UPDATE", old=planted, user=PROMOTER)
+        ), kind
+        assert production_refusals(env, obj, operation="UPDATE", old=obj, user=PROMOTER) == [], kind
+
+
+def test_the_production_writers_are_the_platforms() -> None:
+    """KEDA's operator is the one the platform installs; no team identity is among the writers."""
+    from cdk_constructs.compute.keda import KEDA_NAMESPACE, OPERATOR_SERVICE_ACCOUNT
+
+    assert KEDA_OPERATOR == f"system:serviceaccount:{KEDA_NAMESPACE}:{OPERATOR_SERVICE_ACCOUNT}"
+    assert set(PRODUCTION_WRITERS) == {PROMOTER, *PLATFORM_CONTROLLERS, KEDA_OPERATOR, NAMESPACE_CONTROLLER}
+    assert all(w.startswith("system:serviceaccount:") for w in PRODUCTION_WRITERS)
+
+
+def _pod_templates(obj: Any) -> list[dict[str, Any]]:
+    """Every pod template inside a job object (a dict with a ``spec.containers``), found by walking it."""
+    if isinstance(obj, list):
+        return [t for x in obj for t in _pod_templates(x)]
+    if not isinstance(obj, dict):
+        return []
+    own = [obj] if isinstance(obj.get("spec"), dict) and "containers" in obj["spec"] else []
+    return own + [t for v in obj.values() for t in _pod_templates(v)]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_no_job_pod_answers_for_an_endpoint(env: str) -> None:
+    """A job's pod labelled ``llmft.io/serve: <the production endpoint>`` would receive the endpoint's Service
+    traffic: every job kind a team writes with the label on a pod template is refused, and so is such a pod itself
+    (created by the training operator); the serving Deployment's own pods keep the label."""
+    name = production_endpoint(env)["Service"]["spec"]["selector"][SERVE_NAME_LABEL]
+    said = f"the label {SERVE_NAME_LABEL} is a serving Deployment's"
+    for job in team_jobs(env):
+        labelled = copy.deepcopy(job)
+        templates = _pod_templates(labelled)
+        assert templates, job["kind"]
+        for t in templates:
+            t.setdefault("metadata", {}).setdefault("labels", {})[SERVE_NAME_LABEL] = name
+        assert any(said in m for m in refusals(env, labelled)), job["kind"]
+    from .test_team_guardrails import pod_of
+
+    job = first(env, "PyTorchJob")
+    (template, *_) = _pod_templates(copy.deepcopy(job))
+    template.setdefault("metadata", {}).setdefault("labels", {})[SERVE_NAME_LABEL] = name
+    pod = pod_of(template, job["metadata"]["namespace"], {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"})
+    operator = "system:serviceaccount:kubeflow:training-operator"
+    assert any(said in m for m in refusals(env, pod, user=operator))
+    serve_pod = serve_objects(env)["Pod"]
+    assert serve_pod["metadata"]["labels"][SERVE_NAME_LABEL]
+    assert not any(said in m for m in refusals(env, serve_pod, user=REPLICASET_CONTROLLER))
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_production_endpoints_name_is_the_promoters(env: str) -> None:
+    """With the production Deployment in the namespace (the binding's paramRef finds it, tests/guardrail_eval.py),
+    a team's ScaledObject or Service of its name, whatever tier label it carries, and a team's `kubectl scale` of it
+    are refused; the promoter and the autoscalers pass; other names and a namespace without the production
+    Deployment are untouched. The paramRef selects llmft's rendered production Deployment and not a development one."""
+    from .guardrail_eval import binding_params, policy_refusals
+    from .test_serve import EXAMPLES, by_kind, plan_of
+
+    endpoint = production_endpoint(env)
+    deployment = endpoint["Deployment"]
+    ns = deployment["metadata"]["namespace"]
+    m = team_manifests(env)
+    (policy,) = [
+        d for d in m if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == PRODUCTION_TARGET_POLICY
+    ]
+    (binding,) = [
+        d
+        for d in m
+        if d["kind"] == "ValidatingAdmissionPolicyBinding" and d["metadata"]["name"] == PRODUCTION_TARGET_POLICY
+    ]
+    development = by_kind(plan_of(EXAMPLES / "07-serve-medical.yaml", env))["Deployment"]
+    development["metadata"]["namespace"] = ns
+    assert binding_params(policy, binding, ns, [deployment, development]) == [deployment]
+    said = "this name is a production endpoint's"
+
+    def refused(obj, cluster, **kw) -> list[str]:
+        found = admission_refusals(m, obj, ns_labels(env, ns), cluster=cluster, **kw)
+        return [r.message for r in found if said in r.message]
+
+    for kind in ("ScaledObject", "Service"):
+        planted = development_twin(endpoint[kind])
+        assert refused(planted, [deployment]), kind
+        assert refused(None, [deployment], operation="DELETE", old=planted), kind
+        assert refused(planted, [development]) == [], kind  # no production Deployment of this name
+        other = copy.deepcopy(planted)
+        other["metadata"]["name"] = "another-endpoint"
+        assert refused(other, [deployment]) == [], kind
+        assert refused(endpoint[kind], [deployment], user=PROMOTER) == [], kind
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": deployment["metadata"]["name"], "namespace": ns},
+        "spec": {"replicas": 2},
+    }
+    from .guardrail_eval import request_of
+
+    def scale_refused(user: str) -> list[str]:
+        request = request_of("UPDATE", user, namespace=ns)
+        return policy_refusals(policy, scale, old=scale, request=request, params=deployment)
+
+    assert scale_refused("alice@example.com")
+    for user in (HPA_CONTROLLER, KEDA_OPERATOR, PROMOTER):
+        assert scale_refused(user) == [], user

@@ -49,6 +49,8 @@ class PlatformCharts(Construct):
     :param file_system: the shared FSx for Lustre file system (static PV per team namespace).
     :param mlflow_tracking_uri: the `mlflow` ConfigMaps' MLFLOW_TRACKING_URI. Default: no MLflow wiring.
     :param mlflow_team_secrets: team name -> that team's MLflow credentials secret. Default: none.
+    :param mlflow_evaluator_secret: the MLflow evaluator's credentials secret, synced into the platform namespace
+        for the promotion Job's check (k8s_charts/promotion.py). Default: none (no check credentials).
     :param apply_manifests: apply the charts to the cluster. Default True (delivery mode `cdk`); False in `argocd`
         mode, where Argo CD syncs the same charts from Git (``make gitops`` writes them) and the stack must not
         own them too (``manifests`` is then empty; ``charts`` and ``values`` stay).
@@ -67,6 +69,7 @@ class PlatformCharts(Construct):
         file_system: SharedFileSystem,
         mlflow_tracking_uri: str | None = None,
         mlflow_team_secrets: Mapping[str, sm.ISecret] | None = None,
+        mlflow_evaluator_secret: sm.ISecret | None = None,
         apply_manifests: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -76,6 +79,7 @@ class PlatformCharts(Construct):
             mlflow = MlflowValues(
                 tracking_uri=mlflow_tracking_uri,
                 team_secret_arns={t: s.secret_arn for t, s in mlflow_team_secrets.items()},
+                evaluator_secret_arn=mlflow_evaluator_secret.secret_arn if mlflow_evaluator_secret else None,
             )
         self.values = PlatformValues(
             cluster_name=config.cluster_name,
