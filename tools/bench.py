@@ -158,7 +158,8 @@ def _mlflow_rows(rows: list[str], *, python: str) -> None:
     if 1 in by_clients and 32 in by_clients and by_clients[1]["req_per_s"]:
         scale = by_clients[32]["req_per_s"] / by_clients[1]["req_per_s"]
         target = GOALS["mlflow_32_vs_1_client"]
-        rows.append(f"  32 clients vs 1: {scale:.2f}x req/s (goal >= {target:g}x: {'met' if scale >= target else 'NOT met'})")
+        verdict = "met" if scale >= target else "NOT met"
+        rows.append(f"  32 clients vs 1: {scale:.2f}x req/s (goal >= {target:g}x: {verdict})")
 
 
 def _main_suite_rows(rows: list[str], *, python: str) -> None:
