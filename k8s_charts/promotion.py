@@ -2,7 +2,7 @@
 ``llmft-promoter`` and the Roles that let it, and nobody a team controls, create production serving endpoints.
 
 Production serving needs the platform's word. The admission rule is on the requesting identity
-(k8s_charts/team_guardrails.py ``_production_rules``: only :data:`~k8s_charts.serving.PROMOTER` and the platform's
+(k8s_charts/guardrails/production.py ``_production_rules``: only :data:`~k8s_charts.serving.PROMOTER` and the platform's
 controllers create or change a production-tier serving Deployment), so the promise holds whatever a team does with
 kubectl or its GitOps folder (Argo CD applies a team's folder with its own identity, which is not the promoter).
 

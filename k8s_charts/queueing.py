@@ -14,6 +14,7 @@ from constructs import Construct
 from config import EnvironmentConfig
 from config.kubernetes import TeamConfig
 from config.queueing import Capacity, tier_capacities
+from k8s_charts.guardrails.common import KUBERAY_OPERATOR
 from k8s_charts.imports.clusterqueue.io.x_k8s import kueue as cq
 from k8s_charts.imports.cohort.io.x_k8s import kueue as co
 from k8s_charts.imports.localqueue.io.x_k8s import kueue as lq
@@ -30,7 +31,6 @@ from k8s_charts.queues import (
     local_queue_name,
     team_cohort_name,
 )
-from k8s_charts.team_guardrails import KUBERAY_OPERATOR
 from k8s_charts.tiers import GPU_RESOURCE, JOB_TIERS
 
 PART_OF = {"app.kubernetes.io/part-of": "llm-platform"}

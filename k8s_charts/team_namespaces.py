@@ -10,12 +10,13 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.guardrails.common import CLUSTER_NAME_LABEL, REGION_LABEL
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
 from k8s_charts.mlflow_credentials import MlflowCredentials
 from k8s_charts.node_shapes import CPU_POOL, NodeKind, Resources
 from k8s_charts.promotion import ProductionPromotion
 from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, queue_namespace_label
-from k8s_charts.team_guardrails import CLUSTER_NAME_LABEL, REGION_LABEL, TeamGuardrails
+from k8s_charts.team_guardrails import TeamGuardrails
 from k8s_charts.team_isolation import StrictSupplementalGroups, TeamIdentityPolicy, TeamNetworkPolicies
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.tiers import GPU_RESOURCE, cpu_priority_class
@@ -56,7 +57,7 @@ OBJECT_QUOTA: dict[str, int] = {
 create) may hold at once (kubernetes.io "Resource Quotas", object count quota: ``count/<resource>.<group>``, and
 the core names ``pods``, ``configmaps``, ``secrets``, ``services``, ``persistentvolumeclaims``; a custom resource
 is counted the same way, ``count/scaledobjects.keda.sh``). Serving: one Deployment and one ScaledObject per endpoint,
-at most 16 endpoints per team (each with at most k8s_charts.team_guardrails.MAX_SERVE_REPLICAS pods, which the
+at most 16 endpoints per team (each with at most k8s_charts.guardrails.common.MAX_SERVE_REPLICAS pods, which the
 ``pods`` count caps again). Without it one
 team can exhaust pod slots and IPs on every node it reaches and grow etcd until the API server refuses writes.
 Pipelines (issue 40): Workflows and WorkflowTemplates (the team Role), WorkflowTaskResults (the pipelines'

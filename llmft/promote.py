@@ -10,7 +10,7 @@ the Deployment serves what the evaluator passed (an init container running ``llm
 Deployment's own serving image, with the MLflow evaluator's credentials of the platform namespace), and only then
 applies the endpoint with ``kubectl apply``; a refusal fails the Job (no retries). What holds is not this command:
 the team-namespace admission policy admits a production-tier Deployment only from the promoter's identity,
-only behind the digest check and with allowlisted engine flags (k8s_charts/team_guardrails.py ``_production_rules``),
+only behind the digest check and with allowlisted engine flags (k8s_charts/guardrails/production.py),
 the promoter's Role reaches only serving objects (k8s_charts/promotion.py), and teams have no verb in the platform
 namespace, so neither the ConfigMap nor the Job can be written by a team.
 """

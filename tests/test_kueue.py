@@ -21,8 +21,8 @@ from config.kubernetes import TIER_PRIORITY_CLASSES
 from config.queueing import TIER_CAPACITY_ORDER, capacities, tier_capacities
 from config.versions import UPSTREAM
 from k8s_charts.__main__ import write_dist
+from k8s_charts.guardrails.common import KUBERAY_OPERATOR
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
-from k8s_charts.team_guardrails import KUBERAY_OPERATOR
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
 from .conftest import ENVIRONMENTS, Synth, config_with, raw_config

@@ -23,25 +23,22 @@ import pytest
 
 from config import load_config
 from config.kubernetes import TIER_PRIORITY_CLASSES
-from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
-from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
-from k8s_charts.serving import PRODUCTION_TIERS, PROMOTER, SERVE_NAME_LABEL, TIER_LABEL
-from k8s_charts.team_guardrails import (
+from k8s_charts.guardrails.common import (
     ALLOWED_CPU_TOLERATIONS,
     AUTOSCALING_POLICY,
-    HPA_CONTROLLER,
-    KEDA_OPERATOR,
     KUBERAY_OPERATOR,
     KUEUE_CONTROLLER,
     MAX_JOB_PARALLELISM,
     MAX_SERVE_REPLICAS,
-    NAMESPACE_CONTROLLER,
     PLATFORM_CONTROLLERS,
     PRODUCTION_POLICY,
     PRODUCTION_TARGET_POLICY,
-    PRODUCTION_WRITERS,
     SECRET_POLICY,
 )
+from k8s_charts.guardrails.production import HPA_CONTROLLER, KEDA_OPERATOR, NAMESPACE_CONTROLLER, PRODUCTION_WRITERS
+from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
+from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
+from k8s_charts.serving import PRODUCTION_TIERS, PROMOTER, SERVE_NAME_LABEL, TIER_LABEL
 from k8s_charts.team_namespaces import OBJECT_QUOTA
 from k8s_charts.tiers import CPU_JOBS_TAINT
 from k8s_charts.values import team_group

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from k8s_charts import serving
+from k8s_charts.guardrails.common import PLATFORM_CONTROLLERS
 from k8s_charts.queues import QUEUE_NAME_LABEL, local_queue_name
-from k8s_charts.team_guardrails import PLATFORM_CONTROLLERS
 
 from .conftest import ENVIRONMENTS
 from .guardrail_eval import admission_refusals

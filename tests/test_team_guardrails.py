@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from config import load_config
+from k8s_charts.guardrails.common import POD_POLICY, SERVICE_POLICY, WORKLOAD_POLICY
 from k8s_charts.node_shapes import node_kinds
 from k8s_charts.queues import QUEUE_NAME_LABEL
-from k8s_charts.team_guardrails import POD_POLICY, SERVICE_POLICY, WORKLOAD_POLICY
 from k8s_charts.team_isolation import STRICT_GROUPS_POLICY
 from k8s_charts.values import team_group
 

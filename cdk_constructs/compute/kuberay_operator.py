@@ -11,8 +11,8 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.compute.addon import SYSTEM_NODES, AddOn, AddOnSite, SystemPod, register, requests_of
 from config.charts import KUBERAY_CHART_VERSION
+from k8s_charts.guardrails.common import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUNT
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
-from k8s_charts.team_guardrails import KUBERAY_NAMESPACE, KUBERAY_SERVICE_ACCOUNT
 
 KUBERAY_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 KUBERAY_VERSION = KUBERAY_CHART_VERSION
@@ -29,7 +29,7 @@ def helm_values(node_selector: Mapping[str, str]) -> dict:
         "resources": {"requests": {"cpu": "100m", "memory": "512Mi"}, "limits": {"memory": "512Mi"}},
         # chart values `priorityClassName` and `serviceAccount.name` (ray-project/kuberay
         # helm-chart/kuberay-operator/values.yaml): the identity the team guard rails trust
-        # (k8s_charts/team_guardrails.py KUBERAY_OPERATOR) and a priority no team pod can preempt
+        # (k8s_charts/guardrails/common.py KUBERAY_OPERATOR) and a priority no team pod can preempt
         "priorityClassName": CONTROLLER_PRIORITY_CLASS,
         "serviceAccount": {"create": True, "name": KUBERAY_SERVICE_ACCOUNT},
     }

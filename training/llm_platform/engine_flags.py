@@ -1,6 +1,6 @@
 """A serve spec's ``engine_args`` by allowlist (issue 40): exact flag names, every value checked, standard library
 only, so llmft checks them in its own process (Studio has no SGLang) and the admission policy for production
-checks the same list (k8s_charts/team_guardrails.py reads :data:`ALLOWED` and :data:`PLATFORM`).
+checks the same list (k8s_charts/guardrails/production.py reads :data:`ALLOWED` and :data:`PLATFORM`).
 
 Why an allowlist and not SGLang's parser alone (llm_platform/engine_args.py still runs it where SGLang is
 installed): argparse expands an unambiguous prefix (``--model-pa`` is ``--model-path``, so a platform flag could be
@@ -217,7 +217,7 @@ def joined(args: list[str]) -> list[str]:
 
 
 def admission_patterns() -> dict[str, object]:
-    """What the production admission rule (k8s_charts/team_guardrails.py) accepts as one engine token, from
+    """What the production admission rule (k8s_charts/guardrails/production.py) accepts as one engine token, from
     :data:`ALLOWED`: exact tokens (switches and every ``--flag=choice``), and one regular expression per value kind
     (RE2 syntax, as Kubernetes CEL's ``matches``). Paths are checked against the served directory separately."""
 
