@@ -146,7 +146,7 @@ class PlatformAlarms(Construct):
     :param serving_namespaces: team namespaces whose served models are watched: one ServingQueueBacklog and one
         ServingAbortedRequests alarm each (:meth:`_serving_alarms`). Default: none.
     :param training_namespaces: team namespaces whose training pods' hang watchdog is counted: one metric filter on
-        ``application_log_group`` and one TrainingHangs alarm each (:meth:`_hang_alarms`). Default: none.
+        ``application_log_group`` and one TrainingHangs alarm each (:meth:`_hang_alarm`). Default: none.
     :param application_log_group: the cluster's Container Insights application log group, which the hang metric
         filters read. Required with ``training_namespaces``. Default: None.
     """
