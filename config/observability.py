@@ -99,6 +99,14 @@ class AlarmThresholds(ConfigModel):
         description="Failed pipelines (pipelines.enabled): alarm when this many Argo Workflows of "
         "one team namespace end Failed or Error in an hour.",
     )
+    training_hangs_per_hour: int = Field(
+        1,
+        ge=1,
+        le=1000,
+        description="Training hangs (per team namespace): alarm when the hang watchdog of the team's "
+        "training pods fires this many times in an hour (one line per hung rank; the pod exits "
+        "142 and restarts from its last checkpoint).",
+    )
     serving_queued_requests: float = Field(
         1,
         gt=0,

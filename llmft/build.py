@@ -123,7 +123,13 @@ def default_output(spec: JobSpec) -> str:
 
 
 def _step_fields(
-    spec: JobSpec, team: TeamConfig, *, output: str, gpus_per_node: int, instance_type: str | None
+    spec: JobSpec,
+    team: TeamConfig,
+    *,
+    output: str,
+    gpus_per_node: int,
+    instance_type: str | None,
+    usd_per_gpu_hour: float | None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """(the fields the spec sets in the step file of a step's type, the spec field each comes from): the type's own
     mapping (its record's ``fields``)."""
@@ -136,25 +142,39 @@ def _step_fields(
         experiment=experiment_name(team, spec),
         gpus_per_node=gpus_per_node,
         instance_type=instance_type,
+        usd_per_gpu_hour=usd_per_gpu_hour,
     )
     return kind.fields(spec, ctx)
 
 
 def step_file(
-    spec: JobSpec, team: TeamConfig, *, gpus_per_node: int = 1, instance_type: str | None = None
+    spec: JobSpec,
+    team: TeamConfig,
+    *,
+    gpus_per_node: int = 1,
+    instance_type: str | None = None,
+    usd_per_gpu_hour: float | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """(the step file of ``spec``, the problems its step would refuse). Each line names the spec field (``settings.x``,
-    ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked."""
+    ``grpo.x``) and the fix. Custom jobs get a free-form file: the spec's paths and settings, unchecked.
+    ``usd_per_gpu_hour``: the price of the job's placement (:func:`gpu_hour_price`), for the types that log cost."""
     output = spec.output or default_output(spec)
     kind = job_type(spec.type)
     if kind.step is None:
         free = {"model": spec.model, "dataset": spec.dataset, "output_dir": output, **spec.settings}
         return {k: v for k, v in free.items() if v is not None}, []
-    data, origin = _step_fields(spec, team, output=output, gpus_per_node=gpus_per_node, instance_type=instance_type)
+    data, origin = _step_fields(
+        spec,
+        team,
+        output=output,
+        gpus_per_node=gpus_per_node,
+        instance_type=instance_type,
+        usd_per_gpu_hour=usd_per_gpu_hour,
+    )
     section = kind.settings_section
     extra = getattr(spec, section)
     problems = [
-        f"{section}.{key}: set by the spec's {origin[key]} ({data[key]!r}); remove it from {section}"
+        f"{section}.{key}: set by the spec's {origin[key]} ({data.get(key)!r}); remove it from {section}"
         for key in extra
         if key in origin
     ]
@@ -411,7 +431,8 @@ def resolve(
         return Resolution(
             step={}, kinds=kinds, allowed=allowed, instance_type=instance, gpus_per_node=per_node, tp=tp, **common
         )
-    step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance)
+    price = gpu_hour_price(allowed, config)
+    step, problems = step_file(spec, team, gpus_per_node=per_node, instance_type=instance, usd_per_gpu_hour=price)
     if problems:
         raise StepProblems(problems)
     return Resolution(
@@ -423,6 +444,18 @@ def resolve(
         grace_seconds=grace_for(spec, step, config),
         **common,
     )
+
+
+def gpu_hour_price(kinds: tuple[NodeKind, ...], config: EnvironmentConfig) -> float | None:
+    """On-demand USD per GPU-hour of the dearest instance type among ``kinds`` (the node kinds Kueue may place the
+    job on: it picks the flavor, so the step is told the upper bound, as `llmft status` prices a job whose pods may
+    land on several types), from config/data/prices.yaml for the environment's region (HyperPod's ``ml.`` types from
+    its SageMaker table); None when none of them is priced."""
+    from config.pricing import Pricer
+
+    pricer = Pricer.of(config.region)
+    prices = [p for k in kinds if (p := pricer.usd_per_gpu_hour(k.instance_type)) is not None]
+    return max(prices) if prices else None
 
 
 def grace_for(spec: JobSpec, step: dict[str, Any], config: EnvironmentConfig) -> int:

@@ -262,4 +262,6 @@ class ObservabilityStack(PlatformStack):
             cluster_queues=cluster_queues(config),
             pipeline_namespaces=self._pipeline_namespaces(config),
             serving_namespaces=serving_namespaces(config),
+            training_namespaces=[t.namespace for t in config.kubernetes.teams],
+            application_log_group=self.container_insights.log_groups["application"],
         )

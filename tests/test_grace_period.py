@@ -50,3 +50,16 @@ def test_a_checkpoint_that_outlasts_the_minimum_gets_a_longer_grace(monkeypatch:
     slow_fsx = config.storage.fsx.model_copy(update={"throughput_mib_per_tib": 125, "storage_capacity_gib": 1})
     slow = config.model_copy(update={"storage": config.storage.model_copy(update={"fsx": slow_fsx})})
     assert grace_for(spec, step, slow) > fast
+
+
+def test_grpo_pods_keep_the_minimum_grace() -> None:
+    """VeRL writes nothing after SIGTERM (training/tests/test_grpo_preemption.py), so every pod of a GRPO job gets the
+    platform minimum: a longer grace would only hold its GPUs."""
+    from k8s_charts.validation import embedded_pod_templates
+
+    config = load_config("dev")
+    spec = parse_spec(yaml.safe_load((ROOT / "examples" / "jobs" / "06-grpo-gsm8k.yaml").read_text()))
+    team = config.kubernetes.team(spec.team)
+    plan = build(spec, config=config, team=team, values=PlatformValues.placeholders(config), image=IMAGE)
+    pods = [t["spec"] for _, t in embedded_pod_templates(plan.manifests[-1])]
+    assert pods and {p.get("terminationGracePeriodSeconds") for p in pods} == {preemption.MIN_GRACE_SECONDS}

@@ -20,7 +20,14 @@ from cdk_constructs.observability.container_insights import (
     PROMETHEUS_AGENT,
     SCRAPE_INTERVAL_SECONDS,
 )
-from cdk_constructs.observability.documented_metrics import CONTAINER_INSIGHTS, DOCUMENTED_METRICS, PROMETHEUS
+from cdk_constructs.observability.documented_metrics import (
+    CONTAINER_INSIGHTS,
+    DOCUMENTED_METRICS,
+    JOB_LOGS,
+    PROMETHEUS,
+    job_logs_namespace,
+    lookup,
+)
 from config._base import LOG_RETENTION_DAYS
 
 from .conftest import Synth, config_fails, config_with
@@ -99,6 +106,7 @@ def test_bad_addon_version_is_rejected(version: str, pattern: str) -> None:
         ("reserved_idle_hours", 100, "less than or equal to 72"),
         ("spot_interruptions_per_hour", 0, "greater than or equal to 1"),
         ("burst_usd_per_hour", -5, "greater than 0"),
+        ("training_hangs_per_hour", 0, "greater than or equal to 1"),
     ],
 )
 def test_threshold_out_of_range_is_rejected(field: str, value: float, bound: str) -> None:
@@ -643,13 +651,15 @@ def undocumented(
 ) -> list[str]:
     problems = []
     for namespace, name, dims, values in refs:
-        entry = DOCUMENTED_METRICS.get((namespace, name))
+        entry = lookup(namespace, name)
         if entry is None:
             problems.append(f"{where}: {namespace}/{name} is emitted by no collector")
         elif dims not in entry.dimension_sets:
             problems.append(f"{where}: {namespace}/{name} is not published with {sorted(dims)}")
         if "ClusterName" in values and values["ClusterName"] != cluster_name:
             problems.append(f"{where}: ClusterName {values['ClusterName']}")
+        if namespace.startswith(f"{JOB_LOGS}/") and namespace != job_logs_namespace(cluster_name):
+            problems.append(f"{where}: {namespace} is another cluster's job-log namespace")
     return problems
 
 
@@ -790,6 +800,7 @@ def expected_thresholds(synth: Synth) -> dict[str, float]:
     for team in cfg.kubernetes.teams:
         out[f"ServingQueueBacklog-{team.namespace}"] = t.serving_queued_requests
         out[f"ServingAbortedRequests-{team.namespace}"] = t.serving_aborted_requests_per_15_minutes
+        out[f"TrainingHangs-{team.namespace}"] = t.training_hangs_per_hour
     return out
 
 
@@ -814,6 +825,32 @@ def test_alarms_watch_documented_metrics(env_synth: Synth) -> None:
         assert refs, name
         problems += undocumented(name, refs, env_synth.config.cluster_name)
     assert not problems, "\n".join(problems)
+
+
+def test_each_team_has_a_hang_metric_filter_on_the_application_logs_and_its_alarm(env_synth: Synth) -> None:
+    """Issue 44: a hang of a team's training pod (the line tests/test_training_hangs.py feeds to this pattern) counts
+    into that team's series, which its TrainingHangs alarm reads; the filter reads the Container Insights application
+    log group of this stack."""
+    from cdk_constructs.observability.documented_metrics import TRAINING_HANGS, job_logs_namespace
+
+    cfg = env_synth.config
+    (app_group,) = [
+        lid
+        for lid, r in env_synth.resources(STACK, "AWS::Logs::LogGroup").items()
+        if r["Properties"].get("LogGroupName") == f"/aws/containerinsights/{cfg.cluster_name}/application"
+    ]
+    filters = env_synth.resources(STACK, "AWS::Logs::MetricFilter").values()
+    found = alarms(env_synth)
+    for team in cfg.kubernetes.teams:
+        (f,) = [f["Properties"] for f in filters if f'"{team.namespace}"' in f["Properties"]["FilterPattern"]]
+        assert f["LogGroupName"] == {"Ref": app_group}
+        (t,) = f["MetricTransformations"]
+        alarm = found[f"TrainingHangs-{team.namespace}"]
+        assert (alarm["Namespace"], alarm["MetricName"]) == (t["MetricNamespace"], t["MetricName"])
+        assert (t["MetricNamespace"], t["MetricName"]) == (job_logs_namespace(cfg.cluster_name), TRAINING_HANGS)
+        assert alarm["Dimensions"] == [{"Name": "Namespace", "Value": team.namespace}]
+        assert [d["Key"] for d in t["Dimensions"]] == ["Namespace"]
+        assert alarm["Statistic"] == "Sum" and alarm["TreatMissingData"] == "notBreaching"
 
 
 def test_alarm_windows_are_within_cloudwatch_limits(env_synth: Synth) -> None:
@@ -1104,7 +1141,7 @@ def test_readme_has_a_runbook_line_per_alarm(env_synth: Synth) -> None:
     for name in alarms(env_synth):
         for cq in queue_names(env_synth):
             name = name.replace(f"-{cq}", "-<cluster queue>") if name.endswith(f"-{cq}") else name
-        for per_team in ("FailedPipelines", "ServingQueueBacklog", "ServingAbortedRequests"):
+        for per_team in ("FailedPipelines", "ServingQueueBacklog", "ServingAbortedRequests", "TrainingHangs"):
             teams = {f"{per_team}-{t.namespace}" for t in env_synth.config.kubernetes.teams}
             name = f"{per_team}-<team>" if name in teams else name
         assert re.search(rf"^\| `{name}` \|.+\|.+\|.+\|$", section, re.MULTILINE), f"no runbook row for {name}"

@@ -154,6 +154,23 @@ SERVING_NAMESPACE_SET = ("ClusterName", "Namespace")
 """k8s_charts/serving.py METRIC_DIMENSIONS and NAMESPACE_DIMENSIONS (the tests compare them)."""
 DEPLOYMENT_SET = ("ClusterName", "Namespace", "PodName")
 
+JOB_LOGS = "llmft/JobLogs"
+"""Namespace prefix of the metrics the platform's own CloudWatch Logs metric filters publish from the container logs
+(cdk_constructs/observability/training_hangs.py): ``llmft/JobLogs/<cluster name>``. A metric filter's dimension
+values must be fields of the log event (CloudWatch Logs ``MetricTransformation.Dimensions``), so the cluster, which the
+Fluent Bit record does not carry, is in the namespace: two environments in one account never share a series."""
+TRAINING_HANGS = "TrainingHangs"
+_TRAINING_HANGS_URL = (
+    "metric filters of cdk_constructs/observability/training_hangs.py on the application log group that Fluent Bit "
+    "writes (tests/upstream/amazon-cloudwatch-observability-6.4.0/values.yaml, application-log.conf)"
+)
+
+
+def job_logs_namespace(cluster_name: str) -> str:
+    """The CloudWatch namespace of the cluster's job-log metrics."""
+    return f"{JOB_LOGS}/{cluster_name}"
+
+
 _TABLE: list[DocumentedMetric] = [
     *(
         DocumentedMetric(CONTAINER_INSIGHTS, n, _GPU_NODE, _K8S_GO + " l.524-533")
@@ -232,6 +249,7 @@ _TABLE: list[DocumentedMetric] = [
         DocumentedMetric(CONTAINER_INSIGHTS, n, _sets(DEPLOYMENT_SET, ["ClusterName"]), _K8S_GO + " l.234-247")
         for n in ("replicas_desired", "replicas_ready")
     ),
+    DocumentedMetric(JOB_LOGS, TRAINING_HANGS, _sets(["Namespace"]), _TRAINING_HANGS_URL),
     *(
         DocumentedMetric(
             "AWS/FSx", n, _sets(["FileSystemId"]), "https://docs.aws.amazon.com/fsx/latest/LustreGuide/fs-metrics.html"
@@ -286,9 +304,16 @@ _TABLE: list[DocumentedMetric] = [
 DOCUMENTED_METRICS: dict[tuple[str, str], DocumentedMetric] = {(m.namespace, m.name): m for m in _TABLE}
 
 
+def lookup(namespace: str, name: str) -> DocumentedMetric | None:
+    """The table entry of (namespace, name); a cluster's ``llmft/JobLogs/<cluster>`` is the :data:`JOB_LOGS` row."""
+    if namespace.startswith(f"{JOB_LOGS}/"):
+        namespace = JOB_LOGS
+    return DOCUMENTED_METRICS.get((namespace, name))
+
+
 def check(namespace: str, name: str, dimensions: Sequence[str]) -> DocumentedMetric:
     """The table entry of (namespace, name) if it is published with exactly ``dimensions``; else ValueError."""
-    entry = DOCUMENTED_METRICS.get((namespace, name))
+    entry = lookup(namespace, name)
     if entry is None:
         raise ValueError(f"{namespace}/{name} is not a metric the platform's collectors emit (documented_metrics.py)")
     if frozenset(dimensions) not in entry.dimension_sets:

@@ -31,6 +31,9 @@ from aws_cdk import (
     aws_kms as kms,
 )
 from aws_cdk import (
+    aws_logs as logs,
+)
+from aws_cdk import (
     aws_sns as sns,
 )
 from aws_cdk import (
@@ -39,7 +42,7 @@ from aws_cdk import (
 from constructs import Construct
 
 from cdk_constructs.observability.container_insights import SCRAPE_INTERVAL_SECONDS
-from cdk_constructs.observability.documented_metrics import PROMETHEUS, metric
+from cdk_constructs.observability.documented_metrics import PROMETHEUS, TRAINING_HANGS, job_logs_namespace, metric
 from cdk_constructs.observability.gpu_capacity import (
     burst_usd_per_hour as burst_usd_per_hour_metric,
 )
@@ -47,6 +50,7 @@ from cdk_constructs.observability.gpu_capacity import (
     hyperpod_gpu_samples,
     hyperpod_idle_gpus,
 )
+from cdk_constructs.observability.training_hangs import hang_metric_filter
 from config.observability import AlarmThresholds
 from k8s_charts import serving
 
@@ -141,6 +145,10 @@ class PlatformAlarms(Construct):
         FailedPipelines alarm each. Default: none.
     :param serving_namespaces: team namespaces whose served models are watched: one ServingQueueBacklog and one
         ServingAbortedRequests alarm each (:meth:`_serving_alarms`). Default: none.
+    :param training_namespaces: team namespaces whose training pods' hang watchdog is counted: one metric filter on
+        ``application_log_group`` and one TrainingHangs alarm each (:meth:`_hang_alarm`). Default: none.
+    :param application_log_group: the cluster's Container Insights application log group, which the hang metric
+        filters read. Required with ``training_namespaces``. Default: None.
     """
 
     def __init__(
@@ -156,8 +164,12 @@ class PlatformAlarms(Construct):
         cluster_queues: Sequence[str] = (),
         pipeline_namespaces: Sequence[str] = (),
         serving_namespaces: Sequence[str] = (),
+        training_namespaces: Sequence[str] = (),
+        application_log_group: logs.ILogGroup | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        if training_namespaces and application_log_group is None:
+            raise ValueError("training_namespaces need application_log_group: the hang metric filters read it")
         r, g, t = resources, gpus or GpuAlarmProps(), thresholds
         self._prefix = prefix
         self._topic_and_key(prefix, emails)
@@ -175,6 +187,8 @@ class PlatformAlarms(Construct):
         self._pipeline_alarms(r.cluster_name, pipeline_namespaces, t)
         for ns in serving_namespaces:
             self._serving_alarms(r.cluster_name, ns, t)
+        for ns in training_namespaces:
+            self._hang_alarm(r.cluster_name, application_log_group, ns, t)
         if g.burst_usd_per_hour is not None and g.burst_prices:
             self._burst_alarm(r.cluster_name, g.burst_prices, g.unpriced_instance_types, g.burst_usd_per_hour)
         self._karpenter_alarms(r.cluster_name, r.spot_interruption_rule_name, t)
@@ -482,6 +496,31 @@ class PlatformAlarms(Construct):
                 "ContainerInsights/Prometheus argo_workflows_total_count{Phase=Failed|Error} (sum, 1 h)",
                 spec_id="FailedPipelines",
             )
+
+    def _hang_alarm(self, cluster_name: str, log_group: logs.ILogGroup, ns: str, t: AlarmThresholds) -> None:
+        """Training hangs of team namespace ``ns``: the metric filter counting its hung ranks' lines
+        (cdk_constructs/observability/training_hangs.py) and an alarm on their sum over an hour. No hang: no data
+        point, not breaching."""
+        hang_metric_filter(
+            self, f"TrainingHangsFilter-{ns}", log_group=log_group, cluster_name=cluster_name, namespace=ns
+        )
+        self._add(
+            f"TrainingHangs-{ns}",
+            metric(
+                job_logs_namespace(cluster_name),
+                TRAINING_HANGS,
+                {"Namespace": ns},
+                statistic="Sum",
+                period=Duration.hours(1),
+            ),
+            t.training_hangs_per_hour,
+            cw.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            f"Training pods of team namespace {ns} stopped making progress: the hang watchdog printed their stacks "
+            f"and exited 142 (restarted from the last checkpoint)",
+            "training_hangs_per_hour",
+            f"{job_logs_namespace('<cluster>')} {TRAINING_HANGS} (application log metric filter, sum, 1 h)",
+            spec_id="TrainingHangs",
+        )
 
     def _burst_alarm(
         self,

@@ -39,6 +39,9 @@ class FieldContext:
     experiment: str
     gpus_per_node: int = 1
     instance_type: str | None = None
+    # on-demand USD per GPU-hour of the dearest instance type the job may be placed on (config/data/prices.yaml);
+    # None: a CPU job, or no price for the environment's region
+    usd_per_gpu_hour: float | None = None
 
 
 @dataclass(frozen=True)

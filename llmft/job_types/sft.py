@@ -21,6 +21,9 @@ def step_fields(spec: JobSpec, ctx: FieldContext) -> Fields:
         mlflow_experiment_name=ctx.experiment,
         mlflow_run_name=spec.name,
         registered_model_name=registered_model_name(ctx.team, spec),
+        # the step logs cost_usd = gpu_hours x this to its MLflow run (llm_platform.sft.GpuClock); the platform's
+        # price, never the team's
+        gpu_usd_per_hour=ctx.usd_per_gpu_hour,
     )
     origin = {
         "model_id": "model",
@@ -30,6 +33,7 @@ def step_fields(spec: JobSpec, ctx: FieldContext) -> Fields:
         "mlflow_experiment_name": "experiment",
         "mlflow_run_name": "name",
         "registered_model_name": "name",
+        "gpu_usd_per_hour": "placement (the dearest instance type it may get, config/data/prices.yaml)",
     }
     return data, origin
 

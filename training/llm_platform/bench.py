@@ -24,6 +24,12 @@ of the step contract (:mod:`llm_platform.steps`): ``python -m llm_platform.bench
 SFT ``recipe`` they start from, real rows and tokenizer, the instance type to cost) instead of an SFT step file,
 writes ``<output_dir>/results.json`` and, where the pod has the platform's MLflow (``MLFLOW_TRACKING_URI``), logs
 one run per recipe to the team's experiment (:mod:`llm_platform.team_names`).
+
+**Eviction.** A benchmark has nothing worth saving (a recipe cut short measures nothing). On SIGTERM (Kueue's
+preemption, a drained node: :mod:`llm_platform.preemption`) the harness stops the recipe in progress, its own
+process group with its torchrun and worker, at once, says so, and exits :data:`llm_platform.preemption.EXIT_PREEMPTED`
+(143, retryable): the GPU is free within seconds of the signal instead of at the end of the grace period, and the
+restarted job measures again from the start.
 """
 
 from __future__ import annotations
@@ -714,8 +720,66 @@ def _dataset_tokens(args, *, model_dir: Path, data: Path) -> int:
     return int(args.dataset_examples * mean_tokens)
 
 
+class Evicted(Exception):
+    """SIGTERM reached the harness (:func:`on_sigterm`); raised in the main thread, where a wait is interrupted."""
+
+
+class _SigtermState:
+    """What the handler saw (``received``) and whether a recipe's process is being started (``spawning``)."""
+
+    received: str | None = None
+    spawning: bool = False
+
+
+_SIGTERM = _SigtermState()
+
+
+def on_sigterm() -> Any:
+    """Turn SIGTERM into :class:`Evicted` in the main thread (Python runs signal handlers there, and a wait that a
+    handler raises from is not retried, PEP 475), so the recipe in progress is stopped by its ``except``. Returns the
+    handler it replaced (None off the main thread, where Python refuses to set one)."""
+    import signal
+    import threading
+
+    def handle(signum: int, _frame: Any) -> None:
+        _SIGTERM.received = f"signal {signal.Signals(signum).name}"
+        if not _SIGTERM.spawning:  # during Popen the child is not ours to stop yet: raised once it is
+            raise Evicted(_SIGTERM.received)
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    _SIGTERM.received = None
+    return signal.signal(signal.SIGTERM, handle)
+
+
+def _stop_group(proc: Any) -> None:
+    """SIGKILL the recipe's process group (its torchrun and worker) and reap the process."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def _wait(proc: Any, limit: int) -> Any:
+    """The recipe's exit status, or a note after ``limit`` seconds (0: none), when its group is stopped. SIGTERM's
+    handler raises :class:`Evicted` out of the wait (``Popen.wait`` with a timeout sleeps in short steps)."""
+    import subprocess
+
+    started = time.monotonic()
+    while True:
+        try:
+            return proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            if limit and time.monotonic() - started > limit:
+                _stop_group(proc)
+                return f"stopped after --variant-timeout {limit} s"
+
+
 def _measure_in_child(args, variant: str, *, name: str, work: Path, cuda: bool) -> Result:
-    """Measure one recipe in a process of its own, stopped after --variant-timeout."""
+    """Measure one recipe in a process of its own, stopped after --variant-timeout (or at once on SIGTERM)."""
     import subprocess
 
     out = work / f"{name}.json"
@@ -751,17 +815,19 @@ def _measure_in_child(args, variant: str, *, name: str, work: Path, cuda: bool) 
     )
     # in a job the step itself runs under torchrun: its child starts a torchrun of its own, not a member
     child_env = {k: v for k, v in os.environ.items() if k not in TORCHRUN_ENV and not k.startswith("TORCHELASTIC_")}
-    proc = subprocess.Popen(
-        cmd, start_new_session=True, env=child_env
-    )  # its own group: a timeout stops its workers too
+    _SIGTERM.spawning = True  # a SIGTERM now is raised below, once the group can be stopped
     try:
-        rc: Any = proc.wait(timeout=args.variant_timeout or None)
-    except subprocess.TimeoutExpired:
-        import signal
-
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        rc = f"stopped after --variant-timeout {args.variant_timeout} s"
+        proc = subprocess.Popen(cmd, start_new_session=True, env=child_env)  # its own group: stopped as one
+    finally:
+        _SIGTERM.spawning = False
+    try:
+        if _SIGTERM.received:
+            raise Evicted(_SIGTERM.received)
+        print(f"bench: {name} runs as process group {proc.pid}", file=sys.stderr, flush=True)
+        rc: Any = _wait(proc, args.variant_timeout)
+    except BaseException:  # SIGTERM (Evicted), Ctrl-C: nothing of this recipe is kept
+        _stop_group(proc)
+        raise
     if out.is_file():
         return Result(**json.loads(out.read_text()))
     return _failed(name, f"no result from the recipe's process (exit {rc}: out of memory, timeout?)")
@@ -840,7 +906,31 @@ def _report(args, results: list[Result], *, gpu: str, price: tuple[float, int] |
 def cli_main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.child:
+        return _run(parser, args)
+    previous = on_sigterm()
+    try:
+        return _run(parser, args)
+    except Evicted as why:
+        from llm_platform.preemption import EXIT_PREEMPTED
 
+        print(
+            f"llmp-benchmark: {why}: the pod is being evicted; a benchmark has nothing worth saving, so the recipe "
+            f"in progress was stopped and no result written; exiting {EXIT_PREEMPTED} so the job is retried and "
+            f"measures again",
+            file=sys.stderr,
+            flush=True,
+        )
+        return EXIT_PREEMPTED
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """The harness: the recipe of ``--child``, or the model, the rows, every recipe and the report."""
     import tempfile
 
     import torch

@@ -19,7 +19,9 @@ run resumes from that checkpoint: same data order, LR schedule, RNG state and ML
 **Hangs.** :class:`Watchdog` watches the time between optimizer steps. No step for ``factor`` x the run's median
 step time (and at least ``floor_seconds``) is a hang: a collective that never returns, a dead data loader. It prints
 every thread's Python stack (``faulthandler``: the rank's own stacks, in its own log) and exits with
-:data:`EXIT_HUNG` so the operator restarts the pod from the last checkpoint instead of holding the GPUs forever.
+:data:`EXIT_HUNG` so the operator restarts the pod from the last checkpoint instead of holding the GPUs forever. Its
+first line starts with :data:`HANG_MARKER`, which the per-team hang metric counts (docs/observability.md,
+``TrainingHangs-<team>``).
 
 Standard library only at import: ``llmft`` reads the constants without torch.
 """
@@ -39,6 +41,10 @@ from typing import Any
 EXIT_PREEMPTED = 128 + signal.SIGTERM  # 143: the shell's "terminated by SIGTERM", retryable
 EXIT_HUNG = 128 + signal.SIGALRM  # 142: "a timer expired": no progress, retryable
 LOG_PREFIX = "llmp-preemption"
+HANG_MARKER = "llmp-hang"
+"""The first word of the one line each hung rank prints (:func:`_exit_hung`): a CloudWatch Logs metric filter per team
+namespace counts the lines that start with it (cdk_constructs/observability/training_hangs.py), so the hang metric
+and alarm read this constant, never a copy."""
 
 
 class Preemption:
@@ -183,9 +189,15 @@ class Watchdog:
                 return
 
 
+def hang_line(message: str) -> str:
+    """The line a hung rank prints first: :data:`HANG_MARKER` first (the metric filter matches its start), then the
+    rank and what the watchdog found."""
+    return f"{HANG_MARKER}: rank {os.environ.get('RANK', '0')}: {message}; every thread's stack follows"
+
+
 def _exit_hung(message: str) -> None:
+    print(hang_line(message), file=sys.stderr, flush=True)
     rank = os.environ.get("RANK", "0")
-    print(f"{LOG_PREFIX}: rank {rank}: hang: {message}; every thread's stack follows", file=sys.stderr, flush=True)
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     print(
         f"{LOG_PREFIX}: rank {rank}: exiting {EXIT_HUNG} so the operator restarts the pod from the last checkpoint",

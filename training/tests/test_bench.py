@@ -170,3 +170,60 @@ def test_step_without_mlflow_logs_nothing(tmp_path, capsys, monkeypatch) -> None
         bench.BenchConfig(shape="tiny", output_dir=str(tmp_path), mlflow_tracking=False), tmp_path / "recipe.yaml"
     )
     assert "--mlflow-experiment" not in argv
+
+
+def _live_members(group: int) -> list[str]:
+    """Processes of process group ``group`` that still run (a zombie, dead and waiting to be reaped by PID 1, holds
+    nothing): from /proc/<pid>/stat (state is field 3, the process group field 5, after the parenthesised name)."""
+    live = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            live.append(f"{stat.parent.name} {fields[0]}")
+    return live
+
+
+def test_sigterm_stops_the_recipe_at_once_and_exits_retryably(tmp_path) -> None:
+    """Eviction of a benchmark job (issue 44): SIGTERM while a recipe runs stops its process group, writes no result
+    and exits 143 (retryable) with one line saying why; nothing waits for the grace period."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from llm_platform.preemption import EXIT_PREEMPTED
+
+    step = _step_file(tmp_path, steps=bench.MAX_STEPS, mlflow_tracking=False)
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = str(Path(bench.__file__).parents[1])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llm_platform.bench", "--config", str(step)],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        lines, group = [], None
+        for line in proc.stderr:  # the harness names the recipe's process group once it has started it
+            lines.append(line)
+            if " runs as process group " in line:
+                group = int(line.rsplit(" ", 1)[1])
+                break
+        assert group, "".join(lines)
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rc == EXIT_PREEMPTED, rest
+    assert "llmp-benchmark: signal SIGTERM: the pod is being evicted" in rest and f"exiting {EXIT_PREEMPTED}" in rest
+    assert "Traceback" not in rest
+    assert _live_members(group) == [], "the recipe's processes outlived the harness"
+    assert not (tmp_path / "out" / "results.json").exists()
+    assert not (tmp_path / "out" / "work" / "fast.json").exists(), "the recipe ran to its end before it was stopped"

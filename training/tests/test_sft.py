@@ -15,6 +15,17 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 PEAK_TFLOPS = 0.5
 
 
+def _gpu_hour_price() -> float:
+    """One GPU-hour of a p5.48xlarge from config/data/prices.yaml, as llmft would put in the step file."""
+    from llm_platform.bench import hourly_price
+
+    usd, gpus = hourly_price("p5.48xlarge")
+    return usd / gpus
+
+
+GPU_HOUR_PRICE = _gpu_hour_price()
+
+
 class CrashAt:
     """A TrainerCallback that kills the run at a step, like a node failure."""
 
@@ -97,12 +108,19 @@ def trained(workspace, tmp_path_factory):
     mp.setenv("MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL", "3600")
     mp.setenv("MLFLOW_SYSTEM_METRICS_SAMPLES_BEFORE_LOGGING", "1")
     mlflow.set_tracking_uri(store.as_uri())
-    config = sft_config(workspace)
-    with pytest.raises(RuntimeError, match="simulated node failure at step 6"):
-        sft.train(config, callbacks=[CrashAt(6)])
-    mlflow.end_run()  # the crashed process would be gone; its run stays open on the server
-    after_crash = sorted(p.name for p in (workspace / "checkpoints/tiny-sft").glob("checkpoint-*"))
-    result = sft.train(config)  # the restarted pod: same config
+    # the run stands in for one GPU: the step's clock counts GPUs x time (0 on a CPU), so each attempt counts one
+    one_gpu = pytest.MonkeyPatch()
+    start = sft_tracking.GpuClock.start
+    one_gpu.setattr(sft_tracking.GpuClock, "start", lambda self, history, *, gpus: start(self, history, gpus=1))
+    config = sft_config(workspace, gpu_usd_per_hour=GPU_HOUR_PRICE)
+    try:
+        with pytest.raises(RuntimeError, match="simulated node failure at step 6"):
+            sft.train(config, callbacks=[CrashAt(6)])
+        mlflow.end_run()  # the crashed process would be gone; its run stays open on the server
+        after_crash = sorted(p.name for p in (workspace / "checkpoints/tiny-sft").glob("checkpoint-*"))
+        result = sft.train(config)  # the restarted pod: same config
+    finally:
+        one_gpu.undo()
     yield {"result": result, "after_crash": after_crash, "root": workspace, "config": config}
     mp.undo()
 
@@ -180,13 +198,35 @@ def test_mlflow_run_contents(trained) -> None:
     # what `llmft status` reads (llmft/progress.py): the Trainer's planned total, logged at each train begin
     totals = [m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.TOTAL_STEPS_METRIC)]
     assert totals and set(totals) == {float(params["training.max_steps"])}
-    gpu_hours = {m.step: m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.GPU_HOURS_METRIC)}
-    assert set(gpu_hours) == set(range(1, 9)) and set(gpu_hours.values()) == {0.0}  # on CPU: no GPU-hours
-    assert sft_tracking.COST_METRIC not in run.data.metrics  # no price given in the step file
+    _assert_cost_metrics(client, run, trained["root"] / "checkpoints/tiny-sft/checkpoint-4")
     versions = client.search_model_versions("name='tiny-sft'")
     assert [str(v.version) for v in versions] == ["1"]
     loaded = mlflow.transformers.load_model(f"models:/tiny-sft/1", return_type="components")
     assert loaded["model"].config.num_hidden_layers == 2
+
+
+def _assert_cost_metrics(client, run, checkpoint: Path) -> None:
+    """GPU-hours and their cost at every logged step (the metrics' cadence), cost = GPU-hours x the step file's
+    price, and the resumed attempt counting on from the checkpoint's figure instead of from zero."""
+    import json
+
+    loss_steps = {m.step for m in client.get_metric_history(run.info.run_id, "loss")}
+    hours = {m.step: m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.GPU_HOURS_METRIC)}
+    cost = {m.step: m.value for m in client.get_metric_history(run.info.run_id, sft_tracking.COST_METRIC)}
+    assert set(hours) == set(cost) == loss_steps == set(range(1, 9))
+    for step in cost:
+        assert cost[step] == pytest.approx(hours[step] * GPU_HOUR_PRICE, rel=1e-9)
+    assert all(hours[s] > 0 for s in hours)
+    assert all(hours[a] <= hours[b] for a, b in ((1, 2), (2, 3), (3, 4), (7, 8)))  # within an attempt: a clock
+    history = json.loads((checkpoint / "trainer_state.json").read_text())["log_history"]
+    saved = [
+        row[sft_tracking.GPU_HOURS_METRIC]
+        for row in history
+        if sft_tracking.GPU_HOURS_METRIC in row and row.get("step") == 4
+    ]
+    assert saved and saved[-1] == pytest.approx(hours[4], rel=1e-9)  # the checkpoint carries the run's figure
+    assert hours[7] > hours[4], "the resumed attempt started from zero instead of the checkpoint's GPU-hours"
+    assert float(run.data.params["script.gpu_usd_per_hour"]) == pytest.approx(GPU_HOUR_PRICE)
 
 
 def test_restart_after_registration_registers_no_second_version(trained) -> None:
