@@ -138,6 +138,7 @@ def _torchrun(step_file: Path, *, terminate_after_logs: int | None = None) -> tu
         "PYTHONPATH": str(Path(preemption.__file__).parents[1]),
         "TORCH_ELASTIC_SHUTDOWN_TIMEOUT": "120",  # what k8s_charts sets from the grace period
         "OMP_NUM_THREADS": "1",
+        "PYTHONUNBUFFERED": "1",  # every log line as it is printed: SIGTERM lands mid-run however loaded the machine
     }
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
     cmd += ["-m", "llm_platform.sft", "--config", str(step_file)]
