@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_platform import bench, memory
+from llm_platform import bench, bench_data, memory
 
 pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
 
@@ -15,11 +15,11 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
 def test_synthetic_rows_follow_the_medical_lengths_in_the_sft_r1_layout() -> None:
-    rows = bench.synthetic_rows(200, words=100)
-    lengths = bench.medical_lengths(200)
+    rows = bench_data.synthetic_rows(200, words=100)
+    lengths = bench_data.medical_lengths(200)
     assert [len(r["text"].split()) + 1 for r in rows] == lengths  # + the end-of-sequence token
     assert all(r["text"].startswith(r["prompt"] + " ") for r in rows)
-    assert 700 < sum(lengths) / len(lengths) < 1250 and max(lengths) <= bench.MAX_TOKENS
+    assert 700 < sum(lengths) / len(lengths) < 1250 and max(lengths) <= bench_data.MAX_TOKENS
 
 
 def test_every_shape_builds_a_config_transformers_accepts() -> None:
@@ -85,8 +85,8 @@ def test_cpu_run_prints_the_table_writes_json_and_logs_to_mlflow(tmp_path, capsy
 def test_real_rows_can_bring_their_own_tokenizer(tmp_path) -> None:
     from transformers import AutoTokenizer
 
-    bench.build_tokenizer(tmp_path / "tok", words=50)
-    model = bench.build_model("tiny", tmp_path / "model", device="cpu", tokenizer_dir=str(tmp_path / "tok"))
+    bench_data.build_tokenizer(tmp_path / "tok", words=50)
+    model = bench_data.build_model("tiny", tmp_path / "model", device="cpu", tokenizer_dir=str(tmp_path / "tok"))
     assert len(AutoTokenizer.from_pretrained(model)) == 54
     assert (model / "config.json").is_file()
 

@@ -8,7 +8,7 @@ absolute + 1e-4 relative, logits of untouched examples to 1e-5 absolute.
 from __future__ import annotations
 
 import pytest
-from llm_platform import bench, packing
+from llm_platform import bench_data, packing
 from llm_platform.sft_data import IGNORE_INDEX, Collator
 
 VOCAB = 97
@@ -131,7 +131,7 @@ def test_padding_rows_form_their_own_sequence_and_carry_no_loss() -> None:
 
 
 def test_bin_packing_keeps_whole_examples_within_capacity() -> None:
-    lengths = bench.medical_lengths(500, seed=3)
+    lengths = bench_data.medical_lengths(500, seed=3)
     bins = packing.best_fit_decreasing(lengths, 2048)
     assert sorted(i for b in bins for i in b) == list(range(500))
     assert all(sum(lengths[i] for i in b) <= 2048 for b in bins)
@@ -142,7 +142,7 @@ def test_bin_packing_keeps_whole_examples_within_capacity() -> None:
 def test_padding_efficiency_on_the_medical_length_distribution() -> None:
     """medical-o1's training split (17,734 rows; mean 973, max 2,010 tokens as measured): rows of 2,048 tokens are
     >= 0.97 full. The right-padded batches of two the old recipe used waste ~17% (measured 0.814 on the H100)."""
-    lengths = bench.medical_lengths(bench.MEDICAL_TRAIN_ROWS)
+    lengths = bench_data.medical_lengths(bench_data.MEDICAL_TRAIN_ROWS)
     assert 940 <= sum(lengths) / len(lengths) <= 1010 and max(lengths) <= 2010
     rows = packing.best_fit_decreasing(lengths, 2048)  # what packing.pack lays out, without the token lists
     efficiency = packing.PackStats(len(lengths), len(rows), sum(lengths), 2048).padding_efficiency
