@@ -78,8 +78,11 @@ def pod_memory_gib(plan: Any) -> float | None:
 
 
 def host_memory(plan: Any, dims: mem.ModelDims, why: str) -> Status | None:
-    """A FAIL when the pod's memory is below one bf16 copy of the weights plus the process (issue 41's "pod memory
-    floor from the weights"): ``why`` names the step's load that holds that copy in host memory. None: it fits."""
+    """A FAIL when the spec's ``memory_gib`` is below one bf16 copy of the weights plus the process (issue 41's "pod
+    memory floor from the weights"): ``why`` names the step's load that holds that copy in host memory. None: it
+    fits, or the spec leaves the pod's memory to the node kind (the GPU check speaks for a model too big for it)."""
+    if getattr(plan.spec, "memory_gib", None) is None:
+        return None
     pod = pod_memory_gib(plan)
     floor = mem.weights_gib(dims) + HOST_OVERHEAD_GIB
     if pod is None or pod >= floor:
@@ -99,11 +102,10 @@ def sft(plan: Any, instance_type: str) -> Status:
     if dims is None:
         return "FAIL", source
     merges = plan.step.get("merge_weights", _defaults("sft").get("merge_weights", True))
-    host = host_memory(plan, dims, "merging the adapter (merge_weights)") if merges else None
-    if host is not None:
-        return host
     status, message = mem.preflight_check(plan.step, instance_type=instance_type, gpus=plan.gpus, dims=dims)
-    return status, f"{message} [shape: {source}]"
+    message = f"{message} [shape: {source}]"
+    host = host_memory(plan, dims, "merging the adapter (merge_weights)") if merges else None
+    return ("FAIL", f"{message}; {host[1]}" if status == "FAIL" else host[1]) if host else (status, message)
 
 
 def evaluate(plan: Any, instance_type: str) -> Status:
@@ -117,7 +119,7 @@ def evaluate(plan: Any, instance_type: str) -> Status:
     if tuned is None:
         return "FAIL", source
     host = host_memory(plan, tuned, "loading the model (on the CPU, then moved to the GPU: llm_platform.evaluate)")
-    if host is not None:
+    if host is not None:  # one reason is enough: a pod that cannot load the model never reaches the GPU
         return host
     try:
         gpu = _gpu_gib(instance_type)

@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from k8s_charts import serving
+
 from .conftest import ENVIRONMENTS, Synth, synthesize
 
 MANIFEST = "Custom::AWSCDK-EKS-KubernetesResource"
@@ -50,7 +52,10 @@ def test_platform_charts_are_deployed_in_order(env_synth: Synth) -> None:
         assert f'\\"name\\":\\"{team.name}\\"' in rendered(by_chart["TeamNamespaces"])
     namespaces = rendered(by_chart["TeamNamespaces"])
     assert '\\"MLFLOW_TRACKING_URI\\":\\"https://' in namespaces
-    assert namespaces.count('\\"kind\\":\\"SecretProviderClass\\"') == len(env_synth.config.kubernetes.teams)
+    # one SecretProviderClass per team namespace, and the promotion namespace's (the MLflow evaluator's, issue 40)
+    spc = re.findall(r'SecretProviderClass\\",\\"metadata\\":\{.*?\\"namespace\\":\\"([a-z0-9-]+)\\"', namespaces)
+    teams = {t.name for t in env_synth.config.kubernetes.teams}
+    assert len(spc) == len(set(spc)) and teams <= set(spc) and set(spc) - teams <= {serving.PROMOTION_NAMESPACE}, spc
 
 
 def test_gpu_nodes_use_the_karpenter_role_and_compute_key(env_synth: Synth) -> None:
