@@ -5,7 +5,9 @@
     llmft run --local SPEC [--fsx DIR]  the step on this machine, as its pod would run it (smoke test)
     llmft status NAME | logs NAME [-f] | cancel NAME | list
     llmft port-forward NAME [--local-port 8000]   a serve job's endpoint on localhost (wakes it if asleep)
-    llmft promote SPEC --image IMAGE [-o FILE]    platform admins: the promotion Job of a production serve spec
+    llmft promote SPEC --image IMAGE [-o FILE] [--retire]
+                                                platform admins: the promotion (or retirement) Job of a production
+                                                serve spec
 
 Serve jobs (`type: serve`, docs/serving.md) resolve their registered model in MLflow (MLFLOW_TRACKING_URI and the
 team's user from the environment); `--registry FILE` renders from a YAML snapshot instead (examples/registry.yaml).
@@ -189,6 +191,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
     from k8s_charts import serving
     from llmft.promote import promotion_manifests
 
+    if args.retire:
+        return _retire(args)
     spec, result = run_preflight(args, cluster=None)
     if job_type(spec.type).workload != "deployment" or spec.tier not in serving.PRODUCTION_TIERS:
         print(
@@ -216,6 +220,42 @@ def cmd_promote(args: argparse.Namespace) -> int:
         f"{spec.name}: {spec.serve.model} version {result.plan.model.version} (passed, digest pinned); apply the "
         f"ConfigMap and Job in namespace {serving.PROMOTION_NAMESPACE} (platform admins only), then `kubectl logs "
         f"-n {serving.PROMOTION_NAMESPACE} job/{manifests[1]['metadata']['name']}`",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _retire(args: argparse.Namespace) -> int:
+    """`llmft promote SPEC --image IMAGE --retire`: the Job that deletes a production endpoint as the promoter (teams
+    may not delete production objects). Needs neither MLflow nor preflight: the spec names the endpoint."""
+    import yaml
+
+    from k8s_charts import serving
+    from llmft.promote import retirement_manifests
+    from llmft.spec import load_spec
+
+    spec = load_spec(args.spec)
+    team = args.team or spec.team
+    if job_type(spec.type).workload != "deployment" or spec.tier not in serving.PRODUCTION_TIERS or not team:
+        print(
+            f"llmft: --retire is for serve specs of a production tier with a team; {spec.name} is type {spec.type}, "
+            f"tier {spec.tier}, team {team or 'unset'}: `llmft cancel` removes other jobs",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        job = retirement_manifests(spec.name, team, image=args.image)
+    except ValueError as exc:
+        print(f"llmft: {exc}", file=sys.stderr)
+        return 1
+    text = yaml.safe_dump_all(job, sort_keys=False)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    print(
+        f"{spec.name}: apply the Job in namespace {serving.PROMOTION_NAMESPACE} (platform admins only); it deletes "
+        f"the endpoint's ScaledObject, Service and Deployment in {team}",
         file=sys.stderr,
     )
     return 0
@@ -433,6 +473,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("spec")
     pr.add_argument("--image", required=True, help="an image with kubectl that runs the Job (pin it by digest)")
     pr.add_argument("-o", "--output", help="write to this file instead of stdout")
+    pr.add_argument("--retire", action="store_true", help="the Job that deletes the endpoint (as the promoter) instead")
     pr.set_defaults(func=cmd_promote)
     from llmft.pipeline import add_subcommand  # issue 33: `llmft pipeline` (llmft/pipeline.py)
 

@@ -31,6 +31,9 @@ MOUNT = "/promotion"
 JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished promotion Job (and its log) stays a week for the audit trail, then Kubernetes deletes it."""
 MAX_NAME = 63 - len("promote-")
+RETIRED_KINDS = ("scaledobjects.keda.sh", "services", "deployments.apps")
+"""What retiring an endpoint deletes, in this order (kubectl deletes the resources it is given in order): the
+autoscaler first, so it cannot scale the Deployment back while it goes, then the Service, then the Deployment."""
 CHECK_MODULE = "llm_platform.promotion_check"
 """The check the Job runs before it applies (training/llm_platform/promotion_check.py)."""
 IMAGE_USER = 1000
@@ -171,3 +174,37 @@ def promotion_manifests(endpoint: list[dict[str, Any]], *, image: str) -> list[d
         },
     }
     return [config_map, job]
+
+
+def retirement_manifests(serve_name: str, namespace: str, *, image: str) -> list[dict[str, Any]]:
+    """The Job that retires a production endpoint: as the promoter (the only identity besides the platform's
+    controllers that the admission rules let delete a production Deployment, Service or ScaledObject,
+    k8s_charts/guardrails/production.py), it deletes the three objects of ``serve_name`` in ``namespace`` by name
+    (:data:`RETIRED_KINDS`). ``image``: any image with ``kubectl``."""
+    name = promotion_name(serve_name).replace("promote-", "retire-", 1)
+    labels = _labels(serve_name, namespace)
+    command = ["kubectl", "delete", "--namespace", namespace, "--ignore-not-found", "--wait=true"]
+    command += [f"{kind}/{serve_name}" for kind in RETIRED_KINDS]
+    container = {**_container(image), "name": "retire", "command": command, "volumeMounts": [_MOUNTS[1]]}
+    key, value, effect = CPU_JOBS_TAINT
+    pod = {
+        "serviceAccountName": serving.PROMOTER_SERVICE_ACCOUNT,
+        "restartPolicy": "Never",
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "nodeSelector": cpu_job_node_selector(),
+        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+        "containers": [container],
+        "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}],
+    }
+    return [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": name, "namespace": serving.PROMOTION_NAMESPACE, "labels": labels},
+            "spec": {
+                "backoffLimit": 0,
+                "ttlSecondsAfterFinished": JOB_TTL_SECONDS,
+                "template": {"metadata": {"labels": labels}, "spec": pod},
+            },
+        }
+    ]

@@ -19,7 +19,7 @@ from llm_platform import promotion_check
 from k8s_charts import serving
 from k8s_charts.pods import MLFLOW_CREDENTIALS_VOLUME
 from k8s_charts.values import MLFLOW_CONFIG_MAP, MLFLOW_CREDENTIALS_SECRET, MLFLOW_SECRET_PROVIDER_CLASS
-from llmft.promote import CHECK_MODULE, ENDPOINT_KEY, MOUNT, promotion_manifests
+from llmft.promote import CHECK_MODULE, ENDPOINT_KEY, MOUNT, promotion_manifests, retirement_manifests
 
 from .conftest import ENVIRONMENTS
 from .guardrail_eval import GROUP_OF, admission_refusals, rbac_allows, resource_of
@@ -235,3 +235,51 @@ def test_llmft_promote_refuses_a_version_that_did_not_pass(monkeypatch: pytest.M
     failed.write_text(yaml.safe_dump(snapshot))
     code, out, err = _cli(monkeypatch, ["promote", str(EXAMPLES / "serve-production.yaml"), "--image", KUBECTL], failed)
     assert code == 1 and out == "" and "preflight refused" in err
+
+
+# ---- retiring a production endpoint: the promoter deletes what it applied; a team cannot ---------------------------
+def _target(doc: dict[str, Any]) -> str:
+    """kubectl's ``<resource>.<group>/<name>`` of a manifest."""
+    group = GROUP_OF[doc["kind"]]
+    return f"{resource_of(doc['kind'])}{'.' + group if group else ''}/{doc['metadata']['name']}"
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_retirement_deletes_what_the_promotion_applied_as_the_promoter_only(env: str) -> None:
+    m = team_manifests(env)
+    _, (config_map, _) = _promotion(env)
+    applied = _applied(config_map)
+    deployment = applied[0]
+    namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
+    (job,) = retirement_manifests(name, namespace, image=KUBECTL)
+    pod = job["spec"]["template"]["spec"]
+    assert job["metadata"]["namespace"] == serving.PROMOTION_NAMESPACE
+    assert pod["serviceAccountName"] == serving.PROMOTER_SERVICE_ACCOUNT
+    (container,) = pod["containers"]
+    _restricted(container)
+    command = container["command"]
+    assert command[:2] == ["kubectl", "delete"] and command[command.index("--namespace") + 1] == namespace
+    targets = [c for c in command if "/" in c]
+    assert sorted(targets) == sorted(_target(d) for d in applied)  # every object the promotion applied, by name
+    assert targets[0].startswith("scaledobjects."), "the autoscaler goes first: nothing scales the Deployment back"
+    labels = ns_labels(env, namespace)
+    for doc in applied:
+        group, resource = GROUP_OF[doc["kind"]], resource_of(doc["kind"])
+        assert rbac_allows(m, PROMOTER, "delete", group, resource, namespace), doc["kind"]
+        promoter = admission_refusals(
+            m, None, labels, operation="DELETE", old=doc, user=serving.PROMOTER, cluster=applied
+        )
+        assert promoter == [], (doc["kind"], promoter)
+        assert admission_refusals(m, None, labels, operation="DELETE", old=doc, cluster=applied), doc["kind"]
+
+
+def test_llmft_promote_retire_prints_the_job_without_mlflow(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = str(EXAMPLES / "serve-production.yaml")
+    code, out, err = _cli(monkeypatch, ["promote", spec, "--image", KUBECTL, "--retire"], registry=None)
+    assert code == 0, err
+    (job,) = yaml.safe_load_all(out)
+    assert job["kind"] == "Job" and job["metadata"]["name"].startswith("retire-")
+    code, out, err = _cli(
+        monkeypatch, ["promote", str(EXAMPLES / "07-serve-medical.yaml"), "--image", KUBECTL, "--retire"]
+    )
+    assert code == 1 and out == "" and "llmft cancel" in err
