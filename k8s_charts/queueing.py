@@ -14,7 +14,7 @@ from constructs import Construct
 from config import EnvironmentConfig
 from config.kubernetes import TeamConfig
 from config.queueing import Capacity, tier_capacities
-from k8s_charts.guardrails.common import KUBERAY_OPERATOR
+from k8s_charts.guardrails.common import KUBERAY_OPERATOR, QUEUED_JOB_RULES
 from k8s_charts.imports.clusterqueue.io.x_k8s import kueue as cq
 from k8s_charts.imports.cohort.io.x_k8s import kueue as co
 from k8s_charts.imports.localqueue.io.x_k8s import kueue as lq
@@ -254,26 +254,7 @@ class QueueingChart(cdk8s.Chart):
 
 def _require_queue_name_spec() -> dict:
     """The spec of the policy refusing queued job kinds without a queue name (owned RayClusters exempt)."""
-    rules = [
-        {
-            "apiGroups": ["kubeflow.org"],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["pytorchjobs"],
-        },
-        {
-            "apiGroups": ["kubeflow.org"],
-            "apiVersions": ["v2beta1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["mpijobs"],
-        },
-        {
-            "apiGroups": ["ray.io"],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["rayjobs", "rayclusters"],
-        },
-    ]
+    rules = [dict(rule) for rule in QUEUED_JOB_RULES]
     tiers = ", ".join(local_queue_name(t) for t in JOB_TIERS)
     return {
         "failurePolicy": "Fail",

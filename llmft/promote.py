@@ -140,14 +140,8 @@ def promotion_manifests(endpoint: list[dict[str, Any]], *, image: str) -> list[d
         "immutable": True,
         "data": {ENDPOINT_KEY: yaml.safe_dump_all(endpoint, sort_keys=False)},
     }
-    key, value, effect = CPU_JOBS_TAINT
     pod = {
-        "serviceAccountName": serving.PROMOTER_SERVICE_ACCOUNT,
-        "restartPolicy": "Never",
-        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-        # the serving image is large: pulled on the CPU job pool, never on the system nodes
-        "nodeSelector": cpu_job_node_selector(),
-        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+        **_promoter_pod(),
         "initContainers": [_check_container(_serving_image(deployment))],
         "containers": [_container(image)],
         "volumes": [
@@ -163,17 +157,34 @@ def promotion_manifests(endpoint: list[dict[str, Any]], *, image: str) -> list[d
             },
         ],
     }
-    job = {
+    return [config_map, _job(name, labels, pod)]
+
+
+def _promoter_pod() -> dict[str, Any]:
+    """What every Job of the promoter runs with: its ServiceAccount, Pod Security ``restricted``, and the CPU job pool
+    (the serving image is large: pulled there, never on the system nodes)."""
+    key, value, effect = CPU_JOBS_TAINT
+    return {
+        "serviceAccountName": serving.PROMOTER_SERVICE_ACCOUNT,
+        "restartPolicy": "Never",
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "nodeSelector": cpu_job_node_selector(),
+        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+    }
+
+
+def _job(name: str, labels: dict[str, str], pod: dict[str, Any]) -> dict[str, Any]:
+    """A Job of the promoter in the platform namespace: no retries (a refusal is an answer to read), kept a week."""
+    return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": name, "namespace": ns, "labels": labels},
+        "metadata": {"name": name, "namespace": serving.PROMOTION_NAMESPACE, "labels": labels},
         "spec": {
-            "backoffLimit": 0,  # a refused apply is an answer to read, not to retry
+            "backoffLimit": 0,
             "ttlSecondsAfterFinished": JOB_TTL_SECONDS,
             "template": {"metadata": {"labels": labels}, "spec": pod},
         },
     }
-    return [config_map, job]
 
 
 def retirement_manifests(serve_name: str, namespace: str, *, image: str) -> list[dict[str, Any]]:
@@ -186,25 +197,9 @@ def retirement_manifests(serve_name: str, namespace: str, *, image: str) -> list
     command = ["kubectl", "delete", "--namespace", namespace, "--ignore-not-found", "--wait=true"]
     command += [f"{kind}/{serve_name}" for kind in RETIRED_KINDS]
     container = {**_container(image), "name": "retire", "command": command, "volumeMounts": [_MOUNTS[1]]}
-    key, value, effect = CPU_JOBS_TAINT
     pod = {
-        "serviceAccountName": serving.PROMOTER_SERVICE_ACCOUNT,
-        "restartPolicy": "Never",
-        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-        "nodeSelector": cpu_job_node_selector(),
-        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}],
+        **_promoter_pod(),
         "containers": [container],
         "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}],
     }
-    return [
-        {
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "metadata": {"name": name, "namespace": serving.PROMOTION_NAMESPACE, "labels": labels},
-            "spec": {
-                "backoffLimit": 0,
-                "ttlSecondsAfterFinished": JOB_TTL_SECONDS,
-                "template": {"metadata": {"labels": labels}, "spec": pod},
-            },
-        }
-    ]
+    return [_job(name, labels, pod)]

@@ -226,3 +226,27 @@ def _controlled_by(api_version: str, kind: str) -> str:
 def _gated(pod: str) -> str:
     """CEL: pod ``pod`` holds Kueue's scheduling gate (:data:`KUEUE_GATE`)."""
     return f"(has({pod}.spec.schedulingGates) && {pod}.spec.schedulingGates.exists(g, g.name == '{KUEUE_GATE}'))"
+
+
+QUEUED_JOB_RULES = (
+    {
+        "apiGroups": ["kubeflow.org"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["pytorchjobs"],
+    },
+    {
+        "apiGroups": ["kubeflow.org"],
+        "apiVersions": ["v2beta1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["mpijobs"],
+    },
+    {
+        "apiGroups": ["ray.io"],
+        "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"],
+        "resources": ["rayjobs", "rayclusters"],
+    },
+)
+"""The ``resourceRules`` of the job kinds Kueue queues (:data:`KUEUE_JOB_KINDS`), created or changed: what the workload
+policy and the queue-name policy (k8s_charts/queueing.py) both match."""

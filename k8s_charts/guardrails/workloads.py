@@ -11,6 +11,7 @@ from k8s_charts.guardrails.common import (
     KUEUE_JOB_KINDS,
     MAX_JOB_PARALLELISM,
     MAX_SERVE_REPLICAS,
+    QUEUED_JOB_RULES,
     WORKLOAD_PRIORITY_LABEL,
     _accelerators,
     _cel_list,
@@ -328,24 +329,7 @@ def _deletion_rules() -> list[dict[str, str]]:
 
 
 _WORKLOAD_RULES = [
-    {
-        "apiGroups": ["kubeflow.org"],
-        "apiVersions": ["v1"],
-        "operations": ["CREATE", "UPDATE"],
-        "resources": ["pytorchjobs"],
-    },
-    {
-        "apiGroups": ["kubeflow.org"],
-        "apiVersions": ["v2beta1"],
-        "operations": ["CREATE", "UPDATE"],
-        "resources": ["mpijobs"],
-    },
-    {
-        "apiGroups": ["ray.io"],
-        "apiVersions": ["v1"],
-        "operations": ["CREATE", "UPDATE"],
-        "resources": ["rayjobs", "rayclusters"],
-    },
+    *(dict(rule) for rule in QUEUED_JOB_RULES),
     {
         "apiGroups": ["batch"],
         "apiVersions": ["v1"],
