@@ -100,18 +100,10 @@ def sft(plan: Any, instance_type: str) -> Status:
         return "FAIL", source
     merges = plan.step.get("merge_weights", _defaults("sft").get("merge_weights", True))
     host = host_memory(plan, dims, "merging the adapter (merge_weights)") if merges else None
-    status, message = mem.preflight_check(plan.step, instance_type=instance_type, gpus=plan.gpus, dims=dims)
-    return both(host, (status, f"{message} [shape: {source}]"))
-
-
-def both(host: Status | None, gpu: Status) -> Status:
-    """The GPU check and the pod's host-memory floor reported together (every problem at once): a FAIL of either
-    fails, and a failing GPU fit is named first, then the host-memory floor."""
-    if host is None:
-        return gpu
-    if gpu[0] == "ok":
+    if host is not None:
         return host
-    return "FAIL", f"{gpu[1]}; {host[1]}"
+    status, message = mem.preflight_check(plan.step, instance_type=instance_type, gpus=plan.gpus, dims=dims)
+    return status, f"{message} [shape: {source}]"
 
 
 def evaluate(plan: Any, instance_type: str) -> Status:
@@ -125,18 +117,15 @@ def evaluate(plan: Any, instance_type: str) -> Status:
     if tuned is None:
         return "FAIL", source
     host = host_memory(plan, tuned, "loading the model (on the CPU, then moved to the GPU: llm_platform.evaluate)")
-    results = [(tuned, source)] + ([(base, base_source)] if base is not None and base != tuned else [])
-    return both(host, _generation(step, instance_type, results, defaults))
-
-
-def _generation(step: dict[str, Any], instance_type: str, results: list, defaults: dict[str, Any]) -> Status:
-    """Generation of ``settings.batch_size`` x ``max_new_tokens`` on one GPU of the kind, for each (shape, source)."""
+    if host is not None:
+        return host
     try:
         gpu = _gpu_gib(instance_type)
     except ValueError as exc:
         return "FAIL", f"{exc}; add it to config/data/instance_specs.yaml"
     batch = int(step.get("batch_size", defaults["batch_size"]))
     new = int(step.get("max_new_tokens", defaults["max_new_tokens"]))
+    results = [(tuned, source)] + ([(base, base_source)] if base is not None and base != tuned else [])
     lines = []
     for dims, where in results:
         fits, message = mem.generation_check(dims, gpu, batch=batch, new_tokens=new)
