@@ -143,8 +143,8 @@ test-fast: install-synth $(TRAIN_VENV)/.installed
 
 # Every reviewed baseline after a deliberate change, in one run: the syrupy snapshots of every environment's stacks and
 # of the Argo CD variants (tests/__snapshots__/), the cost totals (tests/baselines/cost.json; an environment in a region
-# without prices is pinned as unpriced, never as $0) and the stateful logical IDs (tests/baselines/
-# stateful_resources.json). Review `git diff` before committing. One process: syrupy's update needs every snapshot
+# without prices is pinned as unpriced, never as $0; docs/cost.md's cost table is written from it) and the stateful
+# logical IDs (tests/baselines/stateful_resources.json). Review `git diff` before committing. One process: syrupy's update needs every snapshot
 # test of a file in the same session.
 snapshots: install-test
 	UPDATE_BASELINE=1 $(PY) -m pytest -p no:xdist -q --snapshot-update tests/test_snapshots.py \

@@ -208,9 +208,9 @@ def moved_config(env: str, account: str) -> EnvironmentConfig:
 
 def delivery_organization(overrides: dict[str, Any] | None = None, *, sink: bool = True) -> dict[str, Any]:
     """The shipped example organisation (config/organization/accounts.example.yaml) with :func:`delivery_accounts`,
-    waves of the shipped environments in the logging account's region, one per environment in ENVIRONMENTS order,
-    and ``overrides`` deep-merged. An environment in another region is left out, by the rule the organisation's own
-    check holds (config.check_organization: the OAM sink is regional, so the pipeline delivers the sink's region)."""
+    a wave per :func:`delivered_environments` (in ENVIRONMENTS order), and ``overrides`` deep-merged. An environment
+    in another region is left out, by the rule the organisation's own check holds (config.check_organization: the
+    OAM sink is regional, so the pipeline delivers the sink's region)."""
     from config.accounts import EXAMPLE_FILE
 
     acc = delivery_accounts()
@@ -226,9 +226,18 @@ def delivery_organization(overrides: dict[str, Any] | None = None, *, sink: bool
         if sink
         else None
     )
-    region = data["logging"]["region"]
-    data["waves"] = [{"name": env, "environments": [env]} for env in ENVIRONMENTS if load_config(env).region == region]
+    data["waves"] = [{"name": env, "environments": [env]} for env in delivered_environments()]
     return deep_merge(data, overrides or {})
+
+
+def delivered_environments() -> tuple[str, ...]:
+    """The shipped environments :func:`delivery_organization` delivers, in ENVIRONMENTS order: those in the example
+    organisation's logging (OAM sink) region, the rule config.check_organization holds; the delivery tests take
+    these, never every config/*.yaml."""
+    from config.accounts import EXAMPLE_FILE
+
+    region = yaml.safe_load(EXAMPLE_FILE.read_text())["logging"]["region"]
+    return tuple(env for env in ENVIRONMENTS if load_config(env).region == region)
 
 
 @dataclass
@@ -261,7 +270,7 @@ def synthesize_delivery() -> DeliverySynth:
     from config import parse_organization
 
     accounts = delivery_accounts()
-    environments = {env: moved_config(env, accounts[env]) for env in ENVIRONMENTS}
+    environments = {env: moved_config(env, accounts[env]) for env in delivered_environments()}
     organization = parse_organization(delivery_organization(), environments, source="tests: delivery organisation")
     outdir = _TMP / "delivery"
     app = cdk.App(

@@ -244,12 +244,12 @@ def test_hyperpod_ebs_at_most_16_tib() -> None:
 def test_gpu_limits_have_a_sane_maximum() -> None:
     pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
     _fails(
-        {"kubernetes": {"gpu_node_pools": [{**pools[0], "gpu_limit": 10**30}, pools[1]]}},
+        {"kubernetes": {"gpu_node_pools": [{**pools[0], "gpu_limit": 10**30}, *pools[1:]]}},
         rf"gpu_limit {10**30} is outside 1-{MAX_GPUS}",
     )
     teams = raw_config("dev")["kubernetes"]["teams"]
     _fails(
-        {"kubernetes": {"teams": [{**teams[0], "gpu_quota": 10**30}, teams[1]]}},
+        {"kubernetes": {"teams": [{**teams[0], "gpu_quota": 10**30}, *teams[1:]]}},
         rf"kubernetes\.teams\.0\.gpu_quota.*less than or equal to {MAX_GPUS}",
     )
 
@@ -265,7 +265,7 @@ def test_largest_gpu_limit_renders_as_an_integer() -> None:
     cfg = config_with(
         "dev",
         {
-            "kubernetes": {"gpu_node_pools": [{**pools[0], "gpu_limit": MAX_GPUS}, pools[1]]},
+            "kubernetes": {"gpu_node_pools": [{**pools[0], "gpu_limit": MAX_GPUS}, *pools[1:]]},
             "cost": {"max_burst_usd_per_hour": None},
         },
     )
@@ -293,7 +293,7 @@ def test_instance_types_from_pinned_lists(where: str, value: str, pattern: str) 
         _fails({"compute": {"system_nodes": {"instance_types": [value]}}}, pattern)
     else:
         pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
-        _fails({"kubernetes": {"gpu_node_pools": [{**pools[0], "instance_types": [value]}, pools[1]]}}, pattern)
+        _fails({"kubernetes": {"gpu_node_pools": [{**pools[0], "instance_types": [value]}, *pools[1:]]}}, pattern)
 
 
 # --- kubernetes.cpu_node_pool (the Karpenter pool of the CPU job pods) ----------------------------------------------

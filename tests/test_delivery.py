@@ -35,10 +35,10 @@ from config.accounts import EXAMPLE_FILE, ORGANIZATION_FILE, approval_before
 from stacks.pipeline_stack import DELIVERY_OUT
 
 from .conftest import (
-    ENVIRONMENTS,
     ROOT,
     DeliverySynth,
     config_with,
+    delivered_environments,
     delivery_accounts,
     delivery_organization,
     moved_config,
@@ -49,6 +49,10 @@ from .test_snapshots import mask
 pytestmark = (
     pytest.mark.synth
 )  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
+
+DELIVERED = delivered_environments()
+"""The environments the example organisation delivers (those in its logging region), in config order."""
 
 
 def _resources(template: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
@@ -110,7 +114,7 @@ def test_organization_file_is_not_an_environment() -> None:
 
 def _environments() -> dict[str, Any]:
     accounts = delivery_accounts()
-    return {env: moved_config(env, accounts[env]) for env in ENVIRONMENTS}
+    return {env: moved_config(env, accounts[env]) for env in DELIVERED}
 
 
 def _refused(overrides: dict[str, Any], *patterns: str, environments: dict[str, Any] | None = None) -> str:
@@ -128,7 +132,7 @@ def test_load_organization_reads_the_file_and_the_environments(tmp_path: Path) -
 
     with pytest.raises(ConfigError, match=r"does not exist; .*copy config/organization/accounts\.example\.yaml"):
         load_organization(tmp_path / "accounts.yaml")
-    shipped = {e: config_with(e) for e in ENVIRONMENTS}
+    shipped = {e: config_with(e) for e in DELIVERED}
     data = delivery_organization({"allow_shared_production_account": True})
     path = tmp_path / "accounts.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -139,7 +143,7 @@ def test_load_organization_reads_the_file_and_the_environments(tmp_path: Path) -
             load_organization(path)
         path.write_text(yaml.safe_dump(data))
     org, environments = load_organization(path)
-    assert set(environments) == set(ENVIRONMENTS) == set(org.environment_names)
+    assert set(environments) == set(DELIVERED) == set(org.environment_names)
 
 
 def test_the_organization_file_if_any_is_valid() -> None:
@@ -154,7 +158,7 @@ def test_the_organization_file_if_any_is_valid() -> None:
 
 def test_example_organization_is_valid() -> None:
     org = parse_organization(delivery_organization(), _environments())
-    assert org.environment_names == ENVIRONMENTS
+    assert org.environment_names == DELIVERED
 
 
 @pytest.mark.parametrize("field", ["automation", "logging"])
@@ -163,7 +167,7 @@ def test_account_must_be_twelve_digits(field: str) -> None:
 
 
 def test_environment_may_not_share_the_logging_account() -> None:
-    env = ENVIRONMENTS[0]
+    env = DELIVERED[0]
     logging = delivery_accounts()["logging"]
     environments = {**_environments(), env: moved_config(env, logging)}
     _refused(
@@ -176,8 +180,8 @@ def test_environment_may_not_share_the_logging_account() -> None:
 
 def test_production_may_not_share_an_account_unless_allowed() -> None:
     environments = _environments()
-    prods = [e for e in ENVIRONMENTS if environments[e].protect_stateful]
-    others = [e for e in ENVIRONMENTS if not environments[e].protect_stateful]
+    prods = [e for e in DELIVERED if environments[e].protect_stateful]
+    others = [e for e in DELIVERED if not environments[e].protect_stateful]
     assert prods and others, "the shipped environments have a production and a non-production one"
     prod, other = prods[0], others[0]
     shared = {**environments, prod: moved_config(prod, environments[other].account)}
@@ -206,7 +210,7 @@ def test_every_problem_at_once_naming_field_and_fix() -> None:
 
 
 def test_unknown_and_repeated_environments_are_refused() -> None:
-    env = ENVIRONMENTS[0]
+    env = DELIVERED[0]
     _refused(
         {"waves": [{"name": "one", "environments": [env]}, {"name": "two", "environments": [env, "nope"]}]},
         rf"waves\[1\]\.environments: '{env}' is already in waves\[0\]",
@@ -446,7 +450,7 @@ def test_two_environments_in_one_account_do_not_collide() -> None:
     from stacks.pipeline_stack import account_wide_environments
 
     environments = _environments()
-    first, second = ENVIRONMENTS[:2]
+    first, second = DELIVERED[:2]
     shared = {first: environments[first], second: moved_config(second, environments[first].account)}
     org = parse_organization(delivery_organization({"allow_shared_production_account": True}), shared)
     assert account_wide_environments(org, shared) == {first}
@@ -478,7 +482,7 @@ def test_no_link_before_the_sink_arn_is_configured() -> None:
     envs = _environments()
     org = parse_organization(delivery_organization(sink=False), envs)
     stack = WorkloadDeliveryStack(
-        cdk.App(), "Probe", config=envs[ENVIRONMENTS[0]], organization=org, vpc_id="vpc-0123456789abcdef0"
+        cdk.App(), "Probe", config=envs[DELIVERED[0]], organization=org, vpc_id="vpc-0123456789abcdef0"
     )
     assert stack.link is None
     assert not [c for c in stack.node.find_all() if c.node.id == "Link"]

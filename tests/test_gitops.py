@@ -436,44 +436,48 @@ def test_make_gitops_diffs_fills_and_writes(tmp_path: Path, argocd: Synth) -> No
 
     if argocd.config.delivery.install != "helm":
         pytest.skip("one variant is enough: the tool does not depend on where Argo CD runs")
+    # the environment the synthesized stacks are of: the outputs below come from its templates, so its own teams'
+    # placeholders are the ones to fill (another environment may have other teams)
+    env = argocd.config.name
+    path = config_with(env).gitops_path
     repo = tmp_path / "checkout"
     repo.mkdir()
-    stale = repo / platform_dir("environments/dev") / "old-chart.yaml"
+    stale = repo / platform_dir(path) / "old-chart.yaml"
     stale.parent.mkdir(parents=True)
     stale.write_text("kind: ConfigMap\n")
-    first = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=None)
+    first = gitops.plan(env, repo, dist=tmp_path / "dist", outputs=None)
     assert first.removed == ["old-chart.yaml"] and "team-namespaces.yaml" in first.added
     assert not [n for n in first.files if n.startswith("example-")]
-    assert (tmp_path / "dist" / "dev" / "example-sft.yaml").is_file()  # dist/<env>/ is written as by make synth
-    assert "+++ b/environments/dev/platform/team-namespaces.yaml" in first.diff
+    assert (tmp_path / "dist" / env / "example-sft.yaml").is_file()  # dist/<env>/ is written as by make synth
+    assert f"+++ b/{platform_dir(path)}/team-namespaces.yaml" in first.diff
     assert first.unresolved
     with pytest.raises(gitops.GitOpsError, match=r"placeholders without a value: .*GITOPS_OUTPUTS"):
         gitops.write(first)
     # the outputs a deploy in argocd mode writes (cdk deploy --outputs-file): names from the synthesized template
     outputs = {
-        f"Dev-{stack.title()}": {k: f"value-of-{k}" for k in t.get("Outputs", {})}
+        argocd.stacks[stack].stack_name: {k: f"value-of-{k}" for k in t.get("Outputs", {})}
         for stack, t in argocd.templates.items()
     }
-    second = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
+    second = gitops.plan(env, repo, dist=tmp_path / "dist", outputs=outputs)
     assert second.unresolved == []
     assert "${" not in "".join(second.files.values())
     gitops.write(second)
     assert not stale.exists()
-    third = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs)
+    third = gitops.plan(env, repo, dist=tmp_path / "dist", outputs=outputs)
     assert not third.differs and third.diff == ""
     # every team job folder exists (.gitkeep) and the team's platform objects are in the team's folder
     from k8s_charts.gitops import KEEP_FILE
 
-    for team in config_with("dev").kubernetes.teams:
-        assert (repo / team_jobs_dir("environments/dev", team.name) / KEEP_FILE).is_file()
+    for team in config_with(env).kubernetes.teams:
+        assert (repo / team_jobs_dir(path, team.name) / KEEP_FILE).is_file()
         assert any(n.startswith(f"teams/{team.name}/") for n in third.files)
     # the teams' pipelines and jobs in the checkout are listed (what each team Application syncs)
-    first_team, *other_teams = (t.name for t in config_with("dev").kubernetes.teams)
-    (repo / team_jobs_dir("environments/dev", first_team) / "pipeline-medical.yaml").write_text("kind: Workflow\n")
-    listed = gitops.plan("dev", repo, dist=tmp_path / "dist", outputs=outputs).team_files
+    first_team, *other_teams = (t.name for t in config_with(env).kubernetes.teams)
+    (repo / team_jobs_dir(path, first_team) / "pipeline-medical.yaml").write_text("kind: Workflow\n")
+    listed = gitops.plan(env, repo, dist=tmp_path / "dist", outputs=outputs).team_files
     assert listed[first_team] == ["pipeline-medical.yaml"] and all(listed[t] == [] for t in other_teams)
-    written = yaml.safe_load_all((repo / platform_dir("environments/dev") / "gpu-capacity.yaml").read_text())
-    errors = [e for d in written if d for e in validate(d, config_with("dev").compute.kubernetes_version)]
+    written = yaml.safe_load_all((repo / platform_dir(path) / "gpu-capacity.yaml").read_text())
+    errors = [e for d in written if d for e in validate(d, config_with(env).compute.kubernetes_version)]
     assert errors == []
 
 

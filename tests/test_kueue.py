@@ -9,6 +9,7 @@ the flavor's own label keys) is applied with kube's NodeSelectorRequirement sema
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +278,8 @@ def test_team_that_may_not_borrow_is_capped_at_its_shares() -> None:
         f["name"]: (quota(f["resources"][0]), quota(f["resources"][0], "borrowingLimit"))
         for f in cohort["spec"]["resourceGroups"][0]["flavors"]
     }
-    assert limits == {"gpu-workers": (0, 0), "a100-spot": (8, 0)}
+    research = tier_capacities("research", capacities(cfg.compute, cfg.kubernetes))
+    assert limits == {c.name: (8, 0) if c.name == "a100-spot" else (0, 0) for c in research}
 
 
 # ---- local queues and jobs -----------------------------------------------------------------------------------
@@ -564,6 +566,9 @@ def teams(*entries: dict) -> dict:
 
 RESEARCH = {"name": "ml-research", "gpu_quota": 16, "allowed_tiers": ["development", "research", "experiment"]}
 PLATFORM = {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["production", "development"]}
+_DEV = load_config("dev")
+RESEARCH_CAPACITIES = ", ".join(c.name for c in tier_capacities("research", capacities(_DEV.compute, _DEV.kubernetes)))
+"""What the research tier may run on in dev, in flavor order (from the configuration, not a copy of it)."""
 
 
 @pytest.mark.parametrize(
@@ -598,7 +603,7 @@ PLATFORM = {"name": "hyperpod-platform", "gpu_quota": 8, "allowed_tiers": ["prod
         (
             teams({**RESEARCH, "allowed_tiers": ["research"], "borrowing": False, "gpu_shares": {}}, PLATFORM),
             r"kubernetes\.teams\[ml-research\] may not borrow \(borrowing: false\) and has no gpu_shares on any "
-            r"capacity of its 'research' tier \(gpu-workers, a100-spot\)",
+            rf"capacity of its 'research' tier \({re.escape(RESEARCH_CAPACITIES)}\)",
         ),
         (
             teams({**RESEARCH, "gpu_shares": {"a100-spot": -1}}, PLATFORM),
@@ -628,7 +633,7 @@ def test_tier_with_no_flavor_is_rejected() -> None:
 
 def test_capacity_names_must_be_unique_flavor_names() -> None:
     pools = raw_config("dev")["kubernetes"]["gpu_node_pools"]
-    renamed = [{**pools[0], "name": "gpu-workers"}, pools[1]]
+    renamed = [{**pools[0], "name": "gpu-workers"}, *pools[1:]]
     with pytest.raises(ConfigError, match=r"both name 'gpu-workers'; each GPU capacity becomes a Kueue ResourceFlavor"):
         config_with("dev", {"kubernetes": {"gpu_node_pools": renamed, "teams": [RESEARCH, PLATFORM]}})
 

@@ -226,11 +226,7 @@ def test_container_is_hardened_with_health_check_and_logs(env_synth: Synth) -> N
 
 def test_image_is_an_asset_built_at_deploy(env_synth: Synth) -> None:
     manifest = json.loads(
-        next(
-            env_synth.outdir.glob(
-                "Dev-Mlflow.assets.json" if env_synth.config.name == "dev" else "Prod-Mlflow.assets.json"
-            )
-        ).read_text()
+        next(env_synth.outdir.glob(f"{env_synth.config.stack_prefix}-Mlflow.assets.json")).read_text()
     )
     (image,) = manifest["dockerImages"].values()
     assert image["source"]["directory"].startswith("asset.")
@@ -285,7 +281,10 @@ def test_task_role_reaches_only_its_prefix_and_the_key(env_synth: Synth) -> None
     assert by_sid["ListArtifactPrefix"]["Condition"] == {"StringLike": {"s3:prefix": ["mlflow", "mlflow/*"]}}
     assert json.dumps(by_sid["ArtifactObjects"]["Resource"]).endswith('"/mlflow/*"]]}')
     assert "EncryptionKey" in json.dumps(by_sid["ArtifactEncryption"]["Resource"])
-    assert by_sid["ArtifactEncryption"]["Condition"]["StringEquals"]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
+    assert (
+        by_sid["ArtifactEncryption"]["Condition"]["StringEquals"]["kms:ViaService"]
+        == f"s3.{env_synth.config.region}.amazonaws.com"
+    )
     assert not any(s.get("Resource") == "*" for s in statements)
     assert template["Resources"][role_id]["Properties"].get("ManagedPolicyArns") is None
 
@@ -403,6 +402,9 @@ def test_dev_scales_to_zero_prod_keeps_a_floor_and_a_reader(dev: Synth, prod: Sy
 
 
 # ---- configuration ------------------------------------------------------------------------------------------------
+DEV_TEAMS = [t.name for t in config_with("dev").kubernetes.teams]
+"""dev's teams in configuration order (each an MLflow user of its own)."""
+
 BAD_CONFIGS = [
     ("dev", {"mlflow": {"endpoint": {"internet_facing": True}}}, r"internet_facing is true but ingress_cidrs"),
     (
@@ -477,13 +479,15 @@ BAD_CONFIGS = [
     ("dev", {"mlflow": {"service": {"cpu": 1024, "memory_mib": 1024}}}, r"memory_mib 1024 is not valid with cpu"),
     ("dev", {"mlflow": {"service": {"min_tasks": 3, "max_tasks": 2}}}, r"min_tasks 3 exceeds max_tasks 2"),
     ("prod", {"mlflow": {"authentication": "none"}}, r"'none' is not allowed when protect_stateful"),
-    # dev ships two teams: each logs as its own user, so anything that lets one see the other's experiments is refused.
+    # dev ships several teams: each logs as its own user, so anything that lets one see another's experiments is
+    # refused (the teams named from dev's own configuration).
     (
         "dev",
         {"mlflow": {"service": {"default_permission": "READ"}}},
-        r"default_permission 'READ' lets each of the 2 teams \(ml-research, hyperpod-platform\) use the others'",
+        rf"default_permission 'READ' lets each of the {len(DEV_TEAMS)} teams \({re.escape(', '.join(DEV_TEAMS))}\) "
+        r"use the others'",
     ),
-    ("dev", {"mlflow": {"authentication": "none"}}, r"'none' gives the 2 teams .* one shared identity"),
+    ("dev", {"mlflow": {"authentication": "none"}}, rf"'none' gives the {len(DEV_TEAMS)} teams .* one shared identity"),
 ]
 
 
