@@ -307,7 +307,7 @@ def run_serve(
             file=sys.stderr,
         )
         return 2
-    previous = _sigterm_interrupts()
+    previous = _signals_interrupt()
     try:
         if not wait_healthy(proc, port, start_timeout):
             print(
@@ -321,24 +321,30 @@ def run_serve(
             flush=True,
         )
         return proc.wait()
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (_sigterm_interrupts)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (_signals_interrupt)
         return 0
     finally:
         stop(proc)
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _sigterm_interrupts() -> Any:
-    """SIGTERM to `llmft run --local` of a serve spec (a `kill`, a closing terminal, a supervisor) interrupts it like
-    Ctrl-C, so the server it started is stopped by its PID instead of outliving it; the previous handler, or None
-    off the main thread (where Python sets no handlers)."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _signals_interrupt() -> dict[int, Any]:
+    """Ctrl-C (SIGINT) and SIGTERM (a `kill`, a closing terminal, a supervisor) to `llmft run --local` of a serve
+    spec interrupt it, so the server it started is stopped by its PID instead of outliving it, whatever llmft
+    inherited: a process may start with SIGINT ignored (a background job of a non-interactive shell) or with the
+    signals blocked (a parent's signal mask is inherited across exec), and Python then raises no KeyboardInterrupt.
+    Returns the previous handlers to restore ({} off the main thread, where Python sets no handlers)."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _interrupt)
+        return {}
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    return {signum: signal.signal(signum, _interrupt) for signum in STOP_SIGNALS}

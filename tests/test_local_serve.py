@@ -85,12 +85,18 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         f"sys.exit(run_serve(Path({str(model)!r}), 'ml-research.medical-sft', port={port}, "
         f"env={{'PYTHONPATH': {str(tmp_path / 'stub')!r}, 'PATH': '/usr/bin:/bin'}}))"
     )
+
+    def inherited() -> None:  # what a parent may hand down: SIGINT ignored, the stop signals blocked
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=ROOT,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "training")])},  # this checkout's
+        preexec_fn=inherited,
     )
     try:
         lines = []
