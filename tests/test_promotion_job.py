@@ -147,6 +147,9 @@ def test_the_check_passes_what_llmft_rendered_and_nothing_else(env: str) -> None
     another_team = yaml.safe_load(yaml.safe_dump(deployment))
     another_team["metadata"]["annotations"]["llmft.io/model"] = "someone-else.model"
     deployments["another team's model"] = another_team
+    other_namespace = yaml.safe_load(yaml.safe_dump(deployment))
+    other_namespace["metadata"]["namespace"] = "someone-else"  # the team's model, served in another namespace
+    deployments["another namespace"] = other_namespace
     for name, d in deployments.items():
         assert promotion_check.refusals(d, source=source, tags=tags), name
     versions = {

@@ -20,7 +20,7 @@ every reason on stderr, unless:
 - the Deployment's model directory (annotation ``llmft.io/model-dir``, the engine's ``--model-path=`` and the digest
   check's ``--verify=``) is the version's ``llmft.model_dir`` (set once, by the training step: the server refuses
   re-pointing it), or, for a version registered from a path, that path under ``/fsx``;
-- the model is the Deployment's team's (``<team>.<name>``, label ``platform/team``).
+- the model is the Deployment's team's (``<team>.<name>``, label ``platform/team``), served in that team's namespace.
 
 MLflow cannot be asked (no tracking URI, server down, the version missing): refused as well, exit status 2. The
 Job has ``backoffLimit: 0``, so a refusal is final and ``kubectl apply`` never runs.
@@ -114,6 +114,12 @@ def refusals(deployment: Mapping[str, Any], *, source: str, tags: Mapping[str, s
     team = labels.get(TEAM_LABEL, "")
     if not team or not model.startswith(f"{team}."):
         out.append(f"{what} is not team {team!r}'s model ({team}.<name>): a team serves only its own models")
+    namespace = meta.get("namespace", "")
+    if namespace != team:  # a team's namespace is named after it (config.kubernetes.TeamConfig.namespace)
+        out.append(
+            f"{what}: the Deployment is in namespace {namespace!r} but labelled team {team!r}: an endpoint serves "
+            f"its team's model in its team's namespace; promote again from the spec"
+        )
     return out
 
 
