@@ -102,6 +102,26 @@ from k8s_charts.queues import (
     MANAGED_NAMESPACE_LABEL,
 )
 
+
+def _endpoint_object_rules() -> list[dict]:
+    """The ``resourceRules`` of an endpoint's ScaledObject and Service, written (created, changed, deleted): what both
+    production policies match, by label and by name."""
+    return [
+        {
+            "apiGroups": ["keda.sh"],
+            "apiVersions": ["v1alpha1"],
+            "operations": ["CREATE", "UPDATE", "DELETE"],
+            "resources": ["scaledobjects"],
+        },
+        {
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "UPDATE", "DELETE"],
+            "resources": ["services"],
+        },
+    ]
+
+
 POLICIES: dict[str, dict] = {
     POD_POLICY: {
         "matchConstraints": {
@@ -175,18 +195,7 @@ POLICIES: dict[str, dict] = {
     PRODUCTION_POLICY: {
         "matchConstraints": {
             "resourceRules": [
-                {
-                    "apiGroups": ["keda.sh"],
-                    "apiVersions": ["v1alpha1"],
-                    "operations": ["CREATE", "UPDATE", "DELETE"],
-                    "resources": ["scaledobjects"],
-                },
-                {
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE", "DELETE"],
-                    "resources": ["services"],
-                },
+                *_endpoint_object_rules(),
                 {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["deployments"]},
             ]
         },
@@ -197,18 +206,7 @@ POLICIES: dict[str, dict] = {
         "paramKind": {"apiVersion": "apps/v1", "kind": "Deployment"},
         "matchConstraints": {
             "resourceRules": [
-                {
-                    "apiGroups": ["keda.sh"],
-                    "apiVersions": ["v1alpha1"],
-                    "operations": ["CREATE", "UPDATE", "DELETE"],
-                    "resources": ["scaledobjects"],
-                },
-                {
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE", "DELETE"],
-                    "resources": ["services"],
-                },
+                *_endpoint_object_rules(),
                 {
                     "apiGroups": ["apps"],
                     "apiVersions": ["v1"],

@@ -209,13 +209,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 1
-    import yaml
-
-    text = yaml.safe_dump_all(manifests, sort_keys=False)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    _emit(manifests, args.output)
     print(
         f"{spec.name}: {spec.serve.model} version {result.plan.model.version} (passed, digest pinned); apply the "
         f"ConfigMap and Job in namespace {serving.PROMOTION_NAMESPACE} (platform admins only), then `kubectl logs "
@@ -225,11 +219,20 @@ def cmd_promote(args: argparse.Namespace) -> int:
     return 0
 
 
+def _emit(manifests: list[dict], output: str | None) -> None:
+    """The manifests as YAML documents, to ``output`` (a file) or standard output."""
+    import yaml
+
+    text = yaml.safe_dump_all(manifests, sort_keys=False)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
 def _retire(args: argparse.Namespace) -> int:
     """`llmft promote SPEC --image IMAGE --retire`: the Job that deletes a production endpoint as the promoter (teams
     may not delete production objects). Needs neither MLflow nor preflight: the spec names the endpoint."""
-    import yaml
-
     from k8s_charts import serving
     from llmft.promote import retirement_manifests
     from llmft.spec import load_spec
@@ -248,11 +251,7 @@ def _retire(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"llmft: {exc}", file=sys.stderr)
         return 1
-    text = yaml.safe_dump_all(job, sort_keys=False)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    _emit(job, args.output)
     print(
         f"{spec.name}: apply the Job in namespace {serving.PROMOTION_NAMESPACE} (platform admins only); it deletes "
         f"the endpoint's ScaledObject, Service and Deployment in {team}",

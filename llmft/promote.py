@@ -32,8 +32,9 @@ JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished promotion Job (and its log) stays a week for the audit trail, then Kubernetes deletes it."""
 MAX_NAME = 63 - len("promote-")
 RETIRED_KINDS = ("scaledobjects.keda.sh", "services", "deployments.apps")
-"""What retiring an endpoint deletes, in this order (kubectl deletes the resources it is given in order): the
-autoscaler first, so it cannot scale the Deployment back while it goes, then the Service, then the Deployment."""
+"""What retiring an endpoint deletes, in this order, one container each (init containers run one after the other, each
+to completion, before the next starts: kubernetes.io "Init Containers"): the autoscaler first, so it cannot scale the
+Deployment back while it goes, then the Service, then the Deployment."""
 CHECK_MODULE = "llm_platform.promotion_check"
 """The check the Job runs before it applies (training/llm_platform/promotion_check.py)."""
 IMAGE_USER = 1000
@@ -194,12 +195,20 @@ def retirement_manifests(serve_name: str, namespace: str, *, image: str) -> list
     (:data:`RETIRED_KINDS`). ``image``: any image with ``kubectl``."""
     name = promotion_name(serve_name).replace("promote-", "retire-", 1)
     labels = _labels(serve_name, namespace)
-    command = ["kubectl", "delete", "--namespace", namespace, "--ignore-not-found", "--wait=true"]
-    command += [f"{kind}/{serve_name}" for kind in RETIRED_KINDS]
-    container = {**_container(image), "name": "retire", "command": command, "volumeMounts": [_MOUNTS[1]]}
+    deletes = [
+        {
+            **_container(image),
+            "name": f"delete-{kind.split('.')[0]}",
+            "command": ["kubectl", "delete", "--namespace", namespace, "--ignore-not-found", "--wait=true"]
+            + [f"{kind}/{serve_name}"],
+            "volumeMounts": [_MOUNTS[1]],
+        }
+        for kind in RETIRED_KINDS
+    ]
     pod = {
         **_promoter_pod(),
-        "containers": [container],
+        "initContainers": deletes[:-1],
+        "containers": deletes[-1:],
         "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}],
     }
     return [_job(name, labels, pod)]

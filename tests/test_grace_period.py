@@ -33,7 +33,7 @@ def test_the_sft_pods_grace_period_is_the_checkpoints_write_time(env: str) -> No
     pod = _worker(plan)
     fsx = config.storage.fsx
     rate = fsx.throughput_mib_per_tib * fsx.storage_capacity_gib / 1024 * 1.048576
-    dims = memory.dims_of_model(plan.step["model_id"])
+    dims, _ = memory.resolve_dims(plan.step["model_id"])
     expected = preemption.grace_seconds(12 * dims.lora_params(int(plan.step.get("lora_r", 8))), write_mb_s=rate)
     assert pod["terminationGracePeriodSeconds"] == expected >= preemption.MIN_GRACE_SECONDS
     env_vars = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}

@@ -258,11 +258,13 @@ def test_retirement_deletes_what_the_promotion_applied_as_the_promoter_only(env:
     pod = job["spec"]["template"]["spec"]
     assert job["metadata"]["namespace"] == serving.PROMOTION_NAMESPACE
     assert pod["serviceAccountName"] == serving.PROMOTER_SERVICE_ACCOUNT
-    (container,) = pod["containers"]
-    _restricted(container)
-    command = container["command"]
-    assert command[:2] == ["kubectl", "delete"] and command[command.index("--namespace") + 1] == namespace
-    targets = [c for c in command if "/" in c]
+    containers = [*pod["initContainers"], *pod["containers"]]  # init containers run in order, each to completion
+    targets = []
+    for container in containers:
+        _restricted(container)
+        command = container["command"]
+        assert command[:2] == ["kubectl", "delete"] and command[command.index("--namespace") + 1] == namespace
+        targets += [c for c in command if "/" in c]
     assert sorted(targets) == sorted(_target(d) for d in applied)  # every object the promotion applied, by name
     assert targets[0].startswith("scaledobjects."), "the autoscaler goes first: nothing scales the Deployment back"
     labels = ns_labels(env, namespace)

@@ -181,21 +181,6 @@ def shape_named(name: str) -> ModelDims:
     return ModelDims.from_config(SHAPES[name], name)
 
 
-def dims_of_model(model: str) -> ModelDims | None:
-    """The shape of ``model``: its config.json when the directory is readable here, else a known shape its name
-    contains, else None."""
-    path = Path(model) / "config.json"
-    try:
-        return ModelDims.from_config(json.loads(path.read_text()), Path(model).name)
-    except (OSError, ValueError):
-        pass
-    last = Path(model).name.lower()
-    for fragment, shape in SHAPE_ALIASES:
-        if fragment in last:
-            return shape_named(shape)
-    return None
-
-
 # A parameter count in a model's name: "Llama-3.3-70B", "Qwen2.5-1.5B", "SmolLM2-135M", "Mixtral-8x7B" (8 x 7B);
 # not preceded by a letter or digit ("Qwen3-30B-A3B" counts 30B, not the active 3B).
 _PARAMS_IN_NAME = re.compile(r"(?<![0-9A-Za-z.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bBmM])(?![A-Za-z0-9])")

@@ -170,15 +170,15 @@ def test_every_plan_keeps_five_percent_of_the_card() -> None:
 
 
 def test_model_names_map_to_shapes_when_config_json_is_not_readable(tmp_path) -> None:
-    assert memory.dims_of_model("/fsx/models/deepseek-r1-distill-llama-8b").name == "llama-3.1-8b"
-    assert memory.dims_of_model("/fsx/models/DeepSeek-R1-Distill-Qwen-14B").name == "qwen2.5-14b"
-    assert memory.dims_of_model("/fsx/models/something-else") is None
+    assert memory.resolve_dims("/fsx/models/deepseek-r1-distill-llama-8b")[0].name == "llama-3.1-8b"
+    assert memory.resolve_dims("/fsx/models/DeepSeek-R1-Distill-Qwen-14B")[0].name == "qwen2.5-14b"
     assert memory.resolve_dims("/fsx/models/something-else")[0] is None
     (tmp_path / "config.json").write_text(
         '{"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
         '"num_attention_heads": 4, "vocab_size": 100}'
     )
-    dims = memory.dims_of_model(str(tmp_path))
+    dims, source = memory.resolve_dims(str(tmp_path))
+    assert source == f"{tmp_path}/config.json"
     assert (dims.hidden_size, dims.num_key_value_heads) == (64, 4)
 
 
