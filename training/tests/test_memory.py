@@ -120,27 +120,54 @@ def _bench_rows() -> list[tuple[str, memory.Setup, int, bool, float]]:
     return rows
 
 
-# harness-run3.json rows (NVML peaks, MB): the old recipe without FSDP/checkpointing/Liger, dropout 0, sdpa, padded
-# batches of E: 2 and G: 1 rows of at most data.max_tokens tokens (their recipes are not in the JSON; A-C and R of
-# harness-run2.json ran recipes the repository does not record, so they are not compared)
-HARNESS_BATCH = {"E": 2, "G": 1}
+HARNESS_RECIPES = BENCHMARKS / "harness-recipes.yaml"
+
+
+def _harness_recipes() -> dict:
+    import yaml
+
+    return yaml.safe_load(HARNESS_RECIPES.read_text())
 
 
 def _harness_rows() -> list[tuple[str, memory.Setup, int, bool, float]]:
-    data = json.loads((BENCHMARKS / "h100-2026-11-26-harness-run3.json").read_text())
+    """Every variant of the harness runs (NVML peaks, MB) with the recipe docs/benchmarks/harness-recipes.yaml records
+    for it: the shipped step file of the time and the variant's edits. A micro-step holds at most the batch times the
+    data's longest row (padded batches)."""
+    recipes = _harness_recipes()
     gib, _ = memory.gpu_memory_gib("p5.48xlarge", SPECS)
-    s = memory.Setup(EIGHT_B, gib, liger=False)
-    return [
-        (
-            f"harness-run3 {name}",
-            s,
-            batch * data["data"]["max_tokens"],
-            False,
-            # NVML counts the CUDA context too: compare with the estimate plus RESERVE_GIB
-            data["variants"][name]["gpu_mem_max_mb"] * 1e6 / memory.GIB - memory.RESERVE_GIB,
+    rows = []
+    for name, edits in recipes["variants"].items():
+        r = {**recipes["shipped"], **edits}
+        data = json.loads((BENCHMARKS / r["file"]).read_text())
+        s = memory.Setup(
+            EIGHT_B, gib, lora_dropout=float(r["lora_dropout"]), liger=r["liger_kernel"], fsdp=r["sharding"] == "fsdp"
         )
-        for name, batch in HARNESS_BATCH.items()
-    ]
+        rows.append(
+            (
+                f"{Path(r['file']).stem} {name}",
+                s,
+                r["per_device_train_batch_size"] * data["data"]["max_tokens"],
+                r["gradient_checkpointing"],
+                # NVML counts the CUDA context too: compare with the estimate plus RESERVE_GIB
+                data["variants"][name]["gpu_mem_max_mb"] * 1e6 / memory.GIB - memory.RESERVE_GIB,
+            )
+        )
+    return rows
+
+
+def test_every_harness_variant_has_its_recipe_or_a_reason() -> None:
+    """A measured variant is compared (its recipe recorded) or named as not the step; none is skipped silently."""
+    recipes = _harness_recipes()
+    assert recipes["shipped"]["attn_implementation"] == "sdpa" and not recipes["shipped"]["liger_kernel"]
+    for path in sorted(BENCHMARKS.glob("h100-*-harness-*.json")):
+        measured = set(json.loads(path.read_text())["variants"])
+        listed = {
+            name
+            for section in ("variants", "not_the_step")
+            for name, r in recipes[section].items()
+            if r["file"] == path.name
+        }
+        assert measured == listed, (path.name, measured ^ listed)
 
 
 @pytest.mark.parametrize("row", _bench_rows() + _harness_rows(), ids=lambda r: r[0])
