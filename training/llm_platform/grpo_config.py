@@ -24,6 +24,9 @@ ENTRYPOINT = "python3 -m llm_platform.grpo"
 # GSM8K rows written by `llmp-prepare-data` carry this data_source; VeRL's default reward dispatcher
 # (verl/utils/reward_score/__init__.py `default_compute_score`) scores it with verl.utils.reward_score.gsm8k.
 GSM8K_DATA_SOURCE = "openai/gsm8k"
+# VeRL's checkpoint callback (``trainer.checkpoint_callback_class``, built by the v1 trainer with its live
+# configuration): saves at the end of the current step when a Ray pod's preStop hook asks (llm_platform.grpo_save).
+SAVE_CALLBACK = "llm_platform.grpo_save.SaveOnEviction"
 # What Hydra's override grammar reads as syntax in a value: `a,b` is a list (a sweep), `${...}` an interpolation it
 # resolves (`${oc.env:AWS_SECRET_ACCESS_KEY}`), brackets, braces, quotes, `=`, whitespace and escapes.
 HYDRA_SYNTAX = re.compile(r"\$\{|[,\[\]{}()'\"=\s\\*?:$%]")
@@ -164,6 +167,7 @@ class GrpoParameters:
             f"trainer.n_gpus_per_node={self.gpus_per_node}",
             f"trainer.default_local_dir={self.checkpoint_dir}",
             "trainer.resume_mode=auto",
+            f"trainer.checkpoint_callback_class={SAVE_CALLBACK}",
             f"trainer.save_freq={self.save_freq}",
             f"trainer.test_freq={self.test_freq}",
             f"trainer.max_actor_ckpt_to_keep={self.max_checkpoints_to_keep}",

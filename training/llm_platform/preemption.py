@@ -228,3 +228,45 @@ def grace_seconds(checkpoint_bytes: int, write_mb_s: float = PLANNED_WRITE_MB_S)
     the planned rate, plus the step in progress and the exit, doubled for a busy file system; never below
     :data:`MIN_GRACE_SECONDS`."""
     return max(MIN_GRACE_SECONDS, int(2 * (checkpoint_seconds(checkpoint_bytes, write_mb_s) + SAVE_OVERHEAD_SECONDS)))
+
+
+# --- GRPO (VeRL): the rest of the step in progress, then VeRL's own save (llm_platform.grpo_stop) -----------------
+GRPO_CHECKPOINT_BYTES_PER_PARAM = 12
+"""VeRL's FSDP actor checkpoint per model parameter: the fp32 weights (the actor's ``fsdp_config.model_dtype: fp32``)
+and AdamW's two fp32 moments (``checkpoint.save_contents: [model, optimizer, extra]``), verl 0.9.1
+``trainer/config/_generated_ppo_trainer.yaml``; training/tests/test_grpo_save.py reads both from the composed
+configuration of the shipped step."""
+GRPO_FLOPS_PER_PARAM_TOKEN = 14
+"""Model FLOPs per parameter per token of one GRPO step, counted as :mod:`llm_platform.mfu` counts: the rollout's
+forward (2), the old policy's and the reference policy's log-probabilities (2 + 2) and the actor update (6) with the
+forward that gradient checkpointing recomputes (2; ``GrpoParameters.overrides`` turns it on). Attention is left out:
+GRPO's sequences (at most prompt + response tokens) are short beside the model's width."""
+GRPO_PLANNED_MFU = 0.05
+"""The share of the GPUs' dense BF16 peak a GRPO step is planned at. Not measured: docs/benchmarks/ holds SFT rows
+only. A rollout decodes token by token, which is memory-bound and runs far below the SFT step's measured 0.357
+(docs/training.md "Measured on an H100"), so the plan takes an eighth of the SFT design figure (0.40,
+``memory.DESIGN_MFU``). Planning the step too long costs nothing when the run saves (the hooks return at once) and
+little when it is gone (they return once its heartbeat freezes, ``grpo_stop.STALE_SECONDS``)."""
+MAX_GRPO_GRACE_SECONDS = 1800
+"""The cap: the longest a GRPO job's pods hold their GPUs after they are told to go, i.e. the longest a preempting
+job waits for them. A job whose step and save need more (a large model on slow GPUs) gets the cap; an eviction
+that comes early in such a step then ends at the cap without a save and the run resumes from its last ``save_freq``
+checkpoint, as it would without the hook."""
+
+
+def grpo_step_seconds(params: int, *, tokens_per_step: int, gpus: int, peak_flops_per_gpu: float) -> float:
+    """Planned seconds of one GRPO step of a ``params``-parameter model over ``tokens_per_step`` tokens (prompts and
+    responses of every rollout) on ``gpus`` GPUs of ``peak_flops_per_gpu``."""
+    flops = GRPO_FLOPS_PER_PARAM_TOKEN * params * tokens_per_step
+    return flops / (gpus * peak_flops_per_gpu * GRPO_PLANNED_MFU)
+
+
+def grpo_grace_seconds(
+    params: int, *, tokens_per_step: int, gpus: int, peak_flops_per_gpu: float, write_mb_s: float
+) -> int:
+    """A GRPO Ray pod's ``terminationGracePeriodSeconds``: the step in progress (planned whole: the request may come
+    as it starts) plus VeRL's save of the actor at ``write_mb_s``, the save doubled with its overhead as
+    :func:`grace_seconds` does; at least :data:`MIN_GRACE_SECONDS`, at most :data:`MAX_GRPO_GRACE_SECONDS`."""
+    step = grpo_step_seconds(params, tokens_per_step=tokens_per_step, gpus=gpus, peak_flops_per_gpu=peak_flops_per_gpu)
+    save = checkpoint_seconds(GRPO_CHECKPOINT_BYTES_PER_PARAM * params, write_mb_s)
+    return min(MAX_GRPO_GRACE_SECONDS, max(MIN_GRACE_SECONDS, int(step + 2 * (save + SAVE_OVERHEAD_SECONDS))))
