@@ -302,6 +302,9 @@ class PodSettings:
     ports: Sequence[tuple[str, int]] = ()
     # terminationGracePeriodSeconds: a training pod's is sized from its checkpoint (llm_platform.preemption)
     grace_seconds: int = MIN_GRACE_SECONDS
+    # the container's preStop exec command: Kubernetes runs it before SIGTERM, within the grace period (a GRPO job's
+    # Ray pods: llm_platform.grpo_stop)
+    pre_stop: Sequence[str] | None = None
 
 
 def job_pod_template(
@@ -340,6 +343,11 @@ def job_pod_template(
         resources=resources,
         security_context=restricted_container_security(),
         volume_mounts=mounts,
+        lifecycle=(
+            k8s.Lifecycle(pre_stop=k8s.LifecycleHandler(exec=k8s.ExecAction(command=list(settings.pre_stop))))
+            if settings.pre_stop
+            else None
+        ),
     )
     labels = {
         "app.kubernetes.io/name": job_name,

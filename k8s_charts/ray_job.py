@@ -10,7 +10,9 @@ from constructs import Construct
 # The GRPO configuration lives in the training package (standard library only), which validates it against
 # VeRL's own schema and checks (training/tests/test_grpo_config.py); the RayJob runs exactly its entrypoint.
 from llm_platform.grpo_config import GrpoParameters  # noqa: E402,I001
+from llm_platform.grpo_stop import RAY_EXIT_SECONDS, hook_command  # noqa: E402,I001
 from llm_platform.paths import TEAM_UMASK  # noqa: E402,I001
+from llm_platform.preemption import MIN_GRACE_SECONDS  # noqa: E402,I001
 
 from config.kubernetes import TeamConfig
 from k8s_charts.images import locked_version
@@ -100,6 +102,10 @@ class PlatformRayJob(Construct):
     LocalQueue; Kueue admits the head, the GPU workers and the submitter as one workload (the RayCluster it creates is
     owned by the RayJob and needs no queue of its own).
 
+    ``grace_seconds`` and ``pre_stop`` are the head's and the GPU workers' ``terminationGracePeriodSeconds`` and
+    ``preStop`` command (the Ray processes of both must outlive a save on eviction: :class:`VerlGrpoRayJob`); the
+    submitter only follows the driver's log (the driver runs on the head) and keeps the platform's minimum.
+
     ``ttl_seconds_after_finished`` (default 0) is how long the Ray cluster outlives the job. Kueue releases the
     job's quota as soon as KubeRay marks it Complete or Failed (Kueue v0.19.2 rayjob_controller.go `Finished`), while
     KubeRay deletes the cluster only at end time + TTL (KubeRay v1.7.0 rayjob_controller.go
@@ -130,6 +136,8 @@ class PlatformRayJob(Construct):
         zone: str | None = None,
         ray_version: str | None = None,
         node_kinds: Sequence[NodeKind] | None = None,
+        grace_seconds: int = MIN_GRACE_SECONDS,
+        pre_stop: Sequence[str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         validate_job_name(name)
@@ -145,6 +153,7 @@ class PlatformRayJob(Construct):
         if node_kinds:  # resolved by the caller (llmft): the pods may use exactly these kinds
             self.shape = self.shape.only(node_kinds)
         self.ray_version = check_ray_version(ray_version or RAY_VERSION)
+        ray_node = dict(grace_seconds=grace_seconds, pre_stop=pre_stop)  # head and GPU workers, not the submitter
         pods = dict(
             name=name,
             team=team,
@@ -171,9 +180,11 @@ class PlatformRayJob(Construct):
             "Job",
             typed,
             {
-                "/spec/rayClusterSpec/headGroupSpec/template": self._pod_template("head", "ray-head", **pods),
+                "/spec/rayClusterSpec/headGroupSpec/template": self._pod_template(
+                    "head", "ray-head", **ray_node, **pods
+                ),
                 "/spec/rayClusterSpec/workerGroupSpecs/0/template": self._pod_template(
-                    "worker", "ray-worker", gpu=True, **pods
+                    "worker", "ray-worker", gpu=True, **ray_node, **pods
                 ),
                 # KubeRay fills in the `ray job submit` command of the first container.
                 "/spec/submitterPodTemplate": self._pod_template(
@@ -258,6 +269,8 @@ class PlatformRayJob(Construct):
         env: Mapping[str, str],
         gpu: bool = False,
         restart: str | None = None,
+        grace_seconds: int = MIN_GRACE_SECONDS,
+        pre_stop: Sequence[str] | None = None,
     ) -> dict:
         """The JSON pod template of the head, the GPU workers or the submitter."""
         cpu, memory_gib = CPU_POD_SIZES.get(component, (1, 2))
@@ -282,6 +295,8 @@ class PlatformRayJob(Construct):
                     env=env,
                     args=RAY_NODE_ARGS.get(component),
                     ports=[("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)] if component == "head" else (),
+                    grace_seconds=grace_seconds,
+                    pre_stop=pre_stop,
                 ),
             )
         )
@@ -289,7 +304,12 @@ class PlatformRayJob(Construct):
 
 class VerlGrpoRayJob(PlatformRayJob):
     """:class:`PlatformRayJob` running VeRL GRPO with SGLang rollouts: exactly :meth:`GrpoParameters.entrypoint`,
-    with the Ray cluster sized by ``params`` (nodes x GPUs per node) and ``CHECKPOINT_DIR`` in every pod."""
+    with the Ray cluster sized by ``params`` (nodes x GPUs per node) and ``CHECKPOINT_DIR`` in every pod.
+
+    Save on eviction (issue 44): the head and every GPU worker run ``python3 -m llm_platform.grpo_stop`` as their
+    ``preStop`` hook, which asks the run to save at the end of its current step and waits for VeRL's checkpoint
+    (``llm_platform.grpo_save``) for the grace period (``grace_seconds``: ``llmft.build.grace_for`` sizes it from a
+    step and the save) less :data:`~llm_platform.grpo_stop.RAY_EXIT_SECONDS` for Ray's exit after SIGTERM."""
 
     def __init__(
         self,
@@ -298,6 +318,7 @@ class VerlGrpoRayJob(PlatformRayJob):
         *,
         params: GrpoParameters,
         env: Mapping[str, str] | None = None,
+        grace_seconds: int = MIN_GRACE_SECONDS,
         **kwargs,
     ) -> None:
         self.params = params
@@ -308,5 +329,7 @@ class VerlGrpoRayJob(PlatformRayJob):
             nodes=params.nodes,
             gpus_per_node=params.gpus_per_node,
             env={"CHECKPOINT_DIR": params.checkpoint_dir, **(env or {})},
+            grace_seconds=grace_seconds,
+            pre_stop=hook_command(params.checkpoint_dir, grace_seconds - RAY_EXIT_SECONDS),
             **kwargs,
         )

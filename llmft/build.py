@@ -441,7 +441,7 @@ def resolve(
         allowed=allowed,
         instance_type=instance,
         gpus_per_node=per_node,
-        grace_seconds=grace_for(spec, step, config),
+        grace_seconds=grace_for(spec, step, config, allowed),
         **common,
     )
 
@@ -458,24 +458,48 @@ def gpu_hour_price(kinds: tuple[NodeKind, ...], config: EnvironmentConfig) -> fl
     return max(prices) if prices else None
 
 
-def grace_for(spec: JobSpec, step: dict[str, Any], config: EnvironmentConfig) -> int:
-    """The training pods' grace period after SIGTERM (issue 44): the checkpoint the step writes then (a LoRA adapter
-    in fp32 and its two AdamW moments, 12 bytes per adapter parameter, from the memory model's shape of the model)
-    at the file system's throughput (storage.fsx: MiB/s per TiB x TiB), by llm_platform.preemption.grace_seconds;
-    the platform's minimum where the step writes no such checkpoint or the shape is unknown."""
+def grace_for(spec: JobSpec, step: dict[str, Any], config: EnvironmentConfig, kinds: tuple[NodeKind, ...] = ()) -> int:
+    """The training pods' grace period after SIGTERM (issue 44), from the memory model's shape of the model and the
+    file system's throughput (storage.fsx: MiB/s per TiB x TiB). SFT: the checkpoint the step writes then (a LoRA
+    adapter in fp32 and its two AdamW moments, 12 bytes per adapter parameter), by
+    llm_platform.preemption.grace_seconds. GRPO: one step on the slowest GPU of ``kinds`` (the node kinds the job may
+    be placed on) and VeRL's save of the actor, by llm_platform.preemption.grpo_grace_seconds (its figures and their
+    sources are there). The platform's minimum where the step writes no such checkpoint or the shape is unknown."""
     from llm_platform import preemption
 
     from llmft.memory_check import spec_dims
 
-    if job_type(spec.type).step != "sft":
+    kind = job_type(spec.type).step
+    if kind not in ("sft", "grpo"):
         return preemption.MIN_GRACE_SECONDS
-    dims, _ = spec_dims(spec, spec.team or "", str(step.get("model_id", "")))  # the memory check's own shape
+    model = step.get("model_id" if kind == "sft" else "model_path", "")
+    dims, _ = spec_dims(spec, spec.team or "", str(model))  # the memory check's own shape
     if dims is None:
         return preemption.MIN_GRACE_SECONDS
-    lora_r = int(step.get("lora_r", 8))
     fsx = config.storage.fsx
     write_mb_s = fsx.throughput_mib_per_tib * fsx.storage_capacity_gib / 1024 * 1.048576
+    if kind == "grpo":
+        return _grpo_grace(step, dims.params, kinds, write_mb_s)
+    lora_r = int(step.get("lora_r", 8))
     return preemption.grace_seconds(12 * dims.lora_params(lora_r), write_mb_s=write_mb_s)
+
+
+def _grpo_grace(step: dict[str, Any], params: int, kinds: tuple[NodeKind, ...], write_mb_s: float) -> int:
+    """A GRPO job's grace period: its step file's batch on the slowest GPU among ``kinds`` (an unknown GPU counts as
+    the slowest llm_platform.mfu knows)."""
+    from llm_platform import mfu, preemption
+    from llm_platform.grpo_config import GrpoParameters
+
+    grpo = GrpoParameters(**step)
+    slowest = min(tflops for _, tflops, _ in mfu.PEAK_BF16_TFLOPS) * 1e12
+    peak = min((mfu.peak_flops(k.gpu_type) or slowest for k in kinds), default=slowest)
+    return preemption.grpo_grace_seconds(
+        params,
+        tokens_per_step=grpo.train_batch_size * grpo.rollout_n * (grpo.max_prompt_length + grpo.max_response_length),
+        gpus=grpo.nodes * grpo.gpus_per_node,
+        peak_flops_per_gpu=peak,
+        write_mb_s=write_mb_s,
+    )
 
 
 def _serve_fits(spec: JobSpec, values: PlatformValues, tier: JobTier, config: EnvironmentConfig) -> None:
@@ -531,7 +555,14 @@ def _add_gpu_job(
         if kind.workload == "ray":
             from k8s_charts.ray_job import GrpoParameters, VerlGrpoRayJob
 
-            VerlGrpoRayJob(chart, "Job", image=_BUILD_IMAGE, params=GrpoParameters(**r.step), **common)
+            VerlGrpoRayJob(
+                chart,
+                "Job",
+                image=_BUILD_IMAGE,
+                params=GrpoParameters(**r.step),
+                grace_seconds=r.grace_seconds,
+                **common,
+            )
         elif custom_kind == "ray":
             from k8s_charts.ray_job import PlatformRayJob  # a plain RayJob: the user's entrypoint, no VeRL
 

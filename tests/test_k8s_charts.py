@@ -668,6 +668,7 @@ def test_ray_job(dist) -> None:
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16",
         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16",
         "trainer.resume_mode=auto",
+        "trainer.checkpoint_callback_class=llm_platform.grpo_save.SaveOnEviction",  # save on eviction (issue 44)
         "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
         "trainer.nnodes=2",
         "trainer.n_gpus_per_node=8",
@@ -688,6 +689,14 @@ def test_ray_job(dist) -> None:
     head = spec["rayClusterSpec"]["headGroupSpec"]
     assert head["rayStartParams"]["num-cpus"] == "0" and "affinity" not in head["template"]["spec"]
     assert spec["submitterPodTemplate"]["spec"]["restartPolicy"] == "Never"
+    # save on eviction (issue 44): the Ray processes outlive SIGTERM's delivery until the run saved
+    # (tests/test_grace_period.py checks the hook and the sized grace as llmft renders them)
+    for pod in (head["template"]["spec"], worker):
+        assert pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"][:3] == [
+            "python3",
+            "-m",
+            "llm_platform.grpo_stop",
+        ]
 
 
 # ---- bad input -----------------------------------------------------------------------------------------------
