@@ -49,6 +49,7 @@ class SaveRequests:
         self.pending_freq: int | None = None  # save_freq before a request lowered it; None: no request pending
         self.finished = False
         self.lock = threading.Lock()
+        folder.mkdir(parents=True, exist_ok=True)  # VeRL creates it at its first save; the heartbeat needs it now
         for name in (grpo_stop.REQUEST, grpo_stop.SAVED):  # a previous attempt's: never force this run to save
             (folder / name).unlink(missing_ok=True)
 

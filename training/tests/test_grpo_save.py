@@ -183,6 +183,12 @@ def test_the_heartbeat_moves_and_stops_after_the_last_step(live, tmp_path: Path)
     assert not (tmp_path / grpo_stop.ALIVE).exists()
 
 
+def test_a_first_attempt_beats_before_verl_created_the_folder(live, tmp_path: Path) -> None:
+    folder = tmp_path / "not-yet"
+    grpo_save.SaveRequests(folder, live, log=[].append).poll()
+    assert grpo_stop.read(folder / grpo_stop.ALIVE) == "1"
+
+
 def test_the_hook_and_the_run_together(live, tmp_path: Path) -> None:
     """The preStop hook on a fake clock; between its polls the run beats, and a step ends with VeRL's condition."""
     requests = _requests(live, tmp_path, [])
