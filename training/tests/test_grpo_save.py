@@ -8,6 +8,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -221,3 +224,46 @@ def test_the_callback_thread_beats_and_stops_after_the_last_save(live, tmp_path:
         assert not (tmp_path / grpo_stop.ALIVE).exists()
     finally:
         callback.stopped.set()
+
+
+def _until(condition, seconds: float = 60.0) -> bool:
+    """Wait (bounded) for ``condition``; its value."""
+    pause = threading.Event()
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return True
+        pause.wait(0.05)
+    return condition()
+
+
+def test_the_hook_process_returns_once_the_running_callback_saved(live, tmp_path: Path) -> None:
+    """Both halves as they run: the hook in a process of its own (as the pod's preStop), the callback's own thread,
+    and a stand-in for ``fit``'s loop that evaluates VeRL's condition after every step and, when it is true, writes
+    VeRL's marker and calls ``on_save`` as ``_save_checkpoint`` does."""
+    freq = live.trainer.save_freq
+    callback = grpo_save.SaveOnEviction(config=live)
+    stop, saves = threading.Event(), []
+
+    def fit() -> None:
+        step = 0
+        while not stop.wait(0.05):
+            step += 1
+            if verl_saves(live, step):
+                (tmp_path / "latest_checkpointed_iteration.txt").write_text(str(step))
+                saves.append(step)
+                callback.on_save(SimpleNamespace(total_training_steps=10**9), global_step=step, checkpoint_dir="")
+
+    loop = threading.Thread(target=fit, daemon=True)
+    loop.start()
+    try:
+        assert _until(lambda: (tmp_path / grpo_stop.ALIVE).exists())
+        argv = ["-m", grpo_stop.MODULE, "--checkpoint-dir", str(tmp_path), "--budget-seconds", "120"]
+        hook = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=180, check=False)
+        assert hook.returncode == 0 and hook.stdout.startswith(f"{grpo_stop.LOG_PREFIX}: saved"), hook
+        assert grpo_stop.saved_step(tmp_path) in saves
+        assert not (tmp_path / grpo_stop.REQUEST).exists() and live.trainer.save_freq == freq
+    finally:
+        stop.set()
+        callback.stopped.set()
+        loop.join(timeout=30)
+        callback.thread.join(timeout=30)
