@@ -282,6 +282,8 @@ def test_the_cron_job_is_rendered_and_valid(env: str) -> None:
     (container,) = pod["containers"]
     assert container["image"] == VALUES[env].images[fallback.IMAGE]
     assert container["command"][:3] == ["python", "-m", controller.__name__]
+    resources = container["resources"]  # what checkov and the CPU pool's scheduling read
+    assert resources["requests"]["cpu"] and resources["requests"]["memory"] and resources["limits"]["memory"]
     security = container["securityContext"]
     assert security["runAsNonRoot"] and not security["allowPrivilegeEscalation"]
     assert security["capabilities"]["drop"] == ["ALL"] and security["seccompProfile"]["type"] == "RuntimeDefault"
