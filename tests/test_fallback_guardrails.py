@@ -50,6 +50,10 @@ def test_the_fallback_is_admitted_from_the_controller_and_as_before_from_a_team_
     assert _refusals(env, moved, job, fallback.USER) == []
     assert _refusals(env, moved, job, TEAM_USER) == _refusals(env, job, job, TEAM_USER) == []
     assert _refusals(env, moved, moved, fallback.USER) == []  # a patch that changes nothing (a retry)
+    # the controller's two patches one at a time: the annotation (step 1), then the exclusion (step 2)
+    annotated = json_patch(job, controller._annotation_ops(job, "gpu-workers"))
+    assert _refusals(env, annotated, job, fallback.USER) == []
+    assert _refusals(env, moved, annotated, fallback.USER) == []
 
 
 def _gpu_spec(job: dict) -> dict:
