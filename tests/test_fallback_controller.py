@@ -31,7 +31,9 @@ from .guardrail_eval import rbac_allows
 from .test_kueue import flavor_fits
 from .test_llmft import CONFIGS, VALUES, run
 
-pytestmark = pytest.mark.unit
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
 
 EXAMPLES = ("04-sft-medical.yaml", "06-grpo-gsm8k.yaml")  # the development-tier GPU jobs: a PyTorchJob and a RayJob
 

@@ -18,7 +18,9 @@ from .fallback_fakes import json_patch
 from .guardrail_eval import TEAM_USER, admission_refusals
 from .test_fallback_controller import CASES, EXAMPLES, _chart, _job, _settings
 
-pytestmark = pytest.mark.unit
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
 
 RULE = "the development fall-back controller may only move"
 
