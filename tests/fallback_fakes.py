@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from llm_platform.fallback_rules import JOB_KINDS, Queue, gpu_templates
@@ -180,9 +182,41 @@ class FakeApi:
             return 200, new
 
 
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (IP SAN, its own CA) and its key, written to ``directory``."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(T0 - timedelta(days=1))
+        .not_valid_after(T0 + timedelta(days=36500))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    crt, pem = directory / "tls.crt", directory / "tls.key"
+    crt.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    pem.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return crt, pem
+
+
 @contextmanager
-def serving(api: FakeApi) -> Iterator[str]:
-    """``api`` behind an HTTP server bound to 127.0.0.1 (an ephemeral port); yields its base URL."""
+def serving(api: FakeApi, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """``api`` behind an HTTP server bound to 127.0.0.1 (an ephemeral port), HTTPS with ``tls`` (certificate, key);
+    yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def _reply(self) -> None:
@@ -203,10 +237,14 @@ def serving(api: FakeApi) -> Iterator[str]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*map(str, tls))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

@@ -26,7 +26,7 @@ from k8s_charts.validation import validate
 from llmft.spec import load_spec
 
 from .conftest import ENVIRONMENTS, ROOT, config_fails
-from .fallback_fakes import FakeApi, kueue_step, later, serving, with_resource_version, workload_for
+from .fallback_fakes import FakeApi, kueue_step, later, self_signed, serving, with_resource_version, workload_for
 from .guardrail_eval import rbac_allows
 from .test_kueue import flavor_fits
 from .test_llmft import CONFIGS, VALUES, run
@@ -252,6 +252,33 @@ def test_the_role_grants_exactly_the_requests_the_controller_makes(example: str)
     assert not rbac_allows(docs, subject, "get", "", "secrets", namespace)
     kinds = {r for _, _, r in granted} - {"workloads"}
     assert kinds == {"pytorchjobs", "rayjobs"}
+
+
+def test_in_the_cluster_it_calls_over_https_with_the_pods_token_and_ca(tmp_path, monkeypatch) -> None:
+    """``Api.in_cluster``: the API server's address from the pod's environment, the ServiceAccount's token as the
+    bearer, TLS verified against the mounted CA (a server whose certificate that CA did not sign is refused)."""
+    import ssl
+    import urllib.error
+
+    crt, key = self_signed(tmp_path)
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text("test-token\n")
+    (account / "ca.crt").write_bytes(crt.read_bytes())
+    monkeypatch.setattr(controller, "SERVICE_ACCOUNT", str(account))
+    api = FakeApi()
+    path = controller.WORKLOADS.format(ns="ml-research")
+    with serving(api, tls=(crt, key)) as base:
+        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", base.rsplit(":", 1)[1])
+        assert controller.Api.in_cluster().call("GET", path) == {"items": []}
+        other = tmp_path / "other"
+        other.mkdir()
+        (account / "ca.crt").write_bytes(self_signed(other)[0].read_bytes())
+        with pytest.raises(urllib.error.URLError) as refused:
+            controller.Api.in_cluster().call("GET", path)
+        assert isinstance(refused.value.reason, ssl.SSLCertVerificationError)
+    assert [r[:2] for r in api.requests] == [("GET", path)]
 
 
 # ---- the CronJob and its objects -------------------------------------------------------------------------------------
