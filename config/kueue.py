@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ._base import ConfigModel
 
@@ -18,6 +18,12 @@ def validate_duration(field: str, value: str) -> str:
             f"{field} {value!r} is not a duration; use whole hours, minutes and seconds such as '20m' or '1h30m'"
         )
     return value
+
+
+def duration_seconds(value: str) -> int:
+    """Seconds of a duration :func:`validate_duration` accepts ('1h30m' -> 5400)."""
+    unit = {"s": 1, "m": 60, "h": 3600}
+    return sum(int(n) * unit[u] for n, u in re.findall(r"([0-9]+)(s|m|h)", value))
 
 
 class KueueConfig(ConfigModel):
@@ -49,7 +55,26 @@ class KueueConfig(ConfigModel):
         "the job is deactivated. None: requeue forever (backoff 60 s doubling to 1 h).",
     )
 
-    @field_validator("pods_ready_timeout", "pods_ready_recovery_timeout")
+    development_fallback_after: str = Field(
+        "10m",
+        description="How long an admitted development job may wait on reserved (HyperPod) capacity for its pods "
+        "to become ready before the platform's fallback controller moves it to the tier's burst flavors "
+        "(docs/queueing.md, case 2). Below pods_ready_timeout, so it acts before Kueue's own eviction.",
+    )
+
+    @field_validator("pods_ready_timeout", "pods_ready_recovery_timeout", "development_fallback_after")
     @classmethod
     def _durations(cls, v: str, info) -> str:
         return validate_duration(f"compute.kueue.{info.field_name}", v)
+
+    @model_validator(mode="after")
+    def _fallback_before_eviction(self) -> KueueConfig:
+        after, timeout = duration_seconds(self.development_fallback_after), duration_seconds(self.pods_ready_timeout)
+        if not 0 < after < timeout:
+            raise ValueError(
+                f"compute.kueue.development_fallback_after {self.development_fallback_after!r} must be above zero "
+                f"and below compute.kueue.pods_ready_timeout {self.pods_ready_timeout!r}: at the timeout Kueue "
+                f"evicts the job and requeues it on reserved capacity again, so the fallback must act first; "
+                f"use e.g. '{max(timeout // 2 // 60, 1)}m'"
+            )
+        return self

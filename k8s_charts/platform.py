@@ -6,6 +6,7 @@ import cdk8s
 from constructs import Construct
 
 from config import EnvironmentConfig
+from k8s_charts.fallback import fallback_settings
 from k8s_charts.karpenter import CpuCapacityChart, GpuCapacityChart
 from k8s_charts.priority_classes import PriorityClassesChart
 from k8s_charts.queueing import QueueingChart
@@ -23,6 +24,8 @@ def platform_charts(scope: Construct, config: EnvironmentConfig, values: Platfor
             scope, "gpu-capacity", pools=k.gpu_node_pools, node=k.karpenter, values=values
         ),
         "cpu-capacity": CpuCapacityChart(scope, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter, values=values),
-        "team-namespaces": TeamNamespacesChart(scope, "team-namespaces", teams=k.teams, values=values),
+        "team-namespaces": TeamNamespacesChart(
+            scope, "team-namespaces", teams=k.teams, values=values, fallback=fallback_settings(config)
+        ),
         "queueing": QueueingChart(scope, "queueing", config=config),
     }

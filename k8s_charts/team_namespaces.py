@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cdk8s
 from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from config.kubernetes import TeamConfig
+from k8s_charts.fallback import IMAGE, DevelopmentFallback
 from k8s_charts.guardrails.common import CLUSTER_NAME_LABEL, REGION_LABEL
 from k8s_charts.images import CONFIG_MAP as PLATFORM_IMAGES_CONFIG_MAP
 from k8s_charts.mlflow_credentials import MlflowCredentials
@@ -487,8 +489,16 @@ class TeamNamespacesChart(cdk8s.Chart):
     """One :class:`TeamNamespace` per configured team."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, teams: Sequence[TeamConfig], values: PlatformValues
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        teams: Sequence[TeamConfig],
+        values: PlatformValues,
+        fallback: dict[str, Any] | None = None,
     ) -> None:
+        """``fallback``: the development fall-back controller's settings (k8s_charts/fallback.py
+        ``fallback_settings``); default none (no controller)."""
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
         self.teams = {t.name: TeamNamespace(self, t.name, team=t, values=values) for t in teams}
         labels = {"app.kubernetes.io/part-of": "llm-platform"}
@@ -500,6 +510,16 @@ class TeamNamespacesChart(cdk8s.Chart):
         for name, binding in self.promotion.bindings.items():
             self.promotion.roles[name].add_dependency(self.teams[name].namespace)
             binding.add_dependency(self.teams[name].namespace)
+        self.fallback = None
+        if fallback is not None and IMAGE in values.images:
+            self.fallback = DevelopmentFallback(
+                self,
+                "fallback",
+                settings=fallback,
+                image=values.images[IMAGE],
+                labels=labels,
+                after=[self.promotion.namespace, *(t.namespace for t in self.teams.values())],
+            )
         self.strict_groups = StrictSupplementalGroups(
             self, "strict-groups", labels=labels, selector={MANAGED_NAMESPACE_LABEL: "true"}
         )

@@ -14,6 +14,7 @@ from constructs import Construct, IDependable
 
 from cdk_constructs.storage.shared_file_system import SharedFileSystem
 from config import EnvironmentConfig
+from k8s_charts.fallback import fallback_settings
 from k8s_charts.images import image_uris
 from k8s_charts.karpenter import CpuCapacityChart, GpuCapacityChart
 from k8s_charts.node_shapes import node_kinds
@@ -105,7 +106,9 @@ class PlatformCharts(Construct):
             "cpu-capacity": CpuCapacityChart(
                 app, "cpu-capacity", pool=k.cpu_node_pool, node=k.karpenter, values=self.values
             ),
-            "team-namespaces": TeamNamespacesChart(app, "team-namespaces", teams=k.teams, values=self.values),
+            "team-namespaces": TeamNamespacesChart(
+                app, "team-namespaces", teams=k.teams, values=self.values, fallback=fallback_settings(config)
+            ),
             "queueing": QueueingChart(app, "queueing", config=config),
         }
         self.manifests: dict[str, eks.KubernetesManifest] = {}

@@ -22,6 +22,7 @@ from k8s_charts.guardrails.common import (
     _label,
     _serving,
 )
+from k8s_charts.guardrails.fallback import fallback_rules
 from k8s_charts.guardrails.production import _production_rules
 from k8s_charts.queues import (
     QUEUE_NAME_LABEL,
@@ -300,6 +301,7 @@ def _workload_rules() -> list[dict[str, str]]:
         *_batch_rules(),
         *_priority_label_rules(),
         *_ray_rules(),
+        *fallback_rules(),
     ]
 
 

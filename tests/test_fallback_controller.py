@@ -1,0 +1,368 @@
+"""Issue 44 item 6, case 2: the development fall-back controller (k8s_charts/fallback.py, training/llm_platform/
+fallback_controller.py and fallback_rules.py; docs/queueing.md "Fallback when unschedulable").
+
+The decisions on Workload objects as Kueue v0.19.2 writes them for the jobs llmft renders (validated against the
+vendored Workload CRD), with an injected clock; the whole move over HTTP against a fake API server on 127.0.0.1 and a
+small Kueue (tests/fallback_fakes.py), every request recorded and held against the rendered Role; the moved job fed
+back through Kueue's flavor matching in every environment; the CronJob and its objects rendered and validated; the
+setting's config errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+
+import cdk8s
+import pytest
+from llm_platform import fallback_controller as controller
+from llm_platform.fallback_rules import ANNOTATION, Settings, burst_flavors, decide, gpu_templates
+
+from config.kueue import duration_seconds
+from config.queueing import TIER_CAPACITY_ORDER
+from k8s_charts import fallback
+from k8s_charts.team_namespaces import TeamNamespacesChart
+from k8s_charts.validation import validate
+from llmft.spec import load_spec
+
+from .conftest import ENVIRONMENTS, ROOT, config_fails
+from .fallback_fakes import FakeApi, kueue_step, later, self_signed, serving, with_resource_version, workload_for
+from .guardrail_eval import rbac_allows
+from .test_kueue import flavor_fits
+from .test_llmft import CONFIGS, VALUES, run
+
+pytestmark = (
+    pytest.mark.synth
+)  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
+
+EXAMPLES = ("04-sft-medical.yaml", "06-grpo-gsm8k.yaml")  # the development-tier GPU jobs: a PyTorchJob and a RayJob
+
+
+def _settings(env: str) -> Settings:
+    data = fallback.fallback_settings(CONFIGS[env])
+    assert data is not None, env
+    return Settings.from_json(json.loads(json.dumps(data)))
+
+
+def _job(example: str, env: str) -> dict:
+    result = run(load_spec(ROOT / "examples/jobs" / example), env)
+    assert result.ok and result.plan.spec.tier == fallback.TIER, result.report()
+    return with_resource_version(result.plan.manifests[-1])
+
+
+def _queue(settings: Settings, job: dict):
+    return next(q for q in settings.queues if q.namespace == job["metadata"]["namespace"])
+
+
+def _reserved(queue, job: dict) -> str | None:
+    """The reserved flavor the job's pods match (where Kueue may admit it), None when none does (then Kueue never
+    admits it on reserved capacity, and there is nothing to fall back from)."""
+    specs = [t["spec"] for _, t in gpu_templates(job)]
+    fits = [
+        f.name
+        for f in queue.flavors
+        if f.reserved and all(flavor_fits(s, {"spec": {"nodeLabels": f.node_labels}}) for s in specs)
+    ]
+    return fits[0] if fits else None
+
+
+CASES = [
+    (env, example)
+    for example in EXAMPLES
+    for env in ENVIRONMENTS
+    if _reserved(_queue(_settings(env), _job(example, env)), _job(example, env))
+]
+"""(environment, example) where the development job can be admitted on reserved capacity."""
+
+
+def test_every_example_job_can_wait_on_reserved_somewhere() -> None:
+    assert {example for _, example in CASES} == set(EXAMPLES)
+
+
+def _has_burst(job: dict, queue, settings: Settings) -> bool:
+    return bool(burst_flavors(job, queue, settings.exclude))
+
+
+# ---- the decisions ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_the_workloads_are_what_kueue_writes(env: str, example: str) -> None:
+    settings = _settings(env)
+    job = _job(example, env)
+    queue = _queue(settings, job)
+    for ready in ("WaitForStart", "WaitForRecovery", "Started"):
+        wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready=ready)
+        assert validate(wl, CONFIGS[env].compute.kubernetes_version) == []
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_a_job_waiting_on_reserved_longer_than_the_setting_moves(env: str, example: str) -> None:
+    settings = _settings(env)
+    job = _job(example, env)
+    queue = _queue(settings, job)
+    flavor = _reserved(queue, job)
+    after = duration_seconds(CONFIGS[env].compute.kueue.development_fallback_after)
+    assert settings.after_seconds == after
+    wl = workload_for(job, queue, flavor, admitted_at=later(0), ready="WaitForStart")
+    assert decide(wl, job, queue, settings, later(after / 60)).action == "none"  # not longer than the setting
+    late = decide(wl, job, queue, settings, later(after / 60 + 1))
+    if _has_burst(job, queue, settings):
+        assert (late.action, late.flavor) == ("deactivate", flavor)
+    else:  # pinned to a card the tier's burst pools lack (dev: an A10G job, the pool is H100): left alone, logged
+        assert late.action == "none" and "left alone" in late.reason
+    for ready in ("WaitForRecovery", "Started"):  # ran once: recoveryTimeout's, not the fall-back's
+        other = workload_for(job, queue, flavor, admitted_at=later(0), ready=ready)
+        assert decide(other, job, queue, settings, later(60)).action == "none"
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_only_reserved_admissions_of_development_queues_are_moved(env: str) -> None:
+    settings = _settings(env)
+    job = _job(EXAMPLES[0], env)
+    queue = _queue(settings, job)
+    burst = next(f.name for f in queue.flavors if not f.reserved)
+    on_burst = workload_for(job, queue, burst, admitted_at=later(0), ready="WaitForStart")
+    assert decide(on_burst, job, queue, settings, later(60)).action == "none"
+    elsewhere = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
+    elsewhere["status"]["admission"]["clusterQueue"] = elsewhere["spec"]["queueName"] = "research"
+    assert decide(elsewhere, job, queue, settings, later(60)).action == "none"
+    assert not queue.holds(elsewhere)
+
+
+# ---- the whole move over HTTP ----------------------------------------------------------------------------------------
+def _move(env: str, example: str) -> tuple[FakeApi, str, str, list[str]]:
+    """A job stuck on reserved, the controller run against the fake API server with Kueue reacting between its
+    passes; returns the server, the Workload's and the job's paths, and the controller's log."""
+    settings = _settings(env)
+    job = _job(example, env)
+    queue = _queue(settings, job)
+    wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
+    ref = wl["metadata"]["ownerReferences"][0]
+    api = FakeApi()
+    job_path = controller.job_path(queue.namespace, ref)
+    wl_path = controller.WORKLOADS.format(ns=queue.namespace) + "/" + wl["metadata"]["name"]
+    api.put(job_path, job)
+    api.put(wl_path, wl)
+    log: list[str] = []
+    with serving(api) as base:
+        controller.run(
+            controller.Api(base, "test-token", None),
+            settings,
+            passes=6,
+            interval=8,
+            clock=lambda: later(30),
+            sleep=lambda _s: kueue_step(api, wl_path, job_path, queue, later(30)),
+            log=log.append,
+        )
+    return api, wl_path, job_path, log
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_the_move_over_http_lands_on_a_burst_flavor(env: str, example: str) -> None:
+    settings = _settings(env)
+    original = _job(example, env)
+    queue = _queue(settings, original)
+    api, wl_path, job_path, log = _move(env, example)
+    job, wl = api.objects[job_path], api.objects[wl_path]
+    if not _has_burst(original, queue, settings):
+        assert job == original and [r[0] for r in api.requests if r[0] != "GET"] == [] and "left alone" in log[0]
+        return
+    left = _reserved(queue, original)
+    assert job["metadata"]["annotations"][ANNOTATION] == left
+    assert wl["spec"]["active"] is True
+    flavor = wl["status"]["admission"]["podSetAssignments"]
+    assigned = {a["flavors"]["nvidia.com/gpu"] for a in flavor if "flavors" in a}
+    reserved = {f.name for f in queue.flavors if f.reserved}
+    assert assigned and not assigned & reserved, assigned
+    # the moved job's GPU pods match no reserved flavor and every burst flavor of the tier they matched before
+    for _, template in gpu_templates(job):
+        for f in queue.flavors:
+            fits = flavor_fits(template["spec"], {"spec": {"nodeLabels": f.node_labels}})
+            if f.reserved:
+                assert not fits, f.name
+            elif f.name in burst_flavors(original, queue, settings.exclude):
+                assert fits, f.name
+    # nothing but the affinity of the GPU pod templates and the annotation changed
+    restored = copy.deepcopy(job)
+    for pointer, template in gpu_templates(original):
+        node = restored
+        for key in pointer.strip("/").split("/"):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node["spec"]["affinity"] = template["spec"]["affinity"]
+    del restored["metadata"]["annotations"][ANNOTATION]
+    if not restored["metadata"]["annotations"] and "annotations" not in original["metadata"]:
+        del restored["metadata"]["annotations"]
+    for doc in (restored, original):
+        doc["metadata"].pop("resourceVersion")
+        doc["spec"].get("runPolicy", doc["spec"]).pop("suspend", None)
+    assert restored == original
+    assert validate(job, CONFIGS[env].compute.kubernetes_version) == []
+    assert validate(wl, CONFIGS[env].compute.kubernetes_version) == []
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_a_moved_job_is_left_alone(env: str, example: str) -> None:
+    """A second run, with the moved job stuck on its burst flavor as long as it was on reserved: no change."""
+    api, wl_path, job_path, _ = _move(env, example)
+    settings = _settings(env)
+    wl = api.objects[wl_path]
+    for c in wl["status"]["conditions"]:
+        c["lastTransitionTime"] = "2026-01-05T09:00:00Z"
+    wl["status"]["conditions"] = [c for c in wl["status"]["conditions"] if c["type"] != "PodsReady"]
+    before, api.requests[:] = copy.deepcopy(api.objects), []
+    with serving(api) as base:
+        steps = controller.run(
+            controller.Api(base, "test-token", None),
+            settings,
+            passes=3,
+            interval=8,
+            clock=lambda: later(600),
+            sleep=lambda _s: None,
+            log=[].append,
+        )
+    assert steps == 0 and api.objects == before
+    assert {r[0] for r in api.requests} == {"GET"}
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_role_grants_exactly_the_requests_the_controller_makes(example: str) -> None:
+    env = next(
+        e for e in ENVIRONMENTS if _has_burst(_job(example, e), _queue(_settings(e), _job(example, e)), _settings(e))
+    )
+    api, *_ = _move(env, example)
+    docs = _chart(env)
+    namespace = _job(example, env)["metadata"]["namespace"]
+    subject = {("ServiceAccount", f"{fallback.serving.PROMOTION_NAMESPACE}/{fallback.SERVICE_ACCOUNT}")}
+    used = set()
+    for method, path, _, _ in api.requests:
+        parts = path.strip("/").split("/")  # apis/<group>/<version>/namespaces/<ns>/<resource>[/<name>]
+        verb = {"GET": "get" if len(parts) == 7 else "list", "PATCH": "patch"}[method]
+        used.add((verb, parts[1], parts[5]))
+    granted = {
+        (verb, group, resource)
+        for rule in fallback.fallback_rules()
+        for group in rule.api_groups
+        for resource in rule.resources
+        for verb in rule.verbs
+    }
+    assert used <= granted
+    for verb, group, resource in granted:
+        assert rbac_allows(docs, subject, verb, group, resource, namespace)
+    for verb in ("create", "delete", "update", "watch"):
+        assert not any(rbac_allows(docs, subject, verb, g, r, namespace) for _, g, r in granted), verb
+    assert not rbac_allows(docs, subject, "get", "", "secrets", namespace)
+    kinds = {r for _, _, r in granted} - {"workloads"}
+    assert kinds == {"pytorchjobs", "rayjobs"}
+
+
+def test_in_the_cluster_it_calls_over_https_with_the_pods_token_and_ca(tmp_path, monkeypatch) -> None:
+    """``Api.in_cluster``: the API server's address from the pod's environment, the ServiceAccount's token as the
+    bearer, TLS verified against the mounted CA (a server whose certificate that CA did not sign is refused)."""
+    import ssl
+    import urllib.error
+
+    crt, key = self_signed(tmp_path)
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text("test-token\n")
+    (account / "ca.crt").write_bytes(crt.read_bytes())
+    monkeypatch.setattr(controller, "SERVICE_ACCOUNT", str(account))
+    api = FakeApi()
+    path = controller.WORKLOADS.format(ns="ml-research")
+    with serving(api, tls=(crt, key)) as base:
+        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", base.rsplit(":", 1)[1])
+        assert controller.Api.in_cluster().call("GET", path) == {"items": []}
+        other = tmp_path / "other"
+        other.mkdir()
+        (account / "ca.crt").write_bytes(self_signed(other)[0].read_bytes())
+        with pytest.raises(urllib.error.URLError) as refused:
+            controller.Api.in_cluster().call("GET", path)
+        assert isinstance(refused.value.reason, ssl.SSLCertVerificationError)
+    assert [r[:2] for r in api.requests] == [("GET", path)]
+
+
+# ---- the CronJob and its objects -------------------------------------------------------------------------------------
+def _chart(env: str) -> list[dict]:
+    config = CONFIGS[env]
+    chart = TeamNamespacesChart(
+        cdk8s.App(),
+        "team-namespaces",
+        teams=config.kubernetes.teams,
+        values=VALUES[env],
+        fallback=fallback.fallback_settings(config),
+    )
+    return chart.to_json()
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_cron_job_is_rendered_and_valid(env: str) -> None:
+    config = CONFIGS[env]
+    docs = _chart(env)
+    ours = [d for d in docs if d["metadata"].get("name") == fallback.SERVICE_ACCOUNT]
+    for doc in ours:
+        assert validate(doc, config.compute.kubernetes_version) == [], doc["kind"]
+    (cron,) = [d for d in ours if d["kind"] == "CronJob"]
+    spec = cron["spec"]
+    assert cron["metadata"]["namespace"] == fallback.serving.PROMOTION_NAMESPACE
+    assert (spec["schedule"], spec["concurrencyPolicy"]) == ("* * * * *", "Forbid")
+    pod = spec["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == fallback.SERVICE_ACCOUNT
+    assert pod["nodeSelector"] == {"llmft.io/node-role": "cpu-jobs"}
+    (container,) = pod["containers"]
+    assert container["image"] == VALUES[env].images[fallback.IMAGE]
+    assert container["command"][:3] == ["python", "-m", controller.__name__]
+    resources = container["resources"]  # what checkov and the CPU pool's scheduling read
+    assert resources["requests"]["cpu"] and resources["requests"]["memory"] and resources["limits"]["memory"]
+    security = container["securityContext"]
+    assert security["runAsNonRoot"] and not security["allowPrivilegeEscalation"]
+    assert security["capabilities"]["drop"] == ["ALL"] and security["seccompProfile"]["type"] == "RuntimeDefault"
+    (namespace,) = [
+        d for d in docs if d["kind"] == "Namespace" and d["metadata"]["name"] == cron["metadata"]["namespace"]
+    ]
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    (settings_map,) = [d for d in ours if d["kind"] == "ConfigMap"]
+    settings = Settings.from_json(json.loads(settings_map["data"][fallback.SETTINGS_KEY]))
+    teams = [t for t in config.kubernetes.teams if fallback.TIER in t.allowed_tiers]
+    assert {q.namespace for q in settings.queues} == {t.namespace for t in teams}
+    assert {d["metadata"]["namespace"] for d in ours if d["kind"] == "Role"} == {t.namespace for t in teams}
+    for queue in settings.queues:  # the tier's order: reserved first
+        kinds = ["reserved" if f.reserved else "burst" for f in queue.flavors]
+        assert (
+            kinds == sorted(kinds, key=["reserved", "burst"].index)
+            and TIER_CAPACITY_ORDER[fallback.TIER][0] == "reserved"
+        )
+
+
+# ---- the setting -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["20m", "25m", "1h", "0m"])
+def test_the_fallback_must_act_before_kueues_own_eviction(value: str) -> None:
+    config_fails(
+        {"compute": {"kueue": {"development_fallback_after": value, "pods_ready_timeout": "20m"}}},
+        r"compute\.kueue\.development_fallback_after",
+        repr(value),
+        r"below compute\.kueue\.pods_ready_timeout '20m'",
+        r"use e\.g\. '10m'",
+    )
+
+
+def test_the_fallback_setting_is_a_duration() -> None:
+    config_fails(
+        {"compute": {"kueue": {"development_fallback_after": "ten minutes"}}},
+        r"compute\.kueue\.development_fallback_after 'ten minutes' is not a duration",
+    )
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_a_job_pinned_to_a_card_without_a_burst_flavor_is_left_alone(env: str, example: str) -> None:
+    """The same tier with its burst flavors of another card: the job waits on reserved, and nothing changes."""
+    settings = _settings(env)
+    job = _job(example, env)
+    queue = _queue(settings, job)
+    other = [
+        f if f.reserved else replace(f, node_labels={**f.node_labels, "gpu-type": "no-such-card"})
+        for f in queue.flavors
+    ]
+    queue = replace(queue, flavors=tuple(other))
+    wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
+    decision = decide(wl, job, queue, replace(settings, queues=(queue,)), later(600))
+    assert decision.action == "none" and "left alone" in decision.reason and queue.cluster_queue in decision.reason
