@@ -55,20 +55,24 @@ class KueueConfig(ConfigModel):
         "the job is deactivated. None: requeue forever (backoff 60 s doubling to 1 h).",
     )
 
-    development_fallback_after: str = Field(
+    development_fallback_after: str | None = Field(
         "10m",
         description="How long an admitted development job may wait on reserved (HyperPod) capacity for its pods "
         "to become ready before the platform's fallback controller moves it to the tier's burst flavors "
-        "(docs/queueing.md, case 2). Below pods_ready_timeout, so it acts before Kueue's own eviction.",
+        "(docs/queueing.md, case 2). Below pods_ready_timeout, so it acts before Kueue's own eviction. The "
+        "controller's pod every minute keeps one CPU-pool node up (`make cost` counts it as idle cost); None: no "
+        "controller (no idle cost; a job stuck on reserved capacity waits for pods_ready_timeout).",
     )
 
     @field_validator("pods_ready_timeout", "pods_ready_recovery_timeout", "development_fallback_after")
     @classmethod
-    def _durations(cls, v: str, info) -> str:
-        return validate_duration(f"compute.kueue.{info.field_name}", v)
+    def _durations(cls, v: str | None, info) -> str | None:
+        return v if v is None else validate_duration(f"compute.kueue.{info.field_name}", v)
 
     @model_validator(mode="after")
     def _fallback_before_eviction(self) -> KueueConfig:
+        if self.development_fallback_after is None:
+            return self
         after, timeout = duration_seconds(self.development_fallback_after), duration_seconds(self.pods_ready_timeout)
         if not 0 < after < timeout:
             raise ValueError(

@@ -62,8 +62,11 @@ def exclusion() -> dict[str, Any]:
 
 
 def fallback_settings(config: EnvironmentConfig) -> dict[str, Any] | None:
-    """The controller's settings (llm_platform.fallback_rules ``Settings.from_json``), or None when no team has a
-    development queue with both reserved and burst flavors (nothing to fall back from or to)."""
+    """The controller's settings (llm_platform.fallback_rules ``Settings.from_json``), or None when the controller is
+    off (``compute.kueue.development_fallback_after: null``) or no team has a development queue with both reserved
+    and burst flavors (nothing to fall back from or to)."""
+    if config.compute.kueue.development_fallback_after is None:
+        return None
     order = tier_capacities(TIER, environment_capacities(config))
     if not {c.kind for c in order} - {"reserved"} or "reserved" not in {c.kind for c in order}:
         return None

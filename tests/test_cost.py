@@ -8,9 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from config import ConfigError
 from config.pricing import priced_regions
+from k8s_charts.fallback import fallback_settings
 from tools.cost import docs_table
 from tools.cost.report import build_report, load_prices, render
 
@@ -112,8 +114,71 @@ def test_cpu_job_pool_is_priced_per_node_and_adds_no_idle_cost(env: str) -> None
     assert line.usd_per_hour_at_limit == round(
         max(pool.cpu_limit // instance_specs()[t].vcpus * prices[t]["usd"] for t in pool.instance_types), 2
     )
-    assert not [i for i in report.idle if pool.name in f"{i.resource} {i.item} {i.detail}"]
+    # Karpenter launches nodes only for pending pods; the one exception is the development fall-back controller's
+    # CronJob (docs/queueing.md), whose pod every minute keeps the cheapest node of the pool up: idle cost.
+    idle = [i for i in report.idle if pool.name in f"{i.resource} {i.item} {i.detail}"]
+    if fallback_settings(synthesize(env).config) is None:
+        assert not idle
+    else:
+        cheapest = min(pool.instance_types, key=lambda t: prices[t]["usd"])
+        (controller,) = idle
+        assert (controller.resource, controller.type) == ("llmft-platform/llmft-fallback", "CronJob")
+        assert controller.monthly_usd == round(prices[cheapest]["usd"] * load_prices()["hours_per_month"], 2)
+        assert cheapest in controller.item
     assert f"{line.usd_per_node_hour:,.4f}/h per node" in render(report)
+
+
+POOL = {
+    "kind": "NodePool",
+    "metadata": {"name": "cpu"},
+    "spec": {
+        "limits": {"cpu": 8},
+        "disruption": {"consolidateAfter": "5m"},
+        "template": {
+            "metadata": {"labels": {"role": "cpu"}},
+            "spec": {
+                "requirements": [
+                    {
+                        "key": "node.kubernetes.io/instance-type",
+                        "operator": "In",
+                        "values": ["m7i.xlarge", "m6i.xlarge"],
+                    }
+                ]
+            },
+        },
+    },
+}
+
+
+def _cron(schedule: str, selector: dict[str, str]) -> dict:
+    pod = {"nodeSelector": selector}
+    return {
+        "kind": "CronJob",
+        "metadata": {"name": "c", "namespace": "ns"},
+        "spec": {"schedule": schedule, "jobTemplate": {"spec": {"template": {"spec": pod}}}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("schedule", "selector", "idle"),
+    [
+        ("* * * * *", {"role": "cpu"}, True),
+        ("*/5 * * * *", {"role": "cpu"}, True),  # as often as the pool consolidates: the node never empties long enough
+        ("*/10 * * * *", {"role": "cpu"}, False),  # the node goes between runs
+        ("0 * * * *", {"role": "cpu"}, False),
+        ("* * * * *", {"role": "gpu"}, False),  # lands elsewhere
+        ("* * * * *", {}, False),
+    ],
+)
+def test_a_cron_job_that_keeps_a_cpu_node_up_is_idle_cost(tmp_path: Path, schedule, selector, idle) -> None:
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump_all([POOL, _cron(schedule, selector)]))
+    report = build_report("dev", "us-east-1", {}, tmp_path)
+    lines = [i for i in report.idle if i.type == "CronJob"]
+    assert bool(lines) == idle, lines
+    if idle:
+        prices = load_prices()["regions"]["us-east-1"]["ec2_instance_hour"]
+        usd = min(prices["m7i.xlarge"]["usd"], prices["m6i.xlarge"]["usd"])
+        assert lines[0].monthly_usd == round(usd * load_prices()["hours_per_month"], 2)
 
 
 def test_cpu_pool_from_nodepool_manifests(tmp_path: Path) -> None:

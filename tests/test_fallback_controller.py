@@ -18,6 +18,7 @@ import pytest
 from llm_platform import fallback_controller as controller
 from llm_platform.fallback_rules import ANNOTATION, Settings, burst_flavors, decide, gpu_templates
 
+from config import EnvironmentConfig
 from config.kueue import duration_seconds
 from config.queueing import TIER_CAPACITY_ORDER
 from k8s_charts import fallback
@@ -25,7 +26,7 @@ from k8s_charts.team_namespaces import TeamNamespacesChart
 from k8s_charts.validation import validate
 from llmft.spec import load_spec
 
-from .conftest import ENVIRONMENTS, ROOT, config_fails
+from .conftest import ENVIRONMENTS, ROOT, config_fails, config_with
 from .fallback_fakes import FakeApi, kueue_step, later, self_signed, serving, with_resource_version, workload_for
 from .guardrail_eval import rbac_allows
 from .test_kueue import flavor_fits
@@ -38,8 +39,16 @@ pytestmark = (
 EXAMPLES = ("04-sft-medical.yaml", "06-grpo-gsm8k.yaml")  # the development-tier GPU jobs: a PyTorchJob and a RayJob
 
 
+def enabled(env: str) -> EnvironmentConfig:
+    """``env``'s config with the controller on: as shipped, or with the setting a platform engineer adds to turn it
+    on where the shipped config leaves it off (prod: its idle cost, config/prod.yaml)."""
+    if CONFIGS[env].compute.kueue.development_fallback_after is not None:
+        return CONFIGS[env]
+    return config_with(env, {"compute": {"kueue": {"development_fallback_after": "10m"}}})
+
+
 def _settings(env: str) -> Settings:
-    data = fallback.fallback_settings(CONFIGS[env])
+    data = fallback.fallback_settings(enabled(env))
     assert data is not None, env
     return Settings.from_json(json.loads(json.dumps(data)))
 
@@ -100,7 +109,7 @@ def test_a_job_waiting_on_reserved_longer_than_the_setting_moves(env: str, examp
     job = _job(example, env)
     queue = _queue(settings, job)
     flavor = _reserved(queue, job)
-    after = duration_seconds(CONFIGS[env].compute.kueue.development_fallback_after)
+    after = duration_seconds(enabled(env).compute.kueue.development_fallback_after)
     assert settings.after_seconds == after
     wl = workload_for(job, queue, flavor, admitted_at=later(0), ready="WaitForStart")
     assert decide(wl, job, queue, settings, later(after / 60)).action == "none"  # not longer than the setting
@@ -283,7 +292,7 @@ def test_in_the_cluster_it_calls_over_https_with_the_pods_token_and_ca(tmp_path,
 
 # ---- the CronJob and its objects -------------------------------------------------------------------------------------
 def _chart(env: str) -> list[dict]:
-    config = CONFIGS[env]
+    config = enabled(env)
     chart = TeamNamespacesChart(
         cdk8s.App(),
         "team-namespaces",
@@ -296,7 +305,7 @@ def _chart(env: str) -> list[dict]:
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_the_cron_job_is_rendered_and_valid(env: str) -> None:
-    config = CONFIGS[env]
+    config = enabled(env)
     docs = _chart(env)
     ours = [d for d in docs if d["metadata"].get("name") == fallback.SERVICE_ACCOUNT]
     for doc in ours:
@@ -366,3 +375,14 @@ def test_a_job_pinned_to_a_card_without_a_burst_flavor_is_left_alone(env: str, e
     wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
     decision = decide(wl, job, queue, replace(settings, queues=(queue,)), later(600))
     assert decision.action == "none" and "left alone" in decision.reason and queue.cluster_queue in decision.reason
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_null_turns_the_controller_off(env: str) -> None:
+    """`compute.kueue.development_fallback_after: null`: no settings, so no CronJob, Role or idle CPU node."""
+    config = config_with(env, {"compute": {"kueue": {"development_fallback_after": None}}})
+    assert fallback.fallback_settings(config) is None
+    chart = TeamNamespacesChart(
+        cdk8s.App(), "team-namespaces", teams=config.kubernetes.teams, values=VALUES[env], fallback=None
+    )
+    assert not [d for d in chart.to_json() if d["metadata"].get("name") == fallback.SERVICE_ACCOUNT]

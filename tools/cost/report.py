@@ -12,6 +12,7 @@ counted as zero). A GPU capacity without a price makes the maximum GPU spend *in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 
 from config.instances import find_spec, gpu_families
+from config.kueue import duration_seconds
 from config.pricing import PRICES_FILE, MissingPrice, Pricer, load_prices
 
 __all__ = [
@@ -484,46 +486,50 @@ def _gpu_instance_types(requirements: list[dict[str, Any]], p: Pricer) -> tuple[
 
 
 def price_manifests(manifest_dir: Path, p: Pricer, report: Report) -> None:
-    for path in sorted(manifest_dir.glob("*.yaml")) + sorted(manifest_dir.glob("*.yml")):
-        for doc in yaml.safe_load_all(path.read_text()):
-            if not doc or doc.get("kind") != "NodePool":
-                continue
-            name = doc["metadata"]["name"]
-            spec = doc.get("spec", {})
-            limit = spec.get("limits", {}).get(GPU_RESOURCE)
-            reqs = spec.get("template", {}).get("spec", {}).get("requirements", [])
-            if limit is None and spec.get("limits", {}).get("cpu") is not None:
-                _price_cpu_pool(name, int(spec["limits"]["cpu"]), reqs, p, report)
-                continue
-            types, unresolved = _gpu_instance_types(reqs, p)
-            if limit is None:
-                report.unpriced.append(
-                    Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded", 0.0)
-                )
-                report.gpu_unpriced.append(f"Karpenter pool {name} (no GPU limit)")
-                continue
-            if unresolved or not types:
-                what = ", ".join(unresolved) or "any GPU instance type"
-                report.unpriced.append(
-                    Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}", 0.0, p.missing_note(what))
-                )
-                report.gpu_unpriced.append(f"Karpenter pool {name} ({what})")
-                continue
-            per_gpu = {
-                t: p.table("ec2_instance_hour")[t]["usd"] / p.table("ec2_instance_hour")[t]["gpus"] for t in types
-            }
-            worst = max(per_gpu, key=per_gpu.__getitem__)
-            gpus = int(limit)
-            report.burst.append(
-                BurstLine(
-                    "Karpenter",
-                    name,
-                    gpus,
-                    round(per_gpu[worst], 3),
-                    round(gpus * per_gpu[worst], 2),
-                    f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)",
-                )
+    docs = [
+        doc
+        for path in sorted(manifest_dir.glob("*.yaml")) + sorted(manifest_dir.glob("*.yml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+    _price_node_pools([d for d in docs if d.get("kind") == "NodePool"], p, report)
+    _price_always_on_cron_jobs(docs, p, report)
+
+
+def _price_node_pools(pools: list[dict[str, Any]], p: Pricer, report: Report) -> None:
+    for doc in pools:
+        name = doc["metadata"]["name"]
+        spec = doc.get("spec", {})
+        limit = spec.get("limits", {}).get(GPU_RESOURCE)
+        reqs = spec.get("template", {}).get("spec", {}).get("requirements", [])
+        if limit is None and spec.get("limits", {}).get("cpu") is not None:
+            _price_cpu_pool(name, int(spec["limits"]["cpu"]), reqs, p, report)
+            continue
+        types, unresolved = _gpu_instance_types(reqs, p)
+        if limit is None:
+            report.unpriced.append(Line("k8s", name, "NodePool", "no nvidia.com/gpu limit: spend is unbounded", 0.0))
+            report.gpu_unpriced.append(f"Karpenter pool {name} (no GPU limit)")
+            continue
+        if unresolved or not types:
+            what = ", ".join(unresolved) or "any GPU instance type"
+            report.unpriced.append(
+                Line("k8s", name, "NodePool", f"no price for {unresolved or 'any type'}", 0.0, p.missing_note(what))
             )
+            report.gpu_unpriced.append(f"Karpenter pool {name} ({what})")
+            continue
+        per_gpu = {t: p.table("ec2_instance_hour")[t]["usd"] / p.table("ec2_instance_hour")[t]["gpus"] for t in types}
+        worst = max(per_gpu, key=per_gpu.__getitem__)
+        gpus = int(limit)
+        report.burst.append(
+            BurstLine(
+                "Karpenter",
+                name,
+                gpus,
+                round(per_gpu[worst], 3),
+                round(gpus * per_gpu[worst], 2),
+                f"limit {gpus} GPUs x {worst} (most expensive allowed per GPU; spot never exceeds on-demand)",
+            )
+        )
 
 
 def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]], p: Pricer, report: Report) -> None:
@@ -565,6 +571,58 @@ def _price_cpu_pool(name: str, cpu_limit: int, requirements: list[dict[str, Any]
             f"{', '.join(types)}; at the limit: {cpu_limit // find_spec(worst).vcpus} x {worst}",
         )
     )
+
+
+def _interval_minutes(schedule: str) -> int | None:
+    """Minutes between a cron schedule's runs when it fires on a fixed minute step every hour of every day
+    (``* * * * *``, ``*/5 * * * *``); None for any other schedule (it may leave a node idle long enough to go)."""
+    fields = schedule.split()
+    if len(fields) != 5 or fields[1:] != ["*"] * 4:
+        return None
+    if fields[0] == "*":
+        return 1
+    m = re.fullmatch(r"\*/([0-9]+)", fields[0])
+    return int(m.group(1)) if m else None
+
+
+def _price_always_on_cron_jobs(docs: list[dict[str, Any]], p: Pricer, report: Report) -> None:
+    """A CronJob whose pods land on a Karpenter CPU pool more often than the pool consolidates an empty node keeps
+    one node of it up around the clock: idle cost, at the pool's cheapest allowed type (the one Karpenter launches
+    for a small pod)."""
+    table = p.table("ec2_instance_hour")
+    for cron in (d for d in docs if d.get("kind") == "CronJob"):
+        every = _interval_minutes(cron["spec"]["schedule"])
+        selector = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"].get("nodeSelector") or {}
+        for pool in (d for d in docs if d.get("kind") == "NodePool" and "cpu" in d["spec"].get("limits", {})):
+            labels = pool["spec"]["template"].get("metadata", {}).get("labels", {})
+            consolidate = pool["spec"].get("disruption", {}).get("consolidateAfter", "0s")
+            if every is None or not selector or any(labels.get(k) != v for k, v in selector.items()):
+                continue
+            if every * 60 > duration_seconds(consolidate):
+                continue
+            types = next(
+                (
+                    r["values"]
+                    for r in pool["spec"]["template"]["spec"].get("requirements", [])
+                    if r.get("key") == "node.kubernetes.io/instance-type" and r.get("operator") == "In"
+                ),
+                [],
+            )
+            priced = [t for t in types if t in table]
+            if not priced:
+                continue  # the pool itself is listed unpriced (_price_cpu_pool)
+            cheapest = min(priced, key=lambda t: table[t]["usd"])
+            name = cron["metadata"]["name"]
+            report.idle.append(
+                Line(
+                    "k8s",
+                    f"{cron['metadata'].get('namespace', '')}/{name}",
+                    "CronJob",
+                    f"keeps 1 {cheapest} of NodePool {pool['metadata']['name']} up",
+                    round(table[cheapest]["usd"] * p.hours, 2),
+                    f"runs every {every} min, the pool consolidates an empty node after {consolidate}",
+                )
+            )
 
 
 def build_report(
