@@ -1,0 +1,179 @@
+"""`llmft promote EVAL_SPEC --evaluate`: the platform's gated evaluation of a team's model version, run in the cluster
+as the platform (docs/serving.md "The production promotion path", step 3), for a platform admin to apply.
+
+A team's own ``type: evaluate`` spec with a ``gate`` scores its version and logs the scores, but the verdict, the
+alias ``evaluated`` and the weights digest are the evaluator's to write (the MLflow server refuses every team user,
+mlflow_image/registry_gate.py). This renders the same evaluation as the platform's: llmft renders the spec exactly as
+``llmft submit`` would (the same step file, image, GPUs, node affinity and tolerations) and this module moves that
+PyTorchJob into the platform namespace :data:`~k8s_charts.serving.PROMOTION_NAMESPACE`, where
+
+- it runs as ServiceAccount :data:`~k8s_charts.serving.PROMOTER_SERVICE_ACCOUNT`, whose Pod Identity role is the only
+  one that reads the evaluator's secret (cdk_constructs/compute/promotion_identity.py): the namespace's ConfigMap
+  ``mlflow`` and SecretProviderClass ``mlflow-credentials`` (k8s_charts/promotion.py) have the names a team
+  namespace's have, so the step reads the evaluator's user where a team pod reads its own. No API token is mounted
+  (``automountServiceAccountToken: false``): the step needs none, and the promoter's token writes production
+  endpoints;
+- it reads the team's FSx tree read-only (claim ``fsx-<team>``, k8s_charts/promotion.py ``team_claim_name``) and
+  writes its predictions to the pod's ``/tmp`` emptyDir: the weights it pins are the ones the team wrote, and the
+  evaluation changes nothing of the team's;
+- Kueue admits it like every GPU job: its queue is the platform namespace's LocalQueue of the team's tier, in the
+  team's ClusterQueue (k8s_charts/queues.py ``platform_local_queue_name``), so the team's quota pays for it; it is
+  created suspended (what Kueue's webhook does anyway);
+- no retries: ``backoffLimit: 0``, torchrun's ``maxRestarts: 0``, ``restartPolicy: Never`` (a verdict is recorded
+  once; a failed run is read and re-run by an admin).
+
+What the team wrote into the spec that would run in a pod holding the evaluator's credentials is refused: its own
+``image``, ``env`` and ``secret_env`` (:func:`spec_problems`). What holds is not this command: teams have no verb in
+the platform namespace (k8s_charts/promotion.py), and only the evaluator's user may record the verdict.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from llm_platform.steps import JOB_ENV
+
+from k8s_charts import serving
+from k8s_charts.promotion import team_claim_name
+from k8s_charts.queues import QUEUE_NAME_LABEL, evaluates_in_platform, platform_local_queue_name
+from k8s_charts.values import FSX_CLAIM_NAME
+from llmft.job_types.base import get as job_type
+
+EVALUATE_STEP = "evaluate"
+PREFIX = "evaluate-"
+MAX_NAME = 63 - len(PREFIX) - len("-worker-0")
+"""The PyTorchJob's pods are ``<job>-worker-<i>`` (the training operator's naming); a pod name is a DNS label."""
+OUTPUT_DIR = "/tmp/evaluation"
+"""Where the step writes predictions and scores: the pod's ``/tmp`` emptyDir (the team's tree is read-only here)."""
+HF_HOME = "/tmp/hf-home"
+"""The Hugging Face cache: the team's ``/fsx/hf-cache`` is read-only here."""
+JOB_TTL_SECONDS = 7 * 24 * 3600
+"""A finished evaluation (and its log) stays a week for the audit trail."""
+COMPONENT = "evaluation"
+
+
+def evaluation_name(spec_name: str) -> str:
+    """``evaluate-<spec name>``: one platform evaluation per spec name at a time."""
+    if len(spec_name) > MAX_NAME:
+        raise ValueError(
+            f"name {spec_name!r}: the platform's evaluation evaluate-<name> names its pods "
+            f"evaluate-<name>-worker-0, so the spec's name has at most {MAX_NAME} characters; shorten it"
+        )
+    return PREFIX + spec_name
+
+
+def spec_problems(spec: Any, team: Any, step: dict[str, Any]) -> list[str]:
+    """Why ``spec`` (for ``team``, with its rendered ``step`` file) is not a gated evaluation the platform runs as
+    the evaluator; every problem at once, each naming the field, the value and the fix."""
+    problems = []
+    if job_type(spec.type).step != EVALUATE_STEP:
+        problems.append(f"type: {spec.type!r}: --evaluate runs a `type: evaluate` spec with a gate; use one")
+        return problems
+    if not step.get("gate"):
+        problems.append(
+            "settings.gate: missing: the platform's evaluation records a verdict; add gate: {metric: <a score>, "
+            "min: <number>} with registered_model_name and registered_model_version"
+        )
+    if team is not None and not evaluates_in_platform(team):
+        problems.append(
+            f"team: {team.name!r} has no production tier ({', '.join(serving.PRODUCTION_TIERS)}), the only one "
+            f"that needs the evaluator's verdict; its own evaluate job shows its scores"
+        )
+    refused = {
+        "image": (spec.image, "the platform evaluates with its own image for the type"),
+        "env": (spec.env, "these would be set in a pod holding the evaluator's credentials"),
+        "secret_env": (spec.secret_env, "the platform evaluation reads no team Secret"),
+    }
+    for field, (value, why) in refused.items():
+        if value:
+            problems.append(f"{field}: {value!r}: {why}; remove {field} from the spec for --evaluate")
+    return problems
+
+
+def evaluation_manifests(plan: Any) -> list[dict[str, Any]]:
+    """ConfigMap (the step file) and PyTorchJob of the platform's evaluation of ``plan`` (llmft's plan of a gated
+    ``type: evaluate`` spec, as ``llmft submit`` renders it), in the platform namespace."""
+    step_map, job = _parts(plan.manifests)
+    name = evaluation_name(plan.spec.name)
+    team, tier = plan.team, plan.tier.name
+    labels = {
+        "app.kubernetes.io/part-of": "llm-platform",
+        "app.kubernetes.io/component": COMPONENT,
+        "app.kubernetes.io/managed-by": "llmft",
+        "platform/team": team.name,
+        "platform/tier": tier,
+        "platform/team-namespace": team.namespace,
+    }
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": f"{name}-step", "namespace": serving.PROMOTION_NAMESPACE, "labels": labels},
+        "immutable": True,
+        "data": {key: _platform_step(text) for key, text in step_map["data"].items()},
+    }
+    job = copy.deepcopy(job)
+    job["metadata"] = {
+        "name": name,
+        "namespace": serving.PROMOTION_NAMESPACE,
+        "labels": {**labels, QUEUE_NAME_LABEL: platform_local_queue_name(team.name, tier)},
+    }
+    spec = job["spec"]
+    spec["runPolicy"] = {
+        "backoffLimit": 0,
+        "suspend": True,
+        "cleanPodPolicy": "Running",
+        "ttlSecondsAfterFinished": JOB_TTL_SECONDS,
+    }
+    if "elasticPolicy" in spec:
+        spec["elasticPolicy"]["maxRestarts"] = 0
+    for replica in spec["pytorchReplicaSpecs"].values():
+        replica["restartPolicy"] = "Never"
+        _as_platform(replica["template"]["spec"], team=team.name, job=name, config_map=f"{name}-step")
+    return [config_map, job]
+
+
+def _parts(manifests: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the step ConfigMap, the PyTorchJob) of llmft's manifests of an evaluate spec."""
+    kinds = {m["kind"]: m for m in manifests}
+    if set(kinds) != {"ConfigMap", "PyTorchJob"} or len(manifests) != 2:
+        raise ValueError(
+            f"llmft rendered {', '.join(m['kind'] for m in manifests)} for this spec, not a step ConfigMap and a "
+            f"PyTorchJob: --evaluate runs a GPU `type: evaluate` spec"
+        )
+    return kinds["ConfigMap"], kinds["PyTorchJob"]
+
+
+def _platform_step(text: str) -> str:
+    """The team's step file with its output in the pod's emptyDir (the only field that changes)."""
+    import yaml
+
+    step = yaml.safe_load(text)
+    step["output_dir"] = OUTPUT_DIR
+    return yaml.safe_dump(step, sort_keys=False)
+
+
+def _as_platform(pod: dict[str, Any], *, team: str, job: str, config_map: str) -> None:
+    """The team's pod spec as the platform's: the promoter's ServiceAccount without an API token, the team's tree
+    read-only through the platform namespace's claim, the platform's step file, caches and outputs in ``/tmp``."""
+    pod["serviceAccountName"] = serving.PROMOTER_SERVICE_ACCOUNT
+    pod["automountServiceAccountToken"] = False
+    fsx = set()
+    for volume in pod["volumes"]:
+        claim = volume.get("persistentVolumeClaim")
+        if claim is not None:
+            if claim["claimName"] != FSX_CLAIM_NAME:
+                raise ValueError(f"the pod mounts claim {claim['claimName']!r}; llmft renders only {FSX_CLAIM_NAME}")
+            volume["persistentVolumeClaim"] = {"claimName": team_claim_name(team), "readOnly": True}
+            fsx.add(volume["name"])
+        if "configMap" in volume and volume["name"] == "step-config":
+            volume["configMap"] = {"name": config_map}
+    overrides = {"HF_HOME": HF_HOME, JOB_ENV: job}
+    for container in pod["containers"]:
+        for mount in container.get("volumeMounts", []):
+            if mount["name"] in fsx:
+                mount["readOnly"] = True
+        container["env"] = [
+            {"name": e["name"], "value": overrides[e["name"]]} if e["name"] in overrides else e
+            for e in container.get("env", [])
+        ]
