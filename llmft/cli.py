@@ -246,11 +246,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         print("llmft: --evaluate takes neither --image nor --retire (it runs the platform's image)", file=sys.stderr)
         return 1
     spec, result = run_preflight(args, cluster=None)
+    problems = spec_problems(spec, result.team)
     if not result.ok or result.plan is None:
         _print_refusal(spec, args, result)
-        return 1
-    problems = spec_problems(spec, result.plan.team, result.plan.step)
-    if not problems:
+    elif not problems:
         try:
             manifests = evaluation_manifests(result.plan)
         except ValueError as exc:
@@ -258,6 +257,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if problems:
         print(f"llmft: {spec.name} is not a gated evaluation the platform runs as the evaluator:", file=sys.stderr)
         print("\n".join(f"  - {p}" for p in problems), file=sys.stderr)
+    if problems or not result.ok or result.plan is None:
         return 1
     _emit(manifests, args.output)
     print(

@@ -63,17 +63,17 @@ def evaluation_name(spec_name: str) -> str:
     return PREFIX + spec_name
 
 
-def spec_problems(spec: Any, team: Any, step: dict[str, Any]) -> list[str]:
-    """Why ``spec`` (for ``team``, with its rendered ``step`` file) is not a gated evaluation the platform runs as
-    the evaluator; every problem at once, each naming the field, the value and the fix."""
+def spec_problems(spec: Any, team: Any) -> list[str]:
+    """Why ``spec`` (of ``team``, None when unknown) is not a gated evaluation the platform runs as the evaluator;
+    every problem at once, each naming the field, the value and the fix (preflight's own refusals come beside)."""
+    kind = job_type(spec.type)
+    if kind.step != EVALUATE_STEP:
+        return [f"type: {spec.type!r}: --evaluate runs a `type: evaluate` spec with a gate; use one"]
     problems = []
-    if job_type(spec.type).step != EVALUATE_STEP:
-        problems.append(f"type: {spec.type!r}: --evaluate runs a `type: evaluate` spec with a gate; use one")
-        return problems
-    if not step.get("gate"):
+    if not (getattr(spec, kind.settings_section) or {}).get("gate"):
         problems.append(
-            "settings.gate: missing: the platform's evaluation records a verdict; add gate: {metric: <a score>, "
-            "min: <number>} with registered_model_name and registered_model_version"
+            f"{kind.settings_section}.gate: missing: the platform's evaluation records a verdict; add gate: "
+            f"{{metric: <a score>, min: <number>}} with registered_model_name and registered_model_version"
         )
     if team is not None and not evaluates_in_platform(team):
         problems.append(
