@@ -144,13 +144,17 @@ def _parts(manifests: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
     return kinds["ConfigMap"], kinds["PyTorchJob"]
 
 
+def platform_step(step: dict[str, Any]) -> dict[str, Any]:
+    """The team's step file as the platform's evaluation runs it: its output in the pod's emptyDir (the only field
+    that changes)."""
+    return {**step, "output_dir": OUTPUT_DIR}
+
+
 def _platform_step(text: str) -> str:
-    """The team's step file with its output in the pod's emptyDir (the only field that changes)."""
+    """:func:`platform_step` of a step file's text."""
     import yaml
 
-    step = yaml.safe_load(text)
-    step["output_dir"] = OUTPUT_DIR
-    return yaml.safe_dump(step, sort_keys=False)
+    return yaml.safe_dump(platform_step(yaml.safe_load(text)), sort_keys=False)
 
 
 def _as_platform(pod: dict[str, Any], *, team: str, job: str, config_map: str) -> None:
