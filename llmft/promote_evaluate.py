@@ -13,9 +13,11 @@ PyTorchJob into the platform namespace :data:`~k8s_charts.serving.PROMOTION_NAME
   namespace's have, so the step reads the evaluator's user where a team pod reads its own. No API token is mounted
   (``automountServiceAccountToken: false``): the step needs none, and the promoter's token writes production
   endpoints;
-- it reads the team's FSx tree read-only (claim ``fsx-<team>``, k8s_charts/promotion.py ``team_claim_name``) and
-  writes its predictions to the pod's ``/tmp`` emptyDir: the weights it pins are the ones the team wrote, and the
-  evaluation changes nothing of the team's;
+- it reads the team's FSx tree read-only (claim ``fsx-<team>``, k8s_charts/promotion.py ``team_claim_name``), and
+  an init container first copies the weights under evaluation into a pod-private emptyDir that the step loads,
+  scores and digests (:data:`JUDGED_DIR`): the pinned digest is that of the bytes judged, whatever the team writes
+  to its tree meanwhile; predictions and caches go to the pod's ``/tmp`` emptyDir, so the evaluation changes
+  nothing of the team's;
 - Kueue admits it like every GPU job: its queue is the platform namespace's LocalQueue of the team's tier, in the
   team's ClusterQueue (k8s_charts/queues.py ``platform_local_queue_name``), so the team's quota pays for it; it is
   created suspended (what Kueue's webhook does anyway);
@@ -32,11 +34,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import yaml
 from llm_platform.steps import JOB_ENV
 
 from k8s_charts import serving
 from k8s_charts.promotion import team_claim_name
 from k8s_charts.queues import QUEUE_NAME_LABEL, evaluates_in_platform, platform_local_queue_name
+from k8s_charts.team_storage import TEAM_MOUNT_PATH
 from k8s_charts.values import FSX_CLAIM_NAME
 from llmft.job_types.base import get as job_type
 
@@ -48,6 +52,14 @@ OUTPUT_DIR = "/tmp/evaluation"
 """Where the step writes predictions and scores: the pod's ``/tmp`` emptyDir (the team's tree is read-only here)."""
 HF_HOME = "/tmp/hf-home"
 """The Hugging Face cache: the team's ``/fsx/hf-cache`` is read-only here."""
+WEIGHTS_MOUNT = "/judged"
+JUDGED_DIR = f"{WEIGHTS_MOUNT}/weights"
+"""The pod's private copy of the weights under evaluation (an emptyDir): the step loads, scores and digests exactly
+these bytes. The team can still write its tree through its own pods while the evaluation runs, so judging and
+digesting the files in place would let it swap them between the load and the digest (judged A, pinned B); a
+private copy makes the pinned digest that of the bytes judged, and the serving pod's check (step 5) then serves
+the team's directory only if it still holds exactly those bytes."""
+COPY_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}}
 JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished evaluation (and its log) stays a week for the audit trail."""
 COMPONENT = "evaluation"
@@ -96,6 +108,7 @@ def evaluation_manifests(plan: Any) -> list[dict[str, Any]]:
     ``type: evaluate`` spec, as ``llmft submit`` renders it), in the platform namespace."""
     step_map, job = _parts(plan.manifests)
     name = evaluation_name(plan.spec.name)
+    model_dir = str(yaml.safe_load(step_map["data"]["step.yaml"])["finetuned_model_path"])
     team, tier = plan.team, plan.tier.name
     labels = {
         "app.kubernetes.io/part-of": "llm-platform",
@@ -129,7 +142,9 @@ def evaluation_manifests(plan: Any) -> list[dict[str, Any]]:
         spec["elasticPolicy"]["maxRestarts"] = 0
     for replica in spec["pytorchReplicaSpecs"].values():
         replica["restartPolicy"] = "Never"
-        _as_platform(replica["template"]["spec"], team=team.name, job=name, config_map=f"{name}-step")
+        pod = replica["template"]["spec"]
+        _as_platform(pod, team=team.name, job=name, config_map=f"{name}-step")
+        _copy_weights_first(pod, model_dir)
     return [config_map, job]
 
 
@@ -145,16 +160,36 @@ def _parts(manifests: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
 
 
 def platform_step(step: dict[str, Any]) -> dict[str, Any]:
-    """The team's step file as the platform's evaluation runs it: its output in the pod's emptyDir (the only field
-    that changes)."""
-    return {**step, "output_dir": OUTPUT_DIR}
+    """The team's step file as the platform's evaluation runs it: its output in the pod's emptyDir and the weights
+    judged from the pod's private copy (:data:`JUDGED_DIR`); nothing else changes."""
+    return {**step, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR}
 
 
 def _platform_step(text: str) -> str:
     """:func:`platform_step` of a step file's text."""
-    import yaml
-
     return yaml.safe_dump(platform_step(yaml.safe_load(text)), sort_keys=False)
+
+
+def _copy_weights_first(pod: dict[str, Any], model_dir: str) -> None:
+    """An init container (it completes before the step starts: kubernetes.io "Init Containers") copying the team's
+    ``model_dir`` from the read-only mount into the pod's emptyDir :data:`WEIGHTS_MOUNT`, links kept as links (the
+    digest refuses them, llm_platform/weights_digest.py, as the serving pod's check does)."""
+    (step,) = pod["containers"]
+    pod["volumes"].append({"name": "judged", "emptyDir": {}})
+    mount = {"name": "judged", "mountPath": WEIGHTS_MOUNT}
+    step["volumeMounts"].append({**mount, "readOnly": True})
+    fsx = [m for m in step["volumeMounts"] if m["mountPath"] == TEAM_MOUNT_PATH]
+    pod.setdefault("initContainers", []).append(
+        {
+            "name": "copy-weights",
+            "image": step["image"],
+            "imagePullPolicy": step.get("imagePullPolicy", "IfNotPresent"),
+            "command": ["cp", "-R", "-P", "--", model_dir, JUDGED_DIR],
+            "resources": COPY_RESOURCES,
+            "securityContext": step["securityContext"],
+            "volumeMounts": [*fsx, mount],
+        }
+    )
 
 
 def _as_platform(pod: dict[str, Any], *, team: str, job: str, config_map: str) -> None:
@@ -173,11 +208,9 @@ def _as_platform(pod: dict[str, Any], *, team: str, job: str, config_map: str) -
         if "configMap" in volume and volume["name"] == "step-config":
             volume["configMap"] = {"name": config_map}
     overrides = {"HF_HOME": HF_HOME, JOB_ENV: job}
-    for container in pod["containers"]:
+    for container in [*pod.get("initContainers", []), *pod["containers"]]:
         for mount in container.get("volumeMounts", []):
             if mount["name"] in fsx:
                 mount["readOnly"] = True
-        container["env"] = [
-            {"name": e["name"], "value": overrides[e["name"]]} if e["name"] in overrides else e
-            for e in container.get("env", [])
-        ]
+        env = [e for e in container.get("env", []) if e["name"] not in overrides]
+        container["env"] = env + [{"name": k, "value": v} for k, v in overrides.items()]

@@ -26,7 +26,7 @@ from k8s_charts.queues import QUEUE_NAME_LABEL, cluster_queue_name
 from k8s_charts.team_storage import team_mount_name
 from k8s_charts.validation import validate
 from k8s_charts.values import MLFLOW_CONFIG_MAP, MLFLOW_CREDENTIALS_SECRET, PlatformValues
-from llmft.promote_evaluate import HF_HOME, OUTPUT_DIR, evaluation_manifests, spec_problems
+from llmft.promote_evaluate import HF_HOME, JUDGED_DIR, OUTPUT_DIR, evaluation_manifests, spec_problems
 
 from .conftest import ENVIRONMENTS, ROOT
 from .guardrail_eval import GROUP_OF, admission_refusals, label_selector_matches, rbac_allows, resource_of
@@ -95,7 +95,8 @@ def test_the_evaluation_is_llmfts_job_moved_to_the_platform(env: str, team: str,
     assert {d["metadata"]["namespace"] for d in (config_map, job)} == {PLATFORM}
     team_step, team_job = (next(m for m in plan.manifests if m["kind"] == k) for k in ("ConfigMap", "PyTorchJob"))
     step = yaml.safe_load(config_map["data"]["step.yaml"])
-    assert step == {**yaml.safe_load(team_step["data"]["step.yaml"]), "output_dir": OUTPUT_DIR}
+    team_file = yaml.safe_load(team_step["data"]["step.yaml"])
+    assert step == {**team_file, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR}
     pod, team_pod = _pod(job), _pod(team_job)
     for key in ("affinity", "tolerations", "priorityClassName", "securityContext", "nodeSelector"):
         assert pod.get(key) == team_pod.get(key), key
@@ -195,6 +196,32 @@ def test_the_teams_tree_is_mounted_read_only(env: str, team: str, tier: str) -> 
 
 
 @pytest.mark.parametrize(("env", "team", "tier"), CASES)
+def test_the_judged_weights_are_a_private_copy(env: str, team: str, tier: str) -> None:
+    """Before the step starts (an init container), the team's weights directory (the spec's ``model``, where its own
+    job reads them) is copied, links kept as links, from the read-only team mount into an emptyDir that only this
+    pod has; the step loads and digests that copy (its step file says so) and cannot change it (read-only mount)."""
+    plan, (config_map, job) = _rendered(env, team, tier)
+    pod = _pod(job)
+    team_step = yaml.safe_load(next(m for m in plan.manifests if m["kind"] == "ConfigMap")["data"]["step.yaml"])
+    (copy,) = pod["initContainers"]
+    assert copy["command"] == ["cp", "-R", "-P", "--", team_step["finetuned_model_path"], JUDGED_DIR]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["name"]: m for m in copy["volumeMounts"]}
+    fsx = next(v["name"] for v in volumes.values() if "persistentVolumeClaim" in v)
+    assert mounts[fsx]["readOnly"] is True and mounts[fsx]["mountPath"] == "/fsx"
+    (judged,) = [m for m in copy["volumeMounts"] if JUDGED_DIR.startswith(m["mountPath"] + "/")]
+    assert "emptyDir" in volumes[judged["name"]] and not judged.get("readOnly")
+    for container in pod["containers"]:
+        (mine,) = [m for m in container["volumeMounts"] if m["name"] == judged["name"]]
+        assert mine["readOnly"] is True and mine["mountPath"] == judged["mountPath"]
+    assert (
+        copy["image"] == pod["containers"][0]["image"]
+        and copy["securityContext"] == pod["containers"][0]["securityContext"]
+    )
+    assert yaml.safe_load(config_map["data"]["step.yaml"])["finetuned_model_path"] == JUDGED_DIR
+
+
+@pytest.mark.parametrize(("env", "team", "tier"), CASES)
 def test_it_carries_the_evaluators_credentials_and_no_token(env: str, team: str, tier: str) -> None:
     """As the promoter (whose Pod Identity role alone reads the evaluator's secret), with the platform namespace's
     ConfigMap and SecretProviderClass, which sync the evaluator's secret and no team's; no API token mounted."""
@@ -263,6 +290,7 @@ def test_admitted_for_the_platform_and_out_of_every_teams_reach(env: str, team: 
         granted |= {
             (GROUP_OF[d["kind"]], resource_of(d["kind"]), v) for d in manifests for v in ("create", "update", "patch")
         }
+        granted |= {("", "pods", "create"), ("", "persistentvolumeclaims", "get"), ("", "secrets", "get")}
         for group, resource, verb in sorted(granted):
             assert not rbac_allows(m, subjects, verb, group, resource, PLATFORM), (t.name, group, resource, verb)
 
