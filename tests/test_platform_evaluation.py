@@ -103,6 +103,13 @@ def test_the_evaluation_is_llmfts_job_moved_to_the_platform(env: str, team: str,
     for mine, theirs in zip(pod["containers"], team_pod["containers"], strict=True):
         for key in ("image", "command", "args", "resources", "securityContext", "envFrom"):
             assert mine.get(key) == theirs.get(key), key
+    # Pod Security "restricted" (the platform namespace enforces it): every container, init containers included
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    for container in [*pod.get("initContainers", []), *pod["containers"]]:
+        security = container["securityContext"]
+        assert security["allowPrivilegeEscalation"] is False and security["capabilities"] == {"drop": ["ALL"]}
+    assert all({"configMap", "emptyDir", "csi", "persistentVolumeClaim"} & set(v) for v in pod["volumes"])
     assert job["spec"]["runPolicy"]["backoffLimit"] == 0 and job["spec"]["runPolicy"]["suspend"] is True
     assert job["spec"]["elasticPolicy"]["maxRestarts"] == 0
     assert {r["restartPolicy"] for r in job["spec"]["pytorchReplicaSpecs"].values()} == {"Never"}
