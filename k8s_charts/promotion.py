@@ -28,9 +28,22 @@ from constructs import Construct
 from config import TeamConfig
 from k8s_charts import serving
 from k8s_charts.mlflow_credentials import MlflowCredentials
-from k8s_charts.values import MLFLOW_CONFIG_MAP, MlflowValues
+from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, PLATFORM_MANAGED_VALUE, evaluates_in_platform
+from k8s_charts.team_storage import team_mount_name
+from k8s_charts.values import MLFLOW_CONFIG_MAP, MlflowValues, PlatformValues
 
 PROMOTER_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"]
+
+
+def team_claim_name(team: str) -> str:
+    """The claim of ``team``'s FSx tree in the platform namespace (read-only: the gated evaluation reads the team's
+    weights and test data there, llmft/promote_evaluate.py)."""
+    return f"fsx-{team}"
+
+
+def team_volume_name(team: str) -> str:
+    """The PersistentVolume behind :func:`team_claim_name` (cluster-scoped: beside the team's own ``fsx-<ns>``)."""
+    return f"fsx-{serving.PROMOTION_NAMESPACE}-{team}"
 
 
 def promoter_rules() -> list[k8s.PolicyRule]:
@@ -62,6 +75,10 @@ class ProductionPromotion(Construct):
     :param mlflow: the tracking URI and the evaluator's secret. Default: none (no check credentials: the Job's
         check then fails, and nothing is applied).
     :param region: the secret's region. Default: none (required with ``mlflow``).
+    :param storage: the FSx file system. Default: none (no team volumes in the platform namespace). With it, each
+        team with a production tier gets a read-only PersistentVolume of its own FSx tree (the same subtree mount as
+        its namespace's volume, k8s_charts/team_storage.py) and its claim :func:`team_claim_name` in the platform
+        namespace: what the platform's gated evaluation reads (docs/serving.md, step 3).
     """
 
     def __init__(
@@ -73,12 +90,16 @@ class ProductionPromotion(Construct):
         labels: dict[str, str],
         mlflow: MlflowValues | None = None,
         region: str | None = None,
+        storage: PlatformValues | None = None,
     ):
         super().__init__(scope, construct_id)
         ns = serving.PROMOTION_NAMESPACE
         pss = {f"pod-security.kubernetes.io/{m}": "restricted" for m in ("enforce", "audit", "warn")}
+        # Kueue admits the platform's gated evaluations here (k8s_charts/queues.py PLATFORM_MANAGED_VALUE); the
+        # team guard rails bind to the value "true" only
+        kueue = {MANAGED_NAMESPACE_LABEL: PLATFORM_MANAGED_VALUE}
         self.namespace = k8s.KubeNamespace(
-            self, "Namespace", metadata=k8s.ObjectMeta(name=ns, labels={**labels, **pss})
+            self, "Namespace", metadata=k8s.ObjectMeta(name=ns, labels={**labels, **pss, **kueue})
         )
         self.service_account = k8s.KubeServiceAccount(
             self,
@@ -87,11 +108,17 @@ class ProductionPromotion(Construct):
         )
         self.service_account.add_dependency(self.namespace)
         self._add_mlflow(mlflow, region=region, labels=labels)
+        self.volumes: dict[str, k8s.KubePersistentVolume] = {}
+        self.claims: dict[str, k8s.KubePersistentVolumeClaim] = {}
+        if storage is not None:
+            for team in teams:
+                if evaluates_in_platform(team):
+                    self._add_team_volume(team, storage, labels=labels)
         subject = k8s.Subject(kind="ServiceAccount", name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=ns)
         self.roles: dict[str, k8s.KubeRole] = {}
         self.bindings: dict[str, k8s.KubeRoleBinding] = {}
         for team in teams:
-            if not set(team.allowed_tiers) & set(serving.PRODUCTION_TIERS):
+            if not evaluates_in_platform(team):
                 continue
             meta = k8s.ObjectMeta(name=serving.PROMOTER_SERVICE_ACCOUNT, namespace=team.namespace, labels=labels)
             self.roles[team.name] = k8s.KubeRole(self, f"Role-{team.name}", metadata=meta, rules=promoter_rules())
@@ -129,3 +156,52 @@ class ProductionPromotion(Construct):
         ).secret_provider_class
         for obj in (self.mlflow, self.mlflow_credentials):
             obj.add_dependency(self.namespace)
+
+    def _add_team_volume(self, team: TeamConfig, storage: PlatformValues, *, labels: dict[str, str]) -> None:
+        """PersistentVolume :func:`team_volume_name` (``team``'s subtree, read-only) and its pre-bound claim.
+
+        Read-only twice over: the PV's ``csi.readOnly`` (kubelet publishes a CSI volume read-only when its PV says
+        so, kubernetes.io "Volumes", csi ``readOnly``; the FSx CSI driver then mounts Lustre with ``ro``,
+        kubernetes-sigs/aws-fsx-csi-driver pkg/driver/node.go ``NodePublishVolume``: ``if req.GetReadonly() {
+        mountOptions = append(mountOptions, "ro") }``) and the pod's own read-only claim and mount
+        (llmft/promote_evaluate.py). The access mode stays ``ReadWriteMany``: the driver accepts only single-node
+        writer and multi-node multi-writer capabilities (pkg/driver/controller.go ``volumeCaps``), so
+        ``ReadOnlyMany`` would fail at NodePublishVolume. Nothing the platform runs here can change what a team's
+        pods later load."""
+        ns = serving.PROMOTION_NAMESPACE
+        size = {"storage": k8s.Quantity.from_string(f"{storage.fsx_storage_capacity_gib}Gi")}
+        self.volumes[team.name] = k8s.KubePersistentVolume(
+            self,
+            f"FsxVolume-{team.name}",
+            metadata=k8s.ObjectMeta(name=team_volume_name(team.name), labels={**labels, "platform/team": team.name}),
+            spec=k8s.PersistentVolumeSpec(
+                capacity=size,
+                access_modes=["ReadWriteMany"],
+                persistent_volume_reclaim_policy="Retain",
+                storage_class_name="",
+                volume_mode="Filesystem",
+                mount_options=["flock"],
+                claim_ref=k8s.ObjectReference(namespace=ns, name=team_claim_name(team.name)),
+                csi=k8s.CsiPersistentVolumeSource(
+                    driver="fsx.csi.aws.com",
+                    volume_handle=storage.fsx_file_system_id,
+                    read_only=True,
+                    volume_attributes={
+                        "dnsname": storage.fsx_dns_name,
+                        "mountname": team_mount_name(storage.fsx_mount_name, team),
+                    },
+                ),
+            ),
+        )
+        self.claims[team.name] = k8s.KubePersistentVolumeClaim(
+            self,
+            f"FsxClaim-{team.name}",
+            metadata=k8s.ObjectMeta(name=team_claim_name(team.name), namespace=ns, labels=labels),
+            spec=k8s.PersistentVolumeClaimSpec(
+                access_modes=["ReadWriteMany"],
+                storage_class_name="",
+                volume_name=team_volume_name(team.name),
+                resources=k8s.ResourceRequirements(requests=size),
+            ),
+        )
+        self.claims[team.name].add_dependency(self.namespace, self.volumes[team.name])

@@ -26,11 +26,15 @@ from k8s_charts.queues import (
     TEAM_CAP_FLAVOR,
     TEAM_GPUS,
     cluster_queue_name,
+    cluster_queue_namespaces,
     environment_capacities,
+    evaluates_in_platform,
     flavor_node_labels,
     local_queue_name,
+    platform_local_queue_name,
     team_cohort_name,
 )
+from k8s_charts.serving import PROMOTION_NAMESPACE
 from k8s_charts.tiers import GPU_RESOURCE, JOB_TIERS
 
 PART_OF = {"app.kubernetes.io/part-of": "llm-platform"}
@@ -51,7 +55,9 @@ def _tolerations(capacity: Capacity) -> list[rf.ResourceFlavorV1Beta2SpecTolerat
 
 class QueueingChart(cdk8s.Chart):
     """Every Kueue object of one environment. Attributes: ``flavors``, ``cohorts``, ``cluster_queues``
-    (keyed by (team, tier)), ``local_queues`` (keyed by (team, tier)), ``admission_policy``."""
+    (keyed by (team, tier)), ``local_queues`` (keyed by (team, tier)), ``platform_local_queues`` (keyed by (team,
+    tier): the LocalQueues of the platform namespace where the platform evaluates a production team's models,
+    k8s_charts/queues.py :func:`~k8s_charts.queues.cluster_queue_namespaces`), ``admission_policy``."""
 
     def __init__(self, scope: Construct, construct_id: str, *, config: EnvironmentConfig) -> None:
         super().__init__(scope, construct_id, disable_resource_name_hashes=True)
@@ -82,6 +88,7 @@ class QueueingChart(cdk8s.Chart):
         )
         self.cluster_queues: dict[tuple[str, str], cdk8s.ApiObject] = {}
         self.local_queues: dict[tuple[str, str], cdk8s.ApiObject] = {}
+        self.platform_local_queues: dict[tuple[str, str], cdk8s.ApiObject] = {}
         for team in teams:
             self.cohorts[team.name] = self._team_cohort(team, caps)
             for tier in team.allowed_tiers:
@@ -96,7 +103,23 @@ class QueueingChart(cdk8s.Chart):
                     ),
                     spec=lq.LocalQueueV1Beta2Spec(cluster_queue=cluster_queue_name(team.name, tier)),
                 )
+                if evaluates_in_platform(team):
+                    self.platform_local_queues[(team.name, tier)] = self._platform_local_queue(team, tier)
         self.admission_policy, self.admission_policy_binding = self._require_queue_name()
+
+    def _platform_local_queue(self, team: TeamConfig, tier: str) -> cdk8s.ApiObject:
+        """The LocalQueue of ``team``'s ``tier`` in the platform namespace: the platform's gated evaluation of the
+        team's model (llmft/promote_evaluate.py) queues there, in the team's ClusterQueue of that tier."""
+        return lq.LocalQueueV1Beta2(
+            self,
+            f"lq-platform-{team.name}-{tier}",
+            metadata=cdk8s.ApiObjectMetadata(
+                name=platform_local_queue_name(team.name, tier),
+                namespace=PROMOTION_NAMESPACE,
+                labels={**PART_OF, "platform/team": team.name, "platform/tier": tier},
+            ),
+            spec=lq.LocalQueueV1Beta2Spec(cluster_queue=cluster_queue_name(team.name, tier)),
+        )
 
     @staticmethod
     def _gpu_group(caps: Sequence[Capacity], nominal, borrowing_limit=None) -> co.CohortV1Beta2SpecResourceGroups:
@@ -185,8 +208,16 @@ class QueueingChart(cdk8s.Chart):
             ),
             spec=cq.ClusterQueueV1Beta2Spec(
                 cohort_name=team_cohort_name(team.name),
+                # the team's namespace, and the platform namespace where the platform evaluates the team's model
+                # (by name: kubernetes.io/metadata.name is set by the API server and cannot be changed)
                 namespace_selector=cq.ClusterQueueV1Beta2SpecNamespaceSelector(
-                    match_labels={"kubernetes.io/metadata.name": team.namespace}
+                    match_expressions=[
+                        cq.ClusterQueueV1Beta2SpecNamespaceSelectorMatchExpressions(
+                            key="kubernetes.io/metadata.name",
+                            operator="In",
+                            values=list(cluster_queue_namespaces(team)),
+                        )
+                    ]
                 ),
                 queueing_strategy=cq.ClusterQueueV1Beta2SpecQueueingStrategy.BEST_EFFORT_FIFO,
                 resource_groups=[

@@ -505,7 +505,13 @@ class TeamNamespacesChart(cdk8s.Chart):
         self.guardrails = TeamGuardrails(self, "guardrails", labels=labels)
         # who may create production serving endpoints: the platform's promotion identity (k8s_charts/promotion.py)
         self.promotion = ProductionPromotion(
-            self, "promotion", teams=teams, labels=labels, mlflow=values.mlflow, region=values.region
+            self,
+            "promotion",
+            teams=teams,
+            labels=labels,
+            mlflow=values.mlflow,
+            region=values.region,
+            storage=values,
         )
         for name, binding in self.promotion.bindings.items():
             self.promotion.roles[name].add_dependency(self.teams[name].namespace)

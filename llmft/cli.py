@@ -6,6 +6,7 @@
     llmft status NAME | logs NAME [-f] | cancel NAME | list
     llmft port-forward NAME [--local-port 8000]   a serve job's endpoint on localhost (wakes it if asleep)
     llmft promote SPEC --image IMAGE [-o FILE] [--retire]
+    llmft promote EVAL_SPEC --evaluate [-o FILE]
                                                 platform admins: the promotion (or retirement) Job of a production
                                                 serve spec
 
@@ -191,6 +192,11 @@ def cmd_promote(args: argparse.Namespace) -> int:
     from k8s_charts import serving
     from llmft.promote import promotion_manifests
 
+    if args.evaluate:
+        return _evaluate(args)
+    if not args.image:
+        print("llmft: promote needs --image (an image with kubectl, pinned by digest)", file=sys.stderr)
+        return 1
     if args.retire:
         return _retire(args)
     spec, result = run_preflight(args, cluster=None)
@@ -228,6 +234,39 @@ def _emit(manifests: list[dict], output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """`llmft promote EVAL_SPEC --evaluate`: the platform's gated evaluation (llmft/promote_evaluate.py) of a team's
+    `type: evaluate` spec, in the platform namespace with the evaluator's credentials. Prints or writes it."""
+    from k8s_charts import serving
+    from llmft.promote_evaluate import evaluation_manifests, spec_problems
+
+    if args.image or args.retire:
+        print("llmft: --evaluate takes neither --image nor --retire (it runs the platform's image)", file=sys.stderr)
+        return 1
+    spec, result = run_preflight(args, cluster=None)
+    problems = spec_problems(spec, result.team)
+    if not result.ok or result.plan is None:
+        _print_refusal(spec, args, result)
+    elif not problems:
+        try:
+            manifests = evaluation_manifests(result.plan)
+        except ValueError as exc:
+            problems = [str(exc)]
+    if problems:
+        print(f"llmft: {spec.name} is not a gated evaluation the platform runs as the evaluator:", file=sys.stderr)
+        print("\n".join(f"  - {p}" for p in problems), file=sys.stderr)
+    if problems or not result.ok or result.plan is None:
+        return 1
+    _emit(manifests, args.output)
+    print(
+        f"{spec.name}: apply the ConfigMap and PyTorchJob in namespace {serving.PROMOTION_NAMESPACE} (platform admins "
+        f"only); Kueue admits it in {result.plan.team.name}'s {result.plan.tier.name} queue, then `kubectl logs -n "
+        f"{serving.PROMOTION_NAMESPACE} {manifests[1]['metadata']['name']}-worker-0` shows the verdict",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _retire(args: argparse.Namespace) -> int:
@@ -470,9 +509,14 @@ def parser() -> argparse.ArgumentParser:
         "promote", parents=[common], help="platform admins: the promotion Job of a production serve spec"
     )
     pr.add_argument("spec")
-    pr.add_argument("--image", required=True, help="an image with kubectl that runs the Job (pin it by digest)")
+    pr.add_argument("--image", help="an image with kubectl that runs the Job (pin it by digest); not with --evaluate")
     pr.add_argument("-o", "--output", help="write to this file instead of stdout")
     pr.add_argument("--retire", action="store_true", help="the Job that deletes the endpoint (as the promoter) instead")
+    pr.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="SPEC is a team's gated `type: evaluate` spec: the platform's evaluation of it, run as the evaluator",
+    )
     pr.set_defaults(func=cmd_promote)
     from llmft.pipeline import add_subcommand  # issue 33: `llmft pipeline` (llmft/pipeline.py)
 

@@ -12,6 +12,10 @@ Subcommands (JSON on stdout):
 - ``promotion-check <tracking URI> <Host header> <endpoint file>``: the promotion Job's check
   (llm_platform.promotion_check from this tree's training/, as the Job's init container runs it) with the user of
   ``E2E_CHECK_USERNAME``/``_PASSWORD`` as MLFLOW_TRACKING_USERNAME/PASSWORD; prints its exit status and messages.
+- ``record-verdict <tracking URI> <Host header> <step file> <weights dir> <score>``: the evaluate step's verdict
+  (llm_platform.evaluate ``record_verdict`` from this tree's training/, as ``llmp-evaluate`` records it after scoring)
+  for the step file's gated version, the gate's metric scored ``score``, the weights judged in ``weights dir``, with
+  the user of ``E2E_CHECK_USERNAME``/``_PASSWORD``; prints the verdict and the step's messages.
 - ``interpreter-is-public`` (run by `make install` with the interpreter it picked): exit 0 if every user can run it.
 - ``train-steps <tracking URI> <Host header> <team> <first> <last> <step seconds> <resume file>``: a training
   loop's MLflow side (llm_platform.mlflow_utils from this tree's training/, as the sft callback uses it) with the
@@ -131,6 +135,27 @@ def promotion_check(tracking_uri: str, host: str, endpoint: str) -> dict:
     return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
 
 
+def record_verdict(tracking_uri: str, host: str, step_file: str, weights: str, score: float) -> dict:
+    import contextlib
+    import io
+
+    import yaml
+
+    _send_host_header(tracking_uri, host)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    from llm_platform import evaluate
+
+    os.environ["MLFLOW_TRACKING_URI"] = tracking_uri
+    os.environ["MLFLOW_TRACKING_USERNAME"] = os.environ["E2E_CHECK_USERNAME"]
+    os.environ["MLFLOW_TRACKING_PASSWORD"] = os.environ["E2E_CHECK_PASSWORD"]
+    step = yaml.safe_load(Path(step_file).read_text())
+    cfg = evaluate.EvaluateConfig(**{**step, "finetuned_model_path": weights})
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        verdict = evaluate.record_verdict(cfg, {cfg.gate["metric"]: score}, run_id="platform-evaluation")
+    return {"verdict": verdict, "stderr": err.getvalue()}
+
+
 def _engine(uri: str):
     import sqlalchemy
 
@@ -184,6 +209,8 @@ def main(argv: list[str]) -> None:
         result = train_steps(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6])
     elif command == "promotion-check":
         result = promotion_check(args[0], args[1], args[2])
+    elif command == "record-verdict":
+        result = record_verdict(args[0], args[1], args[2], args[3], float(args[4]))
     elif command == "schema":
         result = schema(args[0])
     elif command == "downgrade":

@@ -11,6 +11,9 @@ from cdk_constructs.compute.addon import registered
 from cdk_constructs.compute.hyperpod_cluster import HYPERPOD_LABEL, HYPERPOD_TAINT
 from cdk_constructs.compute.karpenter import INTERRUPTION_EVENTS
 from config.compute import nvidia_hyperpod_instance_types
+from k8s_charts.promotion import team_claim_name, team_volume_name
+from k8s_charts.queues import evaluates_in_platform
+from k8s_charts.serving import PROMOTION_NAMESPACE
 
 from .conftest import Synth, synthesize
 
@@ -512,7 +515,16 @@ def test_fsx_claims_bind_one_volume_per_namespace(env_synth: Synth) -> None:
     ]
     objects = [o for m in manifests for o in m]
     pvs = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PersistentVolume"}
-    pvcs = {o["metadata"]["namespace"]: o for o in objects if o["kind"] == "PersistentVolumeClaim"}
+    claims = [o for o in objects if o["kind"] == "PersistentVolumeClaim"]
+    # the platform namespace holds, read-only, the tree of each team it evaluates (issue 40, k8s_charts/promotion.py)
+    platform = {o["metadata"]["name"]: o for o in claims if o["metadata"]["namespace"] == PROMOTION_NAMESPACE}
+    teams = [t for t in env_synth.config.kubernetes.teams if evaluates_in_platform(t)]
+    assert set(platform) == {team_claim_name(t.name) for t in teams}
+    for team in teams:
+        pvc = platform[team_claim_name(team.name)]
+        assert pvc["spec"]["volumeName"] == team_volume_name(team.name)
+        assert pvs[team_volume_name(team.name)]["spec"]["csi"]["readOnly"] is True
+    pvcs = {o["metadata"]["namespace"]: o for o in claims if o["metadata"]["namespace"] != PROMOTION_NAMESPACE}
     assert set(env_synth.config.compute.fsx_claim_namespaces) <= set(pvcs)  # team namespaces come from the charts
     for namespace, pvc in pvcs.items():
         assert pvc["metadata"]["name"] == "fsx-claim"

@@ -24,6 +24,7 @@ from config.versions import UPSTREAM
 from k8s_charts.__main__ import write_dist
 from k8s_charts.guardrails.common import KUBERAY_OPERATOR
 from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEAM_CAP_FLAVOR, TEAM_GPUS
+from k8s_charts.serving import PRODUCTION_TIERS, PROMOTION_NAMESPACE
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
 from .conftest import ENVIRONMENTS, Synth, config_with, raw_config
@@ -180,7 +181,14 @@ def test_cluster_queue_per_team_and_tier_with_the_tier_flavor_order(dist, env: s
             # ... and every capacity of those kinds is listed, none of any other kind
             assert set(order) == {c.name for c in caps if c.kind in TIER_CAPACITY_ORDER[tier]}
             assert cq["spec"]["cohortName"] == team.name
-            assert cq["spec"]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": team.name}}
+            # the team's namespace, and the platform namespace where the platform evaluates a production team's
+            # models (issue 40; tests/test_platform_evaluation.py evaluates the selector against every namespace)
+            names = [team.namespace] + (
+                [PROMOTION_NAMESPACE] if set(team.allowed_tiers) & set(PRODUCTION_TIERS) else []
+            )
+            assert cq["spec"]["namespaceSelector"] == {
+                "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": names}]
+            }
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -287,9 +295,16 @@ def test_team_that_may_not_borrow_is_capped_at_its_shares() -> None:
 def test_local_queue_per_team_namespace_and_tier(dist, env: str) -> None:
     config = load_config(env)
     lqs = kind(dist[env], "LocalQueue")
-    assert {k: v["spec"]["clusterQueue"] for k, v in lqs.items()} == {
-        f"{t.name}/{tier}": f"{t.name}-{tier}" for t in config.kubernetes.teams for tier in t.allowed_tiers
+    teams = {f"{t.name}/{tier}": f"{t.name}-{tier}" for t in config.kubernetes.teams for tier in t.allowed_tiers}
+    # and, for a team with a production tier, one per tier in the platform namespace, in the same ClusterQueue
+    # (the platform's gated evaluation, issue 40: tests/test_platform_evaluation.py)
+    platform = {
+        f"{PROMOTION_NAMESPACE}/{t.name}-{tier}": f"{t.name}-{tier}"
+        for t in config.kubernetes.teams
+        if set(t.allowed_tiers) & set(PRODUCTION_TIERS)
+        for tier in t.allowed_tiers
     }
+    assert {k: v["spec"]["clusterQueue"] for k, v in lqs.items()} == teams | platform
     namespaces = kind(dist[env], "Namespace")
     for team in config.kubernetes.teams:
         assert namespaces[team.name]["metadata"]["labels"]["platform/kueue-managed"] == "true"
@@ -697,7 +712,10 @@ def test_kueue_release_and_configuration(env_synth: Synth) -> None:
     # false: with the pod integration on, true would gate (forever) every pod of a team namespace whose owner Kueue
     # does not manage, e.g. llmft's CPU-step batch Jobs; unqueued jobs are refused by admission policies instead
     assert conf["manageJobsWithoutQueueName"] is False
-    assert conf["managedJobsNamespaceSelector"] == {"matchLabels": {"platform/kueue-managed": "true"}}
+    # team namespaces ("true") and the platform namespace ("platform": its gated evaluations, issue 40)
+    assert conf["managedJobsNamespaceSelector"] == {
+        "matchExpressions": [{"key": "platform/kueue-managed", "operator": "In", "values": ["true", "platform"]}]
+    }
     # serving Deployments (issue 34): `deployment`, and `pod` listed so the chart makes its pod webhook fail closed
     assert (
         set(conf["integrations"]["frameworks"])

@@ -1117,6 +1117,61 @@ def test_the_promotion_check_asks_the_real_server(task: dict[str, Any], stack: d
     assert unreachable["code"] == 2 and "could not be asked" in unreachable["stderr"], unreachable
 
 
+def test_the_platform_evaluation_records_the_verdict_as_the_evaluator(
+    task: dict[str, Any], stack: dict[str, Any]
+) -> None:
+    """Issue 40, step 3: the step file the platform's evaluation Job carries (llmft's step file of a team's gated
+    `type: evaluate` spec, made the platform's by llmft/promote_evaluate.py ``platform_step``), its verdict recorded
+    by the step's own code (``llm_platform.evaluate.record_verdict``) against the real server: with the team's user
+    the verdict is not recorded and nothing moves; with the evaluator's user (what the Job's pod holds) the version
+    is tagged passed with the digest of the judged weights and the alias ``evaluated`` points at it."""
+    import yaml
+    from llm_platform.weights_digest import digest
+
+    from config import load_config
+    from llmft.build import step_file
+    from llmft.promote_evaluate import platform_step
+    from llmft.spec import load_spec
+
+    api = task["api"]
+    team, user = sorted(task["teams"].items())[0]
+    evaluator = (stack["secrets"]["MLFLOW_EVALUATOR_USERNAME"], stack["secrets"]["MLFLOW_EVALUATOR_PASSWORD"])
+    name, version = _gated_version(api, team, user, model="platform-evaluated")
+    config = load_config("dev")
+    spec = load_spec(ROOT / "examples" / "jobs" / "05-evaluate.yaml")
+    step, problems = step_file(spec, config.kubernetes.team(spec.team))
+    assert problems == []
+    work = Path(stack["work"])
+    step_path = work / "platform-evaluation-step.yaml"
+    platform = {**platform_step(step), "registered_model_name": name, "registered_model_version": version}
+    step_path.write_text(yaml.safe_dump(platform, sort_keys=False))
+    weights = work / "platform-evaluated"
+    weights.mkdir(exist_ok=True)
+    (weights / "model.safetensors").write_bytes(b"judged weights")
+    (weights / "config.json").write_text("{}")
+    above = str(float(platform["gate"]["min"]) + 1.0)
+    uri = f"http://127.0.0.1:{task['port']}"
+
+    def record(creds: tuple[str, str]) -> dict[str, Any]:
+        env = {"E2E_CHECK_USERNAME": creds[0], "E2E_CHECK_PASSWORD": creds[1], "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0"}
+        return _tool(stack, "record-verdict", uri, task["host"], str(step_path), str(weights), above, env=env)
+
+    def version_of() -> dict[str, Any]:
+        got = api.call("GET", f"/api/2.0/mlflow/model-versions/get?name={name}&version={version}", auth=evaluator)
+        assert got.status_code == 200, got.text
+        return {t["key"]: t["value"] for t in got.json()["model_version"].get("tags", [])}
+
+    as_team = record(user)
+    assert as_team["verdict"] == "passed (not recorded)" and "NOT recorded" in as_team["stderr"], as_team
+    assert "llmft.evaluation" not in version_of()
+    as_evaluator = record(evaluator)
+    assert as_evaluator["verdict"] == "passed", as_evaluator
+    tags = version_of()
+    assert tags["llmft.evaluation"] == "passed" and tags["llmft.evaluation.digest"] == digest(weights)
+    alias = api.call("GET", f"/api/2.0/mlflow/registered-models/alias?name={name}&alias=evaluated", auth=evaluator)
+    assert alias.status_code == 200 and alias.json()["model_version"]["version"] == version, alias.text
+
+
 def test_database_outage_answers_without_internals(task: dict[str, Any], stack: dict[str, Any]) -> None:
     """PostgreSQL stops: the server answers 5xx with a generic message and a reference (before: the error named the
     database host and port), and serves again once the database is back."""

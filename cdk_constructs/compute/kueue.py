@@ -14,7 +14,7 @@ from config.charts import KUEUE_CHART_VERSION
 from config.queueing import KueueConfig
 from k8s_charts.node_shapes import Resources
 from k8s_charts.priority_classes import CONTROLLER_PRIORITY_CLASS
-from k8s_charts.queues import MANAGED_NAMESPACE_LABEL, TEAM_GPUS
+from k8s_charts.queues import TEAM_GPUS, kueue_managed_selector
 from k8s_charts.tiers import GPU_RESOURCE
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
@@ -124,8 +124,12 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
     """The controller's `Configuration` (config.kueue.x-k8s.io/v1beta2). Fields as in the chart's default
     `managerConfig.controllerManagerConfigYaml` (v0.19.2) plus:
 
-    - `managedJobsNamespaceSelector`: team namespaces only (:data:`MANAGED_NAMESPACE_LABEL`); with the pod
-      integration on, no pod elsewhere is gated (:data:`INTEGRATIONS`);
+    - `managedJobsNamespaceSelector`: team namespaces and the platform namespace only
+      (k8s_charts/queues.py ``MANAGED_NAMESPACE_LABEL`` ``In`` ``true``/``platform``, k8s_charts/queues.py
+      ``kueue_managed_selector``): the platform's gated evaluation (a PyTorchJob in ``llmft-platform``) is admitted
+      by Kueue like a team's job, and Kueue v0.19 reconciles jobs only in selected namespaces; with the pod
+      integration on, no pod elsewhere is gated (:data:`INTEGRATIONS`); the platform namespace's other pods name no
+      queue and are left alone (``manageJobsWithoutQueueName: false``);
     - `manageJobsWithoutQueueName: false`: with the pod integration on, `true` would gate every pod of a team
       namespace whose owner Kueue does not manage - llmft's CPU-step batch Jobs, Argo Workflow pods - and queue it
       in no queue, forever (v0.19.2 pkg/controller/jobs/pod/pod_webhook.go ``Default``: ``suspend =
@@ -153,7 +157,7 @@ def manager_configuration(settings: KueueConfig) -> dict[str, Any]:
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "clientConnection": {"qps": 300, "burst": 500},
         "manageJobsWithoutQueueName": False,
-        "managedJobsNamespaceSelector": {"matchLabels": {MANAGED_NAMESPACE_LABEL: "true"}},
+        "managedJobsNamespaceSelector": kueue_managed_selector(),
         "waitForPodsReady": {
             "timeout": settings.pods_ready_timeout,
             "recoveryTimeout": settings.pods_ready_recovery_timeout,
