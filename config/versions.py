@@ -99,3 +99,45 @@ def version(name: str) -> str:
 def chart_version(name: str) -> str:
     """The Helm chart version of ``name``."""
     return UPSTREAM[name].chart_version
+
+
+@dataclass(frozen=True)
+class OperatorSupport:
+    """What an operator the platform does not install documents it supports, and where it says so: the platform
+    renders for it only once its own pins fall inside (:func:`unsupported_by`)."""
+
+    kubernetes: tuple[str, ...]
+    kueue: tuple[str, ...]
+    torch: tuple[str, str]  # inclusive range
+    source: str
+    as_of: str
+
+
+HYPERPOD_TRAINING_OPERATOR = OperatorSupport(
+    kubernetes=("1.28", "1.29", "1.30", "1.31", "1.32", "1.33"),
+    kueue=("0.12.2", "0.12.3"),
+    torch=("2.4.0", "2.7.1"),
+    source="https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-eks-operator.html "
+    '"Supported versions" (Kubernetes versions, recommended Kueue versions, PyTorch)',
+    as_of="2026-11-28",
+)
+"""The SageMaker HyperPod training operator (the EKS add-on that runs ``HyperPodPyTorchJob``; its CRD is published
+in no public repository, only served by a cluster that runs the add-on). docs/training.md "HyperPodPyTorchJob"."""
+
+
+def _release(v: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in v.split(".")[:3])
+
+
+def unsupported_by(support: OperatorSupport, kubernetes_version: str) -> list[str]:
+    """Each of the platform's pins (an environment's Kubernetes minor, Kueue, the images' torch) the operator does not
+    document as supported, as '<what> <pinned> (supported: ...)'; empty: it may run here."""
+    gaps = []
+    if kubernetes_version not in support.kubernetes:
+        gaps.append(f"Kubernetes {kubernetes_version} (supported: {', '.join(support.kubernetes)})")
+    if version("kueue") not in support.kueue:
+        gaps.append(f"Kueue {version('kueue')} (supported: {', '.join(support.kueue)})")
+    low, high = support.torch
+    if not _release(low) <= _release(version("torch")) <= _release(high):
+        gaps.append(f"PyTorch {version('torch')} (supported: {low} to {high})")
+    return gaps
