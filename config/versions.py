@@ -118,7 +118,8 @@ HYPERPOD_TRAINING_OPERATOR = OperatorSupport(
     kueue=("0.12.2", "0.12.3"),
     torch=("2.4.0", "2.7.1"),
     source="https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-eks-operator.html "
-    '"Supported versions" (Kubernetes versions, recommended Kueue versions, PyTorch)',
+    '"Supported versions" (Kubernetes versions, recommended Kueue versions, PyTorch; read in its docs.amazonaws.cn '
+    "copy, sagemaker/latest/dg/sagemaker-eks-operator.md)",
     as_of="2026-11-28",
 )
 """The SageMaker HyperPod training operator (the EKS add-on that runs ``HyperPodPyTorchJob``; its CRD is published
