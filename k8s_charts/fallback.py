@@ -27,6 +27,7 @@ from config import EnvironmentConfig
 from config.kueue import duration_seconds
 from config.queueing import NODE_TYPE_BY_KIND, tier_capacities
 from k8s_charts import serving
+from k8s_charts.pods import restricted_container_security_json
 from k8s_charts.queues import cluster_queue_name, environment_capacities, flavor_node_labels, local_queue_name
 from k8s_charts.tiers import CPU_JOBS_TAINT, NODE_TYPE_LABEL, cpu_job_node_selector
 
@@ -98,19 +99,6 @@ def fallback_rules() -> list[k8s.PolicyRule]:
     ]
 
 
-def _security() -> dict[str, Any]:
-    """Pod Security ``restricted`` (the platform namespace enforces it, k8s_charts/promotion.py)."""
-    return {
-        "allowPrivilegeEscalation": False,
-        "privileged": False,
-        "readOnlyRootFilesystem": True,
-        "runAsNonRoot": True,
-        "runAsUser": IMAGE_USER,
-        "capabilities": {"drop": ["ALL"]},
-        "seccompProfile": {"type": "RuntimeDefault"},
-    }
-
-
 def cron_job_spec(image: str, config_map: str) -> dict[str, Any]:
     """The CronJob's spec: every minute, never two at once, one try per run, on the CPU job pool."""
     key, value, effect = CPU_JOBS_TAINT
@@ -119,7 +107,7 @@ def cron_job_spec(image: str, config_map: str) -> dict[str, Any]:
         "image": image,
         "command": ["python", "-m", MODULE, "--config", f"{SETTINGS_DIR}/{SETTINGS_KEY}"],
         "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
-        "securityContext": _security(),
+        "securityContext": restricted_container_security_json(IMAGE_USER),
         "volumeMounts": [
             {"name": "settings", "mountPath": SETTINGS_DIR, "readOnly": True},
             {"name": "tmp", "mountPath": "/tmp"},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cdk8s
 from cdk8s_plus_28 import k8s
@@ -265,6 +266,20 @@ def restricted_container_security() -> k8s.SecurityContext:
         capabilities=k8s.Capabilities(drop=["ALL"]),
         seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
     )
+
+
+def restricted_container_security_json(user: int) -> dict[str, Any]:
+    """:func:`restricted_container_security` in manifest form, running as ``user`` (for builders that write pod specs
+    as dicts: the platform namespace's Jobs and CronJob, which Pod Security ``restricted`` admits)."""
+    return {
+        "allowPrivilegeEscalation": False,
+        "privileged": False,
+        "readOnlyRootFilesystem": True,
+        "runAsNonRoot": True,
+        "runAsUser": user,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
 
 
 def team_dir(values: PlatformValues, team: TeamConfig) -> str:

@@ -22,7 +22,12 @@ from typing import Any
 import yaml
 
 from k8s_charts import serving
-from k8s_charts.pods import MLFLOW_CREDENTIALS_MOUNT_PATH, MLFLOW_CREDENTIALS_VOLUME, SECRETS_STORE_CSI_DRIVER
+from k8s_charts.pods import (
+    MLFLOW_CREDENTIALS_MOUNT_PATH,
+    MLFLOW_CREDENTIALS_VOLUME,
+    SECRETS_STORE_CSI_DRIVER,
+    restricted_container_security_json,
+)
 from k8s_charts.tiers import CPU_JOBS_TAINT, cpu_job_node_selector
 from k8s_charts.values import MLFLOW_CONFIG_MAP, MLFLOW_CREDENTIALS_SECRET, MLFLOW_SECRET_PROVIDER_CLASS
 
@@ -61,19 +66,6 @@ def _labels(serve_name: str, namespace: str) -> dict[str, str]:
     }
 
 
-def _security(user: int) -> dict[str, Any]:
-    """Pod Security ``restricted`` (the platform namespace enforces it, k8s_charts/promotion.py)."""
-    return {
-        "allowPrivilegeEscalation": False,
-        "privileged": False,
-        "readOnlyRootFilesystem": True,
-        "runAsNonRoot": True,
-        "runAsUser": user,
-        "capabilities": {"drop": ["ALL"]},
-        "seccompProfile": {"type": "RuntimeDefault"},
-    }
-
-
 _MOUNTS = [{"name": "endpoint", "mountPath": MOUNT, "readOnly": True}, {"name": "tmp", "mountPath": "/tmp"}]
 
 
@@ -86,7 +78,7 @@ def _container(image: str) -> dict[str, Any]:
         "command": ["kubectl", "apply", "--filename", f"{MOUNT}/{ENDPOINT_KEY}"],
         "env": [{"name": "HOME", "value": "/tmp"}],  # kubectl's discovery cache
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
-        "securityContext": _security(65532),
+        "securityContext": restricted_container_security_json(65532),
         "volumeMounts": list(_MOUNTS),
     }
 
@@ -108,7 +100,7 @@ def _check_container(image: str) -> dict[str, Any]:
             {"secretRef": {"name": MLFLOW_CREDENTIALS_SECRET}},
         ],
         "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}},
-        "securityContext": _security(IMAGE_USER),
+        "securityContext": restricted_container_security_json(IMAGE_USER),
         "volumeMounts": [
             *_MOUNTS,
             {"name": MLFLOW_CREDENTIALS_VOLUME, "mountPath": MLFLOW_CREDENTIALS_MOUNT_PATH, "readOnly": True},
