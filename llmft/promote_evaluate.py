@@ -63,6 +63,14 @@ COPY_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "
 JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished evaluation (and its log) stays a week for the audit trail."""
 COMPONENT = "evaluation"
+PRODUCTION_GATE_PREFIX = "delta/"
+"""A production gate judges the fine-tuned model against its base on the same rows (``delta/<score>``): an absolute
+score alone (``finetuned/*``, ``base/*``) can be set to pass anything (``min: 0``)."""
+PRODUCTION_GATE_FLOOR = 0.0
+"""The least ``gate.min`` production accepts: the fine-tuned model is at least as good as its base."""
+MIN_PRODUCTION_SAMPLES = 200
+"""The least ``max_samples`` production accepts (the evaluate step's default; unset: the step's default): a verdict
+on a handful of rows says nothing."""
 
 
 def evaluation_name(spec_name: str) -> str:
@@ -92,6 +100,7 @@ def spec_problems(spec: Any, team: Any) -> list[str]:
             f"team: {team.name!r} has no production tier ({', '.join(serving.PRODUCTION_TIERS)}), the only one "
             f"that needs the evaluator's verdict; its own evaluate job shows its scores"
         )
+    problems += _production_gate_problems(getattr(spec, kind.settings_section) or {}, team)
     refused = {
         "image": (spec.image, "the platform evaluates with its own image for the type"),
         "env": (spec.env, "these would be set in a pod holding the evaluator's credentials"),
@@ -100,6 +109,38 @@ def spec_problems(spec: Any, team: Any) -> list[str]:
     for field, (value, why) in refused.items():
         if value:
             problems.append(f"{field}: {value!r}: {why}; remove {field} from the spec for --evaluate")
+    return problems
+
+
+def _production_gate_problems(settings: dict[str, Any], team: Any) -> list[str]:
+    """What the platform requires of a verdict that opens production, beside what the step checks of any gate: the
+    team's own model, a ``delta/`` metric at or above :data:`PRODUCTION_GATE_FLOOR`, enough rows."""
+    problems, gate = [], settings.get("gate")
+    name = settings.get("registered_model_name")
+    if team is not None and isinstance(name, str) and not name.startswith(f"{team.name}."):
+        problems.append(
+            f"settings.registered_model_name: {name!r} is not team {team.name!r}'s model: the evaluator may tag any "
+            f"team's version, so the platform judges only the spec's own team's (<team>.<name>); use "
+            f"{team.name}.<name>"
+        )
+    if isinstance(gate, dict):
+        metric, minimum = gate.get("metric"), gate.get("min")
+        if not (isinstance(metric, str) and metric.startswith(PRODUCTION_GATE_PREFIX)):
+            problems.append(
+                f"settings.gate.metric: {metric!r}: production judges the fine-tuned model against its base on the "
+                f"same rows; use a {PRODUCTION_GATE_PREFIX}<score> metric (e.g. {PRODUCTION_GATE_PREFIX}rougeL)"
+            )
+        if isinstance(minimum, (int, float)) and not isinstance(minimum, bool) and minimum < PRODUCTION_GATE_FLOOR:
+            problems.append(
+                f"settings.gate.min: {minimum!r} is below the production floor {PRODUCTION_GATE_FLOOR} (a model worse "
+                f"than its base); set min: {PRODUCTION_GATE_FLOOR} or more"
+            )
+    samples = settings.get("max_samples", MIN_PRODUCTION_SAMPLES)
+    if samples is not None and (not isinstance(samples, int) or samples < MIN_PRODUCTION_SAMPLES):
+        problems.append(
+            f"settings.max_samples: {samples!r}: a production verdict judges at least {MIN_PRODUCTION_SAMPLES} rows; "
+            f"set max_samples: {MIN_PRODUCTION_SAMPLES} or more (or null: the whole test set)"
+        )
     return problems
 
 

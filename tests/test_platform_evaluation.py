@@ -384,3 +384,33 @@ def test_llmft_promote_evaluate_refuses_every_problem_at_once(tmp_path: Path) ->
         assert code == 1 and out == "" and "production tier" in err
     code, out, err = _cli(["promote", str(EXAMPLES / "serve-production.yaml"), "--evaluate", "--image", "x"])
     assert code == 1 and out == ""
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"registered_model_name": "another-team.medical-sft"}, "settings.registered_model_name"),
+        ({"gate": {"metric": "finetuned/rouge1", "min": 0.0}}, "settings.gate.metric"),
+        ({"gate": {"metric": "base/rougeL", "min": 0.0}}, "settings.gate.metric"),
+        ({"gate": {"metric": "delta/rougeL", "min": -1.0}}, "settings.gate.min"),
+        ({"max_samples": 1}, "settings.max_samples"),
+    ],
+    ids=["another-teams-model", "absolute-score", "base-score", "below-the-floor", "a-handful-of-rows"],
+)
+def test_a_production_verdict_needs_the_teams_model_a_delta_gate_and_enough_rows(settings, field) -> None:
+    """What a team writes into the spec the platform's evaluator runs: the evaluator may tag any team's version, and
+    a gate on an absolute score (min 0), below the production floor or on a handful of rows would pass anything."""
+    from llmft.promote_evaluate import MIN_PRODUCTION_SAMPLES, PRODUCTION_GATE_FLOOR, PRODUCTION_GATE_PREFIX
+
+    team = _production_teams("dev")[0]
+    spec = _team_spec(team.name, team.allowed_tiers[0])
+    spec = spec.model_copy(update={"settings": {**spec.settings, **settings}})
+    problems = spec_problems(spec, team)
+    assert len(problems) == 1 and problems[0].startswith(field), problems
+    fix = {
+        "settings.registered_model_name": f"{team.name}.",
+        "settings.gate.metric": PRODUCTION_GATE_PREFIX,
+        "settings.gate.min": str(PRODUCTION_GATE_FLOOR),
+        "settings.max_samples": str(MIN_PRODUCTION_SAMPLES),
+    }[field]
+    assert fix in problems[0]

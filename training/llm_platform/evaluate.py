@@ -201,6 +201,11 @@ def record_verdict(cfg: EvaluateConfig, results: dict[str, float], *, run_id: st
         f"{EVALUATION_TAG}.metric": metric,
         f"{EVALUATION_TAG}.value": repr(value),
         f"{EVALUATION_TAG}.min": repr(minimum),
+        # what was judged against what, for whoever reviews the verdict (llmft promote --evaluate's floor:
+        # llmft/promote_evaluate.py): the base model, the test set and how many of its rows
+        f"{EVALUATION_TAG}.base_model": cfg.base_model_path,
+        f"{EVALUATION_TAG}.test_set": cfg.test_dataset_path,
+        f"{EVALUATION_TAG}.max_samples": str(cfg.max_samples),
     } | ({f"{EVALUATION_TAG}.run_id": run_id} if run_id else {})
     if verdict == EVALUATION_PASSED:
         tags[DIGEST_TAG] = digest(cfg.finetuned_model_path)  # what production may load: exactly these files

@@ -64,9 +64,8 @@ def test_the_step_schema_takes_the_gate() -> None:
 
 
 def test_pass_tags_the_version_and_points_the_alias(registry, tmp_path) -> None:
-    verdict = evaluate.record_verdict(
-        _cfg(tmp_path, 2, {"metric": "delta/rougeL", "min": 0.0}), {"delta/rougeL": 0.25}, run_id="r1"
-    )
+    cfg = _cfg(tmp_path, 2, {"metric": "delta/rougeL", "min": 0.0})
+    verdict = evaluate.record_verdict(cfg, {"delta/rougeL": 0.25}, run_id="r1")
     assert verdict == "passed"
     tags = registry.get_model_version(NAME, "2").tags
     assert tags == {
@@ -76,6 +75,9 @@ def test_pass_tags_the_version_and_points_the_alias(registry, tmp_path) -> None:
         "llmft.evaluation.min": "0.0",
         "llmft.evaluation.run_id": "r1",
         "llmft.evaluation.digest": weights_digest.digest(tmp_path / "merged"),  # the judged weights, pinned
+        "llmft.evaluation.base_model": cfg.base_model_path,  # judged against what, on which rows
+        "llmft.evaluation.test_set": cfg.test_dataset_path,
+        "llmft.evaluation.max_samples": str(cfg.max_samples),
     }
     assert str(registry.get_model_version_by_alias(NAME, "evaluated").version) == "2"
 
