@@ -368,6 +368,19 @@ def test_a_marked_workload_someone_else_reactivated_is_unmarked(env: str) -> Non
     }
     del wl["metadata"]["annotations"]
     assert decide(wl, job, queue, settings, later(30)).action == "none"
+    # over HTTP, also while it waits in the queue (reactivated, not admitted yet): only the mark goes
+    api, wl_path, job_path = _setup(env, EXAMPLES[0])
+    stored = api.objects[wl_path]
+    stored["metadata"]["annotations"] = {MARK: "gpu-workers", "kueue.x-k8s.io/other": "kept"}
+    del stored["status"]["admission"]
+    before = copy.deepcopy(api.objects)
+    _run(env, api, [], 30)
+    assert [r[:2] for r in api.requests if r[0] != "GET"] == [("PATCH", wl_path)]
+    after = api.objects[wl_path]
+    assert after["metadata"]["annotations"] == {"kueue.x-k8s.io/other": "kept"}
+    after["metadata"]["annotations"] = before[wl_path]["metadata"]["annotations"]
+    after["metadata"]["resourceVersion"] = "1"
+    assert api.objects == before
 
 
 # ---- one bad Workload does not stop the pass (security review L3) ---------------------------------------------------

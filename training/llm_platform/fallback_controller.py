@@ -38,6 +38,7 @@ from llm_platform.fallback_rules import (
     decide,
     excluded,
     gpu_templates,
+    marked,
     owner,
 )
 
@@ -161,8 +162,9 @@ def _one(
 ) -> int:
     name = f"{queue.namespace}/{workload['metadata']['name']}"
     admitted = (workload.get("status", {}).get("admission") or {}).get("clusterQueue") == queue.cluster_queue
-    if not queue.holds(workload) or not (admitted or workload.get("spec", {}).get("active", True) is False):
-        return 0  # another tier's, or pending: not the controller's to touch
+    inactive = workload.get("spec", {}).get("active", True) is False
+    if not queue.holds(workload) or not (admitted or inactive or marked(workload)):
+        return 0  # another tier's, or pending and not marked: not the controller's to touch
     ref = owner(workload)
     if ref is None:
         log(f"{name}: owned by no PyTorchJob or RayJob: left alone")
