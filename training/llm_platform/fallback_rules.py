@@ -14,9 +14,8 @@ flavors in three steps, each taken when Kueue has caught up with the one before 
    pkg/controller/jobframework/reconciler.go ``ensureOneWorkload``: no matching Workload, job suspended, no quota
    reservation -> ``updateWorkloadToMatchJob``, which keeps ``spec.active``);
 3. ``reactivate``: once the Workload's pod sets carry the requirement, ``spec.active: true`` and the mark removed, in
-   one patch; Kueue skips the reserved
-   flavor, whose ``nodeLabels`` the pods' required affinity now excludes (pkg/scheduler/flavorassigner
-   ``flavorSelector``), and admits the job on the first burst flavor with room.
+   one patch; Kueue skips the reserved flavor, whose ``nodeLabels`` the pods' required affinity now excludes
+   (pkg/scheduler/flavorassigner ``flavorSelector``), and admits the job on the first burst flavor with room.
 
 Steps 2 and 3 are taken only for a Workload carrying :data:`MARK`; a marked Workload someone else reactivated is
 ``unmark``-ed (the move is abandoned; it starts again if the job waits on reserved once more).
