@@ -10,7 +10,8 @@ the development queues, their flavors and the reserved nodes' exclusion) in the 
 (:data:`~k8s_charts.serving.PROMOTION_NAMESPACE`); in every team namespace with a development tier a Role
 (:func:`fallback_rules`) bound to it; the CronJob. Teams have no verb in the platform namespace, so they can neither
 run as it nor change its settings; the team guard rails admit this identity's change of a team job only if it is
-exactly the fall-back (k8s_charts/guardrails/fallback.py).
+exactly the fall-back, and of a Workload only if it changes ``spec.active`` and the controller's mark
+(k8s_charts/guardrails/fallback.py).
 """
 
 from __future__ import annotations

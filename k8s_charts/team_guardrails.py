@@ -55,6 +55,11 @@ Nothing a team may touch (its Role has no namespace, policy or binding verbs) ca
   apps/v1 Deployment, :data:`PARAM_REFS`), and a ScaledObject, Service or ``deployments/scale`` of one of their names
   is written only by the promoter and the platform's autoscalers (KEDA's operator, the HPA controller).
 
+- :data:`FALLBACK_WORKLOAD_POLICY` ``llmft-team-fallback-workloads``: the development fall-back controller's identity
+  (k8s_charts/fallback.py ``USER``, selected by ``matchConditions``: no one else's request is evaluated) may only
+  update a Workload, and only its ``spec.active`` and its mark annotation (k8s_charts/guardrails/fallback.py
+  ``workload_policy_spec``). Teams have no write verb on Workloads (k8s_charts/team_namespaces.py).
+
 NetworkPolicies need no policy: teams have no verb on them (k8s_charts/team_namespaces.py).
 
 Every rule is a pure CEL expression over ``object``, ``oldObject``, ``request``, ``namespaceObject`` (and the
@@ -71,6 +76,7 @@ from k8s_charts.guardrails.autoscaling import _scale_rules, _scaled_object_rules
 from k8s_charts.guardrails.common import (
     AUTOSCALING_POLICY,
     DELETION_POLICY,
+    FALLBACK_WORKLOAD_POLICY,
     POD_POLICY,
     PRODUCTION_POLICY,
     PRODUCTION_TARGET_POLICY,
@@ -79,6 +85,7 @@ from k8s_charts.guardrails.common import (
     WORKFLOW_POLICY,
     WORKLOAD_POLICY,
 )
+from k8s_charts.guardrails.fallback import workload_policy_spec
 from k8s_charts.guardrails.pods import _SERVE_POD, _pod_rules
 from k8s_charts.guardrails.production import (
     _PRODUCTION_DEPLOYMENT,
@@ -230,6 +237,7 @@ POLICIES: dict[str, dict] = {
         },
         "validations": _service_rules(),
     },
+    FALLBACK_WORKLOAD_POLICY: workload_policy_spec(),
 }
 
 

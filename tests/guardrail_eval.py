@@ -42,6 +42,7 @@ GROUP_OF = {
     "ValidatingAdmissionPolicyBinding": "admissionregistration.k8s.io",
     "Workflow": "argoproj.io",
     "WorkflowTemplate": "argoproj.io",
+    "Workload": "kueue.x-k8s.io",
 }
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import copy
 import json
+import urllib.error
 from dataclasses import replace
 
 import cdk8s
 import pytest
 from llm_platform import fallback_controller as controller
-from llm_platform.fallback_rules import ANNOTATION, Settings, burst_flavors, decide, gpu_templates
+from llm_platform.fallback_rules import ANNOTATION, MARK, Settings, burst_flavors, decide, gpu_templates
 
 from config import EnvironmentConfig
 from config.kueue import duration_seconds
@@ -27,7 +28,16 @@ from k8s_charts.validation import validate
 from llmft.spec import load_spec
 
 from .conftest import ENVIRONMENTS, ROOT, config_fails, config_with
-from .fallback_fakes import FakeApi, kueue_step, later, self_signed, serving, with_resource_version, workload_for
+from .fallback_fakes import (
+    FakeApi,
+    json_patch,
+    kueue_step,
+    later,
+    self_signed,
+    serving,
+    with_resource_version,
+    workload_for,
+)
 from .guardrail_eval import rbac_allows
 from .test_kueue import flavor_fits
 from .test_llmft import CONFIGS, VALUES, run
@@ -138,31 +148,52 @@ def test_only_reserved_admissions_of_development_queues_are_moved(env: str) -> N
 
 
 # ---- the whole move over HTTP ----------------------------------------------------------------------------------------
-def _move(env: str, example: str) -> tuple[FakeApi, str, str, list[str]]:
-    """A job stuck on reserved, the controller run against the fake API server with Kueue reacting between its
-    passes; returns the server, the Workload's and the job's paths, and the controller's log."""
+def _setup(env: str, example: str, job: dict | None = None) -> tuple[FakeApi, str, str]:
+    """A fake API server holding ``job`` (default: the example as llmft renders it) and its Workload, admitted on
+    reserved capacity and waiting for its pods since ``later(0)``; returns the server and the Workload's and job's
+    paths."""
     settings = _settings(env)
-    job = _job(example, env)
+    job = job or _job(example, env)
     queue = _queue(settings, job)
-    wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
+    wl = workload_for(job, queue, _reserved(queue, _job(example, env)), admitted_at=later(0), ready="WaitForStart")
     ref = wl["metadata"]["ownerReferences"][0]
     api = FakeApi()
     job_path = controller.job_path(queue.namespace, ref)
     wl_path = controller.WORKLOADS.format(ns=queue.namespace) + "/" + wl["metadata"]["name"]
     api.put(job_path, job)
     api.put(wl_path, wl)
+    return api, wl_path, job_path
+
+
+def _run(env: str, api: FakeApi, kueue: list[tuple[str, str]], minutes: float, api_class=controller.Api) -> list[str]:
+    """One controller run at ``later(minutes)`` against ``api``, Kueue reconciling the (Workload, job) paths of
+    ``kueue`` between its passes; returns its log."""
+    settings = _settings(env)
     log: list[str] = []
+
+    def kueue_reacts(_seconds: float) -> None:
+        for wl_path, job_path in kueue:
+            queue = _queue(settings, api.objects[job_path])
+            kueue_step(api, wl_path, job_path, queue, later(minutes))
+
     with serving(api) as base:
         controller.run(
-            controller.Api(base, "test-token", None),
+            api_class(base, "test-token", None),
             settings,
             passes=6,
             interval=8,
-            clock=lambda: later(30),
-            sleep=lambda _s: kueue_step(api, wl_path, job_path, queue, later(30)),
+            clock=lambda: later(minutes),
+            sleep=kueue_reacts,
             log=log.append,
         )
-    return api, wl_path, job_path, log
+    return log
+
+
+def _move(env: str, example: str) -> tuple[FakeApi, str, str, list[str]]:
+    """A job stuck on reserved, the controller run against the fake API server with Kueue reacting between its
+    passes; returns the server, the Workload's and the job's paths, and the controller's log."""
+    api, wl_path, job_path = _setup(env, example)
+    return api, wl_path, job_path, _run(env, api, [(wl_path, job_path)], 30)
 
 
 @pytest.mark.parametrize(("env", "example"), CASES)
@@ -178,6 +209,14 @@ def test_the_move_over_http_lands_on_a_burst_flavor(env: str, example: str) -> N
     left = _reserved(queue, original)
     assert job["metadata"]["annotations"][ANNOTATION] == left
     assert wl["spec"]["active"] is True
+    # the Workload was marked in the patch that deactivated it and unmarked in the one that reactivated it
+    patches = [r[3] for r in api.requests if r[:2] == ("PATCH", wl_path)]
+    assert [(p["spec"]["active"], p["metadata"]["annotations"]) for p in patches] == [
+        (False, {MARK: left}),
+        (True, {MARK: None}),
+    ]
+    assert all(p["metadata"]["resourceVersion"] for p in patches)
+    assert MARK not in wl["metadata"].get("annotations", {})
     flavor = wl["status"]["admission"]["podSetAssignments"]
     assigned = {a["flavors"]["nvidia.com/gpu"] for a in flavor if "flavors" in a}
     reserved = {f.name for f in queue.flavors if f.reserved}
@@ -230,6 +269,186 @@ def test_a_moved_job_is_left_alone(env: str, example: str) -> None:
         )
     assert steps == 0 and api.objects == before
     assert {r[0] for r in api.requests} == {"GET"}
+
+
+# ---- deactivated by someone else: never reactivated (security review M1) ------------------------------------------
+def _team_moved(job: dict, env: str) -> dict:
+    """``job`` as a team could submit or patch it itself: the fall-back's annotation and exclusion, written by the
+    team (its Role has every verb on its jobs)."""
+    annotated = json_patch(job, controller._annotation_ops(job, "gpu-workers"))
+    return json_patch(annotated, controller._exclusion_ops(annotated, _settings(env)))
+
+
+def _deactivate(api: FakeApi, wl_path: str, job_path: str, env: str, reason: str) -> None:
+    """Someone other than the controller sets ``spec.active: false`` (no mark); Kueue evicts, suspends the job and
+    updates the Workload's pod sets to the job's."""
+    queue = _queue(_settings(env), api.objects[job_path])
+    with api.lock:
+        api.objects[wl_path]["spec"]["active"] = False
+    for _ in range(2):
+        kueue_step(api, wl_path, job_path, queue, later(40))
+    conditions = api.objects[wl_path]["status"]["conditions"]
+    next(c for c in conditions if c["type"] == "Evicted")["reason"] = reason
+
+
+DEACTIVATED_BY = {
+    # Kueue's requeuing limit, after a real move (the job keeps the annotation and the exclusion for good)
+    "Kueue's requeue limit, after a move": ("moved", "InactiveWorkloadRequeuingLimitExceeded"),
+    "an administrator, before any move": ("rendered", "Deactivated"),
+    "an administrator, the team wrote the annotation and exclusion": ("team", "Deactivated"),
+    "Kueue's requeue limit, the team wrote only the annotation": (
+        "annotated",
+        "InactiveWorkloadRequeuingLimitExceeded",
+    ),
+}
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_only_the_controller_may_write_workloads_in_team_namespaces(env: str) -> None:
+    """Why the mark is out of a team's reach: of every subject bound in the team namespaces chart (the team groups,
+    the pipelines' ServiceAccount, ...), only the controller's may change a Workload (the team Role reads Workloads,
+    k8s_charts/team_namespaces.py ``team_member_rules``)."""
+    docs = _chart(env)
+    bindings = [d for d in docs if d["kind"] in ("RoleBinding", "ClusterRoleBinding")]
+    subjects = {
+        (s["kind"], s["name"] if s["kind"] != "ServiceAccount" else f"{s['namespace']}/{s['name']}")
+        for b in bindings
+        for s in b.get("subjects", [])
+    }
+    controller_sa = ("ServiceAccount", f"{fallback.serving.PROMOTION_NAMESPACE}/{fallback.SERVICE_ACCOUNT}")
+    assert controller_sa in subjects and any(kind == "Group" for kind, _ in subjects)
+    for team in enabled(env).kubernetes.teams:
+        for verb in ("create", "update", "patch", "delete", "deletecollection"):
+            writers = {
+                s for s in subjects if rbac_allows(docs, {s}, verb, "kueue.x-k8s.io", "workloads", team.namespace)
+            }
+            expected = {controller_sa} if verb == "patch" and fallback.TIER in team.allowed_tiers else set()
+            assert writers == expected, (team.name, verb, writers)
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+@pytest.mark.parametrize("row", sorted(DEACTIVATED_BY))
+def test_a_workload_deactivated_by_anyone_else_is_never_reactivated(env: str, example: str, row: str) -> None:
+    job_state, reason = DEACTIVATED_BY[row]
+    rendered = _job(example, env)
+    if job_state == "moved":
+        if not _has_burst(rendered, _queue(_settings(env), rendered), _settings(env)):
+            pytest.skip("no burst flavor: the job is never moved")
+        api, wl_path, job_path, _ = _move(env, example)
+    else:
+        job = {
+            "rendered": rendered,
+            "team": _team_moved(rendered, env),
+            "annotated": json_patch(rendered, controller._annotation_ops(rendered, "gpu-workers")),
+        }[job_state]
+        api, wl_path, job_path = _setup(env, example, job)
+    _deactivate(api, wl_path, job_path, env, reason)
+    assert MARK not in api.objects[wl_path]["metadata"].get("annotations", {})
+    before, api.requests[:] = copy.deepcopy(api.objects), []
+    for minutes in (41, 120, 600):  # runs long after: still left as it is
+        _run(env, api, [(wl_path, job_path)], minutes)
+    assert {r[0] for r in api.requests} == {"GET"}
+    assert api.objects[wl_path]["spec"]["active"] is False
+    assert api.objects[job_path] == before[job_path]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_a_marked_workload_someone_else_reactivated_is_unmarked(env: str) -> None:
+    """An administrator reactivates a Workload in the middle of a move, and its pods start: the controller drops its
+    mark (so a later deactivation by anyone else is not taken for its move), and touches nothing else."""
+    settings = _settings(env)
+    job = _job(EXAMPLES[0], env)
+    queue = _queue(settings, job)
+    wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="Started")
+    wl["metadata"]["annotations"] = {MARK: "gpu-workers"}
+    decision = decide(wl, job, queue, settings, later(30))
+    assert decision.action == "unmark"
+    assert controller.workload_patch(decision, wl) == {
+        "metadata": {"resourceVersion": "1", "annotations": {MARK: None}}
+    }
+    del wl["metadata"]["annotations"]
+    assert decide(wl, job, queue, settings, later(30)).action == "none"
+    # over HTTP, also while it waits in the queue (reactivated, not admitted yet): only the mark goes
+    api, wl_path, job_path = _setup(env, EXAMPLES[0])
+    stored = api.objects[wl_path]
+    stored["metadata"]["annotations"] = {MARK: "gpu-workers", "kueue.x-k8s.io/other": "kept"}
+    del stored["status"]["admission"]
+    before = copy.deepcopy(api.objects)
+    _run(env, api, [], 30)
+    assert [r[:2] for r in api.requests if r[0] != "GET"] == [("PATCH", wl_path)]
+    after = api.objects[wl_path]
+    assert after["metadata"]["annotations"] == {"kueue.x-k8s.io/other": "kept"}
+    after["metadata"]["annotations"] = before[wl_path]["metadata"]["annotations"]
+    after["metadata"]["resourceVersion"] = "1"
+    assert api.objects == before
+
+
+# ---- one bad Workload does not stop the pass (security review L3) ---------------------------------------------------
+class _Failing(controller.Api):
+    """The API, except that any request for the job named ``broken`` fails with :attr:`error`."""
+
+    error: Exception = TimeoutError("timed out")
+
+    def call(self, method: str, path: str, body=None, content_type: str = "application/json"):
+        if path.endswith("/broken"):
+            raise self.error
+        return super().call(method, path, body, content_type)
+
+
+def _malformed(job: dict) -> dict:
+    """``job`` named ``broken`` without the pod template of its first GPU replica spec (the CRD allows it)."""
+    out = copy.deepcopy(job)
+    out["metadata"]["name"] = "broken"
+    pointer, _ = gpu_templates(job)[0]
+    *parents, last = pointer.strip("/").split("/")
+    node = out
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    del node[last]
+    return out
+
+
+FAILURES = {
+    "a malformed job (KeyError)": None,
+    "a timeout": TimeoutError("timed out"),
+    "a connection refused": urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")),
+    "a response that is not JSON": ValueError("Expecting value: line 1 column 1 (char 0)"),
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_one_bad_workload_does_not_stop_the_others(example: str, failure: str) -> None:
+    env = next(
+        e for e, x in CASES if x == example and _has_burst(_job(x, e), _queue(_settings(e), _job(x, e)), _settings(e))
+    )
+    api, wl_path, job_path = _setup(env, example)
+    good = api.objects[job_path]
+    bad = (
+        _malformed(good)
+        if FAILURES[failure] is None
+        else {**copy.deepcopy(good), "metadata": {**good["metadata"], "name": "broken"}}
+    )
+    bad_wl = copy.deepcopy(api.objects[wl_path])
+    bad_wl["metadata"]["name"] = "a-broken"  # listed first
+    bad_wl["metadata"]["ownerReferences"][0]["name"] = "broken"
+    bad_job_path = controller.job_path(good["metadata"]["namespace"], {**bad_wl["metadata"]["ownerReferences"][0]})
+    bad_wl_path = wl_path.rsplit("/", 1)[0] + "/a-broken"
+    api.put(bad_job_path, bad)
+    api.put(bad_wl_path, bad_wl)
+    failing = type("Failing", (_Failing,), {"error": FAILURES[failure] or KeyError("never raised")})
+    api_class = controller.Api if FAILURES[failure] is None else failing
+    log = _run(env, api, [(wl_path, job_path)], 30, api_class)
+    wl = api.objects[wl_path]
+    assigned = {
+        a["flavors"]["nvidia.com/gpu"] for a in wl["status"]["admission"]["podSetAssignments"] if "flavors" in a
+    }
+    assert wl["spec"]["active"] is True and not assigned & {
+        f.name for f in _queue(_settings(env), good).flavors if f.reserved
+    }
+    assert api.objects[bad_wl_path] == bad_wl and api.objects[bad_job_path] == bad
+    namespace = good["metadata"]["namespace"]
+    assert any(line.startswith(f"{namespace}/a-broken: skipped (") for line in log), log
 
 
 @pytest.mark.parametrize("example", EXAMPLES)

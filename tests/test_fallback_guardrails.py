@@ -10,19 +10,21 @@ from collections.abc import Callable
 
 import pytest
 from llm_platform import fallback_controller as controller
-from llm_platform.fallback_rules import ANNOTATION, gpu_templates
+from llm_platform.fallback_rules import ANNOTATION, MARK, Decision, gpu_templates
 
 from k8s_charts import fallback
 
-from .fallback_fakes import json_patch
+from .fallback_fakes import json_patch, merge_patch, workload_for
 from .guardrail_eval import TEAM_USER, admission_refusals
-from .test_fallback_controller import CASES, EXAMPLES, _chart, _job, _settings
+from .test_fallback_controller import CASES, EXAMPLES, _chart, _job, _queue, _reserved, _settings, later
 
 pytestmark = (
     pytest.mark.synth
 )  # renders every environment's manifests through cdk8s or synthesizes a CDK app (docs/testing.md "Tiers")
 
 RULE = "the development fall-back controller may only move"
+WORKLOAD_RULE = "the development fall-back controller may change a Workload only by"
+KUEUE = "system:serviceaccount:kueue-system:kueue-controller-manager"
 
 
 def _moved(job: dict, env: str) -> dict:
@@ -121,3 +123,102 @@ def test_the_controller_changes_no_other_kind() -> None:
     other["kind"], other["apiVersion"] = "MPIJob", "kubeflow.org/v2beta1"
     other["spec"] = {"mpiReplicaSpecs": {"Worker": job["spec"]["pytorchReplicaSpecs"]["Worker"]}}
     assert any(RULE in m for m in _refusals(env, other, other, fallback.USER))
+
+
+# ---- Workloads (security review L2) ---------------------------------------------------------------------------------
+def _workload(env: str, example: str) -> dict:
+    job = _job(example, env)
+    queue = _queue(_settings(env), job)
+    wl = workload_for(job, queue, _reserved(queue, job), admitted_at=later(0), ready="WaitForStart")
+    wl["metadata"]["annotations"] = {"kueue.x-k8s.io/some-annotation": "kept"}
+    wl["metadata"]["labels"] = {"kueue.x-k8s.io/job-uid": "0b1c2d3e-job"}
+    wl["metadata"]["finalizers"] = ["kueue.x-k8s.io/resource-in-use"]
+    return wl
+
+
+def _patched(wl: dict, action: str) -> dict:
+    """``wl`` after the controller's merge patch for ``action`` (llm_platform/fallback_controller.py), as stored."""
+    body = controller.workload_patch(Decision(action, "test", "gpu-workers"), wl)
+    assert body is not None
+    out = merge_patch(wl, body)
+    out["metadata"]["resourceVersion"] = str(int(wl["metadata"]["resourceVersion"]) + 1)
+    return out
+
+
+def _workload_steps(wl: dict) -> list[tuple[str, dict, dict]]:
+    """(step, stored, updated) of each of the controller's Workload patches in a move, and an abandoned one."""
+    deactivated = _patched(wl, "deactivate")
+    reactivated = _patched(deactivated, "reactivate")
+    reactivated_by_admin = merge_patch(deactivated, {"spec": {"active": True}})
+    return [
+        ("deactivate", wl, deactivated),
+        ("reactivate", deactivated, reactivated),
+        ("unmark", reactivated_by_admin, _patched(reactivated_by_admin, "unmark")),
+        ("a retry that changes nothing", reactivated, reactivated),
+    ]
+
+
+@pytest.mark.parametrize(("env", "example"), CASES)
+def test_the_controllers_workload_patches_are_admitted(env: str, example: str) -> None:
+    wl = _workload(env, example)
+    steps = _workload_steps(wl)
+    assert steps[0][2]["metadata"]["annotations"] == {"kueue.x-k8s.io/some-annotation": "kept", MARK: "gpu-workers"}
+    assert steps[1][2]["metadata"]["annotations"] == {"kueue.x-k8s.io/some-annotation": "kept"}
+    for step, old, new in steps:
+        assert _refusals(env, new, old, fallback.USER) == [], step
+
+
+def _other_workload_changes() -> dict[str, Callable[[dict], None]]:
+    """Changes of a Workload the controller's identity may not make (each on top of its deactivating patch)."""
+    first_template = lambda w: w["spec"]["podSets"][0]["template"]["spec"]  # noqa: E731
+    return {
+        "queue name": lambda w: w["spec"].update(queueName="production"),
+        "priority": lambda w: w["spec"].update(priority=1000000),
+        "priority class": lambda w: w["spec"].update(
+            priorityClassRef={"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "critical"}
+        ),
+        "maximum execution time": lambda w: w["spec"].update(maximumExecutionTimeSeconds=1),
+        "pod set count": lambda w: w["spec"]["podSets"][0].update(count=64),
+        "pod set template": lambda w: first_template(w).setdefault("tolerations", []).append({"operator": "Exists"}),
+        "pod set node selector": lambda w: first_template(w).update(nodeSelector={"node-type": "hyperpod"}),
+        "preemption gates": lambda w: w["spec"].update(preemptionGates=[{"name": "example.com/gate"}]),
+        "label": lambda w: w["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "production"}),
+        "another annotation": lambda w: w["metadata"]["annotations"].update({"llmft.io/other": "x"}),
+        "a removed annotation": lambda w: w["metadata"]["annotations"].pop("kueue.x-k8s.io/some-annotation"),
+        "owner": lambda w: w["metadata"].update(
+            ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}]
+        ),
+        "finalizers": lambda w: w["metadata"].update(finalizers=[]),
+    }
+
+
+@pytest.mark.parametrize(("env", "example"), CASES[:1])
+@pytest.mark.parametrize("change", sorted(_other_workload_changes()))
+def test_the_controller_may_change_nothing_else_of_a_workload(env: str, example: str, change: str) -> None:
+    wl = _workload(env, example)
+    edited = _patched(wl, "deactivate")
+    _other_workload_changes()[change](edited)
+    assert edited != _patched(wl, "deactivate"), change
+    assert any(WORKLOAD_RULE in m for m in _refusals(env, edited, wl, fallback.USER)), change
+    # Kueue's own writes (and anyone else's) never meet the rule: it selects the controller's requests only
+    for user in (KUEUE, TEAM_USER):
+        assert not any(WORKLOAD_RULE in m for m in _refusals(env, edited, wl, user)), (change, user)
+
+
+def test_the_controller_creates_and_deletes_no_workload() -> None:
+    env, example = CASES[0]
+    wl = _workload(env, example)
+    assert any(WORKLOAD_RULE in m for m in _refusals(env, wl, None, fallback.USER, operation="CREATE"))
+    assert any(WORKLOAD_RULE in m for m in _refusals(env, None, wl, fallback.USER, operation="DELETE"))
+    assert not any(WORKLOAD_RULE in m for m in _refusals(env, None, wl, KUEUE, operation="DELETE"))
+
+
+def test_kueues_in_place_update_of_a_marked_workload_is_not_the_rules_business() -> None:
+    """Kueue updates the pod sets of the suspended job's Workload (step 2): a change the controller may not make,
+    which Kueue's identity makes unhindered."""
+    env, example = CASES[0]
+    deactivated = _patched(_workload(env, example), "deactivate")
+    updated = copy.deepcopy(deactivated)
+    updated["spec"]["podSets"][0]["template"]["spec"]["nodeSelector"] = {"example": "changed"}
+    assert _refusals(env, updated, deactivated, KUEUE) == []
+    assert any(WORKLOAD_RULE in m for m in _refusals(env, updated, deactivated, fallback.USER))

@@ -40,6 +40,10 @@ WORKFLOW_POLICY = "llmft-team-workflows"
 DELETION_POLICY = "llmft-team-deletions"
 
 
+FALLBACK_WORKLOAD_POLICY = "llmft-team-fallback-workloads"
+"""What the development fall-back controller may change on a Workload (k8s_charts/guardrails/fallback.py)."""
+
+
 PRODUCTION_POLICY = "llmft-team-production"
 
 

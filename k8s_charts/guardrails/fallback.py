@@ -4,6 +4,13 @@ annotation :data:`~llm_platform.fallback_rules.ANNOTATION` and the reserved node
 (:func:`~k8s_charts.fallback.exclusion`) added to the required node-affinity terms of its pod templates - and may
 create, delete or change nothing else. A team member's requests are not touched by this rule.
 
+:func:`workload_policy_spec` is the same for Kueue Workloads (security review L2: RBAC ``patch workloads`` alone would
+let the identity change any Workload field in a team namespace): the identity may update a Workload only by changing
+``spec.active`` and its mark :data:`~llm_platform.fallback_rules.MARK`; every other property of the Workload's ``spec``
+(from the vendored v0.19.2 CRD's storage version, v1beta2), its labels, owners, finalizers and other annotations
+equal the stored object's. The policy's ``matchConditions`` select this identity's requests only, so Kueue's own
+Workload writes never meet it.
+
 "Nothing else" is derived from the vendored CRDs (k8s_charts/crds, the versions the cluster runs): every property of
 the job's ``spec`` along the path to the pod templates' ``affinity`` is compared with the stored object, so a field
 the schema has is never left out (the API server prunes fields a structural schema lacks, so there are no others);
@@ -15,7 +22,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from llm_platform.fallback_rules import ANNOTATION
+from llm_platform.fallback_rules import ANNOTATION, MARK
 
 from k8s_charts.fallback import USER, exclusion
 
@@ -129,13 +136,17 @@ def _within(n: str, o: str, schema: dict[str, Any], path: tuple[str, ...]) -> st
     return _same_except(n, o, schema, path)
 
 
-def _metadata_same() -> str:
-    """CEL: labels, ownerReferences and finalizers unchanged; annotations unchanged but for :data:`ANNOTATION`."""
+def _metadata_same(annotation: str = ANNOTATION, *, removable: bool = False) -> str:
+    """CEL: labels, ownerReferences and finalizers unchanged; annotations unchanged but for ``annotation``, which may be
+    added or changed (and removed if ``removable``)."""
     n, o = "object.metadata", "oldObject.metadata"
     parts = [_same(n, o, p) for p in ("labels", "ownerReferences", "finalizers")]
     new, old = (f"(has({m}.annotations) ? {m}.annotations : {{}})" for m in (n, o))
-    parts.append(f"{new}.all(k, k == '{ANNOTATION}' || (k in {old} && {old}[k] == {new}[k]))")
-    parts.append(f"{old}.all(k, k in {new} && (k == '{ANNOTATION}' || {old}[k] == {new}[k]))")
+    parts.append(f"{new}.all(k, k == '{annotation}' || (k in {old} && {old}[k] == {new}[k]))")
+    kept = f"k in {new} && (k == '{annotation}' || {old}[k] == {new}[k])"
+    if removable:
+        kept = f"k == '{annotation}' || ({kept})"
+    parts.append(f"{old}.all(k, {kept})")
     return "(" + " && ".join(parts) + ")"
 
 
@@ -157,3 +168,39 @@ def fallback_rules() -> list[dict[str, str]]:
             f"its pod templates' required node affinity, nothing else",
         }
     ]
+
+
+WORKLOAD_CRD = "kueue.x-k8s.io_workloads.yaml"
+WORKLOAD_VERSION = "v1beta2"
+"""The Workload version the rule reads (the vendored CRD's storage version; a request made in another served version
+is converted to it before the policy runs, ``matchPolicy: Equivalent``)."""
+
+
+def workload_rules() -> list[dict[str, str]]:
+    """The validation of :func:`workload_policy_spec`: an UPDATE changing only ``spec.active`` and :data:`MARK`."""
+    schema = _spec_schema(WORKLOAD_CRD)
+    same = " && ".join(_same("object.spec", "oldObject.spec", p) for p in sorted(schema["properties"]) if p != "active")
+    expression = f"request.operation == 'UPDATE' && {_metadata_same(MARK, removable=True)} && {same}"
+    return [
+        {
+            "expression": expression,
+            "message": f"the development fall-back controller may change a Workload only by spec.active and its "
+            f"annotation {MARK}, nothing else",
+        }
+    ]
+
+
+def workload_policy_spec() -> dict[str, Any]:
+    """The ValidatingAdmissionPolicy spec (less ``failurePolicy``) of the controller's Workload writes: every write
+    (create, update, delete) of a Workload by :data:`~k8s_charts.fallback.USER`, and no one else's."""
+    rule = {
+        "apiGroups": ["kueue.x-k8s.io"],
+        "apiVersions": [WORKLOAD_VERSION],
+        "operations": ["CREATE", "UPDATE", "DELETE"],
+        "resources": ["workloads"],
+    }
+    return {
+        "matchConstraints": {"resourceRules": [rule], "matchPolicy": "Equivalent"},
+        "matchConditions": [{"name": "fallback-controller", "expression": f"request.userInfo.username == '{USER}'"}],
+        "validations": workload_rules(),
+    }

@@ -7,9 +7,11 @@ Pod"), standard library only, no Kubernetes client.
 Requests (and nothing else, the ServiceAccount's Roles grant exactly these): list Workloads
 (``kueue.x-k8s.io/v1beta2``) of each development queue's namespace; get the owning PyTorchJob or RayJob; patch the
 job (JSON patch guarded by a ``test`` of its resourceVersion: the annotation, then the affinity); patch the Workload's
-``spec.active`` (merge patch carrying its resourceVersion, so a Workload Kueue changed in between is not
-overwritten). A run makes up to ``--passes`` passes, ``--interval`` seconds apart, so one job usually moves within
-one run; what is left is taken up by the next run.
+``spec.active`` with the controller's mark (merge patch carrying its resourceVersion, so a Workload Kueue changed in
+between is not overwritten). A Workload or job that cannot be read or moved (an API error, a timeout, a malformed
+team object) is logged with its namespace and name and skipped: the others are still moved. A run makes up to
+``--passes`` passes, ``--interval`` seconds apart, so one job usually moves within one run; what is left is taken up
+by the next run.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from typing import Any
 from llm_platform.fallback_rules import (
     ANNOTATION,
     JOB_KINDS,
+    MARK,
     Decision,
     Queue,
     Settings,
     decide,
     excluded,
     gpu_templates,
+    marked,
     owner,
 )
 
@@ -94,6 +98,19 @@ def _exclusion_ops(job: dict[str, Any], settings: Settings) -> list[dict[str, An
     return ops
 
 
+def workload_patch(decision: Decision, workload: dict[str, Any]) -> dict[str, Any] | None:
+    """The merge patch of ``decision`` on the Workload, carrying its resourceVersion (a Workload Kueue changed in
+    between is not overwritten): ``spec.active`` and the controller's mark (:data:`MARK`) together, so the mark is on
+    exactly the Workloads the controller deactivated; None when the decision does not touch the Workload."""
+    mark = {"deactivate": decision.flavor or "", "reactivate": None, "unmark": None}
+    if decision.action not in mark:
+        return None
+    meta = {"resourceVersion": workload["metadata"]["resourceVersion"], "annotations": {MARK: mark[decision.action]}}
+    if decision.action == "unmark":
+        return {"metadata": meta}
+    return {"metadata": meta, "spec": {"active": decision.action == "reactivate"}}
+
+
 def act(
     api: Api, decision: Decision, workload: dict[str, Any], job: dict[str, Any], path: str, settings: Settings
 ) -> None:
@@ -106,18 +123,37 @@ def act(
         api.call("PATCH", path, guard + _annotation_ops(job, decision.flavor or ""), patch)
     if decision.action == "exclude":
         api.call("PATCH", path, guard + _exclusion_ops(job, settings), patch)
-    if decision.action in ("deactivate", "reactivate"):
-        active = decision.action == "reactivate"
-        body = {"metadata": {"resourceVersion": meta["resourceVersion"]}, "spec": {"active": active}}
+    body = workload_patch(decision, workload)
+    if body is not None:
         api.call("PATCH", wl_path, body, "application/merge-patch+json")
 
 
+SKIPPED = (OSError, KeyError, IndexError, TypeError, ValueError, AttributeError)
+"""What one Workload's or namespace's handling may raise without stopping the pass: ``OSError`` covers the API's
+``HTTPError``/``URLError`` and timeouts, the others a malformed object (a team's job is whatever its CRD admits, e.g. a
+PyTorchJob replica spec without ``template``; ``ValueError`` also a response that is not JSON)."""
+
+
+def _name(namespace: str, obj: Any) -> str:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    return f"{namespace}/{meta.get('name', '?') if isinstance(meta, dict) else '?'}"
+
+
 def run_pass(api: Api, settings: Settings, now: datetime, log: Callable[[str], None]) -> int:
-    """One look at every development queue's Workloads; returns how many steps it took."""
+    """One look at every development queue's Workloads; returns how many steps it took. A namespace that cannot be
+    listed or a Workload that cannot be handled is logged and skipped; the rest of the pass goes on."""
     steps = 0
     for queue in settings.queues:
-        for workload in api.call("GET", WORKLOADS.format(ns=queue.namespace)).get("items", []):
-            steps += _one(api, queue, workload, settings, now, log)
+        try:
+            workloads = api.call("GET", WORKLOADS.format(ns=queue.namespace)).get("items", [])
+        except SKIPPED as error:
+            log(f"{queue.namespace}: Workloads not listed ({type(error).__name__}: {error}); skipped this pass")
+            continue
+        for workload in workloads:
+            try:
+                steps += _one(api, queue, workload, settings, now, log)
+            except SKIPPED as error:
+                log(f"{_name(queue.namespace, workload)}: skipped ({type(error).__name__}: {error})")
     return steps
 
 
@@ -126,8 +162,9 @@ def _one(
 ) -> int:
     name = f"{queue.namespace}/{workload['metadata']['name']}"
     admitted = (workload.get("status", {}).get("admission") or {}).get("clusterQueue") == queue.cluster_queue
-    if not queue.holds(workload) or not (admitted or workload.get("spec", {}).get("active", True) is False):
-        return 0  # another tier's, or pending: not the controller's to touch
+    inactive = workload.get("spec", {}).get("active", True) is False
+    if not queue.holds(workload) or not (admitted or inactive or marked(workload)):
+        return 0  # another tier's, or pending and not marked: not the controller's to touch
     ref = owner(workload)
     if ref is None:
         log(f"{name}: owned by no PyTorchJob or RayJob: left alone")

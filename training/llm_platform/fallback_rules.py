@@ -6,15 +6,19 @@ A development job admitted on reserved (HyperPod) quota whose pods never became 
 flavors in three steps, each taken when Kueue has caught up with the one before (one controller run may take several):
 
 1. ``deactivate``: the job is annotated with the flavor it leaves (:data:`ANNOTATION`) and its Workload set
-   ``spec.active: false`` (Kueue evicts it, suspends the job and releases the quota);
+   ``spec.active: false`` and marked (:data:`MARK`) in one patch (Kueue evicts it, suspends the job and releases the
+   quota);
 2. ``exclude``: once the job is suspended and the Workload holds no quota, every GPU pod template of the job gets the
    requirement that excludes reserved nodes in each of its required node-affinity terms; Kueue then updates the
    suspended job's Workload in place, keeping it inactive (kubernetes-sigs/kueue@v0.19.2
    pkg/controller/jobframework/reconciler.go ``ensureOneWorkload``: no matching Workload, job suspended, no quota
    reservation -> ``updateWorkloadToMatchJob``, which keeps ``spec.active``);
-3. ``reactivate``: once the Workload's pod sets carry the requirement, ``spec.active: true``; Kueue skips the reserved
-   flavor, whose ``nodeLabels`` the pods' required affinity now excludes (pkg/scheduler/flavorassigner
-   ``flavorSelector``), and admits the job on the first burst flavor with room.
+3. ``reactivate``: once the Workload's pod sets carry the requirement, ``spec.active: true`` and the mark removed, in
+   one patch; Kueue skips the reserved flavor, whose ``nodeLabels`` the pods' required affinity now excludes
+   (pkg/scheduler/flavorassigner ``flavorSelector``), and admits the job on the first burst flavor with room.
+
+Steps 2 and 3 are taken only for a Workload carrying :data:`MARK`; a marked Workload someone else reactivated is
+``unmark``-ed (the move is abandoned; it starts again if the job waits on reserved once more).
 
 "Waiting" is Kueue's own measure for ``waitForPodsReady``: admitted (condition ``Admitted`` True), ``PodsReady`` not
 True with reason ``WaitForStart`` (or no condition yet), time since ``Admitted`` turned True (v0.19.2
@@ -31,7 +35,15 @@ from typing import Any
 
 GPU_RESOURCE = "nvidia.com/gpu"
 ANNOTATION = "llmft.io/fallback-from"
-"""On a job the controller moved: the reserved flavor it left."""
+"""On a job the controller moved: the reserved flavor it left. Descriptive only: a team can write it on its own jobs,
+so no decision reads it."""
+MARK = "llmft.io/fallback-moving"
+"""On a Workload the controller deactivated, until it reactivates it: the reserved flavor the job leaves. Set in the
+same patch as ``spec.active: false`` and removed in the one that sets ``spec.active: true``. Teams cannot write it
+(their Role reads Workloads only, k8s_charts/team_namespaces.py ``team_member_rules``), and Kueue keeps a Workload's
+metadata when it updates its spec in place (v0.19.2 reconciler.go ``updateWorkloadToMatchJob``: ``wl.Spec =
+newWl.Spec``), so it marks exactly the moves the controller started: a Workload deactivated by anyone else (Kueue's
+requeue limit, an administrator) is never reactivated."""
 
 JOB_KINDS = {"PyTorchJob": ("kubeflow.org", "v1", "pytorchjobs"), "RayJob": ("ray.io", "v1", "rayjobs")}
 """The GPU job kinds llmft renders, by kind: (API group, version, resource)."""
@@ -210,15 +222,19 @@ def _workload_excludes(workload: dict[str, Any], exclude: dict[str, Any]) -> boo
 
 @dataclass(frozen=True)
 class Decision:
-    action: str  # "deactivate", "exclude", "reactivate", "none"
+    action: str  # "deactivate", "exclude", "reactivate", "unmark", "none"
     reason: str
     flavor: str | None = None  # the reserved flavor the job leaves (deactivate)
+
+
+def marked(workload: dict[str, Any]) -> bool:
+    """The controller deactivated the Workload and has not reactivated it yet (:data:`MARK`)."""
+    return MARK in (workload.get("metadata", {}).get("annotations") or {})
 
 
 def decide(workload: dict[str, Any], job: dict[str, Any], queue: Queue, settings: Settings, now: datetime) -> Decision:
     """The next step for one Workload of a development queue and its job (module docstring)."""
     active = workload.get("spec", {}).get("active", True)
-    moving = ANNOTATION in job.get("metadata", {}).get("annotations", {})
     pending = [p for p, t in gpu_templates(job) if excluded(t.get("spec", {}), settings.exclude) is not None]
     flavor, waited = reserved_flavor(workload, queue), waiting_seconds(workload, now)
     if active and flavor and waited is not None and waited > settings.after_seconds and pending:
@@ -230,10 +246,12 @@ def decide(workload: dict[str, Any], job: dict[str, Any], queue: Queue, settings
                 "pods (pinned to a card the tier's burst pools lack): left alone",
             )
         return Decision("deactivate", f"waited {waited:.0f}s on {flavor} for its pods; burst flavors {burst}", flavor)
-    if not moving:
-        return Decision("none", "not moving")
-    if pending and not active and suspended(job) and not _holds_quota(workload):
+    if not marked(workload):  # not a move of the controller's: whoever deactivated it decides (never reactivated)
+        return Decision("none", "not moving" if active else "deactivated, not by the fall-back: left as it is")
+    if active:
+        return Decision("unmark", "reactivated by someone else during the move: move abandoned")
+    if pending and suspended(job) and not _holds_quota(workload):
         return Decision("exclude", "deactivated and suspended: excluding reserved nodes from its GPU pods")
-    if not pending and not active and _workload_excludes(workload, settings.exclude):
+    if not pending and _workload_excludes(workload, settings.exclude):
         return Decision("reactivate", "the Workload's pod sets exclude reserved nodes: reactivating")
-    return Decision("none", "waiting for Kueue" if not active else "moved")
+    return Decision("none", "waiting for Kueue")
