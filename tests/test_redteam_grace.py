@@ -140,8 +140,8 @@ def test_a_probe_grace_above_the_cap_is_refused(env: str, probe: str, containers
 
 
 def job_pods(env: str) -> list[dict[str, Any]]:
-    """The pods the job kinds lead to, each with its controller as owner: GPU workers of a PyTorchJob, the Ray head,
-    workers and submitter, a batch Job's CPU pod."""
+    """The pods every job kind a team writes leads to, each with its controller as owner: GPU workers of a PyTorchJob
+    and an MPIJob, the Ray head, workers and submitter (CPU and GPU)."""
     owners = {
         "PyTorchJob": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"},
         "MPIJob": {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob"},
@@ -152,7 +152,6 @@ def job_pods(env: str) -> list[dict[str, Any]]:
     return [
         pod_of(t, job["metadata"]["namespace"], owners[job["kind"]])
         for job in team_jobs(env)
-        if job["kind"] in ("PyTorchJob", "RayJob", "Job")
         for t in templates_of(job)
     ]
 
