@@ -18,7 +18,7 @@ from typing import Any
 import cdk8s
 from cdk8s_plus_28 import k8s
 from constructs import Construct
-from llm_platform.preemption import MIN_GRACE_SECONDS
+from llm_platform.preemption import MAX_GRACE_SECONDS, MIN_GRACE_SECONDS
 
 from config.kubernetes import TeamConfig, gpu_instance_type
 from k8s_charts.node_shapes import NodeKind, Resources, kinds_for, pod_request, why_not
@@ -320,6 +320,13 @@ class PodSettings:
     # the container's preStop exec command: Kubernetes runs it before SIGTERM, within the grace period (a GRPO job's
     # Ray pods: llm_platform.grpo_stop)
     pre_stop: Sequence[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.grace_seconds > MAX_GRACE_SECONDS:  # the team guard rails would refuse the job (guardrails/common.py)
+            raise ValueError(
+                f"grace_seconds {self.grace_seconds} is above the platform's cap {MAX_GRACE_SECONDS} "
+                f"(llm_platform.preemption.MAX_GRACE_SECONDS): team namespaces admit no longer grace period"
+            )
 
 
 def job_pod_template(

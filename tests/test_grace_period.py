@@ -92,7 +92,7 @@ def test_grpo_ray_pods_wait_for_a_save_sized_from_a_step_and_the_checkpoint(env:
     the minimum; the RayJob passes every admission policy of the team namespace."""
     config, plan = _grpo_plan(env)
     grace = _planned_grpo_grace(config, plan)
-    assert preemption.MIN_GRACE_SECONDS <= grace <= preemption.MAX_GRPO_GRACE_SECONDS
+    assert preemption.MIN_GRACE_SECONDS <= grace <= preemption.MAX_GRACE_SECONDS
     job = plan.manifests[-1]
     cluster = job["spec"]["rayClusterSpec"]
     hook = grpo_stop.hook_command(plan.step["checkpoint_dir"], grace - grpo_stop.RAY_EXIT_SECONDS)
@@ -114,4 +114,4 @@ def test_the_grpo_grace_moves_with_its_inputs_and_stops_at_the_cap() -> None:
     slow = config.model_copy(update={"storage": config.storage.model_copy(update={"fsx": slow_fsx})})
     assert grace_for(plan.spec, plan.step, slow, plan.allowed) > fast
     config, large = _grpo_plan("dev", model="/fsx/models/Llama-3.3-70B-Instruct")
-    assert grace_for(large.spec, large.step, config, large.allowed) == preemption.MAX_GRPO_GRACE_SECONDS
+    assert grace_for(large.spec, large.step, config, large.allowed) == preemption.MAX_GRACE_SECONDS

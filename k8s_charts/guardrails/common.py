@@ -3,6 +3,8 @@ identities of the platform's controllers, the limits, and the CEL fragments more
 
 from __future__ import annotations
 
+from llm_platform.preemption import MAX_GRACE_SECONDS
+
 from config.kubernetes import TIER_PRIORITY_CLASSES
 from k8s_charts import serving
 from k8s_charts.queues import (
@@ -187,6 +189,37 @@ def _cpu_pool(spec: str) -> str:
 CPU_POOL_MESSAGE = (
     f"runs on the CPU job pool only: set nodeSelector {NODE_ROLE_LABEL}: {CPU_JOBS_ROLE} (the job builders, llmft and "
     f"the Argo Workflows defaults do); the system nodes are the platform's"
+)
+
+
+def _grace_capped(spec: str) -> str:
+    """CEL: pod spec ``spec`` leaves ``terminationGracePeriodSeconds`` unset (the API's default, 30 s) or at most
+    :data:`~llm_platform.preemption.MAX_GRACE_SECONDS`, the longest grace llmft renders (its SFT and GRPO sizing stop
+    there), and so does every liveness and startup probe of its containers and init containers (the kubelet kills a
+    container whose probe fails with the probe's own grace: kubernetes/kubernetes pkg/kubelet/kuberuntime
+    ``setTerminationGracePeriod``). The preStop hook needs no rule of its own: the grace period's countdown begins
+    before the hook runs and the container ends within it whatever the hook does (kubernetes.io API reference,
+    ``Lifecycle.preStop``; "Pod termination": a hook still running when it ends gets one 2 s extension), so the cap
+    bounds a ``sleep 999999`` hook too. A delete's ``gracePeriodSeconds`` is the deleter's (Kueue's operators,
+    Karpenter), never the team's."""
+
+    def capped(field: str) -> str:
+        return f"(!has({field}) || {field} <= {MAX_GRACE_SECONDS})"
+
+    probes = " && ".join(
+        f"(!has(c.{p}) || {capped(f'c.{p}.terminationGracePeriodSeconds')})" for p in ("livenessProbe", "startupProbe")
+    )
+    containers = " && ".join(
+        f"(!has({spec}.{f}) || {spec}.{f}.all(c, {probes}))" for f in ("containers", "initContainers")
+    )
+    return f"({capped(f'{spec}.terminationGracePeriodSeconds')} && {containers})"
+
+
+GRACE_MESSAGE = (
+    f"spec.terminationGracePeriodSeconds (and a liveness or startup probe's) is at most {MAX_GRACE_SECONDS} in team "
+    f"namespaces (or unset: 30): after Kueue preempts a job or Karpenter drains its node, its pods keep their GPUs "
+    f"for the grace period, preStop hook included, and the job that preempted it waits that long; "
+    f"{MAX_GRACE_SECONDS} s is the longest llmft gives a checkpoint save (llm_platform.preemption.MAX_GRACE_SECONDS)"
 )
 
 

@@ -7,6 +7,7 @@ from k8s_charts import serving
 from k8s_charts.guardrails.common import (
     CPU_POOL_MESSAGE,
     CPU_PRIORITY_CLASSES,
+    GRACE_MESSAGE,
     KUEUE_CONTROLLER,
     KUEUE_GATE,
     KUEUE_MANAGED_LABEL,
@@ -16,6 +17,7 @@ from k8s_charts.guardrails.common import (
     _cpu_placement,
     _cpu_pool,
     _gated,
+    _grace_capped,
     _label,
     _serving,
 )
@@ -31,6 +33,11 @@ _SERVE_POD = (
     f"{_controlled_by('apps/v1', 'ReplicaSet')} && {_serving('object.metadata')} && "
     f"{_label('object.metadata', KUEUE_MANAGED_LABEL)} == 'true'"
 )
+
+
+# stops: a pod that keeps its GPUs (or its CPU node) for days after Kueue preempts its job or Karpenter drains its node
+# (issue 44): a grace period of days plus `preStop: sleep 999999`. Every pod, GPU or CPU, whoever creates it.
+_GRACE_RULE = {"expression": _grace_capped("object.spec"), "message": f"a pod in a team namespace: {GRACE_MESSAGE}"}
 
 
 def _pod_rules() -> list[dict[str, str]]:
@@ -105,4 +112,5 @@ def _pod_rules() -> list[dict[str, str]]:
             "expression": _cpu_pool("object.spec"),
             "message": f"a pod without GPUs in a team namespace {CPU_POOL_MESSAGE}",
         },
+        _GRACE_RULE,
     ]

@@ -8,6 +8,7 @@ from k8s_charts import serving
 from k8s_charts.guardrails.common import (
     CPU_POOL_MESSAGE,
     CPU_PRIORITY_CLASSES,
+    GRACE_MESSAGE,
     KUEUE_JOB_KINDS,
     MAX_JOB_PARALLELISM,
     MAX_SERVE_REPLICAS,
@@ -19,6 +20,7 @@ from k8s_charts.guardrails.common import (
     _controllers,
     _cpu_placement,
     _cpu_pool,
+    _grace_capped,
     _label,
     _serving,
 )
@@ -213,6 +215,12 @@ def _placement_rules() -> list[dict[str, str]]:
         {
             "expression": "variables.templates.all(t, !has(t.spec) || " + _cpu_pool("t.spec") + ")",
             "message": f"a pod template without GPUs {CPU_POOL_MESSAGE}",
+        },
+        # stops: a job whose pods hold their GPUs long after preemption (early and readable; the pod policy is what
+        # holds, for the pods of every kind)
+        {
+            "expression": "variables.templates.all(t, !has(t.spec) || " + _grace_capped("t.spec") + ")",
+            "message": f"every pod template: {GRACE_MESSAGE}",
         },
     ]
 

@@ -216,6 +216,13 @@ PLANNED_WRITE_MB_S = 125.0
 SAVE_OVERHEAD_SECONDS = 30.0  # the step in progress, the ranks' agreement, the state files, the process exit
 MIN_GRACE_SECONDS = 120
 """The platform's grace period before this change: no job gets less."""
+MAX_GRACE_SECONDS = 1800
+"""The cap on every training pod's grace period (SFT's and GRPO's alike): the longest its pods hold their GPUs after
+they are told to go, i.e. the longest a preempting job waits for them (Kueue releases an evicted job's quota only once
+its pods are gone: kubernetes-sigs/kueue pkg/controller/jobframework/reconciler.go, "handle eviction"). A job whose
+save needs more gets the cap; an eviction then ends at the cap without a save and the run resumes from its last
+periodic checkpoint. The team guard rails refuse any pod or pod template in a team namespace with a longer grace
+period (k8s_charts/guardrails/common.py), so this is also the most a team's own job may ask for."""
 
 
 def checkpoint_seconds(checkpoint_bytes: int, write_mb_s: float = PLANNED_WRITE_MB_S) -> float:
@@ -226,8 +233,9 @@ def checkpoint_seconds(checkpoint_bytes: int, write_mb_s: float = PLANNED_WRITE_
 def grace_seconds(checkpoint_bytes: int, write_mb_s: float = PLANNED_WRITE_MB_S) -> int:
     """The pod's ``terminationGracePeriodSeconds`` for a job whose checkpoint is ``checkpoint_bytes``: the write at
     the planned rate, plus the step in progress and the exit, doubled for a busy file system; never below
-    :data:`MIN_GRACE_SECONDS`."""
-    return max(MIN_GRACE_SECONDS, int(2 * (checkpoint_seconds(checkpoint_bytes, write_mb_s) + SAVE_OVERHEAD_SECONDS)))
+    :data:`MIN_GRACE_SECONDS`, never above :data:`MAX_GRACE_SECONDS`."""
+    planned = int(2 * (checkpoint_seconds(checkpoint_bytes, write_mb_s) + SAVE_OVERHEAD_SECONDS))
+    return min(MAX_GRACE_SECONDS, max(MIN_GRACE_SECONDS, planned))
 
 
 # --- GRPO (VeRL): the rest of the step in progress, then VeRL's own save (llm_platform.grpo_stop) -----------------
@@ -247,11 +255,10 @@ only. A rollout decodes token by token, which is memory-bound and runs far below
 (docs/training.md "Measured on an H100"), so the plan takes an eighth of the SFT design figure (0.40,
 ``memory.DESIGN_MFU``). Planning the step too long costs nothing when the run saves (the hooks return at once) and
 little when it is gone (they return once its heartbeat freezes, ``grpo_stop.STALE_SECONDS``)."""
-MAX_GRPO_GRACE_SECONDS = 1800
-"""The cap: the longest a GRPO job's pods hold their GPUs after they are told to go, i.e. the longest a preempting
-job waits for them. A job whose step and save need more (a large model on slow GPUs) gets the cap; an eviction
-that comes early in such a step then ends at the cap without a save and the run resumes from its last ``save_freq``
-checkpoint, as it would without the hook."""
+MAX_GRPO_GRACE_SECONDS = MAX_GRACE_SECONDS
+"""GRPO's cap is the platform's (:data:`MAX_GRACE_SECONDS`). A job whose step and save need more (a large model on
+slow GPUs) gets the cap; an eviction that comes early in such a step then ends at the cap without a save and the run
+resumes from its last ``save_freq`` checkpoint, as it would without the hook."""
 
 
 def grpo_step_seconds(params: int, *, tokens_per_step: int, gpus: int, peak_flops_per_gpu: float) -> float:
@@ -266,7 +273,7 @@ def grpo_grace_seconds(
 ) -> int:
     """A GRPO Ray pod's ``terminationGracePeriodSeconds``: the step in progress (planned whole: the request may come
     as it starts) plus VeRL's save of the actor at ``write_mb_s``, the save doubled with its overhead as
-    :func:`grace_seconds` does; at least :data:`MIN_GRACE_SECONDS`, at most :data:`MAX_GRPO_GRACE_SECONDS`."""
+    :func:`grace_seconds` does; at least :data:`MIN_GRACE_SECONDS`, at most :data:`MAX_GRACE_SECONDS`."""
     step = grpo_step_seconds(params, tokens_per_step=tokens_per_step, gpus=gpus, peak_flops_per_gpu=peak_flops_per_gpu)
     save = checkpoint_seconds(GRPO_CHECKPOINT_BYTES_PER_PARAM * params, write_mb_s)
-    return min(MAX_GRPO_GRACE_SECONDS, max(MIN_GRACE_SECONDS, int(step + 2 * (save + SAVE_OVERHEAD_SECONDS))))
+    return min(MAX_GRACE_SECONDS, max(MIN_GRACE_SECONDS, int(step + 2 * (save + SAVE_OVERHEAD_SECONDS))))

@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 from llm_platform import preemption
-from llm_platform.preemption import EXIT_HUNG, EXIT_PREEMPTED, Preemption, Watchdog, grace_seconds
+from llm_platform.preemption import (
+    EXIT_HUNG,
+    EXIT_PREEMPTED,
+    MAX_GRACE_SECONDS,
+    Preemption,
+    Watchdog,
+    grace_seconds,
+)
 from test_sft import workspace  # noqa: F401 - the fixture: the tiny model and its prepared data
 
 
@@ -96,7 +103,9 @@ def test_sigterm_only_sets_the_flag() -> None:
     ("checkpoint_bytes", "expected"),
     [
         (50 * 10**6, 120),  # a LoRA adapter and its optimizer state: the platform's old 120 s is enough
-        (16 * 8 * 10**9, int(2 * (16 * 8 * 10**9 / 125e6 + 30))),  # full fine-tune of 8B: weights + Adam, 16 B/param
+        (16 * 10**9, int(2 * (16 * 10**9 / 125e6 + 30))),  # full fine-tune of 1B: weights + Adam, 16 B/param
+        # full fine-tune of 8B: its save outlasts the cap, which a preempting job waits at most
+        (16 * 8 * 10**9, min(MAX_GRACE_SECONDS, int(2 * (16 * 8 * 10**9 / 125e6 + 30)))),
     ],
 )
 def test_grace_period_from_the_checkpoint_size_and_the_write_rate(checkpoint_bytes: int, expected: int) -> None:
