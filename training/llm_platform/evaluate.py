@@ -168,7 +168,7 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
     )
     mlflow_utils.log_params_flat({"eval": asdict(cfg) | {"examples": len(rows)}})
     mlflow_utils.log_metrics(results)
-    mlflow.log_artifact(str(out / "predictions.json"))
+    mlflow_utils.log_artifact(out / "predictions.json")
     if cfg.gate is not None:
         run = mlflow.active_run()
         verdict = record_verdict(cfg, results, run_id=run.info.run_id if run else "")

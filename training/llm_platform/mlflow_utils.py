@@ -674,6 +674,26 @@ def loss_sum_until(log_history: list[dict], step: int) -> float:
     return total
 
 
+def log_artifact(path: str | Path, *, attempts: int = 3, pause: float = 0.5) -> None:
+    """Upload ``path`` to the active run once the queued metrics are sent. MLflow's file store (the local chain's,
+    docs/jobs.md) finds the run by reading every metric file of it, and a file the background sender or the system
+    metrics monitor is writing at that moment reads as malformed (MLflow 3.17.2 ``FileStore._get_metric_from_file``:
+    "Metric '...' is malformed. No data found."): the queue is flushed first, and that one error, a read racing a
+    write, is tried again a few times."""
+    import mlflow
+
+    if _QUEUE is not None:
+        _QUEUE.flush(EXIT_FLUSH_S)
+    for attempt in range(attempts):
+        try:
+            mlflow.log_artifact(str(path))
+            return
+        except ValueError as exc:
+            if "is malformed" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(pause)
+
+
 def register_model_dir(model_dir: str | Path, *, name: str, artifact_path: str = "model") -> Any:
     """Log a Hugging Face model directory with the MLflow transformers flavour and register it as ``name``, tagged
     :data:`MODEL_DIR_TAG` -- one idempotent unit per run: a restart after registering (the job resumes at its last

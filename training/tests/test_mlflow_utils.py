@@ -416,3 +416,37 @@ def test_a_stalled_registration_upload_is_bounded_and_loud(monkeypatch, tmp_path
     assert seen == {"timeout": str(int(mlflow_utils.UPLOAD_STALL_S)), "retries": str(mlflow_utils.UPLOAD_RETRIES)}
     err = capsys.readouterr().err
     assert "REGISTRATION FAILED" in err and "NOT registered" in err and "Read timed out" in err
+
+
+def test_an_artifact_is_uploaded_after_the_queued_metrics_and_a_racing_read_is_tried_again(monkeypatch) -> None:
+    """The local file store finds a run by reading all its metric files; one the sender is writing reads as malformed
+    (the local chain's evaluate step failed on it once): the queue is flushed before the upload, and that error alone
+    is tried again."""
+    import mlflow
+
+    events: list[str] = []
+
+    class Queue:
+        def flush(self, timeout: float) -> bool:
+            events.append("flush")
+            return True
+
+    failures = iter([ValueError("Metric 'delta/rouge2' is malformed. No data found.")])
+
+    def upload(path: str) -> None:
+        events.append(f"upload {Path(path).name}")
+        error = next(failures, None)
+        if error is not None:
+            raise error
+
+    monkeypatch.setattr(mlflow_utils, "_QUEUE", Queue())
+    monkeypatch.setattr(mlflow, "log_artifact", upload)
+    mlflow_utils.log_artifact(Path("predictions.json"), pause=0)
+    assert events == ["flush", "upload predictions.json", "upload predictions.json"]
+
+    def broken(path: str) -> None:
+        raise ValueError("another problem")
+
+    monkeypatch.setattr(mlflow, "log_artifact", broken)
+    with pytest.raises(ValueError, match="another problem"):  # only the racing read is tried again
+        mlflow_utils.log_artifact(Path("predictions.json"), pause=0)
