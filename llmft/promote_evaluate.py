@@ -35,6 +35,7 @@ import copy
 from typing import Any
 
 import yaml
+from llm_platform.evaluate import MIN_PRODUCTION_ROWS, PRODUCTION_GATE_FLOOR, PRODUCTION_GATE_PREFIX
 from llm_platform.steps import JOB_ENV
 
 from k8s_charts import serving
@@ -63,14 +64,6 @@ COPY_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "
 JOB_TTL_SECONDS = 7 * 24 * 3600
 """A finished evaluation (and its log) stays a week for the audit trail."""
 COMPONENT = "evaluation"
-PRODUCTION_GATE_PREFIX = "delta/"
-"""A production gate judges the fine-tuned model against its base on the same rows (``delta/<score>``): an absolute
-score alone (``finetuned/*``, ``base/*``) can be set to pass anything (``min: 0``)."""
-PRODUCTION_GATE_FLOOR = 0.0
-"""The least ``gate.min`` production accepts: the fine-tuned model is at least as good as its base."""
-MIN_PRODUCTION_SAMPLES = 200
-"""The least ``max_samples`` production accepts (the evaluate step's default; unset: the step's default): a verdict
-on a handful of rows says nothing."""
 
 
 def evaluation_name(spec_name: str) -> str:
@@ -135,11 +128,11 @@ def _production_gate_problems(settings: dict[str, Any], team: Any) -> list[str]:
                 f"settings.gate.min: {minimum!r} is below the production floor {PRODUCTION_GATE_FLOOR} (a model worse "
                 f"than its base); set min: {PRODUCTION_GATE_FLOOR} or more"
             )
-    samples = settings.get("max_samples", MIN_PRODUCTION_SAMPLES)
-    if samples is not None and (not isinstance(samples, int) or samples < MIN_PRODUCTION_SAMPLES):
+    samples = settings.get("max_samples", MIN_PRODUCTION_ROWS)
+    if samples is not None and (not isinstance(samples, int) or samples < MIN_PRODUCTION_ROWS):
         problems.append(
-            f"settings.max_samples: {samples!r}: a production verdict judges at least {MIN_PRODUCTION_SAMPLES} rows; "
-            f"set max_samples: {MIN_PRODUCTION_SAMPLES} or more (or null: the whole test set)"
+            f"settings.max_samples: {samples!r}: a production verdict judges at least {MIN_PRODUCTION_ROWS} rows; "
+            f"set max_samples: {MIN_PRODUCTION_ROWS} or more (or null: the whole test set)"
         )
     return problems
 
@@ -202,8 +195,10 @@ def _parts(manifests: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
 
 def platform_step(step: dict[str, Any]) -> dict[str, Any]:
     """The team's step file as the platform's evaluation runs it: its output in the pod's emptyDir and the weights
-    judged from the pod's private copy (:data:`JUDGED_DIR`); nothing else changes."""
-    return {**step, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR}
+    judged from the pod's private copy (:data:`JUDGED_DIR`), and ``production: true``: the step records a verdict only
+    if its gate and the rows it judged meet the production floor (``llm_platform.evaluate.production_problems``,
+    which this command's :func:`spec_problems` only announces early); nothing else changes."""
+    return {**step, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR, "production": True}
 
 
 def _platform_step(text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.versions import HYPERPOD_TRAINING_OPERATOR, unsupported_by, version
+from config.versions import HYPERPOD_TRAINING_OPERATOR, OperatorSupport, unsupported_by, version
 from k8s_charts.validation import embedded_pod_templates
 from llmft.spec import load_spec
 
@@ -35,7 +35,7 @@ def test_a_gap_is_named_with_what_is_supported() -> None:
     assert gaps[0] == f"Kubernetes 1.34 (supported: {', '.join(HYPERPOD_TRAINING_OPERATOR.kubernetes)})"
     assert f"Kueue {version('kueue')}" in " ".join(gaps) or version("kueue") in HYPERPOD_TRAINING_OPERATOR.kueue
     assert not unsupported_by(
-        HYPERPOD_TRAINING_OPERATOR.__class__(
+        OperatorSupport(
             kubernetes=("1.34",),
             kueue=(version("kueue"),),
             torch=(version("torch"), version("torch")),

@@ -96,7 +96,7 @@ def test_the_evaluation_is_llmfts_job_moved_to_the_platform(env: str, team: str,
     team_step, team_job = (next(m for m in plan.manifests if m["kind"] == k) for k in ("ConfigMap", "PyTorchJob"))
     step = yaml.safe_load(config_map["data"]["step.yaml"])
     team_file = yaml.safe_load(team_step["data"]["step.yaml"])
-    assert step == {**team_file, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR}
+    assert step == {**team_file, "output_dir": OUTPUT_DIR, "finetuned_model_path": JUDGED_DIR, "production": True}
     pod, team_pod = _pod(job), _pod(team_job)
     for key in ("affinity", "tolerations", "priorityClassName", "securityContext", "nodeSelector"):
         assert pod.get(key) == team_pod.get(key), key
@@ -400,7 +400,7 @@ def test_llmft_promote_evaluate_refuses_every_problem_at_once(tmp_path: Path) ->
 def test_a_production_verdict_needs_the_teams_model_a_delta_gate_and_enough_rows(settings, field) -> None:
     """What a team writes into the spec the platform's evaluator runs: the evaluator may tag any team's version, and
     a gate on an absolute score (min 0), below the production floor or on a handful of rows would pass anything."""
-    from llmft.promote_evaluate import MIN_PRODUCTION_SAMPLES, PRODUCTION_GATE_FLOOR, PRODUCTION_GATE_PREFIX
+    from llm_platform.evaluate import MIN_PRODUCTION_ROWS, PRODUCTION_GATE_FLOOR, PRODUCTION_GATE_PREFIX
 
     team = _production_teams("dev")[0]
     spec = _team_spec(team.name, team.allowed_tiers[0])
@@ -411,6 +411,6 @@ def test_a_production_verdict_needs_the_teams_model_a_delta_gate_and_enough_rows
         "settings.registered_model_name": f"{team.name}.",
         "settings.gate.metric": PRODUCTION_GATE_PREFIX,
         "settings.gate.min": str(PRODUCTION_GATE_FLOOR),
-        "settings.max_samples": str(MIN_PRODUCTION_SAMPLES),
+        "settings.max_samples": str(MIN_PRODUCTION_ROWS),
     }[field]
     assert fix in problems[0]

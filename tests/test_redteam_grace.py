@@ -80,7 +80,6 @@ def names_the_cap(messages: list[str]) -> bool:
 def test_the_cap_is_the_platforms_longest_grace() -> None:
     """One figure: the guard rails read llmft's own cap, which is at least its minimum."""
     assert MAX_GRACE_SECONDS == preemption.MAX_GRACE_SECONDS >= preemption.MIN_GRACE_SECONDS
-    assert preemption.MAX_GRPO_GRACE_SECONDS == MAX_GRACE_SECONDS
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)

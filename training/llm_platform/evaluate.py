@@ -41,6 +41,12 @@ EVALUATION_TAG = "llmft.evaluation"
 EVALUATION_PASSED = "passed"
 EVALUATION_FAILED = "failed"
 EVALUATED_ALIAS = "evaluated"
+# A verdict that opens production (``production: true``: the platform's evaluation, llmft/promote_evaluate.py, sets
+# it in the step file it renders; teams cannot create that job) judges the fine-tuned model against its base on the
+# same rows (an absolute score with ``min: 0`` passes anything), not worse than the base, on enough rows.
+PRODUCTION_GATE_PREFIX = "delta/"
+PRODUCTION_GATE_FLOOR = 0.0
+MIN_PRODUCTION_ROWS = 200
 
 
 @dataclass
@@ -59,6 +65,7 @@ class EvaluateConfig:
     registered_model_name: str | None = None  # <team>.<name>: the model version this evaluation judges
     registered_model_version: str | int | None = None
     gate: dict[str, Any] | None = None  # {metric: delta/rougeL, min: 0.0}: the verdict tagged on the version
+    production: bool = False  # the verdict opens production: production_problems() must hold before it is recorded
 
     def __post_init__(self) -> None:
         problems = gate_problems(self.gate, self.registered_model_name, self.registered_model_version)
@@ -169,7 +176,10 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
     mlflow_utils.log_params_flat({"eval": asdict(cfg) | {"examples": len(rows)}})
     mlflow_utils.log_metrics(results)
     mlflow_utils.log_artifact(out / "predictions.json")
-    if cfg.gate is not None:
+    refused = production_problems(cfg, len(rows))
+    if refused:
+        print(f"llmp-evaluate: no verdict recorded for production: {'; '.join(refused)}", file=sys.stderr)
+    elif cfg.gate is not None:
         run = mlflow.active_run()
         verdict = record_verdict(cfg, results, run_id=run.info.run_id if run else "")
         print(
@@ -178,6 +188,20 @@ def evaluate(cfg: EvaluateConfig) -> dict[str, float]:
         )
     mlflow_utils.end_run()
     return results
+
+
+def production_problems(cfg: EvaluateConfig, rows: int) -> list[str]:
+    """Why a gate that opens production (``cfg.production``) may not record a verdict from ``rows`` judged rows."""
+    if not cfg.production or cfg.gate is None:
+        return []
+    out, metric, minimum = [], str(cfg.gate["metric"]), float(cfg.gate["min"])
+    if not metric.startswith(PRODUCTION_GATE_PREFIX):
+        out.append(f"gate.metric {metric!r} is not a {PRODUCTION_GATE_PREFIX}<score> (the model against its base)")
+    if minimum < PRODUCTION_GATE_FLOOR:
+        out.append(f"gate.min {minimum} is below the production floor {PRODUCTION_GATE_FLOOR}")
+    if rows < MIN_PRODUCTION_ROWS:
+        out.append(f"{rows} rows judged, fewer than {MIN_PRODUCTION_ROWS}")
+    return out
 
 
 def model_version(cfg: EvaluateConfig):

@@ -255,10 +255,9 @@ only. A rollout decodes token by token, which is memory-bound and runs far below
 (docs/training.md "Measured on an H100"), so the plan takes an eighth of the SFT design figure (0.40,
 ``memory.DESIGN_MFU``). Planning the step too long costs nothing when the run saves (the hooks return at once) and
 little when it is gone (they return once its heartbeat freezes, ``grpo_stop.STALE_SECONDS``)."""
-MAX_GRPO_GRACE_SECONDS = MAX_GRACE_SECONDS
-"""GRPO's cap is the platform's (:data:`MAX_GRACE_SECONDS`). A job whose step and save need more (a large model on
-slow GPUs) gets the cap; an eviction that comes early in such a step then ends at the cap without a save and the run
-resumes from its last ``save_freq`` checkpoint, as it would without the hook."""
+# GRPO's cap is the platform's (MAX_GRACE_SECONDS): a job whose step and save need more (a large model on slow GPUs)
+# gets the cap; an eviction early in such a step then ends at the cap without a save and the run resumes from its last
+# ``save_freq`` checkpoint, as it would without the hook.
 
 
 def grpo_step_seconds(params: int, *, tokens_per_step: int, gpus: int, peak_flops_per_gpu: float) -> float:

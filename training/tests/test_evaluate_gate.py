@@ -140,3 +140,23 @@ def test_a_team_user_scores_but_records_no_verdict(registry, tmp_path, monkeypat
     assert evaluate.record_verdict(_cfg(tmp_path, 1, gate), {"finetuned/rouge1": 0.6}) == "passed (not recorded)"
     assert "NOT recorded" in capsys.readouterr().err
     assert "evaluated" not in registry.get_registered_model(NAME).aliases
+
+
+@pytest.mark.parametrize(
+    ("gate", "rows", "refused"),
+    [
+        ({"metric": "delta/rougeL", "min": 0.0}, evaluate.MIN_PRODUCTION_ROWS, []),
+        ({"metric": "finetuned/rouge1", "min": 0.0}, evaluate.MIN_PRODUCTION_ROWS, ["gate.metric"]),
+        ({"metric": "delta/rougeL", "min": -1.0}, evaluate.MIN_PRODUCTION_ROWS, ["gate.min"]),
+        ({"metric": "delta/rougeL", "min": 0.0}, evaluate.MIN_PRODUCTION_ROWS - 1, ["rows judged"]),
+    ],
+)
+def test_a_production_verdict_needs_a_delta_gate_at_the_floor_on_enough_judged_rows(tmp_path, gate, rows, refused):
+    """The step itself holds the floor for the platform's evaluation (`production: true`, which only the platform's
+    rendered step file sets): the rows actually judged count, not the `max_samples` setting; a team's own evaluation
+    (`production` unset) is not held to it."""
+    cfg = _cfg(tmp_path, 1, gate)
+    assert evaluate.production_problems(cfg, rows) == []
+    cfg.production = True
+    problems = evaluate.production_problems(cfg, rows)
+    assert len(problems) == len(refused) and all(r in p for r, p in zip(refused, problems, strict=True)), problems
