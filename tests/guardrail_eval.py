@@ -11,9 +11,10 @@ the subjects covers (apiGroup, resource, verb) in the namespace.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
+
+from .cel import program
 
 GROUP_OF = {
     "Pod": "",
@@ -56,16 +57,6 @@ def resource_of(kind: str) -> str:
 
 
 # ---- ValidatingAdmissionPolicy ---------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def _program(expression: str):
-    """The compiled CEL program of ``expression``, once per process (compiling is most of an evaluation's cost; a
-    program is stateless: each ``evaluate`` takes its own activation)."""
-    import celpy
-
-    env = celpy.Environment()
-    return env.program(env.compile(expression))
 
 
 def _cel_true(value: Any) -> bool:
@@ -138,21 +129,21 @@ def policy_refusals(
     if params is not None:  # one param object of the binding's paramRef (kubernetes.io: the policy runs per param)
         activation["params"] = celpy.json_to_cel(params)
     for condition in policy["spec"].get("matchConditions", []):
-        result = _program(condition["expression"]).evaluate(activation)
+        result = program(condition["expression"]).evaluate(activation)
         if not isinstance(result, Exception) and not _cel_true(result):
             return []
     variables: dict[Any, Any] = {}
     for var in policy["spec"].get("variables", []):
         activation["variables"] = celpy.celtypes.MapType(variables)
         try:
-            variables[celpy.celtypes.StringType(var["name"])] = _program(var["expression"]).evaluate(activation)
+            variables[celpy.celtypes.StringType(var["name"])] = program(var["expression"]).evaluate(activation)
         except Exception as exc:  # noqa: BLE001 - an evaluation error is a refusal under failurePolicy Fail
             variables[celpy.celtypes.StringType(var["name"])] = exc
     activation["variables"] = celpy.celtypes.MapType(variables)
     out = []
     for v in policy["spec"]["validations"]:
         try:
-            ok = _cel_true(_program(v["expression"]).evaluate(activation))
+            ok = _cel_true(program(v["expression"]).evaluate(activation))
         except Exception:  # noqa: BLE001
             ok = False
         if not ok:

@@ -1,6 +1,7 @@
-"""The four everyday extensions, each made to a temporary copy of config/ exactly as a platform engineer would edit
-the YAML, then synthesized (cdk-nag and cfn-lint included), rendered to dist/ and put through the invariants every
-shipped environment must hold:
+"""The four everyday extensions, made to a temporary copy of config/ exactly as a platform engineer would edit the
+YAML, then synthesized (cdk-nag and cfn-lint included), rendered to dist/ and put through the invariants every
+shipped environment must hold (the three edits of one environment's file together, in one copy, as one change; the
+new environment in another):
 
 * a new team (``kubernetes.teams``),
 * a new Karpenter GPU pool, L40S on spot (``kubernetes.gpu_node_pools``, plus a share for a team that may use it),
@@ -37,7 +38,6 @@ from .test_upgrade_path import minor, runbook_violations
 
 pytestmark = pytest.mark.scenario  # docs/testing.md "Tiers"
 
-EXTENSIONS = ("team", "pool", "environment", "kubernetes-minor")
 STAGING, STAGING_REGION = "staging", "eu-west-1"
 GITOPS_REPO = "https://github.com/acme/platform-gitops.git"
 
@@ -117,14 +117,14 @@ def add_staging(folder: Path, base: str) -> str:
     return STAGING
 
 
-def move_kubernetes_minor(folder: Path, env: str) -> str:
+def move_kubernetes_minor(folder: Path, env: str) -> str | None:
     """``env`` to the next pinned minor if there is one, else the previous one (dev upgraded, prod not yet)."""
     data = _read(folder, env)
     current = load_config(env).compute.kubernetes_version
     pinned = sorted(KUBECTL_LAYER_VERSIONS, key=minor)
     i = pinned.index(current)
     if len(pinned) < 2:
-        pytest.skip("the app pins one Kubernetes minor: there is no other to move to")
+        return None  # the app pins one Kubernetes minor: there is no other to move to (its test says so)
     target = pinned[i + 1] if i + 1 < len(pinned) else pinned[i - 1]
     compute = data.setdefault("compute", {})
     compute["kubernetes_version"] = target
@@ -201,29 +201,41 @@ def check_environment(synth: Synth, dist: Path, others: dict[str, EnvironmentCon
     assert "unpriced_region" not in entry or not [v for v in entry.values() if isinstance(v, (int, float))]
 
 
-@pytest.fixture(scope="module", params=EXTENSIONS)
-def extended(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Synth, Any]:
+# The three edits of one environment's file are made together, as a platform engineer's change often is (and as
+# issue 45's combined trial was): one copy of config/, one synthesis, every invariant; the new environment is its own.
+SCENARIOS = {"edits": ("team", "pool", "kubernetes-minor"), "environment": ("environment",)}
+EDITS = {"team": add_team, "pool": add_l40s_spot_pool, "kubernetes-minor": move_kubernetes_minor}
+
+
+@pytest.fixture(scope="module")
+def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Synth, dict[str, Any]]:
     folder = tmp_path_factory.mktemp("config")
     for path in CONFIG_DIR.glob("*.yaml"):
         shutil.copyfile(path, folder / path.name)
     env = known_environments()[0]
-    if request.param == "team":
-        detail = add_team(folder, env)
-    elif request.param == "pool":
-        detail = add_l40s_spot_pool(folder, env)
-    elif request.param == "environment":
-        env = detail = add_staging(folder, env)
+    details: dict[str, Any] = {}
+    if request.param == "environment":
+        env = details["environment"] = add_staging(folder, env)
     else:
-        detail = move_kubernetes_minor(folder, env)
+        for kind in SCENARIOS[request.param]:
+            details[kind] = EDITS[kind](folder, env)
     configs = {name: load_config(name, config_dir=folder) for name in known_environments(folder)}
     synth = synthesize_config(configs[env])
     dist = write_dist(env, tmp_path_factory.mktemp("dist"), config=configs[env])[0].parent
     check_environment(synth, dist, {n: c for n, c in configs.items() if n != env})
-    return request.param, synth, detail
+    return synth, details
 
 
-def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
-    kind, synth, detail = extended
+@pytest.mark.parametrize(
+    ("scenario", "kind"),
+    [(name, kind) for name, kinds in SCENARIOS.items() for kind in kinds],
+    indirect=["scenario"],
+    scope="module",  # one synthesis per scenario (without it the parameters would be function-scoped)
+    ids=[kind for kinds in SCENARIOS.values() for kind in kinds],
+)
+def test_extension_synthesizes_and_holds_every_invariant(scenario: tuple[Synth, dict[str, Any]], kind: str) -> None:
+    synth, details = scenario
+    detail = details[kind]
     cfg = synth.config
     if kind == "team":
         assert detail in {t.name for t in cfg.kubernetes.teams}
@@ -251,4 +263,6 @@ def test_extension_synthesizes_and_holds_every_invariant(extended) -> None:
             assert platform_team_application_name(team.name) in apps
         assert len(apps) == 2 * len(cfg.kubernetes.teams) + 1
     else:
+        if detail is None:
+            pytest.skip("the app pins one Kubernetes minor: there is no other to move to")
         assert cfg.compute.kubernetes_version == detail

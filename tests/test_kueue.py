@@ -27,6 +27,7 @@ from k8s_charts.queues import CAPACITY_LABEL, QUEUE_NAME_LABEL, ROOT_COHORT, TEA
 from k8s_charts.serving import PRODUCTION_TIERS, PROMOTION_NAMESPACE
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
+from .cel import program
 from .conftest import ENVIRONMENTS, Synth, config_with, raw_config
 from .guardrail_eval import TEAM_USER, request_of
 
@@ -432,16 +433,11 @@ def _denied(policy: dict, obj: dict, user: str = TEAM_USER) -> list[str] | None:
     (cel-python); None when a matchCondition exempts the object."""
     import celpy
 
-    env = celpy.Environment()
     activation = {"object": celpy.json_to_cel(obj), "request": celpy.json_to_cel(request_of("CREATE", user))}
     for condition in policy["spec"].get("matchConditions", []):
-        if not env.program(env.compile(condition["expression"])).evaluate(activation):
+        if not program(condition["expression"]).evaluate(activation):
             return None
-    return [
-        v["message"]
-        for v in policy["spec"]["validations"]
-        if not env.program(env.compile(v["expression"])).evaluate(activation)
-    ]
+    return [v["message"] for v in policy["spec"]["validations"] if not program(v["expression"]).evaluate(activation)]
 
 
 def test_queue_name_policy_evaluated(dist) -> None:
@@ -536,7 +532,6 @@ def test_kueue_crd_cel_rules_hold(dist) -> None:
     the schema node it is attached to (the JSON-schema validation does not run CEL)."""
     import celpy
 
-    env = celpy.Environment()
     schemas = {}
     for path in CRD_DIR.glob("kueue.x-k8s.io_*.yaml"):
         crd = yaml.safe_load(path.read_text())
@@ -548,7 +543,7 @@ def test_kueue_crd_cel_rules_hold(dist) -> None:
             if "oldSelf" in rule["rule"]:
                 continue  # transition rules run on updates only (Kubernetes "Transition rules"); these are creates
             counted[0] += 1
-            if not env.program(env.compile(rule["rule"])).evaluate({"self": celpy.json_to_cel(node)}):
+            if not program(rule["rule"]).evaluate({"self": celpy.json_to_cel(node)}):
                 failures.append(f"{where}: {rule['message']}")
         if isinstance(node, dict):
             for key, value in node.items():

@@ -284,9 +284,10 @@ def _admits(rules: list[dict[str, str]], pod_spec: dict[str, Any]) -> list[str]:
     """The messages of the rules ``pod_spec`` violates (empty: admitted), evaluated with a CEL interpreter."""
     import celpy
 
-    env = celpy.Environment()
+    from .cel import program
+
     activation = {"object": celpy.json_to_cel({"apiVersion": "v1", "kind": "Pod", "spec": pod_spec})}
-    return [r["message"] for r in rules if not env.program(env.compile(r["expression"])).evaluate(activation)]
+    return [r["message"] for r in rules if not program(r["expression"]).evaluate(activation)]
 
 
 @pytest.fixture(scope="module")
