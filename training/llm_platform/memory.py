@@ -50,6 +50,7 @@ llm_platform.bench`` measures the real one.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -551,14 +552,22 @@ def find_specs_file(start: Path | None = None) -> Path | None:
     return None
 
 
-def gpu_memory_gib(instance_type: str, specs_file: Path | None = None) -> tuple[float, int]:
-    """(memory of one GPU in GiB, GPUs) of ``instance_type`` (EC2 or HyperPod ``ml.`` name) from the specs file."""
+@functools.lru_cache(maxsize=8)
+def _specs(path: str, mtime_ns: int) -> dict[str, Any]:
+    """The parsed specs file, once per file version (``mtime_ns`` is the key's part that changes with the file):
+    a preflight asks for every pool's instance type and the pure-Python parse took 0.2 s each time."""
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(Path(path).read_text(), Loader=loader)
+
+
+def gpu_memory_gib(instance_type: str, specs_file: Path | None = None) -> tuple[float, int]:
+    """(memory of one GPU in GiB, GPUs) of ``instance_type`` (EC2 or HyperPod ``ml.`` name) from the specs file."""
     path = specs_file or find_specs_file()
     if path is None:
         raise ValueError("config/data/instance_specs.yaml not found; run from the platform's checkout")
-    data = yaml.safe_load(Path(path).read_text())
+    data = _specs(str(path), Path(path).stat().st_mtime_ns)
     spec = data.get("gpu", {}).get(instance_type.removeprefix("ml."))
     if not spec:
         raise ValueError(f"{instance_type!r} is not a GPU instance type of {path}; known: {', '.join(data['gpu'])}")
