@@ -5,6 +5,7 @@ tests/serve_e2e.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -29,9 +30,10 @@ p = argparse.ArgumentParser()
 for flag in ("--model-path", "--served-model-name", "--host", "--port"):
     p.add_argument(flag)
 a = p.parse_args()
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\t" in line)
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body = json.dumps({"path": self.path, "argv": sys.argv[1:]}).encode()
+        body = json.dumps({"path": self.path, "argv": sys.argv[1:], "blocked": status["SigBlk"].strip()}).encode()
         self.send_response(200); self.end_headers(); self.wfile.write(body)
     def log_message(self, *args):
         pass
@@ -109,6 +111,9 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         server = int(re.search(r"PID (\d+)", lines[-1]).group(1))
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
             assert r.status == 200
+            blocked = int(json.loads(r.read())["blocked"], 16)  # the server's signal mask (/proc/<pid>/status)
+        # llmft's parent blocked the stop signals; the server must not inherit that, or it could only be SIGKILLed
+        assert not blocked & (1 << (signal.SIGTERM - 1) | 1 << (signal.SIGINT - 1)), f"SigBlk {blocked:x}"
         os.kill(proc.pid, signum)  # the signal reaches llmft only: it must stop the server itself
         assert proc.wait(timeout=60) == 0  # a bound, not a speed: llmft's own stop gives the server 10 s
         time.sleep(0.2)
