@@ -100,6 +100,7 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "training")])},  # this checkout's
         preexec_fn=inherited,
     )
+    server = None
     try:
         lines = []
         deadline = time.monotonic() + 30
@@ -122,3 +123,13 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+        _kill_stub(server)  # a failed assertion must not leave the server behind
+
+
+def _kill_stub(pid: int | None) -> None:
+    """SIGKILL to the stub server's PID if it is still that server (a blocked SIGTERM would not stop it)."""
+    try:
+        if pid and b"llm_platform.serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGKILL)
+    except (FileNotFoundError, ProcessLookupError):
+        pass
