@@ -299,16 +299,19 @@ def run_serve(
         return 1
     cmd = serve_command(Path(model_dir), served_name, port, python or sys.executable, digest)
     print(f"llmft: serving {served_name} locally:\n  {' '.join(cmd)}", file=sys.stderr, flush=True)
-    try:
-        proc = subprocess.Popen(cmd, env=env)
-    except FileNotFoundError:
-        print(
-            f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package",
-            file=sys.stderr,
-        )
-        return 2
+    # before the server starts: it inherits the signal mask (unblocked here) and, for our handlers, the default
+    # dispositions, so the SIGTERM of `stop` ends it at once instead of waiting out the grace period for SIGKILL
     previous = _signals_interrupt()
+    proc: subprocess.Popen | None = None
     try:
+        try:
+            proc = subprocess.Popen(cmd, env=env)
+        except FileNotFoundError:
+            print(
+                f"llmft: {cmd[0]} not found; pass --python with an interpreter that has the training package",
+                file=sys.stderr,
+            )
+            return 2
         if not wait_healthy(proc, port, start_timeout):
             print(
                 f"llmft: the server of {served_name} did not become healthy (exit code {proc.poll()})", file=sys.stderr
@@ -324,7 +327,8 @@ def run_serve(
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (_signals_interrupt)
         return 0
     finally:
-        stop(proc)
+        if proc is not None:
+            stop(proc)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 

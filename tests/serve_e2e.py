@@ -126,25 +126,16 @@ def _start_serving(pipeline, *, env: dict[str, str], port: int) -> subprocess.Po
 
 
 def _serve_and_call(pipeline, name: str) -> dict:
-    """Serve the model, run the OpenAI client against it, stop the server: the client's findings."""
-    from .test_pipeline_e2e import TRAIN_PYTHON
-
+    """Serve the model, run the OpenAI client against it (in the module's training interpreter, tests/train_python.py:
+    one process start fewer), stop the server: the client's findings."""
     port = _free_port()
     env = {**pipeline["env"], "HOME": os.environ.get("HOME", "/tmp")}
     llmft = _start_serving(pipeline, env=env, port=port)
     try:
         assert wait_healthy(llmft, port, timeout=180), llmft.stderr.read() if llmft.poll() is not None else ""
         base = f"http://127.0.0.1:{port}"
-        proc = subprocess.run(
-            [str(TRAIN_PYTHON), "-c", CLIENT, base, name, HEALTH_PATH, METRICS_PATH],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr[-4000:]
-        out = json.loads(proc.stdout.splitlines()[-1])
+        printed = pipeline["train_python"].run(CLIENT, base, name, HEALTH_PATH, METRICS_PATH, timeout=120)
+        out = json.loads(printed.splitlines()[-1])
     finally:
         llmft.send_signal(signal.SIGINT)  # llmft stops its server by PID (llmft.local.run_serve)
         try:

@@ -5,6 +5,7 @@ tests/serve_e2e.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -29,9 +30,10 @@ p = argparse.ArgumentParser()
 for flag in ("--model-path", "--served-model-name", "--host", "--port"):
     p.add_argument(flag)
 a = p.parse_args()
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\t" in line)
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body = json.dumps({"path": self.path, "argv": sys.argv[1:]}).encode()
+        body = json.dumps({"path": self.path, "argv": sys.argv[1:], "blocked": status["SigBlk"].strip()}).encode()
         self.send_response(200); self.end_headers(); self.wfile.write(body)
     def log_message(self, *args):
         pass
@@ -98,6 +100,7 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "training")])},  # this checkout's
         preexec_fn=inherited,
     )
+    server = None
     try:
         lines = []
         deadline = time.monotonic() + 30
@@ -109,6 +112,9 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         server = int(re.search(r"PID (\d+)", lines[-1]).group(1))
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
             assert r.status == 200
+            blocked = int(json.loads(r.read())["blocked"], 16)  # the server's signal mask (/proc/<pid>/status)
+        # llmft's parent blocked the stop signals; the server must not inherit that, or it could only be SIGKILLed
+        assert not blocked & (1 << (signal.SIGTERM - 1) | 1 << (signal.SIGINT - 1)), f"SigBlk {blocked:x}"
         os.kill(proc.pid, signum)  # the signal reaches llmft only: it must stop the server itself
         assert proc.wait(timeout=60) == 0  # a bound, not a speed: llmft's own stop gives the server 10 s
         time.sleep(0.2)
@@ -117,3 +123,13 @@ def test_run_serve_waits_for_health_and_stops_the_server_by_pid_on_ctrl_c_or_sig
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+        _kill_stub(server)  # a failed assertion must not leave the server behind
+
+
+def _kill_stub(pid: int | None) -> None:
+    """SIGKILL to the stub server's PID if it is still that server (a blocked SIGTERM would not stop it)."""
+    try:
+        if pid and b"llm_platform.serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGKILL)
+    except (FileNotFoundError, ProcessLookupError):
+        pass

@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ import yaml
 
 from .conftest import ROOT
 from .test_mlflow_server_e2e import _start_tasks, _team_users, stack  # noqa: F401 - `stack` is a fixture
+from .train_python import TrainPython
 
 pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"
 
@@ -113,18 +115,18 @@ def _llmft(spec: Path, fsx: Path, env: dict[str, str], *extra: str, timeout: int
     return proc
 
 
-def _in_train_venv(code: str, *args: str) -> str:
-    proc = subprocess.run(
-        [str(TRAIN_PYTHON), "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=TINY,
-        env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(TINY)},
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
-    return proc.stdout
+@pytest.fixture(scope="module")
+def train_python(tmp_path_factory) -> Iterator[TrainPython]:
+    """The module's one training interpreter (tests/train_python.py): the tiny model built, the merged model loaded
+    and OpenAI's client run in one start of torch and transformers instead of three."""
+    if not TRAIN_PYTHON.exists():
+        pytest.fail(f"{TRAIN_PYTHON} is missing: run `make install`")
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(TINY)}
+    helper = TrainPython(TRAIN_PYTHON, cwd=TINY, env=env, log=tmp_path_factory.mktemp("train-python") / "log")
+    try:
+        yield helper
+    finally:
+        helper.close()
 
 
 MAKE_INPUTS = """
@@ -176,17 +178,20 @@ class Mlflow:
 
 
 @pytest.fixture(scope="module")
-def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imported fixture
-    if not TRAIN_PYTHON.exists():
-        pytest.fail(f"{TRAIN_PYTHON} is missing: run `make install`")
+def pipeline(stack, train_python: TrainPython, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - imported fixture
     tmp = tmp_path_factory.mktemp("pipeline")
     fsx = tmp / "fsx"
     plain, _ = stack["task"].environment()
-    # The MLflow client here reaches the task directly, not through the load balancer's name: add 127.0.0.1.
+    # The MLflow client here reaches the task directly, not through the load balancer's name: add 127.0.0.1. One
+    # server worker: the pipeline's steps call it one at a time, and each worker process imports MLflow's server
+    # (CPU the assertions here do not need; the deployed worker count is tests/test_mlflow_server_e2e.py's).
     ports = _start_tasks(
         stack,
         ["pipeline"],
-        overrides={"MLFLOW_SERVER_ALLOWED_HOSTS": plain["MLFLOW_SERVER_ALLOWED_HOSTS"] + ",127.0.0.1:*"},
+        overrides={
+            "MLFLOW_SERVER_ALLOWED_HOSTS": plain["MLFLOW_SERVER_ALLOWED_HOSTS"] + ",127.0.0.1:*",
+            "MLFLOW_WORKERS": "1",
+        },
     )
     user, password = _team_users(stack)[TEAM]
     env = {
@@ -216,7 +221,7 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
     download = yaml.safe_load((EXAMPLES / "01-download-model.yaml").read_text())
     model_dir = fsx / "models" / download["model"].rsplit("/", 1)[-1]
     started = time.monotonic()
-    _in_train_venv(MAKE_INPUTS, str(model_dir), str(fsx / "raw"))
+    train_python.run(MAKE_INPUTS, str(model_dir), str(fsx / "raw"))
     timings["tiny model"] = time.monotonic() - started
     step("download --check", _spec(tmp, "01-download-model.yaml"), "--check")
     # 2-3. prepare-data on local samples in the sources' formats
@@ -256,6 +261,7 @@ def pipeline(stack, tmp_path_factory) -> dict[str, Any]:  # noqa: F811 - the imp
         "grpo": grpo,
         "timings": timings,
         "env": env,
+        "train_python": train_python,
     }
 
 
@@ -300,7 +306,7 @@ def test_spec_to_registered_model(pipeline) -> None:
 
 def test_the_merged_model_loads(pipeline) -> None:
     merged = pipeline["fsx"] / "checkpoints/medical-sft/merged"
-    out = json.loads(_in_train_venv(LOAD_MERGED, str(merged)).splitlines()[-1])
+    out = json.loads(pipeline["train_python"].run(LOAD_MERGED, str(merged)).splitlines()[-1])
     assert out == {"layers": 2, "finite": True, "lora": False}
 
 
