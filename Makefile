@@ -128,11 +128,15 @@ gitops: install-synth
 	$(PY) -m tools.gitops --env $(ENV) --repo $(GITOPS_REPO) --outputs $(GITOPS_OUTPUTS) $(if $(WRITE),--write)
 
 # Two workers: every synth-dependent test runs on one of them (see tests/conftest.py), the rest on both.
+# The training suite runs after it on an otherwise idle machine: two workers as well, each test file on one of them
+# (--dist loadfile: a module's fixtures -- the tiny fine-tune, the served model -- are built once, not per worker);
+# measured in docs/testing.md "Speed".
+TRAIN_XDIST := -n 2 --dist loadfile
 test: install-test
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -n 2 --dist loadgroup
-	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q $(TRAIN_XDIST)
 
 # The fast loop while editing (docs/testing.md "Tiers"): ruff and the `unit` tier of both suites (no synthesis, no
 # process of ours). `make test` runs every tier and is what CI runs.
@@ -153,7 +157,7 @@ snapshots: install-test
 
 # Only the training package's tests (tiny model on CPU, VeRL config checks).
 test-training: $(TRAIN_VENV)/.installed
-	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q
+	cd training && ../$(TRAIN_VENV)/bin/python -m pytest -q $(TRAIN_XDIST)
 
 cost: synth
 	$(PY) -m tools.cost --env $(ENV)

@@ -182,10 +182,11 @@ def _main_suite_rows(rows: list[str], *, python: str) -> None:
 
 
 def _training_suite_rows(rows: list[str]) -> None:
-    """Append the training package's suite time."""
-    train_s, train_summary = suite([str(TRAIN_PYTHON), "-m", "pytest", "-q"], cwd=ROOT / "training")
+    """Append the training package's suite time, run as `make test` runs it (two workers, one per test file)."""
+    cmd = [str(TRAIN_PYTHON), "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile"]
+    train_s, train_summary = suite(cmd, cwd=ROOT / "training")
     rows.append(
-        f"training suite:                       {train_s:7.2f} s   (before: "
+        f"training suite (pytest -n 2):         {train_s:7.2f} s   (before: "
         f"{BEFORE['training_suite_s']:.0f} s) {train_summary}"
     )
 

@@ -23,6 +23,34 @@ def _restore_umask():
     os.umask(old)
 
 
+@pytest.fixture(scope="session")
+def workspace(tmp_path_factory):
+    """/fsx stand-in: models/, datasets/, checkpoints/ under a temp dir; a tiny model and prepared data. Built once
+    per session and shared by test_sft and test_preemption, which write only below their own output folders."""
+    from llm_platform import prepare_data
+    from tiny import build_model, medical_rows, write_jsonl
+
+    root = tmp_path_factory.mktemp("fsx")
+    rows = medical_rows(24)
+    corpus = [
+        prepare_data.R1_PROMPT.format(question=r["Question"])
+        + " "
+        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
+        for r in rows
+    ]
+    model = build_model(root / "models/tiny", corpus)
+    prepare_data.prepare(
+        prepare_data.PrepareConfig(
+            source=str(write_jsonl(root / "medical.jsonl", rows)),
+            format="sft-r1",
+            tokenizer_path=str(model),
+            output_dir=str(root / "datasets/medical"),
+            test_size=0.25,
+        )
+    )
+    return root
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Test tiers (docs/testing.md "Tiers"): a module that trains or serves the tiny model or starts processes says
     `pytestmark = pytest.mark.e2e`; every other test is `unit` (`make test-fast` runs those)."""

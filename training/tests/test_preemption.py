@@ -21,7 +21,6 @@ from llm_platform.preemption import (
     Watchdog,
     grace_seconds,
 )
-from test_sft import workspace  # noqa: F401 - the fixture: the tiny model and its prepared data
 
 
 class Clock:
@@ -178,10 +177,10 @@ def _final(out: Path) -> tuple[list[float], dict]:
 
 
 @pytest.mark.e2e
-def test_a_run_preempted_by_sigterm_resumes_to_the_same_weights_and_losses(workspace: Path) -> None:  # noqa: F811
+def test_a_run_preempted_by_sigterm_resumes_to_the_same_weights_and_losses(workspace: Path) -> None:
     import torch
 
-    root = workspace  # the tiny model and its prepared data (test_sft's workspace)
+    root = workspace  # the tiny model and its prepared data (conftest.py, shared with test_sft)
     whole, interrupted = root / "checkpoints/whole", root / "checkpoints/preempted"
     code, log = _torchrun(_sft_file(root, whole))
     assert code == 0, log[-3000:]

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_platform import prepare_data, sft, sft_tracking
-from tiny import build_model, medical_rows, write_jsonl
+from llm_platform import sft, sft_tracking
 
 pytestmark = pytest.mark.e2e  # trains/serves the tiny model or starts processes (docs/testing.md "Tiers")
 
@@ -38,30 +37,6 @@ class CrashAt:
     def on_step_end(self, args, state, control, **kw):
         if state.global_step == self.step:
             raise RuntimeError(f"simulated node failure at step {self.step}")
-
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    """/fsx stand-in: models/, datasets/, checkpoints/ under a temp dir; a tiny model and prepared data."""
-    root = tmp_path_factory.mktemp("fsx")
-    rows = medical_rows(24)
-    corpus = [
-        prepare_data.R1_PROMPT.format(question=r["Question"])
-        + " "
-        + prepare_data.R1_RESPONSE.format(reasoning=r["Complex_CoT"], answer=r["Response"])
-        for r in rows
-    ]
-    model = build_model(root / "models/tiny", corpus)
-    prepare_data.prepare(
-        prepare_data.PrepareConfig(
-            source=str(write_jsonl(root / "medical.jsonl", rows)),
-            format="sft-r1",
-            tokenizer_path=str(model),
-            output_dir=str(root / "datasets/medical"),
-            test_size=0.25,
-        )
-    )
-    return root
 
 
 def sft_config(root: Path, **overrides) -> dict:
