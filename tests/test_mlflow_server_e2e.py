@@ -11,6 +11,7 @@ refused, the new one works, the schema is at head again and the runs are still t
 
 The task definition comes from the prod MLflow snapshot, which tests/test_snapshots.py proves equal to this run's
 synthesis; so this test needs no synthesis of its own. Every process it starts is stopped by its process group id.
+The tests share PostgreSQL, moto, the tasks and one tool process (docs/testing.md, "Speed comes from sharing work").
 """
 
 from __future__ import annotations
