@@ -17,6 +17,8 @@ Subcommands (JSON on stdout):
   for the step file's gated version, the gate's metric scored ``score``, the weights judged in ``weights dir``, with
   the user of ``E2E_CHECK_USERNAME``/``_PASSWORD``; prints the verdict and the step's messages.
 - ``interpreter-is-public`` (run by `make install` with the interpreter it picked): exit 0 if every user can run it.
+- ``serve``: the subcommands above but ``train-steps``, one per stdin line, each answered on one stdout line, all in
+  this one process (the test starts it once per module: MLflow's import is ~2.5 s of CPU); see :func:`serve`.
 - ``train-steps <tracking URI> <Host header> <team> <first> <last> <step seconds> <resume file>``: a training
   loop's MLflow side (llm_platform.mlflow_utils from this tree's training/, as the sft callback uses it) with the
   team's user: starts the run (or reopens the one the resume file names, as a restarted pod does), logs a loss per
@@ -31,20 +33,34 @@ import os
 import sys
 from pathlib import Path
 
+_HOSTS: dict[str, str] = {}
+"""Tracking URI -> the load balancer's Host header its requests carry (one entry per server a call named)."""
+
 
 def _send_host_header(tracking_uri: str, host: str) -> None:
     """Requests to the tracking server carry the load balancer's Host header (the server's --allowed-hosts);
-    presigned S3 URLs go out untouched, like from a pod."""
+    presigned S3 URLs go out untouched, like from a pod. Patched once per process (``serve`` runs many calls)."""
     import requests
 
-    original = requests.Session.request
+    if not _HOSTS:
+        original = requests.Session.request
 
-    def request(self, method, url, *args, **kwargs):
-        if str(url).startswith(tracking_uri):
-            kwargs["headers"] = {**(kwargs.get("headers") or {}), "Host": host}
-        return original(self, method, url, *args, **kwargs)
+        def request(self, method, url, *args, **kwargs):
+            for uri, name in _HOSTS.items():
+                if str(url) == uri or str(url).startswith(uri.rstrip("/") + "/"):
+                    kwargs["headers"] = {**(kwargs.get("headers") or {}), "Host": name}
+                    break
+            return original(self, method, url, *args, **kwargs)
 
-    requests.Session.request = request
+        requests.Session.request = request
+    _HOSTS[tracking_uri] = host
+
+
+def _import_training() -> None:
+    """This tree's training/ first on the path (the package the job images install)."""
+    training = str(Path(__file__).resolve().parents[1] / "training")
+    if training not in sys.path:
+        sys.path.insert(0, training)
 
 
 def log_runs(tracking_uri: str, host: str, workdir: str, teams: list[str]) -> dict:
@@ -90,7 +106,7 @@ def train_steps(
     import time
 
     _send_host_header(tracking_uri, host)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    _import_training()
     import mlflow
     from llm_platform import mlflow_utils
 
@@ -123,7 +139,7 @@ def promotion_check(tracking_uri: str, host: str, endpoint: str) -> dict:
     import io
 
     _send_host_header(tracking_uri, host)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    _import_training()
     from llm_platform import promotion_check as check
 
     os.environ["MLFLOW_TRACKING_URI"] = tracking_uri
@@ -142,7 +158,7 @@ def record_verdict(tracking_uri: str, host: str, step_file: str, weights: str, s
     import yaml
 
     _send_host_header(tracking_uri, host)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    _import_training()
     from llm_platform import evaluate
 
     os.environ["MLFLOW_TRACKING_URI"] = tracking_uri
@@ -199,25 +215,62 @@ def interpreter_is_public() -> bool:
     return bool(prefix.stat().st_mode & stat.S_IROTH)
 
 
+def run(command: str, args: list[str]) -> dict:
+    """One subcommand's result (every subcommand but ``interpreter-is-public`` and ``serve``)."""
+    if command == "log-runs":
+        return log_runs(args[0], args[1], args[2], args[3:])
+    if command == "train-steps":
+        return train_steps(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6])
+    if command == "promotion-check":
+        return promotion_check(args[0], args[1], args[2])
+    if command == "record-verdict":
+        return record_verdict(args[0], args[1], args[2], args[3], float(args[4]))
+    if command == "schema":
+        return schema(args[0])
+    if command == "downgrade":
+        return downgrade(args[0], int(args[1]))
+    raise SystemExit(f"unknown command {command!r}")
+
+
+def serve() -> None:
+    """Run one request per stdin line (``{"args": [command, ...], "env": {...}}``) and answer each with one stdout
+    line (``{"result": ...}`` or ``{"error": traceback}``): the test's calls share this process, so MLflow is
+    imported once, not once per call. Each call runs with the process's environment plus its ``env`` and leaves
+    neither them nor a tracking URI behind (MLflow reads credentials and retries from the environment per request:
+    mlflow/utils/credentials.py ``get_default_host_creds``); what a call prints goes to stderr. ``train-steps``, a
+    job that tests kill, is never served here."""
+    import contextlib
+    import traceback
+
+    answers = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        saved = dict(os.environ)
+        os.environ.update(request.get("env", {}))
+        try:
+            if request["args"][0] == "train-steps":
+                raise SystemExit("train-steps is a job of its own: run it as a process")
+            with contextlib.redirect_stdout(sys.stderr):
+                answer = {"result": run(request["args"][0], request["args"][1:])}
+        except BaseException:  # noqa: BLE001 - SystemExit too: the answer carries it, the next call still runs
+            answer = {"error": traceback.format_exc()}
+        finally:
+            if "mlflow" in sys.modules:
+                sys.modules["mlflow"].set_tracking_uri(None)  # log-runs sets it; the next call reads its env
+            os.environ.clear()
+            os.environ.update(saved)
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+
+
 def main(argv: list[str]) -> None:
     command, args = argv[0], argv[1:]
     if command == "interpreter-is-public":
         raise SystemExit(0 if interpreter_is_public() else 1)
-    if command == "log-runs":
-        result = log_runs(args[0], args[1], args[2], args[3:])
-    elif command == "train-steps":
-        result = train_steps(args[0], args[1], args[2], int(args[3]), int(args[4]), float(args[5]), args[6])
-    elif command == "promotion-check":
-        result = promotion_check(args[0], args[1], args[2])
-    elif command == "record-verdict":
-        result = record_verdict(args[0], args[1], args[2], args[3], float(args[4]))
-    elif command == "schema":
-        result = schema(args[0])
-    elif command == "downgrade":
-        result = downgrade(args[0], int(args[1]))
-    else:
-        raise SystemExit(f"unknown command {command!r}")
-    print(json.dumps(result))
+    if command == "serve":
+        serve()
+        return
+    print(json.dumps(run(command, args)))
 
 
 if __name__ == "__main__":

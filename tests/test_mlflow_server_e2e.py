@@ -11,12 +11,14 @@ refused, the new one works, the schema is at head again and the runs are still t
 
 The task definition comes from the prod MLflow snapshot, which tests/test_snapshots.py proves equal to this run's
 synthesis; so this test needs no synthesis of its own. Every process it starts is stopped by its process group id.
+The tests share PostgreSQL, moto, the tasks and one tool process (docs/testing.md, "Speed comes from sharing work").
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import secrets
 import shutil
@@ -26,6 +28,7 @@ import string
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +41,12 @@ import requests
 
 from .conftest import ROOT
 
-pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"
+pytestmark = [pytest.mark.e2e]  # docs/testing.md "Tiers"
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Under `make test` (`-n 2 --dist loadgroup`) every test of this module runs on one worker, so PostgreSQL, moto
+    # and the tasks the tests share start once (xdist sets PYTEST_XDIST_WORKER in a worker before it collects,
+    # xdist/remote.py; without xdist the mark is not registered, and --strict-markers would refuse it).
+    pytestmark.append(pytest.mark.xdist_group("mlflow-e2e"))
 
 MLFLOW_VENV = ROOT / ".mlflow-venv"
 PRIVATE_PYTHON = ROOT / ".mlflow-python"
@@ -489,25 +497,68 @@ def _team_users(stack: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return users
 
 
+TOOL_TIMEOUT_S = 120.0
+"""The longest one call of the tool may take (each is a few requests; a loaded CI machine is slow)."""
+
+
+class _ToolProcess:
+    """tests/mlflow_e2e_tool.py ``serve`` with the image's MLflow: one process for every tool call of the module
+    (MLflow's import is ~2.5 s of CPU, once instead of once per call), stopped by its process group id with the
+    others. Each call's ``env`` is set for that call only, as a process of its own would have it."""
+
+    def __init__(self, stack: dict[str, Any]) -> None:
+        self.procs: Processes = stack["procs"]
+        log = open(self.procs.logs / "tool.log", "ab")  # noqa: SIM115 - closed with the process
+        self.proc = subprocess.Popen(
+            [str(PYTHON), str(TOOL), "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            start_new_session=True,
+            cwd=stack["work"],
+            env={
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(stack["work"]),
+                "MLFLOW_DISABLE_TELEMETRY": "true",
+                "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
+                **stack["aws"],
+            },
+        )
+        log.close()
+        self.procs.running["tool"] = self.proc
+        self.answers: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.answers.put(line)
+        self.answers.put(None)  # the process ended
+
+    def call(self, args: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
+        self.proc.stdin.write(json.dumps({"args": list(args), "env": env}) + "\n")
+        self.proc.stdin.flush()
+        try:
+            line = self.answers.get(timeout=TOOL_TIMEOUT_S)
+        except queue.Empty:
+            line = None
+        if line is None:
+            self.procs.stop("tool")
+            what = f"tool {args[0]}: no answer (it exited, or {TOOL_TIMEOUT_S:.0f} s passed)"
+            raise AssertionError(f"{what}\n{self.procs.log('tool')[-3000:]}")
+        answer = json.loads(line)
+        assert "error" not in answer, f"tool {args[0]}:\n{answer['error']}\n{self.procs.log('tool')[-3000:]}"
+        return answer["result"]
+
+
 def _tool(stack: dict[str, Any], *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    proc = subprocess.run(
-        [str(PYTHON), str(TOOL), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        cwd=stack["work"],
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(stack["work"]),
-            "MLFLOW_DISABLE_TELEMETRY": "true",
-            "MLFLOW_S3_ENDPOINT_URL": stack["s3_endpoint"],
-            **stack["aws"],
-            **(env or {}),
-        },
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])
+    """The result of one tool subcommand (not ``train-steps``: a job runs as a process of its own)."""
+    tool: _ToolProcess | None = stack.get("tool")
+    if tool is None or tool.proc.poll() is not None:
+        if tool is not None and "tool" in stack["procs"].running:
+            stack["procs"].stop("tool")  # it died: reaped, and a new one takes the call
+        stack["tool"] = tool = _ToolProcess(stack)
+    return tool.call(args, env or {})
 
 
 def _tracking_uri_sqlalchemy(stack: dict[str, Any], database: str) -> str:
@@ -764,7 +815,8 @@ def _assert_sharing(u: _Users, api: Api, *, b_exp: str, b_run: str) -> None:
 
 def _next_release(u: _Users, runs: dict[str, Any]) -> None:
     """Next release: a rotated admin password and an older schema; two tasks start at once again, one upgrades, and
-    runs and permissions survive. Leaves task-4 running for the tests below."""
+    runs and permissions survive. Leaves task-4 (the ``task`` fixture) and task-3 (a spare, :func:`_spare_task`)
+    running for the tests below: a task start is ~15 s of CPU."""
     stack = u.stack
     procs: Processes = stack["procs"]
     b_run = runs[u.team_b]["run_id"]
@@ -789,8 +841,8 @@ def _next_release(u: _Users, runs: dict[str, Any]) -> None:
     assert (
         api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={runs[u.team_a]['run_id']}", auth=u.user_b).status_code == 403
     ), "permissions survive the restart"
-    procs.stop("task-3")
-    stack["warm_task"] = ("task-4", ports["task-4"])  # the tests below reuse it (a task start is 10-20 s here)
+    stack["warm_task"] = ("task-4", ports["task-4"])  # the tests below reuse it
+    stack.setdefault("spares", []).append(("task-3", ports["task-3"]))  # a test that kills a server takes it
 
 
 def test_mlflow_server_end_to_end(stack: dict[str, Any]) -> None:
@@ -1307,20 +1359,45 @@ class _HeldLock:
                 self.proc.wait(10)
 
 
-def test_a_held_lock_is_a_bounded_error_and_never_a_phantom(stack: dict[str, Any]) -> None:
+LOCK_TASK_OVERRIDES = {
+    "MLFLOW_DB_LOCK_TIMEOUT_MS": "1000",
+    "MLFLOW_DB_STATEMENT_TIMEOUT_MS": "3000",
+    "MLFLOW_REQUEST_TIMEOUT_S": "20",
+    "MLFLOW_WORKERS": "1",  # /health and the write see the same worker's stall watch
+}
+"""The held-lock test's task: short timeouts so the test is short (prod's are the entry point's defaults)."""
+
+
+@pytest.fixture(scope="module")
+def lock_task(stack: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A task with :data:`LOCK_TASK_OVERRIDES` on the module's database: the held-lock test's, and the server the
+    outage test's job resumes on (any task of the database serves a run; one start instead of two)."""
+    plain, _ = stack["task"].environment()
+    port = _start_tasks(stack, ["task-lock"], LOCK_TASK_OVERRIDES)["task-lock"]
+    yield {"name": "task-lock", "port": port, "host": plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]}
+    if "task-lock" in stack["procs"].running:
+        stack["procs"].stop("task-lock")
+
+
+def _spare_task(stack: dict[str, Any], name: str) -> tuple[str, int]:
+    """(name, port) of a running task with prod's settings that no test uses any more (task-3, which the end-to-end
+    test leaves), for a test that kills it; ``name`` started now when there is none."""
+    procs: Processes = stack["procs"]
+    spares = stack.setdefault("spares", [])
+    while spares:
+        spare, port = spares.pop()
+        if spare in procs.running and procs.running[spare].poll() is None:
+            return spare, port
+    return name, _start_tasks(stack, [name])[name]
+
+
+def test_a_held_lock_is_a_bounded_error_and_never_a_phantom(stack: dict[str, Any], lock_task: dict[str, Any]) -> None:
     """A migration-like ACCESS EXCLUSIVE lock on ``params``: a write fails with PostgreSQL's lock timeout (a clean
     5xx with a reference, no internals) instead of waiting for the lock; /health reports the stall; after the lock
     is gone the write is not there (it was rolled back, not delayed), and its retry lands once. Short timeouts so
-    the test is short; prod's are the entry point's defaults."""
-    plain, _ = stack["task"].environment()
-    overrides = {
-        "MLFLOW_DB_LOCK_TIMEOUT_MS": "1000",
-        "MLFLOW_DB_STATEMENT_TIMEOUT_MS": "3000",
-        "MLFLOW_REQUEST_TIMEOUT_S": "20",
-        "MLFLOW_WORKERS": "1",  # /health and the write see the same worker's stall watch
-    }
-    port = _start_tasks(stack, ["task-lock"], overrides)["task-lock"]
-    api = Api(port, plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0])
+    the test is short (:data:`LOCK_TASK_OVERRIDES`); prod's are the entry point's defaults."""
+    port = lock_task["port"]
+    api = Api(port, lock_task["host"])
     (team, user) = sorted(_team_users(stack).items())[0]
     exp = api.call("POST", "/api/2.0/mlflow/experiments/create", auth=user, json={"name": f"{team}/held-lock"})
     assert exp.status_code == 200, exp.text
@@ -1334,23 +1411,20 @@ def test_a_held_lock_is_a_bounded_error_and_never_a_phantom(stack: dict[str, Any
         health = requests.get(f"http://127.0.0.1:{port}/health", timeout=10)
     finally:
         lock.release()
-    try:
-        assert refused.status_code >= 500, refused.text
-        assert "reference" in refused.json()["message"] and not INTERNAL_WORDS.search(refused.text), refused.text
-        assert health.status_code == 503 and "stalled" in health.json()["message"], health.text
-        params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]
-        assert "held" not in {p["key"] for p in params.get("params", [])}, "the refused write landed later"
-        again = api.call("POST", "/api/2.0/mlflow/runs/log-parameter", auth=user, json=param)
-        assert again.status_code == 200, again.text
-        params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]["params"]
-        assert [p["value"] for p in params if p["key"] == "held"] == ["1"]
-        log = stack["procs"].log("task-lock")
-        assert "lock timeout" in log, "the server log has the original error"
-        teams = len(_team_users(stack))
-        assert f"service credentials: {teams} team user(s) checked without scrypt" in log, log[-3000:]
-        _check_service_credentials_are_revoked_with_the_password(stack, api, team, user)
-    finally:
-        stack["procs"].stop("task-lock")
+    assert refused.status_code >= 500, refused.text
+    assert "reference" in refused.json()["message"] and not INTERNAL_WORDS.search(refused.text), refused.text
+    assert health.status_code == 503 and "stalled" in health.json()["message"], health.text
+    params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]
+    assert "held" not in {p["key"] for p in params.get("params", [])}, "the refused write landed later"
+    again = api.call("POST", "/api/2.0/mlflow/runs/log-parameter", auth=user, json=param)
+    assert again.status_code == 200, again.text
+    params = api.call("GET", f"/api/2.0/mlflow/runs/get?run_id={run}", auth=user).json()["run"]["data"]["params"]
+    assert [p["value"] for p in params if p["key"] == "held"] == ["1"]
+    log = stack["procs"].log(lock_task["name"])
+    assert "lock timeout" in log, "the server log has the original error"
+    teams = len(_team_users(stack))
+    assert f"service credentials: {teams} team user(s) checked without scrypt" in log, log[-3000:]
+    _check_service_credentials_are_revoked_with_the_password(stack, api, team, user)
 
 
 def _check_service_credentials_are_revoked_with_the_password(
@@ -1372,40 +1446,41 @@ def _check_service_credentials_are_revoked_with_the_password(
         assert restored.status_code == 200, restored.text
 
 
-def test_points_of_a_job_killed_during_an_outage_land_once_after_the_resume(stack: dict[str, Any]) -> None:
+def test_points_of_a_job_killed_during_an_outage_land_once_after_the_resume(
+    stack: dict[str, Any], lock_task: dict[str, Any]
+) -> None:
     """The report's case on the real server: the server is killed at step 12, the job is killed after step 30
-    (checkpoint at 20); a new task serves the same database and the restarted job replays 21-30 and goes on to 60.
-    Every step of the run's loss is there exactly once (before: 12 of 60)."""
+    (checkpoint at 20); another task serves the same database (the held-lock test's: any task of the database
+    serves the run) and the restarted job replays 21-30 and goes on to 60. Every step of the run's loss is there
+    exactly once (before: 12 of 60)."""
     plain, _ = stack["task"].environment()
     host = plain["MLFLOW_SERVER_ALLOWED_HOSTS"].split(",")[0]
     procs, teams = stack["procs"], _team_users(stack)
     resume = stack["work"] / "spool-job" / "mlflow_run_id"
     resume.parent.mkdir()
-    first = {"port": _start_tasks(stack, ["task-spool-1"])["task-spool-1"], "host": host, "teams": teams}
+    name, port = _spare_task(stack, "task-spool-1")
+    first = {"port": port, "host": host, "teams": teams}
     job = _train_steps(first, stack, 1, 30, 0.05, resume)
     try:
         for line in job.stdout:
             if line.strip() == "step 12":
-                os.killpg(procs.running["task-spool-1"].pid, signal.SIGKILL)  # the server dies mid-run
+                os.killpg(procs.running[name].pid, signal.SIGKILL)  # the server dies mid-run
             if line.strip() == "step 30":
                 break
     finally:
         job.kill()  # the job dies too, before the server is back (kill -9: no exit handler runs)
         job.communicate(timeout=60)
-        procs.stop("task-spool-1")
-    second = {"port": _start_tasks(stack, ["task-spool-2"])["task-spool-2"], "host": host, "teams": teams}
-    try:
-        resumed = _train_steps(second, stack, 21, 60, 0.0, resume)
-        out, err = resumed.communicate(timeout=180)
-        assert resumed.returncode == 0, err[-3000:]
-        run_id = resume.read_text()
-        (_, user) = sorted(teams.items())[0]
-        history = (
-            Api(second["port"], host)
-            .call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss", auth=user)
-            .json()["metrics"]
-        )
-        assert sorted(m["step"] for m in history) == list(range(1, 61)), sorted(m["step"] for m in history)
-        assert "not acknowledged before the last process ended" in err, err[-3000:]
-    finally:
-        procs.stop("task-spool-2")
+        procs.stop(name)
+    second = {"port": lock_task["port"], "host": lock_task["host"], "teams": teams}
+    resumed = _train_steps(second, stack, 21, 60, 0.0, resume)
+    out, err = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0, err[-3000:]
+    run_id = resume.read_text()
+    (_, user) = sorted(teams.items())[0]
+    history = (
+        Api(second["port"], host)
+        .call("GET", f"/api/2.0/mlflow/metrics/get-history?run_id={run_id}&metric_key=loss", auth=user)
+        .json()["metrics"]
+    )
+    assert sorted(m["step"] for m in history) == list(range(1, 61)), sorted(m["step"] for m in history)
+    assert "not acknowledged before the last process ended" in err, err[-3000:]
