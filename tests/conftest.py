@@ -348,6 +348,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("delivery"))  # the delivery app, synthesized once, on one worker
         elif module is not None and module.__name__.endswith("test_pipeline_e2e"):
             item.add_marker(pytest.mark.xdist_group("pipeline-e2e"))  # its module fixture runs the pipeline once
+        elif module is not None and module.__name__.endswith("test_mlflow_server_e2e"):
+            item.add_marker(pytest.mark.xdist_group("mlflow-e2e"))  # PostgreSQL, moto and shared tasks start once
         elif "k8s_dist" in used:
             item.add_marker(pytest.mark.xdist_group("k8s-dist"))  # dist/<env>/ written once, on one worker
 

@@ -41,12 +41,7 @@ import requests
 
 from .conftest import ROOT
 
-pytestmark = [pytest.mark.e2e]  # docs/testing.md "Tiers"
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Under `make test` (`-n 2 --dist loadgroup`) every test of this module runs on one worker, so PostgreSQL, moto
-    # and the tasks the tests share start once (xdist sets PYTEST_XDIST_WORKER in a worker before it collects,
-    # xdist/remote.py; without xdist the mark is not registered, and --strict-markers would refuse it).
-    pytestmark.append(pytest.mark.xdist_group("mlflow-e2e"))
+pytestmark = pytest.mark.e2e  # docs/testing.md "Tiers"; one xdist worker runs the module (tests/conftest.py)
 
 MLFLOW_VENV = ROOT / ".mlflow-venv"
 PRIVATE_PYTHON = ROOT / ".mlflow-python"
