@@ -53,8 +53,14 @@ help:
 
 # `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
 # the test virtualenvs (checkov, the training stack with PyTorch, MLflow + PostgreSQL).
-install-synth: $(VENV)/.installed node_modules/.installed
-install-test: install-synth $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed $(MLFLOW_VENV)/.installed
+# The installs are independent downloads: `make test` runs them side by side (-j, each target's output kept together),
+# so a fresh clone waits for the longest (the training stack) rather than for their sum.
+INSTALL_SYNTH := $(VENV)/.installed node_modules/.installed
+INSTALL_TEST := $(INSTALL_SYNTH) $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed $(MLFLOW_VENV)/.installed
+install-synth:
+	@$(MAKE) --no-print-directory -j 2 --output-sync=target $(INSTALL_SYNTH)
+install-test:
+	@$(MAKE) --no-print-directory -j 5 --output-sync=target $(INSTALL_TEST)
 install: install-test
 
 # The training package goes in too (no dependencies): the job builders import llm_platform.grpo_config.
