@@ -8,6 +8,7 @@ templates instead, see test_cfn_lint.py). Results are cached by (env, overrides)
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import re
@@ -36,6 +37,14 @@ from config import CONFIG_DIR, EnvironmentConfig, known_environments, load_confi
 # Every environment config/ holds: a new config/<name>.yaml gets every check the shipped ones get (cfn-lint, checkov,
 # cdk-nag, CRD validation, snapshots, cost) without editing a test.
 DOCS = ROOT / "docs"
+
+
+@functools.cache
+def yaml_documents(path: Path) -> tuple[Any, ...]:
+    """The documents of the YAML file ``path``, parsed once per process with libyaml where PyYAML has it (the
+    vendored CRDs are up to 2.6 MB: the pure-Python parser took seconds for each). Shared: never change them."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple(d for d in yaml.load_all(Path(path).read_text(), Loader=loader) if d is not None)
 
 
 def doc_section(page: str, heading: str) -> str:

@@ -22,7 +22,7 @@ from cdk_constructs.compute.hyperpod_prerequisites import (
     health_monitoring_agent_image,
 )
 
-from .conftest import ROOT, Synth
+from .conftest import ROOT, Synth, yaml_documents
 from .helm_binary import helm_binary
 
 # The chart's CRDs, upstream bytes: PyTorchJob as AWS's HyperPod chart vendors it (aws/sagemaker-hyperpod-cli commit
@@ -292,7 +292,7 @@ def test_operators_run_on_system_nodes(rendered: list[dict[str, Any]]) -> None:
 
 
 def test_crds_are_the_hyperpod_vendored_ones() -> None:
-    crds = {p.name: yaml.safe_load_all(p.read_text()) for p in (CHART_DIR / "crds").glob("*.yaml")}
+    crds = {p.name: yaml_documents(p) for p in (CHART_DIR / "crds").glob("*.yaml")}
     names = {doc["metadata"]["name"] for docs in crds.values() for doc in docs if doc}
     assert names == {"pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org"}
 
@@ -316,7 +316,7 @@ def test_mpi_operator_is_a_version_kueue_supports(rendered: list[dict[str, Any]]
 
 
 def test_mpijob_crd_has_every_field_kueue_sets() -> None:
-    (crd,) = [d for d in yaml.safe_load_all((CHART_DIR / "crds" / "kubeflow.org_mpijobs.yaml").read_text()) if d]
+    (crd,) = yaml_documents(CHART_DIR / "crds" / "kubeflow.org_mpijobs.yaml")
     for version in crd["spec"]["versions"]:
         run_policy = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["runPolicy"]
         missing = [f for f in KUEUE_MPIJOB_RUN_POLICY_FIELDS if f not in run_policy["properties"]]

@@ -28,7 +28,7 @@ from k8s_charts.serving import PRODUCTION_TIERS, PROMOTION_NAMESPACE
 from k8s_charts.validation import CRD_DIR, crd_validators, embedded_pod_templates, validate, validators_from
 
 from .cel import program
-from .conftest import ENVIRONMENTS, Synth, config_with, raw_config
+from .conftest import ENVIRONMENTS, Synth, config_with, raw_config, yaml_documents
 from .guardrail_eval import TEAM_USER, request_of
 
 ENVS = ENVIRONMENTS
@@ -534,7 +534,7 @@ def test_kueue_crd_cel_rules_hold(dist) -> None:
 
     schemas = {}
     for path in CRD_DIR.glob("kueue.x-k8s.io_*.yaml"):
-        crd = yaml.safe_load(path.read_text())
+        (crd,) = yaml_documents(path)
         (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1beta2"]
         schemas[crd["spec"]["names"]["kind"]] = version["schema"]["openAPIV3Schema"]
 

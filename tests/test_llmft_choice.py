@@ -14,13 +14,11 @@ from k8s_charts.node_shapes import kinds_for, node_kinds
 from k8s_charts.validation import CRD_DIR
 from llmft.build import choose_instance
 
-from .conftest import config_with, raw_config
+from .conftest import config_with, raw_config, yaml_documents
 
 
 def _weight_order_in_crd() -> str:
-    import yaml
-
-    crd = yaml.safe_load((CRD_DIR / "karpenter.sh_nodepools.yaml").read_text())
+    (crd,) = yaml_documents(CRD_DIR / "karpenter.sh_nodepools.yaml")
     (version,) = [v for v in crd["spec"]["versions"] if v.get("storage")]
     return version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["weight"]["description"]
 

@@ -43,7 +43,7 @@ from k8s_charts.team_namespaces import OBJECT_QUOTA
 from k8s_charts.tiers import CPU_JOBS_TAINT
 from k8s_charts.values import team_group
 
-from .conftest import ENVIRONMENTS
+from .conftest import ENVIRONMENTS, yaml_documents
 from .guardrail_eval import admission_refusals, rbac_allows
 from .test_team_guardrails import examples, first, ns_labels, team_manifests
 
@@ -751,11 +751,9 @@ def production_refusals(env: str, obj: dict[str, Any] | None, **kw) -> list[str]
 
 def crd_spec_fields(kind_file: str) -> dict[str, dict[str, Any]]:
     """The top-level spec properties of a vendored CRD (k8s_charts/crds, upstream byte-for-byte: SOURCES.md)."""
-    import yaml
-
     import k8s_charts
 
-    crd = yaml.safe_load((Path(k8s_charts.__file__).parent / "crds" / kind_file).read_text())
+    (crd,) = yaml_documents(Path(k8s_charts.__file__).parent / "crds" / kind_file)
     (version,) = [v for v in crd["spec"]["versions"] if v["storage"]]
     return version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
 

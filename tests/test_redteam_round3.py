@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from .conftest import ENVIRONMENTS, ROOT
+from .conftest import ENVIRONMENTS, ROOT, yaml_documents
 from .guardrail_eval import admission_refusals
 from .test_serve import EXAMPLES, by_kind, plan_of
 from .test_team_guardrails import first, ns_labels, team_manifests
@@ -33,7 +32,7 @@ LOCKS = "mutexes and semaphores are its own namespace's"
 
 def synchronization_paths(crd: Path) -> list[list[str]]:
     """Every path to a ``synchronization`` property under ``spec`` of ``crd``'s schema (``[]`` for list items)."""
-    schema = yaml.safe_load(crd.read_text())["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    schema = yaml_documents(crd)[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     found: list[list[str]] = []
 
     def walk(node: dict[str, Any], path: list[str]) -> None:
