@@ -27,6 +27,12 @@ MLFLOW_PYTHON ?= $(shell for p in $(PYTHON) python$(MLFLOW_PY) \
 	/usr/bin/python$(MLFLOW_PY); do "$$p" -c 'import sys; assert "%d.%d" % sys.version_info[:2] == "$(MLFLOW_PY)"' \
 	2>/dev/null && { echo "$$p"; break; }; done)
 
+# The installs are independent downloads: the goals that install run them side by side (a fresh clone waits for the
+# longest, the training stack, rather than for their sum); every recipe's own lines still run in order.
+ifneq ($(filter install install-synth install-test test test-fast test-training,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j5
+endif
+
 .PHONY: help install install-synth install-test synth synth-delivery cost-delivery gitops test test-fast test-training clean deploy diff cost bench docs \
 	imports images images-lock snapshots
 .DEFAULT_GOAL := help
@@ -53,14 +59,8 @@ help:
 
 # `make synth` (and every AWS-facing target) needs only the app's virtualenv and the Node tooling; `make test` adds
 # the test virtualenvs (checkov, the training stack with PyTorch, MLflow + PostgreSQL).
-# The installs are independent downloads: `make test` runs them side by side (-j, each target's output kept together),
-# so a fresh clone waits for the longest (the training stack) rather than for their sum.
-INSTALL_SYNTH := $(VENV)/.installed node_modules/.installed
-INSTALL_TEST := $(INSTALL_SYNTH) $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed $(MLFLOW_VENV)/.installed
-install-synth:
-	@$(MAKE) --no-print-directory -j 2 --output-sync=target $(INSTALL_SYNTH)
-install-test:
-	@$(MAKE) --no-print-directory -j 5 --output-sync=target $(INSTALL_TEST)
+install-synth: $(VENV)/.installed node_modules/.installed
+install-test: install-synth $(CHECKOV_VENV)/.installed $(TRAIN_VENV)/.installed $(MLFLOW_VENV)/.installed
 install: install-test
 
 # The training package goes in too (no dependencies): the job builders import llm_platform.grpo_config.
