@@ -312,6 +312,9 @@ def run_serve(
                 file=sys.stderr,
             )
             return 2
+        # its PID at once: a caller that stops llmft before the server is healthy (a script's `kill %1` after its
+        # own request got through) still knows which process must be gone
+        print(f"llmft: started the server (PID {proc.pid}); waiting for {HEALTH_PATH}", file=sys.stderr, flush=True)
         if not wait_healthy(proc, port, start_timeout):
             print(
                 f"llmft: the server of {served_name} did not become healthy (exit code {proc.poll()})", file=sys.stderr

@@ -75,7 +75,9 @@ def test_the_documented_local_chain_reaches_a_chat_completion_and_stops_its_serv
     assert completion["choices"][0]["message"]["content"], completion
     assert "llmp-evaluate: ml-research.medical-sft version 1: passed" in proc.stderr, proc.stderr[-4000:]
     assert (tmp_path / "fsx" / "mlruns").is_dir()  # the file store llmft chose, nothing set by hand
-    server = int(re.search(r"is served at .*\(PID (\d+)\)", proc.stderr).group(1))
+    # the PID llmft names when it starts the server: `kill %1` may come before llmft saw /health answer (curl's own
+    # retries reach the port first) and so before its "is served at" line
+    server = int(re.search(r"started the server \(PID (\d+)\)", proc.stderr).group(1))
     stat = Path(f"/proc/{server}/stat")
     assert not stat.exists() or stat.read_text().split()[2] == "Z", f"the server (PID {server}) outlived llmft"
     assert not _listening(port), f"127.0.0.1:{port} still answers after `kill %1`"
